@@ -1,0 +1,142 @@
+# trigrec: eBPF-driven flight recorder.  `make help` lists the targets.
+OUTPUT    ?= .output
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+CC        ?= cc
+CLANG     ?= clang
+BPFTOOL   ?= $(firstword $(wildcard /usr/sbin/bpftool /usr/bin/bpftool) bpftool)
+LLVM_STRIP ?= llvm-strip
+ARCH      := $(shell uname -m)
+VMLINUX   := vmlinux/$(ARCH)/vmlinux.h
+
+ifeq ($(V),1)
+Q =
+msg =
+else
+Q = @
+msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
+endif
+
+# Debian packages that provide each build tool; installed on demand.
+DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf
+
+SAN       ?=
+EXTRA_CFLAGS ?=
+CFLAGS    ?= -O2 -g
+CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
+	     -std=gnu11 -D_GNU_SOURCE -MMD -MP \
+	     -Iinclude -Isrc -I$(OUTPUT) $(EXTRA_CFLAGS)
+ifeq ($(SAN),1)
+CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+LDFLAGS   += -fsanitize=address,undefined
+endif
+LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lpthread
+
+# BPF side: the system include dirs clang needs for <linux/*.h> (libbpf-bootstrap's trick).
+CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
+BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
+	      -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES) -MMD -MP
+
+BPF_SRCS  := $(wildcard bpf/*.bpf.c)
+BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
+SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
+
+LIB_SRCS  := $(filter-out src/main.c,$(wildcard src/*.c))
+LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
+UNIT_SRCS := $(wildcard tests/unit/test_*.c)
+UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
+HELPER_SRCS := $(wildcard tests/helpers/*.c)
+HELPER_BINS := $(patsubst tests/helpers/%.c,$(OUTPUT)/tests/%,$(HELPER_SRCS))
+BENCH_SRCS := $(wildcard bench/*.c)
+BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
+
+.DELETE_ON_ERROR:
+.SECONDARY: $(BPF_OBJS)
+.PHONY: all deps check check-unit check-integration demo install uninstall vmlinux clean help bench
+
+all: deps trigrec
+
+help:
+	@echo 'make            build ./trigrec (installs missing build packages with apt)'
+	@echo 'make demo       build, capture a demo snapshot, show it with perf script'
+	@echo 'make check      build and run every test (root; ends with "N passed, N failed")'
+	@echo 'make check SAN=1  the same under ASan/UBSan'
+	@echo 'make bench      side-by-side benchmarks against perf'
+	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (bin, man page)'
+	@echo 'make vmlinux    regenerate $(VMLINUX) from /sys/kernel/btf/vmlinux'
+	@echo 'make clean      remove build output'
+
+# Install what is missing, once: a stamp per package set keeps rebuilds quiet.
+deps: $(OUTPUT)/.deps-ok
+$(OUTPUT)/.deps-ok:
+	$(Q)mkdir -p $(OUTPUT)
+	$(Q)./tools/install-deps.sh $(DEPS_PKGS)
+	$(Q)touch $@
+
+trigrec: $(OUTPUT)/src/main.o $(LIB_OBJS) | $(OUTPUT)/.deps-ok
+	$(call msg,LINK,$@)
+	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
+
+$(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX) | $(OUTPUT)/.deps-ok
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -c $< -o $(@:.o=.unstripped.o)
+	$(Q)$(LLVM_STRIP) -g $(@:.o=.unstripped.o) -o $@
+
+$(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
+
+# Userspace objects that include a skeleton must wait for it.
+$(LIB_OBJS) $(OUTPUT)/src/main.o: $(SKELS)
+
+$(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/.deps-ok
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) -c $< -o $@
+
+$(OUTPUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LIBS) -o $@
+
+$(OUTPUT)/tests/%: tests/helpers/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -lpthread -o $@
+
+$(OUTPUT)/bench/%: bench/%.c
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -lpthread -o $@
+
+check: all $(UNIT_BINS) $(HELPER_BINS)
+	$(Q)OUTPUT=$(OUTPUT) ./tests/run.sh
+
+check-unit: all $(UNIT_BINS)
+	$(Q)OUTPUT=$(OUTPUT) ./tests/run.sh --unit
+
+demo: all
+	$(Q)./tools/demo.sh
+
+bench: all $(BENCH_BINS) $(HELPER_BINS)
+	$(Q)OUTPUT=$(OUTPUT) ./bench/run.sh
+
+install: trigrec
+	install -D -m 0755 trigrec $(DESTDIR)$(PREFIX)/bin/trigrec
+	install -D -m 0644 docs/trigrec.1 $(DESTDIR)$(PREFIX)/share/man/man1/trigrec.1
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/bin/trigrec $(DESTDIR)$(PREFIX)/share/man/man1/trigrec.1
+
+vmlinux:
+	$(Q)mkdir -p vmlinux/$(ARCH)
+	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX).tmp
+	$(Q)mv $(VMLINUX).tmp $(VMLINUX)
+
+clean:
+	$(call msg,CLEAN,)
+	$(Q)rm -rf $(OUTPUT) trigrec
+
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/bench/*.d)

@@ -1,0 +1,103 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * perf.data: decoding the records trigrec keeps, and writing files that
+ * stock perf (6.1+) reads. Format notes: docs/perf-data.md.
+ */
+#ifndef TRIGREC_PERFDATA_H
+#define TRIGREC_PERFDATA_H
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <linux/perf_event.h>
+
+/* ---- decoding records by the attr their id belongs to ---- */
+
+/* An attr as it will appear in the file, with the kernel ids of its fds. */
+struct pd_event {
+	struct perf_event_attr attr; /* attr.size is forced to 128 when written */
+	char name[160];              /* "sched:sched_switch", "cpu-clock", "dummy:tracking" */
+	uint64_t *ids;               /* PERF_EVENT_IOC_ID of every fd of this event */
+	uint32_t nr_ids;
+	/* For tracepoints: system and name, to put their format in TRACING_DATA. */
+	char tp_sys[64];
+	char tp_name[128];
+};
+
+/* What trigrec needs to know of any record (sample or not). */
+struct pd_rec_info {
+	int event;       /* index into the pd_event array, -1 when the id is unknown */
+	uint64_t id;
+	uint64_t time;   /* 0 when the record carries none */
+	uint32_t pid, tid;
+	uint32_t cpu;
+	int has_time;
+};
+
+/* Fast id -> event lookup. */
+struct pd_idmap;
+struct pd_idmap *pd_idmap__new(const struct pd_event *evs, int nr);
+void pd_idmap__free(struct pd_idmap *m);
+
+/*
+ * Decode a kernel-written record. Requires PERF_SAMPLE_IDENTIFIER in every
+ * attr (first u64 of samples, last u64 of other records' trailers).
+ * Returns 0, or -EINVAL when the record is malformed/too short.
+ */
+int pd_rec_decode(const struct pd_idmap *m, const struct pd_event *evs,
+		  const struct perf_event_header *rec, struct pd_rec_info *info);
+
+/* ---- synthesizing records (trailer laid out per attr->sample_type) ---- */
+
+/*
+ * Each builder writes one record into buf (capacity cap) and returns its size,
+ * or -ENOSPC. The sample_id trailer uses attr's sample_type (TID, TIME, ID,
+ * STREAM_ID, CPU, IDENTIFIER as set) with the given id, time and cpu.
+ */
+int pd_synth_comm(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+		  uint32_t pid, uint32_t tid, const char *comm, int exec,
+		  uint64_t time, uint32_t cpu);
+/* Kernel map: pid -1, misc KERNEL, "[kernel.kallsyms]_text", start = pgoff = _text. */
+int pd_synth_kernel_mmap(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+			 uint64_t start, uint64_t len);
+/* User map (MMAP2) from a /proc/PID/maps line's values. */
+int pd_synth_mmap2(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+		   uint32_t pid, uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
+		   uint32_t maj, uint32_t min, uint64_t ino, uint32_t prot, uint32_t flags,
+		   const char *filename);
+
+/* ---- writing the file ---- */
+
+struct pd_meta {
+	const char *hostname, *osrelease, *version, *arch;
+	uint32_t nr_cpus_avail, nr_cpus_online;
+	int argc;
+	char **argv;           /* CMDLINE feature */
+	uint64_t first_time, last_time; /* SAMPLE_TIME */
+	uint32_t clockid;      /* CLOCKID / CLOCK_DATA */
+	uint64_t clock_res_ns;
+	uint64_t tod_ns, clockid_ns; /* a pair read at the same moment, for CLOCK_DATA */
+	const void *tracing_data; /* built by pd_tracing_data() */
+	size_t tracing_data_len;
+};
+
+/*
+ * Build the TRACING_DATA payload for the tracepoint events in evs (their
+ * formats, header_page, header_event read from tracefs). malloc'ed into *out.
+ */
+int pd_tracing_data(const struct pd_event *evs, int nr, void **out, size_t *len);
+
+struct pd_writer;
+/*
+ * Writes to fd (a new, empty file). Sequence: new, begin (header placeholder,
+ * attrs, ids), write* (records), finish (features, then the header is
+ * rewritten with exact sizes). Every call returns 0 or -errno (ENOSPC, EIO...);
+ * after an error the caller unlinks the file.
+ */
+struct pd_writer *pd_writer__new(int fd, const struct pd_event *evs, int nr);
+int pd_writer__begin(struct pd_writer *w);
+int pd_writer__write(struct pd_writer *w, const void *rec, size_t len);
+int pd_writer__finish(struct pd_writer *w, const struct pd_meta *meta);
+uint64_t pd_writer__data_size(const struct pd_writer *w);
+void pd_writer__free(struct pd_writer *w);
+
+#endif

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* Parsing of user-facing values (sizes, durations, cpu lists) and name suggestions. */
+#ifndef TRIGREC_UTIL_H
+#define TRIGREC_UTIL_H
+#include <stddef.h>
+#include <stdint.h>
+
+/*
+ * Each parser returns 0 on success, or -EINVAL and writes a one-line reason
+ * into err (e.g. "'12Q': unknown unit 'Q' (use K, M or G)").
+ */
+
+/* Sizes: "512K", "4M", "1G", "65536" (bytes; suffixes K/M/G, optional B, KiB). */
+int parse_size(const char *s, uint64_t *bytes, char *err, size_t errlen);
+/*
+ * -m argument as perf takes it: a plain number is pages (must be a power of two),
+ * a number with a unit is bytes (rounded up to a power-of-two number of pages).
+ * Result in pages.
+ */
+int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen);
+/* Durations: "10ms", "1s", "250us", "100ns", "2m", "1h", "1.5s"; a bare number is an error. */
+int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
+/* Unsigned integers with range check, decimal or 0x hex. */
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen);
+/* "0-3,5,7-8" into a bitmap of up to max_cpus entries (1 = selected); checks against max_cpus. */
+int parse_cpulist(const char *s, unsigned char *mask, int max_cpus, char *err, size_t errlen);
+/* Number of possible CPUs (from /sys/devices/system/cpu/possible), and online mask. */
+int cpus_possible(void);
+int cpus_online_mask(unsigned char *mask, int max_cpus);
+
+/* Levenshtein distance, for "did you mean ...?" */
+int edit_distance(const char *a, const char *b);
+
+/* Format a nanosecond duration as "1.234 ms" etc. */
+const char *fmt_duration(uint64_t ns, char *buf, size_t len);
+
+#endif
