@@ -23,7 +23,8 @@ DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linu
 SAN       ?=
 EXTRA_CFLAGS ?=
 CFLAGS    ?= -O2 -g
-CFLAGS    += -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
+VERSION   := 0.1.0
+CFLAGS    += -DTRIGREC_VERSION=\"$(VERSION)\" -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers -Werror \
 	     -std=gnu11 -D_GNU_SOURCE -MMD -MP \
 	     -Iinclude -Isrc -I$(OUTPUT) $(EXTRA_CFLAGS)
 ifeq ($(SAN),1)

@@ -19,7 +19,7 @@ const volatile __u32 scope_tgid = 0; /* 0: triggers fire for any task */
 
 /* Live state, mmaped by userspace (see trigrec_abi.h). */
 __u64 freeze_at = 0;
-__u64 armed = 1;
+__u64 armed = 0; /* userspace arms once everything is attached */
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Loading and attaching trigrec.bpf.c: the hook on every recorded or
+ * triggering tracepoint (told apart by BPF cookies), the gate on every
+ * sampling event, and the freeze state userspace shares with them.
+ */
+#ifndef TRIGREC_BPFCTL_H
+#define TRIGREC_BPFCTL_H
+#include <stdint.h>
+#include <sys/types.h>
+#include "recorder.h"
+#include "trigrec_abi.h"
+
+/* One trigger as the recorder runs it. */
+struct trig_def {
+	char name[64];          /* short name: file names and reports */
+	char text[512];         /* as the user wrote it */
+	char event[200];        /* tracepoint pattern it hooks ("sys:name", globs allowed) */
+	uint64_t post_ns;
+	enum trigrec_trigger_kind kind;
+};
+
+struct bpf_hook {
+	struct tp_name tp;
+	struct tp_format *fmt;
+	int recorded;
+};
+
+struct bpfctl {
+	struct trigrec_bpf *skel;
+	struct bpf_link **links;
+	int nr_links;
+	struct bpf_hook *hooks;  /* index = BPF cookie */
+	int nr_hooks;
+	const struct trig_def *trigs;
+	int nr_trigs;
+	int ungated;             /* sampling events the gate could not attach to */
+};
+
+/*
+ * Load the BPF object, fill the hook and trigger tables and attach. scope_tgid:
+ * triggers fire only in this process and its descendants (0 = any task).
+ * NULL after an elog() saying what is wrong and what to do.
+ */
+struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int nr_trigs,
+			   pid_t scope_tgid);
+void bpfctl__free(struct bpfctl *b);
+
+/* Freeze state (shared with the BPF programs through the mmaped .bss). */
+uint64_t bpfctl__freeze_at(struct bpfctl *b);
+/* Claim a snapshot from userspace (SIGUSR2, exit): 1 = claimed and frozen at `at`, 0 = busy. */
+int bpfctl__freeze_now(struct bpfctl *b, uint64_t at);
+/* Resume recording and re-arm the triggers. */
+void bpfctl__thaw(struct bpfctl *b);
+/* Sum the per-CPU counters of trigger `id` (TRIGREC_MAX_TRIGGERS = global slot). */
+int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out);
+/* Side-band ring buffer fd, for ring_buffer__new(). */
+int bpfctl__sideband_fd(struct bpfctl *b);
+
+#endif

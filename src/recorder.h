@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The recorder: perf events and their overwritable per-CPU rings.
+ *
+ * Every recorded event of a CPU writes backward into that CPU's main ring
+ * (PERF_EVENT_IOC_SET_OUTPUT to one leader); a dummy tracking event per CPU
+ * keeps COMM/FORK/EXIT in a small ring of its own. Rings are mapped read-only,
+ * which is what makes the kernel overwrite the oldest records.
+ */
+#ifndef TRIGREC_RECORDER_H
+#define TRIGREC_RECORDER_H
+#include <stdint.h>
+#include <sys/types.h>
+#include "perfdata.h"
+#include "tracefs.h"
+
+struct rec_event_spec {
+	const char *spec;   /* one -e argument (comma list allowed) */
+	const char *filter; /* --filter that followed it, or NULL */
+};
+
+struct recorder_opts {
+	const struct rec_event_spec *events;
+	int nr_events;
+	uint64_t mmap_pages;   /* main ring pages per CPU (power of two) */
+	uint64_t track_pages;  /* tracking ring pages per CPU */
+	uint64_t freq;         /* sampling events: frequency (Hz), used when period == 0 */
+	uint64_t period;       /* sampling events: -c */
+	int callgraph;         /* -g */
+	const unsigned char *cpumask; /* CPUs to record; NULL = all online */
+	const pid_t *tids;     /* task mode: these threads (inherit to children); NULL = system-wide */
+	int nr_tids;
+	int enable_on_exec;    /* -- command: start counting at exec */
+};
+
+enum rec_event_kind { REC_EV_TRACEPOINT, REC_EV_SAMPLING, REC_EV_TRACKING };
+
+struct rec_event {
+	struct pd_event pd;      /* attr, name, ids (filled by recorder__open) */
+	enum rec_event_kind kind;
+	struct tp_format *fmt;   /* tracepoints */
+	const char *filter;
+	int *fds;
+	int nr_fds;
+};
+
+struct rec_ring {
+	int cpu;
+	int fd;           /* the leader event whose buffer this is */
+	int tracking;     /* 1 = the tracking ring */
+	void *base;       /* mmap: control page + data */
+	size_t map_len;
+	uint64_t size;    /* data area bytes */
+	/* harvest state */
+	void *copy;       /* buffer of `size` bytes, reused across harvests */
+	size_t copy_len;  /* valid bytes of the last harvest, newest first */
+	uint64_t head;    /* data_head at the last harvest */
+	int wrapped;      /* the ring has overwritten records at some point */
+};
+
+struct recorder {
+	struct rec_event *evs;   /* recorded events; the tracking event is last */
+	int nr_evs;
+	struct rec_ring *rings;  /* main rings then tracking rings */
+	int nr_rings;
+	int *cpus;
+	int nr_cpus;
+	struct recorder_opts opts;
+};
+
+/* Resolve -e specs (globs, names, filters). NULL after an elog() saying what is wrong. */
+struct recorder *recorder__new(const struct recorder_opts *opts);
+/* Open every event on every CPU, map rings, redirect outputs, apply filters. 0 or -errno. */
+int recorder__open(struct recorder *r);
+/* Harvest every ring: pause, copy, resume. Cheap: memcpy only. 0 or -errno. */
+int recorder__harvest(struct recorder *r);
+/* Free everything (closes fds, unmaps). */
+void recorder__free(struct recorder *r);
+
+/* Tracking event, for synthesized records. */
+static inline struct rec_event *recorder__tracking(struct recorder *r)
+{
+	return &r->evs[r->nr_evs - 1];
+}
+
+#endif

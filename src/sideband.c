@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <bpf/libbpf.h>
+#include "log.h"
+#include "sideband.h"
+#include "util.h"
+
+#define REQ_SNAPSHOT 1u
+#define REQ_STOP     2u
+
+struct sideband {
+	struct recorder *r;
+	struct bpfctl *b;
+	struct snapshot_ctx *sc;
+	struct sideband_opts o;
+	struct ring_buffer *rb;
+	int epfd, evfd;
+	pthread_t thr;
+	int started;
+	unsigned int req;          /* REQ_* bits, atomic */
+	int stopping;
+	uint64_t coalesced_seen;   /* sum of BPF coalesced counters already reported */
+	uint64_t gated_seen;
+	struct sideband_stats st;
+};
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static void sum_counters(struct sideband *s, uint64_t *coalesced, uint64_t *gated)
+{
+	struct trigrec_stats st;
+
+	*coalesced = *gated = 0;
+	for (int i = 0; i < s->b->nr_trigs; i++)
+		if (!bpfctl__stats(s->b, i, &st))
+			*coalesced += st.coalesced;
+	if (!bpfctl__stats(s->b, TRIGREC_MAX_TRIGGERS, &st))
+		*gated = st.gated;
+}
+
+/*
+ * The critical section: from here to bpfctl__thaw() recording is frozen,
+ * so it does nothing but memcpy. The file is written afterwards.
+ */
+static void take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64_t freeze_at,
+		 uint64_t woke, const char *name, const char *text)
+{
+	struct snap_trigger t = { .name = name, .text = text, .id = -1, .msg = m,
+				  .freeze_at = freeze_at };
+	struct snap_timing tm = { .woke = woke };
+	uint64_t coalesced, gated, now;
+	char path[4096];
+	int err;
+
+	if (m) {
+		struct timespec ts = { .tv_sec = freeze_at / 1000000000ull,
+				       .tv_nsec = freeze_at % 1000000000ull };
+
+		/* --post: the gates keep recording until freeze_at; sleep until then. */
+		while (now_ns() < freeze_at &&
+		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		t.id = m->trigger_id;
+		if (m->trigger_id < (uint32_t)s->b->nr_trigs) {
+			t.name = s->b->trigs[m->trigger_id].name;
+			t.text = s->b->trigs[m->trigger_id].text;
+		}
+		if (m->hook < (uint32_t)s->b->nr_hooks)
+			t.fmt = s->b->hooks[m->hook].fmt;
+	}
+	tm.pause = now_ns();
+	err = recorder__harvest(s->r);
+	sum_counters(s, &coalesced, &gated);
+	tm.resume = now_ns();
+	bpfctl__thaw(s->b);
+
+	if (err)
+		wlog("pausing or resuming the rings failed: %s; the snapshot may miss records",
+		     strerror(-err));
+	t.coalesced = coalesced - s->coalesced_seen;
+	t.gated = gated - s->gated_seen;
+	s->coalesced_seen = coalesced;
+	s->gated_seen = gated;
+	err = snapshot__write(s->sc, s->r, &t, &tm, path, sizeof(path));
+	s->sc->floor = tm.resume;
+	now = now_ns();
+	if (!err) {
+		char d1[32], d2[32];
+
+		ilog("snapshot %s (%s; frozen %s, written in %s)", path, t.name,
+		     fmt_duration(tm.resume - freeze_at, d1, sizeof(d1)),
+		     fmt_duration(now - tm.resume, d2, sizeof(d2)));
+		if (t.coalesced)
+			ilog("  %llu more trigger firings coalesced into it",
+			     (unsigned long long)t.coalesced);
+	}
+	s->st.snapshots++;
+	if (s->o.max_snapshots && s->st.snapshots >= s->o.max_snapshots && !s->stopping) {
+		uint64_t one = 1;
+
+		ilog("--count %lu reached: stopping", s->o.max_snapshots);
+		s->stopping = 1;
+		s->o.final_snapshot = 0;
+		if (write(s->o.done_fd, &one, sizeof(one)) < 0)
+			wlog("cannot notify the main thread: %s", strerror(errno));
+	}
+}
+
+static int on_msg(void *ctx, void *data, size_t len)
+{
+	struct sideband *s = ctx;
+	struct trigrec_trigger_msg m;
+	uint64_t woke = now_ns();
+
+	if (len < sizeof(m) || ((struct trigrec_trigger_msg *)data)->type != TRIGREC_MSG_TRIGGER) {
+		wlog("unexpected side-band message (%zu bytes) ignored", len);
+		return 0;
+	}
+	/* Copy out: the ring buffer slot is released when we return. */
+	memcpy(&m, data, sizeof(m));
+	if (s->stopping && !s->o.final_snapshot && s->o.max_snapshots &&
+	    s->st.snapshots >= s->o.max_snapshots) {
+		bpfctl__thaw(s->b);
+		return 0;
+	}
+	take(s, &m, m.freeze_at, woke, "trigger", "trigger");
+	return 0;
+}
+
+static void manual(struct sideband *s, const char *name, const char *text)
+{
+	uint64_t at = now_ns();
+
+	if (!bpfctl__freeze_now(s->b, at)) {
+		/* A trigger owns the freeze: its snapshot covers this moment too. */
+		s->st.manual_coalesced++;
+		ilog("%s snapshot coalesced into the trigger snapshot in progress", name);
+		return;
+	}
+	take(s, NULL, at, at, name, text);
+}
+
+static void *thread_main(void *arg)
+{
+	struct sideband *s = arg;
+	struct epoll_event ev[4];
+
+	for (;;) {
+		int n = epoll_wait(s->epfd, ev, 4, -1);
+		unsigned int req;
+
+		if (n < 0 && errno != EINTR) {
+			elog("side-band wait failed: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			if (ev[i].data.u32 == 0) {
+				ring_buffer__consume(s->rb);
+			} else {
+				uint64_t v;
+
+				if (read(s->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+					wlog("side-band eventfd: %s", strerror(errno));
+			}
+		}
+		req = __atomic_exchange_n(&s->req, 0, __ATOMIC_ACQ_REL);
+		if ((req & REQ_SNAPSHOT) && !(req & REQ_STOP) && !s->stopping)
+			manual(s, "manual", "SIGUSR2");
+		if (req & REQ_STOP)
+			break;
+	}
+	/* Triggers already posted come first, then the final snapshot. */
+	s->stopping = 1;
+	ring_buffer__consume(s->rb);
+	if (s->o.final_snapshot) {
+		for (int tries = 0; tries < 100; tries++) {
+			if (bpfctl__freeze_now(s->b, now_ns())) {
+				uint64_t at = bpfctl__freeze_at(s->b);
+
+				take(s, NULL, at, at, "final", "end of recording");
+				break;
+			}
+			ring_buffer__consume(s->rb);
+			usleep(1000);
+		}
+	}
+	return NULL;
+}
+
+struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct snapshot_ctx *sc,
+				 const struct sideband_opts *o)
+{
+	struct sideband *s = calloc(1, sizeof(*s));
+	struct epoll_event ev = { .events = EPOLLIN };
+	sigset_t all, old;
+	int err;
+
+	if (!s)
+		return NULL;
+	s->r = r;
+	s->b = b;
+	s->sc = sc;
+	s->o = *o;
+	s->epfd = epoll_create1(EPOLL_CLOEXEC);
+	s->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	s->rb = ring_buffer__new(bpfctl__sideband_fd(b), on_msg, s, NULL);
+	if (s->epfd < 0 || s->evfd < 0 || !s->rb) {
+		elog("cannot set up the side-band thread: %s", strerror(errno));
+		goto fail;
+	}
+	ev.data.u32 = 0;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(s->rb), &ev))
+		goto fail;
+	ev.data.u32 = 1;
+	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->evfd, &ev))
+		goto fail;
+	sum_counters(s, &s->coalesced_seen, &s->gated_seen);
+	/* Signals belong to the main thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
+	err = pthread_create(&s->thr, NULL, thread_main, s);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err) {
+		elog("cannot start the side-band thread: %s", strerror(err));
+		goto fail;
+	}
+	s->started = 1;
+	return s;
+fail:
+	sideband__free(s);
+	return NULL;
+}
+
+static void poke(struct sideband *s, unsigned int bit)
+{
+	uint64_t one = 1;
+
+	__atomic_or_fetch(&s->req, bit, __ATOMIC_ACQ_REL);
+	if (write(s->evfd, &one, sizeof(one)) < 0)
+		wlog("cannot wake the side-band thread: %s", strerror(errno));
+}
+
+void sideband__request_snapshot(struct sideband *s)
+{
+	poke(s, REQ_SNAPSHOT);
+}
+
+void sideband__stop(struct sideband *s)
+{
+	if (!s || !s->started)
+		return;
+	poke(s, REQ_STOP);
+	pthread_join(s->thr, NULL);
+	s->started = 0;
+}
+
+void sideband__stats(struct sideband *s, struct sideband_stats *out)
+{
+	*out = s->st;
+}
+
+void sideband__free(struct sideband *s)
+{
+	if (!s)
+		return;
+	sideband__stop(s);
+	ring_buffer__free(s->rb);
+	if (s->epfd >= 0)
+		close(s->epfd);
+	if (s->evfd >= 0)
+		close(s->evfd);
+	free(s);
+}

@@ -1,0 +1,602 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "log.h"
+#include "perfdata.h"
+#include "ring_reader.h"
+#include "snapshot.h"
+
+/* One kept record, pointing into a ring copy. */
+struct snap_rec {
+	uint64_t time;
+	const struct perf_event_header *hdr;
+	uint32_t pos;      /* offset in the ring copy: larger = older */
+	uint16_t ring;
+	uint16_t tracking;
+	uint32_t pid, tid;
+};
+
+struct ring_stat {
+	uint64_t records, bytes, oldest, newest, lost;
+};
+
+struct collect {
+	struct recorder *r;
+	const struct pd_event *evs;
+	struct pd_idmap *idmap;
+	struct snap_rec *recs;
+	size_t n, cap;
+	int ring;
+	const char *base;
+	unsigned long bad;
+};
+
+static int collect_one(const struct perf_event_header *h, void *ctx)
+{
+	struct collect *c = ctx;
+	struct pd_rec_info info;
+	struct snap_rec *s;
+
+	if (pd_rec_decode(c->idmap, c->evs, h, &info) || info.event < 0) {
+		c->bad++;
+		return 0;
+	}
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 65536;
+		struct snap_rec *nr = realloc(c->recs, ncap * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		c->recs = nr;
+		c->cap = ncap;
+	}
+	s = &c->recs[c->n++];
+	s->time = info.time;
+	s->hdr = h;
+	s->pos = (const char *)h - c->base;
+	s->ring = c->ring;
+	s->tracking = c->r->rings[c->ring].tracking;
+	s->pid = info.pid;
+	s->tid = info.tid;
+	return 0;
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct snap_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	if (x->ring != y->ring)
+		return x->ring < y->ring ? -1 : 1;
+	return x->pos > y->pos ? -1 : x->pos < y->pos; /* older (further) first */
+}
+
+static uint64_t mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+static uint64_t kernel_text(void)
+{
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], sym[256], type;
+	unsigned long long addr;
+	uint64_t res = 0;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && !strcmp(sym, "_text")) {
+			res = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return res;
+}
+
+int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
+{
+	struct pd_event *evs = calloc(r->nr_evs, sizeof(*evs));
+	int err;
+
+	if (!evs)
+		return -ENOMEM;
+	for (int i = 0; i < r->nr_evs; i++)
+		evs[i] = r->evs[i].pd;
+	err = pd_tracing_data(evs, r->nr_evs, &sc->tracing_data, &sc->tracing_data_len);
+	free(evs);
+	if (err) {
+		elog("cannot collect tracepoint formats for perf.data: %s", strerror(-err));
+		return err;
+	}
+	sc->kernel_start = kernel_text();
+	{
+		struct timespec rt, mo;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		clock_gettime(CLOCK_MONOTONIC, &mo);
+		sc->mono_to_real = (int64_t)(rt.tv_sec * 1000000000ll + rt.tv_nsec) -
+				   (int64_t)(mo.tv_sec * 1000000000ll + mo.tv_nsec);
+	}
+	procs__scan(&sc->procs);
+	return 0;
+}
+
+void snapshot_ctx__fini(struct snapshot_ctx *sc)
+{
+	procs__free(&sc->procs);
+	free(sc->tracing_data);
+	sc->tracing_data = NULL;
+}
+
+/* ---- output files: hidden temporary, then an atomic no-replace rename ---- */
+
+static int open_tmp(const char *dir, char *tmp, size_t len)
+{
+	for (int i = 0; i < 100; i++) {
+		int fd;
+
+		snprintf(tmp, len, "%s/.trigrec-%d-%d.tmp", dir, (int)getpid(), i);
+		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd < 0 ? -errno : fd;
+	}
+	return -EEXIST;
+}
+
+static int publish(const char *tmp, const char *path)
+{
+	/* RENAME_NOREPLACE: never clobber, never follow a planted symlink. */
+	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
+		return 0;
+	if (errno == EINVAL || errno == ENOSYS) {
+		if (link(tmp, path) == 0) {
+			unlink(tmp);
+			return 0;
+		}
+	}
+	return -errno;
+}
+
+/* ---- JSON ---- */
+
+static void json_str(FILE *f, const char *s, size_t max)
+{
+	fputc('"', f);
+	for (size_t i = 0; i < max && s[i]; i++) {
+		unsigned char c = s[i];
+
+		if (c == '"' || c == '\\')
+			fprintf(f, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(f, "\\u%04x", c);
+		else
+			fputc(c, f);
+	}
+	fputc('"', f);
+}
+
+static uint64_t rd_uint(const uint8_t *p, uint32_t size)
+{
+	uint64_t v = 0;
+
+	memcpy(&v, p, size > 8 ? 8 : size);
+	return v;
+}
+
+static int64_t rd_sint(const uint8_t *p, uint32_t size)
+{
+	switch (size) {
+	case 1: return *(const int8_t *)p;
+	case 2: { int16_t v; memcpy(&v, p, 2); return v; }
+	case 4: { int32_t v; memcpy(&v, p, 4); return v; }
+	default: { int64_t v; memcpy(&v, p, 8); return v; }
+	}
+}
+
+/* The trigger event's fields, decoded with its tracefs format. */
+static void json_fields(FILE *f, const struct tp_format *fmt, const uint8_t *d, uint32_t dlen)
+{
+	int first = 1;
+
+	fputc('{', f);
+	for (int i = 0; fmt && i < fmt->nr_fields; i++) {
+		const struct tp_field *fl = &fmt->fields[i];
+
+		if (fl->is_common || fl->offset + fl->size > dlen)
+			continue;
+		fprintf(f, "%s", first ? "" : ", ");
+		first = 0;
+		json_str(f, fl->name, sizeof(fl->name));
+		fputs(": ", f);
+		switch (fl->kind) {
+		case TP_FIELD_CHARARRAY:
+			json_str(f, (const char *)d + fl->offset, fl->size);
+			break;
+		case TP_FIELD_DATALOC: {
+			uint32_t loc = rd_uint(d + fl->offset, 4), off = loc & 0xffff, l = loc >> 16;
+
+			if (off + l <= dlen)
+				json_str(f, (const char *)d + off, l);
+			else
+				fputs("null", f);
+			break;
+		}
+		case TP_FIELD_ARRAY: {
+			const char *b = strchr(fl->type, '[');
+			uint32_t n = b ? strtoul(b + 1, NULL, 10) : 0, es = n ? fl->size / n : 0;
+
+			fputc('[', f);
+			for (uint32_t k = 0; es && k < n; k++)
+				fprintf(f, "%s%" PRIu64, k ? ", " : "", rd_uint(d + fl->offset + k * es, es));
+			fputc(']', f);
+			break;
+		}
+		case TP_FIELD_PTR:
+			fprintf(f, "\"0x%" PRIx64 "\"", rd_uint(d + fl->offset, fl->size));
+			break;
+		default:
+			if (fl->is_signed)
+				fprintf(f, "%" PRId64, rd_sint(d + fl->offset, fl->size));
+			else
+				fprintf(f, "%" PRIu64, rd_uint(d + fl->offset, fl->size));
+		}
+	}
+	fputc('}', f);
+}
+
+static void fmt_stamp(int64_t real_ns, char *buf, size_t len)
+{
+	time_t sec = real_ns / 1000000000;
+	struct tm tm;
+
+	localtime_r(&sec, &tm);
+	snprintf(buf, len, "%04d%02d%02d-%02d%02d%02d.%06lld", tm.tm_year + 1900, tm.tm_mon + 1,
+		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+		 (long long)(real_ns % 1000000000) / 1000);
+}
+
+struct snap_result {
+	uint64_t cut, start, align;
+	size_t kept, kept_bytes;
+	struct ring_stat *rs;
+};
+
+static int write_json(struct snapshot_ctx *sc, struct recorder *r, const struct snap_trigger *t,
+		      const struct snap_timing *tm, const struct snap_result *res,
+		      const char *datapath, const char *path)
+{
+	char tmp[4096];
+	int fd = open_tmp(sc->outdir, tmp, sizeof(tmp)), err = 0;
+	const struct trigrec_trigger_msg *m = t->msg;
+	uint64_t t0 = m ? m->time_ns : t->freeze_at;
+	FILE *f;
+
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "w");
+	if (!f) {
+		err = -errno;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
+	fprintf(f, "{\n  \"file\": ");
+	json_str(f, datapath, 4096);
+	fprintf(f, ",\n  \"trigger\": {\"name\": ");
+	json_str(f, t->name, 256);
+	fprintf(f, ", \"text\": ");
+	json_str(f, t->text, 4096);
+	fprintf(f, ", \"id\": %d, \"time_ns\": %" PRIu64 ", \"wall_time_ns\": %" PRId64,
+		t->id, t0, (int64_t)t0 + sc->mono_to_real);
+	if (m) {
+		fprintf(f, ", \"cpu\": %u, \"pid\": %u, \"tid\": %u, \"comm\": ", m->cpu, m->pid, m->tid);
+		json_str(f, m->comm, sizeof(m->comm));
+		if (t->fmt) {
+			fprintf(f, ", \"event\": \"%s:%s\", \"fields\": ", t->fmt->sys, t->fmt->name);
+			json_fields(f, t->fmt, m->data, m->data_size);
+		}
+	}
+	fprintf(f, "},\n  \"coalesced_triggers\": %" PRIu64 ",\n", t->coalesced);
+	fprintf(f, "  \"window\": {\"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
+		", \"duration_ns\": %" PRIu64 ", \"post_ns\": %" PRIu64 ", \"aligned\": %s},\n",
+		res->start, res->cut, res->cut - res->start,
+		m && t->freeze_at > m->time_ns ? (uint64_t)(t->freeze_at - m->time_ns) : (uint64_t)0,
+		sc->no_align ? "false" : "true");
+	fprintf(f, "  \"records\": %zu, \"bytes\": %zu,\n", res->kept, res->kept_bytes);
+	fprintf(f, "  \"lost_while_frozen\": %" PRIu64 ",\n  \"cpus\": [", t->gated);
+	for (int i = 0; i < r->nr_rings; i++) {
+		const struct rec_ring *ring = &r->rings[i];
+		const struct ring_stat *s = &res->rs[i];
+
+		fprintf(f, "%s\n    {\"cpu\": %d, \"ring\": \"%s\", \"ring_bytes\": %" PRIu64
+			", \"wrapped\": %s, \"oldest_ns\": %" PRIu64 ", \"records\": %" PRIu64
+			", \"bytes\": %" PRIu64 ", \"lost\": %" PRIu64 "}",
+			i ? "," : "", ring->cpu, ring->tracking ? "tracking" : "main", ring->size,
+			ring->wrapped ? "true" : "false", s->oldest, s->records, s->bytes, s->lost);
+	}
+	fprintf(f, "\n  ],\n  \"timing\": {\"trigger_to_wake_ns\": %" PRIu64
+		", \"freeze_to_resume_ns\": %" PRIu64 ", \"pause_to_resume_ns\": %" PRIu64
+		", \"resume_to_file_ns\": %" PRIu64 "}\n}\n",
+		tm->woke > t0 ? tm->woke - t0 : (uint64_t)0,
+		tm->resume > t->freeze_at ? tm->resume - t->freeze_at : (uint64_t)0,
+		tm->resume - tm->pause, mono_now() - tm->resume);
+	if (fflush(f) || ferror(f))
+		err = -errno ? -errno : -EIO;
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err)
+		err = publish(tmp, path);
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+static int write_synth(struct pd_writer *w, const void *buf, int len)
+{
+	return len < 0 ? len : pd_writer__write(w, buf, len);
+}
+
+/* User mappings of a process, for -g stacks. */
+static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t pid)
+{
+	char path[64], line[4608], buf[4608 + 256];
+	FILE *f;
+	int err = 0;
+
+	snprintf(path, sizeof(path), "/proc/%u/maps", pid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	while (!err && fgets(line, sizeof(line), f)) {
+		unsigned long long start, end, off, ino;
+		unsigned int maj, min;
+		char perms[8], name[4096] = "";
+		uint32_t prot = 0;
+
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %4095[^\n]", &start, &end, perms,
+			   &off, &maj, &min, &ino, name) < 7)
+			continue;
+		if (perms[2] != 'x')
+			continue;
+		{
+			char *n = name;
+
+			while (*n == ' ')
+				n++;
+			memmove(name, n, strlen(n) + 1);
+		}
+		if (!name[0])
+			snprintf(name, sizeof(name), "//anon");
+		prot = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) | 4;
+		err = write_synth(w, buf, pd_synth_mmap2(buf, sizeof(buf), &tev->pd.attr,
+				  tev->pd.ids[0], pid, pid, start, end - start, off, maj, min, ino,
+				  prot, perms[3] == 's' ? 1 : 2, name));
+	}
+	fclose(f);
+	return err;
+}
+
+int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct snap_trigger *t,
+		    const struct snap_timing *tm, char *path, size_t pathlen)
+{
+	struct pd_event *evs = NULL;
+	struct collect c = { .r = r };
+	struct snap_result res = { 0 };
+	struct rec_event *tev = recorder__tracking(r);
+	const struct trigrec_trigger_msg *m = t->msg;
+	char stem[96] = "", tmp[4096] = "", jpath[4096], buf[8192];
+	struct pd_writer *w = NULL;
+	struct utsname uts;
+	size_t k = 0;
+	int fd = -1, err = 0;
+
+	evs = calloc(r->nr_evs, sizeof(*evs));
+	res.rs = calloc(r->nr_rings, sizeof(*res.rs));
+	if (!evs || !res.rs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < r->nr_evs; i++)
+		evs[i] = r->evs[i].pd;
+	c.evs = evs;
+	c.idmap = pd_idmap__new(evs, r->nr_evs);
+	if (!c.idmap) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < r->nr_rings; i++) {
+		c.ring = i;
+		c.base = r->rings[i].copy;
+		if (!r->rings[i].copy_len)
+			continue;
+		err = ring_walk(r->rings[i].copy, r->rings[i].copy_len, collect_one, &c, NULL);
+		if (err)
+			goto out;
+	}
+	if (c.bad)
+		wlog("%lu records with unknown ids skipped", c.bad);
+
+	/*
+	 * The cut. A trigger's own record is stamped by perf a little after the
+	 * BPF program ran, so when that record is in the rings the cut is its
+	 * time: the first record at or after the trigger on the trigger's CPU
+	 * (its gate dropped everything else there). With a post window, or for
+	 * manual snapshots, the cut is the freeze time itself.
+	 */
+	res.cut = t->freeze_at;
+	if (m && m->freeze_at == m->time_ns && m->hook_recorded) {
+		uint64_t best = UINT64_MAX;
+
+		for (size_t i = 0; i < c.n; i++) {
+			const struct snap_rec *s = &c.recs[i];
+
+			if (!s->tracking && r->rings[s->ring].cpu == (int)m->cpu &&
+			    s->time >= m->time_ns && s->time < best)
+				best = s->time;
+		}
+		if (best != UINT64_MAX)
+			res.cut = best;
+	}
+	/*
+	 * The window start. Nothing before the previous resume (that history was
+	 * the previous snapshot's, and the freeze left a hole after it). Where a
+	 * ring has overwritten records, start no earlier than its oldest kept one,
+	 * so that no CPU has a gap the others do not: the window is complete.
+	 */
+	for (size_t i = 0; i < c.n; i++) {
+		const struct snap_rec *s = &c.recs[i];
+		struct ring_stat *rs = &res.rs[s->ring];
+
+		if (s->time > res.cut)
+			continue;
+		if (!rs->oldest || s->time < rs->oldest)
+			rs->oldest = s->time;
+	}
+	for (int i = 0; i < r->nr_rings; i++)
+		if (!r->rings[i].tracking && r->rings[i].wrapped && res.rs[i].oldest > res.align)
+			res.align = res.rs[i].oldest;
+	res.start = sc->floor;
+	if (!sc->no_align && res.align > res.start)
+		res.start = res.align;
+
+	for (size_t i = 0; i < c.n; i++) {
+		struct snap_rec *s = &c.recs[i];
+		struct ring_stat *rs = &res.rs[s->ring];
+
+		if (s->time > res.cut)
+			continue;
+		/* Tracking records older than the window still name threads: keep them. */
+		if (!s->tracking && s->time < res.start)
+			continue;
+		if (s->hdr->type == PERF_RECORD_LOST)
+			rs->lost += ((const uint64_t *)(s->hdr + 1))[1];
+		rs->records++;
+		rs->bytes += s->hdr->size;
+		res.kept_bytes += s->hdr->size;
+		c.recs[k++] = *s;
+	}
+	res.kept = k;
+	qsort(c.recs, k, sizeof(*c.recs), rec_cmp);
+
+	/* Names, kernel map (and user maps for -g) at time 0, before everything. */
+	procs__scan(&sc->procs);
+	procs__clear_used(&sc->procs);
+
+	fmt_stamp((int64_t)(m ? m->time_ns : t->freeze_at) + sc->mono_to_real, stem, sizeof(stem));
+	for (int n = 1; ; n++) {
+		if (n == 1)
+			snprintf(path, pathlen, "%s/%s-%s.data", sc->outdir, stem, t->name);
+		else
+			snprintf(path, pathlen, "%s/%s-%s-%d.data", sc->outdir, stem, t->name, n);
+		if (access(path, F_OK) && errno == ENOENT)
+			break;
+		if (n > 1000) {
+			err = -EEXIST;
+			goto out;
+		}
+	}
+	fd = open_tmp(sc->outdir, tmp, sizeof(tmp));
+	if (fd < 0) {
+		err = fd;
+		goto out;
+	}
+	w = pd_writer__new(fd, evs, r->nr_evs);
+	if (!w) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = pd_writer__begin(w);
+	if (err)
+		goto out;
+	err = write_synth(w, buf, pd_synth_kernel_mmap(buf, sizeof(buf), &tev->pd.attr,
+			  tev->pd.ids[0], sc->kernel_start, ~0ull - sc->kernel_start));
+	for (size_t i = 0; i < k && !err; i++) {
+		struct snap_rec *s = &c.recs[i];
+		struct proc_ent *pe;
+
+		if (s->hdr->type != PERF_RECORD_SAMPLE || !s->tid)
+			continue;
+		pe = procs__get(&sc->procs, s->tid);
+		if (!pe || pe->used)
+			continue;
+		pe->used = 1;
+		err = write_synth(w, buf, pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
+				  tev->pd.ids[0], pe->pid, pe->tid, pe->comm, 0, 0, 0));
+		if (!err && sc->callgraph && pe->pid == pe->tid)
+			err = synth_maps(w, tev, pe->pid);
+	}
+	for (size_t i = 0; i < k && !err; i++)
+		err = pd_writer__write(w, c.recs[i].hdr, c.recs[i].hdr->size);
+	if (err)
+		goto out;
+	uname(&uts);
+	{
+		char host[256] = "";
+		struct pd_meta meta = {
+			.hostname = host, .osrelease = uts.release, .version = "trigrec " TRIGREC_VERSION,
+			.arch = uts.machine, .argc = sc->argc, .argv = sc->argv,
+			.first_time = res.start, .last_time = res.cut,
+			.clockid = CLOCK_MONOTONIC, .clock_res_ns = 1,
+			.tracing_data = sc->tracing_data, .tracing_data_len = sc->tracing_data_len,
+		};
+		struct timespec rt, mo;
+
+		gethostname(host, sizeof(host) - 1);
+		meta.nr_cpus_avail = sysconf(_SC_NPROCESSORS_CONF);
+		meta.nr_cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+		clock_gettime(CLOCK_REALTIME, &rt);
+		clock_gettime(CLOCK_MONOTONIC, &mo);
+		meta.tod_ns = rt.tv_sec * 1000000000ull + rt.tv_nsec;
+		meta.clockid_ns = mo.tv_sec * 1000000000ull + mo.tv_nsec;
+		err = pd_writer__finish(w, &meta);
+	}
+	if (err)
+		goto out;
+	if (close(fd)) {
+		fd = -1;
+		err = -errno;
+		goto out;
+	}
+	fd = -1;
+	err = publish(tmp, path);
+	if (err)
+		goto out;
+	tmp[0] = 0;
+	snprintf(jpath, sizeof(jpath), "%.*s.json", (int)(strlen(path) - 5), path);
+	err = write_json(sc, r, t, tm, &res, path, jpath);
+	if (err) {
+		elog("snapshot %s written, but its sidecar %s failed: %s", path, jpath, strerror(-err));
+		err = 0;
+	}
+	sc->written++;
+out:
+	if (err) {
+		sc->failed++;
+		elog("snapshot %s-%s failed: %s%s; recording continues", stem, t->name, strerror(-err),
+		     err == -ENOSPC ? " (disk full: free space in the output directory)" : "");
+	}
+	if (fd >= 0)
+		close(fd);
+	if (err && tmp[0])
+		unlink(tmp);
+	pd_writer__free(w);
+	pd_idmap__free(c.idmap);
+	free(c.recs);
+	free(res.rs);
+	free(evs);
+	return err;
+}

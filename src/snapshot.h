@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Turning a harvest (the ring copies taken inside the freeze) into a
+ * perf.data file and its JSON sidecar. Runs after the rings are resumed:
+ * no disk I/O ever happens while recording is frozen.
+ */
+#ifndef TRIGREC_SNAPSHOT_H
+#define TRIGREC_SNAPSHOT_H
+#include <stdint.h>
+#include "procs.h"
+#include "recorder.h"
+#include "tracefs.h"
+#include "trigrec_abi.h"
+
+/* What started a snapshot. */
+struct snap_trigger {
+	const char *name;        /* file-name part: trigger name, "manual" or "final" */
+	const char *text;        /* the trigger as written, or a description */
+	int id;                  /* trigger id, -1 for manual and final */
+	const struct trigrec_trigger_msg *msg; /* NULL for manual and final */
+	const struct tp_format *fmt;           /* format of msg->hook's tracepoint */
+	uint64_t freeze_at;      /* cut requested (monotonic ns) */
+	uint64_t coalesced;      /* triggers that fired while this one was being taken */
+	uint64_t gated;          /* records the gates dropped while frozen */
+};
+
+struct snap_timing {
+	uint64_t woke;           /* side-band thread woke up (monotonic ns) */
+	uint64_t pause;          /* rings paused */
+	uint64_t resume;         /* rings resumed, gates open again */
+};
+
+struct snapshot_ctx {
+	const char *outdir;
+	int argc;
+	char **argv;
+	struct procs procs;
+	uint64_t floor;          /* previous snapshot's resume: windows never overlap a freeze */
+	int no_align;
+	int callgraph;
+	int64_t mono_to_real;    /* realtime ns - monotonic ns */
+	void *tracing_data;      /* TRACING_DATA payload, built once */
+	size_t tracing_data_len;
+	uint64_t kernel_start;   /* _text */
+	unsigned long written;   /* snapshots written */
+	unsigned long failed;    /* snapshots that could not be written */
+};
+
+int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r);
+void snapshot_ctx__fini(struct snapshot_ctx *sc);
+
+/*
+ * Write the snapshot of r's last harvest. Returns 0 and the perf.data path in
+ * path, or -errno after an elog() (the temporary files are removed; the
+ * recorder is unaffected).
+ */
+int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct snap_trigger *t,
+		    const struct snap_timing *tm, char *path, size_t pathlen);
+
+#endif
