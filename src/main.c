@@ -1,0 +1,673 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * trigrec: the command line. `trigrec record` wires the data path together:
+ * recorder (perf rings) -> bpfctl (gates, triggers) -> sideband thread ->
+ * snapshot writer.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <bpf/libbpf.h>
+#include "bpfctl.h"
+#include "log.h"
+#include "recorder.h"
+#include "sideband.h"
+#include "snapshot.h"
+#include "tracefs.h"
+#include "util.h"
+
+static const char usage_main[] =
+"usage: trigrec [-v] COMMAND [ARGS]\n"
+"\n"
+"An eBPF-driven flight recorder: perf events kept in overwritable per-CPU\n"
+"rings, frozen in the kernel the instant a trigger fires, saved as perf.data.\n"
+"\n"
+"Commands:\n"
+"  record   record until a trigger fires, write snapshots (see trigrec record -h)\n"
+"  list     list tracepoints and software events (trigrec list [GLOB])\n"
+"  help     this text\n"
+"\n"
+"Options: -v/--verbose (repeat for more), -q/--quiet, --version\n";
+
+static const char usage_record[] =
+"usage: trigrec record [options] [-- command [args]]\n"
+"\n"
+"Record events into overwritable per-CPU rings. When a trigger fires, BPF\n"
+"freezes recording in the kernel at that instant; the side-band thread copies\n"
+"the rings out and writes <YYYYmmdd-HHMMSS.uuuuuu>-<trigger>.data (perf.data,\n"
+"read it with perf script / perf report) and a .json sidecar.\n"
+"\n"
+"Events:\n"
+"  -e, --event EVENT       tracepoint SYS:NAME (globs: 'sched:*') or software\n"
+"                          event (cpu-clock, task-clock, page-faults,\n"
+"                          context-switches, cpu-migrations, minor-faults,\n"
+"                          major-faults); repeatable, comma lists\n"
+"      --filter FILTER     ftrace filter for the preceding -e (in the kernel)\n"
+"  -F, --freq HZ           sampling frequency for software events (default 4000)\n"
+"  -c, --period N          sample every N events instead of -F\n"
+"  -g, --call-graph        record call chains\n"
+"  -m, --mmap-pages N|SIZE ring per CPU: pages (power of two) or a size\n"
+"                          (512K, 4M); default 1M\n"
+"\n"
+"Scope (default -a when there is no command and no -p):\n"
+"  -a, --all-cpus          every CPU, every task\n"
+"  -C, --cpu LIST          only these CPUs (0-3,5)\n"
+"  -p, --pid PID           only this process (its threads and children)\n"
+"  -- command [args]       run the command, record it, stop when it exits\n"
+"\n"
+"Triggers and snapshots:\n"
+"      --trigger EVENT     snapshot when tracepoint EVENT fires (repeatable);\n"
+"                          with -p or a command, only for that process tree\n"
+"      --post DURATION     keep recording this long after the trigger (10ms)\n"
+"      --count N           stop after N snapshots\n"
+"      --no-final-snapshot do not write a snapshot at the end\n"
+"      --no-align          keep every CPU's full history, even where another\n"
+"                          CPU's ring has already overwritten the same span\n"
+"  -o, --output DIR        where snapshots go (default .)\n"
+"\n"
+"Signals: SIGUSR2 takes a snapshot now; Ctrl-C stops (with a final snapshot);\n"
+"a second Ctrl-C exits at once.\n"
+"\n"
+"Examples:\n"
+"  trigrec record -e sched:sched_switch,sched:sched_wakeup --trigger sched:sched_process_exit -a\n"
+"  trigrec record -e 'syscalls:sys_enter_*' --filter 'common_pid != 0' -m 4M -- ./app\n"
+"  trigrec record -e cpu-clock -g --trigger signal:signal_deliver --post 20ms -p 1234\n";
+
+struct record_args {
+	struct rec_event_spec *evs;
+	int nr_evs;
+	struct trig_def *trigs;
+	int nr_trigs;
+	struct recorder_opts ro;
+	unsigned char *cpumask;
+	pid_t pid;
+	uint64_t post_ns;
+	unsigned long count;
+	int no_final, no_align, all_cpus;
+	const char *outdir;
+	char **cmd;
+};
+
+static int bad_value(const char *opt, const char *err)
+{
+	elog("invalid %s: %s", opt, err);
+	return -EINVAL;
+}
+
+/* Do we hold what we need? Say exactly which capability is missing. */
+static int check_caps(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long long eff = 0;
+	char line[256];
+	int miss_bpf, miss_perf;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	/* CAP_SYS_ADMIN (21) covers both on every kernel. */
+	if (eff & (1ull << 21))
+		return 0;
+	miss_perf = !(eff & (1ull << 38));
+	miss_bpf = !(eff & (1ull << 39));
+	if (!miss_perf && !miss_bpf)
+		return 0;
+	elog("missing %s%s%s: run as root, or grant them with "
+	     "`setcap cap_perfmon,cap_bpf+ep trigrec`",
+	     miss_perf ? "CAP_PERFMON" : "", miss_perf && miss_bpf ? " and " : "",
+	     miss_bpf ? "CAP_BPF" : "");
+	return -EPERM;
+}
+
+static int add_trigger(struct record_args *a, const char *text)
+{
+	struct trig_def *t = realloc(a->trigs, (a->nr_trigs + 1) * sizeof(*t));
+	const char *colon;
+
+	if (!t)
+		return -ENOMEM;
+	a->trigs = t;
+	t = &t[a->nr_trigs++];
+	memset(t, 0, sizeof(*t));
+	if (!*text || strchr(text, ' ')) {
+		elog("--trigger '%s': give one tracepoint as SYS:NAME (e.g. "
+		     "--trigger sched:sched_process_exit)", text);
+		return -EINVAL;
+	}
+	if (strlen(text) >= sizeof(t->event)) {
+		elog("--trigger '%s': name too long", text);
+		return -EINVAL;
+	}
+	snprintf(t->text, sizeof(t->text), "%s", text);
+	snprintf(t->event, sizeof(t->event), "%s", text);
+	colon = strpbrk(text, ":/");
+	snprintf(t->name, sizeof(t->name), "%s", colon ? colon + 1 : text);
+	/* File-name safe. */
+	for (char *p = t->name; *p; p++)
+		if (!(*p == '_' || *p == '-' || *p == '.' || (*p >= '0' && *p <= '9') ||
+		      (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
+			*p = '_';
+	t->kind = TRIGREC_TRIG_EVENT;
+	return 0;
+}
+
+enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_POST, OPT_COUNT, OPT_NO_FINAL, OPT_NO_ALIGN };
+
+static int parse_record(int argc, char **argv, struct record_args *a)
+{
+	static const struct option lo[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "filter", required_argument, NULL, OPT_FILTER },
+		{ "freq", required_argument, NULL, 'F' },
+		{ "period", required_argument, NULL, 'c' },
+		{ "call-graph", no_argument, NULL, 'g' },
+		{ "mmap-pages", required_argument, NULL, 'm' },
+		{ "all-cpus", no_argument, NULL, 'a' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "trigger", required_argument, NULL, OPT_TRIGGER },
+		{ "post", required_argument, NULL, OPT_POST },
+		{ "count", required_argument, NULL, OPT_COUNT },
+		{ "no-final-snapshot", no_argument, NULL, OPT_NO_FINAL },
+		{ "no-align", no_argument, NULL, OPT_NO_ALIGN },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		{ 0 }
+	};
+	char err[256];
+	uint64_t v;
+	int c, ncpu = cpus_possible();
+
+	a->ro.mmap_pages = 256;   /* 1 MiB per CPU */
+	a->ro.track_pages = 16;
+	a->outdir = ".";
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+e:F:c:gm:aC:p:o:vqh", lo, NULL)) != -1) {
+		switch (c) {
+		case 'e': {
+			struct rec_event_spec *e = realloc(a->evs, (a->nr_evs + 1) * sizeof(*e));
+
+			if (!e)
+				return -ENOMEM;
+			a->evs = e;
+			a->evs[a->nr_evs].spec = optarg;
+			a->evs[a->nr_evs].filter = NULL;
+			a->nr_evs++;
+			break;
+		}
+		case OPT_FILTER:
+			if (!a->nr_evs) {
+				elog("--filter '%s' must follow the -e it applies to", optarg);
+				return -EINVAL;
+			}
+			if (a->evs[a->nr_evs - 1].filter) {
+				elog("two --filter for -e %s: combine them with &&",
+				     a->evs[a->nr_evs - 1].spec);
+				return -EINVAL;
+			}
+			a->evs[a->nr_evs - 1].filter = optarg;
+			break;
+		case 'F':
+			if (parse_u64(optarg, 1, 1000000, &v, err, sizeof(err)))
+				return bad_value("-F/--freq", err);
+			a->ro.freq = v;
+			break;
+		case 'c':
+			if (parse_u64(optarg, 1, UINT64_MAX >> 1, &v, err, sizeof(err)))
+				return bad_value("-c/--period", err);
+			a->ro.period = v;
+			break;
+		case 'g':
+			a->ro.callgraph = 1;
+			break;
+		case 'm':
+			if (parse_mmap_pages(optarg, &v, err, sizeof(err)))
+				return bad_value("-m/--mmap-pages", err);
+			a->ro.mmap_pages = v;
+			break;
+		case 'a':
+			a->all_cpus = 1;
+			break;
+		case 'C':
+			if (ncpu <= 0)
+				ncpu = 1;
+			free(a->cpumask);
+			a->cpumask = calloc(ncpu, 1);
+			if (!a->cpumask)
+				return -ENOMEM;
+			if (parse_cpulist(optarg, a->cpumask, ncpu, err, sizeof(err)))
+				return bad_value("-C/--cpu", err);
+			break;
+		case 'p':
+			if (parse_u64(optarg, 1, 1u << 30, &v, err, sizeof(err)))
+				return bad_value("-p/--pid", err);
+			a->pid = v;
+			break;
+		case 'o':
+			a->outdir = optarg;
+			break;
+		case OPT_TRIGGER:
+			if (add_trigger(a, optarg))
+				return -EINVAL;
+			break;
+		case OPT_POST:
+			if (parse_duration(optarg, &v, err, sizeof(err)))
+				return bad_value("--post", err);
+			if (v > 3600ull * 1000000000ull)
+				return bad_value("--post", "longer than an hour");
+			a->post_ns = v;
+			break;
+		case OPT_COUNT:
+			if (parse_u64(optarg, 1, 1000000000, &v, err, sizeof(err)))
+				return bad_value("--count", err);
+			a->count = v;
+			break;
+		case OPT_NO_FINAL:
+			a->no_final = 1;
+			break;
+		case OPT_NO_ALIGN:
+			a->no_align = 1;
+			break;
+		case 'v':
+			log_level++;
+			break;
+		case 'q':
+			log_level = LOG_QUIET;
+			break;
+		case 'h':
+			fputs(usage_record, stdout);
+			exit(0);
+		default:
+			fprintf(stderr, "Run 'trigrec record -h' for the options.\n");
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		a->cmd = &argv[optind];
+	if (a->cmd && a->pid) {
+		elog("-p and a command exclude each other: record one or the other");
+		return -EINVAL;
+	}
+	if (a->ro.period && a->ro.freq) {
+		elog("-F and -c exclude each other: sample by frequency or by period");
+		return -EINVAL;
+	}
+	for (int i = 0; i < a->nr_trigs; i++)
+		a->trigs[i].post_ns = a->post_ns;
+	return 0;
+}
+
+static int prepare_outdir(const char *dir)
+{
+	struct stat st;
+
+	if (stat(dir, &st)) {
+		if (errno != ENOENT || mkdir(dir, 0700)) {
+			elog("output directory %s: %s (create it, or choose another with -o)", dir,
+			     strerror(errno));
+			return -errno;
+		}
+		return 0;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		elog("output %s is not a directory: -o takes a directory", dir);
+		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		elog("output directory %s is not writable: %s (fix its permissions or use -o)", dir,
+		     strerror(errno));
+		return -EACCES;
+	}
+	return 0;
+}
+
+static int thread_list(pid_t pid, pid_t **out)
+{
+	char path[64];
+	struct dirent *de;
+	pid_t *t = NULL;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d) {
+		elog("-p %d: no such process", pid);
+		return -ESRCH;
+	}
+	while ((de = readdir(d))) {
+		pid_t tid = atoi(de->d_name);
+		pid_t *nt;
+
+		if (tid <= 0)
+			continue;
+		nt = realloc(t, (n + 1) * sizeof(*t));
+		if (!nt) {
+			free(t);
+			closedir(d);
+			return -ENOMEM;
+		}
+		t = nt;
+		t[n++] = tid;
+	}
+	closedir(d);
+	*out = t;
+	return n;
+}
+
+/* Fork the workload, held until its events are open (enable_on_exec starts them). */
+static pid_t start_workload(char **cmd, int *go_fd)
+{
+	int go[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		sigset_t none;
+		char c;
+
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "trigrec: cannot run %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	*go_fd = go[1];
+	return pid;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_level < LOG_DEBUG)
+		return 0;
+	if (level == LIBBPF_INFO && log_level < LOG_VERBOSE)
+		return 0;
+	if (level == LIBBPF_WARN && log_level < LOG_VERBOSE)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+static int cmd_record(int argc, char **argv, int gargc, char **gargv)
+{
+	struct record_args a = { 0 };
+	struct recorder *r = NULL;
+	struct bpfctl *b = NULL;
+	struct sideband *sb = NULL;
+	struct snapshot_ctx sc = { 0 };
+	pid_t *tids = NULL, child = 0;
+	int go_fd = -1, sfd = -1, done_fd = -1, ret = 1, child_status = 0, interrupts = 0, reaped = 0;
+	sigset_t mask;
+
+	if (parse_record(argc, argv, &a))
+		goto out;
+	if (check_caps())
+		goto out;
+	if (prepare_outdir(a.outdir))
+		goto out;
+	if (!tracefs_root())
+		goto out;
+	libbpf_set_print(libbpf_print);
+
+	/* Signals go to a signalfd; children get them back unblocked. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR2);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (sfd < 0 || done_fd < 0) {
+		elog("cannot set up signal handling: %s", strerror(errno));
+		goto out;
+	}
+
+	a.ro.events = a.evs;
+	a.ro.nr_events = a.nr_evs;
+	a.ro.cpumask = a.cpumask;
+	if (a.cmd) {
+		child = start_workload(a.cmd, &go_fd);
+		if (child < 0) {
+			elog("cannot start %s: %s", a.cmd[0], strerror(-child));
+			goto out;
+		}
+		a.ro.tids = &child;
+		a.ro.nr_tids = 1;
+		a.ro.enable_on_exec = 1;
+	} else if (a.pid) {
+		int n = thread_list(a.pid, &tids);
+
+		if (n < 0)
+			goto out;
+		a.ro.tids = tids;
+		a.ro.nr_tids = n;
+	}
+	r = recorder__new(&a.ro);
+	if (!r || recorder__open(r))
+		goto out;
+	b = bpfctl__new(r, a.trigs, a.nr_trigs, a.cmd ? child : a.pid);
+	if (!b)
+		goto out;
+	sc.outdir = a.outdir;
+	sc.argc = gargc;
+	sc.argv = gargv;
+	sc.no_align = a.no_align;
+	sc.callgraph = a.ro.callgraph;
+	if (snapshot_ctx__init(&sc, r))
+		goto out;
+	{
+		struct sideband_opts so = { .max_snapshots = a.count, .final_snapshot = !a.no_final,
+					    .done_fd = done_fd };
+		sb = sideband__start(r, b, &sc, &so);
+		if (!sb)
+			goto out;
+	}
+	bpfctl__thaw(b); /* arm the triggers */
+	{
+		char sz[32];
+		int ntp = 0;
+
+		for (int i = 0; i < r->nr_evs; i++)
+			ntp += r->evs[i].kind != REC_EV_TRACKING;
+		snprintf(sz, sizeof(sz), "%llu KiB",
+			 (unsigned long long)r->rings[0].size / 1024);
+		ilog("recording %d event%s on %d CPU%s (%s ring per CPU), %d trigger%s%s; "
+		     "snapshots go to %s", ntp, ntp == 1 ? "" : "s", r->nr_cpus,
+		     r->nr_cpus == 1 ? "" : "s", sz, a.nr_trigs, a.nr_trigs == 1 ? "" : "s",
+		     a.cmd ? "" : "; Ctrl-C to stop", a.outdir);
+	}
+	if (child > 0) {
+		if (write(go_fd, "g", 1) != 1)
+			elog("cannot release the workload: %s", strerror(errno));
+		close(go_fd);
+		go_fd = -1;
+	}
+
+	for (;;) {
+		struct pollfd pf[2] = { { .fd = sfd, .events = POLLIN }, { .fd = done_fd, .events = POLLIN } };
+		struct signalfd_siginfo si;
+
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[1].revents)
+			break;
+		if (read(sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGUSR2) {
+			sideband__request_snapshot(sb);
+		} else if (si.ssi_signo == SIGCHLD) {
+			pid_t p = waitpid(child > 0 ? child : -1, &child_status, WNOHANG);
+
+			if (child > 0 && p == child) {
+				reaped = 1;
+				break;
+			}
+		} else {
+			if (++interrupts > 1) {
+				elog("interrupted twice: exiting without finishing");
+				_exit(130);
+			}
+			if (child > 0)
+				kill(child, si.ssi_signo);
+			break;
+		}
+	}
+	ilog("stopping%s", sb && !a.no_final ? ": taking the final snapshot" : "");
+	sideband__stop(sb);
+	{
+		struct sideband_stats st;
+		struct trigrec_stats ts = { 0 }, g = { 0 }, all = { 0 };
+
+		sideband__stats(sb, &st);
+		for (int i = 0; i < a.nr_trigs; i++) {
+			if (bpfctl__stats(b, i, &ts))
+				continue;
+			all.fired += ts.fired;
+			all.coalesced += ts.coalesced;
+			all.rb_dropped += ts.rb_dropped;
+		}
+		bpfctl__stats(b, TRIGREC_MAX_TRIGGERS, &g);
+		ilog("%lu snapshot%s written%s%lu failed; triggers fired %llu, coalesced %llu, "
+		     "lost (side-band full) %llu; records held back by the freeze %llu",
+		     sc.written, sc.written == 1 ? "" : "s", ", ", sc.failed,
+		     (unsigned long long)all.fired, (unsigned long long)all.coalesced,
+		     (unsigned long long)all.rb_dropped, (unsigned long long)g.gated);
+	}
+	ret = sc.failed ? 1 : 0;
+	if (child > 0 && !reaped && waitpid(child, &child_status, WNOHANG) == 0) {
+		/* Stopped by a signal while the workload ran: end it too. */
+		kill(child, SIGTERM);
+		waitpid(child, &child_status, 0);
+	}
+	if (child > 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127) {
+		elog("the command could not be run");
+		ret = 1;
+	}
+out:
+	if (child > 0 && go_fd >= 0) {
+		/* Setup failed before the workload ran: do not leave it waiting. */
+		close(go_fd);
+		waitpid(child, NULL, 0);
+	}
+	sideband__free(sb);
+	bpfctl__free(b);
+	recorder__free(r);
+	snapshot_ctx__fini(&sc);
+	free(a.evs);
+	free(a.trigs);
+	free(a.cpumask);
+	free(tids);
+	if (sfd >= 0)
+		close(sfd);
+	if (done_fd >= 0)
+		close(done_fd);
+	return ret;
+}
+
+static const char *sw_names[] = { "cpu-clock", "task-clock", "page-faults", "context-switches",
+				  "cpu-migrations", "minor-faults", "major-faults" };
+
+static int cmd_list(int argc, char **argv)
+{
+	const char *pat = argc > 1 ? argv[1] : "*:*";
+	struct tp_name *tps = NULL;
+	char buf[256];
+	int n;
+
+	if (argc <= 1)
+		for (size_t i = 0; i < sizeof(sw_names) / sizeof(sw_names[0]); i++)
+			printf("%-48s [software event]\n", sw_names[i]);
+	if (!strchr(pat, ':') && !strchr(pat, '/')) {
+		snprintf(buf, sizeof(buf), "%s:*", pat);
+		pat = buf;
+	}
+	if (!tracefs_root())
+		return 1;
+	n = tracefs_glob(pat, &tps);
+	if (n < 0) {
+		elog("cannot list tracepoints: %s", strerror(-n));
+		return 1;
+	}
+	for (int i = 0; i < n; i++)
+		printf("%s:%s%*s [tracepoint]\n", tps[i].sys, tps[i].name,
+		       (int)(47 - strlen(tps[i].sys) - strlen(tps[i].name)) > 0 ?
+		       (int)(47 - strlen(tps[i].sys) - strlen(tps[i].name)) : 1, "");
+	free(tps);
+	if (!n) {
+		elog("no tracepoint matches '%s'", pat);
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	int i = 1;
+
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	for (; i < argc && argv[i][0] == '-'; i++) {
+		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
+			log_level++;
+		else if (!strcmp(argv[i], "-vv"))
+			log_level += 2;
+		else if (!strcmp(argv[i], "-q") || !strcmp(argv[i], "--quiet"))
+			log_level = LOG_QUIET;
+		else if (!strcmp(argv[i], "--version")) {
+			printf("trigrec %s\n", TRIGREC_VERSION);
+			return 0;
+		} else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(usage_main, stdout);
+			return 0;
+		} else {
+			elog("unknown option %s", argv[i]);
+			fputs(usage_main, stderr);
+			return 2;
+		}
+	}
+	if (i >= argc) {
+		fputs(usage_main, stderr);
+		return 2;
+	}
+	if (!strcmp(argv[i], "record"))
+		return cmd_record(argc - i, argv + i, argc, argv);
+	if (!strcmp(argv[i], "list"))
+		return cmd_list(argc - i, argv + i);
+	if (!strcmp(argv[i], "help")) {
+		if (i + 1 < argc && !strcmp(argv[i + 1], "record"))
+			fputs(usage_record, stdout);
+		else
+			fputs(usage_main, stdout);
+		return 0;
+	}
+	elog("unknown command '%s' (commands: record, list, help)", argv[i]);
+	return 2;
+}
