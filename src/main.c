@@ -474,6 +474,7 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 	b = bpfctl__new(r, a.trigs, a.nr_trigs, a.cmd ? child : a.pid);
 	if (!b)
 		goto out;
+	recorder__rearm_on_exec(r);
 	sc.outdir = a.outdir;
 	sc.argc = gargc;
 	sc.argv = gargv;

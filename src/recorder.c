@@ -459,6 +459,16 @@ int recorder__open(struct recorder *r)
 			}
 		}
 	}
+	/*
+	 * Copy buffers are allocated and touched now, so the first harvest does
+	 * not page-fault inside the freeze window.
+	 */
+	for (int i = 0; i < r->nr_rings; i++) {
+		r->rings[i].copy = malloc(r->rings[i].size);
+		if (!r->rings[i].copy)
+			return -ENOMEM;
+		memset(r->rings[i].copy, 0, r->rings[i].size);
+	}
 	/* Ids let perf map every record back to its attr. */
 	for (int i = 0; i < r->nr_evs; i++) {
 		struct rec_event *e = &r->evs[i];
@@ -495,15 +505,6 @@ int recorder__harvest(struct recorder *r)
 {
 	int err = 0;
 
-	for (int i = 0; i < r->nr_rings; i++) {
-		struct rec_ring *ring = &r->rings[i];
-
-		if (!ring->copy) {
-			ring->copy = malloc(ring->size);
-			if (!ring->copy)
-				return -ENOMEM;
-		}
-	}
 	/* Pause every ring first so the copies describe one moment. */
 	for (int i = 0; i < r->nr_rings; i++)
 		if (ioctl(r->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) && !err)
@@ -522,6 +523,15 @@ int recorder__harvest(struct recorder *r)
 		if (ioctl(r->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) && !err)
 			err = -errno;
 	return err;
+}
+
+void recorder__rearm_on_exec(struct recorder *r)
+{
+	if (!r->opts.enable_on_exec)
+		return;
+	for (int i = 0; i < r->nr_evs; i++)
+		for (int k = 0; r->evs[i].kind == REC_EV_SAMPLING && k < r->evs[i].nr_fds; k++)
+			ioctl(r->evs[i].fds[k], PERF_EVENT_IOC_DISABLE, 0);
 }
 
 void recorder__free(struct recorder *r)

@@ -74,6 +74,12 @@ struct recorder *recorder__new(const struct recorder_opts *opts);
 int recorder__open(struct recorder *r);
 /* Harvest every ring: pause, copy, resume. Cheap: memcpy only. 0 or -errno. */
 int recorder__harvest(struct recorder *r);
+/*
+ * Command mode: attaching BPF to a sampling event enables it (libbpf issues
+ * PERF_EVENT_IOC_ENABLE); disable those again so enable_on_exec starts them
+ * at exec like every other event.
+ */
+void recorder__rearm_on_exec(struct recorder *r);
 /* Free everything (closes fds, unmaps). */
 void recorder__free(struct recorder *r);
 

@@ -84,9 +84,10 @@ static void take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64
 	}
 	tm.pause = now_ns();
 	err = recorder__harvest(s->r);
-	sum_counters(s, &coalesced, &gated);
 	tm.resume = now_ns();
 	bpfctl__thaw(s->b);
+	/* Gates only drop while frozen, so the counters can be read after the thaw. */
+	sum_counters(s, &coalesced, &gated);
 
 	if (err)
 		wlog("pausing or resuming the rings failed: %s; the snapshot may miss records",

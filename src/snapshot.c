@@ -271,6 +271,7 @@ static void fmt_stamp(int64_t real_ns, char *buf, size_t len)
 
 struct snap_result {
 	uint64_t cut, start, align;
+	uint64_t first;          /* oldest record kept: where the window really starts */
 	size_t kept, kept_bytes;
 	struct ring_stat *rs;
 };
@@ -313,7 +314,7 @@ static int write_json(struct snapshot_ctx *sc, struct recorder *r, const struct 
 	fprintf(f, "},\n  \"coalesced_triggers\": %" PRIu64 ",\n", t->coalesced);
 	fprintf(f, "  \"window\": {\"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
 		", \"duration_ns\": %" PRIu64 ", \"post_ns\": %" PRIu64 ", \"aligned\": %s},\n",
-		res->start, res->cut, res->cut - res->start,
+		res->first, res->cut, res->first ? res->cut - res->first : 0,
 		m && t->freeze_at > m->time_ns ? (uint64_t)(t->freeze_at - m->time_ns) : (uint64_t)0,
 		sc->no_align ? "false" : "true");
 	fprintf(f, "  \"records\": %zu, \"bytes\": %zu,\n", res->kept, res->kept_bytes);
@@ -479,6 +480,8 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct sn
 
 		if (s->time > res.cut)
 			continue;
+		if (!s->tracking && s->time >= res.start && (!res.first || s->time < res.first))
+			res.first = s->time;
 		/* Tracking records older than the window still name threads: keep them. */
 		if (!s->tracking && s->time < res.start)
 			continue;
@@ -549,7 +552,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct sn
 		struct pd_meta meta = {
 			.hostname = host, .osrelease = uts.release, .version = "trigrec " TRIGREC_VERSION,
 			.arch = uts.machine, .argc = sc->argc, .argv = sc->argv,
-			.first_time = res.start, .last_time = res.cut,
+			.first_time = res.first, .last_time = res.cut,
 			.clockid = CLOCK_MONOTONIC, .clock_res_ns = 1,
 			.tracing_data = sc->tracing_data, .tracing_data_len = sc->tracing_data_len,
 		};
