@@ -37,6 +37,8 @@ struct pd_rec_info {
 struct pd_idmap;
 struct pd_idmap *pd_idmap__new(const struct pd_event *evs, int nr);
 void pd_idmap__free(struct pd_idmap *m);
+/* Index of the event owning id, or -1. */
+int pd_idmap__find(const struct pd_idmap *m, uint64_t id);
 
 /*
  * Decode a kernel-written record. Requires PERF_SAMPLE_IDENTIFIER in every
@@ -92,6 +94,8 @@ struct pd_writer;
  * attrs, ids), write* (records), finish (features, then the header is
  * rewritten with exact sizes). Every call returns 0 or -errno (ENOSPC, EIO...);
  * after an error the caller unlinks the file.
+ * evs (and the ids arrays) must stay valid until finish: they are written
+ * twice, as the attr section and as EVENT_DESC.
  */
 struct pd_writer *pd_writer__new(int fd, const struct pd_event *evs, int nr);
 int pd_writer__begin(struct pd_writer *w);

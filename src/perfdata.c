@@ -1,0 +1,854 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * perf.data: record decoding, record synthesis, and a writer whose output
+ * stock perf 6.1+ reads. The layout and the reasons behind each choice are
+ * in docs/perf-data.md.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "perfdata.h"
+#include "tracefs.h"
+
+#define PD_ATTR_SIZE	128			/* the largest attr.size perf 6.1 accepts */
+#define PD_ATTR_ENTRY	(PD_ATTR_SIZE + 16)	/* attr + {ids offset, ids size} */
+#define PD_HEADER_SIZE	104
+#define PD_WBUF_SIZE	(4u << 20)
+#define PD_MAX_REC	65535
+
+/* Feature bits (tools/perf/util/header.h). */
+enum {
+	FEAT_TRACING_DATA = 1,
+	FEAT_HOSTNAME = 3,
+	FEAT_OSRELEASE = 4,
+	FEAT_VERSION = 5,
+	FEAT_ARCH = 6,
+	FEAT_NRCPUS = 7,
+	FEAT_CMDLINE = 11,
+	FEAT_EVENT_DESC = 12,
+	FEAT_SAMPLE_TIME = 21,
+	FEAT_CLOCKID = 23,
+	FEAT_CLOCK_DATA = 29,
+	FEAT_MAX = 32,
+};
+
+/* Fields of the sample_id trailer, in the order the kernel writes them. */
+#define PD_ID_FIELDS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
+		      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+
+static inline size_t align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* ---------------------------------------------------------------- idmap -- */
+
+struct pd_idmap {
+	uint64_t mask;
+	uint64_t *keys;
+	int *vals;	/* event index, -1 = empty slot */
+};
+
+static inline uint64_t id_hash(uint64_t id)
+{
+	/* kernel ids are small and sequential: spread them */
+	return (id * 0x9E3779B97F4A7C15ull) >> 17;
+}
+
+struct pd_idmap *pd_idmap__new(const struct pd_event *evs, int nr)
+{
+	struct pd_idmap *m;
+	uint64_t total = 0, cap = 16;
+
+	for (int i = 0; i < nr; i++)
+		total += evs[i].nr_ids;
+	while (cap < 2 * total)
+		cap <<= 1;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return NULL;
+	m->mask = cap - 1;
+	m->keys = calloc(cap, sizeof(*m->keys));
+	m->vals = malloc(cap * sizeof(*m->vals));
+	if (!m->keys || !m->vals) {
+		pd_idmap__free(m);
+		errno = ENOMEM;
+		return NULL;
+	}
+	for (uint64_t s = 0; s < cap; s++)
+		m->vals[s] = -1;
+	for (int i = 0; i < nr; i++) {
+		for (uint32_t j = 0; j < evs[i].nr_ids; j++) {
+			uint64_t id = evs[i].ids[j], s = id_hash(id) & m->mask;
+
+			while (m->vals[s] >= 0 && m->keys[s] != id)
+				s = (s + 1) & m->mask;
+			if (m->vals[s] >= 0)
+				continue; /* duplicate id: the first event keeps it */
+			m->keys[s] = id;
+			m->vals[s] = i;
+		}
+	}
+	return m;
+}
+
+int pd_idmap__find(const struct pd_idmap *m, uint64_t id)
+{
+	uint64_t s;
+
+	if (!m)
+		return -1;
+	s = id_hash(id) & m->mask;
+	while (m->vals[s] >= 0) {
+		if (m->keys[s] == id)
+			return m->vals[s];
+		s = (s + 1) & m->mask;
+	}
+	return -1;
+}
+
+void pd_idmap__free(struct pd_idmap *m)
+{
+	if (!m)
+		return;
+	free(m->keys);
+	free(m->vals);
+	free(m);
+}
+
+/* --------------------------------------------------------------- decode -- */
+
+static inline uint64_t get_u64(const unsigned char *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;
+}
+
+static inline uint32_t get_u32(const unsigned char *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* The fields common to samples and trailers, from p (bounded by end). */
+static int decode_id_fields(uint64_t st, const unsigned char *p, const unsigned char *end,
+			    int sample, struct pd_rec_info *info)
+{
+	/* samples start with IDENTIFIER and carry IP and ADDR; trailers end with it */
+	if (sample && (st & PERF_SAMPLE_IDENTIFIER))
+		p += 8;
+	if (sample && (st & PERF_SAMPLE_IP))
+		p += 8;
+	if (st & PERF_SAMPLE_TID) {
+		if (end - p < 8)
+			return -EINVAL;
+		info->pid = get_u32(p);
+		info->tid = get_u32(p + 4);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		if (end - p < 8)
+			return -EINVAL;
+		info->time = get_u64(p);
+		info->has_time = 1;
+		p += 8;
+	}
+	if (sample && (st & PERF_SAMPLE_ADDR))
+		p += 8;
+	if (st & PERF_SAMPLE_ID)
+		p += 8;
+	if (st & PERF_SAMPLE_STREAM_ID)
+		p += 8;
+	if (st & PERF_SAMPLE_CPU) {
+		if (end - p < 8)
+			return -EINVAL;
+		info->cpu = get_u32(p);
+		p += 8;
+	}
+	if (p > end)
+		return -EINVAL;
+	return 0;
+}
+
+int pd_rec_decode(const struct pd_idmap *m, const struct pd_event *evs,
+		  const struct perf_event_header *rec, struct pd_rec_info *info)
+{
+	const unsigned char *b = (const void *)rec, *end = b + rec->size;
+	const struct perf_event_attr *attr;
+	uint64_t st;
+
+	memset(info, 0, sizeof(*info));
+	info->event = -1;
+	if (rec->size < sizeof(*rec) + 8 || (rec->size & 7))
+		return -EINVAL;
+	if (rec->type == PERF_RECORD_SAMPLE)
+		info->id = get_u64(b + sizeof(*rec));
+	else
+		info->id = get_u64(end - 8);
+	info->event = pd_idmap__find(m, info->id);
+	if (info->event < 0)
+		return 0; /* layout unknown: the caller drops it */
+	attr = &evs[info->event].attr;
+	st = attr->sample_type;
+	if (rec->type == PERF_RECORD_SAMPLE)
+		return decode_id_fields(st, b + sizeof(*rec), end, 1, info);
+	if (!attr->sample_id_all)
+		return 0;
+	{
+		size_t tsize = 8 * __builtin_popcountll(st & PD_ID_FIELDS);
+
+		if (rec->size < sizeof(*rec) + tsize)
+			return -EINVAL;
+		return decode_id_fields(st, end - tsize, end, 0, info);
+	}
+}
+
+/* ------------------------------------------------------------ synthesis -- */
+
+static size_t id_trailer_size(const struct perf_event_attr *attr)
+{
+	if (!attr->sample_id_all)
+		return 0;
+	return 8 * __builtin_popcountll(attr->sample_type & PD_ID_FIELDS);
+}
+
+static void put_id_trailer(unsigned char *p, const struct perf_event_attr *attr, uint64_t id,
+			   uint32_t pid, uint32_t tid, uint64_t time, uint32_t cpu)
+{
+	uint64_t st = attr->sample_type;
+	uint32_t pair[2];
+
+	if (!attr->sample_id_all)
+		return;
+	if (st & PERF_SAMPLE_TID) {
+		pair[0] = pid;
+		pair[1] = tid;
+		memcpy(p, pair, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_TIME) {
+		memcpy(p, &time, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_ID) {
+		memcpy(p, &id, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_STREAM_ID) {
+		memcpy(p, &id, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_CPU) {
+		pair[0] = cpu;
+		pair[1] = 0;
+		memcpy(p, pair, 8);
+		p += 8;
+	}
+	if (st & PERF_SAMPLE_IDENTIFIER)
+		memcpy(p, &id, 8);
+}
+
+int pd_synth_comm(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+		  uint32_t pid, uint32_t tid, const char *comm, int exec,
+		  uint64_t time, uint32_t cpu)
+{
+	size_t clen = strnlen(comm, 4095) + 1;
+	size_t body = sizeof(struct perf_event_header) + 8 + align8(clen);
+	size_t size = body + id_trailer_size(attr);
+	struct perf_event_header h = {
+		.type = PERF_RECORD_COMM,
+		.misc = exec ? PERF_RECORD_MISC_COMM_EXEC : 0,
+		.size = size,
+	};
+	unsigned char *p = buf;
+	uint32_t pt[2] = { pid, tid };
+
+	if (size > cap || size > PD_MAX_REC)
+		return -ENOSPC;
+	memset(p, 0, size);
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + 8, pt, 8);
+	memcpy(p + 16, comm, clen - 1);
+	put_id_trailer(p + body, attr, id, pid, tid, time, cpu);
+	return size;
+}
+
+/* MMAP and MMAP2 differ only in the fields between pgoff and the name. */
+static int synth_map(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+		     uint32_t type, uint16_t misc, uint32_t pid, uint32_t tid,
+		     const void *mid, size_t mid_len, uint64_t start, uint64_t len,
+		     uint64_t pgoff, const char *filename)
+{
+	size_t flen = strnlen(filename, 4095) + 1;
+	size_t body = sizeof(struct perf_event_header) + 8 + 24 + mid_len + align8(flen);
+	size_t size = body + id_trailer_size(attr);
+	struct perf_event_header h = { .type = type, .misc = misc, .size = size };
+	unsigned char *p = buf;
+	uint32_t pt[2] = { pid, tid };
+	uint64_t v[3] = { start, len, pgoff };
+
+	if (size > cap || size > PD_MAX_REC)
+		return -ENOSPC;
+	memset(p, 0, size);
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + 8, pt, 8);
+	memcpy(p + 16, v, 24);
+	if (mid_len)
+		memcpy(p + 40, mid, mid_len);
+	memcpy(p + 40 + mid_len, filename, flen - 1);
+	/* time 0: perf delivers it before anything else, as it must be */
+	put_id_trailer(p + body, attr, id, pid, tid, 0, 0);
+	return size;
+}
+
+int pd_synth_kernel_mmap(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+			 uint64_t start, uint64_t len)
+{
+	return synth_map(buf, cap, attr, id, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
+			 (uint32_t)-1, 0, NULL, 0, start, len, start, "[kernel.kallsyms]_text");
+}
+
+int pd_synth_mmap2(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+		   uint32_t pid, uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
+		   uint32_t maj, uint32_t min, uint64_t ino, uint32_t prot, uint32_t flags,
+		   const char *filename)
+{
+	struct {
+		uint32_t maj, min;
+		uint64_t ino, ino_generation;
+		uint32_t prot, flags;
+	} mid = { maj, min, ino, 0, prot, flags };
+	uint16_t misc = PERF_RECORD_MISC_USER;
+
+	_Static_assert(sizeof(mid) == 32, "mmap2 middle");
+	if (!(prot & 4)) /* PROT_EXEC */
+		misc |= PERF_RECORD_MISC_MMAP_DATA;
+	return synth_map(buf, cap, attr, id, PERF_RECORD_MMAP2, misc, pid, tid,
+			 &mid, sizeof(mid), start, len, pgoff, filename);
+}
+
+/* ------------------------------------------------------- growable buffer -- */
+
+struct dbuf {
+	unsigned char *p;
+	size_t len, cap;
+	int err;
+};
+
+static void db_put(struct dbuf *d, const void *src, size_t n)
+{
+	if (d->err || !n)
+		return;
+	if (d->len + n > d->cap) {
+		size_t cap = d->cap ? d->cap : 4096;
+		unsigned char *np;
+
+		while (cap < d->len + n)
+			cap *= 2;
+		np = realloc(d->p, cap);
+		if (!np) {
+			d->err = -ENOMEM;
+			return;
+		}
+		d->p = np;
+		d->cap = cap;
+	}
+	memcpy(d->p + d->len, src, n);
+	d->len += n;
+}
+
+static void db_u8(struct dbuf *d, uint8_t v) { db_put(d, &v, 1); }
+static void db_u32(struct dbuf *d, uint32_t v) { db_put(d, &v, 4); }
+static void db_u64(struct dbuf *d, uint64_t v) { db_put(d, &v, 8); }
+static void db_cstr(struct dbuf *d, const char *s) { db_put(d, s, strlen(s) + 1); }
+
+static void db_zero(struct dbuf *d, size_t n)
+{
+	static const unsigned char z[64];
+
+	while (n) {
+		size_t k = n < sizeof(z) ? n : sizeof(z);
+
+		db_put(d, z, k);
+		n -= k;
+	}
+}
+
+/* perf's header string: u32 length (NUL included, rounded up to 64), zero padded. */
+static void db_hstr(struct dbuf *d, const char *s)
+{
+	size_t len = strlen(s) + 1, olen = (len + 63) & ~(size_t)63;
+
+	db_u32(d, olen);
+	db_put(d, s, len);
+	db_zero(d, olen - len);
+}
+
+/* --------------------------------------------------------- TRACING_DATA -- */
+
+static int read_tracefs_into(struct dbuf *d, const char *rel)
+{
+	size_t len = 0;
+	char *txt;
+
+	errno = 0;
+	txt = tracefs_read(rel, &len);
+	if (!txt)
+		return errno ? -errno : -EIO;
+	db_u64(d, len);
+	db_put(d, txt, len);
+	free(txt);
+	return 0;
+}
+
+static int is_tracepoint(const struct pd_event *e)
+{
+	return e->attr.type == PERF_TYPE_TRACEPOINT && e->tp_sys[0] && e->tp_name[0];
+}
+
+/*
+ * For each event: 1 if it is the first with its tracepoint, 2 if also the
+ * first of its system, 0 otherwise. O(n^2) once rather than per system.
+ */
+static unsigned char *tp_firsts(const struct pd_event *evs, int nr)
+{
+	unsigned char *f = calloc(nr ? nr : 1, 1);
+
+	if (!f)
+		return NULL;
+	for (int i = 0; i < nr; i++) {
+		int dup = 0, sys_seen = 0;
+
+		if (!is_tracepoint(&evs[i]))
+			continue;
+		for (int j = 0; j < i && !dup; j++) {
+			if (!f[j] || strcmp(evs[j].tp_sys, evs[i].tp_sys))
+				continue;
+			sys_seen = 1;
+			dup = !strcmp(evs[j].tp_name, evs[i].tp_name);
+		}
+		if (!dup)
+			f[i] = sys_seen ? 1 : 2;
+	}
+	return f;
+}
+
+int pd_tracing_data(const struct pd_event *evs, int nr, void **out, size_t *len)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	struct dbuf d = { 0 };
+	unsigned char *first = NULL;
+	char path[256];
+	uint32_t nsys = 0;
+	int err;
+
+	*out = NULL;
+	*len = 0;
+	db_put(&d, magic, sizeof(magic));
+	db_cstr(&d, "0.6");
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	db_u8(&d, 1);
+#else
+	db_u8(&d, 0);
+#endif
+	db_u8(&d, sizeof(long));
+	db_u32(&d, sysconf(_SC_PAGESIZE));
+	db_put(&d, "header_page", 12);
+	err = read_tracefs_into(&d, "events/header_page");
+	if (err)
+		goto fail;
+	db_put(&d, "header_event", 13);
+	err = read_tracefs_into(&d, "events/header_event");
+	if (err)
+		goto fail;
+	db_u32(&d, 0); /* ftrace internal formats: none */
+
+	first = tp_firsts(evs, nr);
+	if (!first) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	for (int i = 0; i < nr; i++)
+		nsys += first[i] == 2;
+	db_u32(&d, nsys);
+	/* one block per system, its events in first-seen order, each format once */
+	for (int i = 0; i < nr; i++) {
+		uint32_t nev = 0;
+
+		if (first[i] != 2)
+			continue;
+		for (int j = i; j < nr; j++)
+			nev += first[j] && !strcmp(evs[j].tp_sys, evs[i].tp_sys);
+		db_cstr(&d, evs[i].tp_sys);
+		db_u32(&d, nev);
+		for (int j = i; j < nr; j++) {
+			if (!first[j] || strcmp(evs[j].tp_sys, evs[i].tp_sys))
+				continue;
+			snprintf(path, sizeof(path), "events/%s/%s/format",
+				 evs[j].tp_sys, evs[j].tp_name);
+			err = read_tracefs_into(&d, path);
+			if (err)
+				goto fail;
+		}
+	}
+	db_u32(&d, 0);	/* kallsyms */
+	db_u32(&d, 0);	/* printk formats */
+	db_u64(&d, 0);	/* saved_cmdlines */
+	if (d.err) {
+		err = d.err;
+		goto fail;
+	}
+	free(first);
+	*out = d.p;
+	*len = d.len;
+	return 0;
+fail:
+	free(first);
+	free(d.p);
+	return err;
+}
+
+/* --------------------------------------------------------------- writer -- */
+
+struct pd_writer {
+	int fd;
+	const struct pd_event *evs;
+	int nr;
+	unsigned char *buf;	/* pending bytes, written at file offset `flushed` */
+	size_t blen;
+	uint64_t flushed;
+	uint64_t attrs_offset, data_offset, data_size;
+	int err;		/* sticky: once a write failed, everything fails */
+	int begun, finished;
+};
+
+struct pd_writer *pd_writer__new(int fd, const struct pd_event *evs, int nr)
+{
+	struct pd_writer *w;
+
+	if (fd < 0 || nr < 0 || (nr && !evs)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return NULL;
+	w->buf = malloc(PD_WBUF_SIZE);
+	if (!w->buf) {
+		free(w);
+		errno = ENOMEM;
+		return NULL;
+	}
+	w->fd = fd;
+	w->evs = evs;
+	w->nr = nr;
+	return w;
+}
+
+static int pwrite_all(int fd, const void *p, size_t n, uint64_t off)
+{
+	const unsigned char *s = p;
+
+	while (n) {
+		ssize_t r = pwrite(fd, s, n, off);
+
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			return -errno;
+		}
+		if (r == 0)
+			return -ENOSPC; /* no progress on a regular file means full */
+		s += r;
+		n -= r;
+		off += r;
+	}
+	return 0;
+}
+
+static int w_flush(struct pd_writer *w)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!w->blen)
+		return 0;
+	err = pwrite_all(w->fd, w->buf, w->blen, w->flushed);
+	if (err)
+		return w->err = err;
+	w->flushed += w->blen;
+	w->blen = 0;
+	return 0;
+}
+
+static int w_put(struct pd_writer *w, const void *p, size_t n)
+{
+	int err;
+
+	if (w->err)
+		return w->err;
+	if (!n)
+		return 0;
+	if (w->blen + n > PD_WBUF_SIZE) {
+		err = w_flush(w);
+		if (err)
+			return err;
+		/* too big to be worth buffering: straight to the file */
+		if (n >= PD_WBUF_SIZE) {
+			err = pwrite_all(w->fd, p, n, w->flushed);
+			if (err)
+				return w->err = err;
+			w->flushed += n;
+			return 0;
+		}
+	}
+	memcpy(w->buf + w->blen, p, n);
+	w->blen += n;
+	return 0;
+}
+
+static inline uint64_t w_pos(const struct pd_writer *w)
+{
+	return w->flushed + w->blen;
+}
+
+/* The attr as it goes in the file: 128 bytes, size forced to 128. */
+static void file_attr(const struct perf_event_attr *a, unsigned char out[PD_ATTR_SIZE])
+{
+	struct perf_event_attr *fa = (void *)out;
+	size_t n = sizeof(*a) < PD_ATTR_SIZE ? sizeof(*a) : PD_ATTR_SIZE;
+
+	_Static_assert(sizeof(struct perf_event_attr) >= 64, "attr");
+	memset(out, 0, PD_ATTR_SIZE);
+	memcpy(out, a, n);
+	fa->size = PD_ATTR_SIZE;
+}
+
+static void event_name(const struct pd_event *e, int idx, char *out, size_t len)
+{
+	if (e->name[0])
+		snprintf(out, len, "%.*s", (int)sizeof(e->name), e->name);
+	else if (is_tracepoint(e))
+		snprintf(out, len, "%s:%s", e->tp_sys, e->tp_name);
+	else
+		snprintf(out, len, "event%d", idx);
+}
+
+int pd_writer__begin(struct pd_writer *w)
+{
+	static const unsigned char zero[PD_HEADER_SIZE];
+	unsigned char attr[PD_ATTR_SIZE];
+	uint64_t ids_off;
+	int err;
+
+	if (w->begun)
+		return -EINVAL;
+	w->begun = 1;
+	/* placeholder: no magic until finish, so a torn file is never taken for a good one */
+	err = w_put(w, zero, sizeof(zero));
+	for (int i = 0; i < w->nr && !err; i++)
+		err = w_put(w, w->evs[i].ids, w->evs[i].nr_ids * sizeof(uint64_t));
+	if (err)
+		return err;
+	w->attrs_offset = w_pos(w);
+	ids_off = PD_HEADER_SIZE;
+	for (int i = 0; i < w->nr && !err; i++) {
+		uint64_t sec[2] = { ids_off, w->evs[i].nr_ids * sizeof(uint64_t) };
+
+		file_attr(&w->evs[i].attr, attr);
+		err = w_put(w, attr, sizeof(attr));
+		if (!err)
+			err = w_put(w, sec, sizeof(sec));
+		ids_off += sec[1];
+	}
+	w->data_offset = w_pos(w);
+	return err;
+}
+
+int pd_writer__write(struct pd_writer *w, const void *rec, size_t len)
+{
+	if (!w->begun || w->finished || (len & 7))
+		return -EINVAL;
+	return w_put(w, rec, len);
+}
+
+uint64_t pd_writer__data_size(const struct pd_writer *w)
+{
+	if (w->finished)
+		return w->data_size;
+	return w->begun ? w_pos(w) - w->data_offset : 0;
+}
+
+/* Payload of one feature into d; 0 = written, 1 = not applicable. */
+static int feature_payload(const struct pd_writer *w, const struct pd_meta *meta, int bit,
+			   struct dbuf *d)
+{
+	const char *s = NULL;
+
+	switch (bit) {
+	case FEAT_HOSTNAME:
+		s = meta->hostname;
+		break;
+	case FEAT_OSRELEASE:
+		s = meta->osrelease;
+		break;
+	case FEAT_VERSION:
+		s = meta->version;
+		break;
+	case FEAT_ARCH:
+		s = meta->arch;
+		break;
+	case FEAT_NRCPUS:
+		if (!meta->nr_cpus_avail)
+			return 1;
+		db_u32(d, meta->nr_cpus_avail);
+		db_u32(d, meta->nr_cpus_online ? meta->nr_cpus_online : meta->nr_cpus_avail);
+		return 0;
+	case FEAT_CMDLINE:
+		if (meta->argc <= 0 || !meta->argv)
+			return 1;
+		db_u32(d, meta->argc);
+		for (int i = 0; i < meta->argc; i++)
+			db_hstr(d, meta->argv[i] ? meta->argv[i] : "");
+		return 0;
+	case FEAT_EVENT_DESC: {
+		unsigned char attr[PD_ATTR_SIZE];
+		char name[256];
+
+		if (!w->nr)
+			return 1;
+		/* perf 6.1 matches these to the attrs by index: all of them, in order */
+		db_u32(d, w->nr);
+		db_u32(d, PD_ATTR_SIZE);
+		for (int i = 0; i < w->nr; i++) {
+			file_attr(&w->evs[i].attr, attr);
+			db_put(d, attr, sizeof(attr));
+			db_u32(d, w->evs[i].nr_ids);
+			event_name(&w->evs[i], i, name, sizeof(name));
+			db_hstr(d, name);
+			db_put(d, w->evs[i].ids, w->evs[i].nr_ids * sizeof(uint64_t));
+		}
+		return 0;
+	}
+	case FEAT_SAMPLE_TIME:
+		if (!meta->first_time && !meta->last_time)
+			return 1;
+		db_u64(d, meta->first_time);
+		db_u64(d, meta->last_time);
+		return 0;
+	case FEAT_CLOCKID:
+		if (!meta->clock_res_ns)
+			return 1;
+		db_u64(d, meta->clock_res_ns);
+		return 0;
+	case FEAT_CLOCK_DATA:
+		if (!meta->tod_ns)
+			return 1;
+		db_u32(d, 1);
+		db_u32(d, meta->clockid);
+		db_u64(d, meta->tod_ns);
+		db_u64(d, meta->clockid_ns);
+		return 0;
+	default:
+		return 1;
+	}
+	if (!s)
+		return 1;
+	db_hstr(d, s);
+	return 0;
+}
+
+int pd_writer__finish(struct pd_writer *w, const struct pd_meta *meta)
+{
+	static const struct pd_meta none;
+	struct dbuf feat[FEAT_MAX] = { 0 };
+	uint64_t bitmap[4] = { 0 }, table[FEAT_MAX][2], off;
+	unsigned char hdr[PD_HEADER_SIZE];
+	int nfeat = 0, err = 0;
+
+	if (!w->begun || w->finished)
+		return -EINVAL;
+	if (w->err)
+		return w->err;
+	if (!meta)
+		meta = &none;
+	w->finished = 1;
+	w->data_size = w_pos(w) - w->data_offset;
+
+	for (int bit = 0; bit < FEAT_MAX; bit++) {
+		if (bit == FEAT_TRACING_DATA) {
+			if (!meta->tracing_data || !meta->tracing_data_len)
+				continue;
+		} else if (feature_payload(w, meta, bit, &feat[bit])) {
+			continue;
+		}
+		if (feat[bit].err) {
+			err = feat[bit].err;
+			goto out;
+		}
+		bitmap[bit / 64] |= 1ull << (bit % 64);
+		nfeat++;
+	}
+	/* table first (one entry per set bit, increasing), payloads after it */
+	off = w->data_offset + w->data_size + nfeat * 16ull;
+	for (int bit = 0, k = 0; bit < FEAT_MAX; bit++) {
+		if (!(bitmap[bit / 64] & (1ull << (bit % 64))))
+			continue;
+		table[k][0] = off;
+		table[k][1] = bit == FEAT_TRACING_DATA ? meta->tracing_data_len : feat[bit].len;
+		off += table[k][1];
+		k++;
+	}
+	err = w_put(w, table, nfeat * 16);
+	for (int bit = 0; bit < FEAT_MAX && !err; bit++) {
+		if (!(bitmap[bit / 64] & (1ull << (bit % 64))))
+			continue;
+		if (bit == FEAT_TRACING_DATA)
+			err = w_put(w, meta->tracing_data, meta->tracing_data_len);
+		else
+			err = w_put(w, feat[bit].p, feat[bit].len);
+	}
+	if (!err)
+		err = w_flush(w);
+	if (err)
+		goto out;
+
+	/* the real header last: a file cut short by an error has no magic */
+	memset(hdr, 0, sizeof(hdr));
+	{
+		uint64_t v[9] = {
+			0x32454c4946524550ull,	/* "PERFILE2" */
+			PD_HEADER_SIZE,
+			PD_ATTR_ENTRY,
+			w->attrs_offset, (uint64_t)w->nr * PD_ATTR_ENTRY,
+			w->data_offset, w->data_size,
+			0, 0,			/* event_types */
+		};
+
+		memcpy(hdr, v, sizeof(v));
+		memcpy(hdr + sizeof(v), bitmap, sizeof(bitmap));
+	}
+	err = pwrite_all(w->fd, hdr, sizeof(hdr), 0);
+	if (err)
+		w->err = err;
+out:
+	for (int bit = 0; bit < FEAT_MAX; bit++)
+		free(feat[bit].p);
+	if (err && !w->err)
+		w->err = err;
+	return err;
+}
+
+void pd_writer__free(struct pd_writer *w)
+{
+	if (!w)
+		return;
+	free(w->buf);
+	free(w);
+}
