@@ -1,0 +1,579 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Parsing of user-facing values (sizes, durations, cpu lists) and name suggestions. */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "log.h"
+#include "util.h"
+
+/* Largest per-CPU ring buffer -m accepts; beyond this is almost surely a typo. */
+#define MMAP_MAX_BYTES (1ULL << 30)
+/* Inputs are quoted in messages; cap them so one line stays one line. */
+#define QLEN 60
+#define UNITLEN(p, e) ((e) - (p) > 16 ? 16 : (int)((e) - (p)))
+
+static void __attribute__((format(printf, 3, 4)))
+seterr(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+/* [*b, *e) trimmed of surrounding whitespace. */
+static void trim(const char *s, const char **b, const char **e)
+{
+	const char *p = s, *q = s + strlen(s);
+
+	while (p < q && isspace((unsigned char)*p))
+		p++;
+	while (q > p && isspace((unsigned char)q[-1]))
+		q--;
+	*b = p;
+	*e = q;
+}
+
+/* Decimal digits at *p..e into *v; returns digit count, sets *ovf on overflow. */
+static int scan_digits(const char **p, const char *e, uint64_t *v, int *ovf)
+{
+	int n = 0;
+
+	*v = 0;
+	while (*p < e && isdigit((unsigned char)**p)) {
+		unsigned d = (unsigned)(**p - '0');
+
+		if (*v > (UINT64_MAX - d) / 10)
+			*ovf = 1;
+		else
+			*v = *v * 10 + d;
+		(*p)++;
+		n++;
+	}
+	return n;
+}
+
+/* Case-insensitive compare of [p, e) with a NUL-terminated word. */
+static int word_is(const char *p, const char *e, const char *w)
+{
+	size_t n = (size_t)(e - p);
+
+	return strlen(w) == n && !strncasecmp(p, w, n);
+}
+
+/* Binary units only: "K" is 1024 here, as in perf -m and buffer_size_kb. */
+static int size_unit(const char *p, const char *e, unsigned *shift)
+{
+	static const struct { const char *w; unsigned shift; } units[] = {
+		{ "", 0 }, { "b", 0 },
+		{ "k", 10 }, { "kb", 10 }, { "kib", 10 },
+		{ "m", 20 }, { "mb", 20 }, { "mib", 20 },
+		{ "g", 30 }, { "gb", 30 }, { "gib", 30 },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (word_is(p, e, units[i].w)) {
+			*shift = units[i].shift;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/*
+ * Common part of parse_size and parse_mmap_pages. *has_unit tells whether a
+ * suffix (even just "B") was given, which -m needs to tell pages from bytes.
+ */
+static int size_parse(const char *s, uint64_t *bytes, int *has_unit, char *err, size_t errlen)
+{
+	const char *p, *e;
+	uint64_t v;
+	unsigned shift;
+	int ovf = 0;
+
+	if (!s) {
+		seterr(err, errlen, "empty size (expected e.g. 512K, 4M or 1G)");
+		return -EINVAL;
+	}
+	trim(s, &p, &e);
+	if (p == e) {
+		seterr(err, errlen, "empty size (expected e.g. 512K, 4M or 1G)");
+		return -EINVAL;
+	}
+	if (*p == '-') {
+		seterr(err, errlen, "'%.*s': a size cannot be negative", QLEN, s);
+		return -EINVAL;
+	}
+	if (*p == '+')
+		p++;
+	if (!scan_digits(&p, e, &v, &ovf)) {
+		seterr(err, errlen, "'%.*s': not a size (expected a number with an optional unit, e.g. 512K, 4M or 1G)",
+		       QLEN, s);
+		return -EINVAL;
+	}
+	if (p < e && (*p == '.' || *p == ',')) {
+		seterr(err, errlen, "'%.*s': fractional sizes are not supported (use a whole number in a smaller unit, e.g. 1536K rather than 1.5M)",
+		       QLEN, s);
+		return -EINVAL;
+	}
+	while (p < e && isspace((unsigned char)*p))
+		p++;
+	if (size_unit(p, e, &shift)) {
+		seterr(err, errlen, "'%.*s': unknown unit '%.*s' (use K, M or G)", QLEN, s, UNITLEN(p, e), p);
+		return -EINVAL;
+	}
+	if (ovf || v > (UINT64_MAX >> shift)) {
+		seterr(err, errlen, "'%.*s': size too large (it does not fit in 64 bits)", QLEN, s);
+		return -EINVAL;
+	}
+	if (v == 0) {
+		seterr(err, errlen, "'%.*s': size must be greater than 0", QLEN, s);
+		return -EINVAL;
+	}
+	*bytes = v << shift;
+	/* "4K" and "4096B" are bytes; only a bare number means pages to -m. */
+	*has_unit = p < e;
+	return 0;
+}
+
+int parse_size(const char *s, uint64_t *bytes, char *err, size_t errlen)
+{
+	int has_unit;
+
+	return size_parse(s, bytes, &has_unit, err, errlen);
+}
+
+static int is_pow2(uint64_t v)
+{
+	return v && !(v & (v - 1));
+}
+
+static uint64_t roundup_pow2(uint64_t v)
+{
+	uint64_t r = 1;
+
+	while (r < v)
+		r <<= 1;
+	return r;
+}
+
+static uint64_t page_size(void)
+{
+	long ps = sysconf(_SC_PAGESIZE);
+
+	return ps > 0 ? (uint64_t)ps : 4096;
+}
+
+int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen)
+{
+	uint64_t ps = page_size(), max_pages = MMAP_MAX_BYTES / ps, v;
+	int has_unit, ret;
+
+	ret = size_parse(s, &v, &has_unit, err, errlen);
+	if (ret) {
+		/* size_parse talks about sizes; "0" as a page count deserves its own words. */
+		const char *b, *e;
+
+		if (s) {
+			trim(s, &b, &e);
+			if (b < e && strspn(b, "0") == (size_t)(e - b))
+				seterr(err, errlen, "'%.*s': need at least 1 page (use a power of two such as 1, 2 or 4, or a size such as 512K)",
+				       QLEN, s);
+		}
+		return ret;
+	}
+	if (!has_unit) {
+		if (v > max_pages) {
+			seterr(err, errlen, "'%.*s': too many pages (at most %llu pages = 1G per CPU)",
+			       QLEN, s, (unsigned long long)max_pages);
+			return -EINVAL;
+		}
+		if (!is_pow2(v)) {
+			uint64_t hi = roundup_pow2(v);
+
+			seterr(err, errlen, "'%.*s': the number of pages must be a power of two (e.g. %llu or %llu), or give a size such as 512K",
+			       QLEN, s, (unsigned long long)(hi >> 1), (unsigned long long)hi);
+			return -EINVAL;
+		}
+		*pages = v;
+		return 0;
+	}
+	if (v > MMAP_MAX_BYTES) {
+		seterr(err, errlen, "'%.*s': buffer too large (at most 1G per CPU)", QLEN, s);
+		return -EINVAL;
+	}
+	/* Bytes: the kernel wants a power-of-two page count, so round up, never down. */
+	*pages = roundup_pow2((v + ps - 1) / ps);
+	return 0;
+}
+
+static int duration_unit(const char *p, const char *e, uint64_t *mult)
+{
+	static const struct { const char *w; uint64_t mult; } units[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000ULL }, { "m", 60000000000ULL }, { "h", 3600000000000ULL },
+	};
+
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		if (word_is(p, e, units[i].w)) {
+			*mult = units[i].mult;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
+{
+	const char *p, *e, *num, *num_end;
+	uint64_t ip = 0, fp = 0, den = 1, mult;
+	unsigned __int128 total, frac;
+	int ovf = 0, nd;
+
+	if (!s) {
+		seterr(err, errlen, "empty duration (expected e.g. 10ms, 1.5s or 2m)");
+		return -EINVAL;
+	}
+	trim(s, &p, &e);
+	if (p == e) {
+		seterr(err, errlen, "empty duration (expected e.g. 10ms, 1.5s or 2m)");
+		return -EINVAL;
+	}
+	if (*p == '-') {
+		seterr(err, errlen, "'%.*s': a duration cannot be negative", QLEN, s);
+		return -EINVAL;
+	}
+	if (*p == '+')
+		p++;
+	num = p;
+	nd = scan_digits(&p, e, &ip, &ovf);
+	if (p < e && *p == '.') {
+		p++;
+		while (p < e && isdigit((unsigned char)*p)) {
+			/* 18 places is below a nanosecond even in hours; more is noise. */
+			if (den >= 1000000000000000000ULL) {
+				seterr(err, errlen, "'%.*s': too many decimal places", QLEN, s);
+				return -EINVAL;
+			}
+			fp = fp * 10 + (uint64_t)(*p - '0');
+			den *= 10;
+			p++;
+			nd++;
+		}
+	}
+	num_end = p;
+	if (!nd) {
+		seterr(err, errlen, "'%.*s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)",
+		       QLEN, s);
+		return -EINVAL;
+	}
+	while (p < e && isspace((unsigned char)*p))
+		p++;
+	if (p == e) {
+		seterr(err, errlen, "'%.*s': missing unit (add a unit, e.g. %.*sms)",
+		       QLEN, s, (int)(num_end - num), num);
+		return -EINVAL;
+	}
+	if (duration_unit(p, e, &mult)) {
+		seterr(err, errlen, "'%.*s': unknown unit '%.*s' (use ns, us, ms, s, m or h)",
+		       QLEN, s, UNITLEN(p, e), p);
+		return -EINVAL;
+	}
+	/*
+	 * Exact integer arithmetic: "0.1s" must be 100000000ns, which a
+	 * double does not promise; 128 bits cannot overflow here.
+	 */
+	frac = (unsigned __int128)fp * mult;
+	if (frac % den) {
+		seterr(err, errlen, "'%.*s': finer than the 1ns resolution", QLEN, s);
+		return -EINVAL;
+	}
+	total = (unsigned __int128)ip * mult + frac / den;
+	if (ovf || total > UINT64_MAX) {
+		seterr(err, errlen, "'%.*s': duration too large (must be under 584 years)", QLEN, s);
+		return -EINVAL;
+	}
+	*ns = (uint64_t)total;
+	return 0;
+}
+
+int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen)
+{
+	const char *p, *e;
+	uint64_t v = 0;
+	int ovf = 0, n = 0;
+
+	if (!s) {
+		seterr(err, errlen, "empty value (expected a number)");
+		return -EINVAL;
+	}
+	trim(s, &p, &e);
+	if (p == e) {
+		seterr(err, errlen, "empty value (expected a number)");
+		return -EINVAL;
+	}
+	if (*p == '-') {
+		seterr(err, errlen, "'%.*s': must not be negative", QLEN, s);
+		return -EINVAL;
+	}
+	if (*p == '+')
+		p++;
+	/* Decimal unless 0x: "010" is ten, not an octal eight. */
+	if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
+		for (p += 2; p < e && isxdigit((unsigned char)*p); p++, n++) {
+			unsigned d = isdigit((unsigned char)*p) ? (unsigned)(*p - '0')
+							       : (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
+
+			if (v >> 60)
+				ovf = 1;
+			else
+				v = v << 4 | d;
+		}
+	} else {
+		n = scan_digits(&p, e, &v, &ovf);
+	}
+	if (!n || p != e) {
+		seterr(err, errlen, "'%.*s': not a number (expected decimal, or hex with 0x)", QLEN, s);
+		return -EINVAL;
+	}
+	if (ovf || v > max || v < min) {
+		if (max == UINT64_MAX)
+			seterr(err, errlen, "'%.*s': must be at least %llu%s", QLEN, s,
+			       (unsigned long long)min, ovf ? " and fit in 64 bits" : "");
+		else
+			seterr(err, errlen, "'%.*s': must be between %llu and %llu", QLEN, s,
+			       (unsigned long long)min, (unsigned long long)max);
+		return -EINVAL;
+	}
+	*out = v;
+	return 0;
+}
+
+/*
+ * Walk a CPU list. strict: user input, reject out-of-range CPUs (else they are
+ * ignored, for sysfs files). *highest gets the largest CPU named.
+ */
+static int cpulist_parse(const char *s, unsigned char *mask, int max_cpus, int strict,
+			 int *highest, char *err, size_t errlen)
+{
+	const char *p, *e;
+	int hi_seen = -1;
+
+	if (mask && max_cpus > 0)
+		memset(mask, 0, (size_t)max_cpus);
+	if (!s) {
+		seterr(err, errlen, "empty CPU list (expected e.g. 0-3,5)");
+		return -EINVAL;
+	}
+	trim(s, &p, &e);
+	if (p == e) {
+		seterr(err, errlen, "empty CPU list (expected e.g. 0-3,5)");
+		return -EINVAL;
+	}
+	for (;;) {
+		uint64_t lo, hi;
+		int ovf = 0;
+
+		while (p < e && isspace((unsigned char)*p))
+			p++;
+		if (p == e || *p == ',') {
+			seterr(err, errlen, "'%.*s': empty entry in CPU list (expected e.g. 0-3,5)", QLEN, s);
+			return -EINVAL;
+		}
+		if (!scan_digits(&p, e, &lo, &ovf))
+			goto bad;
+		hi = lo;
+		while (p < e && isspace((unsigned char)*p))
+			p++;
+		if (p < e && *p == '-') {
+			p++;
+			while (p < e && isspace((unsigned char)*p))
+				p++;
+			if (!scan_digits(&p, e, &hi, &ovf))
+				goto bad;
+			while (p < e && isspace((unsigned char)*p))
+				p++;
+		}
+		/* Absurd numbers fail the range check below, with its clearer message. */
+		if (ovf)
+			lo = hi = UINT64_MAX;
+		if (hi < lo) {
+			seterr(err, errlen, "'%.*s': reversed range %llu-%llu (write %llu-%llu)", QLEN, s,
+			       (unsigned long long)lo, (unsigned long long)hi,
+			       (unsigned long long)hi, (unsigned long long)lo);
+			return -EINVAL;
+		}
+		if (strict && hi >= (uint64_t)max_cpus) {
+			uint64_t bad = lo >= (uint64_t)max_cpus ? lo : (uint64_t)max_cpus;
+			char range[32];
+
+			if (max_cpus == 1)
+				snprintf(range, sizeof(range), "CPU 0");
+			else
+				snprintf(range, sizeof(range), "CPUs 0-%d", max_cpus - 1);
+			if (ovf)
+				seterr(err, errlen, "'%.*s': CPU number too large (this system has %d possible %s)",
+				       QLEN, s, max_cpus, range);
+			else
+				seterr(err, errlen, "'%.*s': CPU %llu does not exist (this system has %d possible %s)",
+				       QLEN, s, (unsigned long long)bad, max_cpus, range);
+			return -EINVAL;
+		}
+		if (hi < (uint64_t)INT_MAX && (int)hi > hi_seen)
+			hi_seen = (int)hi;
+		for (uint64_t c = lo; mask && c <= hi && c < (uint64_t)max_cpus; c++)
+			mask[c] = 1;
+		if (p == e)
+			break;
+		if (*p != ',')
+			goto bad;
+		p++;
+	}
+	if (highest)
+		*highest = hi_seen;
+	return 0;
+bad:
+	seterr(err, errlen, "'%.*s': bad CPU list at '%.*s' (expected e.g. 0-3,5)", QLEN, s,
+	       (int)(e - p > 20 ? 20 : e - p), p);
+	return -EINVAL;
+}
+
+int parse_cpulist(const char *s, unsigned char *mask, int max_cpus, char *err, size_t errlen)
+{
+	if (max_cpus <= 0) {
+		seterr(err, errlen, "internal error: no CPUs to choose from (max_cpus=%d)", max_cpus);
+		return -EINVAL;
+	}
+	return cpulist_parse(s, mask, max_cpus, 1, NULL, err, errlen);
+}
+
+/* Read a small sysfs file into buf (NUL-terminated); -errno on failure. */
+static int read_small(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	close(fd);
+	buf[n] = '\0';
+	return 0;
+}
+
+int cpus_possible(void)
+{
+	/* Cache: the possible set is fixed at boot, and this is asked often. */
+	static int cached;
+	char buf[4096];
+	int hi = -1, n = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+
+	if (n > 0)
+		return n;
+	/* "0-3" or "0,2-5": possible CPUs may have holes, the count is the highest + 1. */
+	if (!read_small("/sys/devices/system/cpu/possible", buf, sizeof(buf)) &&
+	    !cpulist_parse(buf, NULL, 0, 0, &hi, NULL, 0) && hi >= 0) {
+		n = hi + 1;
+	} else {
+		long c = sysconf(_SC_NPROCESSORS_CONF);
+
+		dlog("cannot read /sys/devices/system/cpu/possible; using sysconf (%ld)", c);
+		n = c > 0 && c < INT_MAX ? (int)c : 1;
+	}
+	__atomic_store_n(&cached, n, __ATOMIC_RELAXED);
+	return n;
+}
+
+int cpus_online_mask(unsigned char *mask, int max_cpus)
+{
+	char buf[4096];
+	int ret, n = 0;
+
+	if (!mask || max_cpus <= 0)
+		return -EINVAL;
+	memset(mask, 0, (size_t)max_cpus);
+	/* Not cached, unlike cpus_possible(): CPUs go on- and offline. */
+	ret = read_small("/sys/devices/system/cpu/online", buf, sizeof(buf));
+	if (ret)
+		return ret;
+	if (cpulist_parse(buf, mask, max_cpus, 0, NULL, NULL, 0))
+		return -EINVAL;
+	for (int i = 0; i < max_cpus; i++)
+		n += mask[i];
+	return n;
+}
+
+int edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	/* Tracepoint names fit the stack row; only long strings need the heap. */
+	int stack_row[128], *row = stack_row, d;
+
+	if (lb + 1 > sizeof(stack_row) / sizeof(stack_row[0])) {
+		row = malloc((lb + 1) * sizeof(*row));
+		/* No memory: "very far", so no suggestion rather than a wrong one. */
+		if (!row)
+			return INT_MAX / 2;
+	}
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (int)j;
+	/* One row of the DP matrix; diag holds the previous row's [j-1]. */
+	for (size_t i = 1; i <= la; i++) {
+		int diag = row[0];
+
+		row[0] = (int)i;
+		for (size_t j = 1; j <= lb; j++) {
+			int up = row[j];
+			int best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	d = row[lb];
+	if (row != stack_row)
+		free(row);
+	return d;
+}
+
+const char *fmt_duration(uint64_t ns, char *buf, size_t len)
+{
+	static const struct { uint64_t div; const char *unit; } units[] = {
+		{ 1000000000ULL, "s" }, { 1000000, "ms" }, { 1000, "us" },
+	};
+
+	if (!buf || !len)
+		return "";
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		uint64_t div = units[i].div;
+
+		if (ns >= div) {
+			/* Truncate rather than round so 999999ns never shows as "1000.000 us". */
+			snprintf(buf, len, "%llu.%03llu %s", (unsigned long long)(ns / div),
+				 (unsigned long long)(ns % div / (div / 1000)), units[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	return buf;
+}

@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests for src/util.c: value parsers, CPU lists, edit distance, formatting. */
+#include <errno.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "check.h"
+#include "util.h"
+
+static char err[256];
+
+/* Parse must succeed with the given value and leave err alone. */
+#define SIZE_OK(s, v) do { uint64_t _v = 0; err[0] = '\0'; \
+	CHECK_EQ(parse_size(s, &_v, err, sizeof(err)), 0); CHECK_EQ(_v, v); CHECK_STR(err, ""); } while (0)
+/* Parse must fail with exactly this message, and leave the output untouched. */
+#define SIZE_BAD(s, msg) do { uint64_t _v = 42; err[0] = '\0'; \
+	CHECK_EQ(parse_size(s, &_v, err, sizeof(err)), -EINVAL); CHECK_STR(err, msg); CHECK_EQ(_v, 42); } while (0)
+
+TEST(size_plain_and_units)
+{
+	SIZE_OK("65536", 65536);
+	SIZE_OK("1", 1);
+	SIZE_OK("512K", 512 * 1024);
+	SIZE_OK("512k", 512 * 1024);
+	SIZE_OK("4M", 4ULL << 20);
+	SIZE_OK("4m", 4ULL << 20);
+	SIZE_OK("1G", 1ULL << 30);
+	SIZE_OK("1g", 1ULL << 30);
+	SIZE_OK("100B", 100);
+	SIZE_OK("100b", 100);
+	SIZE_OK("2KB", 2048);
+	SIZE_OK("2KiB", 2048);
+	SIZE_OK("2kib", 2048);
+	SIZE_OK("2KIB", 2048);
+	SIZE_OK("3MiB", 3ULL << 20);
+	SIZE_OK("3mb", 3ULL << 20);
+	SIZE_OK("5GiB", 5ULL << 30);
+	SIZE_OK("16G", 16ULL << 30);
+	SIZE_OK(" 8M ", 8ULL << 20);
+	SIZE_OK("8 M", 8ULL << 20);
+	SIZE_OK("+8K", 8192);
+	SIZE_OK("007", 7);
+	SIZE_OK("18446744073709551615", UINT64_MAX);
+	SIZE_OK("17179869183G", 17179869183ULL << 30);
+	return 0;
+}
+
+TEST(size_errors)
+{
+	SIZE_BAD("12Q", "'12Q': unknown unit 'Q' (use K, M or G)");
+	SIZE_BAD("4T", "'4T': unknown unit 'T' (use K, M or G)");
+	SIZE_BAD("4MX", "'4MX': unknown unit 'MX' (use K, M or G)");
+	SIZE_BAD("4kibi", "'4kibi': unknown unit 'kibi' (use K, M or G)");
+	SIZE_BAD("0x100", "'0x100': unknown unit 'x100' (use K, M or G)");
+	SIZE_BAD("0", "'0': size must be greater than 0");
+	SIZE_BAD("0K", "'0K': size must be greater than 0");
+	SIZE_BAD("-4M", "'-4M': a size cannot be negative");
+	SIZE_BAD(" -1", "' -1': a size cannot be negative");
+	SIZE_BAD("", "empty size (expected e.g. 512K, 4M or 1G)");
+	SIZE_BAD("   ", "empty size (expected e.g. 512K, 4M or 1G)");
+	SIZE_BAD(NULL, "empty size (expected e.g. 512K, 4M or 1G)");
+	SIZE_BAD("M", "'M': not a size (expected a number with an optional unit, e.g. 512K, 4M or 1G)");
+	SIZE_BAD("abc", "'abc': not a size (expected a number with an optional unit, e.g. 512K, 4M or 1G)");
+	SIZE_BAD("1.5M", "'1.5M': fractional sizes are not supported (use a whole number in a smaller unit, e.g. 1536K rather than 1.5M)");
+	/* Overflow: in the digits, and in the unit multiplication. */
+	SIZE_BAD("18446744073709551616", "'18446744073709551616': size too large (it does not fit in 64 bits)");
+	SIZE_BAD("99999999999999999999999K", "'99999999999999999999999K': size too large (it does not fit in 64 bits)");
+	SIZE_BAD("17179869184G", "'17179869184G': size too large (it does not fit in 64 bits)");
+	SIZE_BAD("18014398509481984K", "'18014398509481984K': size too large (it does not fit in 64 bits)");
+	return 0;
+}
+
+TEST(size_err_buffer_edge_cases)
+{
+	uint64_t v;
+	char tiny[8];
+	char longin[300];
+
+	/* NULL / zero-length err buffers are allowed. */
+	CHECK_EQ(parse_size("1Q", &v, NULL, 0), -EINVAL);
+	CHECK_EQ(parse_size("1Q", &v, tiny, 0), -EINVAL);
+	/* A small buffer is truncated, still NUL-terminated. */
+	CHECK_EQ(parse_size("12Q", &v, tiny, sizeof(tiny)), -EINVAL);
+	CHECK_STR(tiny, "'12Q': ");
+	/* Very long inputs are cut in the message so it stays one short line. */
+	memset(longin, '7', sizeof(longin) - 2);
+	longin[sizeof(longin) - 2] = 'Q';
+	longin[sizeof(longin) - 1] = '\0';
+	CHECK_EQ(parse_size(longin, &v, err, sizeof(err)), -EINVAL);
+	CHECK(strlen(err) < 200);
+	CHECK(!strchr(err, '\n'));
+	return 0;
+}
+
+#define PAGES_OK(s, v) do { uint64_t _v = 0; err[0] = '\0'; \
+	CHECK_EQ(parse_mmap_pages(s, &_v, err, sizeof(err)), 0); CHECK_EQ(_v, v); CHECK_STR(err, ""); } while (0)
+#define PAGES_BAD(s, msg) do { uint64_t _v = 42; err[0] = '\0'; \
+	CHECK_EQ(parse_mmap_pages(s, &_v, err, sizeof(err)), -EINVAL); CHECK_STR(err, msg); CHECK_EQ(_v, 42); } while (0)
+
+TEST(mmap_pages)
+{
+	uint64_t ps = (uint64_t)sysconf(_SC_PAGESIZE);
+	char buf[64];
+
+	/* Plain numbers are pages. */
+	PAGES_OK("1", 1);
+	PAGES_OK("2", 2);
+	PAGES_OK("128", 128);
+	PAGES_OK(" 64 ", 64);
+	PAGES_OK("1024", 1024);
+	/* With a unit: bytes rounded up to a power-of-two number of pages. */
+	PAGES_OK("1B", 1);
+	PAGES_OK("1K", 1);
+	PAGES_OK("1G", (1ULL << 30) / ps);
+	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps);
+	PAGES_OK(buf, 1);
+	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps + 1);
+	PAGES_OK(buf, 2);
+	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps * 3);
+	PAGES_OK(buf, 4);
+	if (ps == 4096) {
+		PAGES_OK("512K", 128);
+		PAGES_OK("4M", 1024);
+		PAGES_OK("4m", 1024);
+		PAGES_OK("100K", 32);	/* 25 pages -> 32 */
+		PAGES_OK("3M", 1024);	/* 768 pages -> 1024 */
+		PAGES_OK("4KiB", 1);
+		PAGES_OK("262144", 262144);
+		PAGES_BAD("262145", "'262145': too many pages (at most 262144 pages = 1G per CPU)");
+		PAGES_BAD("524288", "'524288': too many pages (at most 262144 pages = 1G per CPU)");
+	}
+	return 0;
+}
+
+TEST(mmap_pages_errors)
+{
+	PAGES_BAD("3", "'3': the number of pages must be a power of two (e.g. 2 or 4), or give a size such as 512K");
+	PAGES_BAD("100", "'100': the number of pages must be a power of two (e.g. 64 or 128), or give a size such as 512K");
+	PAGES_BAD("0", "'0': need at least 1 page (use a power of two such as 1, 2 or 4, or a size such as 512K)");
+	PAGES_BAD("00", "'00': need at least 1 page (use a power of two such as 1, 2 or 4, or a size such as 512K)");
+	PAGES_BAD("0K", "'0K': size must be greater than 0");
+	PAGES_BAD("-8", "'-8': a size cannot be negative");
+	PAGES_BAD("", "empty size (expected e.g. 512K, 4M or 1G)");
+	PAGES_BAD("2G", "'2G': buffer too large (at most 1G per CPU)");
+	PAGES_BAD("1025M", "'1025M': buffer too large (at most 1G per CPU)");
+	PAGES_BAD("4Z", "'4Z': unknown unit 'Z' (use K, M or G)");
+	PAGES_BAD("99999999999999999999", "'99999999999999999999': size too large (it does not fit in 64 bits)");
+	return 0;
+}
+
+#define DUR_OK(s, v) do { uint64_t _v = 0; err[0] = '\0'; \
+	CHECK_EQ(parse_duration(s, &_v, err, sizeof(err)), 0); CHECK_EQ(_v, v); CHECK_STR(err, ""); } while (0)
+#define DUR_BAD(s, msg) do { uint64_t _v = 42; err[0] = '\0'; \
+	CHECK_EQ(parse_duration(s, &_v, err, sizeof(err)), -EINVAL); CHECK_STR(err, msg); CHECK_EQ(_v, 42); } while (0)
+
+TEST(duration_units)
+{
+	DUR_OK("100ns", 100);
+	DUR_OK("250us", 250000);
+	DUR_OK("250\xc2\xb5s", 250000);
+	DUR_OK("10ms", 10000000);
+	DUR_OK("1s", 1000000000ULL);
+	DUR_OK("2m", 120000000000ULL);
+	DUR_OK("1h", 3600000000000ULL);
+	DUR_OK("10MS", 10000000);
+	DUR_OK("3S", 3000000000ULL);
+	DUR_OK("0s", 0);
+	DUR_OK("0ns", 0);
+	DUR_OK(" 5 ms ", 5000000);
+	DUR_OK("+5ms", 5000000);
+	/* Decimals are exact, no floating point rounding. */
+	DUR_OK("1.5ms", 1500000);
+	DUR_OK("1.5s", 1500000000ULL);
+	DUR_OK("0.1s", 100000000ULL);
+	DUR_OK(".5s", 500000000ULL);
+	DUR_OK("5.s", 5000000000ULL);
+	DUR_OK("0.001ms", 1000);
+	DUR_OK("1.000000001s", 1000000001ULL);
+	DUR_OK("2.5h", 9000000000000ULL);
+	DUR_OK("0.25m", 15000000000ULL);
+	DUR_OK("1.000ns", 1);
+	DUR_OK("18446744073709551615ns", UINT64_MAX);
+	DUR_OK("18446744073s", 18446744073000000000ULL);
+	return 0;
+}
+
+TEST(duration_errors)
+{
+	DUR_BAD("10", "'10': missing unit (add a unit, e.g. 10ms)");
+	DUR_BAD("1.5", "'1.5': missing unit (add a unit, e.g. 1.5ms)");
+	DUR_BAD(" 7 ", "' 7 ': missing unit (add a unit, e.g. 7ms)");
+	DUR_BAD("10x", "'10x': unknown unit 'x' (use ns, us, ms, s, m or h)");
+	DUR_BAD("10sec", "'10sec': unknown unit 'sec' (use ns, us, ms, s, m or h)");
+	DUR_BAD("10 d", "'10 d': unknown unit 'd' (use ns, us, ms, s, m or h)");
+	DUR_BAD("-5ms", "'-5ms': a duration cannot be negative");
+	DUR_BAD("", "empty duration (expected e.g. 10ms, 1.5s or 2m)");
+	DUR_BAD(NULL, "empty duration (expected e.g. 10ms, 1.5s or 2m)");
+	DUR_BAD("ms", "'ms': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)");
+	DUR_BAD(".s", "'.s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)");
+	DUR_BAD("1.2.3s", "'1.2.3s': unknown unit '.3s' (use ns, us, ms, s, m or h)");
+	DUR_BAD("0.5ns", "'0.5ns': finer than the 1ns resolution");
+	DUR_BAD("1.0000000001s", "'1.0000000001s': finer than the 1ns resolution");
+	DUR_BAD("0.0000000000000000001s", "'0.0000000000000000001s': too many decimal places");
+	DUR_BAD("18446744073709551616ns", "'18446744073709551616ns': duration too large (must be under 584 years)");
+	DUR_BAD("18446744074s", "'18446744074s': duration too large (must be under 584 years)");
+	DUR_BAD("99999999999h", "'99999999999h': duration too large (must be under 584 years)");
+	return 0;
+}
+
+#define U64_OK(s, lo, hi, v) do { uint64_t _v = 0; err[0] = '\0'; \
+	CHECK_EQ(parse_u64(s, lo, hi, &_v, err, sizeof(err)), 0); CHECK_EQ(_v, v); CHECK_STR(err, ""); } while (0)
+#define U64_BAD(s, lo, hi, msg) do { uint64_t _v = 42; err[0] = '\0'; \
+	CHECK_EQ(parse_u64(s, lo, hi, &_v, err, sizeof(err)), -EINVAL); CHECK_STR(err, msg); CHECK_EQ(_v, 42); } while (0)
+
+TEST(u64_parse)
+{
+	U64_OK("0", 0, 10, 0);
+	U64_OK("10", 0, 10, 10);
+	U64_OK("010", 0, 100, 10);	/* decimal, not octal */
+	U64_OK("0x10", 0, 100, 16);
+	U64_OK("0XfF", 0, 1000, 255);
+	U64_OK(" 42 ", 0, 100, 42);
+	U64_OK("18446744073709551615", 0, UINT64_MAX, UINT64_MAX);
+	U64_OK("0xffffffffffffffff", 0, UINT64_MAX, UINT64_MAX);
+	U64_OK("5", 5, 5, 5);
+	return 0;
+}
+
+TEST(u64_errors)
+{
+	U64_BAD("", 0, 10, "empty value (expected a number)");
+	U64_BAD(NULL, 0, 10, "empty value (expected a number)");
+	U64_BAD("-1", 0, 10, "'-1': must not be negative");
+	U64_BAD("abc", 0, 10, "'abc': not a number (expected decimal, or hex with 0x)");
+	U64_BAD("12abc", 0, 100, "'12abc': not a number (expected decimal, or hex with 0x)");
+	U64_BAD("0x", 0, 100, "'0x': not a number (expected decimal, or hex with 0x)");
+	U64_BAD("0xg", 0, 100, "'0xg': not a number (expected decimal, or hex with 0x)");
+	U64_BAD("1.5", 0, 100, "'1.5': not a number (expected decimal, or hex with 0x)");
+	U64_BAD("11", 0, 10, "'11': must be between 0 and 10");
+	U64_BAD("4", 5, 10, "'4': must be between 5 and 10");
+	U64_BAD("0", 1, UINT64_MAX, "'0': must be at least 1");
+	U64_BAD("18446744073709551616", 0, UINT64_MAX, "'18446744073709551616': must be at least 0 and fit in 64 bits");
+	U64_BAD("0x10000000000000000", 0, UINT64_MAX, "'0x10000000000000000': must be at least 0 and fit in 64 bits");
+	U64_BAD("99999999999999999999", 0, 1000, "'99999999999999999999': must be between 0 and 1000");
+	return 0;
+}
+
+static int mask_is(const unsigned char *m, int n, const char *want)
+{
+	for (int i = 0; i < n; i++)
+		if (m[i] != (want[i] == '1'))
+			return 0;
+	return 1;
+}
+
+#define CPUS_OK(s, n, want) do { unsigned char _m[64]; memset(_m, 7, sizeof(_m)); err[0] = '\0'; \
+	CHECK_EQ(parse_cpulist(s, _m, n, err, sizeof(err)), 0); CHECK(mask_is(_m, n, want)); \
+	CHECK_STR(err, ""); } while (0)
+#define CPUS_BAD(s, n, msg) do { unsigned char _m[64]; err[0] = '\0'; \
+	CHECK_EQ(parse_cpulist(s, _m, n, err, sizeof(err)), -EINVAL); CHECK_STR(err, msg); } while (0)
+
+TEST(cpulist_parse)
+{
+	CPUS_OK("0", 8, "10000000");
+	CPUS_OK("7", 8, "00000001");
+	CPUS_OK("0-3", 8, "11110000");
+	CPUS_OK("0-3,5", 8, "11110100");
+	CPUS_OK("0-3,5,7-7", 8, "11110101");
+	CPUS_OK("1,1,1-2", 8, "01100000");
+	CPUS_OK(" 2 - 3 , 6 ", 8, "00110010");
+	CPUS_OK("5,0", 8, "10000100");
+	CPUS_OK("0-63", 64, "1111111111111111111111111111111111111111111111111111111111111111");
+	/* Entries past max_cpus are left alone (the test poisons them with 7). */
+	{
+		unsigned char m[4] = { 7, 7, 7, 7 };
+
+		CHECK_EQ(parse_cpulist("1", m, 2, err, sizeof(err)), 0);
+		CHECK_EQ(m[0], 0);
+		CHECK_EQ(m[1], 1);
+		CHECK_EQ(m[2], 7);
+	}
+	return 0;
+}
+
+TEST(cpulist_errors)
+{
+	CPUS_BAD("3-1", 8, "'3-1': reversed range 3-1 (write 1-3)");
+	CPUS_BAD("0,5-2", 8, "'0,5-2': reversed range 5-2 (write 2-5)");
+	CPUS_BAD("8", 8, "'8': CPU 8 does not exist (this system has 8 possible CPUs 0-7)");
+	CPUS_BAD("0-9", 8, "'0-9': CPU 8 does not exist (this system has 8 possible CPUs 0-7)");
+	CPUS_BAD("0-3,12-15", 8, "'0-3,12-15': CPU 12 does not exist (this system has 8 possible CPUs 0-7)");
+	CPUS_BAD("1", 1, "'1': CPU 1 does not exist (this system has 1 possible CPU 0)");
+	CPUS_BAD("99999999999999999999", 8, "'99999999999999999999': CPU number too large (this system has 8 possible CPUs 0-7)");
+	CPUS_BAD("", 8, "empty CPU list (expected e.g. 0-3,5)");
+	CPUS_BAD(NULL, 8, "empty CPU list (expected e.g. 0-3,5)");
+	CPUS_BAD("0,", 8, "'0,': empty entry in CPU list (expected e.g. 0-3,5)");
+	CPUS_BAD(",1", 8, "',1': empty entry in CPU list (expected e.g. 0-3,5)");
+	CPUS_BAD("0,,1", 8, "'0,,1': empty entry in CPU list (expected e.g. 0-3,5)");
+	CPUS_BAD("0-", 8, "'0-': bad CPU list at '' (expected e.g. 0-3,5)");
+	CPUS_BAD("-1", 8, "'-1': bad CPU list at '-1' (expected e.g. 0-3,5)");
+	CPUS_BAD("a", 8, "'a': bad CPU list at 'a' (expected e.g. 0-3,5)");
+	CPUS_BAD("0-3x", 8, "'0-3x': bad CPU list at 'x' (expected e.g. 0-3,5)");
+	CPUS_BAD("1 2", 8, "'1 2': bad CPU list at '2' (expected e.g. 0-3,5)");
+	CPUS_BAD("0;1", 8, "'0;1': bad CPU list at ';1' (expected e.g. 0-3,5)");
+	CPUS_BAD("0", 0, "internal error: no CPUs to choose from (max_cpus=0)");
+	return 0;
+}
+
+TEST(cpus_possible_and_online)
+{
+	int n = cpus_possible(), on;
+	long conf = sysconf(_SC_NPROCESSORS_CONF), onl = sysconf(_SC_NPROCESSORS_ONLN);
+	unsigned char *mask;
+
+	CHECK(n >= 1);
+	/* possible >= configured >= online */
+	CHECK(n >= conf);
+	CHECK_EQ(cpus_possible(), n);	/* cached, stable */
+	mask = calloc((size_t)n + 1, 1);
+	CHECK(mask != NULL);
+	if (!mask)
+		return 1;
+	mask[n] = 9;
+	on = cpus_online_mask(mask, n);
+	CHECK(on >= 1);
+	CHECK_EQ(on, onl);
+	CHECK_EQ(mask[n], 9);	/* writes stay within max_cpus */
+	{
+		int c = 0;
+
+		for (int i = 0; i < n; i++)
+			c += mask[i];
+		CHECK_EQ(c, on);
+	}
+	/* A too-small mask truncates rather than overflowing. */
+	CHECK(cpus_online_mask(mask, 1) <= 1);
+	CHECK_EQ(cpus_online_mask(mask, 0), -EINVAL);
+	CHECK_EQ(cpus_online_mask(NULL, 4), -EINVAL);
+	/* The calling CPU must be online. */
+	{
+		int cpu = sched_getcpu();
+
+		if (cpu >= 0 && cpu < n) {
+			CHECK_EQ(cpus_online_mask(mask, n), on);
+			CHECK_EQ(mask[cpu], 1);
+		}
+	}
+	free(mask);
+	return 0;
+}
+
+TEST(edit_distance_cases)
+{
+	char a[400], b[400];
+
+	CHECK_EQ(edit_distance("", ""), 0);
+	CHECK_EQ(edit_distance("abc", ""), 3);
+	CHECK_EQ(edit_distance("", "abc"), 3);
+	CHECK_EQ(edit_distance("abc", "abc"), 0);
+	CHECK_EQ(edit_distance("kitten", "sitting"), 3);
+	CHECK_EQ(edit_distance("sitting", "kitten"), 3);
+	CHECK_EQ(edit_distance("sched_swich", "sched_switch"), 1);
+	CHECK_EQ(edit_distance("sched:sched_switch", "sched:sched_swich"), 1);
+	CHECK_EQ(edit_distance("ab", "ba"), 2);	/* plain Levenshtein: no transposition */
+	CHECK_EQ(edit_distance("flaw", "lawn"), 2);
+	CHECK_EQ(edit_distance("a", "b"), 1);
+	/* Long strings take the heap path. */
+	memset(a, 'x', sizeof(a) - 1);
+	a[sizeof(a) - 1] = '\0';
+	memcpy(b, a, sizeof(b));
+	b[100] = 'y';
+	b[300] = 'z';
+	CHECK_EQ(edit_distance(a, b), 2);
+	CHECK_EQ(edit_distance(a, "x"), (int)sizeof(a) - 2);
+	CHECK_EQ(edit_distance("x", a), (int)sizeof(a) - 2);
+	return 0;
+}
+
+TEST(fmt_duration_cases)
+{
+	char buf[32];
+
+	CHECK_STR(fmt_duration(0, buf, sizeof(buf)), "0 ns");
+	CHECK_STR(fmt_duration(999, buf, sizeof(buf)), "999 ns");
+	CHECK_STR(fmt_duration(1000, buf, sizeof(buf)), "1.000 us");
+	CHECK_STR(fmt_duration(1234, buf, sizeof(buf)), "1.234 us");
+	CHECK_STR(fmt_duration(999999, buf, sizeof(buf)), "999.999 us");
+	CHECK_STR(fmt_duration(1234567, buf, sizeof(buf)), "1.234 ms");
+	CHECK_STR(fmt_duration(999999999, buf, sizeof(buf)), "999.999 ms");
+	CHECK_STR(fmt_duration(1000000000, buf, sizeof(buf)), "1.000 s");
+	CHECK_STR(fmt_duration(1500000000, buf, sizeof(buf)), "1.500 s");
+	CHECK_STR(fmt_duration(3600000000000ULL, buf, sizeof(buf)), "3600.000 s");
+	CHECK_STR(fmt_duration(UINT64_MAX, buf, sizeof(buf)), "18446744073.709 s");
+	/* The returned pointer is the buffer; tiny buffers truncate safely. */
+	CHECK(fmt_duration(5, buf, sizeof(buf)) == buf);
+	{
+		char small[4];
+
+		CHECK_STR(fmt_duration(1234567, small, sizeof(small)), "1.2");
+	}
+	CHECK_STR(fmt_duration(1, NULL, 0), "");
+	return 0;
+}
+
+TEST(roundtrip_fmt_parse)
+{
+	/* What fmt_duration prints (minus the space) parses back to the same value. */
+	static const uint64_t vals[] = { 1, 999, 1000, 1500, 2000000, 1500000000ULL, 42000000000ULL };
+	char buf[32], nospace[32];
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		uint64_t back = 0;
+		size_t j = 0;
+
+		fmt_duration(vals[i], buf, sizeof(buf));
+		for (const char *p = buf; *p; p++)
+			if (*p != ' ')
+				nospace[j++] = *p;
+		nospace[j] = '\0';
+		CHECK_EQ(parse_duration(nospace, &back, err, sizeof(err)), 0);
+		CHECK_EQ(back, vals[i]);
+	}
+	return 0;
+}
+
+RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases),
+	  T(mmap_pages), T(mmap_pages_errors), T(duration_units), T(duration_errors),
+	  T(u64_parse), T(u64_errors), T(cpulist_parse), T(cpulist_errors),
+	  T(cpus_possible_and_online), T(edit_distance_cases), T(fmt_duration_cases),
+	  T(roundtrip_fmt_parse))
