@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The trigger language: one grammar for `--trigger` and trigger scripts.
+ * Lexer with positions -> AST -> compiled trigrec_trigger_cfg tables that
+ * bpf/trigrec.bpf.c evaluates. Errors carry line:col and print with a caret.
+ * Grammar and semantics: docs/triggers.md.
+ */
+#ifndef TRIGREC_TRIGGER_LANG_H
+#define TRIGREC_TRIGGER_LANG_H
+#include <stddef.h>
+#include <stdint.h>
+#include "trigrec_abi.h"
+
+struct tl_pos {
+	int line;   /* 1-based */
+	int col;    /* 1-based, in bytes */
+};
+
+struct tl_error {
+	struct tl_pos pos;
+	char msg[512];
+};
+
+/* One trigger, compiled, as the recorder runs it. */
+struct trig_def {
+	char name[64];           /* file-name safe: [A-Za-z0-9_.-] */
+	char text[512];          /* as the user wrote it */
+	enum trigrec_trigger_kind kind;
+	/* Tracepoint of each side as "sys:name" (ROLE_START is empty unless LATENCY). */
+	char event[2][200];
+	int has_post;            /* post given in the trigger (else the CLI's --post applies) */
+	struct trigrec_trigger_cfg cfg;
+	/* Human-readable parts for reports: "tid", "dev,sector". */
+	char key_desc[2][96];
+};
+
+struct trig_ast; /* opaque */
+
+/*
+ * Parse one trigger. `text` may span lines (scripts); positions are reported
+ * relative to (first_line, first_col) so a script can point into its file.
+ * NULL with *err filled on a syntax error.
+ */
+struct trig_ast *trig_parse(const char *text, int first_line, int first_col, struct tl_error *err);
+void trig_ast_free(struct trig_ast *a);
+
+/*
+ * Resolve events and fields against tracefs formats and fill *out. 0, or
+ * -EINVAL with *err filled (unknown event with suggestions, unknown field
+ * listing the valid ones, type mismatch, limit exceeded naming the limit).
+ */
+int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *out,
+		 struct tl_error *err);
+
+/* Both steps. */
+int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err);
+
+/*
+ * "origin:line:col: message" followed by the source line and a caret under
+ * the column. `src` is the whole text the positions refer to.
+ */
+void tl_error_format(const struct tl_error *e, const char *origin, const char *src,
+		     char *buf, size_t len);
+
+#endif
