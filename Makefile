@@ -1,5 +1,11 @@
 # trigrec: eBPF-driven flight recorder.  `make help` lists the targets.
+ifeq ($(SAN),1)
+OUTPUT    ?= .output-san
+BIN       := $(OUTPUT)/trigrec
+else
 OUTPUT    ?= .output
+BIN       := trigrec
+endif
 PREFIX    ?= /usr/local
 DESTDIR   ?=
 CC        ?= cc
@@ -20,7 +26,6 @@ endif
 # Debian packages that provide each build tool; installed on demand.
 DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf
 
-SAN       ?=
 EXTRA_CFLAGS ?=
 CFLAGS    ?= -O2 -g
 VERSION   := 0.1.0
@@ -34,9 +39,9 @@ endif
 LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lpthread
 
 # BPF side: the system include dirs clang needs for <linux/*.h> (libbpf-bootstrap's trick).
-CLANG_BPF_SYS_INCLUDES := $(shell $(CLANG) -v -E - </dev/null 2>&1 \
+CLANG_BPF_SYS_INCLUDES = $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
-BPF_CFLAGS := -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
+BPF_CFLAGS = -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
 	      -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES) -MMD -MP
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -56,7 +61,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 .SECONDARY: $(BPF_OBJS)
 .PHONY: all deps check check-unit check-integration demo install uninstall vmlinux clean help bench
 
-all: deps trigrec
+all: deps $(BIN)
 
 help:
 	@echo 'make            build ./trigrec (installs missing build packages with apt)'
@@ -75,7 +80,7 @@ $(OUTPUT)/.deps-ok:
 	$(Q)./tools/install-deps.sh $(DEPS_PKGS)
 	$(Q)touch $@
 
-trigrec: $(OUTPUT)/src/main.o $(LIB_OBJS) | $(OUTPUT)/.deps-ok
+$(BIN): $(OUTPUT)/src/main.o $(LIB_OBJS) | $(OUTPUT)/.deps-ok
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
@@ -113,10 +118,10 @@ $(OUTPUT)/bench/%: bench/%.c
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -lpthread -o $@
 
 check: all $(UNIT_BINS) $(HELPER_BINS)
-	$(Q)OUTPUT=$(OUTPUT) ./tests/run.sh
+	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/run.sh
 
 check-unit: all $(UNIT_BINS)
-	$(Q)OUTPUT=$(OUTPUT) ./tests/run.sh --unit
+	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/run.sh --unit
 
 demo: all
 	$(Q)./tools/demo.sh
@@ -124,8 +129,8 @@ demo: all
 bench: all $(BENCH_BINS) $(HELPER_BINS)
 	$(Q)OUTPUT=$(OUTPUT) ./bench/run.sh
 
-install: trigrec
-	install -D -m 0755 trigrec $(DESTDIR)$(PREFIX)/bin/trigrec
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trigrec
 	install -D -m 0644 docs/trigrec.1 $(DESTDIR)$(PREFIX)/share/man/man1/trigrec.1
 
 uninstall:
@@ -138,6 +143,6 @@ vmlinux:
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf $(OUTPUT) trigrec
+	$(Q)rm -rf .output .output-san trigrec
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/bench/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bench/*.d $(OUTPUT)/src/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/bench/*.d)

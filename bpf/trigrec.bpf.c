@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * trigrec's in-kernel half: the freeze gates and the trigger hook.
+ * trigrec's in-kernel half: the freeze gates and the trigger engine.
  *
  * Every recorded tracepoint carries tp_hook and every recorded sampling
  * event carries pe_gate. Returning 0 from either drops the record before it
  * reaches any perf ring, so once a trigger has set freeze_at nothing newer
  * than the cut is written, however late the side-band thread wakes up.
+ *
+ * Triggers are data, not code: userspace compiles each into a
+ * trigrec_trigger_cfg (filters as forward-jumping clause lists, keys,
+ * thresholds, policies) and one precompiled program evaluates them all.
  */
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
@@ -13,6 +17,8 @@
 #include "trigrec_abi.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
+
+#define SCRATCH_BYTES 512
 
 /* Set by userspace between open and load. */
 const volatile __u32 scope_tgid = 0; /* 0: triggers fire for any task */
@@ -36,6 +42,13 @@ struct {
 } triggers SEC(".maps");
 
 struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_TRIGGERS);
+	__type(key, __u32);
+	__type(value, struct trigrec_trig_state);
+} trig_state SEC(".maps");
+
+struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TRIGREC_MAX_TRIGGERS + 1);
 	__type(key, __u32);
@@ -46,6 +59,74 @@ struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, TRIGREC_RINGBUF_BYTES);
 } sideband SEC(".maps");
+
+/* Keyed state: latency starts, rate buckets, per-key cooldowns. */
+struct tkey {
+	__u32 trig;
+	__u32 kind;  /* which table the entry belongs to, so one key space serves all */
+	__u64 k[TRIGREC_MAX_KEY_PARTS];
+};
+
+struct lat_start {
+	__u64 ts;
+	__u32 tid;
+	__u32 cpu;
+};
+
+struct rate_bucket {
+	__u64 win_start;
+	__u64 count;
+};
+
+/* Sizes are set by userspace (bpf_map__set_max_entries) before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct tkey);
+	__type(value, struct lat_start);
+} lat_starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct tkey);
+	__type(value, struct rate_bucket);
+} rate_buckets SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct tkey);
+	__type(value, __u64);
+} key_cooldown SEC(".maps");
+
+/* The record being evaluated, copied once so clauses can index it freely. */
+struct scratch {
+	__u8 d[SCRATCH_BYTES];
+	__u32 size;
+	__u32 hook;
+	__u32 hook_recorded;
+	__u32 pad;
+	char comm[TRIGREC_COMM_LEN];
+};
+
+struct str64 {
+	char c[TRIGREC_FIELD_STR_LEN];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct str64);
+} str_map SEC(".maps");
 
 static __always_inline struct trigrec_stats *stat_slot(__u32 id)
 {
@@ -87,22 +168,304 @@ static __always_inline int in_scope(void)
 	return 0;
 }
 
-/*
- * Fire trigger `id`: claim the snapshot, set the cut, tell userspace.
- * The message is reserved before claiming so a full ring buffer can never
- * leave the recorder frozen with nobody told.
- */
-static __always_inline int fire(void *ctx, __u32 id, __u32 hook,
-				const struct trigrec_hook_cfg *hc)
+/* An integer from the record or the current task. */
+static __always_inline __u64 load_value(struct scratch *s, __u8 src, __u8 size, __u8 is_signed,
+					__u16 offset)
 {
-	struct trigrec_trigger_cfg *tc = bpf_map_lookup_elem(&triggers, &id);
-	struct trigrec_stats *st = stat_slot(id);
+	__u32 off = offset;
+	__u64 v = 0;
+
+	switch (src) {
+	case TRIGREC_SRC_FIELD:
+		if (off > SCRATCH_BYTES - 8)
+			return 0;
+		switch (size) {
+		case 1:
+			v = is_signed ? (__u64)(__s64) * (__s8 *)&s->d[off] : s->d[off];
+			break;
+		case 2: {
+			__u16 x;
+
+			__builtin_memcpy(&x, &s->d[off], 2);
+			v = is_signed ? (__u64)(__s64)(__s16)x : x;
+			break;
+		}
+		case 4: {
+			__u32 x;
+
+			__builtin_memcpy(&x, &s->d[off], 4);
+			v = is_signed ? (__u64)(__s64)(__s32)x : x;
+			break;
+		}
+		default:
+			__builtin_memcpy(&v, &s->d[off], 8);
+		}
+		return v;
+	case TRIGREC_SRC_PID:
+		return bpf_get_current_pid_tgid() >> 32;
+	case TRIGREC_SRC_TID:
+		return (__u32)bpf_get_current_pid_tgid();
+	case TRIGREC_SRC_CPU:
+		return bpf_get_smp_processor_id();
+	case TRIGREC_SRC_CGROUP:
+		return bpf_get_current_cgroup_id();
+	}
+	return 0;
+}
+
+/* Copy a string operand (char array, __data_loc or comm) into out, NUL-terminated. */
+static __always_inline void load_string(struct scratch *s, const struct trigrec_clause *c,
+					struct str64 *out)
+{
+	__u32 off = 0, len = 0;
+
+	if (c->src == TRIGREC_SRC_COMM) {
+		__builtin_memset(out->c, 0, sizeof(out->c));
+		bpf_get_current_comm(out->c, TRIGREC_COMM_LEN);
+		return;
+	}
+	if (c->src == TRIGREC_SRC_CHARS) {
+		off = c->offset;
+		len = c->size;
+	} else if (c->src == TRIGREC_SRC_DATALOC) {
+		__u32 loc = 0;
+
+		if (c->offset > SCRATCH_BYTES - 4)
+			goto empty;
+		__builtin_memcpy(&loc, &s->d[c->offset], 4);
+		off = loc & 0xffff;
+		len = loc >> 16;
+	}
+	if (len > TRIGREC_FIELD_STR_LEN - 1)
+		len = TRIGREC_FIELD_STR_LEN - 1;
+	if (off > SCRATCH_BYTES - TRIGREC_FIELD_STR_LEN)
+		goto empty;
+	__builtin_memcpy(out->c, &s->d[off], TRIGREC_FIELD_STR_LEN);
+	if (len < TRIGREC_FIELD_STR_LEN)
+		out->c[len & (TRIGREC_FIELD_STR_LEN - 1)] = 0;
+	out->c[TRIGREC_FIELD_STR_LEN - 1] = 0;
+	return;
+empty:
+	out->c[0] = 0;
+}
+
+/* Does pat (NUL-terminated, < TRIGREC_STR_LEN) occur in str at pos? */
+static __always_inline int match_at(const struct str64 *str, const char *pat, __u32 pos, int full)
+{
+	for (int i = 0; i < TRIGREC_STR_LEN; i++) {
+		char p = pat[i];
+		char c = str->c[(pos + i) & (TRIGREC_FIELD_STR_LEN - 1)];
+
+		if (pos + i >= TRIGREC_FIELD_STR_LEN)
+			c = 0;
+		if (!p)
+			return full ? c == 0 : 1;
+		if (c != p)
+			return 0;
+	}
+	return 1;
+}
+
+struct len_ctx {
+	const char *s;
+	__u32 max;
+	__u32 len;
+};
+
+static long len_cb(__u32 i, void *ctx)
+{
+	struct len_ctx *lc = ctx;
+
+	if (i >= lc->max || !lc->s[i & (TRIGREC_FIELD_STR_LEN - 1)])
+		return 1;
+	lc->len = i + 1;
+	return 0;
+}
+
+static long patlen_cb(__u32 i, void *ctx)
+{
+	struct len_ctx *lc = ctx;
+
+	if (i >= lc->max || !lc->s[i & (TRIGREC_STR_LEN - 1)])
+		return 1;
+	lc->len = i + 1;
+	return 0;
+}
+
+struct mid_ctx {
+	const struct str64 *str;
+	const char *pat;
+	int found;
+};
+
+static long mid_cb(__u32 pos, void *ctx)
+{
+	struct mid_ctx *mc = ctx;
+
+	if (!mc->str->c[pos & (TRIGREC_FIELD_STR_LEN - 1)])
+		return 1;
+	if (match_at(mc->str, mc->pat, pos & (TRIGREC_FIELD_STR_LEN - 1), 0)) {
+		mc->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* String comparisons, verified once as a global function. */
+__noinline int str_op(const struct str64 *str, const struct trigrec_filter *f, __u32 op, __u32 idx)
+{
+	const char *pat;
+	__u32 slen = 0, plen = 0;
+
+	if (!str || !f)
+		return 0;
+	pat = f->str[idx & (TRIGREC_MAX_STRS - 1)];
+	switch (op) {
+	case TRIGREC_OP_STR_EQ:
+	case TRIGREC_OP_GLOB_FULL:
+		return match_at(str, pat, 0, 1);
+	case TRIGREC_OP_STR_NE:
+		return !match_at(str, pat, 0, 1);
+	case TRIGREC_OP_GLOB_PREFIX:
+		return match_at(str, pat, 0, 0);
+	case TRIGREC_OP_GLOB_SUFFIX: {
+		struct len_ctx lc = { .s = str->c, .max = TRIGREC_FIELD_STR_LEN - 1 };
+
+		/* Lengths through bpf_loop stay unknown to the verifier: one path, not 64 x 32. */
+		bpf_loop(TRIGREC_FIELD_STR_LEN, len_cb, &lc, 0);
+		slen = lc.len;
+		lc.s = pat;
+		lc.len = 0;
+		lc.max = TRIGREC_STR_LEN - 1;
+		bpf_loop(TRIGREC_STR_LEN, patlen_cb, &lc, 0);
+		plen = lc.len;
+		if (plen > slen || slen > TRIGREC_FIELD_STR_LEN)
+			return 0;
+		return match_at(str, pat, slen - plen, 1);
+	}
+	case TRIGREC_OP_GLOB_MIDDLE: {
+		/* bpf_loop: the verifier checks the callback once, not 64 times. */
+		struct mid_ctx mc = { .str = str, .pat = pat };
+
+		if (!pat[0])
+			return 1;
+		bpf_loop(TRIGREC_FIELD_STR_LEN, mid_cb, &mc, 0);
+		return mc.found;
+	}
+	}
+	return 0;
+}
+
+static __always_inline int int_op(__u8 op, __u8 is_signed, __u64 v, __u64 imm)
+{
+	switch (op) {
+	case TRIGREC_OP_EQ: return v == imm;
+	case TRIGREC_OP_NE: return v != imm;
+	case TRIGREC_OP_BITAND: return (v & imm) != 0;
+	case TRIGREC_OP_LT: return is_signed ? (__s64)v < (__s64)imm : v < imm;
+	case TRIGREC_OP_LE: return is_signed ? (__s64)v <= (__s64)imm : v <= imm;
+	case TRIGREC_OP_GT: return is_signed ? (__s64)v > (__s64)imm : v > imm;
+	case TRIGREC_OP_GE: return is_signed ? (__s64)v >= (__s64)imm : v >= imm;
+	}
+	return 0;
+}
+
+/* Run a compiled filter: a decision list whose jumps only go forward. */
+__noinline int eval_filter(struct scratch *s, const struct trigrec_filter *f)
+{
+	__u32 pc = 0, zero = 0;
+	struct str64 *str = bpf_map_lookup_elem(&str_map, &zero);
+
+	if (!s || !f || !str)
+		return 0;
+	if (!f->n)
+		return 1;
+	for (int i = 0; i < TRIGREC_MAX_CLAUSES; i++) {
+		const struct trigrec_clause *c;
+		int res;
+
+		if (pc >= TRIGREC_MAX_CLAUSES)
+			return 0;
+		c = &f->c[pc];
+		if (c->op >= TRIGREC_OP_STR_EQ && c->op <= TRIGREC_OP_GLOB_MIDDLE) {
+			load_string(s, c, str);
+			res = str_op(str, f, c->op, (__u32)c->imm);
+		} else if (c->op == TRIGREC_OP_TRUE) {
+			res = 1;
+		} else {
+			res = int_op(c->op, c->is_signed,
+				     load_value(s, c->src, c->size, c->is_signed, c->offset), c->imm);
+		}
+		pc = res ? c->jt : c->jf;
+		if (pc == TRIGREC_ACCEPT)
+			return 1;
+		if (pc == TRIGREC_REJECT)
+			return 0;
+	}
+	return 0;
+}
+
+static __always_inline void build_key(struct scratch *s, const struct trigrec_keyspec *ks,
+				      struct tkey *k)
+{
+	for (int i = 0; i < TRIGREC_MAX_KEY_PARTS; i++) {
+		const struct trigrec_key_part *p = &ks->p[i];
+
+		k->k[i] = p->src ? load_value(s, p->src, p->size, 0, p->offset) : 0;
+		/* Zero-extend fields narrower than 8 bytes. */
+		if (p->src == TRIGREC_SRC_FIELD && p->size < 8)
+			k->k[i] &= (1ull << (p->size * 8)) - 1;
+	}
+}
+
+struct fire_ctx {
+	__u64 now;
+	__u64 start_ns;
+	__u64 latency_ns;
+	__u32 start_tid;
+	__u32 start_cpu;
+	__u64 count;
+};
+
+/*
+ * Policy, then claim the snapshot, set the cut, tell userspace. The message
+ * is reserved before claiming so a full ring buffer can never leave the
+ * recorder frozen with nobody told.
+ */
+static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc,
+				struct trigrec_trig_state *ts, struct trigrec_stats *st,
+				struct tkey *k, struct fire_ctx *fc)
+{
 	struct trigrec_trigger_msg *m;
-	__u64 now, pid_tgid;
+	__u64 now = fc->now, pid_tgid, *kcd = NULL;
 	__u32 sz;
 
-	if (!tc || !st)
+	if (tc->max_total && ts->fired_total >= tc->max_total) {
+		st->suppressed_limit++;
 		return 0;
+	}
+	if (tc->cooldown_ns && ts->last_fire_ns && now - ts->last_fire_ns < tc->cooldown_ns) {
+		st->suppressed_cooldown++;
+		return 0;
+	}
+	if (tc->key_cooldown_ns) {
+		k->kind = 3;
+		kcd = bpf_map_lookup_elem(&key_cooldown, k);
+		if (kcd && now - *kcd < tc->key_cooldown_ns) {
+			st->suppressed_cooldown++;
+			return 0;
+		}
+	}
+	if (tc->limit) {
+		if (now - ts->limit_start_ns >= tc->limit_period_ns) {
+			ts->limit_start_ns = now;
+			ts->limit_count = 0;
+		}
+		if (ts->limit_count >= tc->limit) {
+			st->suppressed_limit++;
+			return 0;
+		}
+	}
 	if (!*(volatile __u64 *)&armed) {
 		st->coalesced++;
 		return 0;
@@ -117,9 +480,15 @@ static __always_inline int fire(void *ctx, __u32 id, __u32 hook,
 		st->coalesced++;
 		return 0;
 	}
-	now = bpf_ktime_get_ns();
 	freeze_at = now + tc->post_ns;
 	st->fired++;
+	ts->fired_total++;
+	ts->last_fire_ns = now;
+	ts->limit_count++;
+	if (tc->key_cooldown_ns) {
+		k->kind = 3;
+		bpf_map_update_elem(&key_cooldown, k, &now, BPF_ANY);
+	}
 
 	pid_tgid = bpf_get_current_pid_tgid();
 	m->type = TRIGREC_MSG_TRIGGER;
@@ -129,39 +498,145 @@ static __always_inline int fire(void *ctx, __u32 id, __u32 hook,
 	m->cpu = bpf_get_smp_processor_id();
 	m->pid = pid_tgid >> 32;
 	m->tid = (__u32)pid_tgid;
-	m->hook = hook;
-	m->hook_recorded = !!(hc->flags & TRIGREC_HOOK_RECORDED);
+	m->hook = s->hook;
+	m->hook_recorded = s->hook_recorded;
 	bpf_get_current_comm(m->comm, sizeof(m->comm));
-	sz = hc->data_size;
+	m->key[0] = k->k[0];
+	m->key[1] = k->k[1];
+	m->start_ns = fc->start_ns;
+	m->latency_ns = fc->latency_ns;
+	m->start_tid = fc->start_tid;
+	m->start_cpu = fc->start_cpu;
+	m->count = fc->count;
+	m->window_ns = tc->window_ns;
+	sz = s->size;
 	if (sz > TRIGREC_TRIGGER_DATA)
 		sz = TRIGREC_TRIGGER_DATA;
 	m->data_size = sz;
-	if (bpf_probe_read_kernel(m->data, sz, ctx))
-		m->data_size = 0;
+	__builtin_memcpy(m->data, s->d, TRIGREC_TRIGGER_DATA);
 	bpf_ringbuf_submit(m, 0);
 	return 1;
+}
+
+/* Evaluate one (trigger, role) entry of a hook. 1 = it fired. */
+__noinline int run_trigger(struct scratch *s, __u32 entry, __u64 now)
+{
+	__u32 id = TRIGREC_HOOK_TRIG_ID(entry), role = TRIGREC_HOOK_TRIG_ROLE(entry);
+	struct trigrec_trigger_cfg *tc = bpf_map_lookup_elem(&triggers, &id);
+	struct trigrec_trig_state *ts = bpf_map_lookup_elem(&trig_state, &id);
+	struct trigrec_stats *st = stat_slot(id);
+	struct fire_ctx fc = { .now = now };
+	struct tkey k = { .trig = id };
+	const struct trigrec_side *side;
+
+	if (!s || !tc || !ts || !st || role > TRIGREC_ROLE_START)
+		return 0;
+	side = &tc->side[role];
+	st->evaluated++;
+	if (!eval_filter(s, &side->filter))
+		return 0;
+	build_key(s, &side->key, &k);
+
+	if (tc->kind == TRIGREC_TRIG_LATENCY) {
+		struct lat_start *ls, v;
+
+		k.kind = 1;
+		if (role == TRIGREC_ROLE_START) {
+			v.ts = now;
+			v.tid = (__u32)bpf_get_current_pid_tgid();
+			v.cpu = bpf_get_smp_processor_id();
+			bpf_map_update_elem(&lat_starts, &k, &v, BPF_ANY);
+			return 0;
+		}
+		ls = bpf_map_lookup_elem(&lat_starts, &k);
+		if (!ls)
+			return 0;
+		v = *ls;
+		bpf_map_delete_elem(&lat_starts, &k);
+		if (now < v.ts)
+			return 0;
+		if (tc->window_ns && now - v.ts > tc->window_ns) {
+			st->stale_starts++;
+			return 0;
+		}
+		if (now - v.ts <= tc->threshold)
+			return 0;
+		fc.start_ns = v.ts;
+		fc.latency_ns = now - v.ts;
+		fc.start_tid = v.tid;
+		fc.start_cpu = v.cpu;
+	} else if (tc->kind == TRIGREC_TRIG_RATE) {
+		struct rate_bucket *b, nb = { .win_start = now, .count = 0 };
+		__u64 n;
+
+		k.kind = 2;
+		b = bpf_map_lookup_elem(&rate_buckets, &k);
+		if (!b) {
+			bpf_map_update_elem(&rate_buckets, &k, &nb, BPF_NOEXIST);
+			b = bpf_map_lookup_elem(&rate_buckets, &k);
+			if (!b)
+				return 0;
+		}
+		/* A window opens at the first event after the previous one closed. */
+		if (now - b->win_start > tc->window_ns) {
+			b->win_start = now;
+			b->count = 0;
+		}
+		n = __sync_fetch_and_add(&b->count, 1) + 1;
+		if (n <= tc->threshold)
+			return 0;
+		fc.count = n;
+		st->matched++;
+		if (!fire(s, id, tc, ts, st, &k, &fc))
+			return 0;
+		b->win_start = now;
+		b->count = 0;
+		return 1;
+	} else {
+		__u64 n = __sync_fetch_and_add(&ts->matches, 1) + 1;
+
+		fc.count = n;
+		if (tc->threshold > 1 && n < tc->threshold)
+			return 0;
+	}
+	st->matched++;
+	return fire(s, id, tc, ts, st, &k, &fc);
 }
 
 SEC("tracepoint")
 int tp_hook(void *ctx)
 {
-	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), zero = 0;
 	struct trigrec_hook_cfg *hc = bpf_map_lookup_elem(&hooks, &idx);
+	struct scratch *s;
 	int pass = 1, fired = 0;
-	__u32 i;
+	__u32 sz;
+	__u64 now;
 
 	if (!hc)
 		return 1;
 	if (hc->flags & TRIGREC_HOOK_RECORDED)
 		pass = gate_pass();
-	if (hc->ntrig && in_scope()) {
-		for (i = 0; i < TRIGREC_MAX_HOOK_TRIGGERS; i++) {
-			if (i >= hc->ntrig)
-				break;
-			if (fire(ctx, hc->trig[i], idx, hc)) {
-				fired = 1;
-				break;
-			}
+	if (!hc->ntrig || !in_scope())
+		return pass;
+	s = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!s)
+		return pass;
+	sz = hc->data_size;
+	if (sz > SCRATCH_BYTES)
+		sz = SCRATCH_BYTES;
+	if (bpf_probe_read_kernel(s->d, sz, ctx))
+		return pass;
+	s->size = sz;
+	s->hook = idx;
+	s->hook_recorded = !!(hc->flags & TRIGREC_HOOK_RECORDED);
+	now = bpf_ktime_get_ns();
+	for (int i = 0; i < TRIGREC_MAX_HOOK_TRIGGERS; i++) {
+		if (i >= hc->ntrig)
+			break;
+		if (run_trigger(s, hc->trig[i], now)) {
+			fired = 1;
+			break;
 		}
 	}
 	/* The trigger's own record is kept: it is the last one before the cut. */

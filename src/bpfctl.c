@@ -61,23 +61,26 @@ static int add_link(struct bpfctl *b, struct bpf_link *l)
 	return 0;
 }
 
-/* Which hooks does trigger `t` sit on? Records them in the hook table. */
-static int hook_trigger(struct bpfctl *b, const struct trig_def *t, uint32_t id,
+/* Put one side of trigger `id` on the hooks of its tracepoint(s). */
+static int hook_trigger(struct bpfctl *b, const struct trig_def *t, uint32_t id, int role,
 			struct trigrec_hook_cfg *cfgs)
 {
+	const char *ev = t->event[role];
 	struct tp_name *tps = NULL;
-	int n = tracefs_glob(t->event, &tps);
+	int n;
 
+	if (!ev[0])
+		return 0;
+	n = tracefs_glob(ev, &tps);
 	if (n <= 0) {
 		char sugg[512] = "";
 
-		if (n == 0 && !strpbrk(t->event, "*?["))
-			tracefs_suggest(t->event, sugg, sizeof(sugg), 3);
+		if (n == 0 && !strpbrk(ev, "*?["))
+			tracefs_suggest(ev, sugg, sizeof(sugg), 3);
 		if (sugg[0])
-			elog("--trigger '%s': no tracepoint %s (did you mean %s?)", t->text, t->event, sugg);
+			elog("trigger '%s': no tracepoint %s (did you mean %s?)", t->text, ev, sugg);
 		else
-			elog("--trigger '%s': no tracepoint matches '%s' (see `trigrec list`)",
-			     t->text, t->event);
+			elog("trigger '%s': no tracepoint matches '%s' (see `trigrec list`)", t->text, ev);
 		free(tps);
 		return n < 0 ? n : -ENOENT;
 	}
@@ -91,19 +94,28 @@ static int hook_trigger(struct bpfctl *b, const struct trig_def *t, uint32_t id,
 		}
 		c = &cfgs[h];
 		if (c->ntrig >= TRIGREC_MAX_HOOK_TRIGGERS) {
-			elog("--trigger '%s': more than %d triggers on %s:%s", t->text,
+			elog("trigger '%s': more than %d triggers on %s:%s", t->text,
 			     TRIGREC_MAX_HOOK_TRIGGERS, tps[i].sys, tps[i].name);
 			free(tps);
 			return -E2BIG;
 		}
-		c->trig[c->ntrig++] = id;
+		c->trig[c->ntrig++] = TRIGREC_HOOK_TRIG(id, role);
 	}
 	free(tps);
 	return 0;
 }
 
+/* Does any field of this format live past the fixed part (__data_loc strings)? */
+static int has_dataloc(const struct tp_format *f)
+{
+	for (int i = 0; i < f->nr_fields; i++)
+		if (f->fields[i].kind == TP_FIELD_DATALOC)
+			return 1;
+	return 0;
+}
+
 struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int nr_trigs,
-			   pid_t scope_tgid)
+			   pid_t scope_tgid, const struct bpfctl_map_sizes *map_sizes)
 {
 	struct trigrec_hook_cfg *cfgs = calloc(TRIGREC_MAX_HOOKS, sizeof(*cfgs));
 	struct bpfctl *b = calloc(1, sizeof(*b));
@@ -128,8 +140,15 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 		if (add_hook(b, &tp, 1) < 0)
 			goto fail;
 	}
+	/*
+	 * Ends before starts on every hook: an event that both ends and starts
+	 * latencies (sched_switch) must not match the start it just recorded.
+	 */
 	for (int i = 0; i < nr_trigs; i++)
-		if (hook_trigger(b, &trigs[i], i, cfgs))
+		if (hook_trigger(b, &trigs[i], i, TRIGREC_ROLE_EVENT, cfgs))
+			goto fail;
+	for (int i = 0; i < nr_trigs; i++)
+		if (hook_trigger(b, &trigs[i], i, TRIGREC_ROLE_START, cfgs))
 			goto fail;
 
 	b->skel = trigrec_bpf__open();
@@ -138,6 +157,12 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 		goto fail;
 	}
 	b->skel->rodata->scope_tgid = scope_tgid;
+	if (map_sizes && map_sizes->lat_starts)
+		bpf_map__set_max_entries(b->skel->maps.lat_starts, map_sizes->lat_starts);
+	if (map_sizes && map_sizes->keys) {
+		bpf_map__set_max_entries(b->skel->maps.rate_buckets, map_sizes->keys);
+		bpf_map__set_max_entries(b->skel->maps.key_cooldown, map_sizes->keys);
+	}
 	err = trigrec_bpf__load(b->skel);
 	if (err) {
 		if (err == -EPERM || err == -EACCES)
@@ -150,19 +175,21 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 		goto fail;
 	}
 	for (int i = 0; i < nr_trigs; i++) {
-		struct trigrec_trigger_cfg tc = { .kind = trigs[i].kind, .post_ns = trigs[i].post_ns };
+		const struct trigrec_trigger_cfg *tc = &trigs[i].cfg;
 		uint32_t key = i;
 
-		if (bpf_map__update_elem(b->skel->maps.triggers, &key, sizeof(key), &tc, sizeof(tc), 0))
+		if (bpf_map__update_elem(b->skel->maps.triggers, &key, sizeof(key), tc, sizeof(*tc), 0))
 			goto map_fail;
 	}
 	for (int i = 0; i < b->nr_hooks; i++) {
 		uint32_t key = i;
 
 		cfgs[i].flags = b->hooks[i].recorded ? TRIGREC_HOOK_RECORDED : 0;
-		cfgs[i].data_size = b->hooks[i].fmt->fixed_size + 64;
-		if (cfgs[i].data_size > TRIGREC_TRIGGER_DATA)
-			cfgs[i].data_size = TRIGREC_TRIGGER_DATA;
+		/* What filters and the message may read: the fixed part, plus strings. */
+		cfgs[i].data_size = b->hooks[i].fmt->fixed_size +
+				    (has_dataloc(b->hooks[i].fmt) ? 256 : 0);
+		if (cfgs[i].data_size > 512)
+			cfgs[i].data_size = 512;
 		if (bpf_map__update_elem(b->skel->maps.hooks, &key, sizeof(key), &cfgs[i],
 					 sizeof(cfgs[i]), 0))
 			goto map_fail;
@@ -267,6 +294,11 @@ int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out)
 		out->coalesced += v[c].coalesced;
 		out->rb_dropped += v[c].rb_dropped;
 		out->gated += v[c].gated;
+		out->evaluated += v[c].evaluated;
+		out->matched += v[c].matched;
+		out->suppressed_cooldown += v[c].suppressed_cooldown;
+		out->suppressed_limit += v[c].suppressed_limit;
+		out->stale_starts += v[c].stale_starts;
 	}
 	free(v);
 	return err;

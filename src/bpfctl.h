@@ -9,16 +9,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "recorder.h"
+#include "trigger_lang.h"
 #include "trigrec_abi.h"
-
-/* One trigger as the recorder runs it. */
-struct trig_def {
-	char name[64];          /* short name: file names and reports */
-	char text[512];         /* as the user wrote it */
-	char event[200];        /* tracepoint pattern it hooks ("sys:name", globs allowed) */
-	uint64_t post_ns;
-	enum trigrec_trigger_kind kind;
-};
 
 struct bpf_hook {
 	struct tp_name tp;
@@ -42,8 +34,12 @@ struct bpfctl {
  * triggers fire only in this process and its descendants (0 = any task).
  * NULL after an elog() saying what is wrong and what to do.
  */
+struct bpfctl_map_sizes {
+	uint32_t lat_starts;   /* latency starts in flight (LRU); 0 = default 65536 */
+	uint32_t keys;         /* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
+};
 struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int nr_trigs,
-			   pid_t scope_tgid);
+			   pid_t scope_tgid, const struct bpfctl_map_sizes *map_sizes);
 void bpfctl__free(struct bpfctl *b);
 
 /* Freeze state (shared with the BPF programs through the mmaped .bss). */

@@ -26,6 +26,7 @@
 #include "sideband.h"
 #include "snapshot.h"
 #include "tracefs.h"
+#include "trigger_lang.h"
 #include "util.h"
 
 static const char usage_main[] =
@@ -95,6 +96,7 @@ struct record_args {
 	pid_t pid;
 	uint64_t post_ns;
 	unsigned long count;
+	struct bpfctl_map_sizes maps;
 	int no_final, no_align, all_cpus;
 	const char *outdir;
 	char **cmd;
@@ -137,32 +139,23 @@ static int check_caps(void)
 static int add_trigger(struct record_args *a, const char *text)
 {
 	struct trig_def *t = realloc(a->trigs, (a->nr_trigs + 1) * sizeof(*t));
-	const char *colon;
+	struct tl_error e;
+	char msg[2048];
 
 	if (!t)
 		return -ENOMEM;
 	a->trigs = t;
-	t = &t[a->nr_trigs++];
-	memset(t, 0, sizeof(*t));
-	if (!*text || strchr(text, ' ')) {
-		elog("--trigger '%s': give one tracepoint as SYS:NAME (e.g. "
-		     "--trigger sched:sched_process_exit)", text);
+	t = &t[a->nr_trigs];
+	if (a->nr_trigs >= TRIGREC_MAX_TRIGGERS) {
+		elog("too many triggers: at most %d in one run", TRIGREC_MAX_TRIGGERS);
+		return -E2BIG;
+	}
+	if (trig_from_text(text, t, &e)) {
+		tl_error_format(&e, "--trigger", text, msg, sizeof(msg));
+		elog("%s", msg);
 		return -EINVAL;
 	}
-	if (strlen(text) >= sizeof(t->event)) {
-		elog("--trigger '%s': name too long", text);
-		return -EINVAL;
-	}
-	snprintf(t->text, sizeof(t->text), "%s", text);
-	snprintf(t->event, sizeof(t->event), "%s", text);
-	colon = strpbrk(text, ":/");
-	snprintf(t->name, sizeof(t->name), "%s", colon ? colon + 1 : text);
-	/* File-name safe. */
-	for (char *p = t->name; *p; p++)
-		if (!(*p == '_' || *p == '-' || *p == '.' || (*p >= '0' && *p <= '9') ||
-		      (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z')))
-			*p = '_';
-	t->kind = TRIGREC_TRIG_EVENT;
+	a->nr_trigs++;
 	return 0;
 }
 
@@ -309,8 +302,10 @@ static int parse_record(int argc, char **argv, struct record_args *a)
 		elog("-F and -c exclude each other: sample by frequency or by period");
 		return -EINVAL;
 	}
+	/* --post is the default for triggers that do not say `post`. */
 	for (int i = 0; i < a->nr_trigs; i++)
-		a->trigs[i].post_ns = a->post_ns;
+		if (!a->trigs[i].has_post)
+			a->trigs[i].cfg.post_ns = a->post_ns;
 	return 0;
 }
 
@@ -471,7 +466,7 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 	r = recorder__new(&a.ro);
 	if (!r || recorder__open(r))
 		goto out;
-	b = bpfctl__new(r, a.trigs, a.nr_trigs, a.cmd ? child : a.pid);
+	b = bpfctl__new(r, a.trigs, a.nr_trigs, a.cmd ? child : a.pid, &a.maps);
 	if (!b)
 		goto out;
 	recorder__rearm_on_exec(r);

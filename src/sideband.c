@@ -76,8 +76,9 @@ static void take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64
 			;
 		t.id = m->trigger_id;
 		if (m->trigger_id < (uint32_t)s->b->nr_trigs) {
-			t.name = s->b->trigs[m->trigger_id].name;
-			t.text = s->b->trigs[m->trigger_id].text;
+			t.def = &s->b->trigs[m->trigger_id];
+			t.name = t.def->name;
+			t.text = t.def->text;
 		}
 		if (m->hook < (uint32_t)s->b->nr_hooks)
 			t.fmt = s->b->hooks[m->hook].fmt;
@@ -102,7 +103,22 @@ static void take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64
 	if (!err) {
 		char d1[32], d2[32];
 
-		ilog("snapshot %s (%s; frozen %s, written in %s)", path, t.name,
+		char what[160] = "";
+
+		if (m && t.def && t.def->kind == TRIGREC_TRIG_LATENCY) {
+			char d3[32], d4[32];
+
+			snprintf(what, sizeof(what), ": %s > %s, tid %u",
+				 fmt_duration(m->latency_ns, d3, sizeof(d3)),
+				 fmt_duration(t.def->cfg.threshold, d4, sizeof(d4)), m->tid);
+		} else if (m && t.def && t.def->kind == TRIGREC_TRIG_RATE) {
+			char d3[32];
+
+			snprintf(what, sizeof(what), ": %llu events in %s",
+				 (unsigned long long)m->count,
+				 fmt_duration(m->window_ns, d3, sizeof(d3)));
+		}
+		ilog("snapshot %s (%s%s; frozen %s, written in %s)", path, t.name, what,
 		     fmt_duration(tm.resume - freeze_at, d1, sizeof(d1)),
 		     fmt_duration(now - tm.resume, d2, sizeof(d2)));
 		if (t.coalesced)

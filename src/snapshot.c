@@ -311,6 +311,37 @@ static int write_json(struct snapshot_ctx *sc, struct recorder *r, const struct 
 			json_fields(f, t->fmt, m->data, m->data_size);
 		}
 	}
+	if (m && t->def) {
+		static const char *kinds[] = { "?", "event", "latency", "rate" };
+		const struct trig_def *d = t->def;
+
+		fprintf(f, ", \"kind\": \"%s\"", kinds[d->kind <= 3 ? d->kind : 0]);
+		if (d->kind == TRIGREC_TRIG_LATENCY) {
+			fprintf(f, ", \"latency\": {\"duration_ns\": %" PRIu64 ", \"threshold_ns\": %"
+				PRIu64 ", \"start\": {\"event\": ", (uint64_t)m->latency_ns,
+				(uint64_t)d->cfg.threshold);
+			json_str(f, d->event[TRIGREC_ROLE_START], sizeof(d->event[0]));
+			fprintf(f, ", \"time_ns\": %" PRIu64 ", \"tid\": %u, \"cpu\": %u, \"key\": ",
+				(uint64_t)m->start_ns, m->start_tid, m->start_cpu);
+			json_str(f, d->key_desc[TRIGREC_ROLE_START], sizeof(d->key_desc[0]));
+			fprintf(f, "}, \"end\": {\"event\": ");
+			json_str(f, d->event[TRIGREC_ROLE_EVENT], sizeof(d->event[0]));
+			fprintf(f, ", \"time_ns\": %" PRIu64 ", \"tid\": %u, \"cpu\": %u, \"key\": ",
+				(uint64_t)m->time_ns, m->tid, m->cpu);
+			json_str(f, d->key_desc[TRIGREC_ROLE_EVENT], sizeof(d->key_desc[0]));
+			fprintf(f, "}, \"key_values\": [%" PRIu64 ", %" PRIu64 "]}",
+				(uint64_t)m->key[0], (uint64_t)m->key[1]);
+		} else if (d->kind == TRIGREC_TRIG_RATE) {
+			fprintf(f, ", \"rate\": {\"count\": %" PRIu64 ", \"threshold\": %" PRIu64
+				", \"window_ns\": %" PRIu64 ", \"key\": ", (uint64_t)m->count,
+				(uint64_t)d->cfg.threshold, (uint64_t)m->window_ns);
+			json_str(f, d->key_desc[TRIGREC_ROLE_EVENT], sizeof(d->key_desc[0]));
+			fprintf(f, ", \"key_values\": [%" PRIu64 ", %" PRIu64 "]}",
+				(uint64_t)m->key[0], (uint64_t)m->key[1]);
+		} else {
+			fprintf(f, ", \"matches\": %" PRIu64, (uint64_t)m->count);
+		}
+	}
 	fprintf(f, "},\n  \"coalesced_triggers\": %" PRIu64 ",\n", t->coalesced);
 	fprintf(f, "  \"window\": {\"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
 		", \"duration_ns\": %" PRIu64 ", \"post_ns\": %" PRIu64 ", \"aligned\": %s},\n",

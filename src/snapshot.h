@@ -10,6 +10,7 @@
 #include "procs.h"
 #include "recorder.h"
 #include "tracefs.h"
+#include "trigger_lang.h"
 #include "trigrec_abi.h"
 
 /* What started a snapshot. */
@@ -19,6 +20,7 @@ struct snap_trigger {
 	int id;                  /* trigger id, -1 for manual and final */
 	const struct trigrec_trigger_msg *msg; /* NULL for manual and final */
 	const struct tp_format *fmt;           /* format of msg->hook's tracepoint */
+	const struct trig_def *def;            /* the trigger (NULL for manual and final) */
 	uint64_t freeze_at;      /* cut requested (monotonic ns) */
 	uint64_t coalesced;      /* triggers that fired while this one was being taken */
 	uint64_t gated;          /* records the gates dropped while frozen */
