@@ -17,6 +17,8 @@
 #include <fcntl.h>
 #include <sys/eventfd.h>
 #include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
@@ -38,6 +40,7 @@ static const char usage_main[] =
 "Commands:\n"
 "  record   record until a trigger fires, write snapshots (see trigrec record -h)\n"
 "  list     list tracepoints and software events (trigrec list [GLOB])\n"
+"  control  talk to a running recorder: trigrec control SOCKET snapshot [NAME]|stats|stop\n"
 "  help     this text\n"
 "\n"
 "Options: -v/--verbose (repeat for more), -q/--quiet, --version\n";
@@ -74,6 +77,8 @@ static const char usage_record[] =
 "      --post DURATION     keep recording this long after the trigger (10ms)\n"
 "      --count N           stop after N snapshots\n"
 "      --no-final-snapshot do not write a snapshot at the end\n"
+"      --control PATH      owner-only UNIX socket for `trigrec control PATH\n"
+"                          snapshot [NAME]|stats|stop`\n"
 "      --no-align          keep every CPU's full history, even where another\n"
 "                          CPU's ring has already overwritten the same span\n"
 "  -o, --output DIR        where snapshots go (default .)\n"
@@ -99,6 +104,7 @@ struct record_args {
 	struct bpfctl_map_sizes maps;
 	int no_final, no_align, all_cpus;
 	const char *outdir;
+	const char *control;
 	char **cmd;
 };
 
@@ -159,7 +165,8 @@ static int add_trigger(struct record_args *a, const char *text)
 	return 0;
 }
 
-enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_POST, OPT_COUNT, OPT_NO_FINAL, OPT_NO_ALIGN };
+enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_POST, OPT_COUNT, OPT_NO_FINAL, OPT_NO_ALIGN,
+       OPT_CONTROL };
 
 static int parse_record(int argc, char **argv, struct record_args *a)
 {
@@ -179,6 +186,7 @@ static int parse_record(int argc, char **argv, struct record_args *a)
 		{ "count", required_argument, NULL, OPT_COUNT },
 		{ "no-final-snapshot", no_argument, NULL, OPT_NO_FINAL },
 		{ "no-align", no_argument, NULL, OPT_NO_ALIGN },
+		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -278,6 +286,14 @@ static int parse_record(int argc, char **argv, struct record_args *a)
 		case OPT_NO_ALIGN:
 			a->no_align = 1;
 			break;
+		case OPT_CONTROL:
+			if (strlen(optarg) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+				elog("--control %s: path too long for a UNIX socket (max %zu bytes)",
+				     optarg, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+				return -EINVAL;
+			}
+			a->control = optarg;
+			break;
 		case 'v':
 			log_level++;
 			break;
@@ -331,6 +347,48 @@ static int prepare_outdir(const char *dir)
 		return -EACCES;
 	}
 	return 0;
+}
+
+/* Owner-only control socket; a stale one left by a dead run is replaced. */
+static int open_control(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	mode_t old;
+	int fd, err;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (!lstat(path, &st)) {
+		int probe;
+
+		if (!S_ISSOCK(st.st_mode)) {
+			elog("--control %s: exists and is not a socket; choose another path", path);
+			return -EEXIST;
+		}
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+			close(probe);
+			elog("--control %s: another trigrec is listening there", path);
+			return -EADDRINUSE;
+		}
+		if (probe >= 0)
+			close(probe);
+		unlink(path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	old = umask(077);
+	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(old);
+	if (!err && listen(fd, 8))
+		err = -errno;
+	if (err) {
+		elog("--control %s: %s", path, strerror(-err));
+		close(fd);
+		return err;
+	}
+	return fd;
 }
 
 static int thread_list(pid_t pid, pid_t **out)
@@ -415,7 +473,7 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 	struct sideband *sb = NULL;
 	struct snapshot_ctx sc = { 0 };
 	pid_t *tids = NULL, child = 0;
-	int go_fd = -1, sfd = -1, done_fd = -1, ret = 1, child_status = 0, interrupts = 0, reaped = 0;
+	int go_fd = -1, sfd = -1, done_fd = -1, ctl_fd = -1, ret = 1, child_status = 0, interrupts = 0, reaped = 0;
 	sigset_t mask;
 
 	if (parse_record(argc, argv, &a))
@@ -479,7 +537,14 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 		goto out;
 	{
 		struct sideband_opts so = { .max_snapshots = a.count, .final_snapshot = !a.no_final,
-					    .done_fd = done_fd };
+					    .done_fd = done_fd, .control_fd = -1 };
+
+		if (a.control) {
+			ctl_fd = open_control(a.control);
+			if (ctl_fd < 0)
+				goto out;
+			so.control_fd = ctl_fd;
+		}
 		sb = sideband__start(r, b, &sc, &so);
 		if (!sb)
 			goto out;
@@ -586,7 +651,56 @@ out:
 		close(sfd);
 	if (done_fd >= 0)
 		close(done_fd);
+	if (ctl_fd >= 0) {
+		close(ctl_fd);
+		unlink(a.control);
+	}
 	return ret;
+}
+
+/* trigrec control SOCKET snapshot [NAME] | stats | stop */
+static int cmd_control(int argc, char **argv)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char line[512] = "", reply[4200];
+	ssize_t n;
+	int fd;
+
+	if (argc < 3) {
+		fprintf(stderr, "usage: trigrec control SOCKET snapshot [NAME] | stats | stop\n");
+		return 2;
+	}
+	if (strlen(argv[1]) >= sizeof(sa.sun_path)) {
+		elog("control socket path too long: %s", argv[1]);
+		return 2;
+	}
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[1]);
+	for (int i = 2; i < argc; i++) {
+		strncat(line, argv[i], sizeof(line) - strlen(line) - 2);
+		strncat(line, i + 1 < argc ? " " : "\n", sizeof(line) - strlen(line) - 1);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		elog("cannot connect to %s: %s (is `trigrec record --control %s` running?)", argv[1],
+		     strerror(errno), argv[1]);
+		if (fd >= 0)
+			close(fd);
+		return 1;
+	}
+	if (write(fd, line, strlen(line)) < 0) {
+		elog("cannot send to %s: %s", argv[1], strerror(errno));
+		close(fd);
+		return 1;
+	}
+	n = read(fd, reply, sizeof(reply) - 1);
+	close(fd);
+	if (n <= 0) {
+		elog("no reply from %s", argv[1]);
+		return 1;
+	}
+	reply[n] = 0;
+	fputs(reply, stdout);
+	return strncmp(reply, "error", 5) ? 0 : 1;
 }
 
 static const char *sw_names[] = { "cpu-clock", "task-clock", "page-faults", "context-switches",
@@ -657,6 +771,8 @@ int main(int argc, char **argv)
 		return cmd_record(argc - i, argv + i, argc, argv);
 	if (!strcmp(argv[i], "list"))
 		return cmd_list(argc - i, argv + i);
+	if (!strcmp(argv[i], "control"))
+		return cmd_control(argc - i, argv + i);
 	if (!strcmp(argv[i], "help")) {
 		if (i + 1 < argc && !strcmp(argv[i + 1], "record"))
 			fputs(usage_record, stdout);

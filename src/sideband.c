@@ -8,6 +8,8 @@
 #include <unistd.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
 #include <bpf/libbpf.h>
 #include "log.h"
 #include "sideband.h"
@@ -56,16 +58,20 @@ static void sum_counters(struct sideband *s, uint64_t *coalesced, uint64_t *gate
  * The critical section: from here to bpfctl__thaw() recording is frozen,
  * so it does nothing but memcpy. The file is written afterwards.
  */
-static void take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64_t freeze_at,
-		 uint64_t woke, const char *name, const char *text)
+static int take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64_t freeze_at,
+		uint64_t woke, const char *name, const char *text, char *path, size_t pathlen)
 {
 	struct snap_trigger t = { .name = name, .text = text, .id = -1, .msg = m,
 				  .freeze_at = freeze_at };
 	struct snap_timing tm = { .woke = woke };
 	uint64_t coalesced, gated, now;
-	char path[4096];
+	char pbuf[4096];
 	int err;
 
+	if (!path) {
+		path = pbuf;
+		pathlen = sizeof(pbuf);
+	}
 	if (m) {
 		struct timespec ts = { .tv_sec = freeze_at / 1000000000ull,
 				       .tv_nsec = freeze_at % 1000000000ull };
@@ -97,7 +103,7 @@ static void take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64
 	t.gated = gated - s->gated_seen;
 	s->coalesced_seen = coalesced;
 	s->gated_seen = gated;
-	err = snapshot__write(s->sc, s->r, &t, &tm, path, sizeof(path));
+	err = snapshot__write(s->sc, s->r, &t, &tm, path, pathlen);
 	s->sc->floor = tm.resume;
 	now = now_ns();
 	if (!err) {
@@ -135,6 +141,7 @@ static void take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64
 		if (write(s->o.done_fd, &one, sizeof(one)) < 0)
 			wlog("cannot notify the main thread: %s", strerror(errno));
 	}
+	return err;
 }
 
 static int on_msg(void *ctx, void *data, size_t len)
@@ -154,21 +161,83 @@ static int on_msg(void *ctx, void *data, size_t len)
 		bpfctl__thaw(s->b);
 		return 0;
 	}
-	take(s, &m, m.freeze_at, woke, "trigger", "trigger");
+	take(s, &m, m.freeze_at, woke, "trigger", "trigger", NULL, 0);
 	return 0;
 }
 
-static void manual(struct sideband *s, const char *name, const char *text)
+/* 1 = written (path set), 0 = coalesced into a snapshot in progress, <0 = failed. */
+static int manual(struct sideband *s, const char *name, const char *text, char *path, size_t len)
 {
 	uint64_t at = now_ns();
+	int err;
 
 	if (!bpfctl__freeze_now(s->b, at)) {
 		/* A trigger owns the freeze: its snapshot covers this moment too. */
 		s->st.manual_coalesced++;
 		ilog("%s snapshot coalesced into the trigger snapshot in progress", name);
+		return 0;
+	}
+	err = take(s, NULL, at, at, name, text, path, len);
+	return err ? err : 1;
+}
+
+/*
+ * Control socket: one line per connection, one line back.
+ *   snapshot [NAME]  -> "ok PATH" | "coalesced" | "error MESSAGE"
+ *   stats            -> "snapshots N coalesced N fired N"
+ *   stop             -> "ok"
+ */
+static void control_client(struct sideband *s, int fd)
+{
+	struct timeval tv = { .tv_sec = 0, .tv_usec = 200000 };
+	char line[256], reply[4200], name[64] = "manual", path[4096];
+	ssize_t n;
+
+	/* A slow client cannot stall the side-band thread for long. */
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	n = read(fd, line, sizeof(line) - 1);
+	if (n <= 0) {
+		close(fd);
 		return;
 	}
-	take(s, NULL, at, at, name, text);
+	line[n] = 0;
+	line[strcspn(line, "\r\n")] = 0;
+	if (!strncmp(line, "snapshot", 8) && (!line[8] || line[8] == ' ')) {
+		const char *arg = line[8] ? line + 9 : "";
+		int r, k = 0;
+
+		for (; *arg && k < (int)sizeof(name) - 1; arg++)
+			name[k++] = (*arg == '_' || *arg == '-' || *arg == '.' ||
+				     (*arg >= '0' && *arg <= '9') || (*arg >= 'a' && *arg <= 'z') ||
+				     (*arg >= 'A' && *arg <= 'Z')) ? *arg : '_';
+		if (k)
+			name[k] = 0;
+		r = s->stopping ? -ESHUTDOWN : manual(s, name, "control socket", path, sizeof(path));
+		if (r == 1)
+			snprintf(reply, sizeof(reply), "ok %s\n", path);
+		else if (r == 0)
+			snprintf(reply, sizeof(reply), "coalesced\n");
+		else
+			snprintf(reply, sizeof(reply), "error %s\n", strerror(-r));
+	} else if (!strcmp(line, "stats")) {
+		uint64_t coalesced, gated;
+
+		sum_counters(s, &coalesced, &gated);
+		snprintf(reply, sizeof(reply), "snapshots %lu coalesced %llu gated %llu\n",
+			 s->st.snapshots, (unsigned long long)coalesced, (unsigned long long)gated);
+	} else if (!strcmp(line, "stop")) {
+		uint64_t one = 1;
+
+		snprintf(reply, sizeof(reply), "ok\n");
+		if (write(s->o.done_fd, &one, sizeof(one)) < 0)
+			wlog("cannot notify the main thread: %s", strerror(errno));
+	} else {
+		snprintf(reply, sizeof(reply), "error unknown command '%.64s' (snapshot [NAME], stats, stop)\n",
+			 line);
+	}
+	if (write(fd, reply, strlen(reply)) < 0)
+		dlog("control client went away: %s", strerror(errno));
+	close(fd);
 }
 
 static void *thread_main(void *arg)
@@ -187,6 +256,11 @@ static void *thread_main(void *arg)
 		for (int i = 0; i < n; i++) {
 			if (ev[i].data.u32 == 0) {
 				ring_buffer__consume(s->rb);
+			} else if (ev[i].data.u32 == 2) {
+				int cfd = accept4(s->o.control_fd, NULL, NULL, SOCK_CLOEXEC);
+
+				if (cfd >= 0)
+					control_client(s, cfd);
 			} else {
 				uint64_t v;
 
@@ -196,7 +270,7 @@ static void *thread_main(void *arg)
 		}
 		req = __atomic_exchange_n(&s->req, 0, __ATOMIC_ACQ_REL);
 		if ((req & REQ_SNAPSHOT) && !(req & REQ_STOP) && !s->stopping)
-			manual(s, "manual", "SIGUSR2");
+			manual(s, "manual", "SIGUSR2", NULL, 0);
 		if (req & REQ_STOP)
 			break;
 	}
@@ -208,7 +282,7 @@ static void *thread_main(void *arg)
 			if (bpfctl__freeze_now(s->b, now_ns())) {
 				uint64_t at = bpfctl__freeze_at(s->b);
 
-				take(s, NULL, at, at, "final", "end of recording");
+				take(s, NULL, at, at, "final", "end of recording", NULL, 0);
 				break;
 			}
 			ring_buffer__consume(s->rb);
@@ -244,6 +318,9 @@ struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct sn
 		goto fail;
 	ev.data.u32 = 1;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->evfd, &ev))
+		goto fail;
+	ev.data.u32 = 2;
+	if (o->control_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, o->control_fd, &ev))
 		goto fail;
 	sum_counters(s, &s->coalesced_seen, &s->gated_seen);
 	/* Signals belong to the main thread. */

@@ -18,6 +18,7 @@ struct sideband_opts {
 	unsigned long max_snapshots; /* --count: stop after this many (0 = no limit) */
 	int final_snapshot;          /* take one at stop */
 	int done_fd;                 /* eventfd written when the thread decides to stop */
+	int control_fd;              /* listening control socket, or -1 */
 };
 
 struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct snapshot_ctx *sc,

@@ -526,8 +526,10 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct sn
 	res.kept = k;
 	qsort(c.recs, k, sizeof(*c.recs), rec_cmp);
 
-	/* Names, kernel map (and user maps for -g) at time 0, before everything. */
-	procs__scan(&sc->procs);
+	/*
+	 * Names, kernel map (and user maps for -g) at time 0, before everything.
+	 * Threads seen at start-up are cached; newer ones are read on demand.
+	 */
 	procs__clear_used(&sc->procs);
 
 	fmt_stamp((int64_t)(m ? m->time_ns : t->freeze_at) + sc->mono_to_real, stem, sizeof(stem));
