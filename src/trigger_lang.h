@@ -52,6 +52,14 @@ void trig_ast_free(struct trig_ast *a);
 int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *out,
 		 struct tl_error *err);
 
+/*
+ * Tests: resolve tracepoints against these formats (matched by sys and name,
+ * globs with fnmatch) instead of tracefs. The array and the formats must stay
+ * valid until trig_set_formats(NULL, 0) restores tracefs. Not thread-safe.
+ */
+struct tp_format;
+void trig_set_formats(const struct tp_format *const *fmts, int n);
+
 /* Both steps. */
 int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err);
 

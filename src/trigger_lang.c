@@ -1,0 +1,2043 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The trigger language: lexer -> parser (AST) -> compiler into the
+ * trigrec_trigger_cfg tables bpf/trigrec.bpf.c evaluates.
+ *
+ * Everything the user can get wrong is reported with the line:col of the
+ * offending token and a message saying how to fix it. Grammar and semantics
+ * are documented in docs/triggers.md; keep the two in step.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tracefs.h"
+#include "trigger_lang.h"
+#include "util.h"
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+
+static void __attribute__((format(printf, 3, 4)))
+set_err(struct tl_error *err, struct tl_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return;
+	err->pos = pos;
+	va_start(ap, fmt);
+	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	va_end(ap);
+}
+
+/* ------------------------------------------------------------------ */
+/* Lexer                                                                */
+
+enum tok_kind { TK_EOF, TK_WORD, TK_NUM, TK_STR, TK_PUNCT };
+
+enum punct {
+	P_NONE, P_LPAREN, P_RPAREN, P_COMMA, P_SLASH, P_ARROW, P_MINUS, P_NOT,
+	P_AND, P_OR, P_BITAND, P_TILDE, P_EQ, P_NE, P_LT, P_LE, P_GT, P_GE,
+};
+
+static const char *const punct_text[] = {
+	[P_NONE] = "", [P_LPAREN] = "(", [P_RPAREN] = ")", [P_COMMA] = ",", [P_SLASH] = "/",
+	[P_ARROW] = "->", [P_MINUS] = "-", [P_NOT] = "!", [P_AND] = "&&", [P_OR] = "||",
+	[P_BITAND] = "&", [P_TILDE] = "~", [P_EQ] = "==", [P_NE] = "!=", [P_LT] = "<",
+	[P_LE] = "<=", [P_GT] = ">", [P_GE] = ">=",
+};
+
+struct tok {
+	enum tok_kind kind;
+	enum punct p;          /* TK_PUNCT */
+	struct tl_pos pos;
+	const char *s;         /* source text of the token */
+	size_t len;
+	char *str;             /* TK_STR: the decoded string (malloc'ed) */
+};
+
+struct lexer {
+	const char *text;
+	size_t i;
+	int line, col;         /* of text[i] */
+	struct tok *t;
+	int n, cap;
+};
+
+static void lx_advance(struct lexer *lx)
+{
+	if (lx->text[lx->i] == '\n') {
+		lx->line++;
+		lx->col = 1;
+	} else {
+		lx->col++;
+	}
+	lx->i++;
+}
+
+static int is_word_start(int c)
+{
+	return isalpha(c) || c == '_' || c == '*' || c == '?' || c == '[';
+}
+
+/* '-' continues a word ("my-trigger") unless it starts "->". */
+static int is_word_char(const char *s)
+{
+	int c = (unsigned char)*s;
+
+	return isalnum(c) || c == '_' || c == '*' || c == '?' || c == '[' || c == ']' ||
+	       c == ':' || c == '/' || c == '.' || (c == '-' && s[1] != '>' && s[1] &&
+	       (isalnum((unsigned char)s[1]) || s[1] == '_'));
+}
+
+static struct tok *lx_push(struct lexer *lx, enum tok_kind k, struct tl_pos pos, size_t start)
+{
+	struct tok *t;
+
+	if (lx->n == lx->cap) {
+		int cap = lx->cap ? lx->cap * 2 : 32;
+
+		t = realloc(lx->t, (size_t)cap * sizeof(*t));
+		if (!t)
+			return NULL;
+		lx->t = t;
+		lx->cap = cap;
+	}
+	t = &lx->t[lx->n++];
+	memset(t, 0, sizeof(*t));
+	t->kind = k;
+	t->pos = pos;
+	t->s = lx->text + start;
+	t->len = lx->i - start;
+	return t;
+}
+
+static void toks_free(struct tok *t, int n)
+{
+	for (int i = 0; i < n; i++)
+		free(t[i].str);
+	free(t);
+}
+
+static int lex_string(struct lexer *lx, struct tl_error *err)
+{
+	struct tl_pos pos = { lx->line, lx->col };
+	size_t start = lx->i, cap = 16, n = 0;
+	char q = lx->text[lx->i], *buf = malloc(cap), *nb;
+	struct tok *t;
+
+	if (!buf)
+		goto nomem;
+	lx_advance(lx);
+	for (;;) {
+		char c = lx->text[lx->i];
+
+		if (!c || c == '\n') {
+			set_err(err, pos, "unterminated string: add the closing %c", q);
+			free(buf);
+			return -EINVAL;
+		}
+		if (c == q) {
+			lx_advance(lx);
+			break;
+		}
+		if (c == '\\') {
+			char e = lx->text[lx->i + 1];
+
+			if (e != '"' && e != '\'' && e != '\\') {
+				struct tl_pos ep = { lx->line, lx->col };
+
+				set_err(err, ep, "unsupported escape '\\%c' in string: only \\\", \\' "
+					"and \\\\ are recognized", e && e != '\n' ? e : ' ');
+				free(buf);
+				return -EINVAL;
+			}
+			lx_advance(lx);
+			c = e;
+		}
+		if (n + 2 > cap) {
+			cap *= 2;
+			nb = realloc(buf, cap);
+			if (!nb)
+				goto nomem;
+			buf = nb;
+		}
+		buf[n++] = c;
+		lx_advance(lx);
+	}
+	buf[n] = '\0';
+	t = lx_push(lx, TK_STR, pos, start);
+	if (!t)
+		goto nomem;
+	t->str = buf;
+	return 0;
+nomem:
+	free(buf);
+	set_err(err, pos, "out of memory");
+	return -ENOMEM;
+}
+
+static int lex(const char *text, int first_line, int first_col, struct lexer *lx,
+	       struct tl_error *err)
+{
+	memset(lx, 0, sizeof(*lx));
+	lx->text = text;
+	lx->line = first_line > 0 ? first_line : 1;
+	lx->col = first_col > 0 ? first_col : 1;
+
+	for (;;) {
+		const char *s = text + lx->i;
+		struct tl_pos pos = { lx->line, lx->col };
+		size_t start = lx->i;
+		enum punct p = P_NONE;
+		int c = (unsigned char)*s, plen = 1;
+
+		if (!c)
+			break;
+		if (isspace(c)) {
+			lx_advance(lx);
+			continue;
+		}
+		if (c == '#') {
+			while (text[lx->i] && text[lx->i] != '\n')
+				lx_advance(lx);
+			continue;
+		}
+		if (c == '"' || c == '\'') {
+			if (lex_string(lx, err))
+				return -EINVAL;
+			continue;
+		}
+		if (isdigit(c)) {
+			/* Numbers and durations: "42", "0x40", "20ms", "1.5s", "2µs". */
+			if (c == '0' && (s[1] == 'x' || s[1] == 'X')) {
+				lx_advance(lx);
+				lx_advance(lx);
+			}
+			while (isalnum((unsigned char)text[lx->i]) || text[lx->i] == '.' ||
+			       text[lx->i] == '_' || (unsigned char)text[lx->i] >= 0x80)
+				lx_advance(lx);
+			if (!lx_push(lx, TK_NUM, pos, start))
+				goto nomem;
+			continue;
+		}
+		if (is_word_start(c)) {
+			while (text[lx->i] && is_word_char(text + lx->i))
+				lx_advance(lx);
+			if (!lx_push(lx, TK_WORD, pos, start))
+				goto nomem;
+			continue;
+		}
+		switch (c) {
+		case '(': p = P_LPAREN; break;
+		case ')': p = P_RPAREN; break;
+		case ',': p = P_COMMA; break;
+		case '/': p = P_SLASH; break;
+		case '~': p = P_TILDE; break;
+		case '-':
+			if (s[1] == '>')
+				p = P_ARROW, plen = 2;
+			else
+				p = P_MINUS;
+			break;
+		case '!':
+			if (s[1] == '=')
+				p = P_NE, plen = 2;
+			else
+				p = P_NOT;
+			break;
+		case '&':
+			if (s[1] == '&')
+				p = P_AND, plen = 2;
+			else
+				p = P_BITAND;
+			break;
+		case '|':
+			if (s[1] == '|') {
+				p = P_OR, plen = 2;
+				break;
+			}
+			set_err(err, pos, "'|' is not an operator: use || for \"or\"");
+			return -EINVAL;
+		case '=':
+			if (s[1] == '=') {
+				p = P_EQ, plen = 2;
+				break;
+			}
+			set_err(err, pos, "'=' is not an operator: use == to compare");
+			return -EINVAL;
+		case '<':
+			if (s[1] == '=')
+				p = P_LE, plen = 2;
+			else
+				p = P_LT;
+			break;
+		case '>':
+			if (s[1] == '=')
+				p = P_GE, plen = 2;
+			else
+				p = P_GT;
+			break;
+		default:
+			if (isprint(c))
+				set_err(err, pos, "unexpected character '%c'", c);
+			else
+				set_err(err, pos, "unexpected byte 0x%02x", c);
+			return -EINVAL;
+		}
+		while (plen--)
+			lx_advance(lx);
+		{
+			struct tok *t = lx_push(lx, TK_PUNCT, pos, start);
+
+			if (!t)
+				goto nomem;
+			t->p = p;
+		}
+	}
+	{
+		struct tl_pos pos = { lx->line, lx->col };
+
+		if (!lx_push(lx, TK_EOF, pos, lx->i))
+			goto nomem;
+	}
+	return 0;
+nomem:
+	set_err(err, (struct tl_pos){ lx->line, lx->col }, "out of memory");
+	return -ENOMEM;
+}
+
+/* ------------------------------------------------------------------ */
+/* AST                                                                  */
+
+enum nkind { N_CMP = 1, N_AND, N_OR, N_NOT };
+enum vkind { V_INT = 1, V_STR, V_WORD };
+
+struct tl_node {
+	enum nkind kind;
+	struct tl_node *l, *r;          /* N_AND, N_OR: both; N_NOT: l */
+	/* N_CMP */
+	char field[64];
+	struct tl_pos field_pos;
+	enum punct op;
+	struct tl_pos op_pos;
+	enum vkind vk;
+	uint64_t mag;                   /* V_INT: magnitude */
+	int neg;                        /* V_INT: negative */
+	int hex;                        /* V_INT: written in 0x hex */
+	char *sval;                     /* V_STR, V_WORD */
+	struct tl_pos val_pos;
+};
+
+struct tl_key {
+	int given;
+	int n;
+	char name[TRIGREC_MAX_KEY_PARTS][64];
+	struct tl_pos pos[TRIGREC_MAX_KEY_PARTS];
+	struct tl_pos by_pos;
+};
+
+struct tl_side {
+	char event[200];
+	struct tl_pos event_pos;
+	struct tl_node *filter;
+	struct tl_key key;
+};
+
+struct trig_ast {
+	enum trigrec_trigger_kind kind;
+	struct tl_pos kind_pos;
+	struct tl_side side[2];         /* [TRIGREC_ROLE_EVENT], [TRIGREC_ROLE_START] */
+	struct tl_node *both;           /* LATENCY: the filter after the threshold */
+	uint64_t threshold;             /* count N, latency ns, rate N */
+	uint64_t window_ns;             /* RATE */
+	int has_post, has_cooldown, has_key_cooldown, has_limit, has_max, has_name;
+	struct tl_pos opt_pos[6];
+	uint64_t post_ns, cooldown_ns, key_cooldown_ns, limit, limit_period_ns, max_total;
+	char name[64];
+};
+
+static void node_free(struct tl_node *n)
+{
+	if (!n)
+		return;
+	node_free(n->l);
+	node_free(n->r);
+	free(n->sval);
+	free(n);
+}
+
+void trig_ast_free(struct trig_ast *a)
+{
+	if (!a)
+		return;
+	for (int i = 0; i < 2; i++)
+		node_free(a->side[i].filter);
+	node_free(a->both);
+	free(a);
+}
+
+/* ------------------------------------------------------------------ */
+/* Parser                                                               */
+
+struct parser {
+	struct tok *t;
+	int n, i;
+	struct tl_error *err;
+	int depth;
+};
+
+static struct tok *cur(struct parser *ps)
+{
+	return &ps->t[ps->i];
+}
+
+static struct tok *peek(struct parser *ps, int k)
+{
+	int j = ps->i + k;
+
+	return &ps->t[j < ps->n ? j : ps->n - 1];
+}
+
+static int is_punct(const struct tok *t, enum punct p)
+{
+	return t->kind == TK_PUNCT && t->p == p;
+}
+
+static int is_word(const struct tok *t, const char *w)
+{
+	return t->kind == TK_WORD && strlen(w) == t->len && !memcmp(t->s, w, t->len);
+}
+
+/* A short quote of a token for messages. */
+static const char *tok_desc(const struct tok *t, char *buf, size_t len)
+{
+	if (t->kind == TK_EOF)
+		snprintf(buf, len, "the end of the trigger");
+	else
+		snprintf(buf, len, "'%.*s'", t->len > 40 ? 40 : (int)t->len, t->s);
+	return buf;
+}
+
+static int __attribute__((format(printf, 3, 4)))
+perr(struct parser *ps, struct tl_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	ps->err->pos = pos;
+	va_start(ap, fmt);
+	vsnprintf(ps->err->msg, sizeof(ps->err->msg), fmt, ap);
+	va_end(ap);
+	return -EINVAL;
+}
+
+/* Copy a WORD token into dst (size len); error if it does not fit. */
+static int word_copy(struct parser *ps, const struct tok *t, char *dst, size_t len, const char *what)
+{
+	if (t->len >= len)
+		return perr(ps, t->pos, "%s too long (%zu characters; at most %zu)", what, t->len,
+			    len - 1);
+	memcpy(dst, t->s, t->len);
+	dst[t->len] = '\0';
+	return 0;
+}
+
+/* INT token: decimal or 0x hex, into *v. Errors name `what`. */
+static int parse_int_tok(struct parser *ps, const struct tok *t, uint64_t *v, const char *what)
+{
+	char buf[64], err[160];
+
+	if (t->kind != TK_NUM) {
+		char d[64];
+
+		return perr(ps, t->pos, "expected %s (a number), got %s", what, tok_desc(t, d, sizeof(d)));
+	}
+	if (t->len >= sizeof(buf))
+		return perr(ps, t->pos, "%s: number too long", what);
+	memcpy(buf, t->s, t->len);
+	buf[t->len] = '\0';
+	if (parse_u64(buf, 0, UINT64_MAX, v, err, sizeof(err))) {
+		if (strpbrk(buf, "gGhkKlmMnpqrstuvwyzZ.") && !(buf[1] == 'x' || buf[1] == 'X'))
+			return perr(ps, t->pos, "%s must be a whole number, not '%s'", what, buf);
+		return perr(ps, t->pos, "%s: %s", what, err);
+	}
+	return 0;
+}
+
+/* INT in [min, max]. */
+static int parse_int_range(struct parser *ps, uint64_t min, uint64_t max, uint64_t *v,
+			   const char *what)
+{
+	struct tok *t = cur(ps);
+
+	if (is_punct(t, P_MINUS))
+		return perr(ps, t->pos, "%s cannot be negative (at least %llu)", what,
+			    (unsigned long long)min);
+	if (parse_int_tok(ps, t, v, what))
+		return -EINVAL;
+	if (*v < min || *v > max) {
+		if (max == UINT64_MAX)
+			return perr(ps, t->pos, "%s %.*s is out of range: it must be at least %llu",
+				    what, (int)t->len, t->s, (unsigned long long)min);
+		return perr(ps, t->pos, "%s %.*s is out of range: use %llu to %llu", what,
+			    (int)t->len, t->s, (unsigned long long)min, (unsigned long long)max);
+	}
+	ps->i++;
+	return 0;
+}
+
+/* DURATION token, via parse_duration so units match the command line. */
+static int parse_dur(struct parser *ps, uint64_t *ns, const char *what)
+{
+	struct tok *t = cur(ps);
+	char buf[64], err[200], d[64];
+
+	if (is_punct(t, P_MINUS))
+		return perr(ps, t->pos, "%s cannot be negative", what);
+	if (t->kind != TK_NUM)
+		return perr(ps, t->pos, "expected %s (a duration such as 10ms, 1.5s or 2m), got %s",
+			    what, tok_desc(t, d, sizeof(d)));
+	if (t->len >= sizeof(buf))
+		return perr(ps, t->pos, "%s: duration too long", what);
+	memcpy(buf, t->s, t->len);
+	buf[t->len] = '\0';
+	if (parse_duration(buf, ns, err, sizeof(err)))
+		return perr(ps, t->pos, "%s: %s", what, err);
+	ps->i++;
+	return 0;
+}
+
+/* PERIOD: a duration, or a unit word meaning one of it ("min", "hour", "s"). */
+static int parse_period(struct parser *ps, uint64_t *ns, const char *what)
+{
+	static const struct { const char *w; uint64_t ns; } words[] = {
+		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
+		{ "s", 1000000000ULL }, { "sec", 1000000000ULL }, { "second", 1000000000ULL },
+		{ "m", 60000000000ULL }, { "min", 60000000000ULL }, { "minute", 60000000000ULL },
+		{ "h", 3600000000000ULL }, { "hour", 3600000000000ULL },
+		{ "d", 86400000000000ULL }, { "day", 86400000000000ULL },
+	};
+	struct tok *t = cur(ps);
+
+	if (t->kind == TK_WORD) {
+		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+			if (is_word(t, words[i].w)) {
+				*ns = words[i].ns;
+				ps->i++;
+				return 0;
+			}
+		}
+		return perr(ps, t->pos, "%s: unknown period '%.*s' (use a duration such as 30s, "
+			    "or s, min, hour)", what, t->len > 40 ? 40 : (int)t->len, t->s);
+	}
+	return parse_dur(ps, ns, what);
+}
+
+static struct tl_node *node_new(struct parser *ps, enum nkind k)
+{
+	struct tl_node *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		perr(ps, cur(ps)->pos, "out of memory");
+	else
+		n->kind = k;
+	return n;
+}
+
+static int is_cmp_op(const struct tok *t)
+{
+	if (t->kind != TK_PUNCT)
+		return 0;
+	switch (t->p) {
+	case P_EQ: case P_NE: case P_LT: case P_LE: case P_GT: case P_GE:
+	case P_BITAND: case P_TILDE:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+static struct tl_node *parse_or(struct parser *ps);
+
+static struct tl_node *parse_cmp(struct parser *ps)
+{
+	struct tok *f = cur(ps), *op, *v;
+	struct tl_node *n;
+	char d[64];
+
+	if (f->kind != TK_WORD) {
+		if (f->kind == TK_EOF)
+			perr(ps, f->pos, "expected a condition (FIELD OP VALUE, e.g. pid == 42) "
+			     "but the trigger ends here");
+		else
+			perr(ps, f->pos, "expected a field name to compare (e.g. pid == 42), got %s",
+			     tok_desc(f, d, sizeof(d)));
+		return NULL;
+	}
+	op = peek(ps, 1);
+	if (!is_cmp_op(op)) {
+		perr(ps, op->pos, "expected a comparison operator (== != < <= > >= & ~) after '%.*s', "
+		     "got %s", f->len > 40 ? 40 : (int)f->len, f->s, tok_desc(op, d, sizeof(d)));
+		return NULL;
+	}
+	n = node_new(ps, N_CMP);
+	if (!n)
+		return NULL;
+	if (word_copy(ps, f, n->field, sizeof(n->field), "field name"))
+		goto fail;
+	n->field_pos = f->pos;
+	n->op = op->p;
+	n->op_pos = op->pos;
+	ps->i += 2;
+	v = cur(ps);
+	n->val_pos = v->pos;
+	if (is_punct(v, P_MINUS)) {
+		struct tok *num = peek(ps, 1);
+
+		if (num->kind != TK_NUM) {
+			perr(ps, num->pos, "expected a number after '-'");
+			goto fail;
+		}
+		if (parse_int_tok(ps, num, &n->mag, "the value"))
+			goto fail;
+		if (n->mag > (1ULL << 63)) {
+			perr(ps, v->pos, "-%.*s is out of range (the smallest value is -%llu)",
+			     (int)num->len, num->s, 1ULL << 63);
+			goto fail;
+		}
+		n->neg = n->mag != 0;
+		n->vk = V_INT;
+		ps->i += 2;
+	} else if (v->kind == TK_NUM) {
+		if (parse_int_tok(ps, v, &n->mag, "the value"))
+			goto fail;
+		n->hex = v->len > 2 && v->s[0] == '0' && (v->s[1] == 'x' || v->s[1] == 'X');
+		n->vk = V_INT;
+		ps->i++;
+	} else if (v->kind == TK_STR || v->kind == TK_WORD) {
+		n->vk = v->kind == TK_STR ? V_STR : V_WORD;
+		n->sval = v->kind == TK_STR ? strdup(v->str) : strndup(v->s, v->len);
+		if (!n->sval) {
+			perr(ps, v->pos, "out of memory");
+			goto fail;
+		}
+		ps->i++;
+	} else {
+		perr(ps, v->pos, "expected a value after '%s' (a number, or a \"string\"), got %s",
+		     punct_text[op->p], tok_desc(v, d, sizeof(d)));
+		goto fail;
+	}
+	return n;
+fail:
+	node_free(n);
+	return NULL;
+}
+
+static struct tl_node *parse_unary(struct parser *ps)
+{
+	struct tok *t = cur(ps);
+	struct tl_node *n;
+
+	if (++ps->depth > 64) {
+		perr(ps, t->pos, "condition nested too deeply (more than 64 levels)");
+		return NULL;
+	}
+	if (is_punct(t, P_NOT)) {
+		ps->i++;
+		n = node_new(ps, N_NOT);
+		if (!n)
+			return NULL;
+		n->l = parse_unary(ps);
+		if (!n->l) {
+			node_free(n);
+			return NULL;
+		}
+	} else if (is_punct(t, P_LPAREN)) {
+		struct tok *close;
+
+		ps->i++;
+		n = parse_or(ps);
+		if (!n)
+			return NULL;
+		close = cur(ps);
+		if (!is_punct(close, P_RPAREN)) {
+			char d[64];
+
+			perr(ps, close->pos, "expected ')' to close the '(' at %d:%d, got %s",
+			     t->pos.line, t->pos.col, tok_desc(close, d, sizeof(d)));
+			node_free(n);
+			return NULL;
+		}
+		ps->i++;
+	} else {
+		n = parse_cmp(ps);
+	}
+	ps->depth--;
+	return n;
+}
+
+static struct tl_node *parse_binary(struct parser *ps, enum punct op)
+{
+	struct tl_node *l = op == P_OR ? parse_binary(ps, P_AND) : parse_unary(ps), *r, *n;
+
+	while (l && is_punct(cur(ps), op)) {
+		ps->i++;
+		r = op == P_OR ? parse_binary(ps, P_AND) : parse_unary(ps);
+		if (!r) {
+			node_free(l);
+			return NULL;
+		}
+		n = node_new(ps, op == P_OR ? N_OR : N_AND);
+		if (!n) {
+			node_free(l);
+			node_free(r);
+			return NULL;
+		}
+		n->l = l;
+		n->r = r;
+		l = n;
+	}
+	return l;
+}
+
+static struct tl_node *parse_or(struct parser *ps)
+{
+	return parse_binary(ps, P_OR);
+}
+
+static int parse_event(struct parser *ps, struct tl_side *s, const char *what)
+{
+	struct tok *t = cur(ps);
+	char d[64];
+
+	if (t->kind != TK_WORD)
+		return perr(ps, t->pos, "expected %s as SYS:NAME (e.g. sched:sched_switch), got %s",
+			    what, tok_desc(t, d, sizeof(d)));
+	if (word_copy(ps, t, s->event, sizeof(s->event), "tracepoint name"))
+		return -EINVAL;
+	s->event_pos = t->pos;
+	ps->i++;
+	return 0;
+}
+
+static int parse_key(struct parser *ps, struct tl_key *k)
+{
+	struct tok *by = cur(ps);
+	int paren = 0;
+
+	k->given = 1;
+	k->by_pos = by->pos;
+	ps->i++;
+	if (is_punct(cur(ps), P_LPAREN)) {
+		paren = 1;
+		ps->i++;
+	}
+	for (;;) {
+		struct tok *t = cur(ps);
+		char d[64];
+
+		if (t->kind != TK_WORD)
+			return perr(ps, t->pos, "expected a key field after '%s' (e.g. by pid, or "
+				    "by dev, sector), got %s", k->n ? "," : paren ? "(" : "by",
+				    tok_desc(t, d, sizeof(d)));
+		if (k->n == TRIGREC_MAX_KEY_PARTS)
+			return perr(ps, t->pos, "too many key fields: a key has at most %d parts "
+				    "(TRIGREC_MAX_KEY_PARTS)", TRIGREC_MAX_KEY_PARTS);
+		if (word_copy(ps, t, k->name[k->n], sizeof(k->name[k->n]), "key field name"))
+			return -EINVAL;
+		k->pos[k->n++] = t->pos;
+		ps->i++;
+		if (!is_punct(cur(ps), P_COMMA))
+			break;
+		ps->i++;
+	}
+	if (paren) {
+		struct tok *t = cur(ps);
+		char d[64];
+
+		if (!is_punct(t, P_RPAREN))
+			return perr(ps, t->pos, "expected ')' to close the key list, got %s",
+				    tok_desc(t, d, sizeof(d)));
+		ps->i++;
+	}
+	return 0;
+}
+
+/* `[ 'if' filter ]` */
+static int parse_opt_filter(struct parser *ps, struct tl_node **out)
+{
+	if (!is_word(cur(ps), "if"))
+		return 0;
+	ps->i++;
+	*out = parse_or(ps);
+	return *out ? 0 : -EINVAL;
+}
+
+/* A clear message for a keyword in the wrong place. */
+static int misplaced(struct parser *ps, const struct trig_ast *a, const char *expected)
+{
+	struct tok *t = cur(ps);
+	char d[64];
+
+	if (is_word(t, "count"))
+		return perr(ps, t->pos, "'count >= N' applies to plain event triggers only; for "
+			    "a number of events in a time window use 'rate EVENT > N/DURATION'");
+	if (is_word(t, "by"))
+		return perr(ps, t->pos, a->kind == TRIGREC_TRIG_EVENT ?
+			    "'by' applies to latency and rate triggers only (a plain event "
+			    "trigger has no key)" :
+			    "'by' is misplaced here: it goes after the event and its 'if' "
+			    "condition (EVENT [if COND] [by KEY])");
+	if (is_word(t, "if"))
+		return perr(ps, t->pos, "'if' is misplaced here: the condition goes right after "
+			    "the event (EVENT if COND ...)");
+	if (is_punct(t, P_ARROW))
+		return perr(ps, t->pos, "'->' belongs to latency triggers: write "
+			    "'latency START -> END > DURATION'");
+	return perr(ps, t->pos, "%s, got %s", expected, tok_desc(t, d, sizeof(d)));
+}
+
+enum { O_POST, O_COOLDOWN, O_KEY_COOLDOWN, O_LIMIT, O_MAX, O_NAME };
+
+static int dup_opt(struct parser *ps, struct trig_ast *a, int *has, int which, struct tok *t,
+		   const char *what)
+{
+	if (*has)
+		return perr(ps, t->pos, "duplicate option '%s' (already given at %d:%d): give "
+			    "it once", what, a->opt_pos[which].line, a->opt_pos[which].col);
+	*has = 1;
+	a->opt_pos[which] = t->pos;
+	return 0;
+}
+
+static int parse_options(struct parser *ps, struct trig_ast *a)
+{
+	for (;;) {
+		struct tok *t = cur(ps);
+		char d[64];
+
+		if (t->kind == TK_EOF)
+			return 0;
+		if (is_word(t, "post")) {
+			if (dup_opt(ps, a, &a->has_post, O_POST, t, "post"))
+				return -EINVAL;
+			ps->i++;
+			if (parse_dur(ps, &a->post_ns, "post"))
+				return -EINVAL;
+		} else if (is_word(t, "cooldown")) {
+			uint64_t ns;
+
+			ps->i++;
+			if (parse_dur(ps, &ns, "cooldown"))
+				return -EINVAL;
+			if (is_word(cur(ps), "per")) {
+				struct tok *k = peek(ps, 1);
+
+				if (!is_word(k, "key"))
+					return perr(ps, k->pos, "expected 'key' after 'per' "
+						    "(cooldown DURATION per key), got %s",
+						    tok_desc(k, d, sizeof(d)));
+				if (dup_opt(ps, a, &a->has_key_cooldown, O_KEY_COOLDOWN, t,
+					    "cooldown ... per key"))
+					return -EINVAL;
+				if (a->kind == TRIGREC_TRIG_EVENT || (a->kind == TRIGREC_TRIG_RATE &&
+				    !a->side[TRIGREC_ROLE_EVENT].key.given))
+					return perr(ps, cur(ps)->pos, "'per key' needs a keyed "
+						    "trigger: %s", a->kind == TRIGREC_TRIG_EVENT ?
+						    "a plain event trigger has no key (drop 'per key')" :
+						    "add 'by KEY' to the rate (e.g. rate EVENT by pid > "
+						    "N/1s), or drop 'per key'");
+				a->key_cooldown_ns = ns;
+				ps->i += 2;
+			} else {
+				if (dup_opt(ps, a, &a->has_cooldown, O_COOLDOWN, t, "cooldown"))
+					return -EINVAL;
+				a->cooldown_ns = ns;
+			}
+		} else if (is_word(t, "limit")) {
+			struct tok *pt;
+
+			if (dup_opt(ps, a, &a->has_limit, O_LIMIT, t, "limit"))
+				return -EINVAL;
+			ps->i++;
+			if (parse_int_range(ps, 1, 1000000000, &a->limit, "limit"))
+				return -EINVAL;
+			if (!is_punct(cur(ps), P_SLASH))
+				return perr(ps, cur(ps)->pos, "expected '/' and a period after the "
+					    "limit count (e.g. limit 3/min, limit 5/30s), got %s",
+					    tok_desc(cur(ps), d, sizeof(d)));
+			ps->i++;
+			pt = cur(ps);
+			if (parse_period(ps, &a->limit_period_ns, "limit period"))
+				return -EINVAL;
+			if (!a->limit_period_ns)
+				return perr(ps, pt->pos, "limit period must be longer than 0");
+		} else if (is_word(t, "max")) {
+			if (dup_opt(ps, a, &a->has_max, O_MAX, t, "max"))
+				return -EINVAL;
+			ps->i++;
+			if (parse_int_range(ps, 1, 1000000000, &a->max_total, "max"))
+				return -EINVAL;
+		} else if (is_word(t, "name")) {
+			struct tok *n;
+
+			if (dup_opt(ps, a, &a->has_name, O_NAME, t, "name"))
+				return -EINVAL;
+			ps->i++;
+			n = cur(ps);
+			if (n->kind == TK_STR) {
+				if (strlen(n->str) >= sizeof(a->name))
+					return perr(ps, n->pos, "name too long (at most %zu "
+						    "characters)", sizeof(a->name) - 1);
+				strcpy(a->name, n->str);
+			} else if (n->kind == TK_WORD || n->kind == TK_NUM) {
+				if (word_copy(ps, n, a->name, sizeof(a->name), "name"))
+					return -EINVAL;
+			} else {
+				return perr(ps, n->pos, "expected a name after 'name' (e.g. name "
+					    "slow_io), got %s", tok_desc(n, d, sizeof(d)));
+			}
+			if (!a->name[0])
+				return perr(ps, n->pos, "the name cannot be empty");
+			ps->i++;
+		} else if (t->kind == TK_WORD) {
+			const char *hint = "";
+
+			if (is_word(t, "count") || is_word(t, "by") || is_word(t, "if"))
+				return misplaced(ps, a, "");
+			if (is_word(t, "and") || is_word(t, "or") || is_word(t, "not"))
+				hint = " (conditions use &&, || and !)";
+			return perr(ps, t->pos, "unknown option '%.*s': options are post DURATION, "
+				    "cooldown DURATION [per key], limit N/PERIOD, max N, name NAME%s",
+				    t->len > 40 ? 40 : (int)t->len, t->s, hint);
+		} else {
+			return misplaced(ps, a, "expected an option (post, cooldown, limit, max, "
+					 "name) or the end of the trigger");
+		}
+	}
+}
+
+static int parse_trigger(struct parser *ps, struct trig_ast *a)
+{
+	struct tok *t = cur(ps), *nx = peek(ps, 1);
+	struct tl_side *ev = &a->side[TRIGREC_ROLE_EVENT];
+	struct tl_side *st = &a->side[TRIGREC_ROLE_START];
+	char d[64];
+
+	a->kind_pos = t->pos;
+	if (t->kind == TK_EOF)
+		return perr(ps, t->pos, "empty trigger: give a tracepoint (e.g. "
+			    "sched:sched_process_exit), or latency/rate");
+	a->kind = TRIGREC_TRIG_EVENT;
+	/* A tracepoint is SYS:NAME, so these words at the start are always keywords. */
+	if (is_word(t, "latency"))
+		a->kind = TRIGREC_TRIG_LATENCY;
+	else if (is_word(t, "rate"))
+		a->kind = TRIGREC_TRIG_RATE;
+	if (a->kind != TRIGREC_TRIG_EVENT || is_word(t, "event")) {
+		ps->i++;
+		if (nx->kind == TK_EOF)
+			return perr(ps, nx->pos, "expected a tracepoint (SYS:NAME) after '%.*s'",
+				    (int)t->len, t->s);
+	}
+
+	if (a->kind == TRIGREC_TRIG_LATENCY) {
+		if (parse_event(ps, st, "the start tracepoint"))
+			return -EINVAL;
+		if (parse_opt_filter(ps, &st->filter))
+			return -EINVAL;
+		if (is_word(cur(ps), "by") && parse_key(ps, &st->key))
+			return -EINVAL;
+		if (!is_punct(cur(ps), P_ARROW)) {
+			if (is_word(cur(ps), "if") || is_word(cur(ps), "by") ||
+			    is_word(cur(ps), "count"))
+				return misplaced(ps, a, "");
+			return perr(ps, cur(ps)->pos, "missing '->': a latency trigger is "
+				    "'latency START -> END > DURATION', got %s",
+				    tok_desc(cur(ps), d, sizeof(d)));
+		}
+		ps->i++;
+		if (parse_event(ps, ev, "the end tracepoint after '->'"))
+			return -EINVAL;
+		if (parse_opt_filter(ps, &ev->filter))
+			return -EINVAL;
+		if (is_word(cur(ps), "by") && parse_key(ps, &ev->key))
+			return -EINVAL;
+		if (!is_punct(cur(ps), P_GT)) {
+			if (is_word(cur(ps), "if") || is_word(cur(ps), "by") ||
+			    is_word(cur(ps), "count"))
+				return misplaced(ps, a, "");
+			return perr(ps, cur(ps)->pos, "missing threshold: add '> DURATION' after the "
+				    "end tracepoint (e.g. latency A -> B > 10ms), got %s",
+				    tok_desc(cur(ps), d, sizeof(d)));
+		}
+		ps->i++;
+		t = cur(ps);
+		if (parse_dur(ps, &a->threshold, "latency threshold"))
+			return -EINVAL;
+		if (!a->threshold)
+			return perr(ps, t->pos, "latency threshold must be longer than 0 (e.g. > 1ms)");
+		if (parse_opt_filter(ps, &a->both))
+			return -EINVAL;
+		/* The window ages out starts whose end never came. */
+		a->window_ns = a->threshold > UINT64_MAX / 10 ? UINT64_MAX : a->threshold * 10;
+		if (a->window_ns < 10000000000ULL)
+			a->window_ns = 10000000000ULL;
+	} else if (a->kind == TRIGREC_TRIG_RATE) {
+		if (parse_event(ps, ev, "a tracepoint after 'rate'"))
+			return -EINVAL;
+		if (parse_opt_filter(ps, &ev->filter))
+			return -EINVAL;
+		if (is_word(cur(ps), "by") && parse_key(ps, &ev->key))
+			return -EINVAL;
+		if (!is_punct(cur(ps), P_GT)) {
+			if (is_word(cur(ps), "if") || is_word(cur(ps), "by") ||
+			    is_word(cur(ps), "count") || is_punct(cur(ps), P_ARROW))
+				return misplaced(ps, a, "");
+			return perr(ps, cur(ps)->pos, "missing threshold: add '> N/DURATION' (e.g. "
+				    "rate EVENT > 1000/1s), got %s", tok_desc(cur(ps), d, sizeof(d)));
+		}
+		ps->i++;
+		if (parse_int_range(ps, 1, 1000000000, &a->threshold, "rate count"))
+			return -EINVAL;
+		if (!is_punct(cur(ps), P_SLASH))
+			return perr(ps, cur(ps)->pos, "expected '/' and a window after the rate count "
+				    "(e.g. > 1000/1s), got %s", tok_desc(cur(ps), d, sizeof(d)));
+		ps->i++;
+		t = cur(ps);
+		if (parse_period(ps, &a->window_ns, "rate window"))
+			return -EINVAL;
+		if (!a->window_ns)
+			return perr(ps, t->pos, "rate window must be longer than 0 (e.g. /1s)");
+		if (is_word(cur(ps), "by")) {
+			if (ev->key.given)
+				return perr(ps, cur(ps)->pos, "duplicate 'by': the key was already "
+					    "given at %d:%d", ev->key.by_pos.line, ev->key.by_pos.col);
+			if (parse_key(ps, &ev->key))
+				return -EINVAL;
+		}
+	} else {
+		if (parse_event(ps, ev, "a tracepoint"))
+			return -EINVAL;
+		if (parse_opt_filter(ps, &ev->filter))
+			return -EINVAL;
+		if (is_word(cur(ps), "count")) {
+			t = cur(ps);
+			if (!is_punct(peek(ps, 1), P_GE))
+				return perr(ps, peek(ps, 1)->pos, "expected '>=' after 'count' "
+					    "(count >= N fires on the Nth match)");
+			ps->i += 2;
+			if (parse_int_range(ps, 1, UINT64_MAX, &a->threshold, "count"))
+				return -EINVAL;
+		}
+	}
+	return parse_options(ps, a);
+}
+
+struct trig_ast *trig_parse(const char *text, int first_line, int first_col, struct tl_error *err)
+{
+	struct tl_error dummy;
+	struct parser ps = { 0 };
+	struct lexer lx;
+	struct trig_ast *a;
+
+	if (!err)
+		err = &dummy;
+	memset(err, 0, sizeof(*err));
+	if (!text) {
+		set_err(err, (struct tl_pos){ 1, 1 }, "no trigger text");
+		return NULL;
+	}
+	if (lex(text, first_line, first_col, &lx, err)) {
+		toks_free(lx.t, lx.n);
+		return NULL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		toks_free(lx.t, lx.n);
+		set_err(err, (struct tl_pos){ 1, 1 }, "out of memory");
+		return NULL;
+	}
+	ps.t = lx.t;
+	ps.n = lx.n;
+	ps.err = err;
+	if (parse_trigger(&ps, a)) {
+		trig_ast_free(a);
+		a = NULL;
+	}
+	toks_free(lx.t, lx.n);
+	return a;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tracepoint lookup (tracefs, or formats injected by tests)            */
+
+static const struct tp_format *const *fake_fmts;
+static int nr_fake_fmts;
+
+void trig_set_formats(const struct tp_format *const *fmts, int n)
+{
+	fake_fmts = n > 0 ? fmts : NULL;
+	nr_fake_fmts = n > 0 ? n : 0;
+}
+
+static int split_event(const char *pattern, char *sys, size_t syslen, char *name, size_t namelen)
+{
+	const char *sep = strpbrk(pattern, ":/");
+
+	if (!sep || sep == pattern || !sep[1] || (size_t)(sep - pattern) >= syslen ||
+	    strlen(sep + 1) >= namelen)
+		return -EINVAL;
+	memcpy(sys, pattern, (size_t)(sep - pattern));
+	sys[sep - pattern] = '\0';
+	strcpy(name, sep + 1);
+	return 0;
+}
+
+static int tp_glob(const char *pattern, struct tp_name **out)
+{
+	char sys[64], name[128];
+	int n = 0;
+
+	if (!fake_fmts)
+		return tracefs_glob(pattern, out);
+	*out = NULL;
+	if (split_event(pattern, sys, sizeof(sys), name, sizeof(name)))
+		return -EINVAL;
+	*out = calloc((size_t)nr_fake_fmts + 1, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (int i = 0; i < nr_fake_fmts; i++) {
+		const struct tp_format *f = fake_fmts[i];
+
+		if (!fnmatch(sys, f->sys, 0) && !fnmatch(name, f->name, 0)) {
+			snprintf((*out)[n].sys, sizeof((*out)[n].sys), "%s", f->sys);
+			snprintf((*out)[n].name, sizeof((*out)[n].name), "%s", f->name);
+			n++;
+		}
+	}
+	if (!n) {
+		free(*out);
+		*out = NULL;
+	}
+	return n;
+}
+
+static struct tp_format *tp_load(const char *sys, const char *name)
+{
+	if (!fake_fmts)
+		return tp_format__load(sys, name);
+	for (int i = 0; i < nr_fake_fmts; i++) {
+		const struct tp_format *f = fake_fmts[i];
+
+		if (!strcmp(f->sys, sys) && !strcmp(f->name, name))
+			return tp_format__parse(f->sys, f->name, f->text, f->text_len);
+	}
+	errno = ENOENT;
+	return NULL;
+}
+
+static void tp_suggest(const char *bad, char *out, size_t len)
+{
+	int best = 4;
+
+	if (!fake_fmts) {
+		tracefs_suggest(bad, out, len, 3);
+		return;
+	}
+	out[0] = '\0';
+	for (int i = 0; i < nr_fake_fmts; i++) {
+		char full[200];
+		int d;
+
+		snprintf(full, sizeof(full), "%s:%s", fake_fmts[i]->sys, fake_fmts[i]->name);
+		d = edit_distance(bad, full);
+		if (d < best) {
+			best = d;
+			snprintf(out, len, "%s", full);
+		}
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Compiler                                                             */
+
+static int has_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+static const char *const pseudo_names[] = { "comm", "pid", "tid", "cpu", "cgroup" };
+static const enum trigrec_src pseudo_srcs[] = {
+	TRIGREC_SRC_COMM, TRIGREC_SRC_PID, TRIGREC_SRC_TID, TRIGREC_SRC_CPU, TRIGREC_SRC_CGROUP,
+};
+
+/* 1 + index if name is a pseudo-field in lower case, -(1 + index) in upper case, else 0. */
+static int pseudo_index(const char *name)
+{
+	for (int i = 0; i < 5; i++) {
+		if (!strcmp(name, pseudo_names[i]))
+			return i + 1;
+		if (!strcasecmp(name, pseudo_names[i])) {
+			int upper = 1;
+
+			for (const char *p = name; *p; p++)
+				upper &= !islower((unsigned char)*p);
+			if (upper)
+				return -(i + 1);
+		}
+	}
+	return 0;
+}
+
+/* One side's tracepoint, resolved. */
+struct side_ctx {
+	char pattern[200];         /* as written, sys/name normalized to sys:name */
+	struct tl_pos pos;
+	struct tp_name *matches;
+	int nmatch;
+	struct tp_format *fmt;     /* when nmatch == 1 */
+	int uses_fields;           /* a filter or key named a field of the event */
+};
+
+/* A value a clause or key part reads. */
+struct src_ref {
+	enum trigrec_src src;
+	uint8_t size;
+	uint8_t is_signed;
+	uint16_t offset;
+	int is_string;
+	const struct tp_field *field;  /* NULL for pseudo-fields */
+};
+
+/* The type text names a signed integer ("int", "long", "pid_t"...). */
+static int type_is_signed(const char *type)
+{
+	static const char *const signed_types[] = {
+		"int", "long", "short", "long long", "long int", "short int", "long long int",
+		"signed", "signed int", "signed long", "signed char", "signed short",
+		"s8", "s16", "s32", "s64", "__s8", "__s16", "__s32", "__s64",
+		"int8_t", "int16_t", "int32_t", "int64_t", "pid_t", "ssize_t", "loff_t",
+		"off_t", "time_t", "clockid_t", "key_serial_t", "timer_t", "mqd_t",
+		"__kernel_old_time_t", "ktime_t", "rwf_t",
+	};
+	const char *p = type;
+
+	for (;;) {
+		if (!strncmp(p, "const ", 6))
+			p += 6;
+		else if (!strncmp(p, "volatile ", 9))
+			p += 9;
+		else
+			break;
+	}
+	for (size_t i = 0; i < sizeof(signed_types) / sizeof(signed_types[0]); i++)
+		if (!strcmp(p, signed_types[i]))
+			return 1;
+	return 0;
+}
+
+static int field_ref(const struct side_ctx *sc, const struct tp_field *f, const char *name,
+		     struct tl_pos pos, struct src_ref *r, struct tl_error *err)
+{
+	memset(r, 0, sizeof(*r));
+	r->field = f;
+	if (f->offset > 0xffff) {
+		set_err(err, pos, "field '%s' of %s is at offset %u, beyond the 65535 a filter "
+			"can address", name, sc->pattern, f->offset);
+		return -EINVAL;
+	}
+	r->offset = (uint16_t)f->offset;
+	switch (f->kind) {
+	case TP_FIELD_INT:
+	case TP_FIELD_PTR:
+		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+			goto array;
+		r->src = TRIGREC_SRC_FIELD;
+		r->size = (uint8_t)f->size;
+		/*
+		 * Syscall arguments are stored as unsigned long but declared
+		 * int/long: follow the declared type so "dfd == -100" works.
+		 */
+		r->is_signed = f->kind == TP_FIELD_INT && (f->is_signed || type_is_signed(f->type));
+		return 0;
+	case TP_FIELD_CHARARRAY:
+		r->src = TRIGREC_SRC_CHARS;
+		r->size = f->size > 255 ? 255 : (uint8_t)f->size;
+		r->is_string = 1;
+		return 0;
+	case TP_FIELD_DATALOC:
+		r->src = TRIGREC_SRC_DATALOC;
+		r->size = 4;
+		r->is_string = 1;
+		return 0;
+	case TP_FIELD_ARRAY:
+	default:
+		break;
+	}
+array:
+	set_err(err, pos, "cannot compare array field %s (%s) of %s: only integers, char arrays "
+		"and strings can be compared", name, f->type, sc->pattern);
+	return -EINVAL;
+}
+
+static void pseudo_ref(int idx, struct src_ref *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->src = pseudo_srcs[idx];
+	switch (r->src) {
+	case TRIGREC_SRC_COMM:
+		r->size = TRIGREC_COMM_LEN;
+		r->is_string = 1;
+		break;
+	case TRIGREC_SRC_CGROUP:
+		r->size = 8;
+		break;
+	default:
+		r->size = 4;
+		break;
+	}
+}
+
+/* "unknown field" with the closest name and the list of valid ones. */
+static void unknown_field(const struct side_ctx *sc, const char *name, struct tl_pos pos,
+			  const char *ctx_note, struct tl_error *err)
+{
+	const struct tp_format *f = sc->fmt;
+	char list[300] = "", sugg[100] = "";
+	size_t used = 0;
+	/* About one typo per three characters counts as close. */
+	int best = 1 + ((int)strlen(name) / 3 > 1 ? (int)strlen(name) / 3 : 1);
+
+	for (int i = 0; i < f->nr_fields; i++) {
+		const struct tp_field *fl = &f->fields[i];
+		int d = edit_distance(name, fl->name), w;
+
+		if (d < best) {
+			best = d;
+			snprintf(sugg, sizeof(sugg), " (did you mean '%s'?)", fl->name);
+		}
+		if (fl->is_common)
+			continue;
+		w = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "", fl->name);
+		if (w < 0 || (size_t)w >= sizeof(list) - used) {
+			list[used] = '\0';
+			if (used + 5 < sizeof(list))
+				strcat(list, ", ...");
+			break;
+		}
+		used += (size_t)w;
+	}
+	for (int i = 0; i < 5; i++) {
+		int d = edit_distance(name, pseudo_names[i]);
+
+		if (d < best) {
+			best = d;
+			snprintf(sugg, sizeof(sugg), " (did you mean '%s'?)", pseudo_names[i]);
+		}
+	}
+	set_err(err, pos, "unknown field '%s' for %s:%s%s%s; its fields are: %s%s"
+		"common_*; or use comm, pid, tid, cpu, cgroup", name, f->sys, f->name, sugg, ctx_note,
+		list, used ? ", " : "");
+}
+
+/* Resolve a name in a filter or key on one side. */
+static int resolve(struct side_ctx *sc, const char *name, struct tl_pos pos, const char *ctx_note,
+		   struct src_ref *r, struct tl_error *err)
+{
+	int pi = pseudo_index(name);
+
+	if (pi < 0) {
+		pseudo_ref(-pi - 1, r);
+		return 0;
+	}
+	if (sc->fmt) {
+		const struct tp_field *f = tp_format__field(sc->fmt, name);
+
+		if (f) {
+			sc->uses_fields = 1;
+			return field_ref(sc, f, name, pos, r, err);
+		}
+		if (pi > 0) {
+			pseudo_ref(pi - 1, r);
+			return 0;
+		}
+		unknown_field(sc, name, pos, ctx_note, err);
+		return -EINVAL;
+	}
+	/* A glob matching several tracepoints: only pseudo-fields mean the same on all. */
+	if (pi > 0) {
+		for (int i = 0; i < sc->nmatch; i++) {
+			struct tp_format *f = tp_load(sc->matches[i].sys, sc->matches[i].name);
+			int has = f && tp_format__field(f, name);
+
+			tp_format__free(f);
+			if (has) {
+				char up[8];
+
+				for (size_t k = 0; k <= strlen(name) && k < sizeof(up); k++)
+					up[k] = (char)toupper((unsigned char)name[k]);
+				up[sizeof(up) - 1] = '\0';
+				set_err(err, pos, "'%s' is ambiguous: %s matches %d tracepoints and "
+					"%s:%s has a field '%s'; write %s for the current task's "
+					"value, or name one tracepoint to use its field", name,
+					sc->pattern, sc->nmatch, sc->matches[i].sys,
+					sc->matches[i].name, name, up);
+				return -EINVAL;
+			}
+		}
+		pseudo_ref(pi - 1, r);
+		return 0;
+	}
+	set_err(err, pos, "field '%s' needs a single tracepoint, but %s matches %d (%s:%s, %s:%s%s); "
+		"name one tracepoint, or use only comm, pid, tid, cpu, cgroup", name, sc->pattern,
+		sc->nmatch, sc->matches[0].sys, sc->matches[0].name, sc->matches[1].sys,
+		sc->matches[1].name, sc->nmatch > 2 ? ", ..." : "");
+	return -EINVAL;
+}
+
+static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_error *err)
+{
+	char sugg[400], *sep;
+
+	memset(sc, 0, sizeof(*sc));
+	sc->pos = s->event_pos;
+	snprintf(sc->pattern, sizeof(sc->pattern), "%s", s->event);
+	sep = strpbrk(sc->pattern, ":/");
+	if (!sep || sep == sc->pattern || !sep[1]) {
+		sugg[0] = '\0';
+		if (!has_glob(sc->pattern))
+			tp_suggest(sc->pattern, sugg, sizeof(sugg));
+		set_err(err, sc->pos, "'%s' is not a tracepoint: give it as SYS:NAME%s%s%s",
+			sc->pattern, sugg[0] ? " (did you mean " : " (e.g. sched:sched_switch; see "
+			"`trigrec list`)", sugg, sugg[0] ? "?)" : "");
+		return -EINVAL;
+	}
+	*sep = ':';
+	if (strchr(sep + 1, ':') || strchr(sep + 1, '/')) {
+		set_err(err, sc->pos, "'%s' is not a tracepoint: give it as SYS:NAME with one ':'",
+			s->event);
+		return -EINVAL;
+	}
+	if (!fake_fmts && !tracefs_root()) {
+		set_err(err, sc->pos, "cannot look up %s: tracefs is not available (mount it with "
+			"`mount -t tracefs nodev /sys/kernel/tracing`, as root)", sc->pattern);
+		return -ENODEV;
+	}
+	sc->nmatch = tp_glob(sc->pattern, &sc->matches);
+	if (sc->nmatch < 0) {
+		set_err(err, sc->pos, "cannot look up %s: %s", sc->pattern, strerror(-sc->nmatch));
+		sc->nmatch = 0;
+		return -EINVAL;
+	}
+	if (!sc->nmatch) {
+		if (has_glob(sc->pattern)) {
+			set_err(err, sc->pos, "no tracepoint matches %s (see `trigrec list`)",
+				sc->pattern);
+			return -EINVAL;
+		}
+		tp_suggest(sc->pattern, sugg, sizeof(sugg));
+		if (sugg[0])
+			set_err(err, sc->pos, "unknown tracepoint %s (did you mean %s?)", sc->pattern,
+				sugg);
+		else
+			set_err(err, sc->pos, "unknown tracepoint %s (see `trigrec list` for the "
+				"tracepoints of this kernel)", sc->pattern);
+		return -EINVAL;
+	}
+	if (sc->nmatch == 1) {
+		sc->fmt = tp_load(sc->matches[0].sys, sc->matches[0].name);
+		if (!sc->fmt) {
+			set_err(err, sc->pos, "cannot read the format of %s:%s: %s",
+				sc->matches[0].sys, sc->matches[0].name, strerror(errno));
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+static void side_close(struct side_ctx *sc)
+{
+	tp_format__free(sc->fmt);
+	free(sc->matches);
+	sc->fmt = NULL;
+	sc->matches = NULL;
+}
+
+/* The name to store: the pattern, or the one tracepoint when fields pinned it. */
+static void side_event_name(const struct side_ctx *sc, char *out, size_t len)
+{
+	if (sc->uses_fields && sc->nmatch == 1)
+		snprintf(out, len, "%s:%s", sc->matches[0].sys, sc->matches[0].name);
+	else
+		snprintf(out, len, "%s", sc->pattern);
+}
+
+/* Filter compilation. */
+struct fbuild {
+	struct side_ctx *sc;
+	struct trigrec_filter *f;
+	struct trigrec_clause tmp[TRIGREC_MAX_CLAUSES];
+	int m;                   /* clauses emitted, in reverse order */
+	int nstr;                /* str[] slots used */
+	/* Pass 1: each comparison's clause, in source order (strings and errors too). */
+	const struct tl_node *leaf[TRIGREC_MAX_CLAUSES];
+	struct trigrec_clause leaf_c[TRIGREC_MAX_CLAUSES];
+	int nleaf;
+	const char *note;        /* context for errors in the shared latency filter */
+	struct tl_error *err;
+};
+
+static int count_leaves(const struct tl_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind == N_CMP)
+		return 1;
+	return count_leaves(n->l) + count_leaves(n->r);
+}
+
+/* The k-th (0-based) comparison, left to right. */
+static const struct tl_node *nth_leaf(const struct tl_node *n, int *k)
+{
+	const struct tl_node *r;
+
+	if (!n)
+		return NULL;
+	if (n->kind == N_CMP)
+		return (*k)-- == 0 ? n : NULL;
+	r = nth_leaf(n->l, k);
+	return r ? r : nth_leaf(n->r, k);
+}
+
+static int add_str(struct fbuild *fb, const char *s, struct tl_pos pos, __u64 *idx)
+{
+	size_t len = strlen(s);
+	int i;
+
+	if (len >= TRIGREC_STR_LEN) {
+		set_err(fb->err, pos, "string \"%.40s%s\" is %zu bytes long; at most %d are supported "
+			"(TRIGREC_STR_LEN %d, NUL included): compare a shorter prefix with ~ \"...*\"",
+			s, len > 40 ? "..." : "", len, TRIGREC_STR_LEN - 1, TRIGREC_STR_LEN);
+		return -EINVAL;
+	}
+	for (i = 0; i < fb->nstr; i++) {
+		if (!strcmp(fb->f->str[i], s)) {
+			*idx = (__u64)i;
+			return 0;
+		}
+	}
+	if (fb->nstr == TRIGREC_MAX_STRS) {
+		set_err(fb->err, pos, "too many different strings in one filter: at most %d are "
+			"supported (TRIGREC_MAX_STRS)", TRIGREC_MAX_STRS);
+		return -EINVAL;
+	}
+	memcpy(fb->f->str[fb->nstr], s, len + 1);
+	*idx = (__u64)fb->nstr++;
+	return 0;
+}
+
+/* ~ pattern into op and its literal part (malloc'ed); only ftrace's four forms. */
+static int glob_form(struct fbuild *fb, const struct tl_node *n, char **lit, int *op)
+{
+	const char *s = n->sval;
+	size_t l = strlen(s);
+	int lead = l > 0 && s[0] == '*', trail = l > (size_t)lead && s[l - 1] == '*';
+	const char *b = s + lead;
+	size_t bl = l - (size_t)lead - (size_t)trail;
+
+	for (size_t i = 0; i < bl; i++) {
+		if (b[i] == '*' || b[i] == '?' || b[i] == '[') {
+			set_err(fb->err, n->val_pos, "unsupported pattern \"%s\": '%c' is not "
+				"supported there; ~ supports \"abc\", \"abc*\", \"*abc\" and "
+				"\"*abc*\" ('*' only at the start and/or end)", s, b[i]);
+			return -EINVAL;
+		}
+	}
+	*lit = strndup(b, bl);
+	if (!*lit) {
+		set_err(fb->err, n->val_pos, "out of memory");
+		return -ENOMEM;
+	}
+	*op = lead && trail ? TRIGREC_OP_GLOB_MIDDLE : lead ? TRIGREC_OP_GLOB_SUFFIX :
+	      trail ? TRIGREC_OP_GLOB_PREFIX : TRIGREC_OP_GLOB_FULL;
+	return 0;
+}
+
+static const char *src_type_desc(const struct src_ref *r, char *buf, size_t len)
+{
+	if (r->field && r->field->kind == TP_FIELD_PTR && strstr(r->field->type, "char"))
+		snprintf(buf, len, "%s, a pointer: the text it points to is not in the record, "
+			 "only the address can be compared", r->field->type);
+	else if (r->field)
+		snprintf(buf, len, "%s", r->field->type);
+	else
+		snprintf(buf, len, "%s", r->is_string ? "string" : r->size == 8 ? "u64" : "u32");
+	return buf;
+}
+
+static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigrec_clause *c)
+{
+	struct src_ref r;
+	char ty[200];
+
+	if (resolve(fb->sc, n->field, n->field_pos, fb->note, &r, fb->err))
+		return -EINVAL;
+	memset(c, 0, sizeof(*c));
+	c->src = (uint8_t)r.src;
+	c->size = r.size;
+	c->is_signed = r.is_signed;
+	c->offset = r.offset;
+
+	if (r.is_string) {
+		char *lit = NULL;
+		const char *cmp = n->sval;
+		int op, ret;
+
+		if (n->op != P_EQ && n->op != P_NE && n->op != P_TILDE) {
+			set_err(fb->err, n->op_pos, "'%s' compares numbers, but %s is a string (%s): "
+				"use ==, != or ~ (glob)", punct_text[n->op], n->field,
+				src_type_desc(&r, ty, sizeof(ty)));
+			return -EINVAL;
+		}
+		if (n->vk == V_INT) {
+			set_err(fb->err, n->val_pos, "%s is a string (%s): quote the value, e.g. "
+				"%s %s \"%s%llu\"", n->field, src_type_desc(&r, ty, sizeof(ty)),
+				n->field, punct_text[n->op], n->neg ? "-" : "",
+				(unsigned long long)n->mag);
+			return -EINVAL;
+		}
+		if (n->op == P_TILDE) {
+			if (glob_form(fb, n, &lit, &op))
+				return -EINVAL;
+			cmp = lit;
+		} else {
+			op = n->op == P_EQ ? TRIGREC_OP_STR_EQ : TRIGREC_OP_STR_NE;
+		}
+		/* char[N] holds at most N-1 characters: a longer constant can never match. */
+		if ((r.src == TRIGREC_SRC_CHARS || r.src == TRIGREC_SRC_COMM) &&
+		    strlen(cmp) >= r.size) {
+			set_err(fb->err, n->val_pos, "\"%s\" can never match: %s (%s) holds at most "
+				"%d characters; compare a prefix with %s ~ \"%.*s*\"", cmp, n->field,
+				src_type_desc(&r, ty, sizeof(ty)), r.size - 1, n->field,
+				r.size > 1 ? r.size - 1 : 1, cmp);
+			free(lit);
+			return -EINVAL;
+		}
+		c->op = (uint8_t)op;
+		ret = add_str(fb, cmp, n->val_pos, &c->imm);
+		free(lit);
+		return ret;
+	}
+
+	/* Integer. */
+	if (n->op == P_TILDE) {
+		set_err(fb->err, n->op_pos, "'~' matches strings, but %s is an integer (%s): use ==, "
+			"!=, <, <=, >, >= or & (bit test)", n->field, src_type_desc(&r, ty, sizeof(ty)));
+		return -EINVAL;
+	}
+	if (n->vk != V_INT) {
+		if (n->vk == V_WORD)
+			set_err(fb->err, n->val_pos, "%s is an integer (%s): '%s' is not a number "
+				"(use decimal, 0x hex or a negative number)", n->field,
+				src_type_desc(&r, ty, sizeof(ty)), n->sval);
+		else
+			set_err(fb->err, n->val_pos, "%s is an integer (%s), but \"%s\" is a string: "
+				"compare it with a number", n->field,
+				src_type_desc(&r, ty, sizeof(ty)), n->sval);
+		return -EINVAL;
+	}
+	{
+		unsigned bits = r.size * 8u;
+		uint64_t umax = bits == 64 ? UINT64_MAX : (1ULL << bits) - 1;
+		uint64_t v;
+
+		if (n->neg) {
+			uint64_t lim = 1ULL << (bits - 1); /* magnitude of the most negative */
+
+			if (!r.is_signed) {
+				set_err(fb->err, n->val_pos, "%s is unsigned (%s): it cannot be -%llu",
+					n->field, src_type_desc(&r, ty, sizeof(ty)),
+					(unsigned long long)n->mag);
+				return -EINVAL;
+			}
+			if (n->mag > lim) {
+				set_err(fb->err, n->val_pos, "-%llu does not fit %s (%s, %u bytes: "
+					"at least -%llu)", (unsigned long long)n->mag, n->field,
+					src_type_desc(&r, ty, sizeof(ty)), r.size,
+					(unsigned long long)lim);
+				return -EINVAL;
+			}
+			v = (uint64_t)0 - n->mag;
+		} else {
+			/* Signed fields take hex bit patterns up to the unsigned maximum. */
+			uint64_t max = r.is_signed && !n->hex ? umax >> 1 : umax;
+
+			if (n->mag > max) {
+				set_err(fb->err, n->val_pos, "%llu does not fit %s (%s, %u byte%s: at "
+					"most %llu%s)", (unsigned long long)n->mag, n->field,
+					src_type_desc(&r, ty, sizeof(ty)), r.size, r.size > 1 ? "s" : "",
+					(unsigned long long)max, max < umax ? ", or a 0x bit pattern" : "");
+				return -EINVAL;
+			}
+			v = n->mag;
+			/* A bit pattern for a signed field: 0xffffffff is -1 in an int. */
+			if (r.is_signed && bits < 64 && (v >> (bits - 1)) & 1)
+				v |= ~umax;
+		}
+		c->imm = v;
+	}
+	switch (n->op) {
+	case P_EQ: c->op = TRIGREC_OP_EQ; break;
+	case P_NE: c->op = TRIGREC_OP_NE; break;
+	case P_LT: c->op = TRIGREC_OP_LT; break;
+	case P_LE: c->op = TRIGREC_OP_LE; break;
+	case P_GT: c->op = TRIGREC_OP_GT; break;
+	case P_GE: c->op = TRIGREC_OP_GE; break;
+	case P_BITAND: c->op = TRIGREC_OP_BITAND; break;
+	default: break;
+	}
+	return 0;
+}
+
+/*
+ * compile(E, T, F): emits E so that it continues at T when true and F when
+ * false; returns E's entry. Clauses are emitted end first (reverse index
+ * fb->m), so every jump target already exists and lies after its source
+ * once the order is reversed. Targets are reverse indices or ACCEPT/REJECT.
+ */
+static int emit(struct fbuild *fb, const struct tl_node *n, int t, int f)
+{
+	int b;
+
+	switch (n->kind) {
+	case N_CMP:
+		if (fb->m >= TRIGREC_MAX_CLAUSES)
+			return -1; /* counted before: cannot happen */
+		for (b = 0; b < fb->nleaf && fb->leaf[b] != n; b++)
+			;
+		if (b == fb->nleaf)
+			return -1;
+		fb->tmp[fb->m] = fb->leaf_c[b];
+		fb->tmp[fb->m].jt = (uint8_t)t;
+		fb->tmp[fb->m].jf = (uint8_t)f;
+		return fb->m++;
+	case N_AND:
+		b = emit(fb, n->r, t, f);
+		return b < 0 ? b : emit(fb, n->l, b, f);
+	case N_OR:
+		b = emit(fb, n->r, t, f);
+		return b < 0 ? b : emit(fb, n->l, t, b);
+	case N_NOT:
+		return emit(fb, n->l, f, t);
+	}
+	return -1;
+}
+
+/* Pass 1: resolve every comparison left to right. */
+static int resolve_leaves(struct fbuild *fb, const struct tl_node *n)
+{
+	if (!n)
+		return 0;
+	if (n->kind != N_CMP)
+		return resolve_leaves(fb, n->l) || resolve_leaves(fb, n->r) ? -1 : 0;
+	if (fb->nleaf >= TRIGREC_MAX_CLAUSES)
+		return -1; /* counted before: cannot happen */
+	fb->leaf[fb->nleaf] = n;
+	if (leaf_clause(fb, n, &fb->leaf_c[fb->nleaf]))
+		return -1;
+	fb->nleaf++;
+	return 0;
+}
+
+static uint8_t renumber(int m, uint8_t target)
+{
+	if (target == TRIGREC_ACCEPT || target == TRIGREC_REJECT)
+		return target;
+	return (uint8_t)(m - 1 - target);
+}
+
+/* The side's filter: own && shared (latency). */
+static int compile_filter(struct side_ctx *sc, const struct tl_node *own,
+			  const struct tl_node *shared, struct trigrec_filter *out,
+			  struct tl_error *err)
+{
+	struct fbuild fb = { .sc = sc, .f = out, .err = err };
+	int nl = count_leaves(own) + count_leaves(shared), entry = TRIGREC_ACCEPT;
+
+	memset(out, 0, sizeof(*out));
+	if (nl > TRIGREC_MAX_CLAUSES) {
+		int k = TRIGREC_MAX_CLAUSES, ko;
+		const struct tl_node *x = nth_leaf(own, &k);
+
+		ko = k;
+		if (!x)
+			x = nth_leaf(shared, &ko);
+		set_err(err, x ? x->field_pos : sc->pos, "filter of %s has %d comparisons; at "
+			"most %d are supported (TRIGREC_MAX_CLAUSES): simplify the condition",
+			sc->pattern, nl, TRIGREC_MAX_CLAUSES);
+		return -EINVAL;
+	}
+	fb.note = "";
+	if (resolve_leaves(&fb, own))
+		return -EINVAL;
+	fb.note = " (the condition after the latency threshold applies to both events)";
+	if (resolve_leaves(&fb, shared))
+		return -EINVAL;
+	if (shared) {
+		entry = emit(&fb, shared, TRIGREC_ACCEPT, TRIGREC_REJECT);
+		if (entry < 0)
+			return -EINVAL;
+	}
+	if (own) {
+		entry = emit(&fb, own, entry, TRIGREC_REJECT);
+		if (entry < 0)
+			return -EINVAL;
+	}
+	if (fb.m && entry != fb.m - 1) {
+		set_err(err, sc->pos, "internal error: filter entry is not the first clause");
+		return -EINVAL;
+	}
+	out->pad = 0;
+	out->n = (uint32_t)fb.m;
+	for (int i = 0; i < fb.m; i++) {
+		struct trigrec_clause c = fb.tmp[fb.m - 1 - i];
+
+		c.jt = renumber(fb.m, c.jt);
+		c.jf = renumber(fb.m, c.jf);
+		out->c[i] = c;
+	}
+	return 0;
+}
+
+static int compile_key(struct side_ctx *sc, const struct tl_key *k, struct trigrec_keyspec *out,
+		       char *desc, size_t desclen, struct tl_error *err)
+{
+	size_t used = 0;
+
+	memset(out, 0, sizeof(*out));
+	desc[0] = '\0';
+	for (int i = 0; i < k->n; i++) {
+		struct src_ref r;
+
+		if (resolve(sc, k->name[i], k->pos[i], "", &r, err))
+			return -EINVAL;
+		if (r.is_string || r.size > 8 || r.src == TRIGREC_SRC_CHARS ||
+		    r.src == TRIGREC_SRC_DATALOC || r.src == TRIGREC_SRC_COMM) {
+			set_err(err, k->pos[i], "%s is a string: a key must be an integer (pid, tid, "
+				"cpu, cgroup or an integer field of %s)", k->name[i], sc->pattern);
+			return -EINVAL;
+		}
+		out->p[i].src = (uint8_t)r.src;
+		out->p[i].size = r.size;
+		out->p[i].offset = r.offset;
+		used += (size_t)snprintf(desc + used, desclen - used, "%s%s", i ? "," : "",
+					 k->name[i]);
+		if (used >= desclen)
+			used = desclen - 1;
+	}
+	return 0;
+}
+
+static void sanitize_name(char *s)
+{
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '-' || *s == '.'))
+			*s = '_';
+}
+
+int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *out,
+		 struct tl_error *err)
+{
+	static const struct tl_key tid_key = { .given = 1, .n = 1, .name = { "TID" } };
+	struct side_ctx sc[2];
+	struct tl_error dummy;
+	const char *part;
+	int ret = -EINVAL;
+
+	if (!err)
+		err = &dummy;
+	memset(err, 0, sizeof(*err));
+	memset(sc, 0, sizeof(sc));
+	if (!a || !out) {
+		set_err(err, (struct tl_pos){ 1, 1 }, "no trigger");
+		return -EINVAL;
+	}
+	memset(out, 0, sizeof(*out));
+	out->kind = a->kind;
+	out->cfg.kind = a->kind;
+
+	/* Left to right: a latency's START first. */
+	if (a->kind == TRIGREC_TRIG_LATENCY &&
+	    side_open(&sc[TRIGREC_ROLE_START], &a->side[TRIGREC_ROLE_START], err))
+		goto out;
+	if (side_open(&sc[TRIGREC_ROLE_EVENT], &a->side[TRIGREC_ROLE_EVENT], err))
+		goto out;
+
+	if (a->kind == TRIGREC_TRIG_LATENCY) {
+		const struct tl_key *ks = &a->side[TRIGREC_ROLE_START].key;
+		const struct tl_key *ke = &a->side[TRIGREC_ROLE_EVENT].key;
+
+		/* By on one side applies to both; none keys by thread. */
+		if (!ks->given && !ke->given)
+			ks = ke = &tid_key;
+		else if (!ks->given)
+			ks = ke;
+		else if (!ke->given)
+			ke = ks;
+		if (ks->n != ke->n) {
+			set_err(err, ke->by_pos, "the end key has %d part%s but the start key has %d: "
+				"both sides need the same number of key fields", ke->n,
+				ke->n == 1 ? "" : "s", ks->n);
+			goto out;
+		}
+		if (compile_filter(&sc[TRIGREC_ROLE_START], a->side[TRIGREC_ROLE_START].filter,
+				   a->both, &out->cfg.side[TRIGREC_ROLE_START].filter, err) ||
+		    compile_filter(&sc[TRIGREC_ROLE_EVENT], a->side[TRIGREC_ROLE_EVENT].filter,
+				   a->both, &out->cfg.side[TRIGREC_ROLE_EVENT].filter, err) ||
+		    compile_key(&sc[TRIGREC_ROLE_START], ks, &out->cfg.side[TRIGREC_ROLE_START].key,
+				out->key_desc[TRIGREC_ROLE_START],
+				sizeof(out->key_desc[TRIGREC_ROLE_START]), err) ||
+		    compile_key(&sc[TRIGREC_ROLE_EVENT], ke, &out->cfg.side[TRIGREC_ROLE_EVENT].key,
+				out->key_desc[TRIGREC_ROLE_EVENT],
+				sizeof(out->key_desc[TRIGREC_ROLE_EVENT]), err))
+			goto out;
+		/* The default key reads as "tid" in reports. */
+		for (int i = 0; i < 2; i++)
+			if (!strcmp(out->key_desc[i], "TID") && ks == &tid_key)
+				strcpy(out->key_desc[i], "tid");
+	} else {
+		const struct tl_side *s = &a->side[TRIGREC_ROLE_EVENT];
+
+		if (compile_filter(&sc[TRIGREC_ROLE_EVENT], s->filter, NULL,
+				   &out->cfg.side[TRIGREC_ROLE_EVENT].filter, err))
+			goto out;
+		if (s->key.given &&
+		    compile_key(&sc[TRIGREC_ROLE_EVENT], &s->key, &out->cfg.side[TRIGREC_ROLE_EVENT].key,
+				out->key_desc[TRIGREC_ROLE_EVENT],
+				sizeof(out->key_desc[TRIGREC_ROLE_EVENT]), err))
+			goto out;
+	}
+	side_event_name(&sc[TRIGREC_ROLE_EVENT], out->event[TRIGREC_ROLE_EVENT],
+			sizeof(out->event[TRIGREC_ROLE_EVENT]));
+	if (a->kind == TRIGREC_TRIG_LATENCY)
+		side_event_name(&sc[TRIGREC_ROLE_START], out->event[TRIGREC_ROLE_START],
+				sizeof(out->event[TRIGREC_ROLE_START]));
+
+	out->cfg.threshold = a->threshold;
+	out->cfg.window_ns = a->window_ns;
+	out->has_post = a->has_post;
+	out->cfg.post_ns = a->post_ns;
+	out->cfg.cooldown_ns = a->cooldown_ns;
+	out->cfg.key_cooldown_ns = a->key_cooldown_ns;
+	out->cfg.limit = a->limit;
+	out->cfg.limit_period_ns = a->limit_period_ns;
+	out->cfg.max_total = a->max_total;
+
+	if (a->has_name) {
+		snprintf(out->name, sizeof(out->name), "%s", a->name);
+	} else {
+		char ev[sizeof(out->event[0])], *q;
+
+		/* "sys:name"; globs drop out: "sched:*" is "sched", "sys:a*" is "a". */
+		snprintf(ev, sizeof(ev), "%s", out->event[TRIGREC_ROLE_EVENT]);
+		q = strchr(ev, ':');
+		if (q && q[1] && strspn(q + 1, "*?[]") < strlen(q + 1))
+			memmove(ev, q + 1, strlen(q + 1) + 1);
+		else if (q)
+			*q = '\0';
+		for (char *r = ev, *w = ev; ; r++) {
+			if (!strchr("*?[]", *r) || !*r)
+				*w++ = *r;
+			if (!*r)
+				break;
+		}
+		part = ev;
+		char nm[sizeof(out->event[0]) + 16];
+
+		snprintf(nm, sizeof(nm), "%s%s", a->kind == TRIGREC_TRIG_LATENCY ? "latency-" :
+			 a->kind == TRIGREC_TRIG_RATE ? "rate-" : "", part);
+		nm[sizeof(out->name) - 1] = '\0';
+		strcpy(out->name, nm);
+	}
+	sanitize_name(out->name);
+
+	if (text) {
+		const char *b = text, *e = text + strlen(text);
+
+		while (b < e && isspace((unsigned char)*b))
+			b++;
+		while (e > b && isspace((unsigned char)e[-1]))
+			e--;
+		if ((size_t)(e - b) < sizeof(out->text)) {
+			memcpy(out->text, b, (size_t)(e - b));
+			out->text[e - b] = '\0';
+		} else {
+			memcpy(out->text, b, sizeof(out->text) - 4);
+			strcpy(out->text + sizeof(out->text) - 4, "...");
+		}
+	}
+	ret = 0;
+out:
+	side_close(&sc[0]);
+	side_close(&sc[1]);
+	return ret;
+}
+
+int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err)
+{
+	struct trig_ast *a = trig_parse(text, 1, 1, err);
+	int ret;
+
+	if (!a)
+		return -EINVAL;
+	ret = trig_compile(a, text, out, err);
+	trig_ast_free(a);
+	return ret;
+}
+
+void tl_error_format(const struct tl_error *e, const char *origin, const char *src,
+		     char *buf, size_t len)
+{
+	const char *line = NULL, *eol;
+	size_t used;
+	int w;
+
+	if (!buf || !len)
+		return;
+	w = snprintf(buf, len, "%s:%d:%d: %s", origin && *origin ? origin : "trigger",
+		     e->pos.line, e->pos.col, e->msg);
+	if (w < 0 || (size_t)w >= len)
+		return;
+	used = (size_t)w;
+	if (src && e->pos.line >= 1) {
+		line = src;
+		for (int l = 1; l < e->pos.line && line; l++) {
+			line = strchr(line, '\n');
+			if (line)
+				line++;
+		}
+	}
+	if (!line)
+		return;
+	eol = strchr(line, '\n');
+	if (!eol)
+		eol = line + strlen(line);
+	w = snprintf(buf + used, len - used, "\n  %.*s\n  ", (int)(eol - line), line);
+	if (w < 0 || (size_t)w >= len - used)
+		return;
+	used += (size_t)w;
+	/* Tabs stay tabs so the caret lines up under them. */
+	for (int c = 1; c < e->pos.col && used + 2 < len; c++) {
+		const char *p = line + c - 1;
+
+		buf[used++] = p < eol && *p == '\t' ? '\t' : ' ';
+	}
+	if (used + 1 < len)
+		buf[used++] = '^';
+	buf[used] = '\0';
+}

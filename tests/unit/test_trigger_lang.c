@@ -1,0 +1,1507 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Unit tests for src/trigger_lang.c.
+ *
+ * - Synthetic formats (trig_set_formats) make the error, limit and
+ *   evaluation tests independent of the running kernel.
+ * - A reference evaluator runs compiled filters on synthetic records and is
+ *   checked against the same boolean expression evaluated directly in C,
+ *   which guards the &&/||/! jump compilation.
+ * - The documented examples are compiled against the live tracefs and their
+ *   clauses checked against the real formats (skipped when tracefs or a
+ *   tracepoint is unavailable).
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include "check.h"
+#include "tracefs.h"
+#include "trigger_lang.h"
+
+/* ------------------------------------------------------------------ */
+/* Synthetic tracepoints                                                */
+
+#define COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+
+/* test:ev: one field of every kind; `count` and `key` are field names. */
+static const char fmt_ev[] =
+	"name: ev\nID: 9001\nformat:\n" COMMON
+	"\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:unsigned char b;\toffset:12;\tsize:1;\tsigned:0;\n"
+	"\tfield:short h;\toffset:14;\tsize:2;\tsigned:1;\n"
+	"\tfield:long c;\toffset:16;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned int d;\toffset:24;\tsize:4;\tsigned:0;\n"
+	"\tfield:char s[16];\toffset:28;\tsize:16;\tsigned:0;\n"
+	"\tfield:__data_loc char[] dl;\toffset:44;\tsize:4;\tsigned:0;\n"
+	"\tfield:unsigned long args[2];\toffset:48;\tsize:16;\tsigned:0;\n"
+	"\tfield:u64 x;\toffset:64;\tsize:8;\tsigned:0;\n"
+	"\tfield:int count;\toffset:72;\tsize:4;\tsigned:1;\n"
+	"\tfield:int key;\toffset:76;\tsize:4;\tsigned:1;\n"
+	"\tfield:int pid;\toffset:80;\tsize:4;\tsigned:1;\n"
+	"\tfield:int sysarg;\toffset:88;\tsize:8;\tsigned:0;\n"
+	"\tfield:const char * fname;\toffset:96;\tsize:8;\tsigned:0;\n"
+	"\nprint fmt: \"a=%d\", REC->a\n";
+
+/* test:ev2: shares `a` with test:ev, lacks `b`. */
+static const char fmt_ev2[] =
+	"name: ev2\nID: 9002\nformat:\n" COMMON
+	"\tfield:long a;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"\tfield:unsigned int e;\toffset:16;\tsize:4;\tsigned:0;\n"
+	"\tfield:char name[8];\toffset:20;\tsize:8;\tsigned:0;\n"
+	"\nprint fmt: \"a=%ld\", REC->a\n";
+
+/* other:thing: for multi-system globs. */
+static const char fmt_thing[] =
+	"name: thing\nID: 9003\nformat:\n" COMMON
+	"\tfield:int v;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\nprint fmt: \"v=%d\", REC->v\n";
+
+static struct tp_format *fake[3];
+
+static int fake_on(void)
+{
+	static int loaded;
+
+	if (!loaded) {
+		fake[0] = tp_format__parse("test", "ev", fmt_ev, sizeof(fmt_ev) - 1);
+		fake[1] = tp_format__parse("test", "ev2", fmt_ev2, sizeof(fmt_ev2) - 1);
+		fake[2] = tp_format__parse("other", "thing", fmt_thing, sizeof(fmt_thing) - 1);
+		if (!fake[0] || !fake[1] || !fake[2])
+			return -1;
+		loaded = 1;
+	}
+	trig_set_formats((const struct tp_format *const *)fake, 3);
+	return 0;
+}
+
+static void fake_off(void)
+{
+	trig_set_formats(NULL, 0);
+}
+
+#define FAKE() do { if (fake_on()) { CHECK(!"synthetic formats parse"); return 1; } } while (0)
+
+/* Compile; on failure print the formatted error (tests then fail on the checks). */
+static int compile(const char *text, struct trig_def *d)
+{
+	struct tl_error e;
+	char buf[2048];
+	int r = trig_from_text(text, d, &e);
+
+	if (r) {
+		tl_error_format(&e, "test", text, buf, sizeof(buf));
+		fprintf(stderr, "    unexpected error:\n%s\n", buf);
+	}
+	return r;
+}
+
+/* Expect an error at line:col whose message contains `sub`. */
+static int expect_err_at(const char *text, int first_line, int first_col, int line, int col,
+			 const char *sub, int lnum)
+{
+	struct tl_error e;
+	struct trig_def d;
+	struct trig_ast *a;
+	int ok = 1;
+
+	memset(&e, 0, sizeof(e));
+	a = trig_parse(text, first_line, first_col, &e);
+	if (a) {
+		int r = trig_compile(a, text, &d, &e);
+
+		trig_ast_free(a);
+		if (!r) {
+			fprintf(stderr, "    line %d: '%s' compiled, expected an error containing "
+				"\"%s\"\n", lnum, text, sub);
+			return 0;
+		}
+	}
+	if (e.pos.line != line || e.pos.col != col) {
+		fprintf(stderr, "    line %d: '%s': error at %d:%d, expected %d:%d (%s)\n", lnum,
+			text, e.pos.line, e.pos.col, line, col, e.msg);
+		ok = 0;
+	}
+	if (!strstr(e.msg, sub)) {
+		fprintf(stderr, "    line %d: '%s': message \"%s\" lacks \"%s\"\n", lnum, text,
+			e.msg, sub);
+		ok = 0;
+	}
+	return ok;
+}
+
+#define ERR(text, col, sub) CHECK(expect_err_at(text, 1, 1, 1, col, sub, __LINE__))
+#define ERR_AT(text, fl, fc, line, col, sub) CHECK(expect_err_at(text, fl, fc, line, col, sub, __LINE__))
+
+#define CLAUSE(cl, OP, SRC, SIZE, SIGNED, OFF, IMM, JT, JF) do { \
+	const struct trigrec_clause *_c = (cl); \
+	CHECK_EQ(_c->op, OP); CHECK_EQ(_c->src, SRC); CHECK_EQ(_c->size, SIZE); \
+	CHECK_EQ(_c->is_signed, SIGNED); CHECK_EQ(_c->offset, OFF); \
+	CHECK_EQ((long long)_c->imm, (long long)(IMM)); \
+	CHECK_EQ(_c->jt, JT); CHECK_EQ(_c->jf, JF); } while (0)
+
+#define KEYPART(kp, SRC, SIZE, OFF) do { \
+	const struct trigrec_key_part *_k = (kp); \
+	CHECK_EQ(_k->src, SRC); CHECK_EQ(_k->size, SIZE); CHECK_EQ(_k->offset, OFF); } while (0)
+
+#define A TRIGREC_ACCEPT
+#define R TRIGREC_REJECT
+
+/* ------------------------------------------------------------------ */
+/* Reference evaluator: what the BPF side must do with a trigrec_filter  */
+
+struct pseudo {
+	const char *comm;
+	uint32_t pid, tid, cpu;
+	uint64_t cgroup;
+};
+
+/* The string a clause reads, copied (at most TRIGREC_FIELD_STR_LEN bytes). */
+static void ref_string(const struct trigrec_clause *c, const uint8_t *rec, size_t reclen,
+		       const struct pseudo *ps, char *out)
+{
+	size_t off = 0, len = 0;
+
+	out[0] = '\0';
+	if (c->src == TRIGREC_SRC_COMM) {
+		snprintf(out, TRIGREC_COMM_LEN, "%s", ps->comm);
+		return;
+	}
+	if (c->src == TRIGREC_SRC_CHARS) {
+		off = c->offset;
+		len = c->size;
+	} else if (c->src == TRIGREC_SRC_DATALOC) {
+		uint32_t desc;
+
+		if ((size_t)c->offset + 4 > reclen)
+			return;
+		memcpy(&desc, rec + c->offset, 4);
+		off = desc & 0xffff;
+		len = desc >> 16;
+	}
+	if (len > TRIGREC_FIELD_STR_LEN - 1)
+		len = TRIGREC_FIELD_STR_LEN - 1;
+	if (off + len > reclen)
+		return;
+	memcpy(out, rec + off, len);
+	out[len] = '\0';
+}
+
+/* 1/0, or -1 when the filter is malformed (backward jump, bad index). */
+static int ref_eval(const struct trigrec_filter *f, const uint8_t *rec, size_t reclen,
+		    const struct pseudo *ps)
+{
+	unsigned pc = 0;
+
+	if (f->n == 0)
+		return 1;
+	if (f->n > TRIGREC_MAX_CLAUSES)
+		return -1;
+	for (unsigned steps = 0; steps < TRIGREC_MAX_CLAUSES; steps++) {
+		const struct trigrec_clause *c = &f->c[pc];
+		uint64_t v = 0;
+		int res = 0;
+		unsigned next;
+
+		if (c->op >= TRIGREC_OP_STR_EQ && c->op <= TRIGREC_OP_GLOB_MIDDLE) {
+			char s[TRIGREC_FIELD_STR_LEN];
+			const char *k;
+			size_t sl, kl;
+
+			if (c->imm >= TRIGREC_MAX_STRS)
+				return -1;
+			k = f->str[c->imm];
+			ref_string(c, rec, reclen, ps, s);
+			sl = strlen(s);
+			kl = strlen(k);
+			switch (c->op) {
+			case TRIGREC_OP_STR_EQ: res = !strcmp(s, k); break;
+			case TRIGREC_OP_STR_NE: res = !!strcmp(s, k); break;
+			case TRIGREC_OP_GLOB_FULL: res = !strcmp(s, k); break;
+			case TRIGREC_OP_GLOB_PREFIX: res = !strncmp(s, k, kl); break;
+			case TRIGREC_OP_GLOB_SUFFIX: res = sl >= kl && !strcmp(s + sl - kl, k); break;
+			case TRIGREC_OP_GLOB_MIDDLE: res = strstr(s, k) != NULL; break;
+			}
+		} else {
+			switch (c->src) {
+			case TRIGREC_SRC_FIELD:
+				if (c->size != 1 && c->size != 2 && c->size != 4 && c->size != 8)
+					return -1;
+				if ((size_t)c->offset + c->size > reclen)
+					return -1;
+				memcpy(&v, rec + c->offset, c->size); /* little-endian */
+				if (c->is_signed && c->size < 8 && (v >> (c->size * 8 - 1)) & 1)
+					v |= ~0ULL << (c->size * 8);
+				break;
+			case TRIGREC_SRC_PID: v = ps->pid; break;
+			case TRIGREC_SRC_TID: v = ps->tid; break;
+			case TRIGREC_SRC_CPU: v = ps->cpu; break;
+			case TRIGREC_SRC_CGROUP: v = ps->cgroup; break;
+			default: return -1;
+			}
+			switch (c->op) {
+			case TRIGREC_OP_EQ: res = v == c->imm; break;
+			case TRIGREC_OP_NE: res = v != c->imm; break;
+			case TRIGREC_OP_LT: res = c->is_signed ? (int64_t)v < (int64_t)c->imm : v < c->imm; break;
+			case TRIGREC_OP_LE: res = c->is_signed ? (int64_t)v <= (int64_t)c->imm : v <= c->imm; break;
+			case TRIGREC_OP_GT: res = c->is_signed ? (int64_t)v > (int64_t)c->imm : v > c->imm; break;
+			case TRIGREC_OP_GE: res = c->is_signed ? (int64_t)v >= (int64_t)c->imm : v >= c->imm; break;
+			case TRIGREC_OP_BITAND: res = (v & c->imm) != 0; break;
+			case TRIGREC_OP_TRUE: res = 1; break;
+			default: return -1;
+			}
+		}
+		next = res ? c->jt : c->jf;
+		if (next == TRIGREC_ACCEPT)
+			return 1;
+		if (next == TRIGREC_REJECT)
+			return 0;
+		if (next <= pc || next >= f->n)
+			return -1; /* forward jumps only */
+		pc = next;
+	}
+	return -1;
+}
+
+/* Inputs for test:ev. */
+struct in {
+	int a;
+	unsigned char b;
+	long c;
+	unsigned int d;
+	const char *s, *dl;
+	struct pseudo ps;
+};
+
+static size_t build_rec(const struct in *in, uint8_t *rec, size_t cap)
+{
+	uint32_t desc, dlen = (uint32_t)strlen(in->dl) + 1;
+	size_t sl = strlen(in->s);
+	int64_t c = in->c;
+
+	memset(rec, 0xaa, cap);
+	memcpy(rec + 8, &in->a, 4);
+	memcpy(rec + 12, &in->b, 1);
+	memcpy(rec + 16, &c, 8);
+	memcpy(rec + 24, &in->d, 4);
+	memset(rec + 28, 0, 16);
+	memcpy(rec + 28, in->s, sl > 15 ? 15 : sl);
+	desc = dlen << 16 | 112;
+	memcpy(rec + 44, &desc, 4);
+	memcpy(rec + 112, in->dl, dlen);
+	return 112 + dlen;
+}
+
+/*
+ * Integer expressions written so they mean the same in C and in the trigger
+ * language (& never mixed with ==; `!` always on a parenthesized operand).
+ * Precedence cases without parentheses are deliberate.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wparentheses"
+#pragma GCC diagnostic ignored "-Wsign-compare"
+#pragma GCC diagnostic ignored "-Wbool-operation"
+#define INT_EXPRS(X) \
+	X(1, a == 1) \
+	X(2, a != 1) \
+	X(3, a < 0) \
+	X(4, a <= -1) \
+	X(5, a > 2) \
+	X(6, a >= 3) \
+	X(7, b & 1) \
+	X(8, c & 0x2) \
+	X(9, a == 1 && b == 2) \
+	X(10, a == 1 || b == 2) \
+	X(11, !(a == 1)) \
+	X(12, !(!(a == 1))) \
+	X(13, a == 1 && b == 2 || c == 3) \
+	X(14, a == 1 || b == 2 && c == 3) \
+	X(15, a == 1 && (b == 2 || c == 3)) \
+	X(16, (a == 1 || b == 2) && (c == 3 || d == 4)) \
+	X(17, (a == 1 && b == 2) || (c == 3 && d == 4)) \
+	X(18, !(a == 1 && b == 2) || c < 0) \
+	X(19, !(a == 1 || b == 2) && !(c == 3 || d == 4)) \
+	X(20, !(!(a > 0) || !(b >= 2))) \
+	X(21, a < 0 && c <= -2 || d > 3 && b & 1) \
+	X(22, !(a == 1 && !(b == 2 || !(c == 3 && d == 4)))) \
+	X(23, a == 0xffffffff || a == -100) \
+	X(24, d == 0xffffffff && a & 0x80000000) \
+	X(25, c == 0x8000000000000000 || c > 2) \
+	X(26, (a == 1 || a == 2 || a == 3) && !(b == 0) && (d < 5 || c >= 3)) \
+	X(27, a == 1 && b == 1 && c == 3 && d == 3 || a == 2 && (b == 2 || b == 3) || !(d <= 4)) \
+	X(28, !(!(!(a == 1))) && (b != 0 || !(c != 0)))
+
+#define X_DEF(n, e) static int ie_##n(int a, unsigned char b, long c, unsigned int d) \
+	{ (void)a; (void)b; (void)c; (void)d; return !!(e); }
+INT_EXPRS(X_DEF)
+#pragma GCC diagnostic pop
+
+static const struct {
+	const char *text;
+	int (*fn)(int a, unsigned char b, long c, unsigned int d);
+} int_cases[] = {
+#define X_REF(n, e) { #e, ie_##n },
+	INT_EXPRS(X_REF)
+};
+
+/* String (and mixed) cases: the trigger text and the same condition in C. */
+static int has_suffix(const char *s, const char *k)
+{
+	size_t sl = strlen(s), kl = strlen(k);
+
+	return sl >= kl && !strcmp(s + sl - kl, k);
+}
+
+static int sc1(const struct in *i) { return !strcmp(i->s, "abc"); }
+static int sc2(const struct in *i) { return !!strcmp(i->s, "abc") && i->a > 0; }
+static int sc3(const struct in *i) { return !strncmp(i->dl, "kworker", 7) || !strcmp(i->ps.comm, "bash"); }
+static int sc4(const struct in *i) { return has_suffix(i->s, "bc") && !(strstr(i->dl, "/0") != NULL); }
+static int sc5(const struct in *i) { return !strcmp(i->dl, "bash") || (!strcmp(i->s, "") && i->ps.pid == 42); }
+static int sc6(const struct in *i) { return !(!strcmp(i->ps.comm, "sh") || i->ps.cpu == 1) && strstr(i->s, "b") != NULL; }
+static int sc7(const struct in *i) { return i->ps.tid == 7 || i->ps.cgroup == 0x100000000ULL || !strcmp(i->s, "abc"); }
+static int sc8(const struct in *i) { return 1; }
+static int sc9(const struct in *i) { return !strcmp(i->s, "abc") || !strcmp(i->s, "abcd") || !strcmp(i->dl, "abc") || !strncmp(i->ps.comm, "abc", 3); }
+
+static const struct { const char *text; int (*fn)(const struct in *); } str_cases[] = {
+	{ "s == \"abc\"", sc1 },
+	{ "s != 'abc' && a > 0", sc2 },
+	{ "dl ~ \"kworker*\" || comm == bash", sc3 },
+	{ "s ~ \"*bc\" && !(dl ~ '*/0*')", sc4 },
+	{ "dl == bash || (s == \"\" && PID == 42)", sc5 },
+	{ "!(comm == \"sh\" || cpu == 1) && s ~ \"*b*\"", sc6 },
+	{ "tid == 7 || cgroup == 0x100000000 || s ~ abc", sc7 },
+	{ "s ~ \"*\"", sc8 },
+	{ "s == abc || s == \"abcd\" || dl == 'abc' || comm ~ abc*", sc9 },
+};
+
+static const int a_vals[] = { INT_MIN, -100, -1, 0, 1, 2, 3, 4, INT_MAX };
+static const unsigned char b_vals[] = { 0, 1, 2, 3, 255 };
+static const long c_vals[] = { LONG_MIN, -3, -2, 0, 2, 3, LONG_MAX };
+static const unsigned int d_vals[] = { 0, 3, 4, 5, 0xffffffffu };
+static const char *const s_vals[] = { "abc", "abcd", "xabc", "", "zzz", "xbcx" };
+static const char *const dl_vals[] = { "kworker/0:1", "bash", "", "abc", "kworke" };
+static const char *const comm_vals[] = { "bash", "sh", "abcdef", "kworker/1:0" };
+#define NELEM(x) (sizeof(x) / sizeof((x)[0]))
+
+TEST(eval_matches_direct_integer)
+{
+	uint8_t rec[256];
+	struct trig_def d;
+	long mismatches = 0, evals = 0;
+
+	FAKE();
+	for (size_t k = 0; k < NELEM(int_cases); k++) {
+		char text[512];
+
+		snprintf(text, sizeof(text), "test:ev if %s", int_cases[k].text);
+		if (compile(text, &d)) {
+			CHECK(!"compiles");
+			continue;
+		}
+		for (size_t ia = 0; ia < NELEM(a_vals); ia++)
+		for (size_t ib = 0; ib < NELEM(b_vals); ib++)
+		for (size_t ic = 0; ic < NELEM(c_vals); ic++)
+		for (size_t id = 0; id < NELEM(d_vals); id++) {
+			struct in in = { a_vals[ia], b_vals[ib], c_vals[ic], d_vals[id], "abc", "x",
+					 { "bash", 1, 1, 0, 1 } };
+			size_t len = build_rec(&in, rec, sizeof(rec));
+			int want = int_cases[k].fn(in.a, in.b, in.c, in.d);
+			int got = ref_eval(&d.cfg.side[TRIGREC_ROLE_EVENT].filter, rec, len, &in.ps);
+
+			evals++;
+			if (got != want && mismatches++ < 10)
+				fprintf(stderr, "    %s: a=%d b=%u c=%ld d=%u: compiled %d, direct %d\n",
+					int_cases[k].text, in.a, in.b, in.c, in.d, got, want);
+		}
+	}
+	CHECK_EQ(mismatches, 0);
+	CHECK(evals > 10000);
+	fake_off();
+	return 0;
+}
+
+TEST(eval_matches_direct_strings)
+{
+	uint8_t rec[256];
+	struct trig_def d;
+	long mismatches = 0;
+
+	FAKE();
+	for (size_t k = 0; k < NELEM(str_cases); k++) {
+		char text[512];
+
+		snprintf(text, sizeof(text), "test:ev if %s", str_cases[k].text);
+		if (compile(text, &d)) {
+			CHECK(!"compiles");
+			continue;
+		}
+		for (size_t is = 0; is < NELEM(s_vals); is++)
+		for (size_t idl = 0; idl < NELEM(dl_vals); idl++)
+		for (size_t ic = 0; ic < NELEM(comm_vals); ic++)
+		for (int ia = -1; ia <= 1; ia++)
+		for (uint32_t pid = 41; pid <= 42; pid++)
+		for (uint32_t cpu = 0; cpu <= 1; cpu++)
+		for (uint64_t cg = 0; cg <= 1; cg++) {
+			struct in in = { ia, 0, 0, 0, s_vals[is], dl_vals[idl],
+					 { comm_vals[ic], pid, pid == 42 ? 7 : 8, cpu,
+					   cg ? 0x100000000ULL : 5 } };
+			size_t len = build_rec(&in, rec, sizeof(rec));
+			int want = !!str_cases[k].fn(&in);
+			int got = ref_eval(&d.cfg.side[TRIGREC_ROLE_EVENT].filter, rec, len, &in.ps);
+
+			if (got != want && mismatches++ < 10)
+				fprintf(stderr, "    %s: s=\"%s\" dl=\"%s\" comm=%s a=%d pid=%u cpu=%u: "
+					"compiled %d, direct %d\n", str_cases[k].text, in.s, in.dl,
+					in.ps.comm, in.a, pid, cpu, got, want);
+		}
+	}
+	CHECK_EQ(mismatches, 0);
+	fake_off();
+	return 0;
+}
+
+/*
+ * Random expression trees (deterministic): printed with as few parentheses as
+ * the grammar allows, compiled, and evaluated both ways on random inputs.
+ */
+struct rnode {
+	int kind;             /* 0 leaf, 1 &&, 2 ||, 3 ! */
+	int field, op;        /* leaf */
+	long long k;
+	struct rnode *l, *r;
+};
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ULL;
+
+static unsigned rnd(unsigned n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (unsigned)(rng_state % n);
+}
+
+static const char *const rfields[] = { "a", "b", "c", "d" };
+static const char *const rops[] = { "==", "!=", "<", "<=", ">", ">=", "&" };
+static const long long rconst[4][5] = {
+	{ -2, 0, 1, 3, 0x40 }, { 0, 1, 2, 3, 200 }, { -3, -1, 0, 2, 1LL << 40 }, { 0, 1, 4, 5, 7 },
+};
+
+static struct rnode *rgen(struct rnode *pool, int *used, int depth, int *leaves)
+{
+	struct rnode *n = &pool[(*used)++];
+	unsigned k = depth >= 4 || *leaves >= 14 ? 0 : rnd(4);
+
+	memset(n, 0, sizeof(*n));
+	n->kind = (int)k;
+	if (k == 0) {
+		n->field = (int)rnd(4);
+		n->op = (int)rnd(7);
+		n->k = rconst[n->field][rnd(5)];
+		(*leaves)++;
+	} else if (k == 3) {
+		n->l = rgen(pool, used, depth + 1, leaves);
+	} else {
+		n->l = rgen(pool, used, depth + 1, leaves);
+		n->r = rgen(pool, used, depth + 1, leaves);
+	}
+	return n;
+}
+
+static size_t rprint(const struct rnode *n, char *buf, size_t len, size_t at)
+{
+#define P(...) (at += (size_t)snprintf(buf + at, at < len ? len - at : 0, __VA_ARGS__))
+	if (n->kind == 0) {
+		P("%s %s %lld", rfields[n->field], rops[n->op], n->k);
+	} else if (n->kind == 3) {
+		int paren = n->l->kind != 0;
+
+		P("!%s", paren ? "(" : "");
+		at = rprint(n->l, buf, len, at);
+		P("%s", paren ? ")" : "");
+	} else {
+		/* || under && needs parentheses; the rest only sometimes gets them. */
+		for (int side = 0; side < 2; side++) {
+			const struct rnode *c = side ? n->r : n->l;
+			int paren = (n->kind == 1 && c->kind == 2) || rnd(4) == 0;
+
+			if (side)
+				P(" %s ", n->kind == 1 ? "&&" : "||");
+			P("%s", paren ? "(" : "");
+			at = rprint(c, buf, len, at);
+			P("%s", paren ? ")" : "");
+		}
+	}
+	return at;
+#undef P
+}
+
+static int reval(const struct rnode *n, const long long v[4], const int is_signed[4])
+{
+	switch (n->kind) {
+	case 1: return reval(n->l, v, is_signed) && reval(n->r, v, is_signed);
+	case 2: return reval(n->l, v, is_signed) || reval(n->r, v, is_signed);
+	case 3: return !reval(n->l, v, is_signed);
+	}
+	{
+		long long x = v[n->field], k = n->k;
+
+		switch (n->op) {
+		case 0: return x == k;
+		case 1: return x != k;
+		case 2: return x < k;
+		case 3: return x <= k;
+		case 4: return x > k;
+		case 5: return x >= k;
+		default: return (x & k) != 0;
+		}
+	}
+}
+
+TEST(eval_random_expressions)
+{
+	static const int is_signed[4] = { 1, 0, 1, 0 };
+	struct rnode pool[64];
+	struct trig_def d;
+	uint8_t rec[256];
+	long mismatches = 0, compiled = 0;
+
+	FAKE();
+	for (int it = 0; it < 3000; it++) {
+		char text[2048];
+		int used = 0, leaves = 0;
+		struct rnode *root = rgen(pool, &used, 0, &leaves);
+		size_t n = (size_t)snprintf(text, sizeof(text), "test:ev if ");
+
+		n = rprint(root, text, sizeof(text), n);
+		if (n >= sizeof(text) || compile(text, &d)) {
+			CHECK(!"random expression compiles");
+			break;
+		}
+		compiled++;
+		for (int j = 0; j < 40; j++) {
+			struct in in = { (int)rnd(7) - 3, (unsigned char)rnd(5), (long)rnd(7) - 3,
+					 rnd(8), "abc", "x", { "bash", 1, 1, 0, 1 } };
+			long long v[4];
+			size_t len;
+			int want, got;
+
+			if (rnd(5) == 0)
+				in.c = 1L << 40;
+			v[0] = in.a;
+			v[1] = in.b;
+			v[2] = in.c;
+			v[3] = in.d;
+			len = build_rec(&in, rec, sizeof(rec));
+			want = reval(root, v, is_signed);
+			got = ref_eval(&d.cfg.side[0].filter, rec, len, &in.ps);
+			if (got != want && mismatches++ < 5)
+				fprintf(stderr, "    %s: a=%d b=%u c=%ld d=%u: compiled %d, direct %d\n",
+					text, in.a, in.b, in.c, in.d, got, want);
+		}
+	}
+	CHECK_EQ(mismatches, 0);
+	CHECK_EQ(compiled, 3000);
+	fake_off();
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Compilation details on synthetic formats                             */
+
+TEST(jump_layout)
+{
+	struct trig_def d;
+	const struct trigrec_filter *f = &d.cfg.side[TRIGREC_ROLE_EVENT].filter;
+
+	FAKE();
+	/* A && B: A first; true -> B, false -> REJECT. */
+	if (!compile("test:ev if a == 1 && b == 2", &d)) {
+		CHECK_EQ(f->n, 2);
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 4, 1, 8, 1, 1, R);
+		CLAUSE(&f->c[1], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 1, 0, 12, 2, A, R);
+	}
+	/* A || B: true -> ACCEPT, false -> B. */
+	if (!compile("test:ev if a == 1 || b == 2", &d)) {
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 4, 1, 8, 1, A, 1);
+		CLAUSE(&f->c[1], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 1, 0, 12, 2, A, R);
+	}
+	/* !A swaps the targets. */
+	if (!compile("test:ev if !(a == 1)", &d)) {
+		CHECK_EQ(f->n, 1);
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 4, 1, 8, 1, R, A);
+	}
+	/* `!` binds to the comparison: !a == 1 is !(a == 1). */
+	if (!compile("test:ev if !a == 1", &d))
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 4, 1, 8, 1, R, A);
+	/* (A || B) && !(C) */
+	if (!compile("test:ev if (a == 1 || b == 2) && !(c < -5)", &d)) {
+		CHECK_EQ(f->n, 3);
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 4, 1, 8, 1, 2, 1);
+		CLAUSE(&f->c[1], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 1, 0, 12, 2, 2, R);
+		CLAUSE(&f->c[2], TRIGREC_OP_LT, TRIGREC_SRC_FIELD, 8, 1, 16, -5, R, A);
+	}
+	/* No filter: n = 0, always true. */
+	if (!compile("test:ev", &d)) {
+		CHECK_EQ(f->n, 0);
+		CHECK_EQ(d.cfg.side[0].key.p[0].src, 0);
+	}
+	fake_off();
+	return 0;
+}
+
+TEST(values_and_types)
+{
+	struct trig_def d;
+	const struct trigrec_filter *f = &d.cfg.side[TRIGREC_ROLE_EVENT].filter;
+
+	FAKE();
+	/* Hex, negative, bit patterns on signed fields, sign from the declared type. */
+	if (!compile("test:ev if a == 0xffffffff || h == -32768 || b & 0x80 || x == 18446744073709551615", &d)) {
+		CHECK_EQ(f->n, 4);
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 4, 1, 8, -1, A, 1);
+		CLAUSE(&f->c[1], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 2, 1, 14, -32768, A, 2);
+		CLAUSE(&f->c[2], TRIGREC_OP_BITAND, TRIGREC_SRC_FIELD, 1, 0, 12, 0x80, A, 3);
+		CLAUSE(&f->c[3], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 8, 0, 64, -1, A, R);
+	}
+	/* A syscall-style "int" stored as unsigned long: signed, so -100 works. */
+	if (!compile("test:ev if sysarg == -100", &d))
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 8, 1, 88, -100, A, R);
+	/* A field named like a pseudo-field wins; upper case is always the pseudo-field. */
+	if (!compile("test:ev if pid == 5 && PID == 6 && tid == 7 && CPU == 1 && cgroup == 9 && COMM == x", &d)) {
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 4, 1, 80, 5, 1, R);
+		CLAUSE(&f->c[1], TRIGREC_OP_EQ, TRIGREC_SRC_PID, 4, 0, 0, 6, 2, R);
+		CLAUSE(&f->c[2], TRIGREC_OP_EQ, TRIGREC_SRC_TID, 4, 0, 0, 7, 3, R);
+		CLAUSE(&f->c[3], TRIGREC_OP_EQ, TRIGREC_SRC_CPU, 4, 0, 0, 1, 4, R);
+		CLAUSE(&f->c[4], TRIGREC_OP_EQ, TRIGREC_SRC_CGROUP, 8, 0, 0, 9, 5, R);
+		CLAUSE(&f->c[5], TRIGREC_OP_STR_EQ, TRIGREC_SRC_COMM, 16, 0, 0, 0, A, R);
+		CHECK_STR(f->str[0], "x");
+	}
+	/* Keywords are field names inside a condition. */
+	if (!compile("test:ev if count == 3 && key >= 4 count >= 2", &d)) {
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 4, 1, 72, 3, 1, R);
+		CLAUSE(&f->c[1], TRIGREC_OP_GE, TRIGREC_SRC_FIELD, 4, 1, 76, 4, A, R);
+		CHECK_EQ(d.cfg.threshold, 2);
+	}
+	/* Strings: dedupe, glob forms store the pattern without stars. */
+	if (!compile("test:ev if s ~ \"ab*\" || s ~ '*ab' || dl ~ \"*ab*\" || s ~ ab || s == \"ab\" || dl != ab || comm ~ \"x*\"", &d)) {
+		CHECK_EQ(f->n, 7);
+		CLAUSE(&f->c[0], TRIGREC_OP_GLOB_PREFIX, TRIGREC_SRC_CHARS, 16, 0, 28, 0, A, 1);
+		CLAUSE(&f->c[1], TRIGREC_OP_GLOB_SUFFIX, TRIGREC_SRC_CHARS, 16, 0, 28, 0, A, 2);
+		CLAUSE(&f->c[2], TRIGREC_OP_GLOB_MIDDLE, TRIGREC_SRC_DATALOC, 4, 0, 44, 0, A, 3);
+		CLAUSE(&f->c[3], TRIGREC_OP_GLOB_FULL, TRIGREC_SRC_CHARS, 16, 0, 28, 0, A, 4);
+		CLAUSE(&f->c[4], TRIGREC_OP_STR_EQ, TRIGREC_SRC_CHARS, 16, 0, 28, 0, A, 5);
+		CLAUSE(&f->c[5], TRIGREC_OP_STR_NE, TRIGREC_SRC_DATALOC, 4, 0, 44, 0, A, 6);
+		CLAUSE(&f->c[6], TRIGREC_OP_GLOB_PREFIX, TRIGREC_SRC_COMM, 16, 0, 0, 1, A, R);
+		CHECK_STR(f->str[0], "ab");
+		CHECK_STR(f->str[1], "x");
+		CHECK_EQ(f->str[2][0], 0);
+	}
+	/* Escapes. */
+	if (!compile("test:ev if dl == \"a\\\"b\\\\c\" || dl == 'it\\'s'", &d)) {
+		CHECK_STR(f->str[0], "a\"b\\c");
+		CHECK_STR(f->str[1], "it's");
+	}
+	/* Empty string constant. */
+	if (!compile("test:ev if s == \"\" && dl != ''", &d)) {
+		CHECK_EQ(f->n, 2);
+		CHECK_EQ(f->c[0].imm, 0);
+		CHECK_EQ(f->c[1].imm, 0);
+	}
+	fake_off();
+	return 0;
+}
+
+TEST(defaults_and_options)
+{
+	struct trig_def d;
+
+	FAKE();
+	if (!compile("test:ev", &d)) {
+		CHECK_EQ(d.kind, TRIGREC_TRIG_EVENT);
+		CHECK_EQ(d.cfg.kind, TRIGREC_TRIG_EVENT);
+		CHECK_STR(d.event[TRIGREC_ROLE_EVENT], "test:ev");
+		CHECK_STR(d.event[TRIGREC_ROLE_START], "");
+		CHECK_STR(d.name, "ev");
+		CHECK_EQ(d.cfg.threshold, 0);
+		CHECK_EQ(d.has_post, 0);
+		CHECK_EQ(d.cfg.post_ns, 0);
+		CHECK_STR(d.key_desc[0], "");
+		CHECK_STR(d.text, "test:ev");
+	}
+	if (!compile("  event test/ev post 0s cooldown 1.5s limit 5/30s max 3 name \"my trigger!\"\n", &d)) {
+		CHECK_STR(d.event[0], "test:ev");
+		CHECK_EQ(d.has_post, 1);
+		CHECK_EQ(d.cfg.post_ns, 0);
+		CHECK_EQ(d.cfg.cooldown_ns, 1500000000ULL);
+		CHECK_EQ(d.cfg.key_cooldown_ns, 0);
+		CHECK_EQ(d.cfg.limit, 5);
+		CHECK_EQ(d.cfg.limit_period_ns, 30000000000ULL);
+		CHECK_EQ(d.cfg.max_total, 3);
+		CHECK_STR(d.name, "my_trigger_");
+		CHECK_STR(d.text, "event test/ev post 0s cooldown 1.5s limit 5/30s max 3 name \"my trigger!\"");
+	}
+	if (!compile("test:ev limit 3/min", &d))
+		CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
+	if (!compile("test:ev limit 10/hour name my-trig.v2", &d)) {
+		CHECK_EQ(d.cfg.limit_period_ns, 3600000000000ULL);
+		CHECK_STR(d.name, "my-trig.v2");
+	}
+	if (!compile("test:ev limit 1/s", &d))
+		CHECK_EQ(d.cfg.limit_period_ns, 1000000000ULL);
+	if (!compile("test:ev limit 7/ms", &d))
+		CHECK_EQ(d.cfg.limit_period_ns, 1000000ULL);
+	if (!compile("test:ev limit 2/sec", &d))
+		CHECK_EQ(d.cfg.limit_period_ns, 1000000000ULL);
+	if (!compile("test:ev limit 2/minute", &d))
+		CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
+	/* Both cooldowns may be given. */
+	if (!compile("rate test:ev by a > 10/1s cooldown 1s cooldown 5s per key", &d)) {
+		CHECK_EQ(d.cfg.cooldown_ns, 1000000000ULL);
+		CHECK_EQ(d.cfg.key_cooldown_ns, 5000000000ULL);
+		CHECK_STR(d.name, "rate-ev");
+		CHECK_STR(d.key_desc[0], "a");
+	}
+	/* Rate key after the window; no key = global. */
+	if (!compile("rate test:ev if b == 1 > 3/250ms by (a, tid)", &d)) {
+		CHECK_EQ(d.cfg.threshold, 3);
+		CHECK_EQ(d.cfg.window_ns, 250000000ULL);
+		KEYPART(&d.cfg.side[0].key.p[0], TRIGREC_SRC_FIELD, 4, 8);
+		KEYPART(&d.cfg.side[0].key.p[1], TRIGREC_SRC_TID, 4, 0);
+		CHECK_STR(d.key_desc[0], "a,tid");
+	}
+	if (!compile("rate test:ev > 3/1m", &d)) {
+		KEYPART(&d.cfg.side[0].key.p[0], 0, 0, 0);
+		KEYPART(&d.cfg.side[0].key.p[1], 0, 0, 0);
+		CHECK_EQ(d.cfg.window_ns, 60000000000ULL);
+	}
+	/* Latency defaults: thread key, stale age max(10s, 10 x threshold). */
+	if (!compile("latency test:ev -> test:ev2 > 2s", &d)) {
+		CHECK_EQ(d.kind, TRIGREC_TRIG_LATENCY);
+		CHECK_EQ(d.cfg.threshold, 2000000000ULL);
+		CHECK_EQ(d.cfg.window_ns, 20000000000ULL);
+		CHECK_STR(d.event[TRIGREC_ROLE_START], "test:ev");
+		CHECK_STR(d.event[TRIGREC_ROLE_EVENT], "test:ev2");
+		CHECK_STR(d.name, "latency-ev2");
+		KEYPART(&d.cfg.side[0].key.p[0], TRIGREC_SRC_TID, 4, 0);
+		KEYPART(&d.cfg.side[1].key.p[0], TRIGREC_SRC_TID, 4, 0);
+		KEYPART(&d.cfg.side[1].key.p[1], 0, 0, 0);
+		CHECK_STR(d.key_desc[0], "tid");
+		CHECK_STR(d.key_desc[1], "tid");
+		CHECK_EQ(d.cfg.side[0].filter.n, 0);
+		CHECK_EQ(d.cfg.side[1].filter.n, 0);
+	}
+	if (!compile("latency test:ev -> test:ev2 > 1ms cooldown 2s per key", &d)) {
+		CHECK_EQ(d.cfg.window_ns, 10000000000ULL);
+		CHECK_EQ(d.cfg.key_cooldown_ns, 2000000000ULL);
+	}
+	/* `by` on the start side only applies to both sides, resolved per side. */
+	if (!compile("latency test:ev by a -> test:ev2 > 1ms", &d)) {
+		KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[0], TRIGREC_SRC_FIELD, 4, 8);
+		KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0], TRIGREC_SRC_FIELD, 8, 8);
+	}
+	/* Own filter && shared filter, per side, each with its own offsets. */
+	if (!compile("latency test:ev if b == 1 -> test:ev2 if e > 3 > 5ms if a != 0 || comm == x", &d)) {
+		const struct trigrec_filter *fs = &d.cfg.side[TRIGREC_ROLE_START].filter;
+		const struct trigrec_filter *fe = &d.cfg.side[TRIGREC_ROLE_EVENT].filter;
+
+		CHECK_EQ(fs->n, 3);
+		CLAUSE(&fs->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 1, 0, 12, 1, 1, R);
+		CLAUSE(&fs->c[1], TRIGREC_OP_NE, TRIGREC_SRC_FIELD, 4, 1, 8, 0, A, 2);
+		CLAUSE(&fs->c[2], TRIGREC_OP_STR_EQ, TRIGREC_SRC_COMM, 16, 0, 0, 0, A, R);
+		CHECK_EQ(fe->n, 3);
+		CLAUSE(&fe->c[0], TRIGREC_OP_GT, TRIGREC_SRC_FIELD, 4, 0, 16, 3, 1, R);
+		CLAUSE(&fe->c[1], TRIGREC_OP_NE, TRIGREC_SRC_FIELD, 8, 1, 8, 0, A, 2);
+		CLAUSE(&fe->c[2], TRIGREC_OP_STR_EQ, TRIGREC_SRC_COMM, 16, 0, 0, 0, A, R);
+		CHECK_STR(fe->str[0], "x");
+	}
+	fake_off();
+	return 0;
+}
+
+TEST(event_globs)
+{
+	struct trig_def d;
+
+	FAKE();
+	/* A glob with pseudo-fields only: the pattern is stored. */
+	if (!compile("test:* if COMM == bash && cpu == 2", &d)) {
+		CHECK_STR(d.event[0], "test:*");
+		CHECK_STR(d.name, "test");
+		CHECK_EQ(d.cfg.side[0].filter.c[1].src, TRIGREC_SRC_CPU);
+	}
+	if (!compile("*:* if tid == 3", &d))
+		CHECK_STR(d.event[0], "*:*");
+	/* A glob matching one tracepoint may use its fields: that one is stored. */
+	if (!compile("test:ev[2] if e == 1", &d))
+		CHECK_STR(d.event[0], "test:ev2");
+	if (!compile("test:ev? if comm == bash", &d)) {
+		CHECK_STR(d.event[0], "test:ev?");
+		CHECK_STR(d.name, "ev");
+	}
+	ERR("test:* if a == 1", 11, "field 'a' needs a single tracepoint, but test:* matches 2");
+	/* `pid` is a field of test:ev: ambiguous across test:*. */
+	ERR("test:* if pid == 1", 11, "'pid' is ambiguous");
+	ERR("test:* if pid == 1", 11, "write PID");
+	ERR("test:nope*", 1, "no tracepoint matches test:nope*");
+	ERR("rate test:* by a > 1/1s", 16, "needs a single tracepoint");
+	fake_off();
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+
+TEST(syntax_errors)
+{
+	FAKE();
+	ERR("", 1, "empty trigger");
+	ERR("   # only a comment", 20, "empty trigger");
+	ERR("latency", 8, "expected a tracepoint (SYS:NAME) after 'latency'");
+	ERR("rate", 5, "after 'rate'");
+	ERR("test:ev if", 11, "expected a condition");
+	ERR("test:ev if a", 13, "expected a comparison operator");
+	ERR("test:ev if a ==", 16, "expected a value after '=='");
+	ERR("test:ev if a = 1", 14, "use == to compare");
+	ERR("test:ev if a == 1 | b == 2", 19, "use || for");
+	ERR("test:ev if (a == 1", 19, "expected ')' to close the '(' at 1:12");
+	ERR("test:ev if a == 1)", 18, "expected an option");
+	ERR("test:ev if s == \"abc", 17, "unterminated string");
+	ERR("test:ev if s == \"a\\nb\"", 19, "unsupported escape");
+	ERR("test:ev if a == 1 $", 19, "unexpected character '$'");
+	ERR("test:ev if a == -x", 18, "expected a number after '-'");
+	ERR("test:ev if a == 12abc", 17, "not a number");
+	ERR("test:ev if a == 20ms", 17, "whole number");
+	ERR("test:ev if a == 99999999999999999999", 17, "fit in 64 bits");
+	/* latency structure */
+	ERR("latency test:ev test:ev2 > 1ms", 17, "missing '->'");
+	ERR("latency test:ev -> test:ev2", 28, "missing threshold: add '> DURATION'");
+	ERR("latency test:ev -> test:ev2 > 20", 31, "missing unit");
+	ERR("latency test:ev -> test:ev2 > 0ms", 31, "latency threshold must be longer than 0");
+	ERR("latency test:ev -> test:ev2 > -1ms", 31, "cannot be negative");
+	ERR("latency test:ev -> test:ev2 count >= 3", 29, "'count >= N' applies to plain event triggers only");
+	ERR("latency test:ev by a if b == 1 -> test:ev2 > 1ms", 22, "'if' is misplaced");
+	ERR("latency test:ev -> test:ev2 > 1ms by a", 35, "'by' is misplaced");
+	ERR("latency -> test:ev2 > 1ms", 9, "expected the start tracepoint");
+	ERR("latency test:ev -> > 1ms", 20, "expected the end tracepoint");
+	/* rate structure */
+	ERR("rate test:ev", 13, "missing threshold: add '> N/DURATION'");
+	ERR("rate test:ev > 5", 17, "expected '/' and a window");
+	ERR("rate test:ev > 5/0s", 18, "rate window must be longer than 0");
+	ERR("rate test:ev > 0/1s", 16, "rate count 0 is out of range");
+	ERR("rate test:ev > 5/fortnight", 18, "unknown period 'fortnight'");
+	ERR("rate test:ev count >= 3", 14, "'count >= N' applies to plain event triggers only");
+	ERR("rate test:ev by a > 5/1s by b", 26, "duplicate 'by'");
+	ERR("rate test:ev by a,b,c > 5/1s", 21, "at most 2 parts (TRIGREC_MAX_KEY_PARTS)");
+	ERR("rate test:ev by (a, b > 5/1s", 23, "expected ')' to close the key list");
+	ERR("rate test:ev > 5/1s cooldown 1s per key", 33, "'per key' needs a keyed trigger");
+	/* plain event */
+	ERR("test:ev by a", 9, "'by' applies to latency and rate triggers only");
+	ERR("test:ev count > 3", 15, "expected '>=' after 'count'");
+	ERR("test:ev count >= 0", 18, "must be at least 1");
+	ERR("test:ev count >= -1", 18, "cannot be negative");
+	ERR("test:ev cooldown 1s per key", 21, "'per key' needs a keyed trigger");
+	ERR("test:ev cooldown 1s per day", 25, "expected 'key' after 'per'");
+	/* options */
+	ERR("test:ev bogus 3", 9, "unknown option 'bogus'");
+	ERR("test:ev and a == 1", 9, "conditions use &&");
+	ERR("test:ev post 1ms post 2ms", 18, "duplicate option 'post' (already given at 1:9)");
+	ERR("test:ev cooldown 1s cooldown 2s", 21, "duplicate option 'cooldown'");
+	ERR("test:ev max 3 max 4", 15, "duplicate option 'max'");
+	ERR("test:ev name a name b", 16, "duplicate option 'name'");
+	ERR("test:ev limit 3/min limit 1/s", 21, "duplicate option 'limit'");
+	ERR("test:ev post", 13, "expected post");
+	ERR("test:ev post 5", 14, "missing unit");
+	ERR("test:ev post 5parsecs", 14, "unknown unit");
+	ERR("test:ev limit 3", 16, "expected '/' and a period");
+	ERR("test:ev limit 0/min", 15, "limit 0 is out of range: use 1 to");
+	ERR("test:ev limit 3/0s", 17, "limit period must be longer than 0");
+	ERR("test:ev max 0", 13, "max 0 is out of range");
+	ERR("test:ev max 99999999999", 13, "out of range");
+	ERR("test:ev name", 13, "expected a name");
+	ERR("test:ev name ''", 14, "the name cannot be empty");
+	ERR("test:ev if a == 1 if b == 2", 19, "'if' is misplaced");
+	ERR("test:ev -> test:ev2", 9, "'->' belongs to latency triggers");
+	fake_off();
+	return 0;
+}
+
+TEST(semantic_errors)
+{
+	FAKE();
+	/* events */
+	ERR("test:evv", 1, "unknown tracepoint test:evv (did you mean test:ev?)");
+	ERR("ev", 1, "'ev' is not a tracepoint: give it as SYS:NAME");
+	ERR("test:ev:x", 1, "with one ':'");
+	ERR("latency test:ev -> test:nope > 1ms", 20, "unknown tracepoint test:nope");
+	ERR("latency test:nope -> test:ev > 1ms", 9, "unknown tracepoint test:nope");
+	/* fields */
+	ERR("test:ev if aa == 1", 12, "unknown field 'aa' for test:ev (did you mean 'a'?)");
+	ERR("test:ev if zzzzz == 1", 12, "its fields are: a, b, h, c, d, s, dl, args");
+	ERR("test:ev if args == 1", 12, "cannot compare array field args (unsigned long[2])");
+	ERR("test:ev if Pid == 1", 12, "unknown field 'Pid'");
+	/* types */
+	ERR("test:ev if s < 3", 14, "'<' compares numbers, but s is a string (char[16])");
+	ERR("test:ev if dl & 3", 15, "but dl is a string");
+	ERR("test:ev if comm >= 3", 17, "but comm is a string");
+	ERR("test:ev if s == 3", 17, "quote the value");
+	ERR("test:ev if a == \"x\"", 17, "a is an integer (int), but \"x\" is a string");
+	ERR("test:ev if a == bash", 17, "'bash' is not a number");
+	ERR("test:ev if a ~ 3", 14, "'~' matches strings, but a is an integer");
+	ERR("test:ev if fname ~ \"/etc*\"", 18, "a pointer");
+	ERR("test:ev if pid ~ x", 16, "'~' matches strings");
+	/* globs */
+	ERR("test:ev if s ~ \"a*b\"", 16, "~ supports \"abc\", \"abc*\", \"*abc\" and \"*abc*\"");
+	ERR("test:ev if s ~ \"a?\"", 16, "'?' is not supported");
+	ERR("test:ev if dl ~ \"[ab]*\"", 17, "'[' is not supported");
+	ERR("test:ev if s ~ \"**a*\"", 16, "'*' is not supported");
+	/* ranges */
+	ERR("test:ev if b == 300", 17, "300 does not fit b (unsigned char, 1 byte: at most 255)");
+	ERR("test:ev if b == -1", 17, "b is unsigned");
+	ERR("test:ev if d == -1", 17, "d is unsigned (unsigned int)");
+	ERR("test:ev if a == 2147483648", 17, "at most 2147483647, or a 0x bit pattern");
+	ERR("test:ev if a == -2147483649", 17, "does not fit a");
+	ERR("test:ev if a == 0x1ffffffff", 17, "does not fit a");
+	ERR("test:ev if h == 0x10000", 17, "does not fit h");
+	ERR("test:ev if c == -9223372036854775809", 17, "out of range");
+	ERR("test:ev if PID == -1", 19, "PID is unsigned");
+	/* strings */
+	ERR("test:ev if s == \"0123456789abcdef\"", 17, "can never match: s (char[16]) holds at most 15");
+	ERR("test:ev if comm ~ \"0123456789abcdef*\"", 19, "comm (string) holds at most 15");
+	/* keys */
+	ERR("rate test:ev by s > 1/1s", 17, "s is a string: a key must be an integer");
+	ERR("rate test:ev by comm > 1/1s", 17, "comm is a string");
+	ERR("rate test:ev by args > 1/1s", 17, "cannot compare array field args");
+	ERR("rate test:ev by nokey > 1/1s", 17, "unknown field 'nokey'");
+	ERR("latency test:ev by a, b -> test:ev2 by a > 1ms", 37, "the end key has 1 part but the start key has 2");
+	/* A shared latency filter must hold on both sides. */
+	ERR("latency test:ev -> test:ev2 > 1ms if b == 1", 38,
+	    "unknown field 'b' for test:ev2 (did you mean 'a'?) (the condition after the latency threshold applies to both events)");
+	ERR("latency test:ev by b -> test:ev2 > 1ms", 20, "unknown field 'b' for test:ev2");
+	fake_off();
+	return 0;
+}
+
+TEST(limits)
+{
+	char text[2048];
+	struct trig_def d;
+	size_t n;
+
+	FAKE();
+	/* 16 comparisons compile, 17 do not; the error points at the 17th. */
+	n = (size_t)snprintf(text, sizeof(text), "test:ev if a == 0");
+	for (int i = 1; i < 16; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, " || a == %d", i);
+	if (!compile(text, &d)) {
+		const struct trigrec_filter *f = &d.cfg.side[0].filter;
+
+		CHECK_EQ(f->n, 16);
+		for (int i = 0; i < 16; i++) {
+			CHECK_EQ(f->c[i].imm, i);
+			CHECK_EQ(f->c[i].jt, A);
+			CHECK_EQ(f->c[i].jf, i == 15 ? R : i + 1);
+		}
+	}
+	snprintf(text + n, sizeof(text) - n, " || b == 1");
+	ERR(text, (int)n + 5, "filter of test:ev has 17 comparisons; at most 16 are supported");
+	/* Latency: own and shared comparisons count together, per side. */
+	n = (size_t)snprintf(text, sizeof(text), "latency test:ev if a == 0");
+	for (int i = 1; i < 9; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, " && a != %d", i);
+	n += (size_t)snprintf(text + n, sizeof(text) - n, " -> test:ev2 > 1ms if a > 1");
+	for (int i = 1; i < 7; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, " || a > %d", i);
+	if (!compile(text, &d)) {
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_START].filter.n, 16);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.n, 7);
+	}
+	snprintf(text + n, sizeof(text) - n, " || a > 99");
+	ERR(text, (int)n + 5, "has 17 comparisons");
+
+	/* Four different strings, repeated: fine. A fifth: error at it. */
+	if (!compile("test:ev if s == a || s == b || dl == c || comm == d || s == a || dl ~ b*", &d)) {
+		CHECK_STR(d.cfg.side[0].filter.str[0], "a");
+		CHECK_STR(d.cfg.side[0].filter.str[3], "d");
+		CHECK_EQ(d.cfg.side[0].filter.c[4].imm, 0);
+		CHECK_EQ(d.cfg.side[0].filter.c[5].imm, 1);
+	}
+	ERR("test:ev if s == a || s == b || dl == c || comm == d || s == e", 61,
+	    "too many different strings in one filter: at most 4 are supported (TRIGREC_MAX_STRS)");
+	/* 31 bytes fit TRIGREC_STR_LEN (32 with the NUL), 32 do not. */
+	if (!compile("test:ev if dl == \"0123456789012345678901234567890\"", &d))
+		CHECK_EQ(strlen(d.cfg.side[0].filter.str[0]), 31);
+	ERR("test:ev if dl == \"01234567890123456789012345678901\"", 18,
+	    "is 32 bytes long; at most 31 are supported (TRIGREC_STR_LEN 32");
+	if (!compile("test:ev if dl ~ \"*0123456789012345678901234567890*\"", &d))
+		CHECK_EQ(d.cfg.side[0].filter.c[0].op, TRIGREC_OP_GLOB_MIDDLE);
+	/* Three key parts. */
+	ERR("latency test:ev by (a, b, c) -> test:ev2 > 1ms", 27, "a key has at most 2 parts");
+	/* Nesting depth. */
+	{
+		char deep[400];
+
+		n = (size_t)snprintf(deep, sizeof(deep), "test:ev if ");
+		for (int i = 0; i < 70; i++)
+			deep[n++] = '!';
+		snprintf(deep + n, sizeof(deep) - n, "a == 1");
+		ERR(deep, 12 + 64, "nested too deeply");
+		deep[11 + 60] = '\0';
+		strcat(deep, "a == 1");
+		if (!compile(deep, &d)) {
+			CHECK_EQ(d.cfg.side[0].filter.n, 1);
+			CHECK_EQ(d.cfg.side[0].filter.c[0].jt, A); /* 60 negations: even */
+		}
+	}
+	/* Long names. */
+	{
+		char nm[200];
+
+		memset(nm, 'x', 100);
+		nm[100] = '\0';
+		snprintf(text, sizeof(text), "test:ev name %s", nm);
+		ERR(text, 14, "name too long");
+	}
+	fake_off();
+	return 0;
+}
+
+TEST(multiline_and_positions)
+{
+	/* A script: 9 lines before the trigger, which starts on line 10. */
+	static const char file[] =
+		"# trigrec script\n"                              /* 1 */
+		"\n"                                              /* 2 */
+		"# comment\n"                                     /* 3 */
+		"\n\n\n\n\n\n"                                    /* 4-9 */
+		"latency test:ev   # start: any thread\n"         /* 10 */
+		"\t-> test:ev2 # end\n"                           /* 11 */
+		"  > 20ms if a == 1 # both\n"                     /* 12 */
+		"  post 5ms  # keep 5ms more\n";                  /* 13 */
+	static const char bad[] =
+		"# trigrec script\n\n# comment\n\n\n\n\n\n\n"
+		"latency test:ev   # start\n"
+		"\t-> test:ev2 # end\n"
+		"  > 20ms if nosuch == 1 # both\n";
+	const char *trig = strstr(file, "latency"), *btrig = strstr(bad, "latency");
+	struct trig_ast *a;
+	struct tl_error e;
+	struct trig_def d;
+	char buf[1024];
+
+	FAKE();
+	a = trig_parse(trig, 10, 1, &e);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK_EQ(trig_compile(a, trig, &d, &e), 0);
+		CHECK_EQ(d.cfg.threshold, 20000000);
+		CHECK_EQ(d.cfg.post_ns, 5000000);
+		CHECK_EQ(d.cfg.side[0].filter.n, 1);
+		CHECK_EQ(d.cfg.side[1].filter.n, 1);
+		CHECK(strstr(d.text, "latency test:ev") == d.text);
+		CHECK(d.text[strlen(d.text) - 1] != '\n');
+		trig_ast_free(a);
+	}
+	/* Positions count lines from first_line; a tab is one column. */
+	a = trig_parse(btrig, 10, 1, &e);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK_EQ(trig_compile(a, btrig, &d, &e), -EINVAL);
+		CHECK_EQ(e.pos.line, 12);
+		CHECK_EQ(e.pos.col, 13);
+		trig_ast_free(a);
+		tl_error_format(&e, "slow.trig", bad, buf, sizeof(buf));
+		CHECK(!strncmp(buf, "slow.trig:12:13: unknown field 'nosuch' for test:ev (", 52));
+		CHECK(strstr(buf, "\n    > 20ms if nosuch == 1 # both\n              ^") != NULL);
+		CHECK(buf[strlen(buf) - 1] == '^');
+	}
+	ERR_AT("latency test:ev\n\t-> test:ev2\n\t> 5", 10, 1, 12, 4, "missing unit");
+	ERR_AT("latency test:ev # -> in a comment\n  test:ev2 > 5ms", 10, 1, 11, 3, "missing '->'");
+	ERR_AT("test:ev\n\n  if s == \"abc\n\"", 3, 1, 5, 11, "unterminated string");
+	/* first_col shifts the first line only. */
+	ERR_AT("test:ev if q == 1\n  || a == 1", 1, 20, 1, 31, "unknown field 'q'");
+	ERR_AT("test:ev if a == 1\n  || q == 1", 1, 20, 2, 6, "unknown field 'q'");
+	fake_off();
+	return 0;
+}
+
+TEST(error_format)
+{
+	struct tl_error e = { { 1, 12 }, "unknown field 'x'" };
+	char buf[256];
+
+	tl_error_format(&e, "--trigger", "test:ev if x == 1", buf, sizeof(buf));
+	CHECK_STR(buf, "--trigger:1:12: unknown field 'x'\n  test:ev if x == 1\n             ^");
+	/* Tabs in the source line keep the caret aligned. */
+	e.pos = (struct tl_pos){ 2, 4 };
+	tl_error_format(&e, "f", "a\n\t\tb c", buf, sizeof(buf));
+	CHECK_STR(buf, "f:2:4: unknown field 'x'\n  \t\tb c\n  \t\t ^");
+	/* A position past the text: message only. */
+	e.pos = (struct tl_pos){ 5, 1 };
+	tl_error_format(&e, NULL, "one line", buf, sizeof(buf));
+	CHECK_STR(buf, "trigger:5:1: unknown field 'x'");
+	/* Caret at the end of the line (col one past). */
+	e.pos = (struct tl_pos){ 1, 4 };
+	tl_error_format(&e, "o", "abc", buf, sizeof(buf));
+	CHECK_STR(buf, "o:1:4: unknown field 'x'\n  abc\n     ^");
+	/* Truncation keeps a terminated string. */
+	tl_error_format(&e, "o", "abc", buf, 10);
+	CHECK_EQ(strlen(buf), 9);
+	return 0;
+}
+
+TEST(parse_free_paths)
+{
+	/* Every error path must free what it built (run under ASan/valgrind). */
+	static const char *const texts[] = {
+		"test:ev if (a == 1 && (b == 2 || !(c == 3)) && ",
+		"test:ev if a == 1 && s == \"x\" || dl ~ \"a*b\"",
+		"latency test:ev if a == 1 -> test:ev2 if e == 2 > 1ms if a == 1 bogus",
+		"latency test:ev if a == 1 -> test:ev2 if b == 2 > 1ms",
+		"rate test:ev if s == \"x\" by a > 5/1s by b",
+		"test:ev if s == \"x\" s",
+	};
+	struct trig_def d;
+	struct tl_error e;
+
+	FAKE();
+	for (size_t i = 0; i < NELEM(texts); i++)
+		CHECK(trig_from_text(texts[i], &d, &e) != 0);
+	CHECK(trig_parse(NULL, 1, 1, &e) == NULL);
+	CHECK(trig_compile(NULL, "x", &d, &e) != 0);
+	trig_ast_free(NULL);
+	fake_off();
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Live tracefs: the documented examples                                */
+
+static int live_ok(char *why, size_t len)
+{
+	if (!tracefs_root()) {
+		snprintf(why, len, "tracefs not available (mount -t tracefs nodev /sys/kernel/tracing)");
+		return 0;
+	}
+	return 1;
+}
+
+/* Field of a live tracepoint; NULL (and a reason) if missing. */
+static struct tp_format *live_fmts[16];
+static int nr_live_fmts;
+
+static const struct tp_field *LF(const char *sys, const char *name, const char *field)
+{
+	struct tp_format *f = NULL;
+
+	for (int i = 0; i < nr_live_fmts; i++)
+		if (!strcmp(live_fmts[i]->sys, sys) && !strcmp(live_fmts[i]->name, name))
+			f = live_fmts[i];
+	if (!f && nr_live_fmts < 16) {
+		f = tp_format__load(sys, name);
+		if (f)
+			live_fmts[nr_live_fmts++] = f;
+	}
+	return f ? tp_format__field(f, field) : NULL;
+}
+
+#define NEED(sys, name, field) \
+	const struct tp_field *field##_f = LF(sys, name, #field); \
+	if (!field##_f) SKIP("%s:%s has no field %s on this kernel", sys, name, #field)
+
+TEST(live_plain_event)
+{
+	char why[200];
+	struct trig_def d;
+
+	if (!live_ok(why, sizeof(why)))
+		SKIP("%s", why);
+	if (tracefs_event_id("syscalls", "sys_enter_getsid") < 0)
+		SKIP("no syscalls:sys_enter_getsid (CONFIG_FTRACE_SYSCALLS off)");
+	if (compile("syscalls:sys_enter_getsid", &d))
+		return 1;
+	CHECK_EQ(d.kind, TRIGREC_TRIG_EVENT);
+	CHECK_EQ(d.cfg.kind, TRIGREC_TRIG_EVENT);
+	CHECK_STR(d.event[TRIGREC_ROLE_EVENT], "syscalls:sys_enter_getsid");
+	CHECK_EQ(d.cfg.side[0].filter.n, 0);
+	CHECK_EQ(d.cfg.threshold, 0);
+	CHECK_STR(d.name, "sys_enter_getsid");
+	CHECK_STR(d.text, "syscalls:sys_enter_getsid");
+	/* sys/name as perf writes it. */
+	if (!compile("syscalls/sys_enter_getsid", &d))
+		CHECK_STR(d.event[TRIGREC_ROLE_EVENT], "syscalls:sys_enter_getsid");
+	return 0;
+}
+
+TEST(live_sched_switch_filter)
+{
+	char why[200];
+	struct trig_def d;
+	const struct trigrec_filter *f = &d.cfg.side[0].filter;
+
+	if (!live_ok(why, sizeof(why)))
+		SKIP("%s", why);
+	NEED("sched", "sched_switch", prev_state);
+	NEED("sched", "sched_switch", next_comm);
+	if (compile("sched:sched_switch if prev_state == 2 && next_comm ~ \"kworker*\"", &d))
+		return 1;
+	CHECK_EQ(f->n, 2);
+	CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, prev_state_f->size,
+	       prev_state_f->is_signed, prev_state_f->offset, 2, 1, R);
+	CLAUSE(&f->c[1], TRIGREC_OP_GLOB_PREFIX, TRIGREC_SRC_CHARS, next_comm_f->size, 0,
+	       next_comm_f->offset, 0, A, R);
+	CHECK_STR(f->str[0], "kworker");
+	CHECK_STR(d.name, "sched_switch");
+	return 0;
+}
+
+TEST(live_openat_count)
+{
+	char why[200];
+	struct trig_def d;
+	const struct trigrec_filter *f = &d.cfg.side[0].filter;
+
+	if (!live_ok(why, sizeof(why)))
+		SKIP("%s", why);
+	NEED("syscalls", "sys_enter_openat", flags);
+	NEED("syscalls", "sys_enter_openat", dfd);
+	if (compile("syscalls:sys_enter_openat if comm == \"bash\" || (flags & 0x40 && !(dfd == -100)) count >= 3", &d))
+		return 1;
+	CHECK_EQ(f->n, 3);
+	/* comm is not a field of sys_enter_openat: the task's comm. */
+	CLAUSE(&f->c[0], TRIGREC_OP_STR_EQ, TRIGREC_SRC_COMM, 16, 0, 0, 0, A, 1);
+	/* Declared int, stored as 8 unsigned bytes: compared signed. */
+	CLAUSE(&f->c[1], TRIGREC_OP_BITAND, TRIGREC_SRC_FIELD, flags_f->size, 1, flags_f->offset,
+	       0x40, 2, R);
+	CLAUSE(&f->c[2], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, dfd_f->size, 1, dfd_f->offset, -100, R, A);
+	CHECK_STR(f->str[0], "bash");
+	CHECK_EQ(d.cfg.threshold, 3);
+	CHECK_STR(d.name, "sys_enter_openat");
+	return 0;
+}
+
+TEST(live_latency_syscall)
+{
+	char why[200];
+	struct trig_def d;
+
+	if (!live_ok(why, sizeof(why)))
+		SKIP("%s", why);
+	NEED("raw_syscalls", "sys_enter", id);
+	const struct tp_field *xid = LF("raw_syscalls", "sys_exit", "id");
+
+	if (!xid)
+		SKIP("raw_syscalls:sys_exit has no id field");
+	if (compile("latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms if id == 0", &d))
+		return 1;
+	CHECK_EQ(d.kind, TRIGREC_TRIG_LATENCY);
+	CHECK_EQ(d.cfg.kind, TRIGREC_TRIG_LATENCY);
+	CHECK_STR(d.event[TRIGREC_ROLE_START], "raw_syscalls:sys_enter");
+	CHECK_STR(d.event[TRIGREC_ROLE_EVENT], "raw_syscalls:sys_exit");
+	CHECK_EQ(d.cfg.threshold, 20000000ULL);
+	CHECK_EQ(d.cfg.window_ns, 10000000000ULL);
+	CHECK_EQ(d.cfg.side[TRIGREC_ROLE_START].filter.n, 1);
+	CLAUSE(&d.cfg.side[TRIGREC_ROLE_START].filter.c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD,
+	       id_f->size, id_f->is_signed, id_f->offset, 0, A, R);
+	CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.n, 1);
+	CLAUSE(&d.cfg.side[TRIGREC_ROLE_EVENT].filter.c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD,
+	       xid->size, xid->is_signed, xid->offset, 0, A, R);
+	for (int r = 0; r < 2; r++) {
+		KEYPART(&d.cfg.side[r].key.p[0], TRIGREC_SRC_TID, 4, 0);
+		KEYPART(&d.cfg.side[r].key.p[1], 0, 0, 0);
+		CHECK_STR(d.key_desc[r], "tid");
+	}
+	CHECK_STR(d.name, "latency-sys_exit");
+	/* The shared condition names a field the end event lacks. */
+	if (LF("sched", "sched_switch", "prev_pid"))
+		ERR("latency raw_syscalls:sys_enter -> sched:sched_switch > 20ms if id == 0", 64,
+		    "unknown field 'id' for sched:sched_switch");
+	return 0;
+}
+
+TEST(live_latency_runqueue)
+{
+	char why[200];
+	struct trig_def d;
+
+	if (!live_ok(why, sizeof(why)))
+		SKIP("%s", why);
+	NEED("sched", "sched_wakeup", pid);
+	NEED("sched", "sched_switch", next_pid);
+	if (compile("latency sched:sched_wakeup by pid -> sched:sched_switch by next_pid > 5ms", &d))
+		return 1;
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[0], TRIGREC_SRC_FIELD, pid_f->size, pid_f->offset);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0], TRIGREC_SRC_FIELD, next_pid_f->size,
+		next_pid_f->offset);
+	CHECK_STR(d.key_desc[TRIGREC_ROLE_START], "pid");
+	CHECK_STR(d.key_desc[TRIGREC_ROLE_EVENT], "next_pid");
+	CHECK_EQ(d.cfg.threshold, 5000000ULL);
+	CHECK_EQ(d.cfg.side[0].filter.n, 0);
+	CHECK_EQ(d.cfg.side[1].filter.n, 0);
+	CHECK_STR(d.name, "latency-sched_switch");
+	return 0;
+}
+
+TEST(live_latency_block)
+{
+	char why[200];
+	struct trig_def d;
+
+	if (!live_ok(why, sizeof(why)))
+		SKIP("%s", why);
+	NEED("block", "block_rq_issue", dev);
+	NEED("block", "block_rq_issue", sector);
+	const struct tp_field *cdev = LF("block", "block_rq_complete", "dev");
+	const struct tp_field *csec = LF("block", "block_rq_complete", "sector");
+
+	if (!cdev || !csec)
+		SKIP("block:block_rq_complete lacks dev/sector");
+	if (compile("latency block:block_rq_issue by dev, sector -> block:block_rq_complete by (dev, sector) > 50ms", &d))
+		return 1;
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[0], TRIGREC_SRC_FIELD, dev_f->size, dev_f->offset);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[1], TRIGREC_SRC_FIELD, sector_f->size, sector_f->offset);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0], TRIGREC_SRC_FIELD, cdev->size, cdev->offset);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[1], TRIGREC_SRC_FIELD, csec->size, csec->offset);
+	CHECK_STR(d.key_desc[0], "dev,sector");
+	CHECK_STR(d.key_desc[1], "dev,sector");
+	CHECK_EQ(d.cfg.threshold, 50000000ULL);
+	CHECK_EQ(d.cfg.window_ns, 10000000000ULL);
+	/* The string field `cmd` is a __data_loc: the descriptor's offset. */
+	{
+		const struct tp_field *cmd = LF("block", "block_rq_issue", "cmd");
+
+		if (cmd && cmd->kind == TP_FIELD_DATALOC &&
+		    !compile("block:block_rq_issue if cmd ~ \"*x*\"", &d))
+			CLAUSE(&d.cfg.side[0].filter.c[0], TRIGREC_OP_GLOB_MIDDLE, TRIGREC_SRC_DATALOC, 4,
+			       0, cmd->offset, 0, A, R);
+	}
+	return 0;
+}
+
+TEST(live_latency_offcpu)
+{
+	char why[200];
+	struct trig_def d;
+
+	if (!live_ok(why, sizeof(why)))
+		SKIP("%s", why);
+	NEED("sched", "sched_switch", prev_state);
+	NEED("sched", "sched_switch", prev_pid);
+	NEED("sched", "sched_switch", next_pid);
+	if (compile("latency sched:sched_switch if prev_state == 2 by prev_pid -> sched:sched_switch by next_pid > 10ms", &d))
+		return 1;
+	CHECK_STR(d.event[0], "sched:sched_switch");
+	CHECK_STR(d.event[1], "sched:sched_switch");
+	CHECK_EQ(d.cfg.side[TRIGREC_ROLE_START].filter.n, 1);
+	CLAUSE(&d.cfg.side[TRIGREC_ROLE_START].filter.c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD,
+	       prev_state_f->size, prev_state_f->is_signed, prev_state_f->offset, 2, A, R);
+	CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.n, 0);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[0], TRIGREC_SRC_FIELD, prev_pid_f->size,
+		prev_pid_f->offset);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0], TRIGREC_SRC_FIELD, next_pid_f->size,
+		next_pid_f->offset);
+	CHECK_EQ(d.cfg.threshold, 10000000ULL);
+	return 0;
+}
+
+TEST(live_rate)
+{
+	char why[200];
+	struct trig_def d;
+
+	if (!live_ok(why, sizeof(why)))
+		SKIP("%s", why);
+	if (tracefs_event_id("syscalls", "sys_enter_openat") < 0 ||
+	    tracefs_event_id("raw_syscalls", "sys_enter") < 0)
+		SKIP("no syscall tracepoints");
+	if (!compile("rate syscalls:sys_enter_openat > 5000/1s", &d)) {
+		CHECK_EQ(d.kind, TRIGREC_TRIG_RATE);
+		CHECK_EQ(d.cfg.kind, TRIGREC_TRIG_RATE);
+		CHECK_EQ(d.cfg.threshold, 5000);
+		CHECK_EQ(d.cfg.window_ns, 1000000000ULL);
+		KEYPART(&d.cfg.side[0].key.p[0], 0, 0, 0);
+		KEYPART(&d.cfg.side[0].key.p[1], 0, 0, 0);
+		CHECK_EQ(d.cfg.side[0].filter.n, 0);
+		CHECK_STR(d.name, "rate-sys_enter_openat");
+		CHECK_STR(d.key_desc[0], "");
+	}
+	if (!compile("rate raw_syscalls:sys_enter by pid > 10000/1s cooldown 10s per key limit 3/min max 10 post 5ms name burst", &d)) {
+		CHECK_EQ(d.cfg.threshold, 10000);
+		CHECK_EQ(d.cfg.window_ns, 1000000000ULL);
+		/* raw_syscalls:sys_enter has no pid field: the process id. */
+		KEYPART(&d.cfg.side[0].key.p[0], TRIGREC_SRC_PID, 4, 0);
+		CHECK_STR(d.key_desc[0], "pid");
+		CHECK_EQ(d.cfg.cooldown_ns, 0);
+		CHECK_EQ(d.cfg.key_cooldown_ns, 10000000000ULL);
+		CHECK_EQ(d.cfg.limit, 3);
+		CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
+		CHECK_EQ(d.cfg.max_total, 10);
+		CHECK_EQ(d.has_post, 1);
+		CHECK_EQ(d.cfg.post_ns, 5000000ULL);
+		CHECK_STR(d.name, "burst");
+	}
+	return 0;
+}
+
+TEST(live_errors)
+{
+	char why[200];
+
+	if (!live_ok(why, sizeof(why)))
+		SKIP("%s", why);
+	if (!LF("sched", "sched_switch", "prev_state"))
+		SKIP("no sched:sched_switch");
+	ERR("sched:sched_swich", 1, "unknown tracepoint sched:sched_swich (did you mean sched:sched_switch?)");
+	ERR("sched_switch", 1, "give it as SYS:NAME (did you mean sched:sched_switch?)");
+	ERR("sched:sched_switch if prev_stat == 2", 23, "unknown field 'prev_stat' for sched:sched_switch (did you mean 'prev_state'?)");
+	ERR("sched:sched_switch if prev_comm < 3", 33, "'<' compares numbers, but prev_comm is a string");
+	ERR("sched:sched_switch if next_comm ~ \"k?w\"", 35, "~ supports");
+	return 0;
+}
+
+static void live_cleanup(void)
+{
+	for (int i = 0; i < nr_live_fmts; i++)
+		tp_format__free(live_fmts[i]);
+	nr_live_fmts = 0;
+	for (int i = 0; i < 3; i++) {
+		tp_format__free(fake[i]);
+		fake[i] = NULL;
+	}
+}
+
+TEST(zz_cleanup)
+{
+	live_cleanup();
+	return 0;
+}
+
+RUN_TESTS(
+	T(eval_matches_direct_integer),
+	T(eval_matches_direct_strings),
+	T(eval_random_expressions),
+	T(jump_layout),
+	T(values_and_types),
+	T(defaults_and_options),
+	T(event_globs),
+	T(syntax_errors),
+	T(semantic_errors),
+	T(limits),
+	T(multiline_and_positions),
+	T(error_format),
+	T(parse_free_paths),
+	T(live_plain_event),
+	T(live_sched_switch_filter),
+	T(live_openat_count),
+	T(live_latency_syscall),
+	T(live_latency_runqueue),
+	T(live_latency_block),
+	T(live_latency_offcpu),
+	T(live_rate),
+	T(live_errors),
+	T(zz_cleanup),
+)
