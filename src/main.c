@@ -66,7 +66,8 @@ static const char usage_record[] =
 "                          (512K, 4M); default 1M\n"
 "\n"
 "Scope (default -a when there is no command and no -p):\n"
-"  -a, --all-cpus          every CPU, every task\n"
+"  -a, --all-cpus          every CPU, every task (with a command: system-wide\n"
+"                          while it runs; its triggers still only fire in it)\n"
 "  -C, --cpu LIST          only these CPUs (0-3,5)\n"
 "  -p, --pid PID           only this process (its threads and children)\n"
 "  -- command [args]       run the command, record it, stop when it exits\n"
@@ -510,9 +511,12 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 			elog("cannot start %s: %s", a.cmd[0], strerror(-child));
 			goto out;
 		}
-		a.ro.tids = &child;
-		a.ro.nr_tids = 1;
-		a.ro.enable_on_exec = 1;
+		/* -a or -C with a command: record system-wide while it runs (as perf does). */
+		if (!a.all_cpus && !a.cpumask) {
+			a.ro.tids = &child;
+			a.ro.nr_tids = 1;
+			a.ro.enable_on_exec = 1;
+		}
 	} else if (a.pid) {
 		int n = thread_list(a.pid, &tids);
 
@@ -602,7 +606,7 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 			break;
 		}
 	}
-	ilog("stopping%s", sb && !a.no_final ? ": taking the final snapshot" : "");
+	ilog("stopping");
 	sideband__stop(sb);
 	{
 		struct sideband_stats st;

@@ -13,7 +13,7 @@ if [ "$(id -u)" != 0 ]; then
 fi
 before=$(ls "$out" 2>/dev/null | wc -l)
 echo "== trigrec record (any syscall of the demo workload slower than 20 ms triggers a snapshot)"
-"$TRIGREC" record -e sched:sched_switch,sched:sched_wakeup,raw_syscalls:sys_enter,raw_syscalls:sys_exit \
+"$TRIGREC" record -a -e sched:sched_switch,sched:sched_wakeup,raw_syscalls:sys_enter,raw_syscalls:sys_exit \
 	--trigger 'latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms' \
 	--count 1 -o "$out" -- sh -c 'for i in 1 2 3; do ls / >/dev/null; done; sleep 0.03; echo done >/dev/null'
 snap=$(ls -t "$out"/*latency*.data 2>/dev/null | head -1)
