@@ -619,6 +619,15 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 			all.fired += ts.fired;
 			all.coalesced += ts.coalesced;
 			all.rb_dropped += ts.rb_dropped;
+			/* Every firing that did not become a snapshot is accounted for. */
+			ilog("trigger %s: evaluated %llu, matched %llu, fired %llu, coalesced %llu, "
+			     "suppressed by cooldown %llu, by limit/max %llu, stale starts %llu, "
+			     "side-band full %llu", a.trigs[i].name,
+			     (unsigned long long)ts.evaluated, (unsigned long long)ts.matched,
+			     (unsigned long long)ts.fired, (unsigned long long)ts.coalesced,
+			     (unsigned long long)ts.suppressed_cooldown,
+			     (unsigned long long)ts.suppressed_limit,
+			     (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped);
 		}
 		bpfctl__stats(b, TRIGREC_MAX_TRIGGERS, &g);
 		ilog("%lu snapshot%s written%s%lu failed; triggers fired %llu, coalesced %llu, "

@@ -221,10 +221,26 @@ static void control_client(struct sideband *s, int fd)
 			snprintf(reply, sizeof(reply), "error %s\n", strerror(-r));
 	} else if (!strcmp(line, "stats")) {
 		uint64_t coalesced, gated;
+		size_t o;
 
 		sum_counters(s, &coalesced, &gated);
-		snprintf(reply, sizeof(reply), "snapshots %lu coalesced %llu gated %llu\n",
-			 s->st.snapshots, (unsigned long long)coalesced, (unsigned long long)gated);
+		o = snprintf(reply, sizeof(reply), "snapshots %lu coalesced %llu gated %llu",
+			     s->st.snapshots, (unsigned long long)coalesced, (unsigned long long)gated);
+		for (int i = 0; i < s->b->nr_trigs && o < sizeof(reply) - 200; i++) {
+			struct trigrec_stats t;
+
+			if (bpfctl__stats(s->b, i, &t))
+				continue;
+			o += snprintf(reply + o, sizeof(reply) - o,
+				      "; %s evaluated %llu matched %llu fired %llu coalesced %llu "
+				      "cooldown %llu limit %llu stale %llu", s->b->trigs[i].name,
+				      (unsigned long long)t.evaluated, (unsigned long long)t.matched,
+				      (unsigned long long)t.fired, (unsigned long long)t.coalesced,
+				      (unsigned long long)t.suppressed_cooldown,
+				      (unsigned long long)t.suppressed_limit,
+				      (unsigned long long)t.stale_starts);
+		}
+		snprintf(reply + o, sizeof(reply) - o, "\n");
 	} else if (!strcmp(line, "stop")) {
 		uint64_t one = 1;
 
