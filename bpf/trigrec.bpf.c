@@ -643,6 +643,13 @@ int tp_hook(void *ctx)
 	return pass || fired;
 }
 
+/* Recorded tracepoints that carry no trigger: the gate alone, one load. */
+SEC("tracepoint")
+int tp_gate(void *ctx)
+{
+	return gate_pass();
+}
+
 SEC("perf_event")
 int pe_gate(struct bpf_perf_event_data *ctx)
 {

@@ -197,7 +197,9 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 	/* Attach: every hook carries its index as cookie, so one program serves all. */
 	for (int i = 0; i < b->nr_hooks; i++) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
-		struct bpf_link *l = bpf_program__attach_tracepoint_opts(b->skel->progs.tp_hook,
+		struct bpf_program *prog = cfgs[i].ntrig ? b->skel->progs.tp_hook :
+							   b->skel->progs.tp_gate;
+		struct bpf_link *l = bpf_program__attach_tracepoint_opts(prog,
 					b->hooks[i].tp.sys, b->hooks[i].tp.name, &o);
 
 		if (!l) {
