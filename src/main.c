@@ -80,6 +80,8 @@ static const char usage_record[] =
 "      --no-final-snapshot do not write a snapshot at the end\n"
 "      --control PATH      owner-only UNIX socket for `trigrec control PATH\n"
 "                          snapshot [NAME]|stats|stop`\n"
+"      --max-starts N      latency starts in flight, LRU (default 65536, max 4M)\n"
+"      --max-keys N        rate buckets / per-key cooldowns, LRU (default 16384)\n"
 "      --no-align          keep every CPU's full history, even where another\n"
 "                          CPU's ring has already overwritten the same span\n"
 "  -o, --output DIR        where snapshots go (default .)\n"
@@ -167,7 +169,7 @@ static int add_trigger(struct record_args *a, const char *text)
 }
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_POST, OPT_COUNT, OPT_NO_FINAL, OPT_NO_ALIGN,
-       OPT_CONTROL };
+       OPT_CONTROL, OPT_MAX_STARTS, OPT_MAX_KEYS };
 
 static int parse_record(int argc, char **argv, struct record_args *a)
 {
@@ -188,6 +190,8 @@ static int parse_record(int argc, char **argv, struct record_args *a)
 		{ "no-final-snapshot", no_argument, NULL, OPT_NO_FINAL },
 		{ "no-align", no_argument, NULL, OPT_NO_ALIGN },
 		{ "control", required_argument, NULL, OPT_CONTROL },
+		{ "max-starts", required_argument, NULL, OPT_MAX_STARTS },
+		{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -286,6 +290,16 @@ static int parse_record(int argc, char **argv, struct record_args *a)
 			break;
 		case OPT_NO_ALIGN:
 			a->no_align = 1;
+			break;
+		case OPT_MAX_STARTS:
+			if (parse_u64(optarg, 1024, 1u << 22, &v, err, sizeof(err)))
+				return bad_value("--max-starts", err);
+			a->maps.lat_starts = v;
+			break;
+		case OPT_MAX_KEYS:
+			if (parse_u64(optarg, 1024, 1u << 22, &v, err, sizeof(err)))
+				return bad_value("--max-keys", err);
+			a->maps.keys = v;
 			break;
 		case OPT_CONTROL:
 			if (strlen(optarg) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
