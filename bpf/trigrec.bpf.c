@@ -615,7 +615,7 @@ int tp_hook(void *ctx)
 
 	if (!hc)
 		return 1;
-	if (hc->flags & TRIGREC_HOOK_RECORDED)
+	if (hc->flags & TRIGREC_HOOK_GATED)
 		pass = gate_pass();
 	if (!hc->ntrig || !in_scope())
 		return pass;

@@ -23,7 +23,8 @@
 #define TRIGREC_RINGBUF_BYTES (256 * 1024)
 
 /* hook_cfg.flags */
-#define TRIGREC_HOOK_RECORDED  (1u << 0) /* the tracepoint is recorded: gate it */
+#define TRIGREC_HOOK_RECORDED  (1u << 0) /* the tracepoint is recorded */
+#define TRIGREC_HOOK_GATED     (1u << 1) /* drop its records while frozen */
 
 /* Trigger kinds (trigger_cfg.kind). */
 enum trigrec_trigger_kind {

@@ -115,7 +115,7 @@ static int has_dataloc(const struct tp_format *f)
 }
 
 struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int nr_trigs,
-			   pid_t scope_tgid, const struct bpfctl_map_sizes *map_sizes)
+			   pid_t scope_tgid, const struct bpfctl_opts *opts)
 {
 	struct trigrec_hook_cfg *cfgs = calloc(TRIGREC_MAX_HOOKS, sizeof(*cfgs));
 	struct bpfctl *b = calloc(1, sizeof(*b));
@@ -157,11 +157,11 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 		goto fail;
 	}
 	b->skel->rodata->scope_tgid = scope_tgid;
-	if (map_sizes && map_sizes->lat_starts)
-		bpf_map__set_max_entries(b->skel->maps.lat_starts, map_sizes->lat_starts);
-	if (map_sizes && map_sizes->keys) {
-		bpf_map__set_max_entries(b->skel->maps.rate_buckets, map_sizes->keys);
-		bpf_map__set_max_entries(b->skel->maps.key_cooldown, map_sizes->keys);
+	if (opts && opts->lat_starts)
+		bpf_map__set_max_entries(b->skel->maps.lat_starts, opts->lat_starts);
+	if (opts && opts->keys) {
+		bpf_map__set_max_entries(b->skel->maps.rate_buckets, opts->keys);
+		bpf_map__set_max_entries(b->skel->maps.key_cooldown, opts->keys);
 	}
 	err = trigrec_bpf__load(b->skel);
 	if (err) {
@@ -185,6 +185,8 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 		uint32_t key = i;
 
 		cfgs[i].flags = b->hooks[i].recorded ? TRIGREC_HOOK_RECORDED : 0;
+		if (b->hooks[i].recorded && !(opts && opts->no_gates))
+			cfgs[i].flags |= TRIGREC_HOOK_GATED;
 		/* What filters and the message may read: the fixed part, plus strings. */
 		cfgs[i].data_size = b->hooks[i].fmt->fixed_size +
 				    (has_dataloc(b->hooks[i].fmt) ? 256 : 0);
@@ -199,8 +201,12 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 		LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
 		struct bpf_program *prog = cfgs[i].ntrig ? b->skel->progs.tp_hook :
 							   b->skel->progs.tp_gate;
-		struct bpf_link *l = bpf_program__attach_tracepoint_opts(prog,
-					b->hooks[i].tp.sys, b->hooks[i].tp.name, &o);
+		struct bpf_link *l;
+
+		if (!cfgs[i].ntrig && opts && opts->no_gates)
+			continue;
+		l = bpf_program__attach_tracepoint_opts(prog, b->hooks[i].tp.sys,
+							b->hooks[i].tp.name, &o);
 
 		if (!l) {
 			elog("cannot attach to %s:%s: %s", b->hooks[i].tp.sys, b->hooks[i].tp.name,
@@ -213,7 +219,7 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 	for (int i = 0; i < r->nr_evs; i++) {
 		struct rec_event *e = &r->evs[i];
 
-		if (e->kind != REC_EV_SAMPLING)
+		if (e->kind != REC_EV_SAMPLING || (opts && opts->no_gates))
 			continue;
 		for (int k = 0; k < e->nr_fds; k++) {
 			struct bpf_link *l = bpf_program__attach_perf_event(b->skel->progs.pe_gate,

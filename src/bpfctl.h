@@ -34,12 +34,13 @@ struct bpfctl {
  * triggers fire only in this process and its descendants (0 = any task).
  * NULL after an elog() saying what is wrong and what to do.
  */
-struct bpfctl_map_sizes {
+struct bpfctl_opts {
 	uint32_t lat_starts;   /* latency starts in flight (LRU); 0 = default 65536 */
 	uint32_t keys;         /* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
+	int no_gates;          /* --no-gates: cut by timestamp only (for measuring the gates) */
 };
 struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int nr_trigs,
-			   pid_t scope_tgid, const struct bpfctl_map_sizes *map_sizes);
+			   pid_t scope_tgid, const struct bpfctl_opts *opts);
 void bpfctl__free(struct bpfctl *b);
 
 /* Freeze state (shared with the BPF programs through the mmaped .bss). */

@@ -82,6 +82,8 @@ static const char usage_record[] =
 "                          snapshot [NAME]|stats|stop`\n"
 "      --max-starts N      latency starts in flight, LRU (default 65536, max 4M)\n"
 "      --max-keys N        rate buckets / per-key cooldowns, LRU (default 16384)\n"
+"      --no-gates          no freeze gates: cheaper, but records after a trigger\n"
+"                          overwrite history until the harvest (still cut exactly)\n"
 "      --no-align          keep every CPU's full history, even where another\n"
 "                          CPU's ring has already overwritten the same span\n"
 "  -o, --output DIR        where snapshots go (default .)\n"
@@ -104,7 +106,7 @@ struct record_args {
 	pid_t pid;
 	uint64_t post_ns;
 	unsigned long count;
-	struct bpfctl_map_sizes maps;
+	struct bpfctl_opts maps;
 	int no_final, no_align, all_cpus;
 	const char *outdir;
 	const char *control;
@@ -169,7 +171,7 @@ static int add_trigger(struct record_args *a, const char *text)
 }
 
 enum { OPT_FILTER = 256, OPT_TRIGGER, OPT_POST, OPT_COUNT, OPT_NO_FINAL, OPT_NO_ALIGN,
-       OPT_CONTROL, OPT_MAX_STARTS, OPT_MAX_KEYS };
+       OPT_CONTROL, OPT_MAX_STARTS, OPT_MAX_KEYS, OPT_NO_GATES };
 
 static int parse_record(int argc, char **argv, struct record_args *a)
 {
@@ -192,6 +194,7 @@ static int parse_record(int argc, char **argv, struct record_args *a)
 		{ "control", required_argument, NULL, OPT_CONTROL },
 		{ "max-starts", required_argument, NULL, OPT_MAX_STARTS },
 		{ "max-keys", required_argument, NULL, OPT_MAX_KEYS },
+		{ "no-gates", no_argument, NULL, OPT_NO_GATES },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
@@ -290,6 +293,9 @@ static int parse_record(int argc, char **argv, struct record_args *a)
 			break;
 		case OPT_NO_ALIGN:
 			a->no_align = 1;
+			break;
+		case OPT_NO_GATES:
+			a->maps.no_gates = 1;
 			break;
 		case OPT_MAX_STARTS:
 			if (parse_u64(optarg, 1024, 1u << 22, &v, err, sizeof(err)))
