@@ -1,0 +1,373 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Test workload for the trigger engine: every syscall a trigger can see is
+ * made on purpose, from a known thread, at a known CLOCK_MONOTONIC time
+ * (the clock of bpf_ktime_get_ns() and of trigrec's records).
+ *
+ *   trigwork [-o OUT] [-i CMDS] [STEP ARGS]...
+ * Runs the STEPs given as arguments, then (with -i) one STEP per line read
+ * from CMDS (a FIFO the test writes to), answering "ack N" after the Nth
+ * line, until "exit" or end of file. A line may hold several steps, run back
+ * to back ("getpgid 5 setpgid 99999 5"). Markers go to OUT (default stdout), one
+ * line each: "STEP key=value ...", times in ns.
+ *
+ * Steps:
+ *   getsid V [N]       N (default 1) x getsid(V)        "getsid v= n= tid= t="
+ *   getpgid V [N]      N x getpgid(V)                   "getpgid v= n= tid= t= t_end="
+ *   setpgid P G        setpgid(P, G) (P: a pid that does not exist, ESRCH)
+ *   seq N BASE [US]    getpgid(BASE + i), i < N, US microseconds apart
+ *   spread N MS [V]    N x getpgid(V) paced by relative sleeps over about MS ms
+ *                      (a delay never causes a catch-up burst)
+ *   nsleep MS          nanosleep(2) for MS ms in this thread
+ *   tsleep MS          nanosleep(2) for MS ms in a new thread (joined)
+ *                      "nsleep tid= ms= start= end="
+ *   pause MS           clock_nanosleep(2) for MS ms: not a nanosleep(2)
+ *   par K              the next step runs in K child processes released
+ *                      together; the parent waits for them ("par pids=a,b")
+ *   rqlat BUSY_MS [CPU] run-queue latency of a known length: a thread W
+ *                      blocks in read(2); this thread, SCHED_FIFO and on the
+ *                      same CPU as W, wakes W through a pipe and spins
+ *                      BUSY_MS before it blocks, so W waits BUSY_MS runnable.
+ *                      W is SCHED_FIFO too, one priority lower, so it is the
+ *                      task switched to when the waker blocks.
+ *                      "rqlat waker= wtid= cpu= wake= run="
+ *   mark NAME          "mark NAME t="
+ *   exit
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+static FILE *out;
+static int par_next; /* K children for the next step */
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ll + ts.tv_nsec;
+}
+
+static pid_t gettid_(void)
+{
+	return syscall(SYS_gettid);
+}
+
+static void pause_ns(long long ns)
+{
+	struct timespec ts = { .tv_sec = ns / 1000000000ll, .tv_nsec = ns % 1000000000ll };
+
+	/* clock_nanosleep(2), never nanosleep(2): latency tests filter on the latter. */
+	while (clock_nanosleep(CLOCK_MONOTONIC, 0, &ts, &ts) == EINTR)
+		;
+}
+
+static void nsleep_ms(long ms, long long *start, long long *end)
+{
+	struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000l };
+
+	*start = now_ns();
+	syscall(SYS_nanosleep, &ts, NULL);
+	*end = now_ns();
+}
+
+struct sleeper {
+	long ms;
+	pid_t tid;
+	long long start, end;
+};
+
+static void *sleeper_main(void *arg)
+{
+	struct sleeper *s = arg;
+
+	s->tid = gettid_();
+	nsleep_ms(s->ms, &s->start, &s->end);
+	return NULL;
+}
+
+struct rq {
+	int cpu, pfd[2];
+	volatile int ready;
+	int rt;
+	pid_t tid;
+	long long run;
+};
+
+static int pin(int cpu)
+{
+	cpu_set_t set;
+
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return sched_setaffinity(0, sizeof(set), &set);
+}
+
+static void *rq_main(void *arg)
+{
+	struct rq *r = arg;
+	char c;
+
+	struct sched_param sp = { .sched_priority = 5 };
+
+	r->tid = gettid_();
+	if (pin(r->cpu))
+		perror("trigwork: rqlat: pin W");
+	/* RT below the waker: when the waker blocks, W is the next to run, not a kworker. */
+	r->rt = sched_setscheduler(0, SCHED_FIFO, &sp) ? -errno : 1;
+	__atomic_store_n(&r->ready, 1, __ATOMIC_SEQ_CST);
+	if (read(r->pfd[0], &c, 1) != 1)
+		perror("trigwork: rqlat: read");
+	r->run = now_ns();
+	return NULL;
+}
+
+/* Is thread tid blocked (state S)? */
+static int blocked(pid_t tid)
+{
+	char path[64], buf[256], *p;
+	FILE *f;
+	int st = 0;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%d/stat", tid);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) && (p = strrchr(buf, ')')) && p[1] == ' ')
+		st = p[2] == 'S';
+	fclose(f);
+	return st;
+}
+
+static int rqlat(long busy_ms, int cpu)
+{
+	struct rq r = { .cpu = cpu };
+	struct sched_param sp = { .sched_priority = 10 }, sp0 = { 0 };
+	pthread_t th;
+	long long wake;
+
+	if (pipe(r.pfd) || pin(cpu)) {
+		perror("trigwork: rqlat: setup");
+		return 1;
+	}
+	pthread_create(&th, NULL, rq_main, &r);
+	while (!__atomic_load_n(&r.ready, __ATOMIC_SEQ_CST))
+		pause_ns(100000);
+	for (int i = 0; i < 2000 && !blocked(r.tid); i++)
+		pause_ns(100000);
+	pause_ns(2000000);
+	if (r.rt < 0 || sched_setscheduler(0, SCHED_FIFO, &sp)) {
+		fprintf(out, "rqlat error=%s\n", strerror(r.rt < 0 ? -r.rt : errno));
+		fflush(out);
+		if (write(r.pfd[1], "x", 1) != 1)
+			return 1;
+		pthread_join(th, NULL);
+		return 1;
+	}
+	wake = now_ns();
+	if (write(r.pfd[1], "x", 1) != 1)
+		perror("trigwork: rqlat: write");
+	while (now_ns() < wake + busy_ms * 1000000ll)
+		;
+	sched_setscheduler(0, SCHED_OTHER, &sp0);
+	pthread_join(th, NULL);
+	fprintf(out, "rqlat waker=%d wtid=%d cpu=%d busy_ms=%ld wake=%lld run=%lld\n", gettid_(),
+		r.tid, cpu, busy_ms, wake, r.run);
+	close(r.pfd[0]);
+	close(r.pfd[1]);
+	return 0;
+}
+
+static long num(char **a, int n, int i, long def)
+{
+	return i < n ? strtol(a[i], NULL, 0) : def;
+}
+
+/* Run one step (words a[0..n-1]). 0 = ok, 1 = bad step, 2 = exit. */
+static int step(char **a, int n)
+{
+	const char *s = a[0];
+	long long t, t2;
+
+	if (par_next) {
+		int k = par_next, go[2];
+		pid_t pids[64];
+
+		par_next = 0;
+		if (k > 64 || pipe(go))
+			return 1;
+		fflush(out);
+		for (int i = 0; i < k; i++) {
+			pids[i] = fork();
+			if (pids[i] == 0) {
+				char c;
+
+				close(go[1]);
+				if (read(go[0], &c, 1) < 0)
+					_exit(1);
+				_exit(step(a, n) == 1);
+			}
+		}
+		close(go[0]);
+		close(go[1]); /* EOF: every child starts now */
+		fprintf(out, "par pids=");
+		for (int i = 0; i < k; i++) {
+			waitpid(pids[i], NULL, 0);
+			fprintf(out, "%s%d", i ? "," : "", pids[i]);
+		}
+		fprintf(out, "\n");
+		return 0;
+	}
+	if (!strcmp(s, "getsid") || !strcmp(s, "getpgid")) {
+		long v = num(a, n, 1, 0), cnt = num(a, n, 2, 1);
+		int nr = s[3] == 's' ? SYS_getsid : SYS_getpgid;
+
+		t = now_ns();
+		for (long i = 0; i < cnt; i++)
+			syscall(nr, v);
+		t2 = now_ns();
+		fprintf(out, "%s v=%ld n=%ld pid=%d tid=%d t=%lld t_end=%lld\n", s, v, cnt, getpid(),
+			gettid_(), t, t2);
+	} else if (!strcmp(s, "setpgid")) {
+		t = now_ns();
+		syscall(SYS_setpgid, num(a, n, 1, 0x3fffffff), num(a, n, 2, 0));
+		fprintf(out, "setpgid p=%ld g=%ld tid=%d t=%lld\n", num(a, n, 1, 0x3fffffff),
+			num(a, n, 2, 0), gettid_(), t);
+	} else if (!strcmp(s, "seq")) {
+		long cnt = num(a, n, 1, 0), base = num(a, n, 2, 0), us = num(a, n, 3, 0);
+
+		t = now_ns();
+		for (long i = 0; i < cnt; i++) {
+			syscall(SYS_getpgid, base + i);
+			if (us)
+				pause_ns(us * 1000ll);
+		}
+		fprintf(out, "seq n=%ld base=%ld pid=%d t=%lld t_end=%lld\n", cnt, base, getpid(), t,
+			now_ns());
+	} else if (!strcmp(s, "spread")) {
+		long cnt = num(a, n, 1, 0), ms = num(a, n, 2, 1000), v = num(a, n, 3, 0);
+		long long gap = cnt ? ms * 1000000ll / cnt : 0;
+
+		t = now_ns();
+		for (long i = 0; i < cnt; i++) {
+			syscall(SYS_getpgid, v);
+			pause_ns(gap);
+		}
+		fprintf(out, "spread n=%ld v=%ld t=%lld t_end=%lld\n", cnt, v, t, now_ns());
+	} else if (!strcmp(s, "nsleep")) {
+		long ms = num(a, n, 1, 1);
+
+		nsleep_ms(ms, &t, &t2);
+		fprintf(out, "nsleep tid=%d ms=%ld start=%lld end=%lld\n", gettid_(), ms, t, t2);
+	} else if (!strcmp(s, "tsleep")) {
+		struct sleeper sl = { .ms = num(a, n, 1, 1) };
+		pthread_t th;
+
+		pthread_create(&th, NULL, sleeper_main, &sl);
+		pthread_join(th, NULL);
+		fprintf(out, "nsleep tid=%d ms=%ld start=%lld end=%lld\n", sl.tid, sl.ms, sl.start,
+			sl.end);
+	} else if (!strcmp(s, "pause")) {
+		pause_ns(num(a, n, 1, 1) * 1000000ll);
+	} else if (!strcmp(s, "par")) {
+		par_next = num(a, n, 1, 2);
+	} else if (!strcmp(s, "rqlat")) {
+		rqlat(num(a, n, 1, 20), num(a, n, 2, 0));
+	} else if (!strcmp(s, "mark")) {
+		fprintf(out, "mark %s t=%lld\n", n > 1 ? a[1] : "-", now_ns());
+	} else if (!strcmp(s, "exit")) {
+		return 2;
+	} else {
+		fprintf(stderr, "trigwork: unknown step '%s'\n", s);
+		return 1;
+	}
+	return 0;
+}
+
+static int is_step(const char *s)
+{
+	static const char *names[] = { "getsid", "getpgid", "setpgid", "seq", "spread", "nsleep",
+				       "tsleep", "pause", "par", "rqlat", "mark", "exit" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (!strcmp(s, names[i]))
+			return 1;
+	return 0;
+}
+
+/* Several steps: a step name starts a new step. 0 = ok, 1 = bad step, 2 = exit. */
+static int steps(char **w, int n)
+{
+	int r = 0;
+
+	for (int i = 0; i < n && r == 0;) {
+		int j = i + 1;
+
+		while (j < n && !is_step(w[j]))
+			j++;
+		r = step(&w[i], j - i);
+		i = j;
+	}
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	const char *cmds = NULL;
+	int c, r = 0;
+
+	out = stdout;
+	while ((c = getopt(argc, argv, "+o:i:")) != -1) {
+		switch (c) {
+		case 'o':
+			out = fopen(optarg, "a");
+			if (!out) {
+				perror(optarg);
+				return 2;
+			}
+			break;
+		case 'i':
+			cmds = optarg;
+			break;
+		default:
+			fprintf(stderr, "usage: trigwork [-o OUT] [-i CMDS] [STEP ARGS]...\n");
+			return 2;
+		}
+	}
+	setvbuf(out, NULL, _IOLBF, 0);
+	r = steps(&argv[optind], argc - optind);
+	if (r == 1)
+		return 2;
+	if (cmds && r != 2) {
+		FILE *f = fopen(cmds, "r");
+		char line[4096];
+		long nline = 0;
+
+		if (!f) {
+			perror(cmds);
+			return 2;
+		}
+		while (fgets(line, sizeof(line), f)) {
+			char *w[256];
+			int n = 0;
+
+			nline++;
+			for (char *p = strtok(line, " \t\r\n"); p && n < 256; p = strtok(NULL, " \t\r\n"))
+				w[n++] = p;
+			r = steps(w, n);
+			fprintf(out, "ack %ld%s\n", nline, r == 1 ? " error" : "");
+			if (r == 2)
+				break;
+		}
+		fclose(f);
+	}
+	return 0;
+}
