@@ -87,7 +87,7 @@ $(BIN): $(OUTPUT)/src/main.o $(LIB_OBJS) | $(OUTPUT)/.deps-ok
 $(OUTPUT)/%.bpf.o: bpf/%.bpf.c $(VMLINUX) | $(OUTPUT)/.deps-ok
 	$(call msg,BPF,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -c $< -o $(@:.o=.unstripped.o)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -MT $@ -c $< -o $(@:.o=.unstripped.o)
 	$(Q)$(LLVM_STRIP) -g $(@:.o=.unstripped.o) -o $@
 
 $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o

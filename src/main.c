@@ -26,6 +26,7 @@
 #include "log.h"
 #include "recorder.h"
 #include "sideband.h"
+#include "procs.h"
 #include "snapshot.h"
 #include "tracefs.h"
 #include "trigger_lang.h"
@@ -446,6 +447,31 @@ static int thread_list(pid_t pid, pid_t **out)
 	return n;
 }
 
+/* Is cmd something execvp() can run? Say why not before anything is recorded. */
+static int check_command(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[4096];
+
+	if (strchr(cmd, '/')) {
+		if (!access(cmd, X_OK))
+			return 0;
+		elog("cannot run %s: %s", cmd, strerror(errno));
+		return -errno;
+	}
+	for (p = path ? path : "/usr/bin:/bin"; p && *p; ) {
+		const char *e = strchr(p, ':');
+		int n = e ? e - p : (int)strlen(p);
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", n, n ? p : ".", cmd);
+		if (!access(buf, X_OK))
+			return 0;
+		p = e ? e + 1 : NULL;
+	}
+	elog("cannot run %s: command not found in PATH", cmd);
+	return -ENOENT;
+}
+
 /* Fork the workload, held until its events are open (enable_on_exec starts them). */
 static pid_t start_workload(char **cmd, int *go_fd)
 {
@@ -501,6 +527,8 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 		goto out;
 	if (check_caps())
 		goto out;
+	if (a.cmd && check_command(a.cmd[0]))
+		goto out;
 	if (prepare_outdir(a.outdir))
 		goto out;
 	if (!tracefs_root())
@@ -548,6 +576,8 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 	r = recorder__new(&a.ro);
 	if (!r || recorder__open(r))
 		goto out;
+	/* Names of threads alive now, before any can exit unseen (BPF loading takes a while). */
+	procs__scan(&sc.procs);
 	b = bpfctl__new(r, a.trigs, a.nr_trigs, a.cmd ? child : a.pid, &a.maps);
 	if (!b)
 		goto out;
@@ -614,6 +644,9 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 
 			if (child > 0 && p == child) {
 				reaped = 1;
+				/* exec failed: nothing of the command was recorded. */
+				if (WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127)
+					sideband__no_final(sb);
 				break;
 			}
 		} else {

@@ -505,9 +505,14 @@ int recorder__harvest(struct recorder *r)
 {
 	int err = 0;
 
-	/* Pause every ring first so the copies describe one moment. */
+	/*
+	 * Pause the main rings so the copies describe one moment. Tracking rings
+	 * keep running: a FORK or COMM dropped while paused would leave a thread
+	 * unnamed later; what moves during their copy is discarded below.
+	 */
 	for (int i = 0; i < r->nr_rings; i++)
-		if (ioctl(r->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) && !err)
+		if (!r->rings[i].tracking &&
+		    ioctl(r->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) && !err)
 			err = -errno;
 	for (int i = 0; i < r->nr_rings; i++) {
 		struct rec_ring *ring = &r->rings[i];
@@ -520,7 +525,8 @@ int recorder__harvest(struct recorder *r)
 		ring->wrapped = (uint64_t)-after > ring->size;
 	}
 	for (int i = 0; i < r->nr_rings; i++)
-		if (ioctl(r->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) && !err)
+		if (!r->rings[i].tracking &&
+		    ioctl(r->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) && !err)
 			err = -errno;
 	return err;
 }

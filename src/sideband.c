@@ -293,7 +293,7 @@ static void *thread_main(void *arg)
 	/* Triggers already posted come first, then the final snapshot. */
 	s->stopping = 1;
 	ring_buffer__consume(s->rb);
-	if (s->o.final_snapshot) {
+	if (__atomic_load_n(&s->o.final_snapshot, __ATOMIC_ACQUIRE)) {
 		for (int tries = 0; tries < 100; tries++) {
 			if (bpfctl__freeze_now(s->b, now_ns())) {
 				uint64_t at = bpfctl__freeze_at(s->b);
@@ -367,6 +367,11 @@ static void poke(struct sideband *s, unsigned int bit)
 void sideband__request_snapshot(struct sideband *s)
 {
 	poke(s, REQ_SNAPSHOT);
+}
+
+void sideband__no_final(struct sideband *s)
+{
+	__atomic_store_n(&s->o.final_snapshot, 0, __ATOMIC_RELEASE);
 }
 
 void sideband__stop(struct sideband *s)

@@ -25,6 +25,8 @@ struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct sn
 				 const struct sideband_opts *o);
 /* Ask for a manual snapshot (async-signal-unsafe: call from the main thread). */
 void sideband__request_snapshot(struct sideband *s);
+/* Do not take the final snapshot at stop. */
+void sideband__no_final(struct sideband *s);
 /* Stop: final snapshot (if enabled), drain, join. */
 void sideband__stop(struct sideband *s);
 /* Counters for the exit summary. */

@@ -131,7 +131,6 @@ int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 		sc->mono_to_real = (int64_t)(rt.tv_sec * 1000000000ll + rt.tv_nsec) -
 				   (int64_t)(mo.tv_sec * 1000000000ll + mo.tv_nsec);
 	}
-	procs__scan(&sc->procs);
 	return 0;
 }
 
@@ -524,7 +523,8 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct sn
 		c.recs[k++] = *s;
 	}
 	res.kept = k;
-	qsort(c.recs, k, sizeof(*c.recs), rec_cmp);
+	if (k)
+		qsort(c.recs, k, sizeof(*c.recs), rec_cmp);
 
 	/*
 	 * Names, kernel map (and user maps for -g) at time 0, before everything.
@@ -561,19 +561,28 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct sn
 	err = write_synth(w, buf, pd_synth_kernel_mmap(buf, sizeof(buf), &tev->pd.attr,
 			  tev->pd.ids[0], sc->kernel_start, ~0ull - sc->kernel_start));
 	for (size_t i = 0; i < k && !err; i++) {
-		struct snap_rec *s = &c.recs[i];
-		struct proc_ent *pe;
+		const struct snap_rec *s = &c.recs[i];
+		uint32_t tids[2] = { s->tid, 0 };
 
-		if (s->hdr->type != PERF_RECORD_SAMPLE || !s->tid)
+		if (s->hdr->type == PERF_RECORD_FORK) {
+			/* perf names a child after its parent: the parent needs a COMM too. */
+			const uint32_t *f = (const uint32_t *)(s->hdr + 1); /* pid ppid tid ptid */
+
+			tids[0] = f[3];
+		} else if (s->hdr->type != PERF_RECORD_SAMPLE) {
 			continue;
-		pe = procs__get(&sc->procs, s->tid);
-		if (!pe || pe->used)
-			continue;
-		pe->used = 1;
-		err = write_synth(w, buf, pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
-				  tev->pd.ids[0], pe->pid, pe->tid, pe->comm, 0, 0, 0));
-		if (!err && sc->callgraph && pe->pid == pe->tid)
-			err = synth_maps(w, tev, pe->pid);
+		}
+		for (int j = 0; j < 2 && tids[j] && !err; j++) {
+			struct proc_ent *pe = procs__get(&sc->procs, tids[j]);
+
+			if (!pe || pe->used)
+				continue;
+			pe->used = 1;
+			err = write_synth(w, buf, pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
+					  tev->pd.ids[0], pe->pid, pe->tid, pe->comm, 0, 0, 0));
+			if (!err && sc->callgraph && pe->pid == pe->tid)
+				err = synth_maps(w, tev, pe->pid);
+		}
 	}
 	for (size_t i = 0; i < k && !err; i++)
 		err = pd_writer__write(w, c.recs[i].hdr, c.recs[i].hdr->size);
