@@ -4,12 +4,14 @@
  * made on purpose, from a known thread, at a known CLOCK_MONOTONIC time
  * (the clock of bpf_ktime_get_ns() and of trigrec's records).
  *
- *   trigwork [-o OUT] [-i CMDS] [STEP ARGS]...
+ *   trigwork [-r] [-o OUT] [-i CMDS] [STEP ARGS]...
  * Runs the STEPs given as arguments, then (with -i) one STEP per line read
  * from CMDS (a FIFO the test writes to), answering "ack N" after the Nth
  * line, until "exit" or end of file. A line may hold several steps, run back
- * to back ("getpgid 5 setpgid 99999 5"). Markers go to OUT (default stdout), one
- * line each: "STEP key=value ...", times in ns.
+ * to back ("getpgid 5 setpgid 99999 5"). Markers go to OUT (default stdout),
+ * one line each: "STEP key=value ...", times in ns. -r runs everything at
+ * SCHED_FIFO priority 1 (threads and children inherit it), so CPU load from
+ * ordinary tasks does not stretch sleeps and gaps.
  *
  * Steps:
  *   getsid V [N]       N (default 1) x getsid(V)        "getsid v= n= tid= t="
@@ -29,7 +31,8 @@
  *                      same CPU as W, wakes W through a pipe and spins
  *                      BUSY_MS before it blocks, so W waits BUSY_MS runnable.
  *                      W is SCHED_FIFO too, one priority lower, so it is the
- *                      task switched to when the waker blocks.
+ *                      task switched to when the waker blocks; W's comm is
+ *                      "trigwork-rq".
  *                      "rqlat waker= wtid= cpu= wake= run="
  *   mark NAME          "mark NAME t="
  *   exit
@@ -42,10 +45,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
 static FILE *out;
+static int base_policy = SCHED_OTHER; /* -r: SCHED_FIFO */
+static struct sched_param base_param;
 static int par_next; /* K children for the next step */
 
 static long long now_ns(void)
@@ -119,6 +125,8 @@ static void *rq_main(void *arg)
 	struct sched_param sp = { .sched_priority = 5 };
 
 	r->tid = gettid_();
+	/* Its own name: a trigger can pick W's wakeups out of all trigwork's. */
+	prctl(PR_SET_NAME, "trigwork-rq");
 	if (pin(r->cpu))
 		perror("trigwork: rqlat: pin W");
 	/* RT below the waker: when the waker blocks, W is the next to run, not a kworker. */
@@ -150,7 +158,7 @@ static int blocked(pid_t tid)
 static int rqlat(long busy_ms, int cpu)
 {
 	struct rq r = { .cpu = cpu };
-	struct sched_param sp = { .sched_priority = 10 }, sp0 = { 0 };
+	struct sched_param sp = { .sched_priority = 10 };
 	pthread_t th;
 	long long wake;
 
@@ -177,7 +185,7 @@ static int rqlat(long busy_ms, int cpu)
 		perror("trigwork: rqlat: write");
 	while (now_ns() < wake + busy_ms * 1000000ll)
 		;
-	sched_setscheduler(0, SCHED_OTHER, &sp0);
+	sched_setscheduler(0, base_policy, &base_param);
 	pthread_join(th, NULL);
 	fprintf(out, "rqlat waker=%d wtid=%d cpu=%d busy_ms=%ld wake=%lld run=%lld\n", gettid_(),
 		r.tid, cpu, busy_ms, wake, r.run);
@@ -325,7 +333,7 @@ int main(int argc, char **argv)
 	int c, r = 0;
 
 	out = stdout;
-	while ((c = getopt(argc, argv, "+o:i:")) != -1) {
+	while ((c = getopt(argc, argv, "+o:i:r")) != -1) {
 		switch (c) {
 		case 'o':
 			out = fopen(optarg, "a");
@@ -337,8 +345,18 @@ int main(int argc, char **argv)
 		case 'i':
 			cmds = optarg;
 			break;
+		case 'r':
+			base_param.sched_priority = 1;
+			if (sched_setscheduler(0, SCHED_FIFO, &base_param)) {
+				fprintf(stderr, "trigwork: -r: SCHED_FIFO: %s (timing steps may be "
+					"delayed by CPU load)\n", strerror(errno));
+				base_param.sched_priority = 0;
+			} else {
+				base_policy = SCHED_FIFO;
+			}
+			break;
 		default:
-			fprintf(stderr, "usage: trigwork [-o OUT] [-i CMDS] [STEP ARGS]...\n");
+			fprintf(stderr, "usage: trigwork [-r] [-o OUT] [-i CMDS] [STEP ARGS]...\n");
 			return 2;
 		}
 	}

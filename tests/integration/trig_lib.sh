@@ -42,7 +42,8 @@ tw_start() {
 	# Held open read-write: trigwork's open never blocks, and it sees EOF
 	# only when we close it.
 	exec {TW_FD}<>"$TW_FIFO"
-	tr_start "$log" "$@" -o "$dir" -- "$TRIGWORK" -o "$TW_MARKS" -i "$TW_FIFO"
+	# -r: SCHED_FIFO, so other tasks' CPU load does not stretch its timings.
+	tr_start "$log" "$@" -o "$dir" -- "$TRIGWORK" -r -o "$TW_MARKS" -i "$TW_FIFO"
 }
 
 # tw STEP ARGS...: one step of the workload; waits (bounded) until it is done.

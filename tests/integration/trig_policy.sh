@@ -11,11 +11,12 @@ need_root
 need_trigwork
 
 D=$TMP/out
-t_begin "policy: one run with nine triggers"
+t_begin "policy: one run with ten triggers"
 if ! tw_start "$TMP/log" "$D" --no-final-snapshot \
 	-e syscalls:sys_enter_getsid,syscalls:sys_enter_getpgid,syscalls:sys_enter_setpgid \
 	--trigger 'syscalls:sys_enter_getsid if pid == 11 cooldown 500ms name cd' \
 	--trigger 'syscalls:sys_enter_getsid if pid == 12 limit 2/min name lim' \
+	--trigger 'syscalls:sys_enter_setpgid if pgid == 35 limit 1/1s name lim1s' \
 	--trigger 'syscalls:sys_enter_getsid if pid == 13 max 1 name mx' \
 	--trigger 'rate syscalls:sys_enter_getpgid by pid > 100/1s cooldown 10s per key name pk' \
 	--trigger 'syscalls:sys_enter_getsid if pid == 31 name alpha' \
@@ -36,6 +37,10 @@ sleep 0.1
 tw getsid 12; wait_snaps "$D" lim 1 || t_fail "lim: no 1st snapshot"
 tw getsid 12; wait_snaps "$D" lim 2 || t_fail "lim: no 2nd snapshot"
 tw getsid 12 pause 50 getsid 12 pause 50 getsid 12
+# limit 1/1s: a 2nd call within the period is held back, a 3rd after it fires.
+tw setpgid $((0x3fffffff)) 35; wait_snaps "$D" lim1s 1 || t_fail "lim1s: no 1st snapshot"
+tw setpgid $((0x3fffffff)) 35 pause 1100 setpgid $((0x3fffffff)) 35
+wait_snaps "$D" lim1s 2 || t_fail "lim1s: no snapshot in the next period"
 # max 1: 3 calls.
 tw getsid 13; wait_snaps "$D" mx 1 || t_fail "mx: no snapshot"
 tw pause 50 getsid 13 pause 50 getsid 13
@@ -91,6 +96,11 @@ check_stats lim matched=5 fired=2 limit=3 cooldown=0 coalesced=0
 check_eq "lim: snapshots" "$(nsnaps "$D" lim)" 2
 t_end
 
+t_begin "policy: limit 1/1s: the period ends, the limit starts over"
+check_stats lim1s matched=3 fired=2 limit=1 cooldown=0 coalesced=0
+check_eq "lim1s: snapshots" "$(nsnaps "$D" lim1s)" 2
+t_end
+
 t_begin "policy: max 1: 3 calls, exactly 1 snapshot"
 check_stats mx matched=3 fired=1 limit=2 cooldown=0 coalesced=0
 check_eq "mx: snapshots" "$(nsnaps "$D" mx)" 1
@@ -105,9 +115,9 @@ check_eq "pk: snapshots' key/count" "$keys" "21/101 22/101 "
 t_end
 
 t_begin "policy: several triggers: each snapshot names the one that fired"
-for n in 'alpha|4|syscalls:sys_enter_getsid if pid == 31 name alpha|syscalls:sys_enter_getsid|31' \
-	'beta|5|syscalls:sys_enter_getpgid if pid == 32 name beta|syscalls:sys_enter_getpgid|32' \
-	'sys_enter_setpgid|6|syscalls:sys_enter_setpgid if pgid == 33|syscalls:sys_enter_setpgid|-'; do
+for n in 'alpha|5|syscalls:sys_enter_getsid if pid == 31 name alpha|syscalls:sys_enter_getsid|31' \
+	'beta|6|syscalls:sys_enter_getpgid if pid == 32 name beta|syscalls:sys_enter_getpgid|32' \
+	'sys_enter_setpgid|7|syscalls:sys_enter_setpgid if pgid == 33|syscalls:sys_enter_setpgid|-'; do
 	IFS='|' read -r name id text ev arg <<<"$n"
 	if one_snap "$D" "$name"; then
 		check_eq "$name: trigger.name" "$(j trigger.name)" "$name"

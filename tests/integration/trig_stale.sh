@@ -19,7 +19,7 @@ MS=$TMP/stale.marks
 "$TRIGREC" record -o "$DS" --no-final-snapshot -e syscalls:sys_enter_getsid \
 	--trigger 'latency syscalls:sys_enter_getpgid if pid >= 554 && pid <= 555 by pid -> syscalls:sys_enter_getsid by pid > 1ms name short' \
 	--trigger 'latency syscalls:sys_enter_getpgid if pid == 556 by pid -> syscalls:sys_enter_getsid by pid > 1100ms name long' \
-	-- "$TRIGWORK" -o "$MS" getpgid 554 pause 5 getsid 554 getpgid 555 getpgid 556 \
+	-- "$TRIGWORK" -r -o "$MS" getpgid 554 pause 5 getsid 554 getpgid 555 getpgid 556 \
 	pause 10200 getsid 555 getsid 556 >"$TMP/stale.log" 2>&1 &
 STALE_PID=$!
 _bg+=("$STALE_PID")
