@@ -634,10 +634,13 @@ int tp_hook(void *ctx)
 	for (int i = 0; i < TRIGREC_MAX_HOOK_TRIGGERS; i++) {
 		if (i >= hc->ntrig)
 			break;
-		if (run_trigger(s, hc->trig[i], now)) {
+		/*
+		 * Every trigger sees every event, even after one has fired: counts
+		 * and rates must not miss it, and an event that ends one latency
+		 * span may start the next.
+		 */
+		if (run_trigger(s, hc->trig[i], now))
 			fired = 1;
-			break;
-		}
 	}
 	/* The trigger's own record is kept: it is the last one before the cut. */
 	return pass || fired;

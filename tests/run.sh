@@ -108,7 +108,7 @@ if [ "$unit_only" -eq 0 ]; then
 	for t in "$ROOT"/tests/integration/*.sh; do
 		[ -e "$t" ] || continue
 		name=$(basename "$t" .sh)
-		[ "$name" = lib ] && continue
+		case $name in lib|*_lib) continue ;; esac # sourced helpers, not tests
 		selected "$name" || continue
 		echo "$name"
 		if [ "$(id -u)" -ne 0 ]; then
