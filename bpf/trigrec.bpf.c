@@ -93,6 +93,28 @@ struct {
 	__type(value, struct rate_bucket);
 } rate_buckets SEC(".maps");
 
+/*
+ * Latency starts keyed by the current thread (the common case: syscall and
+ * off-CPU spans) live in task storage: a lookup costs a fraction of an LRU
+ * hash update + delete, and the slots vanish with the thread.
+ */
+struct task_slot {
+	__u32 trig1;   /* trigger id + 1; 0 = free */
+	__u32 cpu;
+	__u64 ts;
+};
+
+struct task_starts {
+	struct task_slot slot[TRIGREC_TASK_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_starts);
+} task_starts SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 16384);
@@ -518,16 +540,56 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 	return 1;
 }
 
+/* Start or end a thread-keyed span in task storage. 1 = an end matched a start (*v set). */
+static __always_inline int task_span(__u32 id, __u32 role, __u64 now, struct lat_start *v)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct task_starts *ts;
+	int free = -1;
+
+	ts = bpf_task_storage_get(&task_starts, task, 0,
+				  role == TRIGREC_ROLE_START ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (!ts)
+		return 0;
+	for (int i = 0; i < TRIGREC_TASK_SLOTS; i++) {
+		struct task_slot *sl = &ts->slot[i];
+
+		if (sl->trig1 == id + 1) {
+			if (role == TRIGREC_ROLE_START) {
+				sl->ts = now;
+				sl->cpu = bpf_get_smp_processor_id();
+				return 0;
+			}
+			if (!sl->ts)
+				return 0;
+			v->ts = sl->ts;
+			v->cpu = sl->cpu;
+			v->tid = (__u32)bpf_get_current_pid_tgid();
+			sl->ts = 0;
+			return 1;
+		}
+		if (!sl->trig1 && free < 0)
+			free = i;
+	}
+	if (role == TRIGREC_ROLE_START && free >= 0 && free < TRIGREC_TASK_SLOTS) {
+		ts->slot[free].trig1 = id + 1;
+		ts->slot[free].ts = now;
+		ts->slot[free].cpu = bpf_get_smp_processor_id();
+	}
+	return 0;
+}
+
 /* Evaluate one (trigger, role) entry of a hook. 1 = it fired. */
-__noinline int run_trigger(struct scratch *s, __u32 entry, __u64 now)
+__noinline int run_trigger(struct scratch *s, __u32 entry)
 {
 	__u32 id = TRIGREC_HOOK_TRIG_ID(entry), role = TRIGREC_HOOK_TRIG_ROLE(entry);
 	struct trigrec_trigger_cfg *tc = bpf_map_lookup_elem(&triggers, &id);
 	struct trigrec_trig_state *ts = bpf_map_lookup_elem(&trig_state, &id);
 	struct trigrec_stats *st = stat_slot(id);
-	struct fire_ctx fc = { .now = now };
+	struct fire_ctx fc = { 0 };
 	struct tkey k = { .trig = id };
 	const struct trigrec_side *side;
+	__u64 now;
 
 	if (!s || !tc || !ts || !st || role > TRIGREC_ROLE_START)
 		return 0;
@@ -535,6 +597,31 @@ __noinline int run_trigger(struct scratch *s, __u32 entry, __u64 now)
 	st->evaluated++;
 	if (!eval_filter(s, &side->filter))
 		return 0;
+	/* The clock is read only once something matched: filters are the hot path. */
+	now = bpf_ktime_get_ns();
+	fc.now = now;
+
+	if (tc->kind == TRIGREC_TRIG_LATENCY && (tc->flags & TRIGREC_TF_TASK_KEY)) {
+		struct lat_start v;
+
+		k.k[0] = (__u32)bpf_get_current_pid_tgid();
+		if (!task_span(id, role, now, &v))
+			return 0;
+		if (now < v.ts)
+			return 0;
+		if (tc->window_ns && now - v.ts > tc->window_ns) {
+			st->stale_starts++;
+			return 0;
+		}
+		if (now - v.ts <= tc->threshold)
+			return 0;
+		fc.start_ns = v.ts;
+		fc.latency_ns = now - v.ts;
+		fc.start_tid = v.tid;
+		fc.start_cpu = v.cpu;
+		st->matched++;
+		return fire(s, id, tc, ts, st, &k, &fc);
+	}
 	build_key(s, &side->key, &k);
 
 	if (tc->kind == TRIGREC_TRIG_LATENCY) {
@@ -548,6 +635,7 @@ __noinline int run_trigger(struct scratch *s, __u32 entry, __u64 now)
 			bpf_map_update_elem(&lat_starts, &k, &v, BPF_ANY);
 			return 0;
 		}
+		/* Ended spans are deleted: keys like (dev, sector) rarely recur. */
 		ls = bpf_map_lookup_elem(&lat_starts, &k);
 		if (!ls)
 			return 0;
@@ -611,7 +699,6 @@ int tp_hook(void *ctx)
 	struct scratch *s;
 	int pass = 1, fired = 0;
 	__u32 sz;
-	__u64 now;
 
 	if (!hc)
 		return 1;
@@ -630,7 +717,6 @@ int tp_hook(void *ctx)
 	s->size = sz;
 	s->hook = idx;
 	s->hook_recorded = !!(hc->flags & TRIGREC_HOOK_RECORDED);
-	now = bpf_ktime_get_ns();
 	for (int i = 0; i < TRIGREC_MAX_HOOK_TRIGGERS; i++) {
 		if (i >= hc->ntrig)
 			break;
@@ -639,7 +725,7 @@ int tp_hook(void *ctx)
 		 * and rates must not miss it, and an event that ends one latency
 		 * span may start the next.
 		 */
-		if (run_trigger(s, hc->trig[i], now))
+		if (run_trigger(s, hc->trig[i]))
 			fired = 1;
 	}
 	/* The trigger's own record is kept: it is the last one before the cut. */

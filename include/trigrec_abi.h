@@ -123,6 +123,11 @@ struct trigrec_side {
 	struct trigrec_keyspec key;
 };
 
+/* trigger_cfg.flags */
+#define TRIGREC_TF_TASK_KEY (1u << 0) /* LATENCY keyed by the current thread on both
+				       * sides: starts live in task storage, not a hash */
+#define TRIGREC_TASK_SLOTS  4         /* such triggers per thread (more use the hash) */
+
 /* Value of the `triggers` array map, index = trigger id. */
 struct trigrec_trigger_cfg {
 	__u32 kind;            /* enum trigrec_trigger_kind */

@@ -105,6 +105,11 @@ static int hook_trigger(struct bpfctl *b, const struct trig_def *t, uint32_t id,
 	return 0;
 }
 
+static int is_thread_key(const struct trigrec_keyspec *k)
+{
+	return k->p[0].src == TRIGREC_SRC_TID && !k->p[1].src;
+}
+
 /* Does any field of this format live past the fixed part (__data_loc strings)? */
 static int has_dataloc(const struct tp_format *f)
 {
@@ -174,9 +179,16 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 			     strerror(-err));
 		goto fail;
 	}
-	for (int i = 0; i < nr_trigs; i++) {
-		const struct trigrec_trigger_cfg *tc = &trigs[i].cfg;
+	for (int i = 0, task_keyed = 0; i < nr_trigs; i++) {
+		struct trigrec_trigger_cfg tcv = trigs[i].cfg, *tc = &tcv;
 		uint32_t key = i;
+
+		/* Spans keyed by the current thread on both sides use task storage. */
+		if (tc->kind == TRIGREC_TRIG_LATENCY && task_keyed < TRIGREC_TASK_SLOTS &&
+		    is_thread_key(&tc->side[0].key) && is_thread_key(&tc->side[1].key)) {
+			tc->flags |= TRIGREC_TF_TASK_KEY;
+			task_keyed++;
+		}
 
 		if (bpf_map__update_elem(b->skel->maps.triggers, &key, sizeof(key), tc, sizeof(*tc), 0))
 			goto map_fail;
