@@ -1,0 +1,664 @@
+#!/bin/bash
+# trigrec against perf, side by side, same workloads, same machine, same run.
+# Run by `make bench` (as root); prints one markdown table and writes it to
+# bench/out/results.md. What each row measures: bench/README.md.
+#
+# Environment: OUTPUT (build dir, default .output), RUNS (runs per
+# measurement, default 5), ROUNDS (rows 3-4, default 2 x RUNS - 1),
+# IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7"), MAX_WAIT (seconds
+# to wait for other recorders to finish, in all; default 120), PERF
+# (default perf), QUICK=1 (3 runs, 10 s idle: a smoke test, not for publishing).
+# Benchmarks are not tests: noisy timings never make this script fail.
+set -u
+export LC_ALL=C
+
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+OUTPUT=${OUTPUT:-.output}
+case $OUTPUT in /*) ;; *) OUTPUT=$ROOT/$OUTPUT ;; esac
+BIN=$OUTPUT/bench
+SEQGEN=$OUTPUT/tests/seqgen
+TRIGREC=${TRIGREC:-$ROOT/trigrec}
+PERF=${PERF:-perf}
+RUNS=${RUNS:-5}
+IDLE_SECS=${IDLE_SECS:-30}
+if [ "${QUICK:-0}" = 1 ]; then
+	RUNS=3
+	IDLE_SECS=10
+fi
+ROUNDS=${ROUNDS:-$((2 * RUNS - 1))} # rows 3-4: small differences, more (shorter) rounds
+B2B_RUNS=${B2B_RUNS:-$(((RUNS + 1) / 2))} # row 2: two triggers per run
+ROWS=${ROWS:-1 2 3 4 5 6 7}      # which rows to run
+want() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
+OUT=$ROOT/bench/out
+W=$OUT/work
+RAW=$OUT/raw.tsv
+NCPU=$(nproc)
+LASTCPU=$((NCPU - 1))
+HZ=$(getconf CLK_TCK)
+PAGESIZE=$(getconf PAGESIZE)
+AWK=$ROOT/bench/seqcount.awk
+
+# The recorded events and the trigger, identical for both tools.
+GETPGID=syscalls:sys_enter_getpgid
+GETSID=syscalls:sys_enter_getsid
+BASE=1000000
+NEVER=syscalls:sys_enter_vhangup   # a trigger that never fires
+
+die() { echo "bench: $*" >&2; exit 1; }
+say() {
+	printf '[bench %5ss] %s\n' "$SECONDS" "$*" >&2
+	others # a row starts when none of ours runs: count the others
+}
+# Other trigrec or perf sessions disturb the numbers: load, and trigrec's
+# freeze gates, which drop records for every perf session on the same
+# tracepoints (another trigrec recording getpgid with a getsid trigger, say,
+# freezes on our workloads' triggers). Remember the most seen at once and
+# the load; before each measurement wait a while for them to go.
+OTHERS=0
+LOADS=""
+DISTURBED=0
+WAITED=0
+MAX_WAIT=${MAX_WAIT:-120} # seconds of waiting for quiet, in all
+nforeign() { echo $(($(pgrep -x trigrec | wc -l) + $(pgrep -x perf | wc -l))); }
+others() {
+	local n
+	n=$(nforeign)
+	[ "$n" -gt $OTHERS ] && OTHERS=$n
+	LOADS="$LOADS $(cut -d' ' -f1 /proc/loadavg)"
+}
+# Call when none of ours runs.
+quiet_wait() {
+	local n
+	n=$(nforeign)
+	while [ "$n" -gt 0 ] && [ $WAITED -lt $((MAX_WAIT * 2)) ]; do
+		[ $WAITED = 0 ] && say "waiting for $n other trigrec/perf processes to finish (at most ${MAX_WAIT} s in all)"
+		sleep 0.5
+		WAITED=$((WAITED + 1))
+		n=$(nforeign)
+	done
+	if [ "$n" -gt 0 ]; then
+		DISTURBED=$((DISTURBED + 1))
+		[ $n -gt $OTHERS ] && OTHERS=$n
+	fi
+}
+
+[ "$(id -u)" = 0 ] || die "run as root (perf and trigrec need it): sudo make bench"
+command -v "$PERF" >/dev/null || die "perf not found (apt-get install linux-perf), or set PERF="
+[ -x "$TRIGREC" ] || die "$TRIGREC not built: run make"
+for b in syscall_loop ctxsw burn trigseq memcpy_bw ringonly dirwatch; do
+	[ -x "$BIN/$b" ] || die "$BIN/$b not built: run make bench"
+done
+[ -x "$SEQGEN" ] || die "$SEQGEN not built: run make bench"
+
+rm -rf "$W"
+mkdir -p "$W"
+: > "$RAW"
+BG_PIDS=""
+cleanup() {
+	for p in $BG_PIDS; do
+		kill "$p" 2>/dev/null
+	done
+	wait 2>/dev/null
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# ---- recording and summarising numbers ----
+
+# rec KEY TOOL VALUE: one raw number (non-numeric values are kept, not summarised).
+rec() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >> "$RAW"; }
+
+# mmm KEY TOOL [DECIMALS] -> "median (min–max)", or "n/a".
+mmm() {
+	awk -F'\t' -v k="$1" -v t="$2" '$1 == k && $2 == t && $3 ~ /^-?[0-9.]+([eE][-+]?[0-9]+)?$/ { print $3 }' "$RAW" |
+		sort -g | awk -v d="${3:-0}" '
+		{ a[NR] = $1 }
+		END {
+			if (!NR) { print "n/a"; exit }
+			m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+			f = "%." d "f"
+			printf(f " (" f "–" f ")\n", m, a[1], a[NR])
+		}'
+}
+# med KEY TOOL -> the median alone (for arithmetic), or empty.
+med() { mmm "$1" "$2" 6 | awk '$1 != "n/a" { print $1 }'; }
+# count KEY TOOL -> how many numbers, and how many equal to VALUE: "k/n"
+count_eq() {
+	awk -F'\t' -v k="$1" -v t="$2" -v v="$3" '$1 == k && $2 == t { n++; if ($3 + 0 == v + 0) e++ }
+		END { printf "%d/%d\n", e, n }' "$RAW"
+}
+sumv() { awk -F'\t' -v k="$1" -v t="$2" '$1 == k && $2 == t { s += $3; n++ } END { printf "%d/%d\n", s, n * '"${3:-1}"' }' "$RAW"; }
+calc() { awk "BEGIN { x = $1; printf \"%.${2:-2}f\n\", x }" 2>/dev/null; }
+# kv NAME "a=1 b=2" -> 1
+kv() { printf '%s\n' "$2" | tr ' ' '\n' | sed -n "s/^$1=//p" | head -1; }
+# jget FILE KEY -> first integer value of "KEY": N in a sidecar
+jget() { grep -o "\"$2\": [0-9]*" "$1" | head -1 | awk '{ print $2 }'; }
+# counts FILE [trig] [prev] -> seqcount.awk output for one perf.data
+counts() {
+	"$PERF" script -i "$1" -F pid,event,trace 2>/dev/null |
+		awk -v base=$BASE -v trig="${2:-}" -v prev="${3:-}" -f "$AWK"
+}
+# first NUMBER after KEY= in a workload's output
+outval() { sed -n "s/.*$2=\([0-9.]*\).*/\1/p" "$1" | head -1; }
+
+perf_tp() { # perf record, overwrite mode, same events as trigrec: perf_tp DIR RINGBYTES ARGS...
+	local d=$1 pages=$(($2 / PAGESIZE))
+	shift 2
+	"$PERF" record --overwrite -m "$pages" -k mono --no-bpf-event -o "$d/perf.data" "$@" \
+		> "$d.out" 2> "$d.err"
+}
+trigrec_tp() { # trigrec_tp DIR RINGBYTES ARGS...
+	local d=$1 ring=$2
+	shift 2
+	"$TRIGREC" record -m "$((ring / 1024))K" -o "$d" "$@" > "$d.out" 2> "$d.err"
+}
+
+MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
+say "trigrec vs $("$PERF" --version) on $NCPU CPUs ($MODEL), kernel $(uname -r); runs per measurement: $RUNS"
+[ $OTHERS -gt 0 ] && say "warning: $OTHERS other trigrec/perf processes are running: their freezes and load disturb these numbers"
+
+# ======================================================================
+# 1. Cut precision: seqgen's numbered getpgid stream, getsid(BASE+100000)
+#    as the trigger; 1 MiB ring per CPU for both tools.
+# ======================================================================
+cut_one() { # cond run tool
+	quiet_wait
+	local d=$W/cut-$1-$2-$3 f="" c=""
+	mkdir -p "$d"
+	local burn_pid=""
+	if [ "$1" = busy ]; then # every CPU busy while the tool records (not while we decode)
+		"$BIN/burn" -j "$NCPU" -t 60 &
+		burn_pid=$!
+		BG_PIDS="$BG_PIDS $burn_pid"
+		sleep 0.2
+	fi
+	if [ "$3" = trigrec ]; then
+		trigrec_tp "$d" $((1 << 20)) -q -e $GETPGID -e $GETSID --trigger $GETSID --count 1 \
+			-- "$SEQGEN" -n 200000 -t 100000
+	else
+		perf_tp "$d" $((1 << 20)) --switch-output-event $GETSID -e $GETPGID -e $GETSID \
+			-- "$SEQGEN" -n 200000 -t 100000
+	fi
+	if [ -n "$burn_pid" ]; then
+		kill "$burn_pid" 2> /dev/null
+		wait "$burn_pid" 2> /dev/null
+	fi
+	if [ "$3" = trigrec ]; then
+		f=$(ls "$d"/*.data 2>/dev/null | head -1)
+	else
+		# The trigger's dump: the first holding the trigger's record, else the
+		# first dump (the record was overwritten); the last is perf's exit dump.
+		f=""
+		local all g
+		all=$(ls "$d"/perf.data.* 2>/dev/null | sed '$d')
+		for g in $all; do
+			c=$(counts "$g" 100000)
+			if [ "$(kv newest "$c")" = 100000 ]; then
+				f=$g
+				break
+			fi
+		done
+		if [ -z "$f" ]; then
+			f=$(printf '%s\n' $all | head -1)
+			c=""
+		fi
+	fi
+	if [ -z "$f" ]; then
+		rec "cut.$1.snap" "$3" 0
+		return
+	fi
+	rec "cut.$1.snap" "$3" 1
+	[ -n "$c" ] && [ "$3" = perf ] || c=$(counts "$f" 100000)
+	rec "cut.$1.post" "$3" "$(kv post "$c")"
+	rec "cut.$1.kept" "$3" "$(kv contig "$c")"
+	rec "cut.$1.gaps" "$3" $(($(kv pre "$c") - $(kv contig "$c")))
+	eval "last_kept_$3=$(kv contig "$c")"
+}
+if want 1; then
+	for cond in idle busy; do
+		say "1. cut precision, $cond CPUs: $RUNS runs x (trigrec, perf)"
+		for r in $(seq "$RUNS"); do
+			last_kept_trigrec="" last_kept_perf=""
+			if [ $((r % 2)) = 1 ]; then order="trigrec perf"; else order="perf trigrec"; fi
+			for tool in $order; do
+				cut_one $cond "$r" $tool
+			done
+			if [ -n "$last_kept_trigrec" ] && [ -n "$last_kept_perf" ] && [ "$last_kept_perf" -gt 0 ]; then
+				rec "cut.$cond.kept" ratio "$(calc "$last_kept_trigrec / $last_kept_perf" 3)"
+			fi
+		done
+	done
+fi
+
+# ======================================================================
+# 2. Back-to-back triggers: bench/trigseq fires two triggers GAP apart.
+# ======================================================================
+b2b_one() { # gap_ms run tool
+	quiet_wait
+	local d=$W/b2b-$1-$2-$3 files f s1 s2 c newest own1=0 own2=0 after=0 hist=""
+	mkdir -p "$d"
+	local wl=("$BIN/trigseq" -p 50000 -k 2 -g $(($1 * 1000)) -a 30000)
+	if [ "$3" = trigrec ]; then
+		trigrec_tp "$d" $((1 << 20)) -q -e $GETPGID -e $GETSID --trigger $GETSID \
+			--no-final-snapshot -- "${wl[@]}"
+		files=$(ls "$d"/*.data 2>/dev/null)
+	else
+		perf_tp "$d" $((1 << 20)) --switch-output-event $GETSID -e $GETPGID -e $GETSID -- "${wl[@]}"
+		files=$(ls "$d"/perf.data.* 2>/dev/null | sed '$d') # all but the exit dump
+		rec "b2b.$1.dumps" "$3" "$(grep -c 'Dump ' "$d.err")"
+	fi
+	s1=$(sed -n 's/^trigger=1 seq=\([0-9]*\).*/\1/p' "$d.out")
+	s2=$(sed -n 's/^trigger=2 seq=\([0-9]*\).*/\1/p' "$d.out")
+	[ -n "$s1" ] && [ -n "$s2" ] || return
+	rec "b2b.$1.between" "$3" $((s2 - s1))
+	rec "b2b.$1.snaps" "$3" "$(printf '%s\n' $files | grep -c .)"
+	for f in $files; do
+		c=$(counts "$f")
+		newest=$(kv newest "$c")
+		if [ "$newest" = "$s1" ] && [ $own1 = 0 ]; then
+			own1=1
+			after=$((after + $(kv post "$c")))
+		elif [ "$newest" = "$s2" ] && [ $own2 = 0 ]; then
+			own2=1
+			c=$(counts "$f" "$s2" "$s1")
+			after=$((after + $(kv post "$c")))
+			hist=$(kv contig "$c")
+		fi
+	done
+	rec "b2b.$1.own" "$3" $((own1 + own2))
+	rec "b2b.$1.after" "$3" "$after"
+	rec "b2b.$1.hist2" "$3" "${hist:-0}"
+}
+if want 2; then
+	for gap in 2 20 200; do
+		say "2. back-to-back triggers ${gap} ms apart: $B2B_RUNS runs x (trigrec, perf)"
+		for r in $(seq "$B2B_RUNS"); do
+			if [ $((r % 2)) = 1 ]; then order="trigrec perf"; else order="perf trigrec"; fi
+			for tool in $order; do
+				b2b_one $gap "$r" $tool
+			done
+		done
+	done
+fi
+
+# ======================================================================
+# 3. Recording overhead: CPU time per operation of two workloads, alone
+#    and under each recorder (same events, 1 MiB ring per CPU, a trigger
+#    that never fires). "nogate" = trigrec's perf events without BPF.
+# ======================================================================
+ovh_one() { # workload variant run -> CPU ns/op
+	local work=$1 v=$2 d=$W/ovh-$1-$2-$3 ev cmd key
+	mkdir -p "$d"
+	if [ "$work" = syscall ]; then
+		ev="$GETPGID syscalls:sys_exit_getpgid"
+		cmd=("$BIN/syscall_loop" -n 200000 -c "$LASTCPU")
+		key=cpu_ns_per_op
+	else
+		ev="sched:sched_switch sched:sched_wakeup"
+		cmd=("$BIN/ctxsw" -n 40000 -c "$LASTCPU")
+		key=cpu_ns_per_switch
+	fi
+	local eargs=() e
+	for e in $ev; do eargs+=(-e "$e"); done
+	case $v in
+	base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
+	perf) perf_tp "$d" $((1 << 20)) --switch-output-event $NEVER "${eargs[@]}" -- "${cmd[@]}" ;;
+	trigrec) trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger $NEVER --no-final-snapshot \
+		-- "${cmd[@]}" ;;
+	nogate)
+		if [ $HAVE_NO_GATES = 1 ]; then
+			trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger $NEVER --no-final-snapshot \
+				--no-gates -- "${cmd[@]}"
+		else
+			"$BIN/ringonly" "${eargs[@]}" -m $((1 << 20)) -- "${cmd[@]}" > "$d.out" 2> "$d.err"
+		fi ;;
+	esac
+	outval "$d.out" $key
+}
+OVH_VARIANTS="base perf trigrec nogate"
+# Without the gates: trigrec --no-gates where it exists, else bench/ringonly
+# (trigrec's perf events and rings, no BPF at all).
+HAVE_NO_GATES=0
+"$TRIGREC" record -h 2> /dev/null | grep -q -- --no-gates && HAVE_NO_GATES=1
+if want 3; then
+	for wl in syscall ctxsw; do
+		say "3. recording overhead, $wl workload: $ROUNDS rounds x ($OVH_VARIANTS)"
+		for r in $(seq "$ROUNDS"); do
+			# Rotate the order so drift in the machine's load spreads evenly.
+			set -- $OVH_VARIANTS
+			for i in $(seq $(((r - 1) % 4))); do set -- "$@" "$1"; shift; done
+			declare -A ns=()
+			for v in "$@"; do
+				quiet_wait
+				ns[$v]=$(ovh_one $wl $v "$r")
+				[ -n "${ns[$v]}" ] && rec "ovh.$wl.ns" $v "${ns[$v]}"
+			done
+			if [ -n "${ns[base]}" ] && [ -n "${ns[perf]}" ]; then
+				for v in perf trigrec nogate; do
+					[ -n "${ns[$v]}" ] || continue
+					rec "ovh.$wl.slow" $v "$(calc "${ns[$v]} / ${ns[base]}" 4)"
+					rec "ovh.$wl.added" $v "$(calc "${ns[$v]} - ${ns[base]}" 1)"
+				done
+				added_perf=$(calc "${ns[perf]} - ${ns[base]}" 3)
+				if awk "BEGIN { exit !($added_perf > 0) }"; then
+					for v in trigrec nogate; do
+						[ -n "${ns[$v]}" ] &&
+							rec "ovh.$wl.vsperf" $v "$(calc "(${ns[$v]} - ${ns[base]}) / $added_perf" 3)"
+					done
+				fi
+				[ -n "${ns[trigrec]}" ] && [ -n "${ns[nogate]}" ] &&
+					rec "ovh.$wl.gate" trigrec "$(calc "${ns[trigrec]} - ${ns[nogate]}" 1)"
+			fi
+			unset ns
+		done
+	done
+fi
+
+# ======================================================================
+# 4. Trigger evaluation cost: getppid in a loop, a condition evaluated on
+#    every sys_enter_getppid that never holds.
+# ======================================================================
+PF='__syscall_nr == 110 && common_pid > 0 && common_type > 0 && common_pid == 1'
+TF="syscalls:sys_enter_getppid if $PF"
+TL='latency syscalls:sys_enter_getppid -> syscalls:sys_exit_getppid > 10s'
+TRIG_ENGINE=1
+if want 4; then
+	for t in "$TF" "$TL"; do
+		if ! "$TRIGREC" -q record -e $GETSID --trigger "$t" --no-final-snapshot -o "$W" -- true \
+			> /dev/null 2> "$W/trigger-probe.err"; then
+			TRIG_ENGINE=0
+		fi
+	done
+	eval_one() { # variant run -> CPU ns/op
+		local v=$1 d=$W/eval-$1-$2
+		local cmd=("$BIN/syscall_loop" -s getppid -n 200000 -c "$LASTCPU")
+		mkdir -p "$d"
+		case $v in
+		base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
+		perf) perf_tp "$d" $((1 << 20)) -e syscalls:sys_enter_getppid --filter "$PF" -- "${cmd[@]}" ;;
+		filter) trigrec_tp "$d" $((1 << 20)) -q -e $GETSID --trigger "$TF" --no-final-snapshot -- "${cmd[@]}" ;;
+		latency) trigrec_tp "$d" $((1 << 20)) -q -e $GETSID --trigger "$TL" --no-final-snapshot -- "${cmd[@]}" ;;
+		esac
+		outval "$d.out" cpu_ns_per_op
+	}
+	if [ $TRIG_ENGINE = 1 ]; then
+		say "4. trigger evaluation cost: $ROUNDS rounds x (base, perf filter, trigrec filter, trigrec latency)"
+		for r in $(seq "$ROUNDS"); do
+			set -- base perf filter latency
+			for i in $(seq $(((r - 1) % 4))); do set -- "$@" "$1"; shift; done
+			declare -A ns=()
+			for v in "$@"; do
+				quiet_wait
+				ns[$v]=$(eval_one $v "$r")
+				[ -n "${ns[$v]}" ] && rec eval.ns $v "${ns[$v]}"
+			done
+			[ -n "${ns[base]}" ] || continue
+			[ -n "${ns[perf]}" ] && rec eval.filter perf "$(calc "${ns[perf]} - ${ns[base]}" 1)"
+			[ -n "${ns[filter]}" ] && rec eval.filter trigrec "$(calc "${ns[filter]} - ${ns[base]}" 1)"
+			# Two evaluated events per getppid: the start (enter) and the end (exit).
+			[ -n "${ns[latency]}" ] && rec eval.latency trigrec "$(calc "(${ns[latency]} - ${ns[base]}) / 2" 1)"
+			if [ -n "${ns[perf]}" ] && [ -n "${ns[filter]}" ] &&
+				awk "BEGIN { exit !(${ns[perf]} - ${ns[base]} > 0) }"; then
+				rec eval.filter ratio "$(calc "(${ns[filter]} - ${ns[base]}) / (${ns[perf]} - ${ns[base]})" 3)"
+			fi
+			unset ns
+		done
+	else
+		say "4. trigger evaluation cost: skipped, this trigrec does not accept filter/latency triggers"
+	fi
+fi
+
+# ======================================================================
+# 5. Freeze-to-resume and trigger-to-file against the memory-copy bound:
+#    every CPU fills its ring (trigseq -j NCPU), then two triggers 300 ms
+#    apart (the first snapshot of a run and a later one).
+# ======================================================================
+SIZES="256K 1M 4M"
+bytes_of() { case $1 in *K) echo $((${1%K} * 1024)) ;; *M) echo $((${1%M} * 1048576)) ;; esac; }
+watch_start() { # DIR -> WPID; lines "<realtime ns> <name>" in DIR.watch
+	"$BIN/dirwatch" "$1" > "$1.watch" 2> /dev/null &
+	WPID=$!
+	for _ in $(seq 100); do
+		grep -q ready "$1.watch" 2> /dev/null && return
+		sleep 0.01
+	done
+}
+watch_stop() { kill "$WPID" 2> /dev/null; wait "$WPID" 2> /dev/null; }
+# t2f DIR REAL_NS PATTERN [SKIPLAST] -> ns from REAL_NS to the first file
+# matching PATTERN published after it (SKIPLAST=1: never the last one, perf's exit dump)
+t2f() {
+	awk -v t="$2" -v pat="$3" -v skip="${4:-0}" '
+		$2 ~ pat { n++; tm[n] = $1 }
+		END { if (skip) n--; for (i = 1; i <= n; i++) if (tm[i] > t) { print tm[i] - t; exit } }' "$1.watch"
+}
+size_one() { # size run tool
+	quiet_wait
+	local d=$W/size-$1-$2-$3 ring=$(bytes_of "$1") j k real which v
+	mkdir -p "$d"
+	local wl=("$BIN/trigseq" -j "$NCPU" -p 200000 -k 2 -g 300000 -a 50000)
+	watch_start "$d"
+	if [ "$3" = trigrec ]; then
+		trigrec_tp "$d" "$ring" -q -e $GETPGID -e $GETSID --trigger $GETSID --no-final-snapshot \
+			-- "${wl[@]}"
+	else
+		perf_tp "$d" "$ring" --switch-output-event $GETSID -e $GETPGID -e $GETSID -- "${wl[@]}"
+	fi
+	watch_stop
+	for k in 1 2; do
+		which=first
+		[ $k = 2 ] && which=later
+		real=$(sed -n "s/^trigger=$k seq=.* real_ns=\([0-9]*\).*/\1/p" "$d.out")
+		if [ -n "$real" ]; then
+			if [ "$3" = trigrec ]; then v=$(t2f "$d" "$real" '\.data$'); else v=$(t2f "$d" "$real" '^perf\.data\.' 1); fi
+			[ -n "$v" ] && rec "size.$1.t2f.$which" "$3" "$v"
+		fi
+	done
+	[ "$3" = trigrec ] || return
+	k=0
+	for j in "$d"/*.json; do # sorted: trigger order
+		[ -e "$j" ] || continue
+		k=$((k + 1))
+		[ $k -le 2 ] || break
+		which=first
+		[ $k = 2 ] && which=later
+		rec "size.$1.f2r.$which" trigrec "$(jget "$j" freeze_to_resume_ns)"
+		rec "size.$1.p2r.$which" trigrec "$(jget "$j" pause_to_resume_ns)"
+		rec "size.$1.wake.$which" trigrec "$(jget "$j" trigger_to_wake_ns)"
+		rec "size.$1.r2f.$which" trigrec "$(jget "$j" resume_to_file_ns)"
+	done
+}
+if want 5; then
+	say "5. memory-copy bound: $RUNS runs of memcpy_bw (all rings of a snapshot: NCPU x (ring + 64 KiB))"
+	for r in $(seq "$RUNS"); do
+		args=""
+		for sz in $SIZES; do args="$args $((($(bytes_of $sz) + 65536) * NCPU))"; done
+		"$BIN/memcpy_bw" $args > "$W/memcpy-$r.out"
+		for sz in $SIZES; do
+			line=$(grep "^size=$((($(bytes_of $sz) + 65536) * NCPU)) " "$W/memcpy-$r.out")
+			rec "size.$sz.memhot" bound "$(kv hot_ns "$line")"
+			rec "size.$sz.memcold" bound "$(kv cold_ns "$line")"
+		done
+	done
+	for sz in $SIZES; do
+		say "5. snapshot timing, $sz ring per CPU: $RUNS runs x (trigrec, perf)"
+		for r in $(seq "$RUNS"); do
+			if [ $((r % 2)) = 1 ]; then order="trigrec perf"; else order="perf trigrec"; fi
+			for tool in $order; do
+				size_one $sz "$r" $tool
+			done
+		done
+		rm -rf "$W"/size-$sz-* # up to 8 MiB per snapshot: do not keep them
+	done
+fi
+
+# ======================================================================
+# 6. Idle cost: both recorders system-wide on the same events for
+#    IDLE_SECS; wake-ups (context switches of all threads) and CPU time.
+# 7. Memory: RSS with rings of each size, before and after a snapshot.
+# ======================================================================
+proc_cs() { # all threads' voluntary + nonvoluntary context switches
+	cat /proc/"$1"/task/*/status 2>/dev/null | awk '/^(voluntary|nonvoluntary)_ctxt_switches:/ { s += $2 } END { print s + 0 }'
+}
+proc_ticks() { awk '{ print $14 + $15 }' /proc/"$1"/stat 2>/dev/null; }
+proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status 2>/dev/null; }
+IDLE_EV="-e sched:sched_switch -e sched:sched_wakeup"
+start_pair() { # ring_bytes dir -> sets TPID PPID_
+	local ring=$1 d=$2
+	mkdir -p "$d/t" "$d/p"
+	"$TRIGREC" -q record -a $IDLE_EV --trigger $NEVER -m "$((ring / 1024))K" --no-final-snapshot \
+		-o "$d/t" > "$d/t.out" 2> "$d/t.err" &
+	TPID=$!
+	"$PERF" record --overwrite -a $IDLE_EV --switch-output-event $NEVER -m $((ring / 4096)) -k mono \
+		--no-bpf-event -o "$d/p/perf.data" > "$d/p.out" 2> "$d/p.err" &
+	PPID_=$!
+	BG_PIDS="$BG_PIDS $TPID $PPID_"
+}
+stop_pair() {
+	kill -INT "$TPID" "$PPID_" 2>/dev/null
+	wait "$TPID" "$PPID_" 2>/dev/null
+}
+if want 6; then
+	say "6. idle cost: trigrec and perf side by side, system-wide, ${IDLE_SECS} s"
+	quiet_wait
+	start_pair $((1 << 20)) "$W/idle"
+	sleep 3
+	for p in $TPID $PPID_; do
+		eval "cs0_$p=$(proc_cs $p) tk0_$p=$(proc_ticks $p)"
+	done
+	sleep "$IDLE_SECS"
+	for tool in trigrec perf; do
+		if [ $tool = trigrec ]; then p=$TPID; else p=$PPID_; fi
+		eval "cs0=\$cs0_$p tk0=\$tk0_$p"
+		cs1=$(proc_cs $p)
+		tk1=$(proc_ticks $p)
+		if [ -n "$cs1" ] && [ -n "$tk1" ]; then
+			rec idle.wakeups $tool "$(calc "($cs1 - $cs0) / $IDLE_SECS" 2)"
+			rec idle.cpu_ms $tool "$(calc "($tk1 - $tk0) * 1000 / $HZ" 0)"
+		fi
+	done
+	stop_pair
+fi
+
+if want 7; then
+	for sz in $SIZES; do
+		say "7. memory, $sz ring per CPU: RSS before and after a snapshot"
+		d=$W/mem-$sz
+		quiet_wait
+		start_pair "$(bytes_of $sz)" "$d"
+		sleep 2
+		for tool in trigrec perf; do
+			if [ $tool = trigrec ]; then p=$TPID; else p=$PPID_; fi
+			rec "mem.$sz.rss0" $tool "$(proc_kb $p VmRSS)"
+		done
+		# Fill every ring (context switches on every CPU), then snapshot: SIGUSR2
+		# is a manual snapshot for trigrec and an output switch for perf.
+		"$BIN/ctxsw" -n 100000 -c -1 > /dev/null
+		kill -USR2 "$TPID" "$PPID_" 2>/dev/null
+		sleep 2
+		for tool in trigrec perf; do
+			if [ $tool = trigrec ]; then p=$TPID; else p=$PPID_; fi
+			rec "mem.$sz.rss1" $tool "$(proc_kb $p VmRSS)"
+		done
+		stop_pair
+		rm -rf "$d"
+	done
+fi
+
+# ======================================================================
+# The table.
+# ======================================================================
+# best KEY VARIANT BASEVARIANT REF -> (min(V) - min(BASE)) / (min(REF) - min(BASE)):
+# the ratio of the least disturbed runs (noise only ever adds time)
+best() {
+	awk -F'\t' -v k="$1" -v v="$2" -v b="$3" -v r="$4" '
+		$1 == k && $3 ~ /^[0-9.]+$/ { if (!($2 in m) || $3 < m[$2]) m[$2] = $3 }
+		END {
+			if (!(v in m) || !(b in m) || !(r in m) || m[r] <= m[b]) { print "n/a"; exit }
+			printf "%.2f\n", (m[v] - m[b]) / (m[r] - m[b])
+		}' "$RAW"
+}
+ratio_of_medians() { # KEY -> trigrec median / perf median
+	local t p
+	t=$(med "$1" trigrec)
+	p=$(med "$1" perf)
+	[ -n "$t" ] && [ -n "$p" ] && awk "BEGIN { exit !($p > 0) }" && calc "$t / $p" 2 || echo "n/a"
+}
+us() { # KEY TOOL -> "median (min–max)" in µs from ns
+	awk -F'\t' -v k="$1" -v t="$2" '$1 == k && $2 == t && $3 ~ /^[0-9]+$/ { print $3 / 1000 }' "$RAW" |
+		sort -g | awk '{ a[NR] = $1 } END {
+			if (!NR) { print "n/a"; exit }
+			m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+			f = (m >= 100) ? "%.0f" : "%.1f"
+			printf(f " (" f "–" f ") µs\n", m, a[1], a[NR]) }'
+}
+{
+	echo "## trigrec vs perf: \`make bench\`"
+	echo
+	echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $NCPU CPUs, $MODEL; kernel $(uname -r);" \
+		"$("$PERF" --version); trigrec $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')."
+	echo "Cells: median (min–max) of $RUNS runs ($ROUNDS rounds for rows 3-4) unless said otherwise; both tools ran in the same run, alternating."
+	echo "1-min load average at the start of each row:$LOADS; other trigrec/perf processes seen at once: $OTHERS; measurements started while one ran: $DISTURBED$([ $DISTURBED -gt 0 ] && echo ' (disturbed: rerun on a quiet machine)')."
+	echo
+	echo "| # | Measurement | trigrec | perf | trigrec ÷ perf | Target |"
+	echo "|---|---|---|---|---|---|"
+	if want 1; then
+		for cond in idle busy; do
+			c="idle CPUs"
+			[ $cond = busy ] && c="every CPU busy"
+			echo "| 1 | Records after the trigger, $c (runs with 0) | $(mmm cut.$cond.post trigrec) ($(count_eq cut.$cond.post trigrec 0)) | $(mmm cut.$cond.post perf) ($(count_eq cut.$cond.post perf 0)) | | 0 in every run |"
+			echo "| 1 | Pre-trigger records kept, unbroken, 1 MiB/CPU, $c | $(mmm cut.$cond.kept trigrec) | $(mmm cut.$cond.kept perf) | $(mmm cut.$cond.kept ratio 2) | ≥ 1.00 |"
+		done
+	fi
+	if want 2; then
+		for gap in 2 20 200; do
+			between=$(med b2b.$gap.between trigrec)
+			echo "| 2 | Triggers $gap ms apart: snapshots of their own (all runs) · records after the triggers · 2nd trigger's history (records between the triggers, of $(printf '%.0f' "${between:-0}")) | $(sumv b2b.$gap.own trigrec 2) · $(mmm b2b.$gap.after trigrec) · $(mmm b2b.$gap.hist2 trigrec) | $(sumv b2b.$gap.own perf 2) · $(mmm b2b.$gap.after perf) · $(mmm b2b.$gap.hist2 perf) | | each its own, 0 after |"
+		done
+	fi
+	if want 3; then
+		NOGATE_HOW="trigrec --no-gates"
+		[ $HAVE_NO_GATES = 1 ] || NOGATE_HOW="bench/ringonly: trigrec's perf events, no BPF"
+		for wl in syscall ctxsw; do
+			u="ns/syscall"
+			[ $wl = ctxsw ] && u="ns/switch"
+			what="syscall-heavy (getpgid, enter+exit recorded)"
+			[ $wl = ctxsw ] && what="context-switch-heavy (pipe ping-pong, sched_switch+sched_wakeup recorded)"
+			echo "| 3 | Overhead, $what: CPU $u (no recorder: $(mmm ovh.$wl.ns base 0)) | $(mmm ovh.$wl.ns trigrec 0) | $(mmm ovh.$wl.ns perf 0) | added cost $(mmm ovh.$wl.vsperf trigrec 2); best runs: $(best ovh.$wl.ns trigrec base perf) | ≤ 1.15 |"
+			echo "| 3 | … same, without the freeze gates ($NOGATE_HOW); gate cost per op: $(mmm ovh.$wl.gate trigrec 0) ns | $(mmm ovh.$wl.ns nogate 0) | | added cost $(mmm ovh.$wl.vsperf nogate 2); best runs: $(best ovh.$wl.ns nogate base perf) | |"
+		done
+	fi
+	if want 4; then
+		if [ $TRIG_ENGINE = 1 ]; then
+			echo "| 4 | Trigger evaluation, 4-clause filter, never true: ns per evaluated event (perf: the same ftrace filter on a recorded event) | $(mmm eval.filter trigrec 0) | $(mmm eval.filter perf 0) | $(mmm eval.filter ratio 2); best runs: $(best eval.ns filter base perf) | |"
+			echo "| 4 | Trigger evaluation, latency pair (enter→exit by tid): ns per evaluated event | $(mmm eval.latency trigrec 0) | no equivalent | | |"
+		else
+			echo "| 4 | Trigger evaluation cost (4-clause filter, latency pair) | pending trigger engine | | | |"
+		fi
+	fi
+	if want 5; then
+		for sz in $SIZES; do
+			b=$(med size.$sz.memcold bound)
+			f1=$(med size.$sz.p2r.first trigrec)
+			f2=$(med size.$sz.p2r.later trigrec)
+			r1="n/a" r2="n/a"
+			[ -n "$b" ] && [ -n "$f1" ] && r1=$(calc "$f1 / $b" 1)
+			[ -n "$b" ] && [ -n "$f2" ] && r2=$(calc "$f2 / $b" 1)
+			echo "| 5 | $sz/CPU: freeze-to-resume, 1st snapshot / later ones (of which the copy: $(us size.$sz.p2r.first trigrec) / $(us size.$sz.p2r.later trigrec); memcpy of the $(( ($(bytes_of $sz) + 65536) * NCPU / 1024 )) KiB: $(us size.$sz.memcold bound) from memory, $(us size.$sz.memhot bound) in cache) | $(us size.$sz.f2r.first trigrec) / $(us size.$sz.f2r.later trigrec) | no freeze (perf pauses its rings while it writes) | copy ÷ memcpy from memory: ${r1}x / ${r2}x | |"
+			echo "| 5 | $sz/CPU: trigger-to-file (trigger to the file renamed into place), 1st snapshot / later ones | $(us size.$sz.t2f.first trigrec) / $(us size.$sz.t2f.later trigrec) | $(us size.$sz.t2f.first perf) / $(us size.$sz.t2f.later perf) | $(ratio_of_medians size.$sz.t2f.first) / $(ratio_of_medians size.$sz.t2f.later) | |"
+		done
+	fi
+	if want 6; then
+		echo "| 6 | Idle, ${IDLE_SECS} s, system-wide sched_switch+sched_wakeup, 1 MiB/CPU: wake-ups per second (one run, both side by side) | $(calc "$(med idle.wakeups trigrec)" 2) | $(calc "$(med idle.wakeups perf)" 2) | $(ratio_of_medians idle.wakeups) | |"
+		echo "| 6 | Idle: CPU time over ${IDLE_SECS} s, ms (one run) | $(med idle.cpu_ms trigrec | cut -d. -f1) | $(med idle.cpu_ms perf | cut -d. -f1) | $(ratio_of_medians idle.cpu_ms) | |"
+	fi
+	if want 7; then
+		for sz in $SIZES; do
+			ring=$(( $(bytes_of $sz) * NCPU / 1024 ))
+			echo "| 7 | RSS, KiB, $sz/CPU ($ring KiB of rings in the kernel for each tool): started / after a full-ring snapshot (one run) | $(med mem.$sz.rss0 trigrec | cut -d. -f1) / $(med mem.$sz.rss1 trigrec | cut -d. -f1) | $(med mem.$sz.rss0 perf | cut -d. -f1) / $(med mem.$sz.rss1 perf | cut -d. -f1) | $(ratio_of_medians mem.$sz.rss0) / $(ratio_of_medians mem.$sz.rss1) | |"
+		done
+	fi
+} > "$OUT/results.md"
+echo
+cat "$OUT/results.md"
+say "done in ${SECONDS} s; table in bench/out/results.md, raw numbers in bench/out/raw.tsv"
+exit 0
