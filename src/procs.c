@@ -122,18 +122,27 @@ struct proc_ent *procs__get(struct procs *p, uint32_t tid)
 	FILE *f;
 
 	if (e)
-		return e;
+		return e->pid ? e : NULL;
 	/* Not seen by a scan: born since. Read it now if it still lives. */
 	snprintf(path, sizeof(path), "/proc/%u/status", tid);
 	f = fopen(path, "r");
-	if (!f)
+	if (!f) {
+		/* Gone: remember that, or every record of it would retry /proc. */
+		e = slot(p, tid, 1);
+		if (e)
+			e->pid = 0;
 		return NULL;
+	}
 	while (fgets(line, sizeof(line), f))
 		if (sscanf(line, "Tgid: %u", &pid) == 1)
 			break;
 	fclose(f);
-	if (!pid || read_comm(pid, tid, comm))
+	if (!pid || read_comm(pid, tid, comm)) {
+		e = slot(p, tid, 1);
+		if (e)
+			e->pid = 0;
 		return NULL;
+	}
 	put(p, pid, tid, comm);
 	return slot(p, tid, 0);
 }

@@ -9,7 +9,7 @@
 #include <stdint.h>
 
 struct proc_ent {
-	uint32_t tid, pid;
+	uint32_t tid, pid;     /* pid 0: the thread was gone when looked up */
 	char comm[16];
 	int used;   /* scratch: seen in the snapshot being written */
 };
