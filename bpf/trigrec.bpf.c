@@ -22,6 +22,9 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by userspace between open and load. */
 const volatile __u32 scope_tgid = 0; /* 0: triggers fire for any task */
+const volatile __u32 scope_gates = 0; /* task mode: gates only drop the scope's records */
+const volatile __u32 cpu_limited = 0; /* -C: gates only drop records of recorded CPUs */
+const volatile __u8 cpu_recorded[TRIGREC_MAX_CPUS] = {};
 
 /* Live state, mmaped by userspace (see trigrec_abi.h). */
 __u64 freeze_at = 0;
@@ -155,13 +158,28 @@ static __always_inline struct trigrec_stats *stat_slot(__u32 id)
 	return bpf_map_lookup_elem(&stats, &id);
 }
 
-/* 1 = let the record through. Costs one load while recording. */
+static __always_inline int in_scope(void);
+
+/*
+ * 1 = let the record through. Costs one load while recording. While frozen,
+ * records our rings would never receive (other CPUs with -C, other tasks with
+ * -p or a command) pass: dropping a tracepoint record drops it for every perf
+ * user, so the freeze should touch no more than it must.
+ */
 static __always_inline int gate_pass(void)
 {
 	__u64 cut = *(volatile __u64 *)&freeze_at;
 	struct trigrec_stats *st;
 
 	if (!cut || bpf_ktime_get_ns() <= cut)
+		return 1;
+	if (cpu_limited) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		if (cpu >= TRIGREC_MAX_CPUS || !cpu_recorded[cpu])
+			return 1;
+	}
+	if (scope_gates && !in_scope())
 		return 1;
 	st = stat_slot(TRIGREC_MAX_TRIGGERS);
 	if (st)

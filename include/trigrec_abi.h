@@ -21,6 +21,7 @@
 #define TRIGREC_COMM_LEN            16
 #define TRIGREC_SCOPE_DEPTH         16 /* ancestors checked for -p / -- command scope */
 #define TRIGREC_RINGBUF_BYTES (256 * 1024)
+#define TRIGREC_MAX_CPUS          1024 /* CPUs the gates know individually (-C) */
 
 /* hook_cfg.flags */
 #define TRIGREC_HOOK_RECORDED  (1u << 0) /* the tracepoint is recorded */

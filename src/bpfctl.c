@@ -162,6 +162,14 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 		goto fail;
 	}
 	b->skel->rodata->scope_tgid = scope_tgid;
+	/* Task mode: our per-task events only ever see the scope's records. */
+	b->skel->rodata->scope_gates = scope_tgid && r->opts.tids;
+	if (r->opts.cpumask) {
+		b->skel->rodata->cpu_limited = 1;
+		for (int c = 0; c < r->nr_cpus; c++)
+			if (r->cpus[c] < TRIGREC_MAX_CPUS)
+				b->skel->rodata->cpu_recorded[r->cpus[c]] = 1;
+	}
 	if (opts && opts->lat_starts)
 		bpf_map__set_max_entries(b->skel->maps.lat_starts, opts->lat_starts);
 	if (opts && opts->keys) {
