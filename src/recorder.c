@@ -466,16 +466,6 @@ int recorder__open(struct recorder *r)
 			}
 		}
 	}
-	/*
-	 * Copy buffers are allocated and touched now, so the first harvest does
-	 * not page-fault inside the freeze window.
-	 */
-	for (int i = 0; i < r->nr_rings; i++) {
-		r->rings[i].copy = malloc(r->rings[i].size);
-		if (!r->rings[i].copy)
-			return -ENOMEM;
-		memset(r->rings[i].copy, 0, r->rings[i].size);
-	}
 	/* Ids let perf map every record back to its attr. */
 	for (int i = 0; i < r->nr_evs; i++) {
 		struct rec_event *e = &r->evs[i];
@@ -508,7 +498,40 @@ static inline const void *ring_data(const struct rec_ring *ring)
 	return (const char *)ring->base + pc->data_offset;
 }
 
-int recorder__harvest(struct recorder *r)
+struct harvest *harvest__new(const struct recorder *r)
+{
+	struct harvest *h = calloc(1, sizeof(*h));
+
+	if (!h)
+		return NULL;
+	h->rings = calloc(r->nr_rings, sizeof(*h->rings));
+	if (!h->rings)
+		goto fail;
+	h->nr_rings = r->nr_rings;
+	for (int i = 0; i < r->nr_rings; i++) {
+		h->rings[i].buf = malloc(r->rings[i].size);
+		if (!h->rings[i].buf)
+			goto fail;
+		/* Fault it in now, not inside the freeze window. */
+		memset(h->rings[i].buf, 0, r->rings[i].size);
+	}
+	return h;
+fail:
+	harvest__free(h);
+	return NULL;
+}
+
+void harvest__free(struct harvest *h)
+{
+	if (!h)
+		return;
+	for (int i = 0; h->rings && i < h->nr_rings; i++)
+		free(h->rings[i].buf);
+	free(h->rings);
+	free(h);
+}
+
+int recorder__harvest(struct recorder *r, struct harvest *h)
 {
 	int err = 0;
 
@@ -523,13 +546,13 @@ int recorder__harvest(struct recorder *r)
 			err = -errno;
 	for (int i = 0; i < r->nr_rings; i++) {
 		struct rec_ring *ring = &r->rings[i];
+		struct ring_copy *c = &h->rings[i];
 		uint64_t head = ring_head(ring), after;
-		size_t len = ring_copy_linear(ring_data(ring), ring->size, head, ring->copy);
+		size_t len = ring_copy_linear(ring_data(ring), ring->size, head, c->buf);
 
 		after = ring_head(ring);
-		ring->copy_len = ring_discard_moved(len, ring->size, head, after);
-		ring->head = after;
-		ring->wrapped = (uint64_t)-after > ring->size;
+		c->len = ring_discard_moved(len, ring->size, head, after);
+		c->wrapped = (uint64_t)-after > ring->size;
 	}
 	for (int i = 0; i < r->nr_rings; i++)
 		if (!r->rings[i].tracking &&
@@ -553,7 +576,6 @@ void recorder__free(struct recorder *r)
 		return;
 	for (int i = 0; i < r->nr_rings; i++) {
 		munmap(r->rings[i].base, r->rings[i].map_len);
-		free(r->rings[i].copy);
 	}
 	for (int i = 0; i < r->nr_evs; i++) {
 		for (int k = 0; k < r->evs[i].nr_fds; k++)

@@ -51,11 +51,22 @@ struct rec_ring {
 	void *base;       /* mmap: control page + data */
 	size_t map_len;
 	uint64_t size;    /* data area bytes */
-	/* harvest state */
-	void *copy;       /* buffer of `size` bytes, reused across harvests */
-	size_t copy_len;  /* valid bytes of the last harvest, newest first */
-	uint64_t head;    /* data_head at the last harvest */
-	int wrapped;      /* the ring has overwritten records at some point */
+};
+
+/* One ring as copied by a harvest. */
+struct ring_copy {
+	void *buf;        /* `size` bytes, allocated and touched up front */
+	size_t len;       /* valid bytes, newest record first */
+	int wrapped;      /* the ring had overwritten records */
+};
+
+/*
+ * The copies of every ring taken in one freeze. Harvests are double
+ * buffered so the next freeze never waits for the previous file write.
+ */
+struct harvest {
+	struct ring_copy *rings; /* r->nr_rings entries, same order as r->rings */
+	int nr_rings;
 };
 
 struct recorder {
@@ -72,8 +83,11 @@ struct recorder {
 struct recorder *recorder__new(const struct recorder_opts *opts);
 /* Open every event on every CPU, map rings, redirect outputs, apply filters. 0 or -errno. */
 int recorder__open(struct recorder *r);
-/* Harvest every ring: pause, copy, resume. Cheap: memcpy only. 0 or -errno. */
-int recorder__harvest(struct recorder *r);
+/* Buffers for one harvest (touched now, so a harvest never page-faults). */
+struct harvest *harvest__new(const struct recorder *r);
+void harvest__free(struct harvest *h);
+/* Harvest every ring into h: pause, copy, resume. Cheap: memcpy only. 0 or -errno. */
+int recorder__harvest(struct recorder *r, struct harvest *h);
 /*
  * Command mode: attaching BPF to a sampling event enables it (libbpf issues
  * PERF_EVENT_IOC_ENABLE); disable those again so enable_on_exec starts them

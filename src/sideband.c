@@ -18,6 +18,28 @@
 #define REQ_SNAPSHOT 1u
 #define REQ_STOP     2u
 
+#define NR_JOBS 2 /* harvests in flight: one being written, one being taken */
+
+/* A harvested snapshot waiting for (or in) the writer thread. */
+struct job {
+	int state;                         /* JOB_FREE, JOB_QUEUED, JOB_WRITING */
+	unsigned long seq;
+	struct harvest *h;
+	struct trigrec_trigger_msg msg;
+	int has_msg;
+	struct snap_trigger t;
+	struct snap_timing tm;
+	char name[64];
+	char text[64];
+	/* For a control-socket client waiting on its manual snapshot. */
+	int waited;
+	int done;
+	int err;
+	char path[4096];
+};
+
+enum { JOB_FREE, JOB_QUEUED, JOB_WRITING };
+
 struct sideband {
 	struct recorder *r;
 	struct bpfctl *b;
@@ -31,7 +53,19 @@ struct sideband {
 	int stopping;
 	uint64_t coalesced_seen;   /* sum of BPF coalesced counters already reported */
 	uint64_t gated_seen;
+	uint64_t last_resume;      /* floor of the next snapshot's window */
+	unsigned long taken;       /* harvests taken (side-band thread) */
 	struct sideband_stats st;
+	/* Writer thread: files are written while the next freeze can already happen. */
+	pthread_t writer;
+	int writer_started;
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
+	struct job jobs[NR_JOBS];
+	unsigned long next_seq;
+	int writer_stop;
+	int sync_init;
+	unsigned long written;     /* jobs finished (writer thread) */
 };
 
 static uint64_t now_ns(void)
@@ -54,24 +88,98 @@ static void sum_counters(struct sideband *s, uint64_t *coalesced, uint64_t *gate
 		*gated = st.gated;
 }
 
-/*
- * The critical section: from here to bpfctl__thaw() recording is frozen,
- * so it does nothing but memcpy. The file is written afterwards.
- */
-static int take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64_t freeze_at,
-		uint64_t woke, const char *name, const char *text, char *path, size_t pathlen)
+static void notify_done(struct sideband *s)
 {
-	struct snap_trigger t = { .name = name, .text = text, .id = -1, .msg = m,
-				  .freeze_at = freeze_at };
-	struct snap_timing tm = { .woke = woke };
-	uint64_t coalesced, gated, now;
-	char pbuf[4096];
+	uint64_t one = 1;
+
+	if (write(s->o.done_fd, &one, sizeof(one)) < 0)
+		wlog("cannot notify the main thread: %s", strerror(errno));
+}
+
+/* Write one job's file and report it (writer thread). */
+static void write_job(struct sideband *s, struct job *j)
+{
+	struct snap_trigger *t = &j->t;
+	const struct trigrec_trigger_msg *m = j->has_msg ? &j->msg : NULL;
+	char d1[32], d2[32], what[160] = "";
+	uint64_t now;
+
+	t->msg = m;
+	t->name = j->name;
+	t->text = j->text;
+	if (t->def) {
+		t->name = t->def->name;
+		t->text = t->def->text;
+	}
+	j->err = snapshot__write(s->sc, s->r, j->h, t, &j->tm, j->path, sizeof(j->path));
+	now = now_ns();
+	if (j->err)
+		return;
+	if (m && t->def && t->def->kind == TRIGREC_TRIG_LATENCY) {
+		char d3[32], d4[32];
+
+		snprintf(what, sizeof(what), ": %s > %s, tid %u",
+			 fmt_duration(m->latency_ns, d3, sizeof(d3)),
+			 fmt_duration(t->def->cfg.threshold, d4, sizeof(d4)), m->tid);
+	} else if (m && t->def && t->def->kind == TRIGREC_TRIG_RATE) {
+		char d3[32];
+
+		snprintf(what, sizeof(what), ": %llu events in %s", (unsigned long long)m->count,
+			 fmt_duration(m->window_ns, d3, sizeof(d3)));
+	}
+	ilog("snapshot %s (%s%s; frozen %s, written in %s)", j->path, t->name, what,
+	     fmt_duration(j->tm.resume - t->freeze_at, d1, sizeof(d1)),
+	     fmt_duration(now - j->tm.resume, d2, sizeof(d2)));
+	if (t->coalesced)
+		ilog("  %llu more trigger firings coalesced into it", (unsigned long long)t->coalesced);
+}
+
+static void *writer_main(void *arg)
+{
+	struct sideband *s = arg;
+
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		struct job *j = NULL;
+
+		for (int i = 0; i < NR_JOBS; i++)
+			if (s->jobs[i].state == JOB_QUEUED && (!j || s->jobs[i].seq < j->seq))
+				j = &s->jobs[i];
+		if (!j) {
+			if (s->writer_stop)
+				break;
+			pthread_cond_wait(&s->cv, &s->mu);
+			continue;
+		}
+		j->state = JOB_WRITING;
+		pthread_mutex_unlock(&s->mu);
+		write_job(s, j);
+		pthread_mutex_lock(&s->mu);
+		s->written++;
+		j->done = 1;
+		if (!j->waited)
+			j->state = JOB_FREE;
+		pthread_cond_broadcast(&s->cv);
+		if (s->o.max_snapshots && s->written == s->o.max_snapshots)
+			notify_done(s);
+	}
+	pthread_mutex_unlock(&s->mu);
+	return NULL;
+}
+
+/*
+ * The critical section: from the trigger to bpfctl__thaw() recording is
+ * frozen, so this does nothing but wait for a free buffer set and memcpy.
+ * The file is written by the writer thread. Returns the queued job.
+ */
+static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
+			uint64_t freeze_at, uint64_t woke, const char *name, const char *text,
+			int wait)
+{
+	uint64_t coalesced, gated;
+	struct job *j = NULL;
 	int err;
 
-	if (!path) {
-		path = pbuf;
-		pathlen = sizeof(pbuf);
-	}
 	if (m) {
 		struct timespec ts = { .tv_sec = freeze_at / 1000000000ull,
 				       .tv_nsec = freeze_at % 1000000000ull };
@@ -80,68 +188,68 @@ static int take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64_
 		while (now_ns() < freeze_at &&
 		       clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
 			;
-		t.id = m->trigger_id;
-		if (m->trigger_id < (uint32_t)s->b->nr_trigs) {
-			t.def = &s->b->trigs[m->trigger_id];
-			t.name = t.def->name;
-			t.text = t.def->text;
-		}
-		if (m->hook < (uint32_t)s->b->nr_hooks)
-			t.fmt = s->b->hooks[m->hook].fmt;
 	}
-	tm.pause = now_ns();
-	err = recorder__harvest(s->r);
-	tm.resume = now_ns();
+	/* A free buffer set; both busy means two files are being written: wait. */
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		for (int i = 0; i < NR_JOBS && !j; i++)
+			if (s->jobs[i].state == JOB_FREE)
+				j = &s->jobs[i];
+		if (j)
+			break;
+		s->st.waited_for_writer++;
+		pthread_cond_wait(&s->cv, &s->mu);
+	}
+	pthread_mutex_unlock(&s->mu);
+
+	memset(&j->t, 0, sizeof(j->t));
+	j->tm = (struct snap_timing){ .woke = woke };
+	j->tm.pause = now_ns();
+	err = recorder__harvest(s->r, j->h);
+	j->tm.resume = now_ns();
 	bpfctl__thaw(s->b);
 	/* Gates only drop while frozen, so the counters can be read after the thaw. */
 	sum_counters(s, &coalesced, &gated);
-
 	if (err)
 		wlog("pausing or resuming the rings failed: %s; the snapshot may miss records",
 		     strerror(-err));
-	t.coalesced = coalesced - s->coalesced_seen;
-	t.gated = gated - s->gated_seen;
+
+	j->has_msg = !!m;
+	if (m)
+		j->msg = *m;
+	snprintf(j->name, sizeof(j->name), "%s", name);
+	snprintf(j->text, sizeof(j->text), "%s", text);
+	j->t.id = -1;
+	j->t.freeze_at = freeze_at;
+	j->t.coalesced = coalesced - s->coalesced_seen;
+	j->t.gated = gated - s->gated_seen;
+	j->t.floor = s->last_resume;
+	if (m) {
+		j->t.id = m->trigger_id;
+		if (m->trigger_id < (uint32_t)s->b->nr_trigs)
+			j->t.def = &s->b->trigs[m->trigger_id];
+		if (m->hook < (uint32_t)s->b->nr_hooks)
+			j->t.fmt = s->b->hooks[m->hook].fmt;
+	}
 	s->coalesced_seen = coalesced;
 	s->gated_seen = gated;
-	err = snapshot__write(s->sc, s->r, &t, &tm, path, pathlen);
-	s->sc->floor = tm.resume;
-	now = now_ns();
-	if (!err) {
-		char d1[32], d2[32];
-
-		char what[160] = "";
-
-		if (m && t.def && t.def->kind == TRIGREC_TRIG_LATENCY) {
-			char d3[32], d4[32];
-
-			snprintf(what, sizeof(what), ": %s > %s, tid %u",
-				 fmt_duration(m->latency_ns, d3, sizeof(d3)),
-				 fmt_duration(t.def->cfg.threshold, d4, sizeof(d4)), m->tid);
-		} else if (m && t.def && t.def->kind == TRIGREC_TRIG_RATE) {
-			char d3[32];
-
-			snprintf(what, sizeof(what), ": %llu events in %s",
-				 (unsigned long long)m->count,
-				 fmt_duration(m->window_ns, d3, sizeof(d3)));
-		}
-		ilog("snapshot %s (%s%s; frozen %s, written in %s)", path, t.name, what,
-		     fmt_duration(tm.resume - freeze_at, d1, sizeof(d1)),
-		     fmt_duration(now - tm.resume, d2, sizeof(d2)));
-		if (t.coalesced)
-			ilog("  %llu more trigger firings coalesced into it",
-			     (unsigned long long)t.coalesced);
-	}
+	s->last_resume = j->tm.resume;
 	s->st.snapshots++;
-	if (s->o.max_snapshots && s->st.snapshots >= s->o.max_snapshots && !s->stopping) {
-		uint64_t one = 1;
 
+	pthread_mutex_lock(&s->mu);
+	j->seq = s->next_seq++;
+	j->waited = wait;
+	j->done = 0;
+	j->state = JOB_QUEUED;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
+
+	if (s->o.max_snapshots && ++s->taken >= s->o.max_snapshots && !s->stopping) {
 		ilog("--count %lu reached: stopping", s->o.max_snapshots);
 		s->stopping = 1;
 		s->o.final_snapshot = 0;
-		if (write(s->o.done_fd, &one, sizeof(one)) < 0)
-			wlog("cannot notify the main thread: %s", strerror(errno));
 	}
-	return err;
+	return j;
 }
 
 static int on_msg(void *ctx, void *data, size_t len)
@@ -156,19 +264,23 @@ static int on_msg(void *ctx, void *data, size_t len)
 	}
 	/* Copy out: the ring buffer slot is released when we return. */
 	memcpy(&m, data, sizeof(m));
-	if (s->stopping && !s->o.final_snapshot && s->o.max_snapshots &&
-	    s->st.snapshots >= s->o.max_snapshots) {
+	if (s->stopping && s->o.max_snapshots && s->taken >= s->o.max_snapshots) {
+		/* --count reached: this one is not wanted; let recording go on. */
 		bpfctl__thaw(s->b);
 		return 0;
 	}
-	take(s, &m, m.freeze_at, woke, "trigger", "trigger", NULL, 0);
+	take(s, &m, m.freeze_at, woke, "trigger", "trigger", 0);
 	return 0;
 }
 
-/* 1 = written (path set), 0 = coalesced into a snapshot in progress, <0 = failed. */
+/*
+ * 1 = written (path set when asked for), 0 = coalesced into a snapshot in
+ * progress, <0 = failed.
+ */
 static int manual(struct sideband *s, const char *name, const char *text, char *path, size_t len)
 {
 	uint64_t at = now_ns();
+	struct job *j;
 	int err;
 
 	if (!bpfctl__freeze_now(s->b, at)) {
@@ -177,7 +289,19 @@ static int manual(struct sideband *s, const char *name, const char *text, char *
 		ilog("%s snapshot coalesced into the trigger snapshot in progress", name);
 		return 0;
 	}
-	err = take(s, NULL, at, at, name, text, path, len);
+	j = take(s, NULL, at, at, name, text, path != NULL);
+	if (!path)
+		return 1;
+	/* A control client wants the path: wait for the writer. */
+	pthread_mutex_lock(&s->mu);
+	while (!j->done)
+		pthread_cond_wait(&s->cv, &s->mu);
+	err = j->err;
+	snprintf(path, len, "%s", j->path);
+	j->waited = 0;
+	j->state = JOB_FREE;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
 	return err ? err : 1;
 }
 
@@ -298,7 +422,7 @@ static void *thread_main(void *arg)
 			if (bpfctl__freeze_now(s->b, now_ns())) {
 				uint64_t at = bpfctl__freeze_at(s->b);
 
-				take(s, NULL, at, at, "final", "end of recording", NULL, 0);
+				take(s, NULL, at, at, "final", "end of recording", 0);
 				break;
 			}
 			ring_buffer__consume(s->rb);
@@ -339,13 +463,28 @@ struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct sn
 	if (o->control_fd >= 0 && epoll_ctl(s->epfd, EPOLL_CTL_ADD, o->control_fd, &ev))
 		goto fail;
 	sum_counters(s, &s->coalesced_seen, &s->gated_seen);
+	pthread_mutex_init(&s->mu, NULL);
+	pthread_cond_init(&s->cv, NULL);
+	s->sync_init = 1;
+	for (int i = 0; i < NR_JOBS; i++) {
+		s->jobs[i].h = harvest__new(r);
+		if (!s->jobs[i].h) {
+			elog("cannot allocate snapshot buffers (%d x the ring memory): %s", NR_JOBS,
+			     strerror(errno));
+			goto fail;
+		}
+	}
 	/* Signals belong to the main thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	err = pthread_create(&s->thr, NULL, thread_main, s);
+	err = pthread_create(&s->writer, NULL, writer_main, s);
+	if (!err) {
+		s->writer_started = 1;
+		err = pthread_create(&s->thr, NULL, thread_main, s);
+	}
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
-		elog("cannot start the side-band thread: %s", strerror(err));
+		elog("cannot start the side-band threads: %s", strerror(err));
 		goto fail;
 	}
 	s->started = 1;
@@ -376,11 +515,22 @@ void sideband__no_final(struct sideband *s)
 
 void sideband__stop(struct sideband *s)
 {
-	if (!s || !s->started)
+	if (!s)
 		return;
-	poke(s, REQ_STOP);
-	pthread_join(s->thr, NULL);
-	s->started = 0;
+	if (s->started) {
+		poke(s, REQ_STOP);
+		pthread_join(s->thr, NULL);
+		s->started = 0;
+	}
+	if (s->writer_started) {
+		/* The writer drains what is queued, then exits. */
+		pthread_mutex_lock(&s->mu);
+		s->writer_stop = 1;
+		pthread_cond_broadcast(&s->cv);
+		pthread_mutex_unlock(&s->mu);
+		pthread_join(s->writer, NULL);
+		s->writer_started = 0;
+	}
 }
 
 void sideband__stats(struct sideband *s, struct sideband_stats *out)
@@ -393,6 +543,12 @@ void sideband__free(struct sideband *s)
 	if (!s)
 		return;
 	sideband__stop(s);
+	for (int i = 0; i < NR_JOBS; i++)
+		harvest__free(s->jobs[i].h);
+	if (s->sync_init) {
+		pthread_mutex_destroy(&s->mu);
+		pthread_cond_destroy(&s->cv);
+	}
 	ring_buffer__free(s->rb);
 	if (s->epfd >= 0)
 		close(s->epfd);

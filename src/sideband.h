@@ -2,7 +2,8 @@
 /*
  * The side-band thread: sleeps on the BPF ring buffer (epoll, no periodic
  * wake-ups); on a trigger it waits out the post window, pauses and copies
- * the rings, resumes and re-arms, and only then writes the snapshot.
+ * the rings into a free buffer set, resumes and re-arms. A writer thread
+ * turns each harvest into files, so the next freeze never waits for disk.
  */
 #ifndef TRIGREC_SIDEBAND_H
 #define TRIGREC_SIDEBAND_H
@@ -31,7 +32,9 @@ void sideband__no_final(struct sideband *s);
 void sideband__stop(struct sideband *s);
 /* Counters for the exit summary. */
 struct sideband_stats {
-	unsigned long snapshots, manual_coalesced;
+	unsigned long snapshots;         /* harvests taken */
+	unsigned long manual_coalesced;  /* manual requests folded into a trigger's snapshot */
+	unsigned long waited_for_writer; /* harvests that waited for a free buffer set */
 };
 void sideband__stats(struct sideband *s, struct sideband_stats *out);
 void sideband__free(struct sideband *s);

@@ -275,8 +275,9 @@ struct snap_result {
 	struct ring_stat *rs;
 };
 
-static int write_json(struct snapshot_ctx *sc, struct recorder *r, const struct snap_trigger *t,
-		      const struct snap_timing *tm, const struct snap_result *res,
+static int write_json(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
+		      const struct snap_trigger *t, const struct snap_timing *tm,
+		      const struct snap_result *res,
 		      const char *datapath, const char *path)
 {
 	char tmp[4096];
@@ -357,7 +358,7 @@ static int write_json(struct snapshot_ctx *sc, struct recorder *r, const struct 
 			", \"wrapped\": %s, \"oldest_ns\": %" PRIu64 ", \"records\": %" PRIu64
 			", \"bytes\": %" PRIu64 ", \"lost\": %" PRIu64 "}",
 			i ? "," : "", ring->cpu, ring->tracking ? "tracking" : "main", ring->size,
-			ring->wrapped ? "true" : "false", s->oldest, s->records, s->bytes, s->lost);
+			h->rings[i].wrapped ? "true" : "false", s->oldest, s->records, s->bytes, s->lost);
 	}
 	fprintf(f, "\n  ],\n  \"timing\": {\"trigger_to_wake_ns\": %" PRIu64
 		", \"freeze_to_resume_ns\": %" PRIu64 ", \"pause_to_resume_ns\": %" PRIu64
@@ -421,8 +422,9 @@ static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t
 	return err;
 }
 
-int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct snap_trigger *t,
-		    const struct snap_timing *tm, char *path, size_t pathlen)
+int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
+		    const struct snap_trigger *t, const struct snap_timing *tm,
+		    char *path, size_t pathlen)
 {
 	struct pd_event *evs = NULL;
 	struct collect c = { .r = r };
@@ -451,10 +453,10 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct sn
 	}
 	for (int i = 0; i < r->nr_rings; i++) {
 		c.ring = i;
-		c.base = r->rings[i].copy;
-		if (!r->rings[i].copy_len)
+		c.base = h->rings[i].buf;
+		if (!h->rings[i].len)
 			continue;
-		err = ring_walk(r->rings[i].copy, r->rings[i].copy_len, collect_one, &c, NULL);
+		err = ring_walk(h->rings[i].buf, h->rings[i].len, collect_one, &c, NULL);
 		if (err)
 			goto out;
 	}
@@ -498,9 +500,9 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct sn
 			rs->oldest = s->time;
 	}
 	for (int i = 0; i < r->nr_rings; i++)
-		if (!r->rings[i].tracking && r->rings[i].wrapped && res.rs[i].oldest > res.align)
+		if (!r->rings[i].tracking && h->rings[i].wrapped && res.rs[i].oldest > res.align)
 			res.align = res.rs[i].oldest;
-	res.start = sc->floor;
+	res.start = t->floor;
 	if (!sc->no_align && res.align > res.start)
 		res.start = res.align;
 
@@ -622,7 +624,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct sn
 		goto out;
 	tmp[0] = 0;
 	snprintf(jpath, sizeof(jpath), "%.*s.json", (int)(strlen(path) - 5), path);
-	err = write_json(sc, r, t, tm, &res, path, jpath);
+	err = write_json(sc, r, h, t, tm, &res, path, jpath);
 	if (err) {
 		elog("snapshot %s written, but its sidecar %s failed: %s", path, jpath, strerror(-err));
 		err = 0;

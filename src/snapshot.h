@@ -24,6 +24,7 @@ struct snap_trigger {
 	uint64_t freeze_at;      /* cut requested (monotonic ns) */
 	uint64_t coalesced;      /* triggers that fired while this one was being taken */
 	uint64_t gated;          /* records the gates dropped while frozen */
+	uint64_t floor;          /* previous snapshot's resume: windows never reach past a freeze */
 };
 
 struct snap_timing {
@@ -37,7 +38,6 @@ struct snapshot_ctx {
 	int argc;
 	char **argv;
 	struct procs procs;
-	uint64_t floor;          /* previous snapshot's resume: windows never overlap a freeze */
 	int no_align;
 	int callgraph;
 	int64_t mono_to_real;    /* realtime ns - monotonic ns */
@@ -52,11 +52,12 @@ int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r);
 void snapshot_ctx__fini(struct snapshot_ctx *sc);
 
 /*
- * Write the snapshot of r's last harvest. Returns 0 and the perf.data path in
+ * Write the snapshot of harvest h (taken from r). Returns 0 and the perf.data path in
  * path, or -errno after an elog() (the temporary files are removed; the
  * recorder is unaffected).
  */
-int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct snap_trigger *t,
-		    const struct snap_timing *tm, char *path, size_t pathlen);
+int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
+		    const struct snap_trigger *t, const struct snap_timing *tm,
+		    char *path, size_t pathlen);
 
 #endif
