@@ -509,11 +509,18 @@ struct harvest *harvest__new(const struct recorder *r)
 		goto fail;
 	h->nr_rings = r->nr_rings;
 	for (int i = 0; i < r->nr_rings; i++) {
+		long psz = sysconf(_SC_PAGESIZE);
+
 		h->rings[i].buf = malloc(r->rings[i].size);
 		if (!h->rings[i].buf)
 			goto fail;
-		/* Fault it in now, not inside the freeze window. */
-		memset(h->rings[i].buf, 0, r->rings[i].size);
+		/*
+		 * Fault it in now, not inside the freeze window. Volatile stores: a
+		 * memset(0) after malloc becomes calloc, which leaves fresh mmap
+		 * pages untouched (that cost ~10 us per page in the first harvest).
+		 */
+		for (uint64_t off = 0; off < r->rings[i].size; off += psz)
+			((volatile char *)h->rings[i].buf)[off] = 1;
 	}
 	return h;
 fail:

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -384,6 +385,19 @@ static void *thread_main(void *arg)
 {
 	struct sideband *s = arg;
 	struct epoll_event ev[4];
+	struct sched_param sp = { .sched_priority = 1 };
+	int err;
+
+	/*
+	 * The freeze lasts from the trigger until this thread has copied the
+	 * rings, and on busy CPUs a normal thread waits milliseconds to run.
+	 * The lowest real-time priority makes the wake-up preempt ordinary work;
+	 * the thread only ever sleeps, copies and hands off, so it cannot hog.
+	 */
+	err = pthread_setschedparam(pthread_self(), SCHED_FIFO, &sp);
+	if (err)
+		vlog("side-band thread stays SCHED_OTHER (%s): freezes may last longer on busy CPUs",
+		     strerror(err));
 
 	for (;;) {
 		int n = epoll_wait(s->epfd, ev, 4, -1);
