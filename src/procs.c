@@ -147,6 +147,22 @@ struct proc_ent *procs__get(struct procs *p, uint32_t tid)
 	return slot(p, tid, 0);
 }
 
+void procs__note(struct procs *p, uint32_t pid, uint32_t tid)
+{
+	struct proc_ent *e;
+
+	if (!tid || !pid)
+		return;
+	e = slot(p, tid, 0);
+	if (e && e->pid)
+		return;
+	e = slot(p, tid, 1);
+	if (e) {
+		e->pid = pid;
+		e->comm[0] = 0;
+	}
+}
+
 void procs__clear_used(struct procs *p)
 {
 	for (uint32_t i = 0; i < p->cap; i++)

