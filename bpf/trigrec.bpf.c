@@ -597,6 +597,28 @@ static __always_inline int task_span(__u32 id, __u32 role, __u64 now, struct lat
 	return 0;
 }
 
+/* Start or end a span keyed by record fields in the lat_starts LRU. 1 = ended (*v set). */
+static __always_inline int hash_span(struct tkey *k, __u32 role, __u64 now, struct lat_start *v)
+{
+	struct lat_start *ls;
+
+	k->kind = 1;
+	if (role == TRIGREC_ROLE_START) {
+		v->ts = now;
+		v->tid = (__u32)bpf_get_current_pid_tgid();
+		v->cpu = bpf_get_smp_processor_id();
+		bpf_map_update_elem(&lat_starts, k, v, BPF_ANY);
+		return 0;
+	}
+	/* Ended spans are deleted: keys like (dev, sector) rarely recur. */
+	ls = bpf_map_lookup_elem(&lat_starts, k);
+	if (!ls)
+		return 0;
+	*v = *ls;
+	bpf_map_delete_elem(&lat_starts, k);
+	return 1;
+}
+
 /* Evaluate one (trigger, role) entry of a hook. 1 = it fired. */
 __noinline int run_trigger(struct scratch *s, __u32 entry)
 {
@@ -619,13 +641,18 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	now = bpf_ktime_get_ns();
 	fc.now = now;
 
-	if (tc->kind == TRIGREC_TRIG_LATENCY && (tc->flags & TRIGREC_TF_TASK_KEY)) {
+	if (tc->kind == TRIGREC_TRIG_LATENCY) {
 		struct lat_start v;
+		int ended;
 
-		k.k[0] = (__u32)bpf_get_current_pid_tgid();
-		if (!task_span(id, role, now, &v))
-			return 0;
-		if (now < v.ts)
+		if (tc->flags & TRIGREC_TF_TASK_KEY) {
+			k.k[0] = (__u32)bpf_get_current_pid_tgid();
+			ended = task_span(id, role, now, &v);
+		} else {
+			build_key(s, &side->key, &k);
+			ended = hash_span(&k, role, now, &v);
+		}
+		if (!ended || now < v.ts)
 			return 0;
 		if (tc->window_ns && now - v.ts > tc->window_ns) {
 			st->stale_starts++;
@@ -642,36 +669,7 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	}
 	build_key(s, &side->key, &k);
 
-	if (tc->kind == TRIGREC_TRIG_LATENCY) {
-		struct lat_start *ls, v;
-
-		k.kind = 1;
-		if (role == TRIGREC_ROLE_START) {
-			v.ts = now;
-			v.tid = (__u32)bpf_get_current_pid_tgid();
-			v.cpu = bpf_get_smp_processor_id();
-			bpf_map_update_elem(&lat_starts, &k, &v, BPF_ANY);
-			return 0;
-		}
-		/* Ended spans are deleted: keys like (dev, sector) rarely recur. */
-		ls = bpf_map_lookup_elem(&lat_starts, &k);
-		if (!ls)
-			return 0;
-		v = *ls;
-		bpf_map_delete_elem(&lat_starts, &k);
-		if (now < v.ts)
-			return 0;
-		if (tc->window_ns && now - v.ts > tc->window_ns) {
-			st->stale_starts++;
-			return 0;
-		}
-		if (now - v.ts <= tc->threshold)
-			return 0;
-		fc.start_ns = v.ts;
-		fc.latency_ns = now - v.ts;
-		fc.start_tid = v.tid;
-		fc.start_cpu = v.cpu;
-	} else if (tc->kind == TRIGREC_TRIG_RATE) {
+	if (tc->kind == TRIGREC_TRIG_RATE) {
 		struct rate_bucket *b, nb = { .win_start = now, .count = 0 };
 		__u64 n;
 
