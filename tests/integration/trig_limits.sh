@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # Limits: 64 triggers (8 per tracepoint, latency starts and ends included)
-# load and the last of them fires; a 65th, or a 9th on one tracepoint, is
+# load, with the LRU maps at their maximum sizes, and the last of them fires; a 65th, or a 9th on one tracepoint, is
 # refused with a message naming the limit; a filter of 16 comparisons with
 # globs and 4 strings loads and decides correctly; a 5th string is refused.
 . "$(dirname "$0")/lib.sh"
@@ -34,7 +34,9 @@ for t in "${trigs[@]}"; do args+=(--trigger "$t"); done
 D=$TMP/max
 t_begin "limits: 64 triggers load, and the last ones fire"
 check_eq "triggers built" "${#trigs[@]}" 64
-if tw_start "$TMP/log" "$D" --no-final-snapshot -e syscalls:sys_enter_getsid,syscalls:sys_enter_getpgid "${args[@]}"; then
+# The maps at their largest sizes too: the verifier and the loader take both.
+if tw_start "$TMP/log" "$D" --no-final-snapshot --max-starts 4194304 --max-keys 4194304 \
+	-e syscalls:sys_enter_getsid,syscalls:sys_enter_getpgid "${args[@]}"; then
 	check_match "recording line" "$(grep '^trigrec: recording' "$TMP/log")" ', 64 triggers;'
 	tw getsid 6000 3                        # matches nothing
 	tw getsid 6063; wait_snaps "$D" t63 1 || t_fail "t63: no snapshot"
