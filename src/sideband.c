@@ -55,7 +55,6 @@ struct sideband {
 	uint64_t coalesced_seen;   /* sum of BPF coalesced counters already reported */
 	uint64_t gated_seen;
 	uint64_t last_resume;      /* floor of the next snapshot's window */
-	unsigned long taken;       /* harvests taken (side-band thread) */
 	struct sideband_stats st;
 	/* Writer thread: files are written while the next freeze can already happen. */
 	pthread_t writer;
@@ -245,7 +244,7 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 
-	if (s->o.max_snapshots && ++s->taken >= s->o.max_snapshots && !s->stopping) {
+	if (s->o.max_snapshots && s->st.snapshots >= s->o.max_snapshots && !s->stopping) {
 		ilog("--count %lu reached: stopping", s->o.max_snapshots);
 		s->stopping = 1;
 		s->o.final_snapshot = 0;
@@ -265,7 +264,7 @@ static int on_msg(void *ctx, void *data, size_t len)
 	}
 	/* Copy out: the ring buffer slot is released when we return. */
 	memcpy(&m, data, sizeof(m));
-	if (s->stopping && s->o.max_snapshots && s->taken >= s->o.max_snapshots) {
+	if (s->stopping && s->o.max_snapshots && s->st.snapshots >= s->o.max_snapshots) {
 		/* --count reached: this one is not wanted; let recording go on. */
 		bpfctl__thaw(s->b);
 		return 0;
