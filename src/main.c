@@ -74,8 +74,16 @@ static const char usage_record[] =
 "  -- command [args]       run the command, record it, stop when it exits\n"
 "\n"
 "Triggers and snapshots:\n"
-"      --trigger EVENT     snapshot when tracepoint EVENT fires (repeatable);\n"
-"                          with -p or a command, only for that process tree\n"
+"      --trigger TRIGGER   snapshot when TRIGGER holds (repeatable); with -p or\n"
+"                          a command, only in that process tree. TRIGGER is\n"
+"                            EVENT [if FILTER] [count >= N]\n"
+"                            latency EVENT [if F] [by KEY] -> EVENT [if F]\n"
+"                                    [by KEY] > DURATION\n"
+"                            rate EVENT [if F] [by KEY] > N/DURATION\n"
+"                          then any of: post DURATION, cooldown DURATION\n"
+"                          [per key], limit N/PERIOD, max N, name NAME.\n"
+"                          FILTER: ftrace syntax over the event's fields and\n"
+"                          comm, pid, tid, cpu, cgroup (docs/triggers.md)\n"
 "      --post DURATION     keep recording this long after the trigger (10ms)\n"
 "      --count N           stop after N snapshots\n"
 "      --no-final-snapshot do not write a snapshot at the end\n"
@@ -87,7 +95,7 @@ static const char usage_record[] =
 "                          overwrite history until the harvest (still cut exactly)\n"
 "      --no-align          keep every CPU's full history, even where another\n"
 "                          CPU's ring has already overwritten the same span\n"
-"  -o, --output DIR        where snapshots go (default .)\n"
+"  -o, --output DIR        where snapshots go (default .; created if missing)\n"
 "\n"
 "Signals: SIGUSR2 takes a snapshot now; Ctrl-C stops (with a final snapshot);\n"
 "a second Ctrl-C exits at once.\n"
@@ -95,7 +103,11 @@ static const char usage_record[] =
 "Examples:\n"
 "  trigrec record -e sched:sched_switch,sched:sched_wakeup --trigger sched:sched_process_exit -a\n"
 "  trigrec record -e 'syscalls:sys_enter_*' --filter 'common_pid != 0' -m 4M -- ./app\n"
-"  trigrec record -e cpu-clock -g --trigger signal:signal_deliver --post 20ms -p 1234\n";
+"  trigrec record -e cpu-clock -g --trigger signal:signal_deliver --post 20ms -p 1234\n"
+"  trigrec record -e 'raw_syscalls:*' -e sched:sched_switch \\\n"
+"      --trigger 'latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms' -- ./app\n"
+"  trigrec record -e 'sched:*' --trigger 'rate syscalls:sys_enter_openat by pid > 5000/1s\n"
+"      cooldown 10s per key limit 3/min' --control /run/trigrec.sock\n";
 
 struct record_args {
 	struct rec_event_spec *evs;
