@@ -375,7 +375,7 @@ static void control_client(struct sideband *s, int fd)
 		snprintf(reply, sizeof(reply), "error unknown command '%.64s' (snapshot [NAME], stats, stop)\n",
 			 line);
 	}
-	if (write(fd, reply, strlen(reply)) < 0)
+	if (send(fd, reply, strlen(reply), MSG_NOSIGNAL) < 0)
 		dlog("control client went away: %s", strerror(errno));
 	close(fd);
 }
