@@ -921,6 +921,36 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 	}
 }
 
+/* SIDE := EVENT [if FILTER] [by KEY] */
+static int parse_side(struct parser *ps, struct tl_side *side, const char *what)
+{
+	if (parse_event(ps, side, what) || parse_opt_filter(ps, &side->filter))
+		return -EINVAL;
+	if (is_word(cur(ps), "by") && parse_key(ps, &side->key))
+		return -EINVAL;
+	return 0;
+}
+
+/*
+ * The punctuation that must follow a side ('->' or '>'). A clause keyword
+ * there is misplaced; anything else gets `missing` and what was found.
+ */
+static int expect_after_side(struct parser *ps, const struct trig_ast *a, int punct,
+			     int arrow_misplaced, const char *missing)
+{
+	struct tok *t = cur(ps);
+	char d[64];
+
+	if (is_punct(t, punct)) {
+		ps->i++;
+		return 0;
+	}
+	if (is_word(t, "if") || is_word(t, "by") || is_word(t, "count") ||
+	    (arrow_misplaced && is_punct(t, P_ARROW)))
+		return misplaced(ps, a, "");
+	return perr(ps, t->pos, "%s, got %s", missing, tok_desc(t, d, sizeof(d)));
+}
+
 static int parse_trigger(struct parser *ps, struct trig_ast *a)
 {
 	struct tok *t = cur(ps), *nx = peek(ps, 1);
@@ -946,36 +976,13 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 	}
 
 	if (a->kind == TRIGREC_TRIG_LATENCY) {
-		if (parse_event(ps, st, "the start tracepoint"))
+		if (parse_side(ps, st, "the start tracepoint") ||
+		    expect_after_side(ps, a, P_ARROW, 0, "missing '->': a latency trigger is "
+				      "'latency START -> END > DURATION'") ||
+		    parse_side(ps, ev, "the end tracepoint after '->'") ||
+		    expect_after_side(ps, a, P_GT, 0, "missing threshold: add '> DURATION' after "
+				      "the end tracepoint (e.g. latency A -> B > 10ms)"))
 			return -EINVAL;
-		if (parse_opt_filter(ps, &st->filter))
-			return -EINVAL;
-		if (is_word(cur(ps), "by") && parse_key(ps, &st->key))
-			return -EINVAL;
-		if (!is_punct(cur(ps), P_ARROW)) {
-			if (is_word(cur(ps), "if") || is_word(cur(ps), "by") ||
-			    is_word(cur(ps), "count"))
-				return misplaced(ps, a, "");
-			return perr(ps, cur(ps)->pos, "missing '->': a latency trigger is "
-				    "'latency START -> END > DURATION', got %s",
-				    tok_desc(cur(ps), d, sizeof(d)));
-		}
-		ps->i++;
-		if (parse_event(ps, ev, "the end tracepoint after '->'"))
-			return -EINVAL;
-		if (parse_opt_filter(ps, &ev->filter))
-			return -EINVAL;
-		if (is_word(cur(ps), "by") && parse_key(ps, &ev->key))
-			return -EINVAL;
-		if (!is_punct(cur(ps), P_GT)) {
-			if (is_word(cur(ps), "if") || is_word(cur(ps), "by") ||
-			    is_word(cur(ps), "count"))
-				return misplaced(ps, a, "");
-			return perr(ps, cur(ps)->pos, "missing threshold: add '> DURATION' after the "
-				    "end tracepoint (e.g. latency A -> B > 10ms), got %s",
-				    tok_desc(cur(ps), d, sizeof(d)));
-		}
-		ps->i++;
 		t = cur(ps);
 		if (parse_dur(ps, &a->threshold, "latency threshold"))
 			return -EINVAL;
@@ -988,20 +995,10 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 		if (a->window_ns < 10000000000ULL)
 			a->window_ns = 10000000000ULL;
 	} else if (a->kind == TRIGREC_TRIG_RATE) {
-		if (parse_event(ps, ev, "a tracepoint after 'rate'"))
+		if (parse_side(ps, ev, "a tracepoint after 'rate'") ||
+		    expect_after_side(ps, a, P_GT, 1, "missing threshold: add '> N/DURATION' (e.g. "
+				      "rate EVENT > 1000/1s)"))
 			return -EINVAL;
-		if (parse_opt_filter(ps, &ev->filter))
-			return -EINVAL;
-		if (is_word(cur(ps), "by") && parse_key(ps, &ev->key))
-			return -EINVAL;
-		if (!is_punct(cur(ps), P_GT)) {
-			if (is_word(cur(ps), "if") || is_word(cur(ps), "by") ||
-			    is_word(cur(ps), "count") || is_punct(cur(ps), P_ARROW))
-				return misplaced(ps, a, "");
-			return perr(ps, cur(ps)->pos, "missing threshold: add '> N/DURATION' (e.g. "
-				    "rate EVENT > 1000/1s), got %s", tok_desc(cur(ps), d, sizeof(d)));
-		}
-		ps->i++;
 		if (parse_int_range(ps, 1, 1000000000, &a->threshold, "rate count"))
 			return -EINVAL;
 		if (!is_punct(cur(ps), P_SLASH))
