@@ -13,6 +13,7 @@
 #include "perfdata.h"
 #include "ring_reader.h"
 #include "snapshot.h"
+#include "tpsample.h"
 
 /* One kept record, pointing into a ring copy. */
 struct snap_rec {
@@ -40,84 +41,14 @@ struct collect {
 	unsigned long bad;
 };
 
-/* The IDENTIFIER of a record: first u64 of a sample, last of any other record. */
-static uint64_t rec_id(const struct perf_event_header *h)
-{
-	uint64_t id;
-
-	if (h->type == PERF_RECORD_SAMPLE)
-		memcpy(&id, h + 1, 8);
-	else
-		memcpy(&id, (const uint8_t *)h + h->size - 8, 8);
-	return id;
-}
-
-/* Where RAW starts in a tracepoint sample as the kernel wrote it, or NULL. */
-static const uint8_t *tp_raw(const struct perf_event_header *h, uint64_t st)
-{
-	const uint8_t *p = (const uint8_t *)(h + 1), *end = (const uint8_t *)h + h->size;
-
-	p += 8;                                   /* IDENTIFIER */
-	if (st & PERF_SAMPLE_IP)
-		p += 8;
-	p += 8;                                   /* TIME */
-	if (st & PERF_SAMPLE_CALLCHAIN) {
-		uint64_t nr;
-
-		if (p + 8 > end)
-			return NULL;
-		memcpy(&nr, p, 8);
-		if (nr > (uint64_t)(end - p) / 8)
-			return NULL;
-		p += 8 + nr * 8;
-	}
-	if (p + 4 + 8 > end)
-		return NULL;
-	return p;
-}
-
-/*
- * Write a tracepoint record with the fields the kernel was spared: TID
- * (after IP) and CPU (after TIME) in samples; a full trailer (TID, TIME,
- * CPU, IDENTIFIER) on other records (LOST). Layouts: perf_event.h.
- */
+/* A tracepoint record completed (tpsample.c) and appended to the file. */
 static int write_rewritten(struct pd_writer *w, const struct snap_rec *s, uint64_t st,
 			   uint32_t cpu, uint8_t *buf, size_t cap)
 {
-	const uint8_t *in = (const uint8_t *)s->hdr;
-	struct perf_event_header *oh = (struct perf_event_header *)buf;
-	uint32_t tidpid[2] = { s->pid, s->tid }, cpures[2] = { cpu, 0 };
-	size_t o = sizeof(*oh), i = sizeof(*oh);
+	int n = tp_complete(s->hdr, st, s->pid, s->tid, cpu, buf, cap);
 
-	if ((size_t)s->hdr->size + 16 > cap || s->hdr->size + 16 > 0xffff)
-		return 0; /* cannot happen for tracepoints (< 64 KiB), skip rather than corrupt */
-	*oh = *s->hdr;
-	oh->size += 16;
-	if (s->hdr->type == PERF_RECORD_SAMPLE) {
-		size_t head = 8 + ((st & PERF_SAMPLE_IP) ? 8 : 0);
-
-		memcpy(buf + o, in + i, head);        /* IDENTIFIER, IP */
-		o += head, i += head;
-		memcpy(buf + o, tidpid, 8);           /* TID */
-		o += 8;
-		memcpy(buf + o, in + i, 8);           /* TIME */
-		o += 8, i += 8;
-		memcpy(buf + o, cpures, 8);           /* CPU */
-		o += 8;
-		memcpy(buf + o, in + i, s->hdr->size - i); /* CALLCHAIN, RAW */
-	} else {
-		/* Kernel trailer: TIME, IDENTIFIER (16 bytes) at the end. */
-		size_t body = s->hdr->size - 16;
-
-		memcpy(buf + o, in + i, body - i);
-		o += body - i;
-		tidpid[0] = tidpid[1] = 0;
-		memcpy(buf + o, tidpid, 8);
-		memcpy(buf + o + 8, in + body, 8);    /* TIME */
-		memcpy(buf + o + 16, cpures, 8);
-		memcpy(buf + o + 24, in + body + 8, 8); /* IDENTIFIER */
-	}
-	return pd_writer__write(w, buf, oh->size);
+	/* Malformed (cannot happen for records the kernel wrote): skip, never corrupt. */
+	return n < 0 ? 0 : pd_writer__write(w, buf, n);
 }
 
 static int collect_one(const struct perf_event_header *h, void *ctx)
