@@ -250,7 +250,6 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 				wlog("cannot gate %s (%s): records after a trigger may overwrite "
 				     "history; the snapshot is still trimmed at the cut", e->pd.name,
 				     strerror(errno));
-				b->ungated++;
 				continue;
 			}
 			if (add_link(b, l))
@@ -279,11 +278,6 @@ void bpfctl__free(struct bpfctl *b)
 	free(b->hooks);
 	trigrec_bpf__destroy(b->skel);
 	free(b);
-}
-
-uint64_t bpfctl__freeze_at(struct bpfctl *b)
-{
-	return __atomic_load_n(&b->skel->bss->freeze_at, __ATOMIC_ACQUIRE);
 }
 
 int bpfctl__freeze_now(struct bpfctl *b, uint64_t at)

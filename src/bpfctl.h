@@ -26,7 +26,6 @@ struct bpfctl {
 	int nr_hooks;
 	const struct trig_def *trigs;
 	int nr_trigs;
-	int ungated;             /* sampling events the gate could not attach to */
 };
 
 /*
@@ -44,7 +43,6 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 void bpfctl__free(struct bpfctl *b);
 
 /* Freeze state (shared with the BPF programs through the mmaped .bss). */
-uint64_t bpfctl__freeze_at(struct bpfctl *b);
 /* Claim a snapshot from userspace (SIGUSR2, exit): 1 = claimed and frozen at `at`, 0 = busy. */
 int bpfctl__freeze_now(struct bpfctl *b, uint64_t at);
 /* Resume recording and re-arm the triggers. */

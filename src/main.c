@@ -119,7 +119,7 @@ struct record_args {
 	pid_t pid;
 	uint64_t post_ns;
 	unsigned long count;
-	struct bpfctl_opts maps;
+	struct bpfctl_opts bpf;
 	int no_final, no_align, all_cpus;
 	const char *outdir;
 	const char *control;
@@ -308,17 +308,17 @@ static int parse_record(int argc, char **argv, struct record_args *a)
 			a->no_align = 1;
 			break;
 		case OPT_NO_GATES:
-			a->maps.no_gates = 1;
+			a->bpf.no_gates = 1;
 			break;
 		case OPT_MAX_STARTS:
 			if (parse_u64(optarg, 1024, 1u << 22, &v, err, sizeof(err)))
 				return bad_value("--max-starts", err);
-			a->maps.lat_starts = v;
+			a->bpf.lat_starts = v;
 			break;
 		case OPT_MAX_KEYS:
 			if (parse_u64(optarg, 1024, 1u << 22, &v, err, sizeof(err)))
 				return bad_value("--max-keys", err);
-			a->maps.keys = v;
+			a->bpf.keys = v;
 			break;
 		case OPT_CONTROL:
 			if (strlen(optarg) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
@@ -590,7 +590,7 @@ static int cmd_record(int argc, char **argv, int gargc, char **gargv)
 		goto out;
 	/* Names of threads alive now, before any can exit unseen (BPF loading takes a while). */
 	procs__scan(&sc.procs);
-	b = bpfctl__new(r, a.trigs, a.nr_trigs, a.cmd ? child : a.pid, &a.maps);
+	b = bpfctl__new(r, a.trigs, a.nr_trigs, a.cmd ? child : a.pid, &a.bpf);
 	if (!b)
 		goto out;
 	recorder__rearm_on_exec(r);

@@ -432,9 +432,9 @@ static void *thread_main(void *arg)
 	ring_buffer__consume(s->rb);
 	if (__atomic_load_n(&s->o.final_snapshot, __ATOMIC_ACQUIRE)) {
 		for (int tries = 0; tries < 100; tries++) {
-			if (bpfctl__freeze_now(s->b, now_ns())) {
-				uint64_t at = bpfctl__freeze_at(s->b);
+			uint64_t at = now_ns();
 
+			if (bpfctl__freeze_now(s->b, at)) {
 				take(s, NULL, at, at, "final", "end of recording", 0);
 				break;
 			}

@@ -20,11 +20,22 @@ struct snap_rec {
 	uint64_t time;
 	const struct perf_event_header *hdr;
 	uint32_t pos;      /* offset in the ring copy: larger = older */
-	uint16_t ring;
-	uint8_t tracking;
-	uint8_t rewrite;   /* a tracepoint record: the writer adds TID and CPU */
 	uint32_t pid, tid;
+	uint16_t ring;
+	uint16_t event;    /* index in r->evs, found once when collecting */
 };
+
+/* Tracking-ring records (COMM/FORK/EXIT) name threads; they are not history. */
+static inline int is_tracking(const struct recorder *r, const struct snap_rec *s)
+{
+	return r->rings[s->ring].tracking;
+}
+
+/* Tracepoint records: the writer adds the TID and CPU the kernel left out. */
+static inline int needs_completion(const struct recorder *r, const struct snap_rec *s)
+{
+	return r->evs[s->event].kind == REC_EV_TRACEPOINT;
+}
 
 struct ring_stat {
 	uint64_t records, bytes, oldest, newest, lost;
@@ -75,11 +86,10 @@ static int collect_one(const struct perf_event_header *h, void *ctx)
 	s->hdr = h;
 	s->pos = (const char *)h - c->base;
 	s->ring = c->ring;
-	s->tracking = c->r->rings[c->ring].tracking;
 	s->pid = info.pid;
 	s->tid = info.tid;
-	s->rewrite = c->r->evs[info.event].kind == REC_EV_TRACEPOINT;
-	if (s->rewrite && h->type == PERF_RECORD_SAMPLE) {
+	s->event = info.event;
+	if (needs_completion(c->r, s) && h->type == PERF_RECORD_SAMPLE) {
 		const uint8_t *raw = tp_raw(h, c->evs[info.event].attr.sample_type);
 
 		/* The thread is the record's common_pid (RAW: u32 size, then the entry). */
@@ -131,15 +141,25 @@ static uint64_t kernel_text(void)
 
 int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 {
-	struct pd_event *evs = calloc(r->nr_evs, sizeof(*evs));
 	int err;
 
-	if (!evs)
+	/*
+	 * The attrs as the kernel writes records (to decode them) and as the file
+	 * presents them: tracepoint samples completed with TID and CPU.
+	 */
+	sc->kevs = calloc(r->nr_evs, sizeof(*sc->kevs));
+	sc->fevs = calloc(r->nr_evs, sizeof(*sc->fevs));
+	if (!sc->kevs || !sc->fevs)
 		return -ENOMEM;
-	for (int i = 0; i < r->nr_evs; i++)
-		evs[i] = r->evs[i].pd;
-	err = pd_tracing_data(evs, r->nr_evs, &sc->tracing_data, &sc->tracing_data_len);
-	free(evs);
+	for (int i = 0; i < r->nr_evs; i++) {
+		sc->kevs[i] = sc->fevs[i] = r->evs[i].pd;
+		if (r->evs[i].kind == REC_EV_TRACEPOINT)
+			sc->fevs[i].attr.sample_type |= REC_TP_FILE_EXTRA;
+	}
+	sc->idmap = pd_idmap__new(sc->kevs, r->nr_evs);
+	if (!sc->idmap)
+		return -ENOMEM;
+	err = pd_tracing_data(sc->kevs, r->nr_evs, &sc->tracing_data, &sc->tracing_data_len);
 	if (err) {
 		elog("cannot collect tracepoint formats for perf.data: %s", strerror(-err));
 		return err;
@@ -158,6 +178,11 @@ int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 
 void snapshot_ctx__fini(struct snapshot_ctx *sc)
 {
+	pd_idmap__free(sc->idmap);
+	free(sc->kevs);
+	free(sc->fevs);
+	sc->idmap = NULL;
+	sc->kevs = sc->fevs = NULL;
 	procs__free(&sc->procs);
 	free(sc->tracing_data);
 	sc->tracing_data = NULL;
@@ -448,8 +473,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		    const struct snap_trigger *t, const struct snap_timing *tm,
 		    char *path, size_t pathlen)
 {
-	struct pd_event *evs = NULL, *fevs = NULL;
-	struct collect c = { .r = r };
+	struct collect c = { .r = r, .evs = sc->kevs, .idmap = sc->idmap };
 	struct snap_result res = { 0 };
 	struct rec_event *tev = recorder__tracking(r);
 	const struct trigrec_trigger_msg *m = t->msg;
@@ -460,28 +484,8 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	size_t k = 0;
 	int fd = -1, err = 0;
 
-	evs = calloc(r->nr_evs, sizeof(*evs));
 	res.rs = calloc(r->nr_rings, sizeof(*res.rs));
-	if (!evs || !res.rs) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (int i = 0; i < r->nr_evs; i++)
-		evs[i] = r->evs[i].pd;
-	fevs = calloc(r->nr_evs, sizeof(*fevs));
-	if (!fevs) {
-		err = -ENOMEM;
-		goto out;
-	}
-	/* What perf is told: the tracepoints' samples as the writer completes them. */
-	for (int i = 0; i < r->nr_evs; i++) {
-		fevs[i] = r->evs[i].pd;
-		if (r->evs[i].kind == REC_EV_TRACEPOINT)
-			fevs[i].attr.sample_type |= REC_TP_FILE_EXTRA;
-	}
-	c.evs = evs;
-	c.idmap = pd_idmap__new(evs, r->nr_evs);
-	if (!c.idmap) {
+	if (!res.rs) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -511,7 +515,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		for (size_t i = 0; i < c.n; i++) {
 			const struct snap_rec *s = &c.recs[i];
 
-			if (!s->tracking && r->rings[s->ring].cpu == (int)m->cpu &&
+			if (!is_tracking(r, s) && r->rings[s->ring].cpu == (int)m->cpu &&
 			    s->time >= m->time_ns && s->time < best)
 				best = s->time;
 		}
@@ -546,10 +550,10 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 
 		if (s->time > res.cut)
 			continue;
-		if (!s->tracking && s->time >= res.start && (!res.first || s->time < res.first))
+		if (!is_tracking(r, s) && s->time >= res.start && (!res.first || s->time < res.first))
 			res.first = s->time;
 		/* Tracking records older than the window still name threads: keep them. */
-		if (!s->tracking && s->time < res.start)
+		if (!is_tracking(r, s) && s->time < res.start)
 			continue;
 		if (s->hdr->type == PERF_RECORD_LOST)
 			rs->lost += ((const uint64_t *)(s->hdr + 1))[1];
@@ -572,7 +576,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		const struct snap_rec *s = &c.recs[i];
 		const uint32_t *f = (const uint32_t *)(s->hdr + 1);
 
-		if (!s->tracking)
+		if (!is_tracking(r, s))
 			continue;
 		if (s->hdr->type == PERF_RECORD_COMM)
 			procs__note(&sc->procs, f[0], f[1]);
@@ -583,7 +587,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		struct snap_rec *s = &c.recs[i];
 		struct proc_ent *pe;
 
-		if (!s->rewrite || s->hdr->type != PERF_RECORD_SAMPLE)
+		if (!needs_completion(r, s) || s->hdr->type != PERF_RECORD_SAMPLE)
 			continue;
 		pe = s->tid ? procs__get(&sc->procs, s->tid) : NULL;
 		s->pid = pe ? pe->pid : s->tid;
@@ -607,7 +611,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		err = fd;
 		goto out;
 	}
-	w = pd_writer__new(fd, fevs, r->nr_evs);
+	w = pd_writer__new(fd, sc->fevs, r->nr_evs);
 	if (!w) {
 		err = -ENOMEM;
 		goto out;
@@ -644,11 +648,9 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	for (size_t i = 0; i < k && !err; i++) {
 		const struct snap_rec *s = &c.recs[i];
 
-		if (s->rewrite) {
-			int ev = pd_idmap__find(c.idmap, rec_id(s->hdr));
-
-			err = ev < 0 ? 0 : write_rewritten(w, s, evs[ev].attr.sample_type,
-							   r->rings[s->ring].cpu, rbuf, sizeof(rbuf));
+		if (needs_completion(r, s)) {
+			err = write_rewritten(w, s, r->evs[s->event].pd.attr.sample_type,
+					      r->rings[s->ring].cpu, rbuf, sizeof(rbuf));
 		} else {
 			err = pd_writer__write(w, s->hdr, s->hdr->size);
 		}
@@ -706,10 +708,7 @@ out:
 	if (err && tmp[0])
 		unlink(tmp);
 	pd_writer__free(w);
-	pd_idmap__free(c.idmap);
 	free(c.recs);
 	free(res.rs);
-	free(evs);
-	free(fevs);
 	return err;
 }

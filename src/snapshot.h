@@ -41,6 +41,9 @@ struct snapshot_ctx {
 	int no_align;
 	int callgraph;
 	int64_t mono_to_real;    /* realtime ns - monotonic ns */
+	struct pd_event *kevs;   /* attrs as the kernel writes records: for decoding */
+	struct pd_event *fevs;   /* attrs as the file presents them (tracepoints + TID, CPU) */
+	struct pd_idmap *idmap;  /* record id -> index in kevs */
 	void *tracing_data;      /* TRACING_DATA payload, built once */
 	size_t tracing_data_len;
 	uint64_t kernel_start;   /* _text */

@@ -239,13 +239,14 @@ leftovers() { find "$1" -maxdepth 1 \( -name '.trigrec-*' -o -name '*.tmp' \) 2>
 
 # ---- reading snapshots ----
 
-# decode FILE: one line per sample, in time order, tab-separated:
-#   time_ns cpu pid tid event arg comm
+# decode FILE [text]: one line per sample, in time order, tab-separated:
+#   time_ns cpu pid tid event arg comm [text]
 # arg is the decimal value of the first "pid: 0x..." field (getpgid, getsid:
-# seqgen's sequence numbers), or - when there is none.
+# seqgen's sequence numbers), or - when there is none; with "text", an 8th
+# column holds the record's text after the event name.
 decode() {
 	"$PERF" script -i "$1" --ns -F trace:comm,pid,tid,cpu,time,event,trace 2>"$TMP/perf-script.err" |
-		awk '
+		awk -v with_text="${2:-}" '
 		function hex(s,   i, v, c) {
 			v = 0; s = tolower(s)
 			for (i = 1; i <= length(s); i++) {
@@ -266,7 +267,12 @@ decode() {
 			arg = "-"
 			if (match(rest, /pid: 0x[0-9a-fA-F]+/))
 				arg = sprintf("%.0f", hex(substr(rest, RSTART + 7, RLENGTH - 7)))
-			printf "%s\t%d\t%d\t%d\t%s\t%s\t%s\n", ns, f[3], f[1], f[2], ev, arg, comm
+			printf "%s\t%d\t%d\t%d\t%s\t%s\t%s", ns, f[3], f[1], f[2], ev, arg, comm
+			if (with_text != "") {
+				txt = rest; sub(/^[^ ]+:( |$)/, "", txt)
+				printf "\t%s", txt
+			}
+			printf "\n"
 		}'
 }
 

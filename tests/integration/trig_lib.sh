@@ -115,34 +115,9 @@ check_accounted() {
 		$(($(st "$n" fired) + $(st "$n" coalesced) + $(st "$n" cooldown) + $(st "$n" limit) + $(st "$n" rbfull)))
 }
 
-# decode_full FILE: like lib.sh's decode (time cpu pid tid event arg comm)
-# plus an 8th column, the record's text after the event name.
-decode_full() {
-	"$PERF" script -i "$1" --ns -F trace:comm,pid,tid,cpu,time,event,trace 2>"$TMP/perf-script.err" |
-		awk '
-		{
-			if (!match($0, /[0-9]+\/[0-9]+ +\[[0-9]+\] +[0-9]+\.[0-9]+: /)) next
-			comm = substr($0, 1, RSTART - 1); sub(/^ +/, "", comm); sub(/ +$/, "", comm)
-			n = split(substr($0, RSTART, RLENGTH), f, /[ \/\[\]:]+/)
-			split(f[4], t, ".")
-			ns = t[1] substr(t[2] "000000000", 1, 9); sub(/^0+/, "", ns)
-			rest = substr($0, RSTART + RLENGTH); sub(/^ +/, "", rest)
-			ev = rest; sub(/: .*$/, "", ev); sub(/:$/, "", ev)
-			txt = rest; sub(/^[^ ]+:( |$)/, "", txt)
-			arg = "-"
-			if (match(rest, /pid: 0x[0-9a-fA-F]+/)) arg = strtonum_hex(substr(rest, RSTART + 7, RLENGTH - 7))
-			printf "%s\t%d\t%d\t%d\t%s\t%s\t%s\t%s\n", ns, f[3], f[1], f[2], ev, arg, comm, txt
-		}
-		function strtonum_hex(s,   i, v, c) {
-			v = 0; s = tolower(s)
-			for (i = 1; i <= length(s); i++) {
-				c = index("0123456789abcdef", substr(s, i, 1)) - 1
-				if (c < 0) break
-				v = v * 16 + c
-			}
-			return sprintf("%.0f", v)
-		}'
-}
+# decode_full FILE: lib.sh's decode (time cpu pid tid event arg comm) plus
+# an 8th column, the record's text after the event name.
+decode_full() { decode "$1" text; }
 
 # The one snapshot of trigger NAME in DIR, or fail the case (and return 1).
 one_snap() {
