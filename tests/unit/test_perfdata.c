@@ -12,8 +12,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "check.h"
-#include "perfdata.h"
-#include "tracefs.h"
+#include "snapshot/perfdata.h"
+#include "capture/tracefs.h"
 
 #define ST_TP (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	       PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <stdint.h>
 #include "check.h"
-#include "ring_reader.h"
+#include "capture/ring_reader.h"
 
 struct fake_ring {
 	unsigned char *data;

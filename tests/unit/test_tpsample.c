@@ -7,8 +7,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "check.h"
-#include "perfdata.h"
-#include "tpsample.h"
+#include "snapshot/perfdata.h"
+#include "snapshot/tpsample.h"
 
 #define ID 4242
 #define KERNEL_ST (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)

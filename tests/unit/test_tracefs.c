@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for src/tracefs.c. Format parsing runs on embedded copies of real
+ * Unit tests for src/capture/tracefs.c. Format parsing runs on embedded copies of real
  * format files, so it is tested without tracefs; the tracefs_* tests use the
  * live tracefs and are skipped (with the reason) when it is unavailable.
  */
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
-#include "tracefs.h"
+#include "capture/tracefs.h"
 
 /* sched/sched_switch (kernel 6.18) */
 static const char fmt_sched_switch[] =

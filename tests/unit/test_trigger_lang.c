@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for src/trigger_lang.c.
+ * Unit tests for src/lang/trigger_lang.c.
  *
  * - Synthetic formats (trig_set_formats) make the error, limit and
  *   evaluation tests independent of the running kernel.
@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
-#include "tracefs.h"
-#include "trigger_lang.h"
+#include "capture/tracefs.h"
+#include "lang/trigger_lang.h"
 
 /* ------------------------------------------------------------------ */
 /* Synthetic tracepoints                                                */

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Unit tests for src/util.c: value parsers, CPU lists, edit distance, formatting. */
+/* Unit tests for src/util/util.c: value parsers, CPU lists, edit distance, formatting. */
 #include <errno.h>
 #include <sched.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
-#include "util.h"
+#include "util/util.h"
 
 static char err[256];
 

@@ -11,8 +11,8 @@
 #define TRIGREC_RECORDER_H
 #include <stdint.h>
 #include <sys/types.h>
-#include "perfdata.h"
-#include "tracefs.h"
+#include "snapshot/perfdata.h"
+#include "capture/tracefs.h"
 
 struct rec_event_spec {
 	const char *spec;   /* one -e argument (comma list allowed) */

@@ -10,8 +10,8 @@
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
-#include "log.h"
-#include "util.h"
+#include "util/log.h"
+#include "util/util.h"
 
 /* Largest per-CPU ring buffer -m accepts; beyond this is almost surely a typo. */
 #define MMAP_MAX_BYTES (1ULL << 30)

@@ -2,7 +2,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "log.h"
+#include "util/log.h"
 
 int log_level = LOG_INFO;
 

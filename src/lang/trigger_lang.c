@@ -14,9 +14,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tracefs.h"
-#include "trigger_lang.h"
-#include "util.h"
+#include "capture/tracefs.h"
+#include "lang/trigger_lang.h"
+#include "util/util.h"
 
 /* ------------------------------------------------------------------ */
 /* Errors                                                               */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "procs.h"
+#include "snapshot/procs.h"
 
 static uint32_t hash32(uint32_t x)
 {

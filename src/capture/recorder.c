@@ -11,11 +11,11 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-#include "log.h"
-#include "recorder.h"
-#include "ring_reader.h"
-#include "tracefs.h"
-#include "util.h"
+#include "util/log.h"
+#include "capture/recorder.h"
+#include "capture/ring_reader.h"
+#include "capture/tracefs.h"
+#include "util/util.h"
 
 /*
  * Lean samples: the kernel writes only what cannot be known later. TID comes

@@ -6,8 +6,8 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
-#include "bpfctl.h"
-#include "log.h"
+#include "engine/bpfctl.h"
+#include "util/log.h"
 #include "trigrec.skel.h"
 
 static int find_hook(struct bpfctl *b, const struct tp_name *tp)

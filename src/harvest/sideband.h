@@ -9,9 +9,9 @@
 #define TRIGREC_SIDEBAND_H
 #include <pthread.h>
 #include <stdint.h>
-#include "bpfctl.h"
-#include "recorder.h"
-#include "snapshot.h"
+#include "engine/bpfctl.h"
+#include "capture/recorder.h"
+#include "snapshot/snapshot.h"
 
 struct sideband;
 

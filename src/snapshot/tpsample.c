@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <string.h>
-#include "tpsample.h"
+#include "snapshot/tpsample.h"
 
 uint64_t rec_id(const struct perf_event_header *h)
 {

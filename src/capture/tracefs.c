@@ -14,9 +14,9 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "log.h"
-#include "tracefs.h"
-#include "util.h"
+#include "util/log.h"
+#include "capture/tracefs.h"
+#include "util/util.h"
 
 #define TRACEFS_DEFAULT "/sys/kernel/tracing"
 #define TRACEFS_DEBUGFS "/sys/kernel/debug/tracing"

@@ -9,11 +9,11 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include "log.h"
-#include "perfdata.h"
-#include "ring_reader.h"
-#include "snapshot.h"
-#include "tpsample.h"
+#include "util/log.h"
+#include "snapshot/perfdata.h"
+#include "capture/ring_reader.h"
+#include "snapshot/snapshot.h"
+#include "snapshot/tpsample.h"
 
 /* One kept record, pointing into a ring copy. */
 struct snap_rec {

@@ -22,15 +22,15 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
-#include "bpfctl.h"
-#include "log.h"
-#include "recorder.h"
-#include "sideband.h"
-#include "procs.h"
-#include "snapshot.h"
-#include "tracefs.h"
-#include "trigger_lang.h"
-#include "util.h"
+#include "engine/bpfctl.h"
+#include "util/log.h"
+#include "capture/recorder.h"
+#include "harvest/sideband.h"
+#include "snapshot/procs.h"
+#include "snapshot/snapshot.h"
+#include "capture/tracefs.h"
+#include "lang/trigger_lang.h"
+#include "util/util.h"
 
 static const char usage_main[] =
 "usage: trigrec [-v] COMMAND [ARGS]\n"

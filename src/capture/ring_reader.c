@@ -10,7 +10,7 @@
  * only their differences mean anything.
  */
 #include <string.h>
-#include "ring_reader.h"
+#include "capture/ring_reader.h"
 
 size_t ring_copy_range(const void *data, uint64_t size, uint64_t head, uint64_t prev,
 		       void *out)

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "perfdata.h"
-#include "tracefs.h"
+#include "snapshot/perfdata.h"
+#include "capture/tracefs.h"
 
 #define PD_ATTR_SIZE	128			/* the largest attr.size perf 6.1 accepts */
 #define PD_ATTR_ENTRY	(PD_ATTR_SIZE + 16)	/* attr + {ids offset, ids size} */

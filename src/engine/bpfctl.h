@@ -8,8 +8,8 @@
 #define TRIGREC_BPFCTL_H
 #include <stdint.h>
 #include <sys/types.h>
-#include "recorder.h"
-#include "trigger_lang.h"
+#include "capture/recorder.h"
+#include "lang/trigger_lang.h"
 #include "trigrec_abi.h"
 
 struct bpf_hook {

@@ -12,9 +12,9 @@
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <bpf/libbpf.h>
-#include "log.h"
-#include "sideband.h"
-#include "util.h"
+#include "util/log.h"
+#include "harvest/sideband.h"
+#include "util/util.h"
 
 #define REQ_SNAPSHOT 1u
 #define REQ_STOP     2u

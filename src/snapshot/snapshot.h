@@ -7,10 +7,10 @@
 #ifndef TRIGREC_SNAPSHOT_H
 #define TRIGREC_SNAPSHOT_H
 #include <stdint.h>
-#include "procs.h"
-#include "recorder.h"
-#include "tracefs.h"
-#include "trigger_lang.h"
+#include "snapshot/procs.h"
+#include "capture/recorder.h"
+#include "capture/tracefs.h"
+#include "lang/trigger_lang.h"
 #include "trigrec_abi.h"
 
 /* What started a snapshot. */
