@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * One run of trigrec, as data. Every front end (`trigrec record` options, a
+ * trigger script for `trigrec run`/`check`, the service) only fills a
+ * struct trigrec_config; the session (session/session.h) is the one thing
+ * that turns it into a running recorder. config__init() is the one place
+ * that sets defaults.
+ *
+ * The config owns everything it points to (strings are copies), so a script
+ * buffer or argv may go away once it is filled.
+ */
+#ifndef TRIGREC_CONFIG_H
+#define TRIGREC_CONFIG_H
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+#include "capture/recorder.h"
+#include "engine/bpfctl.h"
+#include "lang/trigger_lang.h"
+
+/* Where a setting came from, for errors that point back at it. */
+struct cfg_origin {
+	const char *file;        /* script path, "-" for stdin, NULL for the command line */
+	int line, col;           /* 1-based; 0 when not from a script */
+};
+
+/* A named snapshot that only `trigrec control SOCK snapshot NAME` (or SIGUSR2) takes. */
+struct cfg_manual {
+	char name[64];
+	uint64_t post_ns;
+};
+
+struct trigrec_config {
+	/* What to record: -e/--filter pairs (spec and filter are owned strings). */
+	struct rec_event_spec *events;
+	int nr_events;
+	uint64_t mmap_pages;         /* main ring pages per CPU (power of two) */
+	uint64_t track_pages;        /* tracking ring pages per CPU */
+	uint64_t freq;               /* -F (0 = default for sampling events) */
+	uint64_t period;             /* -c */
+	int callgraph;               /* -g */
+
+	/* Scope. Default: system-wide unless a command or -p is given. */
+	int all_cpus;                /* -a */
+	unsigned char *cpumask;      /* -C: nr_cpumask entries, 1 = record; NULL = all */
+	int nr_cpumask;
+	pid_t pid;                   /* -p */
+	char *cgroup;                /* cgroup path (v2), NULL = none */
+	char **cmd;                  /* -- command [args], NULL-terminated, owned */
+
+	/* Triggers (compiled) and their defaults. */
+	struct trig_def *trigs;
+	int nr_trigs;
+	struct cfg_origin *trig_origin; /* nr_trigs entries: where each was written */
+	struct cfg_manual *manual;   /* script `trigger NAME { manual }` */
+	int nr_manual;
+	uint64_t post_ns;            /* --post: for triggers that do not say `post` */
+	struct bpfctl_opts bpf;      /* --max-starts, --max-keys, --no-gates */
+
+	/* Snapshots. */
+	char *outdir;                /* -o (default ".") */
+	char *name_prefix;           /* script `name PREFIX`: file names start with it (NULL = none) */
+	unsigned long count;         /* --count: stop after N snapshots (0 = no limit) */
+	int no_final;                /* --no-final-snapshot */
+	int no_align;                /* --no-align */
+	char *control;               /* --control PATH, NULL = none */
+
+	/* Retention (validated here; enforced by the service). 0 = no limit. */
+	uint64_t keep_files;
+	uint64_t keep_bytes;
+	uint64_t keep_age_ns;
+
+	/* Command run on each finished snapshot (argv, no shell); NULL = none. */
+	char **on_snapshot;
+
+	/* The script this config came from (NULL for `record`). */
+	char *script_path;
+};
+
+/* Every default, in one place. */
+void config__init(struct trigrec_config *c);
+/* Free what the config owns and leave it as config__init() left it. */
+void config__fini(struct trigrec_config *c);
+
+/* Builders used by both the options table and the script parser; 0 or -errno. */
+int config__add_event(struct trigrec_config *c, const char *spec, const char *filter);
+int config__add_trigger(struct trigrec_config *c, const struct trig_def *t,
+			const struct cfg_origin *where);
+int config__set_str(char **dst, const char *val);
+char **config__argv_dup(char *const *argv, int n); /* n < 0: NULL-terminated */
+
+/*
+ * Cross-setting checks and derived values (e.g. --post applied to triggers
+ * without their own `post`). Writes what is wrong to err and returns -EINVAL.
+ * Touches nothing outside the config: no kernel, no files.
+ */
+int config__finalize(struct trigrec_config *c, char *err, size_t errlen);
+
+/* The script that says the same as this config (`trigrec record --dump-script`). */
+int config__dump_script(const struct trigrec_config *c, FILE *out);
+
+#endif
