@@ -382,6 +382,8 @@ enum stmt_id {
 struct hook_use {
 	char tp[192];           /* "sys:name" */
 	int ntrig;
+	struct tl_pos rec_pos;  /* first `record` of it (line 0 = not recorded) */
+	const char *filter;     /* its kernel filter (config-owned), NULL = none */
 };
 
 struct sp {
@@ -899,9 +901,14 @@ static struct hook_use *hook_use(struct sp *p, const char *sys, const char *name
 	return h;
 }
 
-/* Count the tracepoints `pattern` attaches to; error at pos past the run's limits. */
-static int count_hooks(struct sp *p, const char *pattern, int trig, struct tl_pos pos,
-		       const char *what)
+/*
+ * Count the tracepoints `pattern` attaches to; error at pos past the run's
+ * limits. rec: a `record` item with this filter (the recorder records a
+ * tracepoint once, with the first filter given, so a second that differs is
+ * an error rather than silently dropped).
+ */
+static int count_hooks(struct sp *p, const char *pattern, int trig, int rec,
+		       const char *filter, struct tl_pos pos, const char *what)
 {
 	struct tp_name *tps = NULL;
 	int n = trig_event_glob(pattern, &tps), ret = 0;
@@ -922,6 +929,16 @@ static int count_hooks(struct sp *p, const char *pattern, int trig, struct tl_po
 			add_err(p->s, pos, "more than %d triggers on %s (TRIGREC_MAX_HOOK_TRIGGERS): "
 				"merge some of them", TRIGREC_MAX_HOOK_TRIGGERS, h->tp);
 			ret = -E2BIG;
+		} else if (rec && h->rec_pos.line && (filter || h->filter) &&
+			   !(filter && h->filter && !strcmp(filter, h->filter))) {
+			add_err(p->s, pos, "%s is already recorded at %d:%d %s: a tracepoint is "
+				"recorded once, with one filter; combine the conditions with || or &&",
+				h->tp, h->rec_pos.line, h->rec_pos.col, h->filter ?
+				"with another filter" : "without a filter");
+			ret = -EINVAL;
+		} else if (rec && !h->rec_pos.line) {
+			h->rec_pos = pos;
+			h->filter = filter;
 		}
 	}
 	free(tps);
@@ -960,7 +977,7 @@ static int record_item(struct sp *p, const struct stok *ev)
 	char *filter = NULL, sugg[400] = "";
 	const char *name = ev->val;
 	struct stok t;
-	int n, ret = 0;
+	int n = 0, ret = 0;
 
 	if (peek(p, M_LIST, &t) == S_WORD && !strcmp(t.val, "if")) {
 		size_t fs, fe;
@@ -1008,8 +1025,13 @@ static int record_item(struct sp *p, const struct stok *ev)
 	}
 	if (!strpbrk(name, ":/")) {
 		const char *sw = rec_sw_event_suggest(name);
+		char any[300];
 
-		if (!sw)
+		/* A tracepoint's name without its system: name the system. */
+		snprintf(any, sizeof(any), "*:%s", name);
+		if (!sw && !strpbrk(name, "*?[") && trig_event_glob(any, &tps) > 0)
+			snprintf(sugg, sizeof(sugg), "%s:%s", tps[0].sys, tps[0].name);
+		else if (!sw)
 			trig_event_suggest(name, sugg, sizeof(sugg));
 		if (sw || sugg[0])
 			add_err(p->s, ev->pos, "unknown event '%s' (did you mean %s?)", name,
@@ -1033,6 +1055,8 @@ static int record_item(struct sp *p, const struct stok *ev)
 			trig_event_suggest(name, sugg, sizeof(sugg));
 		if (sugg[0])
 			add_err(p->s, ev->pos, "unknown tracepoint %s (did you mean %s?)", name, sugg);
+		else if (!strpbrk(name, "*?["))
+			add_err(p->s, ev->pos, "unknown tracepoint %s (see `trigrec list`)", name);
 		else
 			add_err(p->s, ev->pos, "no tracepoint matches '%s' (see `trigrec list`)", name);
 		ret = -EINVAL;
@@ -1050,11 +1074,13 @@ static int record_item(struct sp *p, const struct stok *ev)
 		ret = ffilter_check(p, f, filter, fpos);
 		tp_format__free(f);
 	}
-	if (!ret)
-		ret = count_hooks(p, name, 0, ev->pos, name);
 add:
 	if (!ret && config__add_event(p->c, name, filter))
 		ret = nomem(p, ev->pos);
+	/* The config's copy outlives this function. */
+	if (!ret && n > 0)
+		ret = count_hooks(p, name, 0, 1, p->c->events[p->c->nr_events - 1].filter, ev->pos,
+				  name);
 out:
 	free(tps);
 	free(filter);
@@ -1066,6 +1092,8 @@ static int st_record(struct sp *p, const struct stok *kw)
 	static const char usage[] = "record EVENT [if FILTER], ...";
 	char d[64];
 
+	if (!p->seen[ST_RECORD].line)
+		p->seen[ST_RECORD] = kw->pos;
 	for (;;) {
 		struct stok ev, t;
 		int r;
@@ -1389,7 +1417,8 @@ static int st_cpus(struct sp *p, const struct stok *kw)
 /* The rest of the line as argv (words and strings, whitespace separated). */
 static int argv_line(struct sp *p, const struct stok *kw, char ***out, struct tl_pos *pos)
 {
-	char **v = NULL, d[64];
+	struct tl_pos end = { 0 };
+	char **v = NULL;
 	int n = 0, r = 0;
 
 	for (;;) {
@@ -1397,8 +1426,10 @@ static int argv_line(struct sp *p, const struct stok *kw, char ***out, struct tl
 		char **nv;
 
 		next(p, M_ARGV, &t);
-		if (t.k == S_EOL || t.k == S_EOF)
+		if (t.k == S_EOL || t.k == S_EOF) {
+			end = t.pos;
 			break;
+		}
 		if (t.k == S_BAD) {
 			skip_line(p);
 			r = -EINVAL;
@@ -1417,10 +1448,7 @@ static int argv_line(struct sp *p, const struct stok *kw, char ***out, struct tl
 		v[n] = NULL;
 	}
 	if (!r && !n) {
-		struct stok t = { .k = S_EOL };
-
-		add_err(p->s, here(p), "expected a program and its arguments after '%s', got %s",
-			kw->val, desc(&t, p, d, sizeof(d)));
+		add_err(p->s, end, "expected a program and its arguments after '%s'", kw->val);
 		r = -EINVAL;
 	}
 	if (!r) {
@@ -1462,29 +1490,6 @@ static int st_on_snapshot(struct sp *p, const struct stok *kw)
 		return -EINVAL;
 	p->s->onsnap_pos = pos;
 	return 0;
-}
-
-/* "7d", "12h": an age; days are not a parse_duration unit, so they are taken here. */
-static int keep_age(const char *w, uint64_t *ns, char *err, size_t errlen)
-{
-	size_t n = strlen(w);
-
-	if (n > 1 && w[n - 1] == 'd' && isdigit((unsigned char)w[n - 2])) {
-		char num[32];
-		uint64_t d;
-
-		if (n - 1 >= sizeof(num)) {
-			snprintf(err, errlen, "'%s': too many days", w);
-			return -EINVAL;
-		}
-		memcpy(num, w, n - 1);
-		num[n - 1] = '\0';
-		if (parse_u64(num, 1, 100000, &d, err, errlen))
-			return -EINVAL;
-		*ns = d * 86400ULL * 1000000000ULL;
-		return 0;
-	}
-	return parse_duration(w, ns, err, errlen);
 }
 
 /* keep LIMIT {, LIMIT}: "50 files", "2G", "7d". */
@@ -1534,7 +1539,7 @@ static int keep_list(struct sp *p)
 		} else if (!parse_size(v.val, &x, err, sizeof(err))) {
 			kind = 1;
 			p->c->keep_bytes = x;
-		} else if (!keep_age(v.val, &x, err, sizeof(err))) {
+		} else if (!parse_duration(v.val, &x, err, sizeof(err))) {
 			kind = 2;
 			p->c->keep_age_ns = x;
 		} else {
@@ -1747,7 +1752,7 @@ static int add_trigger(struct sp *p, struct trig_def *d, const struct stok *nm)
 		return -E2BIG;
 	}
 	for (int role = 0; role < 2; role++)
-		if (d->event[role][0] && count_hooks(p, d->event[role], 1, nm->pos, d->name))
+		if (d->event[role][0] && count_hooks(p, d->event[role], 1, 0, NULL, nm->pos, d->name))
 			return -E2BIG;
 	return config__add_trigger(p->c, d, &o) ? nomem(p, nm->pos) : 0;
 }
@@ -1843,13 +1848,14 @@ body:
 		add_tl_err(p->s, &e);
 		goto out;
 	}
-	if (trig_ast_name_pos(a, &npos)) {
-		add_err(p->s, npos, "'name' inside trigger '%s': the block already names it "
-			"(trigger NAME { ... }); drop this option", nm.val);
-		goto out;
-	}
 	if (trig_compile(a, flat, &def, &e)) {
 		add_tl_err(p->s, &e);
+		goto out;
+	}
+	/* `name` in the body may only repeat the block's (as --dump-script writes it). */
+	if (trig_ast_name_pos(a, &npos) && strcmp(def.name, nm.val)) {
+		add_err(p->s, npos, "'name %s' inside trigger '%s': the block already names it; "
+			"drop this option", def.name, nm.val);
 		goto out;
 	}
 	snprintf(def.name, sizeof(def.name), "%s", nm.val);
@@ -1994,7 +2000,7 @@ int script__parse(struct script *s, struct trigrec_config *c)
 		}
 		stok_free(&t);
 	}
-	if (!c->nr_events && !s->full)
+	if (!p.seen[ST_RECORD].line && !s->full)
 		add_err(s, (struct tl_pos){ 1, 1 }, "the script records nothing: add 'record "
 			"EVENT[, EVENT...]' (e.g. record sched:sched_switch)");
 	if (!s->nr_errs && config__finalize(c, err, sizeof(err)))
