@@ -662,7 +662,7 @@ enum ffkind { FF_NUM, FF_STR, FF_ANY };
 /* Fields the kernel adds to every event (trace_define_generic_fields). */
 static const struct { const char *name; enum ffkind k; } ff_generic[] = {
 	{ "CPU", FF_NUM }, { "cpu", FF_NUM }, { "common_cpu", FF_NUM },
-	{ "COMM", FF_STR }, { "comm", FF_STR },
+	{ "COMM", FF_STR }, { "comm", FF_STR }, { "STACKTRACE", FF_ANY }, { "stacktrace", FF_ANY },
 };
 
 static int ff_field(struct ff *ff, const char *name, size_t at, enum ffkind *k)
