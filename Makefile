@@ -48,7 +48,10 @@ BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
+# src/cli/ is the front end (the binary only); everything else is a library the unit tests link.
+CLI_SRCS  := $(wildcard src/cli/*.c)
+CLI_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(CLI_SRCS))
+LIB_SRCS  := $(filter-out src/cli/%,$(wildcard src/*/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
@@ -80,7 +83,7 @@ $(OUTPUT)/.deps-ok:
 	$(Q)./tools/install-deps.sh $(DEPS_PKGS)
 	$(Q)touch $@
 
-$(BIN): $(OUTPUT)/src/cli/main.o $(LIB_OBJS) | $(OUTPUT)/.deps-ok
+$(BIN): $(CLI_OBJS) $(LIB_OBJS) | $(OUTPUT)/.deps-ok
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
@@ -95,7 +98,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects that include a skeleton must wait for it.
-$(LIB_OBJS) $(OUTPUT)/src/cli/main.o: $(SKELS)
+$(LIB_OBJS) $(CLI_OBJS): $(SKELS)
 
 $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/.deps-ok
 	$(call msg,CC,$@)
