@@ -7,6 +7,8 @@
 int cmd_record(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_control(int argc, char **argv);
+int cmd_run(int argc, char **argv);     /* cmd_script.c */
+int cmd_check(int argc, char **argv);
 
 /* Options shared by commands that run a session (record, run). */
 extern const struct opt_spec record_opts[];

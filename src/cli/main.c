@@ -22,6 +22,8 @@ static const struct command {
 	const char *summary;
 } commands[] = {
 	{ "record",  cmd_record,  "record until a trigger fires, write snapshots" },
+	{ "run",     cmd_run,     "run a trigger script (trigrec run FILE [options])" },
+	{ "check",   cmd_check,   "check a trigger script against this kernel (FILE or -)" },
 	{ "list",    cmd_list,    "list tracepoints and software events (trigrec list [GLOB])" },
 	{ "control", cmd_control, "talk to a running recorder: SOCKET snapshot [NAME]|stats|stop" },
 	{ "help",    cmd_help,    "this text, or trigrec help COMMAND" },
