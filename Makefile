@@ -24,7 +24,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # Debian packages that provide each build tool; installed on demand.
-DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf
+DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf \
+	     libmicrohttpd-dev libsystemd-dev libzstd-dev
 
 EXTRA_CFLAGS ?=
 CFLAGS    ?= -O2 -g
@@ -36,7 +37,8 @@ ifeq ($(SAN),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS   += -fsanitize=address,undefined
 endif
-LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lpthread
+LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) \
+	    $(shell pkg-config --libs libmicrohttpd libsystemd libzstd 2>/dev/null || echo -lmicrohttpd -lsystemd -lzstd) -lpthread
 
 # BPF side: the system include dirs clang needs for <linux/*.h> (libbpf-bootstrap's trick).
 CLANG_BPF_SYS_INCLUDES = $(shell $(CLANG) -v -E - </dev/null 2>&1 \
@@ -78,7 +80,7 @@ help:
 
 # Install what is missing, once: a stamp per package set keeps rebuilds quiet.
 deps: $(OUTPUT)/.deps-ok
-$(OUTPUT)/.deps-ok:
+$(OUTPUT)/.deps-ok: Makefile
 	$(Q)mkdir -p $(OUTPUT)
 	$(Q)./tools/install-deps.sh $(DEPS_PKGS)
 	$(Q)touch $@

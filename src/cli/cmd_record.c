@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/un.h>
 #include "cli/cli.h"
+#include "service/metrics.h"
 #include "session/session.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -217,6 +219,23 @@ SET(o_control)
 	return config__set_str(&CFG->control, a);
 }
 
+SET(o_metrics)
+{
+	struct sockaddr_storage ss;
+	int e = metrics_parse_addr(a, &ss, err, len);
+
+	return e ? e : config__set_str(&CFG->metrics_addr, a);
+}
+
+SET(o_metrics_file)
+{
+	if (!*a) {
+		snprintf(err, len, "empty path");
+		return -EINVAL;
+	}
+	return config__set_str(&CFG->metrics_file, a);
+}
+
 SET(o_dump_script)
 {
 	x->dump_script = 1;
@@ -270,6 +289,11 @@ const struct opt_spec record_opts[] = {
 	{ 0, "no-align", NULL, "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span", o_no_align },
 	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
+	{ 0, "metrics", "ADDR", "serve Prometheus metrics on http://ADDR/metrics\n"
+	  "(PORT or HOST:PORT; loopback unless a host is given)", o_metrics,
+	  "Monitoring:" },
+	{ 0, "metrics-file", "PATH", "node_exporter textfile, rewritten atomically at\n"
+	  "start, after each snapshot and at exit", o_metrics_file },
 	{ 0, "dump-script", NULL, "print these options as a trigger script and exit", o_dump_script },
 	{ 'v', "verbose", NULL, "more messages (repeat for more)", o_verbose, "Other:" },
 	{ 'q', "quiet", NULL, "errors only", o_quiet },

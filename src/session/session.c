@@ -23,10 +23,12 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
+#include <systemd/sd-daemon.h>
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "engine/bpfctl.h"
 #include "harvest/sideband.h"
+#include "service/metrics.h"
 #include "session/session.h"
 #include "snapshot/snapshot.h"
 #include "util/log.h"
@@ -41,6 +43,7 @@ struct session {
 	struct bpfctl *b;
 	struct sideband *sb;
 	struct snapshot_ctx sc;
+	struct metrics *m;
 	pid_t *tids;
 	pid_t child;
 	int go_fd, sfd, done_fd, ctl_fd, pid_fd;
@@ -318,6 +321,17 @@ static void announce(struct session *s)
 	     s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir);
 }
 
+static void write_metrics_file(struct session *s)
+{
+	int err;
+
+	if (!s->m || !s->c->metrics_file)
+		return;
+	err = metrics__write_file(s->m, s->c->metrics_file);
+	if (err)
+		wlog("--metrics-file %s: %s", s->c->metrics_file, strerror(-err));
+}
+
 int session__start(struct session *s)
 {
 	const struct trigrec_config *c = s->c;
@@ -366,6 +380,14 @@ int session__start(struct session *s)
 		}
 		s->ro.tids = s->tids;
 		s->ro.nr_tids = n;
+	}
+	if (c->metrics_addr || c->metrics_file) {
+		s->m = metrics__new(c);
+		if (!s->m)
+			return -ENOMEM;
+		/* Listen first: a port in use is found before anything is loaded. */
+		if (c->metrics_addr && (err = metrics__serve(s->m, c->metrics_addr)))
+			return err;
 	}
 	s->r = recorder__new(&s->ro);
 	if (!s->r || cancelled())
@@ -425,7 +447,13 @@ int session__start(struct session *s)
 	}
 	bpfctl__thaw(s->b); /* arm the triggers */
 	s->started = 1;
+	if (s->m) {
+		metrics__attach(s->m, s->b, s->r);
+		write_metrics_file(s);
+	}
 	announce(s);
+	/* systemd Type=notify: ready once recording (a no-op without NOTIFY_SOCKET). */
+	sd_notify(0, "READY=1");
 	if (s->child > 0) {
 		if (write(s->go_fd, "g", 1) != 1)
 			elog("cannot release the workload: %s", strerror(errno));
@@ -511,8 +539,10 @@ int session__run(struct session *s)
 		}
 	}
 	ilog("stopping");
+	sd_notify(0, "STOPPING=1");
 	sideband__stop(s->sb);
 	summary(s);
+	write_metrics_file(s);
 	ret = s->sc.failed ? 1 : 0;
 	if (s->child > 0 && !reaped && waitpid(s->child, &child_status, WNOHANG) == 0) {
 		/* Stopped by a signal while the workload ran: end it too. */
@@ -540,6 +570,7 @@ void session__free(struct session *s)
 		waitpid(s->child, NULL, 0);
 	}
 	sideband__free(s->sb);
+	metrics__free(s->m); /* its HTTP thread reads the BPF counters: stop it first */
 	bpfctl__free(s->b);
 	recorder__free(s->r);
 	snapshot_ctx__fini(&s->sc);
