@@ -1731,20 +1731,8 @@ static int add_trigger(struct sp *p, struct trig_def *d, const struct stok *nm)
 	struct cfg_origin o = { .file = p->c->script_path, .line = nm->pos.line,
 				.col = nm->pos.col };
 
-	if (d->manual) {
-		struct cfg_manual *m = realloc(p->c->manual,
-					       (size_t)(p->c->nr_manual + 1) * sizeof(*m));
-
-		if (!m)
-			return nomem(p, nm->pos);
-		p->c->manual = m;
-		m = &m[p->c->nr_manual++];
-		memset(m, 0, sizeof(*m));
-		snprintf(m->name, sizeof(m->name), "%s", d->name);
-		/* 0 = the script's post, as for triggers without one. */
-		m->post_ns = d->has_post ? d->cfg.post_ns : 0;
-		return 0;
-	}
+	if (d->manual)
+		return config__add_trigger(p->c, d, &o) ? nomem(p, nm->pos) : 0;
 	if (++p->kernel_trigs > TRIGREC_MAX_TRIGGERS) {
 		add_err(p->s, nm->pos, "trigger '%s' is one too many: a run has at most %d "
 			"triggers (TRIGREC_MAX_TRIGGERS); manual ones do not count", d->name,

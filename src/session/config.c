@@ -106,6 +106,19 @@ int config__add_trigger(struct trigrec_config *c, const struct trig_def *t,
 	struct trig_def *nt;
 	struct cfg_origin *no;
 
+	if (t->manual) {
+		/* No kernel part: only a name, and a post window (0 = the run's --post). */
+		struct cfg_manual *m = realloc(c->manual, (c->nr_manual + 1) * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		c->manual = m;
+		m = &m[c->nr_manual++];
+		memset(m, 0, sizeof(*m));
+		snprintf(m->name, sizeof(m->name), "%s", t->name);
+		m->post_ns = t->has_post ? t->cfg.post_ns : 0;
+		return 0;
+	}
 	if (c->nr_trigs >= TRIGREC_MAX_TRIGGERS)
 		return -E2BIG;
 	nt = realloc(c->trigs, (c->nr_trigs + 1) * sizeof(*nt));
@@ -279,8 +292,14 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		}
 		fputc('\n', out);
 	}
-	for (int i = 0; i < c->nr_manual; i++)
-		fprintf(out, "\ntrigger %s { manual }\n", c->manual[i].name);
+	for (int i = 0; i < c->nr_manual; i++) {
+		fprintf(out, "\ntrigger %s { manual", c->manual[i].name);
+		if (c->manual[i].post_ns) {
+			fputs(" post ", out);
+			put_duration(out, c->manual[i].post_ns);
+		}
+		fputs(" }\n", out);
+	}
 	for (int i = 0; i < c->nr_trigs; i++)
 		fprintf(out, "\ntrigger %s {\n    %s\n}\n", c->trigs[i].name, c->trigs[i].text);
 	return ferror(out) ? -EIO : 0;

@@ -889,7 +889,7 @@ TEST(dump_script_reads_back)
 	PARSE_OK("record sched:sched_switch if prev_state == 2\nrecord cpu-clock\nbuffer 2M\n"
 		 "frequency 99\ncallgraph\ncpus 0\ncommand sleep \"1 2\"\n"
 		 "output '/tmp/a b' keep 5 files, 1G, 2d\npost 7ms\non_snapshot /bin/echo hi\n"
-		 "trigger m { manual }\n"
+		 "trigger m { manual post 250ms }\n"
 		 "trigger x {\n  rate sched:sched_switch by prev_pid > 10/1s\n  cooldown 1s per key\n}\n",
 		 &c);
 	f = open_memstream(&out, &len);
@@ -917,6 +917,10 @@ TEST(dump_script_reads_back)
 	CHECK(d.cmd && d.cmd[1] && !strcmp(d.cmd[1], "1 2"));
 	CHECK(d.on_snapshot && d.on_snapshot[1] && !strcmp(d.on_snapshot[1], "hi"));
 	CHECK_EQ(d.nr_manual, 1);
+	if (d.nr_manual == 1) {
+		CHECK_STR(d.manual[0].name, "m");
+		CHECK_EQ(d.manual[0].post_ns, 250000000);
+	}
 	CHECK_EQ(d.nr_trigs, 1);
 	if (d.nr_trigs == 1 && c.nr_trigs == 1) {
 		CHECK_STR(d.trigs[0].name, "x");
