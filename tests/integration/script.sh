@@ -57,6 +57,19 @@ check_eq "exit code" "$?" 0
 check_eq "stdout" "$(cat "$TMP/c.out")" "-: ok: 5 events recorded, 3 triggers, 1 manual"
 t_end
 
+t_begin "check -: record --dump-script output checks, and says the same run"
+"$TRIGREC" record -e sched:sched_switch --filter 'prev_state == 2 && prev_comm ~ "kw*"' \
+	-e 'raw_syscalls:*' -e cpu-clock -F 99 -m 2M -g -C 0 -o "$TMP/out-dump" --post 5ms \
+	--control "$TMP/ctl.sock" --max-keys 4096 \
+	--trigger 'latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms name slow' \
+	--trigger 'rate sched:sched_switch by prev_pid > 100/1s cooldown 1s per key limit none' \
+	--trigger 'manual post 1s name now' --dump-script >"$TMP/dump.trig" 2>"$TMP/dump.log"
+check_eq "dump exit code ($(log_tail "$TMP/dump.log"))" "$?" 0
+timeout -k 5 "$TIMEOUT" "$TRIGREC" check - <"$TMP/dump.trig" >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "check exit code ($(head -3 "$TMP/c.log" | tr '\n' ' '))" "$?" 0
+check_eq "check says" "$(cat "$TMP/c.out")" "-: ok: 3 events recorded, 2 triggers, 1 manual"
+t_end
+
 # ---- check: every error of a bad script, each at its FILE:LINE:COL ----
 
 B=$TMP/bad.trig
