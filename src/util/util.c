@@ -556,6 +556,34 @@ int edit_distance(const char *a, const char *b)
 	return d;
 }
 
+int utf8_char(const char *s, uint32_t *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t c = u[0], min;
+	int n;
+
+	if (c < 0x80)
+		n = 1, min = 0;
+	else if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		c = c << 6 | (u[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	if (cp)
+		*cp = c;
+	return n;
+}
+
 const char *fmt_duration(uint64_t ns, char *buf, size_t len)
 {
 	static const struct { uint64_t div; const char *unit; } units[] = {
