@@ -56,7 +56,9 @@ struct trig_ast; /* opaque */
 /*
  * Parse one trigger. `text` may span lines (scripts); positions are reported
  * relative to (first_line, first_col) so a script can point into its file.
- * NULL with *err filled on a syntax error.
+ * NULL with *err filled on a syntax error, or when the text breaks a limit
+ * above or is not UTF-8. `text` is a C string: a NUL ends it, so a reader of
+ * files must refuse NUL bytes itself (it knows the length; we do not).
  */
 struct trig_ast *trig_parse(const char *text, int first_line, int first_col, struct tl_error *err);
 void trig_ast_free(struct trig_ast *a);

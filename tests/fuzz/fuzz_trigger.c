@@ -11,6 +11,7 @@
  *
  *   make fuzz-build && .output/fuzz/fuzz_trigger CORPUS_DIR...   (see make help)
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -120,6 +121,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		check_def(&d);
 	}
+	/* A script may start a trigger anywhere: same verdict, positions saturate. */
+	a = trig_parse(text, INT_MAX - 1, INT_MAX - 100, &e);
+	if (a) {
+		REQUIRE(!trig_compile(a, text, &d, &e) == !ret);
+		trig_ast_free(a);
+	} else {
+		REQUIRE(ret);
+	}
+	if (ret)
+		REQUIRE(e.pos.line >= INT_MAX - 1 && e.pos.col >= 1);
 	free(text);
 	return 0;
 }
