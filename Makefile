@@ -24,7 +24,8 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # Debian packages that provide each build tool; installed on demand.
-DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf
+DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf \
+	     libmicrohttpd-dev libsystemd-dev libzstd-dev
 
 EXTRA_CFLAGS ?=
 CFLAGS    ?= -O2 -g
@@ -36,7 +37,8 @@ ifeq ($(SAN),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS   += -fsanitize=address,undefined
 endif
-LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lpthread
+LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) \
+	    $(shell pkg-config --libs libmicrohttpd libsystemd libzstd 2>/dev/null || echo -lmicrohttpd -lsystemd -lzstd) -lpthread
 
 # BPF side: the system include dirs clang needs for <linux/*.h> (libbpf-bootstrap's trick).
 CLANG_BPF_SYS_INCLUDES = $(shell $(CLANG) -v -E - </dev/null 2>&1 \
@@ -48,7 +50,10 @@ BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
+# src/cli/ is the front end (the binary only); everything else is a library the unit tests link.
+CLI_SRCS  := $(wildcard src/cli/*.c)
+CLI_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(CLI_SRCS))
+LIB_SRCS  := $(filter-out src/cli/%,$(wildcard src/*/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
@@ -78,12 +83,12 @@ help:
 
 # Install what is missing, once: a stamp per package set keeps rebuilds quiet.
 deps: $(OUTPUT)/.deps-ok
-$(OUTPUT)/.deps-ok:
+$(OUTPUT)/.deps-ok: Makefile
 	$(Q)mkdir -p $(OUTPUT)
 	$(Q)./tools/install-deps.sh $(DEPS_PKGS)
 	$(Q)touch $@
 
-$(BIN): $(OUTPUT)/src/cli/main.o $(LIB_OBJS) | $(OUTPUT)/.deps-ok
+$(BIN): $(CLI_OBJS) $(LIB_OBJS) | $(OUTPUT)/.deps-ok
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
@@ -98,7 +103,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects that include a skeleton must wait for it.
-$(LIB_OBJS) $(OUTPUT)/src/cli/main.o: $(SKELS)
+$(LIB_OBJS) $(CLI_OBJS): $(SKELS)
 
 $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/.deps-ok
 	$(call msg,CC,$@)

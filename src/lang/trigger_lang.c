@@ -444,8 +444,9 @@ struct trig_ast {
 	struct tl_node *both;           /* LATENCY: the filter after the threshold */
 	uint64_t threshold;             /* count N, latency ns, rate N */
 	uint64_t window_ns;             /* RATE */
-	int has_post, has_cooldown, has_key_cooldown, has_limit, has_max, has_name;
-	struct tl_pos opt_pos[6];
+	int has_post, has_cooldown, has_key_cooldown, has_limit, has_max, has_name, has_where;
+	struct tl_pos opt_pos[7];
+	int manual;                     /* `manual`: no event, taken on request */
 	uint64_t post_ns, cooldown_ns, key_cooldown_ns, limit, limit_period_ns, max_total;
 	char name[64];
 };
@@ -904,7 +905,7 @@ static int misplaced(struct parser *ps, const struct trig_ast *a, const char *ex
 	return perr(ps, t->pos, "%s, got %s", expected, tok_desc(t, d, sizeof(d)));
 }
 
-enum { O_POST, O_COOLDOWN, O_KEY_COOLDOWN, O_LIMIT, O_MAX, O_NAME };
+enum { O_POST, O_COOLDOWN, O_KEY_COOLDOWN, O_LIMIT, O_MAX, O_NAME, O_WHERE };
 
 static int dup_opt(struct parser *ps, struct trig_ast *a, int *has, int which, struct tok *t,
 		   const char *what)
@@ -925,6 +926,10 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 
 		if (t->kind == TK_EOF)
 			return 0;
+		if (a->manual && (is_word(t, "cooldown") || is_word(t, "limit") || is_word(t, "max") ||
+				  is_word(t, "where")))
+			return perr(ps, t->pos, "a manual trigger takes only post and name: '%.*s' "
+				    "applies to triggers the kernel fires", (int)t->len, t->s);
 		if (is_word(t, "post")) {
 			if (dup_opt(ps, a, &a->has_post, O_POST, t, "post"))
 				return -EINVAL;
@@ -1002,6 +1007,29 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			ps->i++;
 			if (parse_int_range(ps, 1, 1000000000, &a->max_total, "max"))
 				return -EINVAL;
+		} else if (is_word(t, "where")) {
+			struct tl_node *w, **dst = a->kind == TRIGREC_TRIG_LATENCY ? &a->both :
+						   &a->side[TRIGREC_ROLE_EVENT].filter;
+
+			/* Sugar for the trigger's condition, on a line of its own in scripts. */
+			if (dup_opt(ps, a, &a->has_where, O_WHERE, t, "where"))
+				return -EINVAL;
+			ps->i++;
+			w = parse_or(ps);
+			if (!w)
+				return -EINVAL;
+			if (*dst) {
+				struct tl_node *n = node_new(ps, N_AND);
+
+				if (!n) {
+					node_free(w);
+					return -ENOMEM;
+				}
+				n->l = *dst;
+				n->r = w;
+				w = n;
+			}
+			*dst = w;
 		} else if (is_word(t, "name")) {
 			struct tok *n;
 
@@ -1032,11 +1060,12 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			if (is_word(t, "and") || is_word(t, "or") || is_word(t, "not"))
 				hint = " (conditions use &&, || and !)";
 			return perr(ps, t->pos, "unknown option '%.*s': options are post DURATION, "
-				    "cooldown DURATION [per key], limit N/PERIOD, max N, name NAME%s",
+				    "cooldown DURATION [per key], limit N/PERIOD, max N, name NAME, "
+				    "where COND%s",
 				    t->len > 40 ? 40 : (int)t->len, t->s, hint);
 		} else {
 			return misplaced(ps, a, "expected an option (post, cooldown, limit, max, "
-					 "name) or the end of the trigger");
+					 "name, where) or the end of the trigger");
 		}
 	}
 }
@@ -1081,14 +1110,19 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 	a->kind_pos = t->pos;
 	if (t->kind == TK_EOF)
 		return perr(ps, t->pos, "empty trigger: give a tracepoint (e.g. "
-			    "sched:sched_process_exit), or latency/rate");
+			    "sched:sched_process_exit), latency, rate or manual");
 	a->kind = TRIGREC_TRIG_EVENT;
 	/* A tracepoint is SYS:NAME, so these words at the start are always keywords. */
+	if (is_word(t, "manual")) {
+		a->manual = 1;
+		ps->i++;
+		return parse_options(ps, a);
+	}
 	if (is_word(t, "latency"))
 		a->kind = TRIGREC_TRIG_LATENCY;
 	else if (is_word(t, "rate"))
 		a->kind = TRIGREC_TRIG_RATE;
-	if (a->kind != TRIGREC_TRIG_EVENT || is_word(t, "event")) {
+	if (a->kind != TRIGREC_TRIG_EVENT || is_word(t, "event") || is_word(t, "on")) {
 		ps->i++;
 		if (nx->kind == TK_EOF)
 			return perr(ps, nx->pos, "expected a tracepoint (SYS:NAME) after '%.*s'",
@@ -2015,6 +2049,24 @@ static void sanitize_name(char *s)
 	*w = '\0';
 }
 
+/* The text as written, trimmed, cut with "..." when it does not fit. */
+static void keep_text(struct trig_def *out, const char *text)
+{
+	const char *b = text, *e = text + strlen(text);
+
+	while (b < e && isspace((unsigned char)*b))
+		b++;
+	while (e > b && isspace((unsigned char)e[-1]))
+		e--;
+	if ((size_t)(e - b) < sizeof(out->text)) {
+		memcpy(out->text, b, (size_t)(e - b));
+		out->text[e - b] = '\0';
+	} else {
+		memcpy(out->text, b, sizeof(out->text) - 4);
+		strcpy(out->text + sizeof(out->text) - 4, "...");
+	}
+}
+
 int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *out,
 		 struct tl_error *err)
 {
@@ -2033,6 +2085,17 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 		return -EINVAL;
 	}
 	memset(out, 0, sizeof(*out));
+	if (a->manual) {
+		/* No kernel part: kind 0, only a name and a post window. */
+		out->manual = 1;
+		out->has_post = a->has_post;
+		out->cfg.post_ns = a->post_ns;
+		snprintf(out->name, sizeof(out->name), "%s", a->has_name ? a->name : "manual");
+		sanitize_name(out->name);
+		if (text)
+			keep_text(out, text);
+		return 0;
+	}
 	out->kind = a->kind;
 	out->cfg.kind = a->kind;
 
@@ -2133,21 +2196,8 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 	}
 	sanitize_name(out->name);
 
-	if (text) {
-		const char *b = text, *e = text + strlen(text);
-
-		while (b < e && isspace((unsigned char)*b))
-			b++;
-		while (e > b && isspace((unsigned char)e[-1]))
-			e--;
-		if ((size_t)(e - b) < sizeof(out->text)) {
-			memcpy(out->text, b, (size_t)(e - b));
-			out->text[e - b] = '\0';
-		} else {
-			memcpy(out->text, b, sizeof(out->text) - 4);
-			strcpy(out->text + sizeof(out->text) - 4, "...");
-		}
-	}
+	if (text)
+		keep_text(out, text);
 	ret = 0;
 out:
 	side_close(&sc[0]);
@@ -2229,4 +2279,28 @@ void tl_error_format(const struct tl_error *e, const char *origin, const char *s
 	if (used + 1 < len)
 		buf[used++] = '^';
 	buf[used] = '\0';
+}
+
+int trig_ast_name_pos(const struct trig_ast *a, struct tl_pos *pos)
+{
+	if (!a || !a->has_name)
+		return 0;
+	if (pos)
+		*pos = a->opt_pos[O_NAME];
+	return 1;
+}
+
+int trig_event_glob(const char *pattern, struct tp_name **out)
+{
+	return tp_glob(pattern, out);
+}
+
+struct tp_format *trig_event_format(const char *sys, const char *name)
+{
+	return tp_load(sys, name);
+}
+
+void trig_event_suggest(const char *bad, char *out, size_t len)
+{
+	tp_suggest(bad, out, len);
 }

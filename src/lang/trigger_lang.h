@@ -46,6 +46,8 @@ struct trig_def {
 	char event[2][200];
 	int has_post;            /* post given in the trigger (else the CLI's --post applies) */
 	int has_limit;           /* `limit` given (N/PERIOD or none); else cfg.limit is the default */
+	int manual;              /* `manual`: no kernel part (kind 0); taken by SIGUSR2 or
+				    `trigrec control SOCK snapshot NAME` */
 	struct trigrec_trigger_cfg cfg;
 	/* Human-readable parts for reports: "tid", "dev,sector". */
 	char key_desc[2][96];
@@ -78,6 +80,20 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
  */
 struct tp_format;
 void trig_set_formats(const struct tp_format *const *fmts, int n);
+
+/* 1 if the trigger text gave `name NAME` (and where, in *pos). */
+int trig_ast_name_pos(const struct trig_ast *a, struct tl_pos *pos);
+
+/*
+ * The tracepoint lookups trig_compile uses (tracefs, or the formats of
+ * trig_set_formats), for front ends that check other events the same way:
+ * glob ("sys:name", "sys/name"; count, 0 = none, or -errno), one format
+ * (NULL with errno), the closest existing names to a mistyped one.
+ */
+struct tp_name;
+int trig_event_glob(const char *pattern, struct tp_name **out);
+struct tp_format *trig_event_format(const char *sys, const char *name);
+void trig_event_suggest(const char *bad, char *out, size_t len);
 
 /* Both steps. */
 int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err);

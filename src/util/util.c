@@ -222,6 +222,7 @@ static int duration_unit(const char *p, const char *e, uint64_t *mult)
 	static const struct { const char *w; uint64_t mult; } units[] = {
 		{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "ms", 1000000 },
 		{ "s", 1000000000ULL }, { "m", 60000000000ULL }, { "h", 3600000000000ULL },
+		{ "d", 86400000000000ULL },
 	};
 
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
@@ -285,7 +286,7 @@ int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (duration_unit(p, e, &mult)) {
-		seterr(err, errlen, "'%.*s': unknown unit '%.*s' (use ns, us, ms, s, m or h)",
+		seterr(err, errlen, "'%.*s': unknown unit '%.*s' (use ns, us, ms, s, m, h or d)",
 		       QLEN, s, UNITLEN(p, e), p);
 		return -EINVAL;
 	}
@@ -455,6 +456,26 @@ int parse_cpulist(const char *s, unsigned char *mask, int max_cpus, char *err, s
 		return -EINVAL;
 	}
 	return cpulist_parse(s, mask, max_cpus, 1, NULL, err, errlen);
+}
+
+void format_cpulist(const unsigned char *mask, int n, char *buf, size_t len)
+{
+	size_t off = 0;
+
+	if (len)
+		buf[0] = '\0';
+	for (int i = 0; i < n; i++) {
+		int j = i;
+
+		if (!mask[i])
+			continue;
+		while (j + 1 < n && mask[j + 1])
+			j++;
+		if (off < len)
+			off += snprintf(buf + off, len - off, j > i ? "%s%d-%d" : "%s%d",
+					off ? "," : "", i, j);
+		i = j;
+	}
 }
 
 /* Read a small sysfs file into buf (NUL-terminated); -errno on failure. */

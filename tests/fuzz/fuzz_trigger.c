@@ -70,16 +70,21 @@ static void check_def(const struct trig_def *d)
 	for (const char *p = d->name; *p; p++)
 		REQUIRE((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 			(*p >= '0' && *p <= '9') || *p == '_' || *p == '.' || *p == '-');
+	REQUIRE(memchr(d->text, '\0', sizeof(d->text)) != NULL);
+	REQUIRE(d->cfg.post_ns <= TL_MAX_POST_NS);
+	if (d->manual) {
+		/* No kernel part: nothing else may be set. */
+		REQUIRE(!d->kind && !d->cfg.kind && !d->cfg.limit && !d->event[0][0]);
+		return;
+	}
 	REQUIRE(d->kind >= TRIGREC_TRIG_EVENT && d->kind <= TRIGREC_TRIG_RATE);
 	REQUIRE(d->cfg.kind == (uint32_t)d->kind);
 	REQUIRE(d->event[TRIGREC_ROLE_EVENT][0]);
 	REQUIRE(!d->event[TRIGREC_ROLE_START][0] == (d->kind != TRIGREC_TRIG_LATENCY));
-	REQUIRE(d->cfg.post_ns <= TL_MAX_POST_NS);
 	REQUIRE(d->cfg.limit <= 1000000000);
 	REQUIRE(!d->cfg.limit == !d->cfg.limit_period_ns);
 	REQUIRE(d->cfg.limit_period_ns <= TL_MAX_LIMIT_PERIOD_NS);
 	REQUIRE(d->has_limit || d->cfg.limit == TL_DEFAULT_LIMIT);
-	REQUIRE(memchr(d->text, '\0', sizeof(d->text)) != NULL);
 	for (int r = 0; r < 2; r++)
 		check_filter(&d->cfg.side[r].filter);
 }

@@ -162,6 +162,7 @@ TEST(duration_units)
 	DUR_OK("1s", 1000000000ULL);
 	DUR_OK("2m", 120000000000ULL);
 	DUR_OK("1h", 3600000000000ULL);
+	DUR_OK("7d", 7 * 86400000000000ULL);
 	DUR_OK("10MS", 10000000);
 	DUR_OK("3S", 3000000000ULL);
 	DUR_OK("0s", 0);
@@ -189,15 +190,15 @@ TEST(duration_errors)
 	DUR_BAD("10", "'10': missing unit (add a unit, e.g. 10ms)");
 	DUR_BAD("1.5", "'1.5': missing unit (add a unit, e.g. 1.5ms)");
 	DUR_BAD(" 7 ", "' 7 ': missing unit (add a unit, e.g. 7ms)");
-	DUR_BAD("10x", "'10x': unknown unit 'x' (use ns, us, ms, s, m or h)");
-	DUR_BAD("10sec", "'10sec': unknown unit 'sec' (use ns, us, ms, s, m or h)");
-	DUR_BAD("10 d", "'10 d': unknown unit 'd' (use ns, us, ms, s, m or h)");
+	DUR_BAD("10x", "'10x': unknown unit 'x' (use ns, us, ms, s, m, h or d)");
+	DUR_BAD("10sec", "'10sec': unknown unit 'sec' (use ns, us, ms, s, m, h or d)");
+	DUR_BAD("10 w", "'10 w': unknown unit 'w' (use ns, us, ms, s, m, h or d)");
 	DUR_BAD("-5ms", "'-5ms': a duration cannot be negative");
 	DUR_BAD("", "empty duration (expected e.g. 10ms, 1.5s or 2m)");
 	DUR_BAD(NULL, "empty duration (expected e.g. 10ms, 1.5s or 2m)");
 	DUR_BAD("ms", "'ms': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)");
 	DUR_BAD(".s", "'.s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)");
-	DUR_BAD("1.2.3s", "'1.2.3s': unknown unit '.3s' (use ns, us, ms, s, m or h)");
+	DUR_BAD("1.2.3s", "'1.2.3s': unknown unit '.3s' (use ns, us, ms, s, m, h or d)");
 	DUR_BAD("0.5ns", "'0.5ns': finer than the 1ns resolution");
 	DUR_BAD("1.0000000001s", "'1.0000000001s': finer than the 1ns resolution");
 	DUR_BAD("0.0000000000000000001s", "'0.0000000000000000001s': too many decimal places");
