@@ -220,7 +220,8 @@ int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen)
 static int duration_unit(const char *p, const char *e, uint64_t *mult)
 {
 	static const struct { const char *w; uint64_t mult; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "ms", 1000000 },
+		{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "\xce\xbcs", 1000 }, /* µ: micro sign, Greek mu */
+		{ "ms", 1000000 },
 		{ "s", 1000000000ULL }, { "m", 60000000000ULL }, { "h", 3600000000000ULL },
 		{ "d", 86400000000000ULL },
 	};

@@ -1224,6 +1224,12 @@ TEST(post_capped_at_one_hour)
 		CHECK_EQ(d.cfg.post_ns, TL_MAX_POST_NS);
 	if (!compile("test:ev post 60m", &d))
 		CHECK_EQ(d.cfg.post_ns, 3600000000000ULL);
+	/* Both micro signs: U+00B5 and Greek mu U+03BC look the same. */
+	if (!compile("test:ev post 250\xc2\xb5s", &d))
+		CHECK_EQ(d.cfg.post_ns, 250000);
+	if (!compile("test:ev post 250\xce\xbcs", &d))
+		CHECK_EQ(d.cfg.post_ns, 250000);
+	ERR("test:ev post 250\xc2\xb5s\xc2\xa0name x", 20, "no-break space");
 	ERR("test:ev post 2h", 14, "post 2h is longer than the maximum of 1h (as for --post)");
 	ERR("test:ev post 3600.000000001s", 14, "longer than the maximum of 1h");
 	ERR("latency test:ev -> test:ev2 > 1ms post 1000000h", 40, "longer than the maximum of 1h");

@@ -158,6 +158,7 @@ TEST(duration_units)
 	DUR_OK("100ns", 100);
 	DUR_OK("250us", 250000);
 	DUR_OK("250\xc2\xb5s", 250000);
+	DUR_OK("250\xce\xbcs", 250000);
 	DUR_OK("10ms", 10000000);
 	DUR_OK("1s", 1000000000ULL);
 	DUR_OK("2m", 120000000000ULL);
