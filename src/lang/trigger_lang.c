@@ -2217,8 +2217,12 @@ int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err)
 	return ret;
 }
 
-/* A long line is shown as a window of about this many bytes around the column. */
-#define TL_ERR_WINDOW 120
+/*
+ * A line longer than TL_ERR_LINE bytes (a 1 MB line, not a long trigger) is
+ * shown as a window of TL_ERR_WINDOW bytes around the column.
+ */
+#define TL_ERR_LINE   1024
+#define TL_ERR_WINDOW 240
 
 void tl_error_format(const struct tl_error *e, const char *origin, const char *src,
 		     char *buf, size_t len)
@@ -2254,7 +2258,7 @@ void tl_error_format(const struct tl_error *e, const char *origin, const char *s
 		off = llen;
 	b = line;
 	end = eol;
-	if (llen > TL_ERR_WINDOW + TL_ERR_WINDOW / 3) {
+	if (llen > TL_ERR_LINE) {
 		b = line + (off > TL_ERR_WINDOW / 2 ? off - TL_ERR_WINDOW / 2 : 0);
 		end = b + TL_ERR_WINDOW < eol ? b + TL_ERR_WINDOW : eol;
 		/* Never split a UTF-8 character. */

@@ -1428,7 +1428,7 @@ TEST(pathological_input)
 TEST(error_format_long_lines)
 {
 	struct tl_error e = { { 1, 0 }, "bad" };
-	char *src = malloc(TL_MAX_TEXT + 1), buf[1024];
+	char *src = malloc(TL_MAX_TEXT + 1), buf[4096];
 	const char *l2, *l3;
 
 	if (!src)
@@ -1446,22 +1446,29 @@ TEST(error_format_long_lines)
 		const char *x = strstr(l2, "XYZ");
 
 		CHECK(x != NULL && x < l3);
-		CHECK(l3 - l2 < 200);
+		CHECK(l3 - l2 < 300);
 		CHECK(strstr(l2, "...") == l2 + 3);
 		CHECK_EQ(strlen(l3 + 1), (size_t)(x - (l2 + 1)) + 1);
 		CHECK_EQ(l3[strlen(l3) - 1], '^');
 	}
+	/* A long trigger (1024 bytes or less) is shown whole. */
+	memset(src, 'b', 1024);
+	src[1024] = '\0';
+	e.pos.col = 1000;
+	tl_error_format(&e, "o", src, buf, sizeof(buf));
+	CHECK(strstr(buf, "...") == NULL);
+	CHECK(strstr(buf, src) != NULL);
 	/* A column far past the line: message, line, no caret run-away. */
 	e.pos.col = INT_MAX;
 	tl_error_format(&e, "o", "abc", buf, sizeof(buf));
 	CHECK(!strncmp(buf, "o:1:2147483647: bad\n  abc", 25));
 	CHECK(strlen(buf) < 40);
 	/* A window never splits a UTF-8 character. */
-	memset(src, 'a', 400);
-	for (int i = 0; i < 400; i += 2)
+	memset(src, 'a', 2000);
+	for (int i = 0; i < 2000; i += 2)
 		memcpy(src + i, "\xc3\xa9", 2);
-	src[400] = '\0';
-	e.pos.col = 202; /* inside a character: the window backs off to its start */
+	src[2000] = '\0';
+	e.pos.col = 1002; /* inside a character: the window backs off to its start */
 	tl_error_format(&e, "o", src, buf, sizeof(buf));
 	for (const char *p = buf; *p; ) {
 		int k = utf8_char(p, NULL);
