@@ -26,6 +26,9 @@ endif
 # Debian packages that provide each build tool; installed on demand.
 DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf \
 	     libmicrohttpd-dev libsystemd-dev libzstd-dev
+# Only the tests read snapshots with these (hotspot's perf.data parser brings
+# about 100 Qt/KDE packages): `make check` installs them, `make` does not.
+TEST_DEPS_PKGS := hotspot python3 binutils bzip2
 
 EXTRA_CFLAGS ?=
 CFLAGS    ?= -O2 -g
@@ -64,16 +67,19 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all deps check check-unit check-integration demo install uninstall vmlinux clean help bench
+.PHONY: all deps test-deps check check-unit check-integration demo install uninstall vmlinux clean help bench \
+	fuzz fuzz-build fuzz-deps
 
 all: deps $(BIN)
 
 help:
 	@echo 'make            build ./trigrec (installs missing build packages with apt)'
 	@echo 'make demo       build, capture a demo snapshot, show it with perf script'
-	@echo 'make check      build and run every test (root; ends with "N passed, N failed")'
+	@echo 'make check      build and run every test (root; installs the test-only packages; ends with "N passed, N failed")'
 	@echo 'make check SAN=1  the same under ASan/UBSan'
 	@echo 'make bench      side-by-side benchmarks against perf'
+	@echo 'make fuzz       build the libFuzzer targets and run each for $$(FUZZ_SECONDS) s (default 60)'
+	@echo 'make fuzz-build only build them ($(OUTPUT)/fuzz/fuzz_NAME)'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (bin, man page)'
 	@echo 'make vmlinux    regenerate $(VMLINUX) from /sys/kernel/btf/vmlinux'
 	@echo 'make clean      remove build output'
@@ -84,6 +90,13 @@ $(OUTPUT)/.deps-ok: Makefile
 	$(Q)mkdir -p $(OUTPUT)
 	$(Q)./tools/install-deps.sh $(DEPS_PKGS)
 	$(Q)touch $@
+
+# Not fatal: without them the tests that need them skip and say why.
+test-deps: $(OUTPUT)/.test-deps-ok
+$(OUTPUT)/.test-deps-ok:
+	$(Q)mkdir -p $(OUTPUT)
+	$(Q)if ./tools/install-deps.sh $(TEST_DEPS_PKGS); then touch $@; \
+	else echo "note: test packages ($(TEST_DEPS_PKGS)) missing: some tests will skip"; fi
 
 $(BIN): $(CLI_OBJS) $(LIB_OBJS) | $(OUTPUT)/.deps-ok
 	$(call msg,LINK,$@)
@@ -122,7 +135,7 @@ $(OUTPUT)/bench/%: bench/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -lpthread -o $@
 
-check: all $(UNIT_BINS) $(HELPER_BINS)
+check: all test-deps $(UNIT_BINS) $(HELPER_BINS)
 	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/run.sh
 
 check-unit: all $(UNIT_BINS)
@@ -133,6 +146,56 @@ demo: all
 
 bench: all $(BENCH_BINS) $(HELPER_BINS)
 	$(Q)OUTPUT=$(OUTPUT) ./bench/run.sh
+
+# ---- fuzzing (libFuzzer) ----
+# One target per name: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput,
+# tests/fuzz/corpus/NAME/ holds its seeds, tests/fuzz/NAME.dict (optional)
+# its dictionary. Adding a target is adding its name here.
+FUZZ_TARGETS := trigger
+FUZZ_SECONDS ?= 60
+FUZZ_OUT  := $(OUTPUT)/fuzz
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The library is built again with clang, instrumented for coverage; a target
+# links only the objects it uses (an archive).
+FUZZ_CFLAGS = -O1 -g $(filter-out -O% -g -fsanitize% -fno-sanitize%,$(CFLAGS)) $(FUZZ_SAN)
+FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/src/%.o,$(LIB_SRCS))
+FUZZ_BINS := $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_TARGETS))
+# Per run: at most 4 KB inputs, 5 s each (pathological input must be quick).
+FUZZ_ARGS := -max_len=4096 -timeout=5 -rss_limit_mb=2048 -print_final_stats=1
+
+fuzz-deps: $(OUTPUT)/.deps-fuzz-ok
+$(OUTPUT)/.deps-fuzz-ok: | $(OUTPUT)/.deps-ok
+	$(Q)./tools/install-deps.sh libclang-rt-$$($(CLANG) -dumpversion | cut -d. -f1)-dev
+	$(Q)touch $@
+
+$(FUZZ_OUT)/src/%.o: src/%.c $(SKELS) | $(OUTPUT)/.deps-fuzz-ok
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_OUT)/libtrigrec.a: $(FUZZ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OUT)/libtrigrec.a
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OUT)/libtrigrec.a $(LIBS) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+# New inputs go to $(FUZZ_OUT)/corpus/NAME, never into the checked-in seeds;
+# a crash leaves $(FUZZ_OUT)/NAME-crash-* and fails the build.
+fuzz: fuzz-build
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_OUT)/corpus/$$t || exit 1; \
+		echo "  FUZZ     $$t for $(FUZZ_SECONDS) s"; \
+		$(FUZZ_OUT)/fuzz_$$t $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=$(FUZZ_OUT)/$$t- \
+			$$([ -f tests/fuzz/$$t.dict ] && echo -dict=tests/fuzz/$$t.dict) \
+			$(FUZZ_OUT)/corpus/$$t tests/fuzz/corpus/$$t 2>$(FUZZ_OUT)/$$t.log; \
+		rc=$$?; grep -E '^(stat::|INFO: Loaded|Done|==[0-9]+==|SUMMARY|fuzz_)' $(FUZZ_OUT)/$$t.log; \
+		[ $$rc = 0 ] || { echo "fuzz $$t: failed (exit $$rc), see $(FUZZ_OUT)/$$t.log"; exit 1; }; \
+	done
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trigrec
@@ -154,4 +217,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf .output .output-san trigrec
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bench/*.d $(OUTPUT)/src/*/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bench/*.d $(OUTPUT)/src/*/*.d $(OUTPUT)/tests/*.d \
+	$(FUZZ_OUT)/src/*/*.d $(FUZZ_OUT)/*.d)
