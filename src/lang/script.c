@@ -842,10 +842,11 @@ static void ff_unary(struct ff *ff)
 
 		ff_or(ff);
 		ff_blank(ff);
-		if (!ff->err && ff->f[ff->i] != ')')
+		if (ff->f[ff->i] == ')')
+			ff->i++;
+		else
 			ff_err(ff, ff->i, "expected ')' to close the '(' at column %d",
 			       ff_pos(ff, open).col);
-		ff->i++;
 	} else {
 		ff_pred(ff);
 	}

@@ -471,6 +471,9 @@ TEST(statement_errors)
 	ERRS("record sched:sched_switch if prev_pid ~ 5\n", "1:39:'~' matches strings");
 	ERRS("record sched:sched_switch if prev_pid = 5\n", "1:39:expected an operator");
 	ERRS("record sched:sched_switch if (prev_pid == 5\n", "1:44:expected ')'");
+	/* Found by fuzz_script: an error inside two '(' read past the end of the filter. */
+	ERRS("record signal:signal_deliver if !((s#\n", "1:37:expected an operator");
+	ERRS("record signal:signal_deliver if ((sig == 1\n", "1:43:expected ')' to close the '(' at column 34");
 	ERRS("record sched:sched_switch if prev_pid == 5 prev_prio == 1\n",
 	     "1:44:join conditions with && or ||");
 	ERRS("record sched:sched_switch if prev_comm == bash\n",
