@@ -191,7 +191,7 @@ install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trigrec
 	install -D -m 0644 docs/trigrec.1 $(DESTDIR)$(PREFIX)/share/man/man1/trigrec.1
 	install -d $(DESTDIR)$(PREFIX)/share/doc/trigrec
-	install -m 0644 README.md docs/triggers.md docs/design.md docs/perf-data.md \
+	install -m 0644 README.md docs/triggers.md docs/script-language.md docs/design.md docs/perf-data.md \
 		$(DESTDIR)$(PREFIX)/share/doc/trigrec/
 
 uninstall:
