@@ -2,6 +2,7 @@
 /* Logging: one place, levels set by repeated -v. Errors say what to do. */
 #ifndef TRIGREC_LOG_H
 #define TRIGREC_LOG_H
+#include <stdint.h>
 
 enum log_level { LOG_QUIET = -1, LOG_INFO = 0, LOG_VERBOSE = 1, LOG_DEBUG = 2 };
 extern int log_level;
@@ -15,5 +16,27 @@ void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
 #define ilog(...) log_msg(LOG_INFO, __VA_ARGS__)
 #define vlog(...) log_msg(LOG_VERBOSE, __VA_ARGS__)
 #define dlog(...) log_msg(LOG_DEBUG, __VA_ARGS__)
+
+/*
+ * One line per period for something that can repeat without bound (a full
+ * disk fails every snapshot; a stranger can knock on the control socket):
+ * the first occurrence is logged, the next ones within period_ns only
+ * counted, and the next line that is logged says how many were left out.
+ * Not thread-safe: one limiter per thread that uses it.
+ */
+struct log_limit {
+	uint64_t period_ns;
+	uint64_t last;             /* when the last line was logged (monotonic ns), 0 = never */
+	unsigned long suppressed;  /* counted since then without a line */
+	unsigned long total;       /* every occurrence */
+};
+#define LOG_LIMIT_INIT(period) { .period_ns = (period) }
+/*
+ * Count one occurrence at `now`. 1 = log it (*suppressed: how many were left
+ * out before it, *span_ns: over how long), 0 = counted only.
+ */
+int log_limit__hit(struct log_limit *l, uint64_t now, unsigned long *suppressed, uint64_t *span_ns);
+/* Occurrences left out since the last line (and reset), for a summary at the end. */
+unsigned long log_limit__flush(struct log_limit *l, uint64_t now, uint64_t *span_ns);
 
 #endif

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include "util/log.h"
 #include "util/util.h"
@@ -554,6 +555,14 @@ int edit_distance(const char *a, const char *b)
 	if (row != stack_row)
 		free(row);
 	return d;
+}
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 const char *fmt_duration(uint64_t ns, char *buf, size_t len)

@@ -31,6 +31,9 @@ int cpus_online_mask(unsigned char *mask, int max_cpus);
 /* Levenshtein distance, for "did you mean ...?" */
 int edit_distance(const char *a, const char *b);
 
+/* CLOCK_MONOTONIC in nanoseconds (the clock of every recorded timestamp). */
+uint64_t mono_ns(void);
+
 /* Format a nanosecond duration as "1.234 ms" etc. */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);
 
