@@ -917,6 +917,13 @@ void recorder__rearm_on_exec(struct recorder *r)
 			ioctl(r->evs[i].fds[k], PERF_EVENT_IOC_DISABLE, 0);
 }
 
+void recorder__disable(struct recorder *r)
+{
+	for (int i = 0; i < r->nr_evs; i++)
+		for (int k = 0; k < r->evs[i].nr_fds; k++)
+			ioctl(r->evs[i].fds[k], PERF_EVENT_IOC_DISABLE, 0);
+}
+
 void recorder__free(struct recorder *r)
 {
 	if (!r)

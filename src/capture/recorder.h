@@ -138,6 +138,12 @@ int recorder__harvest(struct recorder *r, struct harvest *h);
  * at exec like every other event.
  */
 void recorder__rearm_on_exec(struct recorder *r);
+/*
+ * Stop every event (PERF_EVENT_IOC_DISABLE on each fd): once the final
+ * freeze is taken nothing more is wanted, and a busy sampling event would
+ * only slow the final write down. The rings keep what they hold.
+ */
+void recorder__disable(struct recorder *r);
 /* Free everything (closes fds, unmaps). */
 void recorder__free(struct recorder *r);
 

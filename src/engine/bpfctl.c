@@ -417,6 +417,11 @@ int bpfctl__freeze_now(struct bpfctl *b, uint64_t at)
 	return 1;
 }
 
+void bpfctl__cut_at(struct bpfctl *b, uint64_t at)
+{
+	__atomic_store_n(&b->skel->bss->freeze_at, at, __ATOMIC_SEQ_CST);
+}
+
 void bpfctl__thaw(struct bpfctl *b)
 {
 	__atomic_store_n(&b->skel->bss->freeze_at, 0, __ATOMIC_SEQ_CST);

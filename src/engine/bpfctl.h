@@ -76,6 +76,12 @@ void bpfctl__free(struct bpfctl *b);
 /* Freeze state (shared with the BPF programs through the mmaped .bss). */
 /* Claim a snapshot from userspace (SIGUSR2, exit): 1 = claimed and frozen at `at`, 0 = busy. */
 int bpfctl__freeze_now(struct bpfctl *b, uint64_t at);
+/*
+ * Move the cut of the snapshot in progress to `at` (a stop ends a post window
+ * early): the gates drop records stamped after it from now on. Only for the
+ * owner of the freeze (armed is 0).
+ */
+void bpfctl__cut_at(struct bpfctl *b, uint64_t at);
 /* Resume recording and re-arm the triggers. */
 void bpfctl__thaw(struct bpfctl *b);
 /* Sum the per-CPU counters of trigger `id` (TRIGREC_MAX_TRIGGERS = global slot). */

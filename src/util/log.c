@@ -52,3 +52,28 @@ const char *log_short(const char *s, char *buf, size_t len)
 	snprintf(buf, len, "%.*s...(%zu bytes)", (int)(len - 20), s, n);
 	return buf;
 }
+
+int log_limit__hit(struct log_limit *l, uint64_t now, unsigned long *suppressed, uint64_t *span_ns)
+{
+	l->total++;
+	if (l->last && now - l->last < l->period_ns) {
+		l->suppressed++;
+		return 0;
+	}
+	*suppressed = l->suppressed;
+	*span_ns = l->last ? now - l->last : 0;
+	l->suppressed = 0;
+	l->last = now;
+	return 1;
+}
+
+unsigned long log_limit__flush(struct log_limit *l, uint64_t now, uint64_t *span_ns)
+{
+	unsigned long n = l->suppressed;
+
+	*span_ns = l->last ? now - l->last : 0;
+	l->suppressed = 0;
+	/* The next occurrence starts a new period: it is news again. */
+	l->last = 0;
+	return n;
+}

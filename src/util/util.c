@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 #include <unistd.h>
 #include "util/log.h"
 #include "util/util.h"
@@ -604,6 +605,14 @@ int utf8_char(const char *s, uint32_t *cp)
 	if (cp)
 		*cp = c;
 	return n;
+}
+
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
 const char *fmt_duration(uint64_t ns, char *buf, size_t len)

@@ -41,6 +41,9 @@ int edit_distance(const char *a, const char *b);
  */
 int utf8_char(const char *s, uint32_t *cp);
 
+/* CLOCK_MONOTONIC in nanoseconds (the clock of every recorded timestamp). */
+uint64_t mono_ns(void);
+
 /* Format a nanosecond duration as "1.234 ms" etc. */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);
 /* Format a byte count as "512 B", "4 MiB", "1.5 GiB" (one decimal, truncated). */
