@@ -11,6 +11,8 @@
 #include <sys/utsname.h>
 #include "util/log.h"
 #include "snapshot/perfdata.h"
+#include "snapshot/pdhost.h"
+#include "snapshot/buildid.h"
 #include "capture/ring_reader.h"
 #include "snapshot/json.h"
 #include "snapshot/outdir.h"
@@ -204,6 +206,38 @@ int snapshot_ctx__open_outdir(struct snapshot_ctx *sc)
 	return 0;
 }
 
+/*
+ * What the perf.data header says that does not change during the run: the
+ * host (pdhost.c), the command line, the build-id cache.
+ */
+static int snapshot_ctx__init_header(struct snapshot_ctx *sc)
+{
+	char dir[4096], exe[4096];
+	ssize_t n;
+
+	sc->host = calloc(1, sizeof(*sc->host));
+	if (!sc->host || pd_host__init(sc->host))
+		return -ENOMEM;
+	sc->bids = bid_cache__new(sc->no_buildid_cache ? NULL :
+				  bid_cache__default_dir(dir, sizeof(dir)));
+	if (!sc->bids)
+		return -ENOMEM;
+	/* perf writes its own path first, then its arguments */
+	if (sc->argc > 0) {
+		sc->cmdline = calloc(sc->argc + 1, sizeof(*sc->cmdline));
+		if (!sc->cmdline)
+			return -ENOMEM;
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = 0;
+		sc->cmdline[0] = strdup(n > 0 ? exe : sc->argv[0]);
+		if (!sc->cmdline[0])
+			return -ENOMEM;
+		for (int i = 1; i < sc->argc; i++)
+			sc->cmdline[i] = sc->argv[i];
+	}
+	return 0;
+}
+
 int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 {
 	int err;
@@ -234,6 +268,9 @@ int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 		return err;
 	}
 	sc->kernel_start = kernel_text();
+	err = snapshot_ctx__init_header(sc);
+	if (err)
+		return err;
 	{
 		struct timespec rt, mo;
 
@@ -260,6 +297,16 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc)
 	procs__free(&sc->procs);
 	free(sc->tracing_data);
 	sc->tracing_data = NULL;
+	if (sc->host)
+		pd_host__fini(sc->host);
+	free(sc->host);
+	sc->host = NULL;
+	bid_cache__free(sc->bids);
+	sc->bids = NULL;
+	if (sc->cmdline)
+		free(sc->cmdline[0]);
+	free(sc->cmdline);
+	sc->cmdline = NULL;
 }
 
 /* ---- JSON ---- */
@@ -460,8 +507,9 @@ static int write_synth(struct pd_writer *w, const void *buf, int len)
 	return len < 0 ? len : pd_writer__write(w, buf, len);
 }
 
-/* User mappings of a process, for -g stacks. */
-static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t pid)
+/* User mappings of a process, for -g stacks; their files' build-ids go into bs. */
+static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t pid,
+		      struct bid_set *bs)
 {
 	char path[64], line[4608], buf[4608 + 256];
 	FILE *f;
@@ -495,6 +543,8 @@ static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t
 		err = write_synth(w, buf, pd_synth_mmap2(buf, sizeof(buf), &tev->pd.attr,
 				  tev->pd.ids[0], pid, pid, start, end - start, off, maj, min, ino,
 				  prot, perms[3] == 's' ? 1 : 2, name));
+		if (!err)
+			err = bid_set__map(bs, pid, start, end - start, ino, name);
 	}
 	fclose(f);
 	return err;
@@ -513,7 +563,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	char stem[96] = "", base[OUTDIR_BASE_MAX + 1], buf[8192];
 	static __thread uint8_t rbuf[65536 + 16];
 	struct pd_writer *w = NULL;
-	struct utsname uts;
+	struct bid_set *bs = NULL;
 	size_t k = 0;
 	int fd = -1, err = 0;
 
@@ -640,6 +690,15 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	err = pd_writer__begin(w);
 	if (err)
 		goto out;
+	/* build-ids: the kernel, then every file the maps written below name */
+	bs = bid_set__new(sc->bids);
+	if (!bs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = bid_set__kernel(bs);
+	if (err)
+		goto out;
 	err = write_synth(w, buf, pd_synth_kernel_mmap(buf, sizeof(buf), &tev->pd.attr,
 			  tev->pd.ids[0], sc->kernel_start, ~0ull - sc->kernel_start));
 	for (size_t i = 0; i < k && !err; i++) {
@@ -663,7 +722,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 			err = write_synth(w, buf, pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
 					  tev->pd.ids[0], pe->pid, pe->tid, pe->comm, 0, 0, 0));
 			if (!err && sc->callgraph && pe->pid == pe->tid)
-				err = synth_maps(w, tev, pe->pid);
+				err = synth_maps(w, tev, pe->pid, bs);
 		}
 	}
 	for (size_t i = 0; i < k && !err; i++) {
@@ -674,25 +733,24 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 					      r->rings[s->ring].cpu, rbuf, sizeof(rbuf));
 		} else {
 			err = pd_writer__write(w, s->hdr, s->hdr->size);
+			if (!err && s->hdr->type == PERF_RECORD_MMAP2)
+				err = bid_set__mmap2(bs, s->hdr);
 		}
 	}
 	if (err)
 		goto out;
-	uname(&uts);
 	{
-		char host[256] = "";
 		struct pd_meta meta = {
-			.hostname = host, .osrelease = uts.release, .version = "trigrec " TRIGREC_VERSION,
-			.arch = uts.machine, .argc = sc->argc, .argv = sc->argv,
+			.version = "trigrec " TRIGREC_VERSION,
+			.argc = sc->cmdline ? sc->argc : 0, .argv = sc->cmdline,
 			.first_time = res.first, .last_time = res.cut,
 			.clockid = CLOCK_MONOTONIC, .clock_res_ns = 1,
 			.tracing_data = sc->tracing_data, .tracing_data_len = sc->tracing_data_len,
 		};
 		struct timespec rt, mo;
 
-		gethostname(host, sizeof(host) - 1);
-		meta.nr_cpus_avail = sysconf(_SC_NPROCESSORS_CONF);
-		meta.nr_cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+		pd_host__meta(sc->host, &meta);
+		meta.build_ids = bid_set__entries(bs, &meta.nr_build_ids);
 		clock_gettime(CLOCK_REALTIME, &rt);
 		clock_gettime(CLOCK_MONOTONIC, &mo);
 		meta.tod_ns = rt.tv_sec * 1000000000ull + rt.tv_nsec;
@@ -716,6 +774,7 @@ out:
 		fail_log(sc, stem, t->name, err);
 	outdir__discard(sc->od, &data);
 	pd_writer__free(w);
+	bid_set__free(bs);
 	free(c.recs);
 	free(res.rs);
 	return err;
