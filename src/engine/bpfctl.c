@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "engine/bpfctl.h"
+#include "engine/features.h"
 #include "util/log.h"
 #include "trigrec.skel.h"
 
@@ -156,6 +157,9 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 		if (hook_trigger(b, &trigs[i], i, TRIGREC_ROLE_START, cfgs))
 			goto fail;
 
+	/* Name what an old kernel lacks rather than show a verifier log. */
+	if (features__check())
+		goto fail;
 	b->skel = trigrec_bpf__open();
 	if (!b->skel) {
 		elog("cannot open the BPF object: %s", strerror(errno));
@@ -182,8 +186,7 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 			elog("cannot load BPF programs: permission denied; run as root or grant "
 			     "CAP_BPF and CAP_PERFMON");
 		else
-			elog("cannot load BPF programs: %s (the kernel needs BTF, BPF ring buffers "
-			     "and BPF cookies: Linux 5.15+; rerun with -vv for the verifier log)",
+			elog("cannot load BPF programs: %s (rerun with -vv for the verifier log)",
 			     strerror(-err));
 		goto fail;
 	}
