@@ -7,6 +7,7 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "engine/bpfctl.h"
+#include "engine/features.h"
 #include "util/log.h"
 #include "util/util.h"
 #include "trigrec.skel.h"
@@ -259,6 +260,9 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 
 	if (cancelled(b))
 		return -EINTR;
+	/* Name what an old kernel lacks rather than show a verifier log. */
+	if (features__check())
+		return -ENOTSUP;
 	b->skel = trigrec_bpf__open();
 	if (!b->skel) {
 		err = -errno;
