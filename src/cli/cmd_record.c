@@ -117,6 +117,16 @@ SET(o_pid)
 	return e;
 }
 
+SET(o_cgroup)
+{
+	if (*a != '/') {
+		snprintf(err, len, "'%s': give the cgroup v2 directory as an absolute path "
+			 "(e.g. /sys/fs/cgroup/system.slice/nginx.service)", a);
+		return -EINVAL;
+	}
+	return config__set_str(&CFG->cgroup, a);
+}
+
 SET(o_output)
 {
 	if (!*a) {
@@ -274,6 +284,8 @@ const struct opt_spec record_opts[] = {
 	  "while it runs; its triggers still only fire in it)", o_all,
 	  "Scope (default -a when there is no command and no -p):" },
 	{ 'C', "cpu", "LIST", "only these CPUs (0-3,5)", o_cpu },
+	{ 'G', "cgroup", "PATH", "only tasks in this cgroup (v2 directory), as perf\n"
+	  "record -G; triggers only fire there", o_cgroup },
 	{ 'p', "pid", "PID", "only this process (its threads and children); stop\nwhen it exits", o_pid },
 	{ 0, "trigger", "TRIGGER", "snapshot when TRIGGER holds (repeatable; below)", o_trigger,
 	  "Triggers and snapshots:" },
