@@ -359,19 +359,27 @@ int session__start(struct session *s)
 	bo.cancel = &setup_cancel;
 	/* Every limit (events, hooks, memory) is checked before anything is opened. */
 	s->r = recorder__new(&s->ro);
-	if (!s->r || cancelled())
+	if (cancelled())
+		return -EINTR;
+	if (!s->r)
 		return -EINVAL;
 	s->b = bpfctl__plan(s->r, c->trigs, c->nr_trigs, &bo);
-	if (!s->b || cancelled())
+	if (cancelled())
+		return -EINTR;
+	if (!s->b)
 		return -EINVAL;
 	err = recorder__open(s->r);
-	if (err || cancelled())
-		return err ? err : -EINTR;
+	if (cancelled())
+		return -EINTR;
+	if (err)
+		return err;
 	/* Names of threads alive now, before any can exit unseen (BPF loading takes a while). */
 	procs__scan(&s->sc.procs);
 	err = bpfctl__attach(s->b, s->r, c->cmd ? s->child : c->pid);
-	if (err || cancelled())
-		return err ? err : -EINTR;
+	if (cancelled())
+		return -EINTR;
+	if (err)
+		return err;
 	recorder__rearm_on_exec(s->r);
 	if (s->create_outdir && mkdir(c->outdir, 0700) && errno != EEXIST) {
 		elog("output directory %s: %s (create it, or choose another with -o)", c->outdir,
@@ -384,9 +392,27 @@ int session__start(struct session *s)
 	s->sc.no_align = c->no_align;
 	s->sc.callgraph = c->callgraph;
 	if (snapshot_ctx__init(&s->sc, s->r))
-		return -EINVAL;
+		return cancelled() ? -EINTR : -EINVAL;
 
-	/* From here on signals are read from a signalfd; a pending one is not lost. */
+	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->done_fd < 0) {
+		elog("cannot create an eventfd: %s", strerror(errno));
+		return -errno;
+	}
+	{
+		struct sideband_opts so = { .max_snapshots = c->count,
+					    .final_snapshot = !c->no_final,
+					    .done_fd = s->done_fd, .control_fd = -1 };
+
+		s->sb = sideband__start(s->r, s->b, &s->sc, &so);
+		if (!s->sb)
+			return cancelled() ? -EINTR : -EINVAL;
+		/* Control requests on their own thread: the side-band thread only harvests. */
+		if (s->ctl && (err = control__start(s->ctl, (control_handler_fn)sideband__control, s->sb)))
+			return err;
+	}
+	/* From here on signals are read from a signalfd; a pending one is not lost.
+	 * (Worker threads start with every signal blocked.) */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -397,22 +423,9 @@ int session__start(struct session *s)
 	if (cancelled())
 		return -EINTR;
 	s->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (s->sfd < 0 || s->done_fd < 0) {
+	if (s->sfd < 0) {
 		elog("cannot set up signal handling: %s", strerror(errno));
 		return -errno;
-	}
-	{
-		struct sideband_opts so = { .max_snapshots = c->count,
-					    .final_snapshot = !c->no_final,
-					    .done_fd = s->done_fd, .control_fd = -1 };
-
-		s->sb = sideband__start(s->r, s->b, &s->sc, &so);
-		if (!s->sb)
-			return -EINVAL;
-		/* Control requests on their own thread: the side-band thread only harvests. */
-		if (s->ctl && (err = control__start(s->ctl, (control_handler_fn)sideband__control, s->sb)))
-			return err;
 	}
 	bpfctl__thaw(s->b); /* arm the triggers */
 	s->started = 1;
