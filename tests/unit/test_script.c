@@ -541,7 +541,11 @@ TEST(trigger_errors)
 	ERRS("record cpu-clock\ntrigger t { on sched:sched_swich }\n",
 	     "2:16:(did you mean sched:sched_switch?)");
 	ERRS("record cpu-clock\ntrigger t {\n  latency sched:sched_wakeup -> sched:sched_switch > 5ms\n"
-	     "  cooldwn 1s\n}\n", "4:3:unknown option 'cooldwn'");
+	     "  cooldwn 1s\n}\n", "4:3:unknown option 'cooldwn' (did you mean 'cooldown'?)");
+	ERRS("record cpu-clock\ntrigger t {\n  latncy sched:sched_wakeup -> sched:sched_switch > 5ms\n}\n",
+	     "3:3:unknown trigger kind 'latncy' (did you mean 'latency'?)");
+	ERRS("record cpu-clock\ntrigger t { on sched:sched_switch wher prev_pid == 1 }\n",
+	     "2:35:unknown option 'wher' (did you mean 'where'?)");
 	ERRS("record cpu-clock\ntrigger t { rate sched:sched_switch > 10 }\n",
 	     "2:42:expected '/' and a window");
 	ERRS("record cpu-clock\ntrigger t {\n\tmanual cooldown 1s\n}\n",
