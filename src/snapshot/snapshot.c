@@ -271,6 +271,22 @@ int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 	err = snapshot_ctx__init_header(sc);
 	if (err)
 		return err;
+	/* Tracepoint fields that name threads (next_pid, pid, child_pid...): they get COMMs too. */
+	sc->pid_fields = calloc(r->nr_evs, sizeof(*sc->pid_fields));
+	if (!sc->pid_fields)
+		return -ENOMEM;
+	for (int i = 0; i < r->nr_evs; i++) {
+		const struct tp_format *f = r->evs[i].fmt;
+
+		for (int j = 0; f && r->evs[i].kind == REC_EV_TRACEPOINT && j < f->nr_fields; j++) {
+			const struct tp_field *fl = &f->fields[j];
+			size_t l = strlen(fl->name);
+
+			if (!fl->is_common && fl->size == 4 && l >= 3 && !strcmp(fl->name + l - 3, "pid") &&
+			    sc->pid_fields[i].n < 4)
+				sc->pid_fields[i].off[sc->pid_fields[i].n++] = fl->offset;
+		}
+	}
 	{
 		struct timespec rt, mo;
 
@@ -307,6 +323,8 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc)
 		free(sc->cmdline[0]);
 	free(sc->cmdline);
 	sc->cmdline = NULL;
+	free(sc->pid_fields);
+	sc->pid_fields = NULL;
 }
 
 /* ---- JSON ---- */
@@ -550,6 +568,30 @@ static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t
 	return err;
 }
 
+/*
+ * The threads a tracepoint record names in its pid fields (sched_switch's
+ * next_pid, sched_wakeup's pid...): perf record names every thread, and perf
+ * sched and perf timechart name tasks through these. Up to 4 into out.
+ */
+static int pid_field_tids(const struct snapshot_ctx *sc, const struct snap_rec *s,
+			  uint32_t *out)
+{
+	const uint8_t *raw = tp_raw(s->hdr, sc->kevs[s->event].attr.sample_type);
+	uint32_t size;
+	int n = 0;
+
+	if (!raw)
+		return 0;
+	memcpy(&size, raw, 4);
+	for (int i = 0; i < sc->pid_fields[s->event].n; i++) {
+		uint16_t off = sc->pid_fields[s->event].off[i];
+
+		if (off + 4u <= size)
+			memcpy(&out[n++], raw + 4 + off, 4);
+	}
+	return n;
+}
+
 int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
 		    const struct snap_trigger *t, const struct snap_timing *tm,
 		    char *path, size_t pathlen)
@@ -703,7 +745,8 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 			  tev->pd.ids[0], sc->kernel_start, ~0ull - sc->kernel_start));
 	for (size_t i = 0; i < k && !err; i++) {
 		const struct snap_rec *s = &c.recs[i];
-		uint32_t tids[2] = { s->tid, 0 };
+		uint32_t tids[5] = { s->tid };
+		int nt = 1;
 
 		if (s->hdr->type == PERF_RECORD_FORK) {
 			/* perf names a child after its parent: the parent needs a COMM too. */
@@ -712,17 +755,24 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 			tids[0] = f[3];
 		} else if (s->hdr->type != PERF_RECORD_SAMPLE) {
 			continue;
+		} else if (needs_completion(r, s)) {
+			nt += pid_field_tids(sc, s, tids + 1);
 		}
-		for (int j = 0; j < 2 && tids[j] && !err; j++) {
-			struct proc_ent *pe = procs__get(&sc->procs, tids[j]);
+		/* used: bit 0 = COMM written, bit 1 = maps written (the record's own thread only) */
+		for (int j = 0; j < nt && !err; j++) {
+			struct proc_ent *pe = tids[j] ? procs__get(&sc->procs, tids[j]) : NULL;
 
-			if (!pe || pe->used || !pe->comm[0])
+			if (!pe || !pe->comm[0])
 				continue;
-			pe->used = 1;
-			err = write_synth(w, buf, pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
-					  tev->pd.ids[0], pe->pid, pe->tid, pe->comm, 0, 0, 0));
-			if (!err && sc->callgraph && pe->pid == pe->tid)
+			if (!(pe->used & 1)) {
+				pe->used |= 1;
+				err = write_synth(w, buf, pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
+						  tev->pd.ids[0], pe->pid, pe->tid, pe->comm, 0, 0, 0));
+			}
+			if (!err && j == 0 && !(pe->used & 2) && sc->callgraph && pe->pid == pe->tid) {
+				pe->used |= 2;
 				err = synth_maps(w, tev, pe->pid, bs);
+			}
 		}
 	}
 	for (size_t i = 0; i < k && !err; i++) {
