@@ -18,12 +18,14 @@ int parse_size(const char *s, uint64_t *bytes, char *err, size_t errlen);
  * Result in pages.
  */
 int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen);
-/* Durations: "10ms", "1s", "250us", "100ns", "2m", "1h", "1.5s"; a bare number is an error. */
+/* Durations: "10ms", "1s", "250us", "100ns", "2m", "1h", "7d", "1.5s"; a bare number is an error. */
 int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
 /* Unsigned integers with range check, decimal or 0x hex. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen);
 /* "0-3,5,7-8" into a bitmap of up to max_cpus entries (1 = selected); checks against max_cpus. */
 int parse_cpulist(const char *s, unsigned char *mask, int max_cpus, char *err, size_t errlen);
+/* The inverse: "0-3,5" for a bitmap of n entries ("" when none is set). */
+void format_cpulist(const unsigned char *mask, int n, char *buf, size_t len);
 /* Number of possible CPUs (from /sys/devices/system/cpu/possible), and online mask. */
 int cpus_possible(void);
 int cpus_online_mask(unsigned char *mask, int max_cpus);
@@ -33,6 +35,14 @@ int edit_distance(const char *a, const char *b);
 
 /* CLOCK_MONOTONIC in nanoseconds (the clock of every recorded timestamp). */
 uint64_t mono_ns(void);
+
+/*
+ * The UTF-8 character at s: its length in bytes (1-4) and, when cp is not
+ * NULL, its code point; 0 when s does not start a valid one (stray
+ * continuation byte, overlong form, surrogate, above U+10FFFF, cut short).
+ * s is NUL-terminated, so reading stops at the end of the string.
+ */
+int utf8_char(const char *s, uint32_t *cp);
 
 /* Format a nanosecond duration as "1.234 ms" etc. */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);

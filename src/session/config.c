@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* One run as data: defaults, builders, cross-checks, and the script it prints as. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "session/config.h"
+#include "util/util.h"
+
+#define DEFAULT_MMAP_PAGES  256 /* 1 MiB per CPU with 4 KiB pages */
+#define DEFAULT_TRACK_PAGES 16  /* COMM/FORK/EXIT: small, and rarely wraps */
+#define MAX_POST_NS (3600ull * 1000000000ull)
+
+void config__init(struct trigrec_config *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->mmap_pages = DEFAULT_MMAP_PAGES;
+	c->track_pages = DEFAULT_TRACK_PAGES;
+}
+
+static void free_argv(char **v)
+{
+	for (char **p = v; p && *p; p++)
+		free(*p);
+	free(v);
+}
+
+void config__fini(struct trigrec_config *c)
+{
+	for (int i = 0; i < c->nr_events; i++) {
+		free((char *)c->events[i].spec);
+		free((char *)c->events[i].filter);
+	}
+	free(c->events);
+	free(c->cpumask);
+	free(c->cgroup);
+	free_argv(c->cmd);
+	free(c->trigs);
+	free(c->trig_origin);
+	free(c->manual);
+	free(c->outdir);
+	free(c->name_prefix);
+	free(c->control);
+	free(c->metrics_addr);
+	free(c->metrics_file);
+	free_argv(c->on_snapshot);
+	free(c->script_path);
+	config__init(c);
+}
+
+int config__set_str(char **dst, const char *val)
+{
+	char *s = NULL;
+
+	if (val && !(s = strdup(val)))
+		return -ENOMEM;
+	free(*dst);
+	*dst = s;
+	return 0;
+}
+
+char **config__argv_dup(char *const *argv, int n)
+{
+	char **v;
+
+	if (n < 0)
+		for (n = 0; argv[n]; n++)
+			;
+	v = calloc(n + 1, sizeof(*v));
+	if (!v)
+		return NULL;
+	for (int i = 0; i < n; i++) {
+		if (!(v[i] = strdup(argv[i]))) {
+			free_argv(v);
+			return NULL;
+		}
+	}
+	return v;
+}
+
+int config__add_event(struct trigrec_config *c, const char *spec, const char *filter)
+{
+	struct rec_event_spec *e = realloc(c->events, (c->nr_events + 1) * sizeof(*e));
+	char *s, *f = NULL;
+
+	if (!e)
+		return -ENOMEM;
+	c->events = e;
+	s = strdup(spec);
+	if (filter)
+		f = strdup(filter);
+	if (!s || (filter && !f)) {
+		free(s);
+		free(f);
+		return -ENOMEM;
+	}
+	c->events[c->nr_events].spec = s;
+	c->events[c->nr_events].filter = f;
+	c->nr_events++;
+	return 0;
+}
+
+int config__add_trigger(struct trigrec_config *c, const struct trig_def *t,
+			const struct cfg_origin *where)
+{
+	struct trig_def *nt;
+	struct cfg_origin *no;
+
+	if (c->nr_trigs >= TRIGREC_MAX_TRIGGERS)
+		return -E2BIG;
+	nt = realloc(c->trigs, (c->nr_trigs + 1) * sizeof(*nt));
+	if (!nt)
+		return -ENOMEM;
+	c->trigs = nt;
+	no = realloc(c->trig_origin, (c->nr_trigs + 1) * sizeof(*no));
+	if (!no)
+		return -ENOMEM;
+	c->trig_origin = no;
+	c->trigs[c->nr_trigs] = *t;
+	c->trig_origin[c->nr_trigs] = where ? *where : (struct cfg_origin){ 0 };
+	c->nr_trigs++;
+	return 0;
+}
+
+int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
+{
+	if (c->cmd && c->pid) {
+		snprintf(err, errlen, "-p and a command exclude each other: record one or the other");
+		return -EINVAL;
+	}
+	if (c->period && c->freq) {
+		snprintf(err, errlen, "-F and -c exclude each other: sample by frequency or by period");
+		return -EINVAL;
+	}
+	if (c->post_ns > MAX_POST_NS) {
+		snprintf(err, errlen, "--post: longer than an hour");
+		return -EINVAL;
+	}
+	if (!c->outdir && config__set_str(&c->outdir, "."))
+		return -ENOMEM;
+	/* --post is the default for triggers that do not say `post`. */
+	for (int i = 0; i < c->nr_trigs; i++)
+		if (!c->trigs[i].has_post)
+			c->trigs[i].cfg.post_ns = c->post_ns;
+	return 0;
+}
+
+/* A word as the script lexer reads it back: bare when it is plain, quoted otherwise. */
+static void put_word(FILE *out, const char *w)
+{
+	int bare = *w != 0;
+
+	for (const char *p = w; *p && bare; p++)
+		bare = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		       (*p >= '0' && *p <= '9') || strchr("_-./:*+,=@%", *p);
+	if (bare) {
+		fputs(w, out);
+		return;
+	}
+	fputc('"', out);
+	for (const char *p = w; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fputc('\\', out);
+		fputc(*p, out);
+	}
+	fputc('"', out);
+}
+
+static void put_size(FILE *out, uint64_t bytes)
+{
+	if (bytes && !(bytes % (1ull << 30)))
+		fprintf(out, "%lluG", (unsigned long long)(bytes >> 30));
+	else if (bytes && !(bytes % (1ull << 20)))
+		fprintf(out, "%lluM", (unsigned long long)(bytes >> 20));
+	else if (bytes && !(bytes % 1024))
+		fprintf(out, "%lluK", (unsigned long long)(bytes >> 10));
+	else
+		fprintf(out, "%llu", (unsigned long long)bytes);
+}
+
+static void put_duration(FILE *out, uint64_t ns)
+{
+	static const struct { uint64_t ns; const char *unit; } u[] = {
+		{ 86400ull * 1000000000ull, "d" }, { 3600ull * 1000000000ull, "h" },
+		{ 60ull * 1000000000ull, "m" }, { 1000000000ull, "s" },
+		{ 1000000ull, "ms" }, { 1000ull, "us" },
+	};
+
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
+		if (ns && !(ns % u[i].ns)) {
+			fprintf(out, "%llu%s", (unsigned long long)(ns / u[i].ns), u[i].unit);
+			return;
+		}
+	fprintf(out, "%lluns", (unsigned long long)ns);
+}
+
+int config__dump_script(const struct trigrec_config *c, FILE *out)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	fprintf(out, "# trigrec script (trigrec run FILE); written by trigrec record --dump-script\n");
+	for (int i = 0; i < c->nr_events; i++) {
+		fputs("record ", out);
+		put_word(out, c->events[i].spec);
+		if (c->events[i].filter)
+			fprintf(out, " if %s", c->events[i].filter);
+		fputc('\n', out);
+	}
+	fputs("buffer ", out);
+	put_size(out, c->mmap_pages * (uint64_t)(page > 0 ? page : 4096));
+	fputc('\n', out);
+	if (c->freq)
+		fprintf(out, "frequency %llu\n", (unsigned long long)c->freq);
+	if (c->period)
+		fprintf(out, "period %llu\n", (unsigned long long)c->period);
+	if (c->callgraph)
+		fputs("callgraph\n", out);
+	if (c->cpumask) {
+		char buf[4096];
+
+		format_cpulist(c->cpumask, c->nr_cpumask, buf, sizeof(buf));
+		fprintf(out, "cpus %s\n", buf);
+	}
+	if (c->cgroup) {
+		fputs("cgroup ", out);
+		put_word(out, c->cgroup);
+		fputc('\n', out);
+	}
+	if (c->pid)
+		fprintf(out, "pid %d\n", (int)c->pid);
+	if (c->cmd) {
+		fputs("command", out);
+		for (char **a = c->cmd; *a; a++) {
+			fputc(' ', out);
+			put_word(out, *a);
+		}
+		fputc('\n', out);
+	}
+	fputs("output ", out);
+	put_word(out, c->outdir ? c->outdir : ".");
+	if (c->keep_files || c->keep_bytes || c->keep_age_ns) {
+		const char *sep = " keep ";
+
+		if (c->keep_files) {
+			fprintf(out, "%s%llu files", sep, (unsigned long long)c->keep_files);
+			sep = ", ";
+		}
+		if (c->keep_bytes) {
+			fputs(sep, out);
+			put_size(out, c->keep_bytes);
+			sep = ", ";
+		}
+		if (c->keep_age_ns) {
+			fputs(sep, out);
+			put_duration(out, c->keep_age_ns);
+		}
+	}
+	fputc('\n', out);
+	if (c->post_ns) {
+		fputs("post ", out);
+		put_duration(out, c->post_ns);
+		fputc('\n', out);
+	}
+	if (c->metrics_addr) {
+		fputs("metrics ", out);
+		put_word(out, c->metrics_addr);
+		fputc('\n', out);
+	}
+	if (c->metrics_file) {
+		fputs("metrics_file ", out);
+		put_word(out, c->metrics_file);
+		fputc('\n', out);
+	}
+	if (c->on_snapshot) {
+		fputs("on_snapshot", out);
+		for (char **a = c->on_snapshot; *a; a++) {
+			fputc(' ', out);
+			put_word(out, *a);
+		}
+		fputc('\n', out);
+	}
+	for (int i = 0; i < c->nr_manual; i++)
+		fprintf(out, "\ntrigger %s { manual }\n", c->manual[i].name);
+	for (int i = 0; i < c->nr_trigs; i++)
+		fprintf(out, "\ntrigger %s {\n    %s\n}\n", c->trigs[i].name, c->trigs[i].text);
+	return ferror(out) ? -EIO : 0;
+}

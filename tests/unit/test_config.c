@@ -1,0 +1,139 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests for src/session/config.c: defaults, builders, cross-checks, --dump-script. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "check.h"
+#include "session/config.h"
+#include "util/util.h"
+
+TEST(defaults_in_one_place)
+{
+	struct trigrec_config c;
+
+	config__init(&c);
+	CHECK_EQ(c.mmap_pages, 256);
+	CHECK_EQ(c.track_pages, 16);
+	CHECK(c.outdir == NULL);
+	CHECK_EQ(c.nr_events, 0);
+	config__fini(&c);
+	CHECK_EQ(c.mmap_pages, 256);
+	return 0;
+}
+
+TEST(builders_copy_what_they_are_given)
+{
+	struct trigrec_config c;
+	char spec[] = "sched:sched_switch", filt[] = "prev_pid != 0";
+	char *argv[] = { "sleep", "1", NULL };
+	struct trig_def t = { .name = "x", .text = "sched:sched_process_exit" };
+	struct cfg_origin o = { "f.trig", 3, 5 };
+
+	config__init(&c);
+	CHECK_EQ(config__add_event(&c, spec, filt), 0);
+	CHECK_EQ(config__add_event(&c, "cpu-clock", NULL), 0);
+	spec[0] = filt[0] = 'X';
+	CHECK_STR(c.events[0].spec, "sched:sched_switch");
+	CHECK_STR(c.events[0].filter, "prev_pid != 0");
+	CHECK(c.events[1].filter == NULL);
+	c.cmd = config__argv_dup(argv, -1);
+	CHECK(c.cmd && c.cmd[1] && !c.cmd[2]);
+	CHECK_STR(c.cmd[0], "sleep");
+	CHECK_EQ(config__set_str(&c.outdir, "/tmp/a"), 0);
+	CHECK_EQ(config__set_str(&c.outdir, "/tmp/b"), 0);
+	CHECK_STR(c.outdir, "/tmp/b");
+	CHECK_EQ(config__add_trigger(&c, &t, &o), 0);
+	CHECK_EQ(c.trig_origin[0].line, 3);
+	for (int i = 1; i < TRIGREC_MAX_TRIGGERS; i++)
+		CHECK_EQ(config__add_trigger(&c, &t, NULL), 0);
+	CHECK_EQ(config__add_trigger(&c, &t, NULL), -E2BIG);
+	config__fini(&c);
+	CHECK(c.events == NULL && c.cmd == NULL && c.outdir == NULL && c.trigs == NULL);
+	return 0;
+}
+
+TEST(finalize_cross_checks_and_post_default)
+{
+	struct trigrec_config c;
+	struct trig_def a = { .name = "a" }, b = { .name = "b", .has_post = 1 };
+	char *argv[] = { "true", NULL };
+	char err[256];
+
+	config__init(&c);
+	b.cfg.post_ns = 7;
+	config__add_trigger(&c, &a, NULL);
+	config__add_trigger(&c, &b, NULL);
+	c.post_ns = 5000000;
+	CHECK_EQ(config__finalize(&c, err, sizeof(err)), 0);
+	CHECK_STR(c.outdir, ".");
+	CHECK_EQ(c.trigs[0].cfg.post_ns, 5000000);
+	CHECK_EQ(c.trigs[1].cfg.post_ns, 7);
+	c.pid = 1;
+	c.cmd = config__argv_dup(argv, -1);
+	CHECK_EQ(config__finalize(&c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "-p and a command") != NULL);
+	c.pid = 0;
+	c.freq = 10;
+	c.period = 10;
+	CHECK_EQ(config__finalize(&c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "-F and -c") != NULL);
+	config__fini(&c);
+	return 0;
+}
+
+TEST(dump_script_says_every_setting)
+{
+	struct trigrec_config c;
+	struct trig_def t = { .name = "slow", .text = "latency a:b -> a:c by tid > 5ms" };
+	char *argv[] = { "./app", "two words", NULL };
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	config__init(&c);
+	config__add_event(&c, "sched:sched_switch", "prev_pid != 0");
+	config__add_event(&c, "raw_syscalls:*", NULL);
+	c.mmap_pages = 1024;
+	c.callgraph = 1;
+	c.nr_cpumask = 8;
+	c.cpumask = calloc(8, 1);
+	c.cpumask[0] = c.cpumask[1] = c.cpumask[2] = c.cpumask[5] = 1;
+	c.cmd = config__argv_dup(argv, -1);
+	config__set_str(&c.outdir, "/var/tmp/x");
+	c.keep_files = 50;
+	c.keep_bytes = 2ull << 30;
+	c.keep_age_ns = 7 * 86400ull * 1000000000ull;
+	c.post_ns = 10000000;
+	config__add_trigger(&c, &t, NULL);
+	CHECK_EQ(config__dump_script(&c, f), 0);
+	fclose(f);
+	CHECK(strstr(buf, "record sched:sched_switch if prev_pid != 0\n") != NULL);
+	CHECK(strstr(buf, "record raw_syscalls:*\n") != NULL);
+	CHECK(strstr(buf, "buffer 4M\n") != NULL);
+	CHECK(strstr(buf, "callgraph\n") != NULL);
+	CHECK(strstr(buf, "cpus 0-2,5\n") != NULL);
+	CHECK(strstr(buf, "command ./app \"two words\"\n") != NULL);
+	CHECK(strstr(buf, "output /var/tmp/x keep 50 files, 2G, 7d\n") != NULL);
+	CHECK(strstr(buf, "post 10ms\n") != NULL);
+	CHECK(strstr(buf, "trigger slow {\n    latency a:b -> a:c by tid > 5ms\n}\n") != NULL);
+	free(buf);
+	config__fini(&c);
+	return 0;
+}
+
+TEST(cpulist_round_trip)
+{
+	unsigned char m[16] = { 0 };
+	char buf[64], err[128];
+
+	format_cpulist(m, 16, buf, sizeof(buf));
+	CHECK_STR(buf, "");
+	CHECK_EQ(parse_cpulist("0-3,5,7-8,15", m, 16, err, sizeof(err)), 0);
+	format_cpulist(m, 16, buf, sizeof(buf));
+	CHECK_STR(buf, "0-3,5,7-8,15");
+	return 0;
+}
+
+RUN_TESTS(T(defaults_in_one_place), T(builders_copy_what_they_are_given),
+	  T(finalize_cross_checks_and_post_default), T(dump_script_says_every_setting),
+	  T(cpulist_round_trip))
