@@ -1,39 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <stdint.h>
+#include <string.h>
 #include "snapshot/json.h"
+#include "util/util.h"
 
-/*
- * Length of the valid UTF-8 sequence at s (n bytes available), or 0.
- * Overlong forms, surrogates and code points above U+10FFFF are invalid
- * (RFC 3629), so what a JSON parser accepts is exactly what passes.
- */
+/* Length of the valid UTF-8 sequence at s, with only n bytes available (no NUL needed), or 0. */
 static size_t utf8_len(const unsigned char *s, size_t n)
 {
-	unsigned char c = s[0];
-	size_t len;
-	uint32_t cp;
+	char tmp[5] = "";
 
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
+	if (n >= 4)
+		return utf8_char((const char *)s, NULL); /* reads at most 4 bytes */
+	memcpy(tmp, s, n);
+	return utf8_char(tmp, NULL);
 }
 
 void json_str(FILE *f, const char *str, size_t max)
