@@ -124,11 +124,6 @@ static int check_outdir(const char *dir)
 	char parent[PATH_MAX];
 	struct stat st;
 
-	if (strlen(dir) >= PATH_MAX - 64) {
-		elog("output directory %.80s...: path too long (%zu bytes; at most %d)", dir,
-		     strlen(dir), PATH_MAX - 64);
-		return -ENAMETOOLONG;
-	}
 	if (stat(dir, &st)) {
 		if (errno != ENOENT) {
 			elog("output directory %s: %s (choose another with -o)", dir, strerror(errno));
@@ -537,7 +532,7 @@ int session__run(struct session *s)
 			continue;
 		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
 			if (++interrupts > 1 || si.ssi_signo == SIGTERM) {
-				elog("interrupted again while stopping: exiting without finishing");
+				elog("interrupted twice: exiting without finishing");
 				_exit(130);
 			}
 		} else if (si.ssi_signo == SIGCHLD && s->child > 0 && !reaped &&

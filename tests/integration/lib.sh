@@ -165,6 +165,9 @@ tr_run() {
 tr_start() {
 	local log=$1 i
 	shift
+	# Empty it first: the background redirect may come after the first look,
+	# and a log reused from an earlier case would say "recording" already.
+	: >"$log"
 	"$TRIGREC" record "$@" >"$log" 2>&1 &
 	TR_PID=$!
 	_bg+=("$TR_PID")

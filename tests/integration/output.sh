@@ -180,7 +180,7 @@ if ! mount -t tmpfs -o size=4k trigrec-test-full "$FULL"; then
 	t_skip "cannot mount a tmpfs"
 else
 	track_mount "$FULL"
-	if tr_start "$TMP/full.log" -a -o "$FULL" --no-final-snapshot "${EV[@]}" --trigger "$TRIG"; then
+	if tr_start "$TMP/full.log" -a -o "$FULL" --no-final-snapshot "${EV[@]}" --trigger "$TRIG limit none"; then
 		fire 200 2000
 		tr_stop INT
 		failed=$(sed -n 's/.*snapshots\{0,1\} written, \([0-9]*\) failed.*/\1/p' "$TMP/full.log")

@@ -142,7 +142,7 @@ avail_mb=$(awk '/^MemAvailable:/ { print int($2 / 1024) }' /proc/meminfo)
 m=1024
 while [ $((m * 3 * NCPU * 3)) -gt "$avail_mb" ] && [ $m -gt 64 ]; do m=$((m / 2)); done
 for sig in INT TERM; do
-	t_begin "setup: SIG$sig during set-up (-m ${m}M on $NCPU CPUs) ends it within 2 s"
+	t_begin "setup: SIG$sig during set-up (-m ${m}M on $NCPU CPUs) ends it within 5 s"
 	log=$TMP/int-$sig.log
 	"$TRIGREC" record -e syscalls:sys_enter_getpgid -m ${m}M -a -o "$TMP/int-$sig" >"$log" 2>&1 &
 	pid=$!
@@ -157,7 +157,9 @@ for sig in INT TERM; do
 		tr_wait "$pid"
 		t1=$(date +%s%N)
 		# Before: ignored until set-up ended (6-30 s), then a final snapshot.
-		check_le "milliseconds from SIG$sig to exit" $(((t1 - t0) / 1000000)) 2000
+		# Now the loops stop within milliseconds; unmapping and freeing
+		# gigabytes of rings and copy buffers then takes 0.5-3 s on this VM.
+		check_le "milliseconds from SIG$sig to exit" $(((t1 - t0) / 1000000)) 5000
 		check_eq "exit code" "$TR_RC" 130
 		check_match "message" "$(cat "$log")" "interrupted during set-up.*nothing was recorded"
 		check_nomatch "message" "$(cat "$log")" "trigrec: recording "
