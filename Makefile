@@ -35,11 +35,13 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # Debian packages that provide each build tool; installed on demand.
-DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf
+DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf \
+	     libmicrohttpd-dev libsystemd-dev libzstd-dev
 ifneq ($(CROSS),)
 # The host's tools (clang, bpftool) plus the cross compiler and the target's libraries.
 DEPS_PKGS := bpftool clang llvm gcc-$(ARCH)-linux-gnu libc6-dev-$(DEB_ARCH)-cross \
-	     libbpf-dev:$(DEB_ARCH) libelf-dev:$(DEB_ARCH) zlib1g-dev:$(DEB_ARCH)
+	     libbpf-dev:$(DEB_ARCH) libelf-dev:$(DEB_ARCH) zlib1g-dev:$(DEB_ARCH) \
+	     libmicrohttpd-dev:$(DEB_ARCH) libsystemd-dev:$(DEB_ARCH) libzstd-dev:$(DEB_ARCH)
 endif
 # make test-kernels: qemu, a static busybox and cpio for the initramfs.
 KERNELS_PKGS := qemu-system-x86 busybox-static cpio python3
@@ -55,9 +57,10 @@ CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 LDFLAGS   += -fsanitize=address,undefined
 endif
 ifneq ($(CROSS),)
-LIBS      = -lbpf -lelf -lz -lpthread
+LIBS      = -lbpf -lelf -lz -lmicrohttpd -lsystemd -lzstd -lpthread
 else
-LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) -lpthread
+LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) \
+	    $(shell pkg-config --libs libmicrohttpd libsystemd libzstd 2>/dev/null || echo -lmicrohttpd -lsystemd -lzstd) -lpthread
 endif
 
 # BPF side: the system include dirs clang needs for <linux/*.h> (libbpf-bootstrap's trick).
@@ -70,7 +73,10 @@ BPF_SRCS  := $(wildcard bpf/*.bpf.c)
 BPF_OBJS  := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.bpf.o,$(BPF_SRCS))
 SKELS     := $(patsubst bpf/%.bpf.c,$(OUTPUT)/%.skel.h,$(BPF_SRCS))
 
-LIB_SRCS  := $(filter-out src/cli/main.c,$(wildcard src/*/*.c))
+# src/cli/ is the front end (the binary only); everything else is a library the unit tests link.
+CLI_SRCS  := $(wildcard src/cli/*.c)
+CLI_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(CLI_SRCS))
+LIB_SRCS  := $(filter-out src/cli/%,$(wildcard src/*/*.c))
 LIB_OBJS  := $(patsubst src/%.c,$(OUTPUT)/src/%.o,$(LIB_SRCS))
 UNIT_SRCS := $(wildcard tests/unit/test_*.c)
 UNIT_BINS := $(patsubst tests/unit/%.c,$(OUTPUT)/tests/%,$(UNIT_SRCS))
@@ -81,7 +87,8 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all deps check check-unit check-integration demo install uninstall vmlinux clean help bench test-kernels
+.PHONY: all deps check check-unit check-integration demo install uninstall vmlinux clean help bench \
+	fuzz fuzz-build fuzz-deps test-kernels
 
 all: deps $(BIN)
 
@@ -91,6 +98,8 @@ help:
 	@echo 'make check      build and run every test (root; ends with "N passed, N failed")'
 	@echo 'make check SAN=1  the same under ASan/UBSan'
 	@echo 'make bench      side-by-side benchmarks against perf'
+	@echo 'make fuzz       build the libFuzzer targets and run each for $$(FUZZ_SECONDS) s (default 60)'
+	@echo 'make fuzz-build only build them ($(OUTPUT)/fuzz/fuzz_NAME)'
 	@echo 'make test-kernels  the test subset on Debian 11/12/13 kernels (and 12 -rt) under qemu'
 	@echo 'make ARCH=arm64 cross-compile for arm64 (into .output-aarch64/trigrec)'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (bin, man page)'
@@ -99,12 +108,12 @@ help:
 
 # Install what is missing, once: a stamp per package set keeps rebuilds quiet.
 deps: $(OUTPUT)/.deps-ok
-$(OUTPUT)/.deps-ok:
+$(OUTPUT)/.deps-ok: Makefile
 	$(Q)mkdir -p $(OUTPUT)
 	$(Q)./tools/install-deps.sh $(DEPS_PKGS)
 	$(Q)touch $@
 
-$(BIN): $(OUTPUT)/src/cli/main.o $(LIB_OBJS) | $(OUTPUT)/.deps-ok
+$(BIN): $(CLI_OBJS) $(LIB_OBJS) | $(OUTPUT)/.deps-ok
 	$(call msg,LINK,$@)
 	$(Q)$(CC) $(LDFLAGS) $^ $(LIBS) -o $@
 
@@ -119,7 +128,7 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 	$(Q)$(BPFTOOL) gen skeleton $< > $@
 
 # Userspace objects that include a skeleton must wait for it.
-$(LIB_OBJS) $(OUTPUT)/src/cli/main.o: $(SKELS)
+$(LIB_OBJS) $(CLI_OBJS): $(SKELS)
 
 $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/.deps-ok
 	$(call msg,CC,$@)
@@ -158,6 +167,56 @@ demo: all
 bench: all $(BENCH_BINS) $(HELPER_BINS)
 	$(Q)OUTPUT=$(OUTPUT) ./bench/run.sh
 
+# ---- fuzzing (libFuzzer) ----
+# One target per name: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput,
+# tests/fuzz/corpus/NAME/ holds its seeds, tests/fuzz/NAME.dict (optional)
+# its dictionary. Adding a target is adding its name here.
+FUZZ_TARGETS := trigger
+FUZZ_SECONDS ?= 60
+FUZZ_OUT  := $(OUTPUT)/fuzz
+FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+# The library is built again with clang, instrumented for coverage; a target
+# links only the objects it uses (an archive).
+FUZZ_CFLAGS = -O1 -g $(filter-out -O% -g -fsanitize% -fno-sanitize%,$(CFLAGS)) $(FUZZ_SAN)
+FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/src/%.o,$(LIB_SRCS))
+FUZZ_BINS := $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_TARGETS))
+# Per run: at most 4 KB inputs, 5 s each (pathological input must be quick).
+FUZZ_ARGS := -max_len=4096 -timeout=5 -rss_limit_mb=2048 -print_final_stats=1
+
+fuzz-deps: $(OUTPUT)/.deps-fuzz-ok
+$(OUTPUT)/.deps-fuzz-ok: | $(OUTPUT)/.deps-ok
+	$(Q)./tools/install-deps.sh libclang-rt-$$($(CLANG) -dumpversion | cut -d. -f1)-dev
+	$(Q)touch $@
+
+$(FUZZ_OUT)/src/%.o: src/%.c $(SKELS) | $(OUTPUT)/.deps-fuzz-ok
+	$(call msg,CC-FUZZ,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_OUT)/libtrigrec.a: $(FUZZ_OBJS)
+	$(call msg,AR,$@)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OUT)/libtrigrec.a
+	$(call msg,CC-FUZZ,$@)
+	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OUT)/libtrigrec.a $(LIBS) -o $@
+
+fuzz-build: $(FUZZ_BINS)
+
+# New inputs go to $(FUZZ_OUT)/corpus/NAME, never into the checked-in seeds;
+# a crash leaves $(FUZZ_OUT)/NAME-crash-* and fails the build.
+fuzz: fuzz-build
+	$(Q)for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_OUT)/corpus/$$t || exit 1; \
+		echo "  FUZZ     $$t for $(FUZZ_SECONDS) s"; \
+		$(FUZZ_OUT)/fuzz_$$t $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
+			-artifact_prefix=$(FUZZ_OUT)/$$t- \
+			$$([ -f tests/fuzz/$$t.dict ] && echo -dict=tests/fuzz/$$t.dict) \
+			$(FUZZ_OUT)/corpus/$$t tests/fuzz/corpus/$$t 2>$(FUZZ_OUT)/$$t.log; \
+		rc=$$?; grep -E '^(stat::|INFO: Loaded|Done|==[0-9]+==|SUMMARY|fuzz_)' $(FUZZ_OUT)/$$t.log; \
+		[ $$rc = 0 ] || { echo "fuzz $$t: failed (exit $$rc), see $(FUZZ_OUT)/$$t.log"; exit 1; }; \
+	done
+
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trigrec
 	install -D -m 0644 docs/trigrec.1 $(DESTDIR)$(PREFIX)/share/man/man1/trigrec.1
@@ -186,4 +245,5 @@ clean:
 	$(call msg,CLEAN,)
 	$(Q)rm -rf .output .output-san .output-aarch64 trigrec
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bench/*.d $(OUTPUT)/src/*/*.d $(OUTPUT)/tests/*.d)
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bench/*.d $(OUTPUT)/src/*/*.d $(OUTPUT)/tests/*.d \
+	$(FUZZ_OUT)/src/*/*.d $(FUZZ_OUT)/*.d)

@@ -30,8 +30,8 @@ B2B_RUNS=${B2B_RUNS:-$(((RUNS + 1) / 2))} # row 2: two triggers per run
 ROWS=${ROWS:-1 2 3 4 5 6 7}      # which rows to run
 want() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
 # One live-kernel suite at a time on this machine (tests take the same lock).
-exec {lockfd}>>/tmp/trigrec-trace.lock
-flock -w 3600 "$lockfd" || echo "note: could not take /tmp/trigrec-trace.lock" >&2
+. "$ROOT/tests/trace-lock.sh"
+trace_lock
 OUT=$ROOT/bench/out
 W=$OUT/work
 RAW=$OUT/raw.tsv

@@ -496,12 +496,17 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 			return 0;
 		}
 	}
+	/*
+	 * limit N/PERIOD is a token bucket of N refilled at N per PERIOD, kept
+	 * as GCRA's one timestamp: tat is when the bucket is full again; a
+	 * firing takes one token (interval) and is allowed while tat is at
+	 * most PERIOD - interval ahead. Written to never overflow.
+	 */
 	if (tc->limit) {
-		if (now - ts->limit_start_ns >= tc->limit_period_ns) {
-			ts->limit_start_ns = now;
-			ts->limit_count = 0;
-		}
-		if (ts->limit_count >= tc->limit) {
+		__u64 interval = tc->limit_period_ns / tc->limit;
+
+		if (ts->limit_tat_ns > now &&
+		    ts->limit_tat_ns - now > tc->limit_period_ns - interval) {
 			st->suppressed_limit++;
 			return 0;
 		}
@@ -524,7 +529,9 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 	st->fired++;
 	ts->fired_total++;
 	ts->last_fire_ns = now;
-	ts->limit_count++;
+	if (tc->limit)
+		ts->limit_tat_ns = (ts->limit_tat_ns > now ? ts->limit_tat_ns : now) +
+				   tc->limit_period_ns / tc->limit;
 	if (tc->key_cooldown_ns) {
 		k->kind = 3;
 		bpf_map_update_elem(&key_cooldown, k, &now, BPF_ANY);

@@ -138,7 +138,8 @@ struct trigrec_trigger_cfg {
 	__u64 window_ns;       /* RATE: window; LATENCY: starts older than this are stale */
 	__u64 cooldown_ns;     /* no firing within this long of the last one */
 	__u64 key_cooldown_ns; /* per key */
-	__u64 limit;           /* at most `limit` snapshots per limit_period_ns (0 = none) */
+	__u64 limit;           /* token bucket: `limit` snapshots at once, refilled at
+				* limit per limit_period_ns (0 = none) */
 	__u64 limit_period_ns;
 	__u64 max_total;       /* at most this many snapshots in the run (0 = none) */
 	struct trigrec_side side[2]; /* [TRIGREC_ROLE_EVENT], [TRIGREC_ROLE_START] */
@@ -148,8 +149,8 @@ struct trigrec_trigger_cfg {
 struct trigrec_trig_state {
 	__u64 matches;         /* condition true (EVENT count) */
 	__u64 last_fire_ns;
-	__u64 limit_start_ns;  /* current limit period */
-	__u64 limit_count;
+	__u64 limit_tat_ns;    /* limit's token bucket as GCRA: when it is full again */
+	__u64 pad;
 	__u64 fired_total;
 };
 
@@ -162,7 +163,7 @@ struct trigrec_stats {
 	__u64 evaluated;    /* times the condition was evaluated */
 	__u64 matched;      /* times the condition held (before policy) */
 	__u64 suppressed_cooldown; /* held back by cooldown or per-key cooldown */
-	__u64 suppressed_limit;    /* held back by limit or max */
+	__u64 suppressed_limit;    /* held back by limit (the default one too) or max */
 	__u64 stale_starts;        /* LATENCY: starts dropped for age */
 	__u64 pad;
 };

@@ -107,10 +107,8 @@ if [ "$unit_only" -eq 0 ]; then
 	echo "integration tests (tests/integration/*.sh)"
 	# Live-kernel suites disturb each other (a frozen gate drops records for
 	# every perf user): one at a time on this machine, whoever runs them.
-	if [ "$(id -u)" -eq 0 ]; then
-		exec {lockfd}>>/tmp/trigrec-trace.lock
-		flock -w 3600 "$lockfd" || echo "note: could not take /tmp/trigrec-trace.lock"
-	fi
+	. "$ROOT/tests/trace-lock.sh"
+	trace_lock
 	for t in "$ROOT"/tests/integration/*.sh; do
 		[ -e "$t" ] || continue
 		name=$(basename "$t" .sh)

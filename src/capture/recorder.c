@@ -150,9 +150,17 @@ static int add_sampling(struct recorder *r, int idx)
 	return 0;
 }
 
-static void suggest_event(const char *bad)
+int rec_sw_event_find(const char *name)
 {
-	char tp[512] = "";
+	for (size_t i = 0; i < sizeof(sw_events) / sizeof(sw_events[0]); i++)
+		if (!strcmp(name, sw_events[i].name) ||
+		    (sw_events[i].alias && !strcmp(name, sw_events[i].alias)))
+			return (int)i;
+	return -1;
+}
+
+const char *rec_sw_event_suggest(const char *bad)
+{
 	int best = -1, bestd = 4;
 
 	for (size_t i = 0; i < sizeof(sw_events) / sizeof(sw_events[0]); i++) {
@@ -163,8 +171,16 @@ static void suggest_event(const char *bad)
 			best = i;
 		}
 	}
-	if (best >= 0) {
-		elog("unknown event '%s' (did you mean %s?)", bad, sw_events[best].name);
+	return best >= 0 ? sw_events[best].name : NULL;
+}
+
+static void suggest_event(const char *bad)
+{
+	const char *sw = rec_sw_event_suggest(bad);
+	char tp[512] = "";
+
+	if (sw) {
+		elog("unknown event '%s' (did you mean %s?)", bad, sw);
 		return;
 	}
 	tracefs_suggest(bad, tp, sizeof(tp), 3);
@@ -179,18 +195,15 @@ static void suggest_event(const char *bad)
 static int add_spec_item(struct recorder *r, const char *item, const char *filter)
 {
 	struct tp_name *tps = NULL;
-	int n, err = 0;
+	int n, err = 0, sw = rec_sw_event_find(item);
 
-	for (size_t i = 0; i < sizeof(sw_events) / sizeof(sw_events[0]); i++) {
-		if (!strcmp(item, sw_events[i].name) ||
-		    (sw_events[i].alias && !strcmp(item, sw_events[i].alias))) {
-			if (filter) {
-				elog("--filter '%s' follows -e %s, a sampling event: filters apply "
-				     "to tracepoints only", filter, item);
-				return -EINVAL;
-			}
-			return add_sampling(r, i);
+	if (sw >= 0) {
+		if (filter) {
+			elog("--filter '%s' follows -e %s, a sampling event: filters apply "
+			     "to tracepoints only", filter, item);
+			return -EINVAL;
 		}
+		return add_sampling(r, sw);
 	}
 	if (!strchr(item, ':') && !strchr(item, '/')) {
 		suggest_event(item);

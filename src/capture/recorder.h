@@ -35,6 +35,11 @@ struct recorder_opts {
 
 enum rec_event_kind { REC_EV_TRACEPOINT, REC_EV_SAMPLING, REC_EV_TRACKING };
 
+/* Software (sampling) events by name or alias ("cpu-clock", "cs"): index, or -1. */
+int rec_sw_event_find(const char *name);
+/* The software event name closest to a mistyped one, or NULL when none is close. */
+const char *rec_sw_event_suggest(const char *bad);
+
 /* Sample fields of tracepoints that the snapshot writer adds (see recorder.c). */
 #define REC_TP_FILE_EXTRA (PERF_SAMPLE_TID | PERF_SAMPLE_CPU)
 

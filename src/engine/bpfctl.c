@@ -285,7 +285,7 @@ void bpfctl__free(struct bpfctl *b)
 
 int bpfctl__freeze_now(struct bpfctl *b, uint64_t at)
 {
-	uint64_t one = 1;
+	__u64 one = 1;
 
 	/* The same compare-and-swap the BPF side uses: one owner per snapshot. */
 	if (!__atomic_compare_exchange_n(&b->skel->bss->armed, &one, 0, 0, __ATOMIC_SEQ_CST,

@@ -10,6 +10,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fnmatch.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,30 +69,94 @@ struct lexer {
 	int n, cap;
 };
 
+/* Positions saturate: a script may start a trigger at INT_MAX. */
+static int sat_inc(int v)
+{
+	return v < INT_MAX ? v + 1 : v;
+}
+
+static void pos_advance(struct tl_pos *p, char c)
+{
+	if (c == '\n') {
+		p->line = sat_inc(p->line);
+		p->col = 1;
+	} else {
+		p->col = sat_inc(p->col);
+	}
+}
+
 static void lx_advance(struct lexer *lx)
 {
-	if (lx->text[lx->i] == '\n') {
-		lx->line++;
-		lx->col = 1;
-	} else {
-		lx->col++;
-	}
+	struct tl_pos p = { lx->line, lx->col };
+
+	pos_advance(&p, lx->text[lx->i]);
+	lx->line = p.line;
+	lx->col = p.col;
 	lx->i++;
 }
 
-static int is_word_start(int c)
+/*
+ * Non-ASCII characters that look like syntax: pasted from a word processor,
+ * they would otherwise end up inside words and strings and match nothing.
+ */
+static const char *lookalike(uint32_t cp, const char **fix)
 {
-	return isalpha(c) || c == '_' || c == '*' || c == '?' || c == '[';
+	*fix = "use a plain space";
+	if (cp == 0xa0 || cp == 0x2007 || cp == 0x202f)
+		return "no-break space";
+	if ((cp >= 0x2000 && cp <= 0x200b) || cp == 0x3000 || cp == 0xfeff)
+		return "Unicode space";
+	*fix = "use \" or ' around strings";
+	if (cp == 0x2018 || cp == 0x2019 || cp == 0x201a || cp == 0x201c || cp == 0x201d ||
+	    cp == 0x201e || cp == 0xab || cp == 0xbb)
+		return "typographic quote";
+	*fix = "use '-' (and '->' in latency triggers)";
+	if (cp == 0x2010 || cp == 0x2011 || cp == 0x2013 || cp == 0x2014 || cp == 0x2212)
+		return "dash";
+	return NULL;
 }
 
-/* '-' continues a word ("my-trigger") unless it starts "->". */
-static int is_word_char(const char *s)
+/*
+ * Letters of other scripts belong in words (`name été`, `comm == ô`); the
+ * punctuation and symbol blocks do not (U+2000-U+2BFF, CJK and full-width
+ * punctuation, Latin-1 symbols), so '≠' or '→' is an error, not a name.
+ */
+static int is_word_cp(uint32_t cp)
+{
+	return cp >= 0xc0 && cp != 0xd7 && cp != 0xf7 && !(cp >= 0x2000 && cp <= 0x2bff) &&
+	       !(cp >= 0x3000 && cp <= 0x303f) && !(cp >= 0xfe00 && cp <= 0xfeff) &&
+	       !(cp >= 0xff00 && cp <= 0xff20);
+}
+
+/* Bytes of the non-ASCII word character at s, or 0. */
+static int word_utf8(const char *s)
+{
+	uint32_t cp;
+	int n = utf8_char(s, &cp);
+
+	return n > 1 && is_word_cp(cp) ? n : 0;
+}
+
+/* Bytes of the word-starting character at s, or 0. */
+static int word_start_len(const char *s)
 {
 	int c = (unsigned char)*s;
 
+	if (c >= 0x80)
+		return word_utf8(s);
+	return isalpha(c) || c == '_' || c == '*' || c == '?' || c == '[';
+}
+
+/* Bytes of the word character at s, or 0. '-' continues a word ("my-trigger") unless it starts "->". */
+static int word_char_len(const char *s)
+{
+	int c = (unsigned char)*s;
+
+	if (c >= 0x80)
+		return word_utf8(s);
 	return isalnum(c) || c == '_' || c == '*' || c == '?' || c == '[' || c == ']' ||
 	       c == ':' || c == '/' || c == '.' || (c == '-' && s[1] != '>' && s[1] &&
-	       (isalnum((unsigned char)s[1]) || s[1] == '_'));
+	       (isalnum((unsigned char)s[1]) || s[1] == '_' || (unsigned char)s[1] >= 0x80));
 }
 
 static struct tok *lx_push(struct lexer *lx, enum tok_kind k, struct tl_pos pos, size_t start)
@@ -218,16 +283,28 @@ static int lex(const char *text, int first_line, int first_col, struct lexer *lx
 				lx_advance(lx);
 				lx_advance(lx);
 			}
-			while (isalnum((unsigned char)text[lx->i]) || text[lx->i] == '.' ||
-			       text[lx->i] == '_' || (unsigned char)text[lx->i] >= 0x80)
-				lx_advance(lx);
+			for (;;) {
+				const char *q = text + lx->i;
+				int k = isalnum((unsigned char)*q) || *q == '.' || *q == '_';
+
+				/* The micro signs of "2µs": U+00B5 and U+03BC. */
+				if (!k && (!strncmp(q, "\xc2\xb5", 2) || !strncmp(q, "\xce\xbc", 2)))
+					k = 2;
+				if (!k)
+					break;
+				while (k--)
+					lx_advance(lx);
+			}
 			if (!lx_push(lx, TK_NUM, pos, start))
 				goto nomem;
 			continue;
 		}
-		if (is_word_start(c)) {
-			while (text[lx->i] && is_word_char(text + lx->i))
-				lx_advance(lx);
+		if (word_start_len(s)) {
+			int k;
+
+			while ((k = word_char_len(text + lx->i)))
+				while (k--)
+					lx_advance(lx);
 			if (!lx_push(lx, TK_WORD, pos, start))
 				goto nomem;
 			continue;
@@ -282,12 +359,24 @@ static int lex(const char *text, int first_line, int first_col, struct lexer *lx
 			else
 				p = P_GT;
 			break;
-		default:
+		default: {
+			const char *what, *fix;
+			uint32_t cp;
+			int k = utf8_char(s, &cp);
+
 			if (isprint(c))
 				set_err(err, pos, "unexpected character '%c'", c);
-			else
+			else if (c < 0x80 || !k)
 				set_err(err, pos, "unexpected byte 0x%02x", c);
+			else if ((what = lookalike(cp, &fix)) && strstr(what, "space"))
+				set_err(err, pos, "%s (U+%04X): %s", what, (unsigned)cp, fix);
+			else if (what)
+				set_err(err, pos, "%s '%.*s' (U+%04X): %s", what, k, s, (unsigned)cp, fix);
+			else
+				set_err(err, pos, "unexpected character '%.*s' (U+%04X)", k, s,
+					(unsigned)cp);
 			return -EINVAL;
+		}
 		}
 		while (plen--)
 			lx_advance(lx);
@@ -355,8 +444,9 @@ struct trig_ast {
 	struct tl_node *both;           /* LATENCY: the filter after the threshold */
 	uint64_t threshold;             /* count N, latency ns, rate N */
 	uint64_t window_ns;             /* RATE */
-	int has_post, has_cooldown, has_key_cooldown, has_limit, has_max, has_name;
-	struct tl_pos opt_pos[6];
+	int has_post, has_cooldown, has_key_cooldown, has_limit, has_max, has_name, has_where;
+	struct tl_pos opt_pos[7];
+	int manual;                     /* `manual`: no event, taken on request */
 	uint64_t post_ns, cooldown_ns, key_cooldown_ns, limit, limit_period_ns, max_total;
 	char name[64];
 };
@@ -389,6 +479,7 @@ struct parser {
 	int n, i;
 	struct tl_error *err;
 	int depth;
+	int nodes;             /* allocated so far, against TL_MAX_NODES */
 };
 
 static struct tok *cur(struct parser *ps)
@@ -537,10 +628,21 @@ static int parse_period(struct parser *ps, uint64_t *ns, const char *what)
 	return parse_dur(ps, ns, what);
 }
 
+/*
+ * The tree is walked recursively when compiled and freed: its size is
+ * bounded here, so no input can exhaust the stack.
+ */
 static struct tl_node *node_new(struct parser *ps, enum nkind k)
 {
-	struct tl_node *n = calloc(1, sizeof(*n));
+	struct tl_node *n;
 
+	if (++ps->nodes > TL_MAX_NODES) {
+		perr(ps, cur(ps)->pos, "condition too large: more than %d terms (comparisons, &&, "
+		     "||, !) in one trigger (TL_MAX_NODES); a side compiles at most %d comparisons "
+		     "(TRIGREC_MAX_CLAUSES)", TL_MAX_NODES, TRIGREC_MAX_CLAUSES);
+		return NULL;
+	}
+	n = calloc(1, sizeof(*n));
 	if (!n)
 		perr(ps, cur(ps)->pos, "out of memory");
 	else
@@ -642,8 +744,9 @@ static struct tl_node *parse_unary(struct parser *ps)
 	struct tok *t = cur(ps);
 	struct tl_node *n;
 
-	if (++ps->depth > 64) {
-		perr(ps, t->pos, "condition nested too deeply (more than 64 levels)");
+	if (++ps->depth > TL_MAX_DEPTH) {
+		perr(ps, t->pos, "condition nested too deeply (more than %d levels of ! and "
+		     "parentheses, TL_MAX_DEPTH)", TL_MAX_DEPTH);
 		return NULL;
 	}
 	if (is_punct(t, P_NOT)) {
@@ -685,16 +788,17 @@ static struct tl_node *parse_binary(struct parser *ps, enum punct op)
 	struct tl_node *l = op == P_OR ? parse_binary(ps, P_AND) : parse_unary(ps), *r, *n;
 
 	while (l && is_punct(cur(ps), op)) {
+		/* Counted at the operator, so a too-large condition is reported where it grows. */
+		n = node_new(ps, op == P_OR ? N_OR : N_AND);
+		if (!n) {
+			node_free(l);
+			return NULL;
+		}
 		ps->i++;
 		r = op == P_OR ? parse_binary(ps, P_AND) : parse_unary(ps);
 		if (!r) {
 			node_free(l);
-			return NULL;
-		}
-		n = node_new(ps, op == P_OR ? N_OR : N_AND);
-		if (!n) {
-			node_free(l);
-			node_free(r);
+			node_free(n);
 			return NULL;
 		}
 		n->l = l;
@@ -801,7 +905,7 @@ static int misplaced(struct parser *ps, const struct trig_ast *a, const char *ex
 	return perr(ps, t->pos, "%s, got %s", expected, tok_desc(t, d, sizeof(d)));
 }
 
-enum { O_POST, O_COOLDOWN, O_KEY_COOLDOWN, O_LIMIT, O_MAX, O_NAME };
+enum { O_POST, O_COOLDOWN, O_KEY_COOLDOWN, O_LIMIT, O_MAX, O_NAME, O_WHERE };
 
 static int dup_opt(struct parser *ps, struct trig_ast *a, int *has, int which, struct tok *t,
 		   const char *what)
@@ -822,12 +926,21 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 
 		if (t->kind == TK_EOF)
 			return 0;
+		if (a->manual && (is_word(t, "cooldown") || is_word(t, "limit") || is_word(t, "max") ||
+				  is_word(t, "where")))
+			return perr(ps, t->pos, "a manual trigger takes only post and name: '%.*s' "
+				    "applies to triggers the kernel fires", (int)t->len, t->s);
 		if (is_word(t, "post")) {
 			if (dup_opt(ps, a, &a->has_post, O_POST, t, "post"))
 				return -EINVAL;
 			ps->i++;
+			t = cur(ps);
 			if (parse_dur(ps, &a->post_ns, "post"))
 				return -EINVAL;
+			if (a->post_ns > TL_MAX_POST_NS)
+				return perr(ps, t->pos, "post %.*s is longer than the maximum of 1h (as "
+					    "for --post)",
+					    t->len > 40 ? 40 : (int)t->len, t->s);
 		} else if (is_word(t, "cooldown")) {
 			uint64_t ns;
 
@@ -864,6 +977,15 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			if (dup_opt(ps, a, &a->has_limit, O_LIMIT, t, "limit"))
 				return -EINVAL;
 			ps->i++;
+			if (is_word(cur(ps), "none")) {
+				a->limit = 0;
+				a->limit_period_ns = 0;
+				ps->i++;
+				continue;
+			}
+			if (cur(ps)->kind == TK_WORD)
+				return perr(ps, cur(ps)->pos, "expected limit N/PERIOD (e.g. limit 3/min) "
+					    "or limit none, got %s", tok_desc(cur(ps), d, sizeof(d)));
 			if (parse_int_range(ps, 1, 1000000000, &a->limit, "limit"))
 				return -EINVAL;
 			if (!is_punct(cur(ps), P_SLASH))
@@ -876,12 +998,38 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 				return -EINVAL;
 			if (!a->limit_period_ns)
 				return perr(ps, pt->pos, "limit period must be longer than 0");
+			if (a->limit_period_ns > TL_MAX_LIMIT_PERIOD_NS)
+				return perr(ps, pt->pos, "limit period is longer than a year (8760h): "
+					    "use max N for a limit over the whole run");
 		} else if (is_word(t, "max")) {
 			if (dup_opt(ps, a, &a->has_max, O_MAX, t, "max"))
 				return -EINVAL;
 			ps->i++;
 			if (parse_int_range(ps, 1, 1000000000, &a->max_total, "max"))
 				return -EINVAL;
+		} else if (is_word(t, "where")) {
+			struct tl_node *w, **dst = a->kind == TRIGREC_TRIG_LATENCY ? &a->both :
+						   &a->side[TRIGREC_ROLE_EVENT].filter;
+
+			/* Sugar for the trigger's condition, on a line of its own in scripts. */
+			if (dup_opt(ps, a, &a->has_where, O_WHERE, t, "where"))
+				return -EINVAL;
+			ps->i++;
+			w = parse_or(ps);
+			if (!w)
+				return -EINVAL;
+			if (*dst) {
+				struct tl_node *n = node_new(ps, N_AND);
+
+				if (!n) {
+					node_free(w);
+					return -ENOMEM;
+				}
+				n->l = *dst;
+				n->r = w;
+				w = n;
+			}
+			*dst = w;
 		} else if (is_word(t, "name")) {
 			struct tok *n;
 
@@ -912,11 +1060,12 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			if (is_word(t, "and") || is_word(t, "or") || is_word(t, "not"))
 				hint = " (conditions use &&, || and !)";
 			return perr(ps, t->pos, "unknown option '%.*s': options are post DURATION, "
-				    "cooldown DURATION [per key], limit N/PERIOD, max N, name NAME%s",
+				    "cooldown DURATION [per key], limit N/PERIOD, max N, name NAME, "
+				    "where COND%s",
 				    t->len > 40 ? 40 : (int)t->len, t->s, hint);
 		} else {
 			return misplaced(ps, a, "expected an option (post, cooldown, limit, max, "
-					 "name) or the end of the trigger");
+					 "name, where) or the end of the trigger");
 		}
 	}
 }
@@ -961,14 +1110,19 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 	a->kind_pos = t->pos;
 	if (t->kind == TK_EOF)
 		return perr(ps, t->pos, "empty trigger: give a tracepoint (e.g. "
-			    "sched:sched_process_exit), or latency/rate");
+			    "sched:sched_process_exit), latency, rate or manual");
 	a->kind = TRIGREC_TRIG_EVENT;
 	/* A tracepoint is SYS:NAME, so these words at the start are always keywords. */
+	if (is_word(t, "manual")) {
+		a->manual = 1;
+		ps->i++;
+		return parse_options(ps, a);
+	}
 	if (is_word(t, "latency"))
 		a->kind = TRIGREC_TRIG_LATENCY;
 	else if (is_word(t, "rate"))
 		a->kind = TRIGREC_TRIG_RATE;
-	if (a->kind != TRIGREC_TRIG_EVENT || is_word(t, "event")) {
+	if (a->kind != TRIGREC_TRIG_EVENT || is_word(t, "event") || is_word(t, "on")) {
 		ps->i++;
 		if (nx->kind == TK_EOF)
 			return perr(ps, nx->pos, "expected a tracepoint (SYS:NAME) after '%.*s'",
@@ -1028,11 +1182,37 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 				return perr(ps, peek(ps, 1)->pos, "expected '>=' after 'count' "
 					    "(count >= N fires on the Nth match)");
 			ps->i += 2;
+			t = cur(ps);
+			if (is_punct(t, P_MINUS) && peek(ps, 1)->kind == TK_NUM)
+				return perr(ps, t->pos, "count cannot be negative: the minimum is 1 "
+					    "(count >= 1, like no count at all, fires on every match)");
+			if (t->kind == TK_NUM && !parse_int_tok(ps, t, &a->threshold, "count") &&
+			    !a->threshold)
+				return perr(ps, t->pos, "count %.*s is too small: the minimum is 1 "
+					    "(count >= 1, like no count at all, fires on every match)",
+					    t->len > 40 ? 40 : (int)t->len, t->s);
 			if (parse_int_range(ps, 1, UINT64_MAX, &a->threshold, "count"))
 				return -EINVAL;
 		}
 	}
 	return parse_options(ps, a);
+}
+
+/* The whole text, comments and strings included, must be UTF-8: say where it is not. */
+static int check_utf8(const char *text, struct tl_pos pos, struct tl_error *err)
+{
+	for (const char *p = text; *p; ) {
+		int n = utf8_char(p, NULL);
+
+		if (!n) {
+			set_err(err, pos, "invalid UTF-8 (byte 0x%02x): the text must be UTF-8",
+				(unsigned char)*p);
+			return -EINVAL;
+		}
+		while (n--)
+			pos_advance(&pos, *p++);
+	}
+	return 0;
 }
 
 struct trig_ast *trig_parse(const char *text, int first_line, int first_col, struct tl_error *err)
@@ -1049,6 +1229,17 @@ struct trig_ast *trig_parse(const char *text, int first_line, int first_col, str
 		set_err(err, (struct tl_pos){ 1, 1 }, "no trigger text");
 		return NULL;
 	}
+	if (first_line < 1)
+		first_line = 1;
+	if (first_col < 1)
+		first_col = 1;
+	if (strnlen(text, TL_MAX_TEXT + 1) > TL_MAX_TEXT) {
+		set_err(err, (struct tl_pos){ first_line, first_col }, "trigger text too long: more "
+			"than %d bytes (TL_MAX_TEXT); a trigger is a line or a few", TL_MAX_TEXT);
+		return NULL;
+	}
+	if (check_utf8(text, (struct tl_pos){ first_line, first_col }, err))
+		return NULL;
 	if (lex(text, first_line, first_col, &lx, err)) {
 		toks_free(lx.t, lx.n);
 		return NULL;
@@ -1840,11 +2031,40 @@ static int compile_key(struct side_ctx *sc, const struct tl_key *k, struct trigr
 	return 0;
 }
 
+/* File-name safe, in place: one '_' per other character (UTF-8), or per invalid byte. */
 static void sanitize_name(char *s)
 {
-	for (; *s; s++)
-		if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '-' || *s == '.'))
-			*s = '_';
+	char *w = s;
+
+	while (*s) {
+		int n = utf8_char(s, NULL);
+
+		if (isalnum((unsigned char)*s) || *s == '_' || *s == '-' || *s == '.')
+			*w++ = *s++;
+		else {
+			*w++ = '_';
+			s += n > 0 ? n : 1;
+		}
+	}
+	*w = '\0';
+}
+
+/* The text as written, trimmed, cut with "..." when it does not fit. */
+static void keep_text(struct trig_def *out, const char *text)
+{
+	const char *b = text, *e = text + strlen(text);
+
+	while (b < e && isspace((unsigned char)*b))
+		b++;
+	while (e > b && isspace((unsigned char)e[-1]))
+		e--;
+	if ((size_t)(e - b) < sizeof(out->text)) {
+		memcpy(out->text, b, (size_t)(e - b));
+		out->text[e - b] = '\0';
+	} else {
+		memcpy(out->text, b, sizeof(out->text) - 4);
+		strcpy(out->text + sizeof(out->text) - 4, "...");
+	}
 }
 
 int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *out,
@@ -1865,6 +2085,17 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 		return -EINVAL;
 	}
 	memset(out, 0, sizeof(*out));
+	if (a->manual) {
+		/* No kernel part: kind 0, only a name and a post window. */
+		out->manual = 1;
+		out->has_post = a->has_post;
+		out->cfg.post_ns = a->post_ns;
+		snprintf(out->name, sizeof(out->name), "%s", a->has_name ? a->name : "manual");
+		sanitize_name(out->name);
+		if (text)
+			keep_text(out, text);
+		return 0;
+	}
 	out->kind = a->kind;
 	out->cfg.kind = a->kind;
 
@@ -1931,8 +2162,9 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 	out->cfg.post_ns = a->post_ns;
 	out->cfg.cooldown_ns = a->cooldown_ns;
 	out->cfg.key_cooldown_ns = a->key_cooldown_ns;
-	out->cfg.limit = a->limit;
-	out->cfg.limit_period_ns = a->limit_period_ns;
+	out->has_limit = a->has_limit;
+	out->cfg.limit = a->has_limit ? a->limit : TL_DEFAULT_LIMIT;
+	out->cfg.limit_period_ns = a->has_limit ? a->limit_period_ns : TL_DEFAULT_LIMIT_PERIOD_NS;
 	out->cfg.max_total = a->max_total;
 
 	if (a->has_name) {
@@ -1953,7 +2185,8 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 			if (!*r)
 				break;
 		}
-		part = ev;
+		/* Only globs ("*:*", "???:*"): a name that still says what it watches. */
+		part = ev[0] ? ev : "any";
 		char nm[sizeof(out->event[0]) + 16];
 
 		snprintf(nm, sizeof(nm), "%s%s", a->kind == TRIGREC_TRIG_LATENCY ? "latency-" :
@@ -1963,21 +2196,8 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 	}
 	sanitize_name(out->name);
 
-	if (text) {
-		const char *b = text, *e = text + strlen(text);
-
-		while (b < e && isspace((unsigned char)*b))
-			b++;
-		while (e > b && isspace((unsigned char)e[-1]))
-			e--;
-		if ((size_t)(e - b) < sizeof(out->text)) {
-			memcpy(out->text, b, (size_t)(e - b));
-			out->text[e - b] = '\0';
-		} else {
-			memcpy(out->text, b, sizeof(out->text) - 4);
-			strcpy(out->text + sizeof(out->text) - 4, "...");
-		}
-	}
+	if (text)
+		keep_text(out, text);
 	ret = 0;
 out:
 	side_close(&sc[0]);
@@ -1997,12 +2217,19 @@ int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err)
 	return ret;
 }
 
+/*
+ * A line longer than TL_ERR_LINE bytes (a 1 MB line, not a long trigger) is
+ * shown as a window of TL_ERR_WINDOW bytes around the column.
+ */
+#define TL_ERR_LINE   1024
+#define TL_ERR_WINDOW 240
+
 void tl_error_format(const struct tl_error *e, const char *origin, const char *src,
 		     char *buf, size_t len)
 {
-	const char *line = NULL, *eol;
-	size_t used;
-	int w;
+	const char *line = NULL, *eol, *b, *end, *at;
+	size_t used, llen, off;
+	int w, cut_l, cut_r;
 
 	if (!buf || !len)
 		return;
@@ -2024,17 +2251,60 @@ void tl_error_format(const struct tl_error *e, const char *origin, const char *s
 	eol = strchr(line, '\n');
 	if (!eol)
 		eol = line + strlen(line);
-	w = snprintf(buf + used, len - used, "\n  %.*s\n  ", (int)(eol - line), line);
+	llen = (size_t)(eol - line);
+	/* The caret's byte offset, at most one past the end of the line. */
+	off = e->pos.col > 1 ? (size_t)e->pos.col - 1 : 0;
+	if (off > llen)
+		off = llen;
+	b = line;
+	end = eol;
+	if (llen > TL_ERR_LINE) {
+		b = line + (off > TL_ERR_WINDOW / 2 ? off - TL_ERR_WINDOW / 2 : 0);
+		end = b + TL_ERR_WINDOW < eol ? b + TL_ERR_WINDOW : eol;
+		/* Never split a UTF-8 character. */
+		while (b > line && (*b & 0xc0) == 0x80)
+			b--;
+		while (end > b && end < eol && (*end & 0xc0) == 0x80)
+			end--;
+	}
+	cut_l = b > line;
+	cut_r = end < eol;
+	w = snprintf(buf + used, len - used, "\n  %s%.*s%s\n  %s", cut_l ? "..." : "",
+		     (int)(end - b), b, cut_r ? "..." : "", cut_l ? "   " : "");
 	if (w < 0 || (size_t)w >= len - used)
 		return;
 	used += (size_t)w;
-	/* Tabs stay tabs so the caret lines up under them. */
-	for (int c = 1; c < e->pos.col && used + 2 < len; c++) {
-		const char *p = line + c - 1;
-
-		buf[used++] = p < eol && *p == '\t' ? '\t' : ' ';
+	/* One blank per character; tabs stay tabs so the caret lines up under them. */
+	for (at = b; at < line + off && at < end && used + 2 < len; at++) {
+		if ((*at & 0xc0) == 0x80)
+			continue;
+		buf[used++] = *at == '\t' ? '\t' : ' ';
 	}
 	if (used + 1 < len)
 		buf[used++] = '^';
 	buf[used] = '\0';
+}
+
+int trig_ast_name_pos(const struct trig_ast *a, struct tl_pos *pos)
+{
+	if (!a || !a->has_name)
+		return 0;
+	if (pos)
+		*pos = a->opt_pos[O_NAME];
+	return 1;
+}
+
+int trig_event_glob(const char *pattern, struct tp_name **out)
+{
+	return tp_glob(pattern, out);
+}
+
+struct tp_format *trig_event_format(const char *sys, const char *name)
+{
+	return tp_load(sys, name);
+}
+
+void trig_event_suggest(const char *bad, char *out, size_t len)
+{
+	tp_suggest(bad, out, len);
 }

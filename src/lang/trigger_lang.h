@@ -12,9 +12,25 @@
 #include "trigrec_abi.h"
 
 struct tl_pos {
-	int line;   /* 1-based */
-	int col;    /* 1-based, in bytes */
+	int line;   /* 1-based; saturates at INT_MAX */
+	int col;    /* 1-based, in bytes; saturates at INT_MAX */
 };
+
+/*
+ * Limits that keep hostile or broken input cheap: each is an error naming
+ * it, found before anything large is built.
+ */
+#define TL_MAX_TEXT   65536       /* bytes of one trigger's text */
+#define TL_MAX_NODES  1024        /* comparisons, &&, || and ! in one trigger */
+#define TL_MAX_DEPTH  64          /* nesting of ! and parentheses */
+#define TL_MAX_POST_NS (3600ULL * 1000000000ULL) /* post: at most 1h, as --post */
+#define TL_MAX_LIMIT_PERIOD_NS (8760ULL * 3600 * 1000000000ULL) /* limit N/PERIOD: a year */
+/*
+ * Without `limit`, a trigger may start 10 snapshots at once and then one a
+ * second: `limit 10/10s`. `limit none` removes it.
+ */
+#define TL_DEFAULT_LIMIT 10
+#define TL_DEFAULT_LIMIT_PERIOD_NS (10ULL * 1000000000ULL)
 
 struct tl_error {
 	struct tl_pos pos;
@@ -29,6 +45,9 @@ struct trig_def {
 	/* Tracepoint of each side as "sys:name" (ROLE_START is empty unless LATENCY). */
 	char event[2][200];
 	int has_post;            /* post given in the trigger (else the CLI's --post applies) */
+	int has_limit;           /* `limit` given (N/PERIOD or none); else cfg.limit is the default */
+	int manual;              /* `manual`: no kernel part (kind 0); taken by SIGUSR2 or
+				    `trigrec control SOCK snapshot NAME` */
 	struct trigrec_trigger_cfg cfg;
 	/* Human-readable parts for reports: "tid", "dev,sector". */
 	char key_desc[2][96];
@@ -39,7 +58,9 @@ struct trig_ast; /* opaque */
 /*
  * Parse one trigger. `text` may span lines (scripts); positions are reported
  * relative to (first_line, first_col) so a script can point into its file.
- * NULL with *err filled on a syntax error.
+ * NULL with *err filled on a syntax error, or when the text breaks a limit
+ * above or is not UTF-8. `text` is a C string: a NUL ends it, so a reader of
+ * files must refuse NUL bytes itself (it knows the length; we do not).
  */
 struct trig_ast *trig_parse(const char *text, int first_line, int first_col, struct tl_error *err);
 void trig_ast_free(struct trig_ast *a);
@@ -59,6 +80,20 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
  */
 struct tp_format;
 void trig_set_formats(const struct tp_format *const *fmts, int n);
+
+/* 1 if the trigger text gave `name NAME` (and where, in *pos). */
+int trig_ast_name_pos(const struct trig_ast *a, struct tl_pos *pos);
+
+/*
+ * The tracepoint lookups trig_compile uses (tracefs, or the formats of
+ * trig_set_formats), for front ends that check other events the same way:
+ * glob ("sys:name", "sys/name"; count, 0 = none, or -errno), one format
+ * (NULL with errno), the closest existing names to a mistyped one.
+ */
+struct tp_name;
+int trig_event_glob(const char *pattern, struct tp_name **out);
+struct tp_format *trig_event_format(const char *sys, const char *name);
+void trig_event_suggest(const char *bad, char *out, size_t len);
 
 /* Both steps. */
 int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err);

@@ -41,6 +41,8 @@ void config__fini(struct trigrec_config *c)
 	free(c->outdir);
 	free(c->name_prefix);
 	free(c->control);
+	free(c->metrics_addr);
+	free(c->metrics_file);
 	free_argv(c->on_snapshot);
 	free(c->script_path);
 	config__init(c);
@@ -257,6 +259,16 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 	if (c->post_ns) {
 		fputs("post ", out);
 		put_duration(out, c->post_ns);
+		fputc('\n', out);
+	}
+	if (c->metrics_addr) {
+		fputs("metrics ", out);
+		put_word(out, c->metrics_addr);
+		fputc('\n', out);
+	}
+	if (c->metrics_file) {
+		fputs("metrics_file ", out);
+		put_word(out, c->metrics_file);
 		fputc('\n', out);
 	}
 	if (c->on_snapshot) {

@@ -70,6 +70,10 @@ struct trigrec_config {
 	uint64_t keep_bytes;
 	uint64_t keep_age_ns;
 
+	/* Observability: Prometheus endpoint (--metrics) and textfile (--metrics-file). */
+	char *metrics_addr;
+	char *metrics_file;
+
 	/* Command run on each finished snapshot (argv, no shell); NULL = none. */
 	char **on_snapshot;
 

@@ -220,7 +220,8 @@ int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen)
 static int duration_unit(const char *p, const char *e, uint64_t *mult)
 {
 	static const struct { const char *w; uint64_t mult; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "ms", 1000000 },
+		{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "\xce\xbcs", 1000 }, /* µ: micro sign, Greek mu */
+		{ "ms", 1000000 },
 		{ "s", 1000000000ULL }, { "m", 60000000000ULL }, { "h", 3600000000000ULL },
 		{ "d", 86400000000000ULL },
 	};
@@ -575,6 +576,34 @@ int edit_distance(const char *a, const char *b)
 	if (row != stack_row)
 		free(row);
 	return d;
+}
+
+int utf8_char(const char *s, uint32_t *cp)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	uint32_t c = u[0], min;
+	int n;
+
+	if (c < 0x80)
+		n = 1, min = 0;
+	else if (c >= 0xc2 && c <= 0xdf)
+		n = 2, c &= 0x1f, min = 0x80;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, c &= 0x0f, min = 0x800;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, c &= 0x07, min = 0x10000;
+	else
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((u[i] & 0xc0) != 0x80) /* also stops at the NUL */
+			return 0;
+		c = c << 6 | (u[i] & 0x3f);
+	}
+	if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+		return 0;
+	if (cp)
+		*cp = c;
+	return n;
 }
 
 const char *fmt_duration(uint64_t ns, char *buf, size_t len)

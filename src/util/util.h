@@ -33,6 +33,14 @@ int cpus_online_mask(unsigned char *mask, int max_cpus);
 /* Levenshtein distance, for "did you mean ...?" */
 int edit_distance(const char *a, const char *b);
 
+/*
+ * The UTF-8 character at s: its length in bytes (1-4) and, when cp is not
+ * NULL, its code point; 0 when s does not start a valid one (stray
+ * continuation byte, overlong form, surrogate, above U+10FFFF, cut short).
+ * s is NUL-terminated, so reading stops at the end of the string.
+ */
+int utf8_char(const char *s, uint32_t *cp);
+
 /* Format a nanosecond duration as "1.234 ms" etc. */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);
 

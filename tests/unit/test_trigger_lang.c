@@ -11,55 +11,21 @@
  *   clauses checked against the real formats (skipped when tracefs or a
  *   tracepoint is unavailable).
  */
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
+#include <time.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
 #include "capture/tracefs.h"
 #include "lang/trigger_lang.h"
+#include "util/util.h"
 
 /* ------------------------------------------------------------------ */
 /* Synthetic tracepoints                                                */
 
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-
-/* test:ev: one field of every kind; `count` and `key` are field names. */
-static const char fmt_ev[] =
-	"name: ev\nID: 9001\nformat:\n" COMMON
-	"\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:unsigned char b;\toffset:12;\tsize:1;\tsigned:0;\n"
-	"\tfield:short h;\toffset:14;\tsize:2;\tsigned:1;\n"
-	"\tfield:long c;\toffset:16;\tsize:8;\tsigned:1;\n"
-	"\tfield:unsigned int d;\toffset:24;\tsize:4;\tsigned:0;\n"
-	"\tfield:char s[16];\toffset:28;\tsize:16;\tsigned:0;\n"
-	"\tfield:__data_loc char[] dl;\toffset:44;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned long args[2];\toffset:48;\tsize:16;\tsigned:0;\n"
-	"\tfield:u64 x;\toffset:64;\tsize:8;\tsigned:0;\n"
-	"\tfield:int count;\toffset:72;\tsize:4;\tsigned:1;\n"
-	"\tfield:int key;\toffset:76;\tsize:4;\tsigned:1;\n"
-	"\tfield:int pid;\toffset:80;\tsize:4;\tsigned:1;\n"
-	"\tfield:int sysarg;\toffset:88;\tsize:8;\tsigned:0;\n"
-	"\tfield:const char * fname;\toffset:96;\tsize:8;\tsigned:0;\n"
-	"\nprint fmt: \"a=%d\", REC->a\n";
-
-/* test:ev2: shares `a` with test:ev, lacks `b`. */
-static const char fmt_ev2[] =
-	"name: ev2\nID: 9002\nformat:\n" COMMON
-	"\tfield:long a;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:unsigned int e;\toffset:16;\tsize:4;\tsigned:0;\n"
-	"\tfield:char name[8];\toffset:20;\tsize:8;\tsigned:0;\n"
-	"\nprint fmt: \"a=%ld\", REC->a\n";
-
-/* other:thing: for multi-system globs. */
-static const char fmt_thing[] =
-	"name: thing\nID: 9003\nformat:\n" COMMON
-	"\tfield:int v;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\nprint fmt: \"v=%d\", REC->v\n";
+#include "trig_formats.h"
 
 static struct tp_format *fake[3];
 
@@ -902,7 +868,7 @@ TEST(syntax_errors)
 	/* plain event */
 	ERR("test:ev by a", 9, "'by' applies to latency and rate triggers only");
 	ERR("test:ev count > 3", 15, "expected '>=' after 'count'");
-	ERR("test:ev count >= 0", 18, "must be at least 1");
+	ERR("test:ev count >= 0", 18, "count 0 is too small");
 	ERR("test:ev count >= -1", 18, "cannot be negative");
 	ERR("test:ev cooldown 1s per key", 21, "'per key' needs a keyed trigger");
 	ERR("test:ev cooldown 1s per day", 25, "expected 'key' after 'per'");
@@ -1175,6 +1141,344 @@ TEST(parse_free_paths)
 	CHECK(trig_compile(NULL, "x", &d, &e) != 0);
 	trig_ast_free(NULL);
 	fake_off();
+	return 0;
+}
+
+
+/* ------------------------------------------------------------------ */
+/* Hardening (issues 7 and 8)                                           */
+
+/* [A-Za-z0-9_.-]+: what a snapshot file name may carry. */
+static int name_is_safe(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!(isalnum((unsigned char)*s) || *s == '_' || *s == '.' || *s == '-'))
+			return 0;
+	return 1;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+TEST(default_rate_limit)
+{
+	struct trig_def d;
+
+	FAKE();
+	/* No limit given: a token bucket of 10 snapshots, one more per second. */
+	if (!compile("test:ev", &d)) {
+		CHECK_EQ(d.has_limit, 0);
+		CHECK_EQ(d.cfg.limit, TL_DEFAULT_LIMIT);
+		CHECK_EQ(d.cfg.limit_period_ns, TL_DEFAULT_LIMIT_PERIOD_NS);
+		CHECK_EQ(d.cfg.limit, 10);
+		CHECK_EQ(d.cfg.limit_period_ns, 10000000000ULL);
+	}
+	/* Every kind gets it; other policies do not remove it. */
+	if (!compile("rate test:ev > 5/1s cooldown 1s max 3", &d)) {
+		CHECK_EQ(d.cfg.limit, 10);
+		CHECK_EQ(d.cfg.limit_period_ns, 10000000000ULL);
+	}
+	if (!compile("latency test:ev -> test:ev2 > 1ms", &d))
+		CHECK_EQ(d.cfg.limit, 10);
+	/* An explicit limit replaces it. */
+	if (!compile("test:ev limit 3/min", &d)) {
+		CHECK_EQ(d.has_limit, 1);
+		CHECK_EQ(d.cfg.limit, 3);
+		CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
+	}
+	/* `limit none` removes every rate limit. */
+	if (!compile("test:ev limit none", &d)) {
+		CHECK_EQ(d.has_limit, 1);
+		CHECK_EQ(d.cfg.limit, 0);
+		CHECK_EQ(d.cfg.limit_period_ns, 0);
+	}
+	if (!compile("rate test:ev by a > 5/1s limit none cooldown 1s per key", &d)) {
+		CHECK_EQ(d.cfg.limit, 0);
+		CHECK_EQ(d.cfg.key_cooldown_ns, 1000000000ULL);
+	}
+	ERR("test:ev limit none limit 3/s", 20, "duplicate option 'limit'");
+	ERR("test:ev limit nonee", 15, "limit N/PERIOD (e.g. limit 3/min) or limit none");
+	ERR("test:ev limit none/s", 15, "or limit none, got 'none/s'");
+	/* A period longer than a year is a typo for `max`. */
+	if (!compile("test:ev limit 1/8760h", &d))
+		CHECK_EQ(d.cfg.limit_period_ns, 8760ULL * 3600 * 1000000000ULL);
+	ERR("test:ev limit 1/8761h", 17, "longer than a year");
+	ERR("test:ev limit 1/500000h", 17, "use max N");
+	fake_off();
+	return 0;
+}
+
+TEST(post_capped_at_one_hour)
+{
+	struct trig_def d;
+
+	FAKE();
+	if (!compile("test:ev post 1h", &d))
+		CHECK_EQ(d.cfg.post_ns, TL_MAX_POST_NS);
+	if (!compile("test:ev post 60m", &d))
+		CHECK_EQ(d.cfg.post_ns, 3600000000000ULL);
+	/* Both micro signs: U+00B5 and Greek mu U+03BC look the same. */
+	if (!compile("test:ev post 250\xc2\xb5s", &d))
+		CHECK_EQ(d.cfg.post_ns, 250000);
+	if (!compile("test:ev post 250\xce\xbcs", &d))
+		CHECK_EQ(d.cfg.post_ns, 250000);
+	ERR("test:ev post 250\xc2\xb5s\xc2\xa0name x", 20, "no-break space");
+	ERR("test:ev post 2h", 14, "post 2h is longer than the maximum of 1h (as for --post)");
+	ERR("test:ev post 3600.000000001s", 14, "longer than the maximum of 1h");
+	ERR("latency test:ev -> test:ev2 > 1ms post 1000000h", 40, "longer than the maximum of 1h");
+	fake_off();
+	return 0;
+}
+
+TEST(count_minimum_is_one)
+{
+	struct trig_def d;
+
+	FAKE();
+	ERR("test:ev count >= 0", 18, "the minimum is 1");
+	ERR("test:ev count >= 0", 18, "count >= 1, like no count at all, fires on every match");
+	ERR("test:ev count >= 00", 18, "the minimum is 1");
+	ERR("test:ev count >= 0x0", 18, "the minimum is 1");
+	ERR("test:ev count >= -1", 18, "the minimum is 1");
+	if (!compile("test:ev count >= 1", &d))
+		CHECK_EQ(d.cfg.threshold, 1);
+	fake_off();
+	return 0;
+}
+
+TEST(names_utf8)
+{
+	struct trig_def d;
+
+	FAKE();
+	/* One `_` per character, not per byte. */
+	if (!compile("test:ev name \xc3\xa9t\xc3\xa9", &d))
+		CHECK_STR(d.name, "_t_");
+	if (!compile("test:ev name \"na\xc3\xafve \xe2\x80\x93 v2\"", &d))
+		CHECK_STR(d.name, "na_ve___v2");
+	if (!compile("test:ev name \xe6\x97\xa5\xe6\x9c\xac\xf0\x9f\x98\x80x", &d))
+		CHECK_STR(d.name, "___x");
+	/* Non-ASCII words are values too: a comm is bytes. */
+	if (!compile("test:ev if comm == \xc3\xa9t\xc3\xa9", &d))
+		CHECK_STR(d.cfg.side[0].filter.str[0], "\xc3\xa9t\xc3\xa9");
+	if (!compile("test:ev if comm == \"\xc3\xa9t\xc3\xa9\"", &d))
+		CHECK_STR(d.cfg.side[0].filter.str[0], "\xc3\xa9t\xc3\xa9");
+	/* A name limit counts bytes: 21 three-byte characters fit, 22 do not. */
+	{
+		char t[200] = "test:ev name ";
+
+		for (int i = 0; i < 21; i++)
+			strcat(t, "\xe3\x82\xa2");
+		if (!compile(t, &d))
+			CHECK_EQ(strlen(d.name), 21);
+		strcat(t, "\xe3\x82\xa2");
+		ERR(t, 14, "name too long");
+	}
+	/* Invalid UTF-8 anywhere: an error at the byte. */
+	ERR("test:ev name \xff", 14, "invalid UTF-8 (byte 0xff)");
+	ERR("test:ev name ab\xc3", 16, "invalid UTF-8 (byte 0xc3)");
+	ERR("test:ev if comm == \"a\xc0\xaf\"", 22, "invalid UTF-8 (byte 0xc0)");
+	ERR("test:ev # \xed\xa0\x80 a surrogate\n", 11, "invalid UTF-8 (byte 0xed)");
+	ERR_AT("test:ev\n  name \x80x", 1, 1, 2, 8, "the text must be UTF-8");
+	/* Look-alikes pasted from a word processor. */
+	ERR("test:ev if comm == \xe2\x80\x9c" "bash\xe2\x80\x9d", 20, "typographic quote");
+	ERR("test:ev if comm == \xe2\x80\x9c" "bash\xe2\x80\x9d", 20, "use \" or '");
+	ERR("test:ev\xc2\xa0if a == 1", 8, "no-break space (U+00A0): use a plain space");
+	ERR("test:ev if a \xe2\x89\xa0 1", 14, "unexpected character '\xe2\x89\xa0' (U+2260)");
+	fake_off();
+	return 0;
+}
+
+TEST(default_names_from_globs)
+{
+	static const struct { const char *text, *name; } cases[] = {
+		{ "*:*", "any" },
+		{ "*:* if tid == 3", "any" },
+		{ "rate *:* > 5/1s", "rate-any" },
+		{ "latency *:* -> *:* > 1ms", "latency-any" },
+		{ "*/*", "any" },
+		{ "????:*", "any" },
+		{ "[a-z]*:[a-z]*", "a-z" },
+		{ "test:*", "test" },
+		{ "*:ev", "ev" },
+		{ "*:ev?", "ev" },
+		{ "test:ev*", "ev" },
+	};
+	struct trig_def d;
+
+	FAKE();
+	for (size_t i = 0; i < NELEM(cases); i++) {
+		if (compile(cases[i].text, &d)) {
+			CHECK(!"compiles");
+			continue;
+		}
+		if (strcmp(d.name, cases[i].name))
+			fprintf(stderr, "    '%s': name '%s', want '%s'\n", cases[i].text, d.name,
+				cases[i].name);
+		CHECK_STR(d.name, cases[i].name);
+		CHECK(name_is_safe(d.name));
+	}
+	fake_off();
+	return 0;
+}
+
+TEST(pathological_input)
+{
+	struct trig_def d;
+	struct tl_error e;
+	struct trig_ast *a;
+	size_t big = 11 * 1000000 + 64, n;
+	char *t = malloc(big);
+	double t0;
+
+	FAKE();
+	CHECK(t != NULL);
+	if (!t)
+		return 1;
+	/* A million && clauses through the API: an error, not a stack overflow. */
+	t0 = now_s();
+	n = (size_t)snprintf(t, big, "test:ev if a == 1");
+	for (int i = 0; i < 1000000; i++) {
+		memcpy(t + n, " && a == 1", 10);
+		n += 10;
+	}
+	t[n] = '\0';
+	CHECK(trig_from_text(t, &d, &e) != 0);
+	CHECK(strstr(e.msg, "trigger text too long: more than 65536 bytes (TL_MAX_TEXT)") != NULL);
+	CHECK_EQ(e.pos.line, 1);
+	CHECK_EQ(e.pos.col, 1);
+	/* Under the text limit, the tree limit: 3000 comparisons. */
+	t[17 + 3000 * 10] = '\0';
+	CHECK(trig_from_text(t, &d, &e) != 0);
+	CHECK(strstr(e.msg, "condition too large: more than 1024 terms") != NULL);
+	CHECK(strstr(e.msg, "(TL_MAX_NODES)") != NULL);
+	CHECK(strstr(e.msg, "at most 16 comparisons") != NULL);
+	/* 1 MB of blanks, and a 1 MB word. */
+	memset(t, ' ', 1 << 20);
+	strcpy(t + (1 << 20), "test:ev");
+	CHECK(trig_from_text(t, &d, &e) != 0);
+	CHECK(strstr(e.msg, "more than 65536 bytes") != NULL);
+	memset(t, 'x', 1 << 20);
+	t[1 << 20] = '\0';
+	CHECK(trig_from_text(t, &d, &e) != 0);
+	CHECK(strstr(e.msg, "more than 65536 bytes") != NULL);
+	/* Just under the limit: blanks then a trigger compile. */
+	memset(t, ' ', TL_MAX_TEXT - 7);
+	strcpy(t + TL_MAX_TEXT - 7, "test:ev");
+	CHECK_EQ(compile(t, &d), 0);
+	/* Deep parentheses: the nesting limit, not the stack. */
+	n = (size_t)snprintf(t, big, "test:ev if ");
+	for (int i = 0; i < 20000; i++)
+		t[n++] = '(';
+	strcpy(t + n, "a == 1");
+	n += 6;
+	for (int i = 0; i < 20000; i++)
+		t[n++] = ')';
+	t[n] = '\0';
+	CHECK(trig_from_text(t, &d, &e) != 0);
+	CHECK(strstr(e.msg, "nested too deeply (more than 64 levels") != NULL);
+	CHECK_EQ(e.pos.col, 12 + 64);
+	/* Huge numbers. */
+	n = (size_t)snprintf(t, big, "test:ev if a == ");
+	memset(t + n, '9', 60000);
+	t[n + 60000] = '\0';
+	CHECK(trig_from_text(t, &d, &e) != 0);
+	CHECK(strstr(e.msg, "number too long") != NULL);
+	ERR("test:ev count >= 99999999999999999999", 18, "fit in 64 bits");
+	ERR("test:ev post 99999999999999999999h", 14, "too large");
+	ERR("test:ev cooldown 999999999999999h", 18, "too large");
+	ERR("rate test:ev > 1/99999999999999999999s", 18, "too large");
+	ERR("test:ev if c == -99999999999999999999", 18, "fit in 64 bits");
+	CHECK(now_s() - t0 < 5);
+	free(t);
+
+	/* Positions saturate instead of overflowing an int. */
+	a = trig_parse("test:ev\n\n if a == 1 &&\n zz == 1", INT_MAX, INT_MAX, &e);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK(trig_compile(a, NULL, &d, &e) != 0);
+		CHECK_EQ(e.pos.line, INT_MAX);
+		CHECK_EQ(e.pos.col, 2);
+		trig_ast_free(a);
+	}
+	a = trig_parse("test:ev if zz == 1", INT_MAX - 1, INT_MAX - 5, &e);
+	CHECK(a != NULL);
+	if (a) {
+		CHECK(trig_compile(a, NULL, &d, &e) != 0);
+		CHECK_EQ(e.pos.line, INT_MAX - 1);
+		CHECK_EQ(e.pos.col, INT_MAX);
+		trig_ast_free(a);
+	}
+	ERR_AT("test:ev\n\n bogus", INT_MAX - 1, 1, INT_MAX, 2, "unknown option 'bogus'");
+	ERR_AT("test:ev bogus", -5, INT_MIN, 1, 9, "unknown option");
+	/* No text at all. */
+	CHECK(trig_from_text(NULL, &d, &e) != 0);
+	CHECK(strstr(e.msg, "no trigger text") != NULL);
+	fake_off();
+	return 0;
+}
+
+TEST(error_format_long_lines)
+{
+	struct tl_error e = { { 1, 0 }, "bad" };
+	char *src = malloc(TL_MAX_TEXT + 1), buf[4096];
+	const char *l2, *l3;
+
+	if (!src)
+		return 1;
+	memset(src, 'a', TL_MAX_TEXT);
+	src[TL_MAX_TEXT] = '\0';
+	memcpy(src + 30000, "XYZ", 3);
+	e.pos.col = 30001;
+	tl_error_format(&e, "o", src, buf, sizeof(buf));
+	/* The line is cut to a window around the column, the caret under X. */
+	l2 = strchr(buf, '\n');
+	l3 = l2 ? strchr(l2 + 1, '\n') : NULL;
+	CHECK(l2 && l3);
+	if (l2 && l3) {
+		const char *x = strstr(l2, "XYZ");
+
+		CHECK(x != NULL && x < l3);
+		CHECK(l3 - l2 < 300);
+		CHECK(strstr(l2, "...") == l2 + 3);
+		CHECK_EQ(strlen(l3 + 1), (size_t)(x - (l2 + 1)) + 1);
+		CHECK_EQ(l3[strlen(l3) - 1], '^');
+	}
+	/* A long trigger (1024 bytes or less) is shown whole. */
+	memset(src, 'b', 1024);
+	src[1024] = '\0';
+	e.pos.col = 1000;
+	tl_error_format(&e, "o", src, buf, sizeof(buf));
+	CHECK(strstr(buf, "...") == NULL);
+	CHECK(strstr(buf, src) != NULL);
+	/* A column far past the line: message, line, no caret run-away. */
+	e.pos.col = INT_MAX;
+	tl_error_format(&e, "o", "abc", buf, sizeof(buf));
+	CHECK(!strncmp(buf, "o:1:2147483647: bad\n  abc", 25));
+	CHECK(strlen(buf) < 40);
+	/* A window never splits a UTF-8 character. */
+	memset(src, 'a', 2000);
+	for (int i = 0; i < 2000; i += 2)
+		memcpy(src + i, "\xc3\xa9", 2);
+	src[2000] = '\0';
+	e.pos.col = 1002; /* inside a character: the window backs off to its start */
+	tl_error_format(&e, "o", src, buf, sizeof(buf));
+	for (const char *p = buf; *p; ) {
+		int k = utf8_char(p, NULL);
+
+		CHECK(k > 0);
+		if (k <= 0)
+			break;
+		p += k;
+	}
+	free(src);
 	return 0;
 }
 
@@ -1494,6 +1798,13 @@ RUN_TESTS(
 	T(multiline_and_positions),
 	T(error_format),
 	T(parse_free_paths),
+	T(default_rate_limit),
+	T(post_capped_at_one_hour),
+	T(count_minimum_is_one),
+	T(names_utf8),
+	T(default_names_from_globs),
+	T(pathological_input),
+	T(error_format_long_lines),
 	T(live_plain_event),
 	T(live_sched_switch_filter),
 	T(live_openat_count),

@@ -158,6 +158,7 @@ TEST(duration_units)
 	DUR_OK("100ns", 100);
 	DUR_OK("250us", 250000);
 	DUR_OK("250\xc2\xb5s", 250000);
+	DUR_OK("250\xce\xbcs", 250000);
 	DUR_OK("10ms", 10000000);
 	DUR_OK("1s", 1000000000ULL);
 	DUR_OK("2m", 120000000000ULL);
@@ -424,8 +425,35 @@ TEST(roundtrip_fmt_parse)
 	return 0;
 }
 
+TEST(utf8_chars)
+{
+	static const struct { const char *s; int len; uint32_t cp; } cases[] = {
+		{ "a", 1, 'a' }, { "", 1, 0 }, { "\xc3\xa9t\xc3\xa9", 2, 0xe9 },
+		{ "\xc2\xb5s", 2, 0xb5 }, { "\xe2\x80\x9c", 3, 0x201c },
+		{ "\xf0\x9f\x98\x80", 4, 0x1f600 }, { "\xf4\x8f\xbf\xbf", 4, 0x10ffff },
+		/* invalid: stray continuation, overlong, surrogate, too large, cut short */
+		{ "\x80", 0, 0 }, { "\xbf", 0, 0 }, { "\xc0\xaf", 0, 0 }, { "\xc1\xbf", 0, 0 },
+		{ "\xe0\x80\xaf", 0, 0 }, { "\xed\xa0\x80", 0, 0 }, { "\xf4\x90\x80\x80", 0, 0 },
+		{ "\xf5\x80\x80\x80", 0, 0 }, { "\xff", 0, 0 }, { "\xc3", 0, 0 },
+		{ "\xe2\x80", 0, 0 }, { "\xc3(", 0, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint32_t cp = 0xdead;
+		int n = utf8_char(cases[i].s, &cp);
+
+		if (n != cases[i].len)
+			fprintf(stderr, "    case %zu\n", i);
+		CHECK_EQ(n, cases[i].len);
+		if (n)
+			CHECK_EQ(cp, cases[i].cp);
+	}
+	CHECK_EQ(utf8_char("\xc3\xa9", NULL), 2);
+	return 0;
+}
+
 RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases),
 	  T(mmap_pages), T(mmap_pages_errors), T(duration_units), T(duration_errors),
 	  T(u64_parse), T(u64_errors), T(cpulist_parse), T(cpulist_errors),
 	  T(cpus_possible_and_online), T(edit_distance_cases), T(fmt_duration_cases),
-	  T(roundtrip_fmt_parse))
+	  T(roundtrip_fmt_parse), T(utf8_chars))

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/* The commands of `trigrec COMMAND`: each takes argv with argv[0] = its name. */
+#ifndef TRIGREC_CLI_H
+#define TRIGREC_CLI_H
+#include "cli/options.h"
+
+int cmd_record(int argc, char **argv);
+int cmd_list(int argc, char **argv);
+int cmd_control(int argc, char **argv);
+int cmd_run(int argc, char **argv);     /* cmd_script.c */
+int cmd_check(int argc, char **argv);
+
+/* Options shared by commands that run a session (record, run). */
+extern const struct opt_spec record_opts[];
+extern const int nr_record_opts;
+
+/* Run a filled config through a session; the process exit status. */
+int cli_run_session(struct trigrec_config *c);
+
+/* The whole command line (for perf.data's cmdline feature). */
+extern int cli_argc;
+extern char **cli_argv;
+
+#endif

@@ -1,0 +1,352 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `trigrec record`: the options table (also used by `run` for overrides) and the command. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include "cli/cli.h"
+#include "service/metrics.h"
+#include "session/session.h"
+#include "util/log.h"
+#include "util/util.h"
+
+static const char record_head[] =
+"usage: trigrec record [options] [-- command [args]]\n"
+"\n"
+"Record events into overwritable per-CPU rings. When a trigger fires, BPF\n"
+"freezes recording in the kernel at that instant; the side-band thread copies\n"
+"the rings out and writes <YYYYmmdd-HHMMSS.uuuuuu>-<trigger>.data (perf.data,\n"
+"read it with perf script / perf report) and a .json sidecar.\n";
+
+static const char record_tail[] =
+"\n"
+"TRIGGER is\n"
+"  EVENT [if FILTER] [count >= N]\n"
+"  latency EVENT [if F] [by KEY] -> EVENT [if F] [by KEY] > DURATION\n"
+"  rate EVENT [if F] [by KEY] > N/DURATION\n"
+"then any of: post DURATION, cooldown DURATION [per key], limit N/PERIOD,\n"
+"max N, name NAME. FILTER: ftrace syntax over the event's fields and comm,\n"
+"pid, tid, cpu, cgroup (docs/triggers.md). With -p or a command, triggers\n"
+"only fire in that process tree.\n"
+"\n"
+"Signals: SIGUSR2 takes a snapshot now; Ctrl-C stops (with a final snapshot);\n"
+"a second Ctrl-C exits at once.\n"
+"\n"
+"Examples:\n"
+"  trigrec record -e sched:sched_switch,sched:sched_wakeup --trigger sched:sched_process_exit -a\n"
+"  trigrec record -e 'syscalls:sys_enter_*' --filter 'common_pid != 0' -m 4M -- ./app\n"
+"  trigrec record -e cpu-clock -g --trigger signal:signal_deliver --post 20ms -p 1234\n"
+"  trigrec record -e 'raw_syscalls:*' -e sched:sched_switch \\\n"
+"      --trigger 'latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms' -- ./app\n"
+"  trigrec record -e 'sched:*' --trigger 'rate syscalls:sys_enter_openat by pid > 5000/1s\n"
+"      cooldown 10s per key limit 3/min' --control /run/trigrec.sock\n"
+"  trigrec record ... --dump-script > mine.trig   # the same as a script: trigrec run mine.trig\n";
+
+#define SET(fn) static int fn(struct opt_ctx *x, const char *a, char *err, size_t len)
+#define CFG (x->cfg)
+
+SET(o_event)
+{
+	return config__add_event(CFG, a, NULL);
+}
+
+SET(o_filter)
+{
+	struct rec_event_spec *last = CFG->nr_events ? &CFG->events[CFG->nr_events - 1] : NULL;
+
+	if (!last) {
+		elog("--filter '%s' must follow the -e it applies to", a);
+		return -EINVAL;
+	}
+	if (last->filter) {
+		elog("two --filter for -e %s: combine them with &&", last->spec);
+		return -EINVAL;
+	}
+	last->filter = strdup(a);
+	return last->filter ? 0 : -ENOMEM;
+}
+
+SET(o_freq)
+{
+	return parse_u64(a, 1, 1000000, &CFG->freq, err, len);
+}
+
+SET(o_period)
+{
+	return parse_u64(a, 1, UINT64_MAX >> 1, &CFG->period, err, len);
+}
+
+SET(o_callgraph)
+{
+	CFG->callgraph = 1;
+	return 0;
+}
+
+SET(o_mmap)
+{
+	return parse_mmap_pages(a, &CFG->mmap_pages, err, len);
+}
+
+SET(o_all)
+{
+	CFG->all_cpus = 1;
+	return 0;
+}
+
+SET(o_cpu)
+{
+	int ncpu = cpus_possible();
+
+	if (ncpu <= 0)
+		ncpu = 1;
+	free(CFG->cpumask);
+	CFG->cpumask = calloc(ncpu, 1);
+	CFG->nr_cpumask = ncpu;
+	if (!CFG->cpumask)
+		return -ENOMEM;
+	return parse_cpulist(a, CFG->cpumask, ncpu, err, len);
+}
+
+SET(o_pid)
+{
+	uint64_t v;
+	int e = parse_u64(a, 1, 1u << 30, &v, err, len);
+
+	CFG->pid = v;
+	return e;
+}
+
+SET(o_output)
+{
+	if (!*a) {
+		snprintf(err, len, "empty path (give a directory, e.g. -o .)");
+		return -EINVAL;
+	}
+	return config__set_str(&CFG->outdir, a);
+}
+
+SET(o_trigger)
+{
+	struct trig_def t;
+	struct tl_error e;
+	char msg[2048];
+	int ret;
+
+	if (CFG->nr_trigs >= TRIGREC_MAX_TRIGGERS) {
+		elog("too many triggers: at most %d in one run", TRIGREC_MAX_TRIGGERS);
+		return -E2BIG;
+	}
+	if (trig_from_text(a, &t, &e)) {
+		tl_error_format(&e, "--trigger", a, msg, sizeof(msg));
+		elog("%s", msg);
+		return -EINVAL;
+	}
+	ret = config__add_trigger(CFG, &t, NULL);
+	return ret;
+}
+
+SET(o_post)
+{
+	int e = parse_duration(a, &CFG->post_ns, err, len);
+
+	if (!e && CFG->post_ns > 3600ull * 1000000000ull) {
+		snprintf(err, len, "longer than an hour");
+		return -EINVAL;
+	}
+	return e;
+}
+
+SET(o_count)
+{
+	uint64_t v;
+	int e = parse_u64(a, 1, 1000000000, &v, err, len);
+
+	CFG->count = v;
+	return e;
+}
+
+SET(o_no_final)
+{
+	CFG->no_final = 1;
+	return 0;
+}
+
+SET(o_no_align)
+{
+	CFG->no_align = 1;
+	return 0;
+}
+
+SET(o_no_gates)
+{
+	CFG->bpf.no_gates = 1;
+	return 0;
+}
+
+SET(o_max_starts)
+{
+	uint64_t v;
+	int e = parse_u64(a, 1024, 1u << 22, &v, err, len);
+
+	CFG->bpf.lat_starts = v;
+	return e;
+}
+
+SET(o_max_keys)
+{
+	uint64_t v;
+	int e = parse_u64(a, 1024, 1u << 22, &v, err, len);
+
+	CFG->bpf.keys = v;
+	return e;
+}
+
+SET(o_control)
+{
+	size_t max = sizeof(((struct sockaddr_un *)0)->sun_path) - 1;
+
+	/* An empty path would bind an abstract socket, which has no permissions. */
+	if (!*a) {
+		snprintf(err, len, "empty path (an abstract socket anyone could reach is refused; "
+			 "give a file path such as /run/trigrec.sock)");
+		return -EINVAL;
+	}
+	if (strlen(a) > max) {
+		snprintf(err, len, "%s: path too long for a UNIX socket (max %zu bytes)", a, max);
+		return -EINVAL;
+	}
+	return config__set_str(&CFG->control, a);
+}
+
+SET(o_metrics)
+{
+	struct sockaddr_storage ss;
+	int e = metrics_parse_addr(a, &ss, err, len);
+
+	return e ? e : config__set_str(&CFG->metrics_addr, a);
+}
+
+SET(o_metrics_file)
+{
+	if (!*a) {
+		snprintf(err, len, "empty path");
+		return -EINVAL;
+	}
+	return config__set_str(&CFG->metrics_file, a);
+}
+
+SET(o_dump_script)
+{
+	x->dump_script = 1;
+	return 0;
+}
+
+SET(o_verbose)
+{
+	log_level++;
+	return 0;
+}
+
+SET(o_quiet)
+{
+	log_level = LOG_QUIET;
+	return 0;
+}
+
+SET(o_help)
+{
+	x->help = 1;
+	return 0;
+}
+
+const struct opt_spec record_opts[] = {
+	{ 'e', "event", "EVENT", "tracepoint SYS:NAME (globs: 'sched:*') or software\n"
+	  "event (cpu-clock, task-clock, page-faults,\ncontext-switches, cpu-migrations, minor-faults,\n"
+	  "major-faults); repeatable, comma lists", o_event, "Events:" },
+	{ 0, "filter", "FILTER", "ftrace filter for the preceding -e (in the kernel)", o_filter },
+	{ 'F', "freq", "HZ", "sampling frequency for software events (default 4000)", o_freq },
+	{ 'c', "period", "N", "sample every N events instead of -F", o_period },
+	{ 'g', "call-graph", NULL, "record call chains", o_callgraph },
+	{ 'm', "mmap-pages", "N|SIZE", "ring per CPU: pages (power of two) or a size\n"
+	  "(512K, 4M); default 1M", o_mmap },
+	{ 'a', "all-cpus", NULL, "every CPU, every task (with a command: system-wide\n"
+	  "while it runs; its triggers still only fire in it)", o_all,
+	  "Scope (default -a when there is no command and no -p):" },
+	{ 'C', "cpu", "LIST", "only these CPUs (0-3,5)", o_cpu },
+	{ 'p', "pid", "PID", "only this process (its threads and children); stop\nwhen it exits", o_pid },
+	{ 0, "trigger", "TRIGGER", "snapshot when TRIGGER holds (repeatable; below)", o_trigger,
+	  "Triggers and snapshots:" },
+	{ 0, "post", "DURATION", "keep recording this long after the trigger (10ms)", o_post },
+	{ 0, "count", "N", "stop after N snapshots (at least 1)", o_count },
+	{ 0, "no-final-snapshot", NULL, "do not write a snapshot at the end", o_no_final },
+	{ 0, "control", "PATH", "owner-only UNIX socket for `trigrec control PATH\n"
+	  "snapshot [NAME]|stats|stop`", o_control },
+	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)", o_max_starts },
+	{ 0, "max-keys", "N", "rate buckets / per-key cooldowns, LRU (default 16384)", o_max_keys },
+	{ 0, "no-gates", NULL, "no freeze gates: cheaper, but records after a trigger\n"
+	  "overwrite history until the harvest (still cut exactly)", o_no_gates },
+	{ 0, "no-align", NULL, "keep every CPU's full history, even where another\n"
+	  "CPU's ring has already overwritten the same span", o_no_align },
+	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
+	{ 0, "metrics", "ADDR", "serve Prometheus metrics on http://ADDR/metrics\n"
+	  "(PORT or HOST:PORT; loopback unless a host is given)", o_metrics,
+	  "Monitoring:" },
+	{ 0, "metrics-file", "PATH", "node_exporter textfile, rewritten atomically at\n"
+	  "start, after each snapshot and at exit", o_metrics_file },
+	{ 0, "dump-script", NULL, "print these options as a trigger script and exit", o_dump_script },
+	{ 'v', "verbose", NULL, "more messages (repeat for more)", o_verbose, "Other:" },
+	{ 'q', "quiet", NULL, "errors only", o_quiet },
+	{ 'h', "help", NULL, "this text", o_help },
+};
+const int nr_record_opts = sizeof(record_opts) / sizeof(record_opts[0]);
+
+int cli_run_session(struct trigrec_config *c)
+{
+	/* perf.data records the whole command line, global options included. */
+	struct session *s = session__new(c, cli_argc, cli_argv);
+	int ret = 1;
+
+	if (!s)
+		return 1;
+	if (!session__start(s))
+		ret = session__run(s);
+	session__free(s);
+	return ret;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct trigrec_config c;
+	struct opt_ctx x = { .cfg = &c };
+	char err[512];
+	int first, ret = 2;
+
+	config__init(&c);
+	first = opts__parse(record_opts, nr_record_opts, "record", argc, argv, &x);
+	if (first < 0)
+		goto out;
+	if (x.help) {
+		fputs(record_head, stdout);
+		opts__help(stdout, record_opts, nr_record_opts);
+		fputs(record_tail, stdout);
+		ret = 0;
+		goto out;
+	}
+	if (first < argc && !(c.cmd = config__argv_dup(argv + first, argc - first))) {
+		ret = 1;
+		goto out;
+	}
+	if (config__finalize(&c, err, sizeof(err))) {
+		elog("%s", err);
+		goto out;
+	}
+	if (x.dump_script) {
+		ret = config__dump_script(&c, stdout) ? 1 : 0;
+		goto out;
+	}
+	ret = cli_run_session(&c);
+out:
+	config__fini(&c);
+	return ret;
+}

@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `trigrec check FILE` and `trigrec run FILE`: a trigger script
+ * (lang/script.h, docs/script-language.md) into a config, checked, or run
+ * through the same session as `record`.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "capture/tracefs.h"
+#include "cli/cli.h"
+#include "lang/script.h"
+#include "util/log.h"
+
+static const char check_usage[] =
+"usage: trigrec check FILE|-\n"
+"\n"
+"Parse a trigger script and check it against the running kernel and this host:\n"
+"events and fields exist with compatible types, kernel filters, the run's\n"
+"limits, the output directory, cgroup, command and on_snapshot program. Nothing\n"
+"is loaded into the kernel. Every error is printed as FILE:LINE:COL: message,\n"
+"with the line and a caret. Exit status 0 when the script is valid, 2 when not.\n"
+"'-' reads the script from standard input. Language: docs/script-language.md.\n"
+"\n"
+"Examples:\n"
+"  trigrec check web.trig\n"
+"  trigrec record -e sched:sched_switch --trigger sched:sched_process_exit \\\n"
+"      --dump-script | trigrec check -\n";
+
+static const char run_head[] =
+"usage: trigrec run FILE [options]\n"
+"\n"
+"Run a trigger script in the foreground until Ctrl-C, its command ends or\n"
+"--count snapshots, printing each snapshot as it is written (as `trigrec\n"
+"record` does). An invalid script prints every error and exits with 2.\n"
+"Options given after FILE override the script's.\n";
+
+static const char run_tail[] =
+"\n"
+"Examples:\n"
+"  trigrec run web.trig\n"
+"  trigrec run web.trig -o /tmp/snaps -m 4M -v\n"
+"  #!/usr/local/bin/trigrec run     (first line of an executable script)\n";
+
+/* The record options that `run` takes to override a script; each is declared once, there. */
+static const char *const run_names[] = {
+	"output", "mmap-pages", "count", "no-final-snapshot", "control", "verbose", "quiet", "help",
+};
+#define NR_RUN_OPTS (int)(sizeof(run_names) / sizeof(run_names[0]))
+static struct opt_spec run_opts[NR_RUN_OPTS];
+
+static void run_opts_init(void)
+{
+	for (int i = 0; i < NR_RUN_OPTS; i++) {
+		for (int k = 0; k < nr_record_opts; k++) {
+			if (!strcmp(record_opts[k].long_name, run_names[i])) {
+				run_opts[i] = record_opts[k];
+				run_opts[i].group = NULL;
+			}
+		}
+	}
+	run_opts[0].group = "Options (after FILE, they override the script):";
+}
+
+/* Read and parse; NULL after printing why. *status: 2 for a bad script, 1 otherwise. */
+static struct script *load_parse(const char *path, struct trigrec_config *c, int *status)
+{
+	struct script *s;
+	char err[512];
+
+	*status = 1;
+	/* Events and fields are resolved against tracefs: say so once if it is missing. */
+	if (!tracefs_root())
+		return NULL;
+	s = script__load(path, err, sizeof(err));
+	if (!s) {
+		elog("%s", err);
+		*status = 2;
+		return NULL;
+	}
+	script__parse(s, c);
+	return s;
+}
+
+/* Only FILE, or -h. */
+static int one_file(int argc, char **argv, const char *usage, const char **file)
+{
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
+		if (argc < 2)
+			elog("%s: give a script file, or - for standard input", argv[0]);
+		else if (argc > 2)
+			elog("%s: one script at a time (got '%s' after %s)", argv[0], argv[2], argv[1]);
+		else
+			elog("unknown option %s for %s", argv[1], argv[0]);
+		fputs(usage, stderr);
+		return 2;
+	}
+	*file = argv[1];
+	return -1;
+}
+
+int cmd_check(int argc, char **argv)
+{
+	struct trigrec_config c;
+	struct script *s;
+	const char *file = NULL;
+	int ret = one_file(argc, argv, check_usage, &file), n;
+
+	if (ret >= 0)
+		return ret;
+	config__init(&c);
+	s = load_parse(file, &c, &ret);
+	if (!s)
+		goto out;
+	/* A script that does not parse cannot be checked against the host meaningfully. */
+	n = script__nr_errors(s);
+	if (!n)
+		n += script__check_host(s, &c);
+	if (n) {
+		script__print_errors(s, stderr);
+		elog("%s: %d error%s", script__path(s), n, n == 1 ? "" : "s");
+		ret = 2;
+	} else {
+		printf("%s: ok: %d event%s recorded, %d trigger%s, %d manual\n", script__path(s),
+		       c.nr_events, c.nr_events == 1 ? "" : "s", c.nr_trigs,
+		       c.nr_trigs == 1 ? "" : "s", c.nr_manual);
+		ret = 0;
+	}
+	script__free(s);
+out:
+	config__fini(&c);
+	return ret;
+}
+
+/* What the script says that this build parses and checks but does not do yet. */
+static void not_yet(const struct trigrec_config *c)
+{
+	if (c->cgroup)
+		wlog("cgroup %s: parsed and checked, but not enforced yet: recording without it",
+		     c->cgroup);
+	if (c->name_prefix)
+		wlog("name %s: parsed and checked, but snapshot names do not use it yet",
+		     c->name_prefix);
+	if (c->keep_files || c->keep_bytes || c->keep_age_ns)
+		wlog("keep: parsed and checked, but retention is not enforced yet");
+	if (c->on_snapshot)
+		wlog("on_snapshot: parsed and checked, but not run yet");
+	for (int i = 0; i < c->nr_manual; i++)
+		if (c->manual[i].post_ns)
+			wlog("trigger %s: its post window is not applied to manual snapshots yet",
+			     c->manual[i].name);
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct trigrec_config c, o;
+	struct opt_ctx x = { .cfg = &o };
+	struct script *s = NULL;
+	const char *file;
+	char err[512];
+	int first, more, ret = 2;
+
+	run_opts_init();
+	config__init(&c);
+	config__init(&o);
+	o.mmap_pages = 0; /* 0 = not given */
+	/* Options may come before FILE (e.g. -h) and after it (overrides). */
+	first = opts__parse(run_opts, NR_RUN_OPTS, "run", argc, argv, &x);
+	if (first < 0)
+		goto out;
+	if (!x.help && first < argc) {
+		more = opts__parse(run_opts, NR_RUN_OPTS, "run", argc - first, argv + first, &x);
+		if (more < 0)
+			goto out;
+		if (!x.help && first + more < argc) {
+			elog("run: unexpected argument '%s' after the options: the command to run "
+			     "goes in the script ('command ARGS...')", argv[first + more]);
+			goto out;
+		}
+	}
+	if (x.help) {
+		fputs(run_head, stdout);
+		opts__help(stdout, run_opts, NR_RUN_OPTS);
+		fputs(run_tail, stdout);
+		ret = 0;
+		goto out;
+	}
+	if (first >= argc) {
+		elog("run: give a script file, or - for standard input");
+		fputs(run_head, stderr);
+		goto out;
+	}
+	file = argv[first];
+	s = load_parse(file, &c, &ret);
+	if (!s)
+		goto out;
+	if (script__nr_errors(s)) {
+		script__print_errors(s, stderr);
+		elog("%s: %d error%s: nothing was started", script__path(s), script__nr_errors(s),
+		     script__nr_errors(s) == 1 ? "" : "s");
+		ret = 2;
+		goto out;
+	}
+	/* Overrides. */
+	if (o.outdir && config__set_str(&c.outdir, o.outdir))
+		goto nomem;
+	if (o.control && config__set_str(&c.control, o.control))
+		goto nomem;
+	if (o.mmap_pages)
+		c.mmap_pages = o.mmap_pages;
+	if (o.count)
+		c.count = o.count;
+	if (o.no_final)
+		c.no_final = 1;
+	if (config__finalize(&c, err, sizeof(err))) {
+		elog("%s", err);
+		goto out;
+	}
+	not_yet(&c);
+	ret = cli_run_session(&c);
+	goto out;
+nomem:
+	elog("out of memory");
+	ret = 1;
+out:
+	script__free(s);
+	config__fini(&o);
+	config__fini(&c);
+	return ret;
+}

@@ -1,0 +1,2137 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * Trigger scripts -> struct trigrec_config.
+ *
+ * Line oriented: one statement per line, except that a list goes on after a
+ * trailing comma and a trigger block runs to its '}'. An error skips the
+ * rest of its statement and parsing goes on, so one pass reports every
+ * error of a file. The text is checked first (size, line length, NUL bytes,
+ * UTF-8) so the parser only ever sees bounded, well-formed text.
+ * Language and errors: docs/script-language.md; keep the two in step.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <sys/vfs.h>
+#include "capture/recorder.h"
+#include "capture/tracefs.h"
+#include "lang/script.h"
+#include "util/util.h"
+
+#ifndef CGROUP2_SUPER_MAGIC
+#define CGROUP2_SUPER_MAGIC 0x63677270
+#endif
+
+struct script {
+	char *path;
+	char *text;             /* len bytes + NUL */
+	size_t len;
+	char *display;          /* text with NULs and bad UTF-8 shown as '?', NULL = text */
+	struct tl_error *errs;
+	int nr_errs, cap_errs;
+	int full;               /* SCRIPT_MAX_ERRORS reached */
+	/* Where host-dependent settings were written (line 0 = not in the script). */
+	struct tl_pos outdir_pos, cgroup_pos, cmd_pos, pid_pos, onsnap_pos, control_pos;
+};
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                               */
+
+static void add_errv(struct script *s, struct tl_pos pos, const char *fmt, va_list ap)
+{
+	struct tl_error *e;
+
+	if (s->full)
+		return;
+	if (s->nr_errs == s->cap_errs) {
+		int cap = s->cap_errs ? s->cap_errs * 2 : 8;
+
+		e = realloc(s->errs, (size_t)cap * sizeof(*e));
+		if (!e) {
+			s->full = 1;
+			return;
+		}
+		s->errs = e;
+		s->cap_errs = cap;
+	}
+	e = &s->errs[s->nr_errs++];
+	e->pos = pos;
+	if (s->nr_errs == SCRIPT_MAX_ERRORS) {
+		snprintf(e->msg, sizeof(e->msg), "too many errors (%d): stopping here; fix these "
+			 "and check again", SCRIPT_MAX_ERRORS);
+		s->full = 1;
+		return;
+	}
+	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+add_err(struct script *s, struct tl_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	add_errv(s, pos, fmt, ap);
+	va_end(ap);
+}
+
+static void add_tl_err(struct script *s, const struct tl_error *e)
+{
+	add_err(s, e->pos, "%s", e->msg);
+}
+
+const char *script__path(const struct script *s)
+{
+	return s->path;
+}
+
+int script__nr_errors(const struct script *s)
+{
+	return s->nr_errs;
+}
+
+const struct tl_error *script__error(const struct script *s, int i)
+{
+	return i >= 0 && i < s->nr_errs ? &s->errs[i] : NULL;
+}
+
+void script__format_error(const struct script *s, int i, char *buf, size_t len)
+{
+	const struct tl_error *e = script__error(s, i);
+	const char *src = s->display ? s->display : s->text;
+	const char *line = src;
+
+	if (!e || !len) {
+		if (len)
+			buf[0] = '\0';
+		return;
+	}
+	for (int l = 1; l < e->pos.line && line; l++) {
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	/* Quoting a line longer than a line may be (the error says so) helps nobody. */
+	if (!line || e->pos.line < 1 || strcspn(line, "\n") > SCRIPT_MAX_LINE)
+		src = NULL;
+	tl_error_format(e, s->path, src, buf, len);
+}
+
+void script__print_errors(const struct script *s, FILE *out)
+{
+	char buf[SCRIPT_MAX_LINE * 2 + 1024];
+
+	for (int i = 0; i < s->nr_errs; i++) {
+		script__format_error(s, i, buf, sizeof(buf));
+		fprintf(out, "%s\n", buf);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Loading                                                              */
+
+struct script *script__from_mem(const char *path, const char *text, size_t len)
+{
+	struct script *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return NULL;
+	s->path = strdup(path ? path : "-");
+	s->text = malloc(len + 1);
+	if (!s->path || !s->text) {
+		script__free(s);
+		return NULL;
+	}
+	if (len)
+		memcpy(s->text, text, len);
+	s->text[len] = '\0';
+	s->len = len;
+	return s;
+}
+
+void script__free(struct script *s)
+{
+	if (!s)
+		return;
+	free(s->path);
+	free(s->text);
+	free(s->display);
+	free(s->errs);
+	free(s);
+}
+
+static void __attribute__((format(printf, 3, 4)))
+load_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+struct script *script__load(const char *path, char *err, size_t errlen)
+{
+	const char *name = path && strcmp(path, "-") ? path : "-";
+	size_t cap = 64 * 1024, len = 0;
+	struct script *s = NULL;
+	struct stat st;
+	char *buf = NULL;
+	int fd;
+
+	if (!path || !*path) {
+		load_err(err, errlen, "no script given: give a file, or - for standard input");
+		return NULL;
+	}
+	fd = strcmp(name, "-") ? open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY) : STDIN_FILENO;
+	if (fd < 0) {
+		load_err(err, errlen, "%s: cannot open: %s", name, strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st)) {
+		load_err(err, errlen, "%s: %s", name, strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		load_err(err, errlen, "%s is a directory: give a script file", name);
+		goto out;
+	}
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > SCRIPT_MAX_BYTES) {
+		load_err(err, errlen, "%s is %llu bytes: a script is at most %u bytes (1 MiB); is "
+			 "this the right file?", name, (unsigned long long)st.st_size,
+			 SCRIPT_MAX_BYTES);
+		goto out;
+	}
+	/* Pipes, /dev/zero and files that grow: read at most one byte past the cap. */
+	for (;;) {
+		ssize_t n;
+
+		if (len == cap || !buf) {
+			char *nb;
+
+			if (buf)
+				cap *= 2;
+			if (cap > SCRIPT_MAX_BYTES + 1)
+				cap = SCRIPT_MAX_BYTES + 1;
+			nb = realloc(buf, cap + 1);
+			if (!nb) {
+				load_err(err, errlen, "%s: out of memory", name);
+				goto out;
+			}
+			buf = nb;
+		}
+		n = read(fd, buf + len, cap - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			load_err(err, errlen, "%s: cannot read: %s", name, strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len > SCRIPT_MAX_BYTES) {
+			load_err(err, errlen, "%s: more than %u bytes (1 MiB), the most a script may "
+				 "have; stopped reading there (is this the right file?)", name,
+				 SCRIPT_MAX_BYTES);
+			goto out;
+		}
+	}
+	s = script__from_mem(name, buf ? buf : "", len);
+	if (!s)
+		load_err(err, errlen, "%s: out of memory", name);
+out:
+	free(buf);
+	if (fd != STDIN_FILENO)
+		close(fd);
+	return s;
+}
+
+/* Bytes of a valid UTF-8 sequence at p (1 for ASCII), or 0 when it is not one. */
+static int utf8_len(const unsigned char *p, size_t left)
+{
+	unsigned c = p[0];
+	int n;
+	unsigned cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4, cp = c & 0x07;
+	else
+		return 0;
+	if ((size_t)n > left)
+		return 0;
+	for (int i = 1; i < n; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	/* Overlong forms, UTF-16 surrogates, beyond U+10FFFF. */
+	if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return n;
+}
+
+/*
+ * The text as a whole: NUL bytes, invalid UTF-8 and over-long lines are
+ * reported (the first of each kind, with a count) and stop the parse.
+ */
+static int check_text(struct script *s)
+{
+	const unsigned char *t = (const unsigned char *)s->text;
+	struct tl_pos nul_pos = { 0 }, bad_pos = { 0 };
+	size_t nuls = 0, bads = 0, longs = 0;
+	int line = 1;
+	size_t line_start = 0;
+
+	for (size_t i = 0; i <= s->len; ) {
+		int n;
+
+		if (i == s->len || t[i] == '\n') {
+			size_t ll = i - line_start;
+
+			if (ll > SCRIPT_MAX_LINE && longs++ < 3)
+				add_err(s, (struct tl_pos){ line, SCRIPT_MAX_LINE + 1 },
+					"line %d is %zu bytes long: a line holds at most %d bytes "
+					"(split the statement, or is this the right file?)", line, ll,
+					SCRIPT_MAX_LINE);
+			if (i == s->len)
+				break;
+			line++;
+			line_start = ++i;
+			continue;
+		}
+		if (!t[i]) {
+			if (!nuls++)
+				nul_pos = (struct tl_pos){ line, (int)(i - line_start) + 1 };
+			i++;
+			continue;
+		}
+		n = utf8_len(t + i, s->len - i);
+		if (!n) {
+			if (!bads++)
+				bad_pos = (struct tl_pos){ line, (int)(i - line_start) + 1 };
+			i++;
+			continue;
+		}
+		i += (size_t)n;
+	}
+	if (nuls)
+		add_err(s, nul_pos, "NUL byte%s (%zu in the file): a script is text; is this the "
+			"right file?", nuls > 1 ? "s" : "", nuls);
+	if (bads)
+		add_err(s, bad_pos, "invalid UTF-8 (%zu byte%s in the file): save the script as "
+			"UTF-8", bads, bads > 1 ? "s" : "");
+	if (nuls || bads) {
+		/* Show the lines with '?' for the bytes a terminal cannot show. */
+		s->display = malloc(s->len + 1);
+		if (s->display) {
+			for (size_t i = 0; i < s->len; ) {
+				int n = t[i] ? utf8_len(t + i, s->len - i) : 0;
+
+				if (!n) {
+					s->display[i++] = '?';
+					continue;
+				}
+				memcpy(s->display + i, t + i, (size_t)n);
+				i += (size_t)n;
+			}
+			s->display[s->len] = '\0';
+		}
+	}
+	return s->nr_errs;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tokens                                                               */
+
+enum stk { S_EOF, S_EOL, S_WORD, S_STR, S_COMMA, S_LBRACE, S_RBRACE, S_BAD };
+enum { M_LIST, M_ARGV };   /* ARGV: only whitespace separates words */
+
+struct stok {
+	enum stk k;
+	struct tl_pos pos;
+	size_t off, len;        /* source text */
+	char *val;              /* WORD, STR: the value (malloc'ed) */
+};
+
+/* Statements given at most once; record, trigger are repeatable. */
+enum stmt_id {
+	ST_RECORD, ST_BUFFER, ST_CALLGRAPH, ST_FREQUENCY, ST_PERIOD, ST_CPUS, ST_CGROUP,
+	ST_COMMAND, ST_PID, ST_OUTPUT, ST_KEEP, ST_NAME, ST_ON_SNAPSHOT, ST_POST, ST_CONTROL,
+	ST_MAX_STARTS, ST_MAX_KEYS, ST_TRIGGER, NR_STMT
+};
+
+struct hook_use {
+	char tp[192];           /* "sys:name" */
+	int ntrig;
+	struct tl_pos rec_pos;  /* first `record` of it (line 0 = not recorded) */
+	const char *filter;     /* its kernel filter (config-owned), NULL = none */
+};
+
+struct sp {
+	struct script *s;
+	struct trigrec_config *c;
+	const char *t;
+	size_t i;
+	int line, col;
+	struct tl_pos seen[NR_STMT];
+	struct { char name[64]; struct tl_pos pos; } *names;
+	int nr_names;
+	struct hook_use *hooks;
+	int nr_hooks;
+	int kernel_trigs;
+	struct tl_pos keep_pos[3]; /* files, bytes, age */
+};
+
+static void adv(struct sp *p)
+{
+	if (p->t[p->i] == '\n') {
+		p->line++;
+		p->col = 1;
+	} else {
+		p->col++;
+	}
+	p->i++;
+}
+
+static struct tl_pos here(const struct sp *p)
+{
+	return (struct tl_pos){ p->line, p->col };
+}
+
+static void stok_free(struct stok *t)
+{
+	free(t->val);
+	t->val = NULL;
+}
+
+static int is_hspace(int c)
+{
+	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
+}
+
+/* Spaces, tabs, a UTF-8 BOM at the very start, and comments; never a newline. */
+static void skip_blank(struct sp *p)
+{
+	for (;;) {
+		char c = p->t[p->i];
+
+		if (p->i == 0 && !strncmp(p->t, "\xef\xbb\xbf", 3)) {
+			adv(p), adv(p), adv(p);
+		} else if (is_hspace((unsigned char)c)) {
+			adv(p);
+		} else if (c == '#') {
+			while (p->t[p->i] && p->t[p->i] != '\n')
+				adv(p);
+		} else {
+			return;
+		}
+	}
+}
+
+/* "..." or '...' with \" \' \\ escapes, as in the trigger language. */
+static int lex_str(struct sp *p, struct stok *t)
+{
+	char q = p->t[p->i], *v = malloc(SCRIPT_MAX_LINE + 1);
+	size_t n = 0;
+
+	if (!v) {
+		add_err(p->s, t->pos, "out of memory");
+		return -ENOMEM;
+	}
+	adv(p);
+	for (;;) {
+		char c = p->t[p->i];
+
+		if (!c || c == '\n') {
+			add_err(p->s, t->pos, "unterminated string: add the closing %c", q);
+			free(v);
+			return -EINVAL;
+		}
+		if (c == q) {
+			adv(p);
+			break;
+		}
+		if (c == '\\') {
+			char e = p->t[p->i + 1];
+
+			if (e != '"' && e != '\'' && e != '\\') {
+				add_err(p->s, here(p), "unsupported escape '\\%c' in string: only \\\", "
+					"\\' and \\\\ are recognized", e && e != '\n' ? e : ' ');
+				free(v);
+				return -EINVAL;
+			}
+			adv(p);
+			c = e;
+		}
+		/* Lines are at most SCRIPT_MAX_LINE bytes, so this always fits. */
+		if (n < SCRIPT_MAX_LINE)
+			v[n++] = c;
+		adv(p);
+	}
+	v[n] = '\0';
+	t->k = S_STR;
+	t->val = v;
+	return 0;
+}
+
+/* The next token; S_BAD after an error was recorded. */
+static void next(struct sp *p, int mode, struct stok *t)
+{
+	char c;
+
+	memset(t, 0, sizeof(*t));
+	skip_blank(p);
+	t->pos = here(p);
+	t->off = p->i;
+	c = p->t[p->i];
+	if (!c) {
+		t->k = S_EOF;
+		return;
+	}
+	if (c == '\n') {
+		adv(p);
+		t->k = S_EOL;
+	} else if (c == '"' || c == '\'') {
+		if (lex_str(p, t))
+			t->k = S_BAD;
+	} else if (mode == M_LIST && (c == ',' || c == '{' || c == '}')) {
+		adv(p);
+		t->k = c == ',' ? S_COMMA : c == '{' ? S_LBRACE : S_RBRACE;
+	} else {
+		while ((c = p->t[p->i]) && c != '\n' && !is_hspace((unsigned char)c) &&
+		       !(mode == M_LIST && (c == ',' || c == '{' || c == '}' || c == '#')))
+			adv(p);
+		t->k = S_WORD;
+		t->val = strndup(p->t + t->off, p->i - t->off);
+		if (!t->val) {
+			add_err(p->s, t->pos, "out of memory");
+			t->k = S_BAD;
+		}
+	}
+	t->len = p->i - t->off;
+}
+
+/* Look at the next token without taking it. */
+static enum stk peek(struct sp *p, int mode, struct stok *out)
+{
+	size_t i = p->i;
+	int line = p->line, col = p->col, nerr = p->s->nr_errs, full = p->s->full;
+	struct stok t;
+
+	next(p, mode, &t);
+	p->i = i;
+	p->line = line;
+	p->col = col;
+	/* Errors found while peeking are found again when the token is taken. */
+	p->s->nr_errs = nerr;
+	p->s->full = full;
+	if (out)
+		*out = t;
+	else
+		stok_free(&t);
+	return t.k;
+}
+
+/* Skip to the start of the next line. */
+static void skip_line(struct sp *p)
+{
+	while (p->t[p->i] && p->t[p->i] != '\n')
+		adv(p);
+	if (p->t[p->i])
+		adv(p);
+}
+
+/* A token quoted for a message. */
+static const char *desc(const struct stok *t, const struct sp *p, char *buf, size_t len)
+{
+	switch (t->k) {
+	case S_EOF:
+		return "the end of the file";
+	case S_EOL:
+		return "the end of the line";
+	default:
+		snprintf(buf, len, "'%.*s'", t->len > 40 ? 40 : (int)t->len, p->t + t->off);
+		if (t->len > 40)
+			snprintf(buf + strlen(buf) - 1, len - (strlen(buf) - 1), "...'");
+		return buf;
+	}
+}
+
+/* The statement is over: nothing but a comment may follow. */
+static int expect_eol(struct sp *p, const char *usage)
+{
+	struct stok t;
+	char d[64];
+
+	next(p, M_LIST, &t);
+	if (t.k == S_EOL || t.k == S_EOF) {
+		stok_free(&t);
+		return 0;
+	}
+	if (t.k != S_BAD)
+		add_err(p->s, t.pos, "unexpected %s: the statement is '%s'", desc(&t, p, d, sizeof(d)),
+			usage);
+	stok_free(&t);
+	skip_line(p);
+	return -EINVAL;
+}
+
+/* One value: a word or a string. */
+static int arg(struct sp *p, int mode, struct stok *t, const char *kw, const char *usage)
+{
+	char d[64];
+
+	next(p, mode, t);
+	if (t->k == S_WORD || t->k == S_STR)
+		return 0;
+	if (t->k != S_BAD)
+		add_err(p->s, t->pos, "expected a value after '%s', got %s: the statement is '%s'",
+			kw, desc(t, p, d, sizeof(d)), usage);
+	stok_free(t);
+	if (t->k != S_EOL)
+		skip_line(p);
+	return -EINVAL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Kernel filters of recorded events (ftrace syntax)                    */
+
+/*
+ * The kernel checks a filter when it is set; this finds what it would
+ * reject that can be known from the format (fields, types, operators, quotes)
+ * and says where, so `trigrec check` need not set anything.
+ */
+struct ff {
+	struct sp *p;
+	const struct tp_format *fmt;
+	const char *f;          /* the filter */
+	size_t i;
+	struct tl_pos pos;      /* of f[0]; a filter is on one line */
+	int depth;
+	int err;
+};
+
+static struct tl_pos ff_pos(const struct ff *ff, size_t at)
+{
+	return (struct tl_pos){ ff->pos.line, ff->pos.col + (int)at };
+}
+
+static void __attribute__((format(printf, 3, 4)))
+ff_err(struct ff *ff, size_t at, const char *fmt, ...)
+{
+	char msg[400];
+	va_list ap;
+
+	if (ff->err)
+		return;
+	ff->err = 1;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	add_err(ff->p->s, ff_pos(ff, at), "%s (kernel filter of %s:%s)", msg, ff->fmt->sys,
+		ff->fmt->name);
+}
+
+static void ff_blank(struct ff *ff)
+{
+	while (isspace((unsigned char)ff->f[ff->i]))
+		ff->i++;
+}
+
+enum ffkind { FF_NUM, FF_STR, FF_ANY };
+
+/* Fields the kernel adds to every event (trace_define_generic_fields). */
+static const struct { const char *name; enum ffkind k; } ff_generic[] = {
+	{ "CPU", FF_NUM }, { "cpu", FF_NUM }, { "common_cpu", FF_NUM },
+	{ "COMM", FF_STR }, { "comm", FF_STR }, { "STACKTRACE", FF_ANY }, { "stacktrace", FF_ANY },
+};
+
+static int ff_field(struct ff *ff, const char *name, size_t at, enum ffkind *k)
+{
+	const struct tp_field *fl = tp_format__field(ff->fmt, name);
+	char sugg[100] = "", list[300] = "";
+	int best = 1 + ((int)strlen(name) / 3 > 1 ? (int)strlen(name) / 3 : 1);
+	size_t used = 0;
+
+	if (fl) {
+		switch (fl->kind) {
+		case TP_FIELD_CHARARRAY:
+		case TP_FIELD_DATALOC:
+			*k = FF_STR;
+			break;
+		case TP_FIELD_PTR:
+			/* "char *" is a string to the kernel except in syscall events. */
+			*k = FF_ANY;
+			break;
+		case TP_FIELD_ARRAY:
+			ff_err(ff, at, "cannot filter on array field %s (%s)", name, fl->type);
+			return -EINVAL;
+		default:
+			*k = FF_NUM;
+		}
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(ff_generic) / sizeof(ff_generic[0]); i++) {
+		if (!strcmp(name, ff_generic[i].name)) {
+			*k = ff_generic[i].k;
+			return 0;
+		}
+	}
+	for (int i = 0; i < ff->fmt->nr_fields; i++) {
+		const struct tp_field *f = &ff->fmt->fields[i];
+		int d = edit_distance(name, f->name), w;
+
+		if (d < best) {
+			best = d;
+			snprintf(sugg, sizeof(sugg), " (did you mean '%s'?)", f->name);
+		}
+		if (f->is_common)
+			continue;
+		w = snprintf(list + used, sizeof(list) - used, "%s%s", used ? ", " : "", f->name);
+		if (w < 0 || (size_t)w >= sizeof(list) - used) {
+			list[used] = '\0';
+			break;
+		}
+		used += (size_t)w;
+	}
+	for (size_t i = 0; i < sizeof(ff_generic) / sizeof(ff_generic[0]); i++) {
+		int d = edit_distance(name, ff_generic[i].name);
+
+		if (d < best) {
+			best = d;
+			snprintf(sugg, sizeof(sugg), " (did you mean '%s'?)", ff_generic[i].name);
+		}
+	}
+	ff_err(ff, at, "unknown field '%s'%s; the fields are: %s%scommon_*, comm, cpu", name, sugg,
+	       list, used ? ", " : "");
+	return -EINVAL;
+}
+
+static void ff_or(struct ff *ff);
+
+static void ff_pred(struct ff *ff)
+{
+	static const char *const ops[] = { "==", "!=", "<=", ">=", "<", ">", "&", "~" };
+	const char *f = ff->f;
+	size_t fs = ff->i, os, vs;
+	const char *op = NULL;
+	char name[64];
+	enum ffkind k;
+
+	if (!(isalpha((unsigned char)f[ff->i]) || f[ff->i] == '_')) {
+		if (!f[ff->i])
+			ff_err(ff, ff->i, "expected FIELD OP VALUE, but the filter ends here");
+		else
+			ff_err(ff, ff->i, "expected a field name, got '%c'", f[ff->i]);
+		return;
+	}
+	while (isalnum((unsigned char)f[ff->i]) || f[ff->i] == '_')
+		ff->i++;
+	if (ff->i - fs >= sizeof(name)) {
+		ff_err(ff, fs, "field name too long");
+		return;
+	}
+	memcpy(name, f + fs, ff->i - fs);
+	name[ff->i - fs] = '\0';
+	ff_blank(ff);
+	os = ff->i;
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		if (!strncmp(f + ff->i, ops[i], strlen(ops[i]))) {
+			op = ops[i];
+			break;
+		}
+	}
+	/* "&&" after a field is a missing operator, not a bit test. */
+	if (!op || !strncmp(f + ff->i, "&&", 2)) {
+		ff_err(ff, os, "expected an operator (== != < <= > >= & ~) after '%s'", name);
+		return;
+	}
+	if (ff_field(ff, name, fs, &k))
+		return;
+	ff->i += strlen(op);
+	ff_blank(ff);
+	vs = ff->i;
+	if (f[ff->i] == '"' || f[ff->i] == '\'') {
+		char q = f[ff->i++];
+
+		while (f[ff->i] && f[ff->i] != q)
+			ff->i++;
+		if (!f[ff->i]) {
+			ff_err(ff, vs, "unterminated string: add the closing %c", q);
+			return;
+		}
+		ff->i++;
+		if (k == FF_NUM) {
+			ff_err(ff, vs, "%s is a number: compare it with a number, not a string", name);
+			return;
+		}
+		if (strcmp(op, "==") && strcmp(op, "!=") && strcmp(op, "~")) {
+			ff_err(ff, os, "'%s' does not apply to strings: %s takes ==, != or ~", op, name);
+			return;
+		}
+	} else if (isdigit((unsigned char)f[ff->i]) || f[ff->i] == '-') {
+		char num[64], *end;
+		size_t n;
+
+		while (f[ff->i] && !isspace((unsigned char)f[ff->i]) && f[ff->i] != ')' &&
+		       f[ff->i] != '&' && f[ff->i] != '|')
+			ff->i++;
+		n = ff->i - vs;
+		if (n >= sizeof(num))
+			n = sizeof(num) - 1;
+		memcpy(num, f + vs, n);
+		num[n] = '\0';
+		errno = 0;
+		if (num[0] == '-')
+			(void)strtoll(num, &end, 0);
+		else
+			(void)strtoull(num, &end, 0);
+		if (errno || *end || end == num) {
+			ff_err(ff, vs, "'%s' is not a number (decimal, 0x hex or 0 octal, as the "
+			       "kernel reads it)", num);
+			return;
+		}
+		if (k == FF_STR) {
+			ff_err(ff, vs, "%s is a string: quote the value (%s %s \"%s\")", name, name, op,
+			       num);
+			return;
+		}
+		if (!strcmp(op, "~")) {
+			ff_err(ff, os, "'~' matches strings, but %s is a number: use == != < <= > >= or &",
+			       name);
+			return;
+		}
+	} else {
+		ff_err(ff, vs, "expected a value after '%s': a number, or a \"quoted string\" "
+		       "(the kernel needs the quotes)", op);
+	}
+}
+
+static void ff_unary(struct ff *ff)
+{
+	ff_blank(ff);
+	if (++ff->depth > 64) {
+		ff_err(ff, ff->i, "filter nested too deeply (more than 64 levels)");
+		return;
+	}
+	if (ff->f[ff->i] == '!' && ff->f[ff->i + 1] != '=') {
+		ff->i++;
+		ff_unary(ff);
+	} else if (ff->f[ff->i] == '(') {
+		size_t open = ff->i++;
+
+		ff_or(ff);
+		ff_blank(ff);
+		if (!ff->err && ff->f[ff->i] != ')')
+			ff_err(ff, ff->i, "expected ')' to close the '(' at column %d",
+			       ff_pos(ff, open).col);
+		ff->i++;
+	} else {
+		ff_pred(ff);
+	}
+	ff->depth--;
+}
+
+static void ff_or(struct ff *ff)
+{
+	for (;;) {
+		ff_unary(ff);
+		if (ff->err)
+			return;
+		ff_blank(ff);
+		if (strncmp(ff->f + ff->i, "&&", 2) && strncmp(ff->f + ff->i, "||", 2))
+			return;
+		ff->i += 2;
+	}
+}
+
+static int ffilter_check(struct sp *p, const struct tp_format *fmt, const char *filter,
+			 struct tl_pos pos)
+{
+	struct ff ff = { .p = p, .fmt = fmt, .f = filter, .pos = pos };
+
+	ff_or(&ff);
+	if (!ff.err) {
+		ff_blank(&ff);
+		if (filter[ff.i])
+			ff_err(&ff, ff.i, "unexpected '%c': join conditions with && or ||",
+			       filter[ff.i]);
+	}
+	return ff.err ? -EINVAL : 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Tracepoints used, for the per-run limits                             */
+
+static struct hook_use *hook_use(struct sp *p, const char *sys, const char *name)
+{
+	char tp[sizeof(p->hooks[0].tp)];
+	struct hook_use *h;
+
+	snprintf(tp, sizeof(tp), "%s:%s", sys, name);
+	for (int i = 0; i < p->nr_hooks; i++)
+		if (!strcmp(p->hooks[i].tp, tp))
+			return &p->hooks[i];
+	h = realloc(p->hooks, (size_t)(p->nr_hooks + 1) * sizeof(*h));
+	if (!h)
+		return NULL;
+	p->hooks = h;
+	h = &h[p->nr_hooks++];
+	memset(h, 0, sizeof(*h));
+	snprintf(h->tp, sizeof(h->tp), "%s", tp);
+	return h;
+}
+
+/*
+ * Count the tracepoints `pattern` attaches to; error at pos past the run's
+ * limits. rec: a `record` item with this filter (the recorder records a
+ * tracepoint once, with the first filter given, so a second that differs is
+ * an error rather than silently dropped).
+ */
+static int count_hooks(struct sp *p, const char *pattern, int trig, int rec,
+		       const char *filter, struct tl_pos pos, const char *what)
+{
+	struct tp_name *tps = NULL;
+	int n = trig_event_glob(pattern, &tps), ret = 0;
+
+	for (int i = 0; i < n && !ret; i++) {
+		int before = p->nr_hooks;
+		struct hook_use *h = hook_use(p, tps[i].sys, tps[i].name);
+
+		if (!h) {
+			add_err(p->s, pos, "out of memory");
+			ret = -ENOMEM;
+		} else if (p->nr_hooks > TRIGREC_MAX_HOOKS && before == TRIGREC_MAX_HOOKS) {
+			add_err(p->s, pos, "%s brings the tracepoints recorded or triggering to more "
+				"than %d, the most one run can hook (TRIGREC_MAX_HOOKS): record "
+				"narrower globs", what, TRIGREC_MAX_HOOKS);
+			ret = -E2BIG;
+		} else if (trig && ++h->ntrig == TRIGREC_MAX_HOOK_TRIGGERS + 1) {
+			add_err(p->s, pos, "more than %d triggers on %s (TRIGREC_MAX_HOOK_TRIGGERS): "
+				"merge some of them", TRIGREC_MAX_HOOK_TRIGGERS, h->tp);
+			ret = -E2BIG;
+		} else if (rec && h->rec_pos.line && (filter || h->filter) &&
+			   !(filter && h->filter && !strcmp(filter, h->filter))) {
+			add_err(p->s, pos, "%s is already recorded at %d:%d %s: a tracepoint is "
+				"recorded once, with one filter; combine the conditions with || or &&",
+				h->tp, h->rec_pos.line, h->rec_pos.col, h->filter ?
+				"with another filter" : "without a filter");
+			ret = -EINVAL;
+		} else if (rec && !h->rec_pos.line) {
+			h->rec_pos = pos;
+			h->filter = filter;
+		}
+	}
+	free(tps);
+	return ret;
+}
+
+/* ------------------------------------------------------------------ */
+/* Statements                                                           */
+
+/* Positions of statements that may be given once. */
+static int once(struct sp *p, enum stmt_id id, const struct stok *kw)
+{
+	char d[64];
+
+	if (p->seen[id].line) {
+		add_err(p->s, kw->pos, "%s given twice (first at %d:%d): give it once",
+			desc(kw, p, d, sizeof(d)), p->seen[id].line, p->seen[id].col);
+		skip_line(p);
+		return -EINVAL;
+	}
+	p->seen[id] = kw->pos;
+	return 0;
+}
+
+static int nomem(struct sp *p, struct tl_pos pos)
+{
+	add_err(p->s, pos, "out of memory");
+	return -ENOMEM;
+}
+
+/* One record item: EVENT [if FILTER]. */
+static int record_item(struct sp *p, const struct stok *ev)
+{
+	struct tl_pos fpos = { 0 };
+	struct tp_name *tps = NULL;
+	char *filter = NULL, sugg[400] = "";
+	const char *name = ev->val;
+	struct stok t;
+	int n = 0, ret = 0;
+
+	if (peek(p, M_LIST, &t) == S_WORD && !strcmp(t.val, "if")) {
+		size_t fs, fe;
+		char q = 0;
+
+		stok_free(&t);
+		next(p, M_LIST, &t);
+		stok_free(&t);
+		skip_blank(p);
+		/* The filter runs to a ',' or the end of the line, outside quotes. */
+		fpos = here(p);
+		fs = p->i;
+		while (p->t[p->i] && p->t[p->i] != '\n' &&
+		       (q || (p->t[p->i] != ',' && p->t[p->i] != '#'))) {
+			if (q && p->t[p->i] == q)
+				q = 0;
+			else if (!q && (p->t[p->i] == '"' || p->t[p->i] == '\''))
+				q = p->t[p->i];
+			adv(p);
+		}
+		fe = p->i;
+		while (fe > fs && is_hspace((unsigned char)p->t[fe - 1]))
+			fe--;
+		if (fe == fs) {
+			add_err(p->s, fpos, "expected a filter after 'if' (ftrace syntax, e.g. "
+				"prev_state == 2)");
+			ret = -EINVAL;
+			goto out;
+		}
+		filter = strndup(p->t + fs, fe - fs);
+		if (!filter) {
+			ret = nomem(p, fpos);
+			goto out;
+		}
+	}
+	stok_free(&t);
+
+	if (rec_sw_event_find(name) >= 0) {
+		if (filter) {
+			add_err(p->s, fpos, "%s is a software event: kernel filters apply to "
+				"tracepoints only", name);
+			ret = -EINVAL;
+		}
+		goto add;
+	}
+	if (!strpbrk(name, ":/")) {
+		const char *sw = rec_sw_event_suggest(name);
+		char any[300];
+
+		/* A tracepoint's name without its system: name the system. */
+		snprintf(any, sizeof(any), "*:%s", name);
+		if (!sw && !strpbrk(name, "*?[") && trig_event_glob(any, &tps) > 0)
+			snprintf(sugg, sizeof(sugg), "%s:%s", tps[0].sys, tps[0].name);
+		else if (!sw)
+			trig_event_suggest(name, sugg, sizeof(sugg));
+		if (sw || sugg[0])
+			add_err(p->s, ev->pos, "unknown event '%s' (did you mean %s?)", name,
+				sw ? sw : sugg);
+		else
+			add_err(p->s, ev->pos, "unknown event '%s': give a tracepoint as SYS:NAME "
+				"(see `trigrec list`) or a software event (cpu-clock, task-clock, "
+				"page-faults, context-switches, cpu-migrations, minor-faults, "
+				"major-faults)", name);
+		ret = -EINVAL;
+		goto out;
+	}
+	n = trig_event_glob(name, &tps);
+	if (n < 0) {
+		add_err(p->s, ev->pos, "cannot list tracepoints for '%s': %s", name, strerror(-n));
+		ret = n;
+		goto out;
+	}
+	if (n == 0) {
+		if (!strpbrk(name, "*?["))
+			trig_event_suggest(name, sugg, sizeof(sugg));
+		if (sugg[0])
+			add_err(p->s, ev->pos, "unknown tracepoint %s (did you mean %s?)", name, sugg);
+		else if (!strpbrk(name, "*?["))
+			add_err(p->s, ev->pos, "unknown tracepoint %s (see `trigrec list`)", name);
+		else
+			add_err(p->s, ev->pos, "no tracepoint matches '%s' (see `trigrec list`)", name);
+		ret = -EINVAL;
+		goto out;
+	}
+	for (int i = 0; i < n && filter && !ret; i++) {
+		struct tp_format *f = trig_event_format(tps[i].sys, tps[i].name);
+
+		if (!f) {
+			add_err(p->s, ev->pos, "cannot read the format of %s:%s: %s", tps[i].sys,
+				tps[i].name, strerror(errno));
+			ret = -EINVAL;
+			break;
+		}
+		ret = ffilter_check(p, f, filter, fpos);
+		tp_format__free(f);
+	}
+add:
+	if (!ret && config__add_event(p->c, name, filter))
+		ret = nomem(p, ev->pos);
+	/* The config's copy outlives this function. */
+	if (!ret && n > 0)
+		ret = count_hooks(p, name, 0, 1, p->c->events[p->c->nr_events - 1].filter, ev->pos,
+				  name);
+out:
+	free(tps);
+	free(filter);
+	return ret;
+}
+
+static int st_record(struct sp *p, const struct stok *kw)
+{
+	static const char usage[] = "record EVENT [if FILTER], ...";
+	char d[64];
+
+	if (!p->seen[ST_RECORD].line)
+		p->seen[ST_RECORD] = kw->pos;
+	for (;;) {
+		struct stok ev, t;
+		int r;
+
+		next(p, M_LIST, &ev);
+		if (ev.k != S_WORD && ev.k != S_STR) {
+			if (ev.k != S_BAD)
+				add_err(p->s, ev.pos, "expected an event (SYS:NAME, a glob such as "
+					"sched:*, or a software event such as cpu-clock), got %s",
+					desc(&ev, p, d, sizeof(d)));
+			if (ev.k != S_EOL)
+				skip_line(p);
+			stok_free(&ev);
+			return -EINVAL;
+		}
+		r = record_item(p, &ev);
+		stok_free(&ev);
+		if (r == -ENOMEM)
+			return r;
+		/* After an error in one item, the next items are still checked. */
+		next(p, M_LIST, &t);
+		if (t.k == S_COMMA) {
+			/* A trailing comma continues the list on the next line. */
+			while (peek(p, M_LIST, NULL) == S_EOL)
+				skip_line(p);
+			continue;
+		}
+		if (t.k == S_EOL || t.k == S_EOF)
+			return r;
+		if (t.k != S_BAD)
+			add_err(p->s, t.pos, "expected ',' or the end of the line after the event, "
+				"got %s: separate events with commas (%s)", desc(&t, p, d, sizeof(d)),
+				usage);
+		stok_free(&t);
+		skip_line(p);
+		return -EINVAL;
+	}
+}
+
+/* statement VALUE, with VALUE checked by parse(). */
+static int one_value(struct sp *p, const struct stok *kw, enum stmt_id id, const char *usage,
+		     int (*parse)(struct sp *p, const struct stok *v))
+{
+	struct stok v;
+	int r;
+
+	if (once(p, id, kw) || arg(p, M_LIST, &v, kw->val, usage))
+		return -EINVAL;
+	r = parse(p, &v);
+	stok_free(&v);
+	if (r) {
+		skip_line(p);
+		return r;
+	}
+	return expect_eol(p, usage);
+}
+
+static int v_buffer(struct sp *p, const struct stok *v)
+{
+	char err[256];
+
+	if (parse_mmap_pages(v->val, &p->c->mmap_pages, err, sizeof(err))) {
+		add_err(p->s, v->pos, "buffer: %s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int v_frequency(struct sp *p, const struct stok *v)
+{
+	char err[256];
+
+	if (p->seen[ST_PERIOD].line) {
+		add_err(p->s, v->pos, "frequency and period (at %d:%d) exclude each other: sample "
+			"by frequency or by period", p->seen[ST_PERIOD].line, p->seen[ST_PERIOD].col);
+		return -EINVAL;
+	}
+	if (parse_u64(v->val, 1, 1000000, &p->c->freq, err, sizeof(err))) {
+		add_err(p->s, v->pos, "frequency (Hz): %s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int v_period(struct sp *p, const struct stok *v)
+{
+	char err[256];
+
+	if (p->seen[ST_FREQUENCY].line) {
+		add_err(p->s, v->pos, "period and frequency (at %d:%d) exclude each other: sample "
+			"by frequency or by period", p->seen[ST_FREQUENCY].line,
+			p->seen[ST_FREQUENCY].col);
+		return -EINVAL;
+	}
+	if (parse_u64(v->val, 1, UINT64_MAX >> 1, &p->c->period, err, sizeof(err))) {
+		add_err(p->s, v->pos, "period (events per sample): %s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int v_pid(struct sp *p, const struct stok *v)
+{
+	char err[256];
+	uint64_t pid;
+
+	if (p->seen[ST_COMMAND].line) {
+		add_err(p->s, v->pos, "pid and command (at %d:%d) exclude each other: record one "
+			"or the other", p->seen[ST_COMMAND].line, p->seen[ST_COMMAND].col);
+		return -EINVAL;
+	}
+	if (parse_u64(v->val, 1, 1u << 30, &pid, err, sizeof(err))) {
+		add_err(p->s, v->pos, "pid: %s", err);
+		return -EINVAL;
+	}
+	p->c->pid = (pid_t)pid;
+	p->s->pid_pos = v->pos;
+	return 0;
+}
+
+static int v_post(struct sp *p, const struct stok *v)
+{
+	char err[256];
+	uint64_t ns;
+
+	if (parse_duration(v->val, &ns, err, sizeof(err))) {
+		add_err(p->s, v->pos, "post: %s", err);
+		return -EINVAL;
+	}
+	if (ns > 3600ull * 1000000000ull) {
+		add_err(p->s, v->pos, "post %s is longer than an hour, the most it may be", v->val);
+		return -EINVAL;
+	}
+	p->c->post_ns = ns;
+	return 0;
+}
+
+static int v_lru(struct sp *p, const struct stok *v, uint32_t *dst, const char *what)
+{
+	char err[256];
+	uint64_t n;
+
+	if (parse_u64(v->val, 1024, 1u << 22, &n, err, sizeof(err))) {
+		add_err(p->s, v->pos, "%s: %s", what, err);
+		return -EINVAL;
+	}
+	*dst = (uint32_t)n;
+	return 0;
+}
+
+static int v_max_starts(struct sp *p, const struct stok *v)
+{
+	return v_lru(p, v, &p->c->bpf.lat_starts, "max_starts (latency starts in flight)");
+}
+
+static int v_max_keys(struct sp *p, const struct stok *v)
+{
+	return v_lru(p, v, &p->c->bpf.keys, "max_keys (rate buckets and per-key cooldowns)");
+}
+
+static int valid_name(const char *s, size_t max)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > max)
+		return 0;
+	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
+}
+
+static int v_name(struct sp *p, const struct stok *v)
+{
+	if (!valid_name(v->val, 63)) {
+		add_err(p->s, v->pos, "name '%.*s': a file name prefix of 1 to 63 characters from "
+			"A-Z a-z 0-9 _ . -", 64, v->val);
+		return -EINVAL;
+	}
+	return config__set_str(&p->c->name_prefix, v->val) ? nomem(p, v->pos) : 0;
+}
+
+static int v_cgroup(struct sp *p, const struct stok *v)
+{
+	if (v->val[0] != '/') {
+		add_err(p->s, v->pos, "cgroup '%s': give the cgroup's directory as an absolute path "
+			"(e.g. /sys/fs/cgroup/system.slice/nginx.service)", v->val);
+		return -EINVAL;
+	}
+	p->s->cgroup_pos = v->pos;
+	return config__set_str(&p->c->cgroup, v->val) ? nomem(p, v->pos) : 0;
+}
+
+static int v_control(struct sp *p, const struct stok *v)
+{
+	if (strlen(v->val) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
+		add_err(p->s, v->pos, "control %s: path too long for a UNIX socket (at most %zu "
+			"bytes)", v->val, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		return -EINVAL;
+	}
+	p->s->control_pos = v->pos;
+	return config__set_str(&p->c->control, v->val) ? nomem(p, v->pos) : 0;
+}
+
+static int st_buffer(struct sp *p, const struct stok *kw)
+{
+	return one_value(p, kw, ST_BUFFER, "buffer SIZE (e.g. buffer 8M), per CPU", v_buffer);
+}
+
+static int st_frequency(struct sp *p, const struct stok *kw)
+{
+	return one_value(p, kw, ST_FREQUENCY, "frequency HZ (e.g. frequency 99)", v_frequency);
+}
+
+static int st_period(struct sp *p, const struct stok *kw)
+{
+	return one_value(p, kw, ST_PERIOD, "period N (sample every N events)", v_period);
+}
+
+static int st_pid(struct sp *p, const struct stok *kw)
+{
+	return one_value(p, kw, ST_PID, "pid PID", v_pid);
+}
+
+static int st_post(struct sp *p, const struct stok *kw)
+{
+	return one_value(p, kw, ST_POST, "post DURATION (e.g. post 10ms)", v_post);
+}
+
+static int st_name(struct sp *p, const struct stok *kw)
+{
+	return one_value(p, kw, ST_NAME, "name PREFIX", v_name);
+}
+
+static int st_max_starts(struct sp *p, const struct stok *kw)
+{
+	return one_value(p, kw, ST_MAX_STARTS, "max_starts N", v_max_starts);
+}
+
+static int st_max_keys(struct sp *p, const struct stok *kw)
+{
+	return one_value(p, kw, ST_MAX_KEYS, "max_keys N", v_max_keys);
+}
+
+static int path_value(struct sp *p, const struct stok *kw, enum stmt_id id, const char *usage,
+		      int (*parse)(struct sp *p, const struct stok *v))
+{
+	struct stok v;
+	int r;
+
+	if (once(p, id, kw) || arg(p, M_ARGV, &v, kw->val, usage))
+		return -EINVAL;
+	r = parse(p, &v);
+	stok_free(&v);
+	if (r) {
+		skip_line(p);
+		return r;
+	}
+	return expect_eol(p, usage);
+}
+
+static int st_cgroup(struct sp *p, const struct stok *kw)
+{
+	return path_value(p, kw, ST_CGROUP, "cgroup PATH", v_cgroup);
+}
+
+static int st_control(struct sp *p, const struct stok *kw)
+{
+	return path_value(p, kw, ST_CONTROL, "control SOCKET-PATH", v_control);
+}
+
+static int st_callgraph(struct sp *p, const struct stok *kw)
+{
+	if (once(p, ST_CALLGRAPH, kw))
+		return -EINVAL;
+	p->c->callgraph = 1;
+	return expect_eol(p, "callgraph");
+}
+
+static int st_cpus(struct sp *p, const struct stok *kw)
+{
+	struct tl_pos pos;
+	size_t s, e;
+	char err[256], *list;
+	int ncpu = cpus_possible(), r = 0;
+
+	if (once(p, ST_CPUS, kw))
+		return -EINVAL;
+	skip_blank(p);
+	pos = here(p);
+	s = p->i;
+	while (p->t[p->i] && p->t[p->i] != '\n' && p->t[p->i] != '#')
+		adv(p);
+	e = p->i;
+	while (e > s && is_hspace((unsigned char)p->t[e - 1]))
+		e--;
+	skip_line(p);
+	if (e == s) {
+		add_err(p->s, pos, "expected a CPU list after 'cpus' (e.g. cpus 0-3,5, or cpus all)");
+		return -EINVAL;
+	}
+	list = strndup(p->t + s, e - s);
+	if (!list)
+		return nomem(p, pos);
+	if (!strcmp(list, "all")) {
+		p->c->all_cpus = 1;
+	} else {
+		if (ncpu <= 0)
+			ncpu = 1;
+		free(p->c->cpumask);
+		p->c->cpumask = calloc((size_t)ncpu, 1);
+		p->c->nr_cpumask = ncpu;
+		if (!p->c->cpumask) {
+			r = nomem(p, pos);
+		} else if (parse_cpulist(list, p->c->cpumask, ncpu, err, sizeof(err))) {
+			add_err(p->s, pos, "cpus: %s", err);
+			r = -EINVAL;
+		}
+	}
+	free(list);
+	return r;
+}
+
+/* The rest of the line as argv (words and strings, whitespace separated). */
+static int argv_line(struct sp *p, const struct stok *kw, char ***out, struct tl_pos *pos)
+{
+	struct tl_pos end = { 0 };
+	char **v = NULL;
+	int n = 0, r = 0;
+
+	for (;;) {
+		struct stok t;
+		char **nv;
+
+		next(p, M_ARGV, &t);
+		if (t.k == S_EOL || t.k == S_EOF) {
+			end = t.pos;
+			break;
+		}
+		if (t.k == S_BAD) {
+			skip_line(p);
+			r = -EINVAL;
+			break;
+		}
+		if (!n)
+			*pos = t.pos;
+		nv = realloc(v, (size_t)(n + 2) * sizeof(*v));
+		if (!nv) {
+			stok_free(&t);
+			r = nomem(p, t.pos);
+			break;
+		}
+		v = nv;
+		v[n++] = t.val;
+		v[n] = NULL;
+	}
+	if (!r && !n) {
+		add_err(p->s, end, "expected a program and its arguments after '%s'", kw->val);
+		r = -EINVAL;
+	}
+	if (!r) {
+		*out = config__argv_dup(v, n);
+		if (!*out)
+			r = nomem(p, *pos);
+	}
+	for (int i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	return r;
+}
+
+static int st_command(struct sp *p, const struct stok *kw)
+{
+	struct tl_pos pos;
+
+	if (once(p, ST_COMMAND, kw))
+		return -EINVAL;
+	if (p->seen[ST_PID].line) {
+		add_err(p->s, kw->pos, "command and pid (at %d:%d) exclude each other: record one "
+			"or the other", p->seen[ST_PID].line, p->seen[ST_PID].col);
+		skip_line(p);
+		return -EINVAL;
+	}
+	if (argv_line(p, kw, &p->c->cmd, &pos))
+		return -EINVAL;
+	p->s->cmd_pos = pos;
+	return 0;
+}
+
+static int st_on_snapshot(struct sp *p, const struct stok *kw)
+{
+	struct tl_pos pos;
+
+	if (once(p, ST_ON_SNAPSHOT, kw))
+		return -EINVAL;
+	if (argv_line(p, kw, &p->c->on_snapshot, &pos))
+		return -EINVAL;
+	p->s->onsnap_pos = pos;
+	return 0;
+}
+
+/* keep LIMIT {, LIMIT}: "50 files", "2G", "7d". */
+static int keep_list(struct sp *p)
+{
+	static const char usage[] = "keep N files, SIZE, AGE (e.g. keep 50 files, 2G, 7d)";
+	static const char *const kinds[] = { "a file count", "a size", "an age" };
+	char d[64];
+
+	for (;;) {
+		struct stok v, u;
+		char err[256];
+		uint64_t x;
+		int kind, r = 0;
+		size_t n;
+
+		if (arg(p, M_LIST, &v, "keep", usage))
+			return -EINVAL;
+		n = strlen(v.val);
+		if (v.val[strspn(v.val, "0123456789")] == '\0') {
+			/* A bare number must say what it counts. */
+			if (peek(p, M_LIST, &u) != S_WORD || (strcmp(u.val, "files") &&
+							      strcmp(u.val, "file"))) {
+				add_err(p->s, v.pos, "'%s' alone: say what to keep: %s files, a size "
+					"(%sM, %sG) or an age (%sh, %sd)", v.val, v.val, v.val, v.val,
+					v.val, v.val);
+				stok_free(&u);
+				stok_free(&v);
+				skip_line(p);
+				return -EINVAL;
+			}
+			stok_free(&u);
+			next(p, M_LIST, &u);
+			stok_free(&u);
+			kind = 0;
+			if (parse_u64(v.val, 1, 1000000000, &x, err, sizeof(err))) {
+				add_err(p->s, v.pos, "keep files: %s", err);
+				r = -EINVAL;
+			} else {
+				p->c->keep_files = x;
+			}
+		} else if (n > 1 && v.val[n - 1] == 'm' && isdigit((unsigned char)v.val[n - 2])) {
+			add_err(p->s, v.pos, "'%s' is ambiguous in keep: write %.*sM for MiB, or an age "
+				"in s, h or d", v.val, (int)n - 1, v.val);
+			kind = -1;
+			r = -EINVAL;
+		} else if (!parse_size(v.val, &x, err, sizeof(err))) {
+			kind = 1;
+			p->c->keep_bytes = x;
+		} else if (!parse_duration(v.val, &x, err, sizeof(err))) {
+			kind = 2;
+			p->c->keep_age_ns = x;
+		} else {
+			add_err(p->s, v.pos, "keep '%s': not a file count, a size or an age (%s)",
+				v.val, usage);
+			kind = -1;
+			r = -EINVAL;
+		}
+		if (kind >= 0 && !r) {
+			if (p->keep_pos[kind].line) {
+				add_err(p->s, v.pos, "keep gives %s twice (first at %d:%d)", kinds[kind],
+					p->keep_pos[kind].line, p->keep_pos[kind].col);
+				r = -EINVAL;
+			} else {
+				p->keep_pos[kind] = v.pos;
+			}
+		}
+		stok_free(&v);
+		if (r) {
+			skip_line(p);
+			return r;
+		}
+		next(p, M_LIST, &u);
+		if (u.k == S_COMMA) {
+			while (peek(p, M_LIST, NULL) == S_EOL)
+				skip_line(p);
+			continue;
+		}
+		if (u.k == S_EOL || u.k == S_EOF)
+			return 0;
+		if (u.k != S_BAD)
+			add_err(p->s, u.pos, "expected ',' or the end of the line in keep, got %s (%s)",
+				desc(&u, p, d, sizeof(d)), usage);
+		stok_free(&u);
+		skip_line(p);
+		return -EINVAL;
+	}
+}
+
+static int st_keep(struct sp *p, const struct stok *kw)
+{
+	if (once(p, ST_KEEP, kw))
+		return -EINVAL;
+	return keep_list(p);
+}
+
+static int st_output(struct sp *p, const struct stok *kw)
+{
+	static const char usage[] = "output DIR [keep N files, SIZE, AGE]";
+	struct stok v, t;
+	char d[64];
+	int r = 0;
+
+	if (once(p, ST_OUTPUT, kw) || arg(p, M_ARGV, &v, "output", usage))
+		return -EINVAL;
+	p->s->outdir_pos = v.pos;
+	if (config__set_str(&p->c->outdir, v.val))
+		r = nomem(p, v.pos);
+	stok_free(&v);
+	if (r)
+		return r;
+	next(p, M_LIST, &t);
+	if (t.k == S_EOL || t.k == S_EOF)
+		return 0;
+	if (t.k == S_WORD && !strcmp(t.val, "keep")) {
+		if (p->seen[ST_KEEP].line) {
+			add_err(p->s, t.pos, "keep given twice (first at %d:%d): give it once",
+				p->seen[ST_KEEP].line, p->seen[ST_KEEP].col);
+			stok_free(&t);
+			skip_line(p);
+			return -EINVAL;
+		}
+		p->seen[ST_KEEP] = t.pos;
+		stok_free(&t);
+		return keep_list(p);
+	}
+	if (t.k != S_BAD)
+		add_err(p->s, t.pos, "unexpected %s after the output directory: the statement is "
+			"'%s' (quote a directory with spaces)", desc(&t, p, d, sizeof(d)), usage);
+	stok_free(&t);
+	skip_line(p);
+	return -EINVAL;
+}
+
+/* A trigger body for reports: one line, comments dropped, blanks squeezed. */
+static char *flatten(const char *b)
+{
+	char *out = malloc(strlen(b) + 1), q = 0;
+	size_t n = 0;
+
+	if (!out)
+		return NULL;
+	for (; *b; b++) {
+		if (q) {
+			out[n++] = *b;
+			if (*b == '\\' && b[1] && b[1] != '\n')
+				out[n++] = *++b;
+			else if (*b == q || *b == '\n')
+				q = 0;
+			continue;
+		}
+		if (*b == '#') {
+			while (b[1] && b[1] != '\n')
+				b++;
+			continue;
+		}
+		if (isspace((unsigned char)*b)) {
+			if (n && out[n - 1] != ' ')
+				out[n++] = ' ';
+			continue;
+		}
+		if (*b == '"' || *b == '\'')
+			q = *b;
+		out[n++] = *b;
+	}
+	while (n && out[n - 1] == ' ')
+		n--;
+	out[n] = '\0';
+	return out;
+}
+
+/*
+ * From just after '{' to the matching '}', skipping strings (which end at
+ * a newline, as the trigger lexer's do) and comments. -1 if never closed.
+ */
+static int find_close(struct sp *p, const struct tl_pos *open, const char *name)
+{
+	char q = 0;
+	int depth = 0, nested = 0;
+
+	for (;;) {
+		char c = p->t[p->i];
+
+		if (!c)
+			return -1;
+		if (q) {
+			if (c == '\\' && p->t[p->i + 1] && p->t[p->i + 1] != '\n')
+				adv(p);
+			else if (c == q || c == '\n')
+				q = 0;
+			adv(p);
+			continue;
+		}
+		if (c == '#') {
+			while (p->t[p->i] && p->t[p->i] != '\n')
+				adv(p);
+			continue;
+		}
+		if (c == '"' || c == '\'')
+			q = c;
+		else if (c == '}' && !depth)
+			return nested;
+		else if (c == '}')
+			depth--;
+		else if (c == '{' && !nested++ && ++depth)
+			add_err(p->s, here(p), "'{' inside trigger '%s' (opened at %d:%d): triggers do "
+				"not nest, and a trigger has no braces of its own", name, open->line,
+				open->col);
+		else if (c == '{')
+			depth++;
+		adv(p);
+	}
+}
+
+static int trigger_name_seen(struct sp *p, const char *name, struct tl_pos pos)
+{
+	void *nn;
+
+	for (int i = 0; i < p->nr_names; i++) {
+		if (!strcmp(p->names[i].name, name)) {
+			add_err(p->s, pos, "a trigger named '%s' is already defined at %d:%d: trigger "
+				"names must differ (they name the snapshot files)", name,
+				p->names[i].pos.line, p->names[i].pos.col);
+			return -EINVAL;
+		}
+	}
+	nn = realloc(p->names, (size_t)(p->nr_names + 1) * sizeof(*p->names));
+	if (!nn)
+		return nomem(p, pos);
+	p->names = nn;
+	snprintf(p->names[p->nr_names].name, sizeof(p->names[0].name), "%s", name);
+	p->names[p->nr_names++].pos = pos;
+	return 0;
+}
+
+/* The compiled trigger into the config, with the run's limits. */
+static int add_trigger(struct sp *p, struct trig_def *d, const struct stok *nm)
+{
+	struct cfg_origin o = { .file = p->c->script_path, .line = nm->pos.line,
+				.col = nm->pos.col };
+
+	if (d->manual) {
+		struct cfg_manual *m = realloc(p->c->manual,
+					       (size_t)(p->c->nr_manual + 1) * sizeof(*m));
+
+		if (!m)
+			return nomem(p, nm->pos);
+		p->c->manual = m;
+		m = &m[p->c->nr_manual++];
+		memset(m, 0, sizeof(*m));
+		snprintf(m->name, sizeof(m->name), "%s", d->name);
+		/* 0 = the script's post, as for triggers without one. */
+		m->post_ns = d->has_post ? d->cfg.post_ns : 0;
+		return 0;
+	}
+	if (++p->kernel_trigs > TRIGREC_MAX_TRIGGERS) {
+		add_err(p->s, nm->pos, "trigger '%s' is one too many: a run has at most %d "
+			"triggers (TRIGREC_MAX_TRIGGERS); manual ones do not count", d->name,
+			TRIGREC_MAX_TRIGGERS);
+		return -E2BIG;
+	}
+	for (int role = 0; role < 2; role++)
+		if (d->event[role][0] && count_hooks(p, d->event[role], 1, 0, NULL, nm->pos, d->name))
+			return -E2BIG;
+	return config__add_trigger(p->c, d, &o) ? nomem(p, nm->pos) : 0;
+}
+
+static int st_trigger(struct sp *p, const struct stok *kw)
+{
+	static const char usage[] = "trigger NAME { TRIGGER }";
+	struct stok nm, br;
+	struct tl_pos open, body_pos, npos;
+	struct tl_error e;
+	struct trig_ast *a = NULL;
+	struct trig_def def;
+	char d[64], *body = NULL, *flat = NULL;
+	size_t bs, be;
+	int r = -EINVAL, closed;
+
+	next(p, M_LIST, &nm);
+	if (nm.k != S_WORD && nm.k != S_STR) {
+		if (nm.k != S_BAD)
+			add_err(p->s, nm.pos, "expected the trigger's name after 'trigger', got %s: "
+				"%s", desc(&nm, p, d, sizeof(d)), nm.k == S_LBRACE ?
+				"a trigger needs a name (it names the snapshot files)" : usage);
+		if (nm.k != S_LBRACE) {
+			stok_free(&nm);
+			if (nm.k != S_EOL)
+				skip_line(p);
+			return -EINVAL;
+		}
+		br = nm;
+		nm.val = NULL;
+		goto body;
+	}
+	if (!valid_name(nm.val, 63))
+		add_err(p->s, nm.pos, "trigger name '%.*s': 1 to 63 characters from A-Z a-z 0-9 _ . - "
+			"(it names the snapshot files)", 64, nm.val);
+	else
+		trigger_name_seen(p, nm.val, nm.pos);
+	next(p, M_LIST, &br);
+	/* The '{' may start the next line. */
+	while (br.k == S_EOL) {
+		if (peek(p, M_LIST, NULL) != S_LBRACE)
+			break;
+		next(p, M_LIST, &br);
+	}
+body:
+	if (br.k != S_LBRACE) {
+		if (br.k != S_BAD)
+			add_err(p->s, br.pos, "expected '{' after 'trigger %s', got %s: the statement "
+				"is '%s'", nm.val ? nm.val : "", desc(&br, p, d, sizeof(d)), usage);
+		if (br.k != S_EOL)
+			skip_line(p);
+		goto out;
+	}
+	open = br.pos;
+	body_pos = here(p);
+	bs = p->i;
+	closed = find_close(p, &open, nm.val ? nm.val : "");
+	be = p->i;
+	if (closed < 0) {
+		add_err(p->s, open, "the '{' of trigger '%s' is never closed: add '}' after its "
+			"body", nm.val ? nm.val : "");
+		goto out;
+	}
+	adv(p); /* '}' */
+	{
+		struct stok t;
+
+		next(p, M_LIST, &t);
+		if (t.k != S_EOL && t.k != S_EOF) {
+			if (t.k != S_BAD)
+				add_err(p->s, t.pos, "unexpected %s after the '}' of trigger '%s': start "
+					"the next statement on a new line", desc(&t, p, d, sizeof(d)),
+					nm.val ? nm.val : "");
+			skip_line(p);
+		}
+		stok_free(&t);
+	}
+	if (closed || !nm.val)
+		goto out;
+	if (be - bs > SCRIPT_MAX_TRIGGER) {
+		add_err(p->s, open, "the body of trigger '%s' is %zu bytes: at most %d", nm.val,
+			be - bs, SCRIPT_MAX_TRIGGER);
+		goto out;
+	}
+	body = strndup(p->t + bs, be - bs);
+	flat = body ? flatten(body) : NULL;
+	if (!flat) {
+		r = nomem(p, open);
+		goto out;
+	}
+	a = trig_parse(body, body_pos.line, body_pos.col, &e);
+	if (!a) {
+		add_tl_err(p->s, &e);
+		goto out;
+	}
+	if (trig_compile(a, flat, &def, &e)) {
+		add_tl_err(p->s, &e);
+		goto out;
+	}
+	/* `name` in the body may only repeat the block's (as --dump-script writes it). */
+	if (trig_ast_name_pos(a, &npos) && strcmp(def.name, nm.val)) {
+		add_err(p->s, npos, "'name %s' inside trigger '%s': the block already names it; "
+			"drop this option", def.name, nm.val);
+		goto out;
+	}
+	snprintf(def.name, sizeof(def.name), "%s", nm.val);
+	r = add_trigger(p, &def, &nm);
+out:
+	trig_ast_free(a);
+	free(body);
+	free(flat);
+	stok_free(&nm);
+	stok_free(&br);
+	return r;
+}
+
+static const struct stmt {
+	const char *kw;
+	enum stmt_id id;
+	int (*fn)(struct sp *p, const struct stok *kw);
+} stmts[] = {
+	{ "record", ST_RECORD, st_record },
+	{ "buffer", ST_BUFFER, st_buffer },
+	{ "callgraph", ST_CALLGRAPH, st_callgraph },
+	{ "frequency", ST_FREQUENCY, st_frequency },
+	{ "period", ST_PERIOD, st_period },
+	{ "cpus", ST_CPUS, st_cpus },
+	{ "cgroup", ST_CGROUP, st_cgroup },
+	{ "command", ST_COMMAND, st_command },
+	{ "pid", ST_PID, st_pid },
+	{ "output", ST_OUTPUT, st_output },
+	{ "keep", ST_KEEP, st_keep },
+	{ "name", ST_NAME, st_name },
+	{ "on_snapshot", ST_ON_SNAPSHOT, st_on_snapshot },
+	{ "post", ST_POST, st_post },
+	{ "control", ST_CONTROL, st_control },
+	{ "max_starts", ST_MAX_STARTS, st_max_starts },
+	{ "max_keys", ST_MAX_KEYS, st_max_keys },
+	{ "trigger", ST_TRIGGER, st_trigger },
+};
+
+/* Words people bring from the command line or other tools. */
+static const struct { const char *w; const char *kw; } aliases[] = {
+	{ "-e", "record" }, { "--event", "record" }, { "event", "record" }, { "events", "record" },
+	{ "-m", "buffer" }, { "--mmap-pages", "buffer" }, { "mmap_pages", "buffer" },
+	{ "-g", "callgraph" }, { "--call-graph", "callgraph" }, { "call_graph", "callgraph" },
+	{ "-F", "frequency" }, { "--freq", "frequency" }, { "freq", "frequency" },
+	{ "-c", "period" }, { "--period", "period" },
+	{ "-C", "cpus" }, { "--cpu", "cpus" }, { "cpu", "cpus" }, { "-a", "cpus all" },
+	{ "-p", "pid" }, { "--pid", "pid" },
+	{ "-o", "output" }, { "--output", "output" },
+	{ "--post", "post" }, { "--trigger", "trigger NAME { ... }" },
+	{ "--control", "control" }, { "--max-starts", "max_starts" }, { "--max-keys", "max_keys" },
+	{ "on-snapshot", "on_snapshot" }, { "--on-snapshot", "on_snapshot" },
+	{ "max-starts", "max_starts" }, { "max-keys", "max_keys" },
+	{ "call-graph", "callgraph" },
+};
+
+static void unknown_statement(struct sp *p, const struct stok *t)
+{
+	const char *best = NULL;
+	int bestd = 1 + ((int)strlen(t->val) / 3 > 1 ? (int)strlen(t->val) / 3 : 1);
+	char d[64];
+
+	if (strpbrk(t->val, ":/") || rec_sw_event_find(t->val) >= 0) {
+		add_err(p->s, t->pos, "an event at the start of a line: record it with 'record %s', "
+			"or trigger on it with 'trigger NAME { on %s }'", t->val, t->val);
+		return;
+	}
+	if (!strcmp(t->val, "on") || !strcmp(t->val, "latency") || !strcmp(t->val, "rate") ||
+	    !strcmp(t->val, "manual")) {
+		add_err(p->s, t->pos, "'%s' at the start of a line: a trigger goes in a block, "
+			"'trigger NAME { %s ... }'", t->val, t->val);
+		return;
+	}
+	if (!strcmp(t->val, "filter") || !strcmp(t->val, "--filter")) {
+		add_err(p->s, t->pos, "a kernel filter follows its event: 'record EVENT if FILTER'");
+		return;
+	}
+	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
+		if (!strcmp(t->val, aliases[i].w)) {
+			add_err(p->s, t->pos, "unknown statement '%s': in a script, write '%s'", t->val,
+				aliases[i].kw);
+			return;
+		}
+	}
+	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++) {
+		int dd = edit_distance(t->val, stmts[i].kw);
+
+		if (dd < bestd) {
+			bestd = dd;
+			best = stmts[i].kw;
+		}
+	}
+	if (best)
+		add_err(p->s, t->pos, "unknown statement %s (did you mean '%s'?)",
+			desc(t, p, d, sizeof(d)), best);
+	else
+		add_err(p->s, t->pos, "unknown statement %s: statements are record, buffer, "
+			"callgraph, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
+			"on_snapshot, post, control, max_starts, max_keys and trigger",
+			desc(t, p, d, sizeof(d)));
+}
+
+int script__parse(struct script *s, struct trigrec_config *c)
+{
+	struct sp p = { .s = s, .c = c, .t = s->text, .line = 1, .col = 1 };
+	char err[512];
+
+	if (check_text(s))
+		return s->nr_errs;
+	if (config__set_str(&c->script_path, s->path)) {
+		add_err(s, (struct tl_pos){ 1, 1 }, "out of memory");
+		return s->nr_errs;
+	}
+	while (!s->full) {
+		const struct stmt *st = NULL;
+		struct stok t;
+		char d[64];
+
+		next(&p, M_LIST, &t);
+		if (t.k == S_EOF)
+			break;
+		if (t.k == S_EOL || t.k == S_BAD) {
+			if (t.k == S_BAD)
+				skip_line(&p);
+			continue;
+		}
+		if (t.k != S_WORD) {
+			add_err(s, t.pos, "expected a statement (record, trigger, output, ...), got %s",
+				desc(&t, &p, d, sizeof(d)));
+			stok_free(&t);
+			skip_line(&p);
+			continue;
+		}
+		for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
+			if (!strcmp(t.val, stmts[i].kw))
+				st = &stmts[i];
+		if (!st) {
+			unknown_statement(&p, &t);
+			skip_line(&p);
+		} else if (st->fn(&p, &t) == -ENOMEM) {
+			stok_free(&t);
+			break;
+		}
+		stok_free(&t);
+	}
+	if (!p.seen[ST_RECORD].line && !s->full)
+		add_err(s, (struct tl_pos){ 1, 1 }, "the script records nothing: add 'record "
+			"EVENT[, EVENT...]' (e.g. record sched:sched_switch)");
+	if (!s->nr_errs && config__finalize(c, err, sizeof(err)))
+		add_err(s, (struct tl_pos){ 1, 1 }, "%s", err);
+	free(p.names);
+	free(p.hooks);
+	return s->nr_errs;
+}
+
+/* ------------------------------------------------------------------ */
+/* This host                                                            */
+
+/* Can execvp() run it? "" when yes, else why not. */
+static const char *runnable(const char *cmd, char *why, size_t len)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[PATH_MAX];
+
+	if (strchr(cmd, '/')) {
+		struct stat st;
+
+		if (stat(cmd, &st))
+			snprintf(why, len, "%s", strerror(errno));
+		else if (S_ISDIR(st.st_mode))
+			snprintf(why, len, "it is a directory");
+		else if (access(cmd, X_OK))
+			snprintf(why, len, "%s", strerror(errno));
+		else
+			why[0] = '\0';
+		return why;
+	}
+	for (p = path ? path : "/usr/bin:/bin"; p && *p; ) {
+		const char *e = strchr(p, ':');
+		int n = e ? (int)(e - p) : (int)strlen(p);
+		struct stat st;
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", n, n ? p : ".", cmd);
+		if (!stat(buf, &st) && !S_ISDIR(st.st_mode) && !access(buf, X_OK)) {
+			why[0] = '\0';
+			return why;
+		}
+		p = e ? e + 1 : NULL;
+	}
+	snprintf(why, len, "not found in PATH");
+	return why;
+}
+
+static struct tl_pos pos_or_top(struct tl_pos p)
+{
+	return p.line > 0 ? p : (struct tl_pos){ 1, 1 };
+}
+
+int script__check_host(struct script *s, const struct trigrec_config *c)
+{
+	int before = s->nr_errs;
+	struct stat st;
+	char why[256];
+
+	if (c->outdir && s->outdir_pos.line) {
+		if (!stat(c->outdir, &st)) {
+			if (!S_ISDIR(st.st_mode))
+				add_err(s, s->outdir_pos, "output %s is not a directory", c->outdir);
+			else if (access(c->outdir, W_OK | X_OK))
+				add_err(s, s->outdir_pos, "output directory %s is not writable: %s (fix "
+					"its permissions or choose another)", c->outdir, strerror(errno));
+		} else if (errno != ENOENT) {
+			add_err(s, s->outdir_pos, "output directory %s: %s", c->outdir, strerror(errno));
+		} else {
+			/* trigrec creates the last component only. */
+			char *parent = strdup(c->outdir), *sl;
+
+			if (parent) {
+				while (strlen(parent) > 1 && parent[strlen(parent) - 1] == '/')
+					parent[strlen(parent) - 1] = '\0';
+				sl = strrchr(parent, '/');
+				if (!sl)
+					strcpy(parent, ".");
+				else if (sl == parent)
+					sl[1] = '\0';
+				else
+					*sl = '\0';
+				if (stat(parent, &st) || !S_ISDIR(st.st_mode))
+					add_err(s, s->outdir_pos, "output directory %s does not exist, and "
+						"neither does its parent %s: trigrec creates only the last "
+						"directory (mkdir -p %s first)", c->outdir, parent, parent);
+				else if (access(parent, W_OK | X_OK))
+					add_err(s, s->outdir_pos, "output directory %s does not exist and "
+						"cannot be created in %s: %s", c->outdir, parent,
+						strerror(errno));
+				free(parent);
+			}
+		}
+	}
+	if (c->cgroup) {
+		struct statfs sf;
+
+		if (stat(c->cgroup, &st) || !S_ISDIR(st.st_mode))
+			add_err(s, pos_or_top(s->cgroup_pos), "cgroup %s: %s", c->cgroup,
+				errno && !S_ISDIR(st.st_mode) ? "not a directory" : strerror(errno));
+		else if (statfs(c->cgroup, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC)
+			add_err(s, pos_or_top(s->cgroup_pos), "cgroup %s is not in a cgroup v2 "
+				"hierarchy (cgroup2 is usually mounted at /sys/fs/cgroup)", c->cgroup);
+	}
+	if (c->cmd && c->cmd[0] && runnable(c->cmd[0], why, sizeof(why))[0])
+		add_err(s, pos_or_top(s->cmd_pos), "cannot run %s: %s", c->cmd[0], why);
+	if (c->on_snapshot && c->on_snapshot[0] && runnable(c->on_snapshot[0], why, sizeof(why))[0])
+		add_err(s, pos_or_top(s->onsnap_pos), "on_snapshot: cannot run %s: %s",
+			c->on_snapshot[0], why);
+	if (c->pid) {
+		char path[64];
+
+		snprintf(path, sizeof(path), "/proc/%d", (int)c->pid);
+		if (access(path, F_OK))
+			add_err(s, pos_or_top(s->pid_pos), "pid %d: no such process", (int)c->pid);
+	}
+	if (c->control) {
+		char *dir = strdup(c->control), *sl;
+
+		if (dir) {
+			sl = strrchr(dir, '/');
+			if (sl) {
+				if (sl == dir)
+					sl[1] = '\0';
+				else
+					*sl = '\0';
+				if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+					add_err(s, pos_or_top(s->control_pos), "control socket %s: "
+						"directory %s does not exist", c->control, dir);
+			}
+			free(dir);
+		}
+	}
+	return s->nr_errs - before;
+}

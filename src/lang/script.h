@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Trigger scripts: a file that says what `trigrec record` options say, plus
+ * named triggers, retention and a command per snapshot, parsed into one
+ * struct trigrec_config. Trigger bodies are trigger-language text
+ * (trig_parse with their file position), so a script and --trigger share
+ * one grammar and one set of errors. Language: docs/script-language.md.
+ *
+ *   s = script__load(path, err, sizeof(err));     file or "-" (stdin), size-capped
+ *   n = script__parse(s, &cfg);                    every error of the file, one pass
+ *   n += script__check_host(s, &cfg);              `trigrec check`: this host, no kernel objects
+ *   script__print_errors(s, stderr);               FILE:LINE:COL: message, line, caret
+ *   script__free(s);
+ */
+#ifndef TRIGREC_SCRIPT_H
+#define TRIGREC_SCRIPT_H
+#include <stddef.h>
+#include <stdio.h>
+#include "lang/trigger_lang.h"
+#include "session/config.h"
+
+#define SCRIPT_MAX_BYTES   (1u << 20) /* a script is at most 1 MiB */
+#define SCRIPT_MAX_LINE    4096       /* bytes per line */
+#define SCRIPT_MAX_TRIGGER 8192       /* bytes of one trigger block's body */
+#define SCRIPT_MAX_ERRORS  50         /* errors collected before giving up */
+
+struct script;
+
+/*
+ * Read a script: a regular file, a pipe or "-" for standard input, at most
+ * SCRIPT_MAX_BYTES. NULL with a one-line reason in err ("FILE: ...") when it
+ * cannot be read, is a directory, or is too big.
+ */
+struct script *script__load(const char *path, char *err, size_t errlen);
+/* A script from memory (tests, fuzzing); `len` bytes, NULs included. NULL: no memory. */
+struct script *script__from_mem(const char *path, const char *text, size_t len);
+void script__free(struct script *s);
+
+/*
+ * Parse into c, which the caller has config__init()ed; events and triggers
+ * are resolved against tracefs (or the formats given to trig_set_formats).
+ * Returns the number of errors: 0 means c is complete and finalized.
+ * With errors, c holds what parsed and must only be config__fini()ed.
+ */
+int script__parse(struct script *s, struct trigrec_config *c);
+
+/*
+ * What `trigrec check` adds, against this host, creating and loading
+ * nothing: the output directory is usable, the cgroup exists, the command,
+ * the on_snapshot program and the pid exist, the control socket's directory
+ * exists. Returns the number of errors added.
+ */
+int script__check_host(struct script *s, const struct trigrec_config *c);
+
+const char *script__path(const struct script *s);
+int script__nr_errors(const struct script *s);
+const struct tl_error *script__error(const struct script *s, int i);
+/* One error as "FILE:LINE:COL: message", the line and a caret under the column. */
+void script__format_error(const struct script *s, int i, char *buf, size_t len);
+/* Every error, each followed by a newline. */
+void script__print_errors(const struct script *s, FILE *out);
+
+#endif

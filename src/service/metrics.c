@@ -1,0 +1,376 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <arpa/inet.h>
+#include <errno.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <microhttpd.h>
+#include "capture/recorder.h"
+#include "engine/bpfctl.h"
+#include "service/metrics.h"
+#include "session/config.h"
+#include "util/log.h"
+
+/* Buckets: the freeze is normally sub-millisecond; a file takes ms to seconds. */
+static const double freeze_le[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
+				    0.025, 0.1, 1 };
+static const double file_le[] = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10 };
+#define NB 10
+
+struct hist {
+	uint64_t bucket[NB];  /* cumulative on output, per bucket here */
+	uint64_t count;
+	double sum;
+};
+
+/* Per trigger slot: [0, nr_trigs) triggers, then manual, then final. */
+struct trig_counts {
+	uint64_t written, failed;
+};
+
+struct metrics {
+	const struct trigrec_config *c;
+	struct bpfctl *b;
+	struct recorder *r;
+	pthread_mutex_t mu;
+	struct trig_counts *tc;  /* nr_trigs + 2 */
+	struct hist freeze, to_file;
+	uint64_t bytes_written;
+	uint64_t records_lost;   /* PERF_RECORD_LOST in written snapshots */
+	double start_time;
+	struct MHD_Daemon *httpd;
+};
+
+struct metrics *metrics__new(const struct trigrec_config *c)
+{
+	struct metrics *m = calloc(1, sizeof(*m));
+	struct timespec ts;
+
+	if (!m)
+		return NULL;
+	m->c = c;
+	m->tc = calloc(c->nr_trigs + 2, sizeof(*m->tc));
+	if (!m->tc) {
+		free(m);
+		return NULL;
+	}
+	pthread_mutex_init(&m->mu, NULL);
+	clock_gettime(CLOCK_REALTIME, &ts);
+	m->start_time = ts.tv_sec + ts.tv_nsec / 1e9;
+	return m;
+}
+
+void metrics__attach(struct metrics *m, struct bpfctl *b, struct recorder *r)
+{
+	pthread_mutex_lock(&m->mu);
+	m->b = b;
+	m->r = r;
+	pthread_mutex_unlock(&m->mu);
+}
+
+static void hist_add(struct hist *h, const double *le, double v)
+{
+	int i = 0;
+
+	while (i < NB && v > le[i])
+		i++;
+	if (i < NB)
+		h->bucket[i]++;
+	h->count++;
+	h->sum += v;
+}
+
+void metrics__observe(struct metrics *m, const struct metrics_snapshot *s)
+{
+	int slot = s->trigger >= 0 ? s->trigger : m->c->nr_trigs + (s->trigger == -1 ? 0 : 1);
+
+	if (slot > m->c->nr_trigs + 1)
+		return;
+	pthread_mutex_lock(&m->mu);
+	if (s->ok) {
+		m->tc[slot].written++;
+		m->bytes_written += s->bytes;
+		hist_add(&m->to_file, file_le, s->to_file_s);
+	} else {
+		m->tc[slot].failed++;
+	}
+	hist_add(&m->freeze, freeze_le, s->freeze_s);
+	m->records_lost += s->lost;
+	pthread_mutex_unlock(&m->mu);
+}
+
+static const char *slot_name(const struct metrics *m, int i)
+{
+	if (i < m->c->nr_trigs)
+		return m->c->trigs[i].name;
+	return i == m->c->nr_trigs ? "manual" : "final";
+}
+
+static void hist_out(FILE *f, const char *name, const char *help, const struct hist *h,
+		     const double *le)
+{
+	uint64_t cum = 0;
+
+	fprintf(f, "# HELP %s %s\n# TYPE %s histogram\n", name, help, name);
+	for (int i = 0; i < NB; i++) {
+		cum += h->bucket[i];
+		fprintf(f, "%s_bucket{le=\"%g\"} %llu\n", name, le[i], (unsigned long long)cum);
+	}
+	fprintf(f, "%s_bucket{le=\"+Inf\"} %llu\n", name, (unsigned long long)h->count);
+	fprintf(f, "%s_sum %.9f\n%s_count %llu\n", name, h->sum, name,
+		(unsigned long long)h->count);
+}
+
+#define U(x) ((unsigned long long)(x))
+
+int metrics__render(struct metrics *m, FILE *f)
+{
+	int n = m->c->nr_trigs;
+	struct trigrec_stats *st = NULL, g = { 0 };
+	uint64_t ring_bytes[2] = { 0, 0 };
+
+	pthread_mutex_lock(&m->mu);
+	if (m->b) {
+		st = calloc(n ? n : 1, sizeof(*st));
+		for (int i = 0; st && i < n; i++)
+			bpfctl__stats(m->b, i, &st[i]);
+		bpfctl__stats(m->b, TRIGREC_MAX_TRIGGERS, &g);
+	}
+	if (m->r)
+		for (int i = 0; i < m->r->nr_rings; i++)
+			ring_bytes[!!m->r->rings[i].tracking] += m->r->rings[i].size;
+
+	fprintf(f, "# HELP trigrec_build_info trigrec's version (always 1).\n"
+		   "# TYPE trigrec_build_info gauge\n"
+		   "trigrec_build_info{version=\"%s\"} 1\n", TRIGREC_VERSION);
+	fprintf(f, "# HELP trigrec_start_time_seconds When this recorder started (Unix time).\n"
+		   "# TYPE trigrec_start_time_seconds gauge\n"
+		   "trigrec_start_time_seconds %.3f\n", m->start_time);
+	fprintf(f, "# HELP trigrec_snapshots_total Snapshots by trigger and result.\n"
+		   "# TYPE trigrec_snapshots_total counter\n");
+	for (int i = 0; i < n + 2; i++) {
+		fprintf(f, "trigrec_snapshots_total{trigger=\"%s\",result=\"written\"} %llu\n",
+			slot_name(m, i), U(m->tc[i].written));
+		fprintf(f, "trigrec_snapshots_total{trigger=\"%s\",result=\"failed\"} %llu\n",
+			slot_name(m, i), U(m->tc[i].failed));
+	}
+	if (st) {
+		fprintf(f, "# HELP trigrec_trigger_evaluations_total Times a trigger's condition was evaluated.\n"
+			   "# TYPE trigrec_trigger_evaluations_total counter\n");
+		for (int i = 0; i < n; i++)
+			fprintf(f, "trigrec_trigger_evaluations_total{trigger=\"%s\"} %llu\n",
+				slot_name(m, i), U(st[i].evaluated));
+		fprintf(f, "# HELP trigrec_trigger_matches_total Times a trigger's condition held, before its policy.\n"
+			   "# TYPE trigrec_trigger_matches_total counter\n");
+		for (int i = 0; i < n; i++)
+			fprintf(f, "trigrec_trigger_matches_total{trigger=\"%s\"} %llu\n",
+				slot_name(m, i), U(st[i].matched));
+		fprintf(f, "# HELP trigrec_trigger_firings_total Firings that started a snapshot.\n"
+			   "# TYPE trigrec_trigger_firings_total counter\n");
+		for (int i = 0; i < n; i++)
+			fprintf(f, "trigrec_trigger_firings_total{trigger=\"%s\"} %llu\n",
+				slot_name(m, i), U(st[i].fired));
+		fprintf(f, "# HELP trigrec_trigger_suppressed_total Firings that did not become a snapshot, by reason.\n"
+			   "# TYPE trigrec_trigger_suppressed_total counter\n");
+		for (int i = 0; i < n; i++) {
+			static const char *why[] = { "cooldown", "limit", "coalesced", "sideband_full" };
+			uint64_t v[] = { st[i].suppressed_cooldown, st[i].suppressed_limit,
+					 st[i].coalesced, st[i].rb_dropped };
+
+			for (int k = 0; k < 4; k++)
+				fprintf(f, "trigrec_trigger_suppressed_total{trigger=\"%s\",reason=\"%s\"} %llu\n",
+					slot_name(m, i), why[k], U(v[k]));
+		}
+	}
+	fprintf(f, "# HELP trigrec_records_lost_total Records lost: dropped while frozen, or reported lost by the kernel in written snapshots.\n"
+		   "# TYPE trigrec_records_lost_total counter\n"
+		   "trigrec_records_lost_total{reason=\"frozen\"} %llu\n"
+		   "trigrec_records_lost_total{reason=\"ring\"} %llu\n", U(g.gated), U(m->records_lost));
+	fprintf(f, "# HELP trigrec_ring_bytes Kernel ring memory, all CPUs.\n"
+		   "# TYPE trigrec_ring_bytes gauge\n"
+		   "trigrec_ring_bytes{ring=\"main\"} %llu\n"
+		   "trigrec_ring_bytes{ring=\"tracking\"} %llu\n", U(ring_bytes[0]), U(ring_bytes[1]));
+	fprintf(f, "# HELP trigrec_output_bytes_total Bytes of snapshot files written.\n"
+		   "# TYPE trigrec_output_bytes_total counter\n"
+		   "trigrec_output_bytes_total %llu\n", U(m->bytes_written));
+	hist_out(f, "trigrec_freeze_seconds", "Time recording was frozen per snapshot (freeze to resume).",
+		 &m->freeze, freeze_le);
+	hist_out(f, "trigrec_trigger_to_file_seconds", "Time from the trigger to the published file.",
+		 &m->to_file, file_le);
+	pthread_mutex_unlock(&m->mu);
+	free(st);
+	return ferror(f) ? -EIO : 0;
+}
+
+static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
+				  const char *method, const char *version, const char *upload,
+				  size_t *upload_len, void **con_cls)
+{
+	struct metrics *m = cls;
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+	char *buf = NULL;
+	size_t len = 0;
+	unsigned int code = MHD_HTTP_OK;
+	FILE *f;
+
+	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+		code = MHD_HTTP_METHOD_NOT_ALLOWED;
+	else if (strcmp(url, "/metrics") && strcmp(url, "/"))
+		code = MHD_HTTP_NOT_FOUND;
+	f = open_memstream(&buf, &len);
+	if (!f)
+		return MHD_NO;
+	if (code == MHD_HTTP_OK)
+		metrics__render(m, f);
+	else
+		fprintf(f, "trigrec serves GET /metrics\n");
+	fclose(f);
+	resp = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+	ret = MHD_queue_response(conn, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+int metrics_parse_addr(const char *addr, struct sockaddr_storage *ss, char *err, size_t errlen)
+{
+	char host[256];
+	const char *port;
+	char *end;
+	unsigned long p;
+
+	memset(ss, 0, sizeof(*ss));
+	if (!addr || !*addr) {
+		snprintf(err, errlen, "empty address (give PORT or HOST:PORT, e.g. 127.0.0.1:9464)");
+		return -EINVAL;
+	}
+	port = strrchr(addr, ':');
+	if (!port) {
+		host[0] = 0;
+		port = addr;
+	} else {
+		size_t hl = port - addr;
+
+		if (hl >= sizeof(host)) {
+			snprintf(err, errlen, "host part too long");
+			return -EINVAL;
+		}
+		memcpy(host, addr, hl);
+		host[hl] = 0;
+		port++;
+	}
+	errno = 0;
+	p = strtoul(port, &end, 10);
+	if (!*port || *end || errno || p == 0 || p > 65535) {
+		snprintf(err, errlen, "'%s': bad port (1-65535)", addr);
+		return -EINVAL;
+	}
+	if (host[0] == '[') {
+		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
+		size_t hl = strlen(host);
+
+		if (hl < 3 || host[hl - 1] != ']') {
+			snprintf(err, errlen, "'%s': unclosed [ in an IPv6 address", addr);
+			return -EINVAL;
+		}
+		host[hl - 1] = 0;
+		s6->sin6_family = AF_INET6;
+		s6->sin6_port = htons(p);
+		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1) {
+			snprintf(err, errlen, "'%s': not an IPv6 address", addr);
+			return -EINVAL;
+		}
+		return 0;
+	}
+	{
+		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
+
+		s4->sin_family = AF_INET;
+		s4->sin_port = htons(p);
+		/* Loopback unless an address is given: metrics are not for the world by default. */
+		if (!host[0] || !strcmp(host, "localhost"))
+			strcpy(host, "127.0.0.1");
+		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
+			snprintf(err, errlen, "'%s': not an IPv4 address (use a numeric address, "
+				 "[::1] for IPv6)", addr);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+int metrics__serve(struct metrics *m, const char *addr)
+{
+	struct sockaddr_storage ss;
+	char err[256];
+	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+
+	if (metrics_parse_addr(addr, &ss, err, sizeof(err))) {
+		elog("--metrics %s", err);
+		return -EINVAL;
+	}
+	if (ss.ss_family == AF_INET6)
+		flags |= MHD_USE_IPv6;
+	/* One connection at a time is plenty for a scraper; each is answered at once. */
+	m->httpd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m,
+				    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+				    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)8,
+				    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
+				    MHD_OPTION_END);
+	if (!m->httpd) {
+		elog("--metrics %s: cannot listen there (%s): is the port in use?", addr,
+		     strerror(errno ? errno : EADDRINUSE));
+		return -EADDRINUSE;
+	}
+	return 0;
+}
+
+int metrics__write_file(struct metrics *m, const char *path)
+{
+	char tmp[PATH_MAX];
+	FILE *f;
+	int fd, err = 0;
+
+	if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = mkstemp(tmp);
+	if (fd < 0)
+		return -errno;
+	f = fdopen(fd, "w");
+	if (!f) {
+		close(fd);
+		unlink(tmp);
+		return -errno;
+	}
+	fchmod(fd, 0644); /* node_exporter reads it as another user */
+	err = metrics__render(m, f);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (!err && rename(tmp, path))
+		err = -errno;
+	if (err)
+		unlink(tmp);
+	return err;
+}
+
+void metrics__free(struct metrics *m)
+{
+	if (!m)
+		return;
+	if (m->httpd)
+		MHD_stop_daemon(m->httpd);
+	pthread_mutex_destroy(&m->mu);
+	free(m->tc);
+	free(m);
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Prometheus metrics: an HTTP endpoint (libmicrohttpd, its own thread, never
+ * the side-band thread) and a node_exporter textfile. Counters that live in
+ * the kernel (firings, suppressions) are read when rendered, so nothing
+ * polls while nothing happens: an idle recorder wakes no thread for metrics.
+ */
+#ifndef TRIGREC_METRICS_H
+#define TRIGREC_METRICS_H
+#include <stdint.h>
+#include <stdio.h>
+
+struct metrics;
+struct bpfctl;
+struct recorder;
+struct trigrec_config;
+
+/* What a snapshot came to, for the counters and histograms. */
+struct metrics_snapshot {
+	int trigger;          /* trigger id; -1 manual, -2 final */
+	int ok;               /* written (1) or failed (0) */
+	double freeze_s;      /* recording frozen: freeze to resume */
+	double to_file_s;     /* trigger to file published */
+	uint64_t bytes;       /* perf.data + sidecar bytes written */
+	uint64_t lost;        /* PERF_RECORD_LOST counts in the window */
+};
+
+struct metrics *metrics__new(const struct trigrec_config *c);
+/* The live sources, once the session has them (either may be NULL before). */
+void metrics__attach(struct metrics *m, struct bpfctl *b, struct recorder *r);
+void metrics__observe(struct metrics *m, const struct metrics_snapshot *s);
+/* Prometheus text exposition format 0.0.4. */
+int metrics__render(struct metrics *m, FILE *out);
+/*
+ * Serve GET /metrics on ADDR: "PORT" or ":PORT" (loopback), "HOST:PORT",
+ * "[V6]:PORT". 0, or -errno after an elog().
+ */
+int metrics__serve(struct metrics *m, const char *addr);
+/* Rewrite PATH atomically now (temp file + rename in its directory). */
+int metrics__write_file(struct metrics *m, const char *path);
+void metrics__free(struct metrics *m);
+
+/* Parse a --metrics address; 0, or -EINVAL with the reason in err. */
+struct sockaddr_storage;
+int metrics_parse_addr(const char *addr, struct sockaddr_storage *ss, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The session: config -> recorder (perf rings) -> bpfctl (gates, triggers)
+ * -> side-band thread -> snapshot writer, and the main thread's loop that
+ * waits for signals, the command's or -p process's exit, and --count.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <dirent.h>
+#include <sys/eventfd.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <bpf/libbpf.h>
+#include <systemd/sd-daemon.h>
+#include "capture/recorder.h"
+#include "capture/tracefs.h"
+#include "engine/bpfctl.h"
+#include "harvest/sideband.h"
+#include "service/metrics.h"
+#include "session/session.h"
+#include "snapshot/snapshot.h"
+#include "util/log.h"
+#include "util/util.h"
+
+struct session {
+	const struct trigrec_config *c;
+	int argc;
+	char **argv;
+	struct recorder_opts ro;
+	struct recorder *r;
+	struct bpfctl *b;
+	struct sideband *sb;
+	struct snapshot_ctx sc;
+	struct metrics *m;
+	pid_t *tids;
+	pid_t child;
+	int go_fd, sfd, done_fd, ctl_fd, pid_fd;
+	int create_outdir;       /* -o does not exist yet: made once set-up succeeded */
+	int started;
+};
+
+/* Set by SIGINT/SIGTERM while setting up (signals are only blocked once armed). */
+static volatile sig_atomic_t setup_cancel;
+
+static void on_setup_signal(int sig)
+{
+	setup_cancel = sig;
+}
+
+/* Do we hold what we need? Say exactly which capability is missing. */
+static int check_caps(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long long eff = 0;
+	char line[256];
+	int miss_bpf, miss_perf;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	/* CAP_SYS_ADMIN (21) covers both on every kernel. */
+	if (eff & (1ull << 21))
+		return 0;
+	miss_perf = !(eff & (1ull << 38));
+	miss_bpf = !(eff & (1ull << 39));
+	if (!miss_perf && !miss_bpf)
+		return 0;
+	elog("missing %s%s%s: run as root, or grant them with "
+	     "`setcap cap_perfmon,cap_bpf+ep trigrec`",
+	     miss_perf ? "CAP_PERFMON" : "", miss_perf && miss_bpf ? " and " : "",
+	     miss_bpf ? "CAP_BPF" : "");
+	return -EPERM;
+}
+
+/* Is cmd something execvp() can run? Say why not before anything is recorded. */
+static int check_command(const char *cmd)
+{
+	const char *path = getenv("PATH"), *p;
+	char buf[4096];
+
+	if (strchr(cmd, '/')) {
+		if (!access(cmd, X_OK))
+			return 0;
+		elog("cannot run %s: %s", cmd, strerror(errno));
+		return -errno;
+	}
+	for (p = path ? path : "/usr/bin:/bin"; p && *p; ) {
+		const char *e = strchr(p, ':');
+		int n = e ? e - p : (int)strlen(p);
+
+		snprintf(buf, sizeof(buf), "%.*s/%s", n, n ? p : ".", cmd);
+		if (!access(buf, X_OK))
+			return 0;
+		p = e ? e + 1 : NULL;
+	}
+	elog("cannot run %s: command not found in PATH", cmd);
+	return -ENOENT;
+}
+
+/*
+ * The output directory must be usable before anything is recorded; one that
+ * does not exist yet is created only once set-up succeeded, so a run that
+ * fails leaves nothing behind. 1 = to be created, 0 = exists, -errno.
+ */
+static int check_outdir(const char *dir)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+
+	if (strlen(dir) >= PATH_MAX - 64) {
+		elog("output directory %.80s...: path too long (%zu bytes; at most %d)", dir,
+		     strlen(dir), PATH_MAX - 64);
+		return -ENAMETOOLONG;
+	}
+	if (stat(dir, &st)) {
+		if (errno != ENOENT) {
+			elog("output directory %s: %s (choose another with -o)", dir, strerror(errno));
+			return -errno;
+		}
+		snprintf(parent, sizeof(parent), "%s", dir);
+		if (access(dirname(parent), W_OK | X_OK)) {
+			elog("output directory %s: cannot create it in %s: %s (create it, or choose "
+			     "another with -o)", dir, parent, strerror(errno));
+			return -errno;
+		}
+		return 1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		elog("output %s is not a directory: -o takes a directory", dir);
+		return -ENOTDIR;
+	}
+	if (access(dir, W_OK | X_OK)) {
+		elog("output directory %s is not writable: %s (fix its permissions or use -o)", dir,
+		     strerror(errno));
+		return -EACCES;
+	}
+	return 0;
+}
+
+/* Owner-only control socket; a stale one left by a dead run is replaced. */
+static int open_control(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct stat st;
+	mode_t old;
+	int fd, err;
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (!lstat(path, &st)) {
+		int probe;
+
+		if (!S_ISSOCK(st.st_mode)) {
+			elog("--control %s: exists and is not a socket; choose another path", path);
+			return -EEXIST;
+		}
+		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+		if (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
+			close(probe);
+			elog("--control %s: another trigrec is listening there", path);
+			return -EADDRINUSE;
+		}
+		if (probe >= 0)
+			close(probe);
+		unlink(path);
+	}
+	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	old = umask(077);
+	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
+	umask(old);
+	if (!err && listen(fd, 8))
+		err = -errno;
+	if (err) {
+		elog("--control %s: %s", path, strerror(-err));
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+static int thread_list(pid_t pid, pid_t **out)
+{
+	char path[64];
+	struct dirent *de;
+	pid_t *t = NULL;
+	int n = 0;
+	DIR *d;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", pid);
+	d = opendir(path);
+	if (!d) {
+		elog("-p %d: no such process", pid);
+		return -ESRCH;
+	}
+	while ((de = readdir(d))) {
+		pid_t tid = atoi(de->d_name);
+		pid_t *nt;
+
+		if (tid <= 0)
+			continue;
+		nt = realloc(t, (n + 1) * sizeof(*t));
+		if (!nt) {
+			free(t);
+			closedir(d);
+			return -ENOMEM;
+		}
+		t = nt;
+		t[n++] = tid;
+	}
+	closedir(d);
+	*out = t;
+	return n;
+}
+
+/* Fork the workload, held until its events are open (enable_on_exec starts them). */
+static pid_t start_workload(char **cmd, int *go_fd)
+{
+	int go[2];
+	pid_t pid;
+
+	if (pipe2(go, O_CLOEXEC))
+		return -errno;
+	pid = fork();
+	if (pid < 0)
+		return -errno;
+	if (pid == 0) {
+		sigset_t none;
+		char c;
+
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		close(go[1]);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(cmd[0], cmd);
+		fprintf(stderr, "trigrec: cannot run %s: %s\n", cmd[0], strerror(errno));
+		_exit(127);
+	}
+	close(go[0]);
+	*go_fd = go[1];
+	return pid;
+}
+
+static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
+{
+	if (level == LIBBPF_DEBUG && log_level < LOG_DEBUG)
+		return 0;
+	if (level == LIBBPF_INFO && log_level < LOG_VERBOSE)
+		return 0;
+	if (level == LIBBPF_WARN && log_level < LOG_VERBOSE)
+		return 0;
+	return vfprintf(stderr, fmt, ap);
+}
+
+struct session *session__new(const struct trigrec_config *c, int argc, char **argv)
+{
+	struct session *s;
+	int out;
+
+	if (check_caps())
+		return NULL;
+	if (c->cmd && check_command(c->cmd[0]))
+		return NULL;
+	out = check_outdir(c->outdir);
+	if (out < 0)
+		return NULL;
+	if (!tracefs_root())
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		elog("out of memory");
+		return NULL;
+	}
+	s->c = c;
+	s->argc = argc;
+	s->argv = argv;
+	s->create_outdir = out;
+	s->go_fd = s->sfd = s->done_fd = s->ctl_fd = s->pid_fd = -1;
+	libbpf_set_print(libbpf_print);
+	return s;
+}
+
+/* Ctrl-C or SIGTERM arrived while setting up: say so and give up. */
+static int cancelled(void)
+{
+	if (!setup_cancel)
+		return 0;
+	elog("interrupted during set-up (signal %d): nothing was recorded", (int)setup_cancel);
+	return 1;
+}
+
+static void announce(struct session *s)
+{
+	const struct recorder *r = s->r;
+	int ntp = 0;
+
+	for (int i = 0; i < r->nr_evs; i++)
+		ntp += r->evs[i].kind != REC_EV_TRACKING;
+	ilog("recording %d event%s on %d CPU%s (%llu KiB ring per CPU), %d trigger%s%s; "
+	     "snapshots go to %s", ntp, ntp == 1 ? "" : "s", r->nr_cpus,
+	     r->nr_cpus == 1 ? "" : "s", (unsigned long long)r->rings[0].size / 1024,
+	     s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
+	     s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir);
+}
+
+static void write_metrics_file(struct session *s)
+{
+	int err;
+
+	if (!s->m || !s->c->metrics_file)
+		return;
+	err = metrics__write_file(s->m, s->c->metrics_file);
+	if (err)
+		wlog("--metrics-file %s: %s", s->c->metrics_file, strerror(-err));
+}
+
+int session__start(struct session *s)
+{
+	const struct trigrec_config *c = s->c;
+	struct sigaction sa = { .sa_handler = on_setup_signal };
+	sigset_t mask;
+	int err = -EINVAL;
+
+	/* Until armed, Ctrl-C and SIGTERM end set-up (checked between the slow steps). */
+	setup_cancel = 0;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+
+	s->ro.events = c->events;
+	s->ro.nr_events = c->nr_events;
+	s->ro.mmap_pages = c->mmap_pages;
+	s->ro.track_pages = c->track_pages;
+	s->ro.freq = c->freq;
+	s->ro.period = c->period;
+	s->ro.callgraph = c->callgraph;
+	s->ro.cpumask = c->cpumask;
+	if (c->cmd) {
+		s->child = start_workload(c->cmd, &s->go_fd);
+		if (s->child < 0) {
+			elog("cannot start %s: %s", c->cmd[0], strerror(-s->child));
+			s->child = 0;
+			return -ECHILD;
+		}
+		/* -a or -C with a command: record system-wide while it runs (as perf does). */
+		if (!c->all_cpus && !c->cpumask) {
+			s->ro.tids = &s->child;
+			s->ro.nr_tids = 1;
+			s->ro.enable_on_exec = 1;
+		}
+	} else if (c->pid) {
+		int n;
+
+		/* Follow the process as perf record -p does: stop when it exits. */
+		s->pid_fd = syscall(SYS_pidfd_open, c->pid, 0);
+		n = thread_list(c->pid, &s->tids);
+		if (n < 0)
+			return n;
+		if (s->pid_fd < 0) {
+			elog("-p %d: cannot watch the process: %s", c->pid, strerror(errno));
+			return -errno;
+		}
+		s->ro.tids = s->tids;
+		s->ro.nr_tids = n;
+	}
+	if (c->metrics_addr || c->metrics_file) {
+		s->m = metrics__new(c);
+		if (!s->m)
+			return -ENOMEM;
+		/* Listen first: a port in use is found before anything is loaded. */
+		if (c->metrics_addr && (err = metrics__serve(s->m, c->metrics_addr)))
+			return err;
+	}
+	s->r = recorder__new(&s->ro);
+	if (!s->r || cancelled())
+		return -EINVAL;
+	err = recorder__open(s->r);
+	if (err || cancelled())
+		return err ? err : -EINTR;
+	/* Names of threads alive now, before any can exit unseen (BPF loading takes a while). */
+	procs__scan(&s->sc.procs);
+	s->b = bpfctl__new(s->r, c->trigs, c->nr_trigs, c->cmd ? s->child : c->pid, &c->bpf);
+	if (!s->b || cancelled())
+		return -EINVAL;
+	recorder__rearm_on_exec(s->r);
+	if (s->create_outdir && mkdir(c->outdir, 0700) && errno != EEXIST) {
+		elog("output directory %s: %s (create it, or choose another with -o)", c->outdir,
+		     strerror(errno));
+		return -errno;
+	}
+	s->sc.outdir = c->outdir;
+	s->sc.argc = s->argc;
+	s->sc.argv = s->argv;
+	s->sc.no_align = c->no_align;
+	s->sc.callgraph = c->callgraph;
+	if (snapshot_ctx__init(&s->sc, s->r))
+		return -EINVAL;
+
+	/* From here on signals are read from a signalfd; a pending one is not lost. */
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGHUP);
+	sigaddset(&mask, SIGUSR2);
+	sigaddset(&mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	if (cancelled())
+		return -EINTR;
+	s->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
+	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->sfd < 0 || s->done_fd < 0) {
+		elog("cannot set up signal handling: %s", strerror(errno));
+		return -errno;
+	}
+	{
+		struct sideband_opts so = { .max_snapshots = c->count,
+					    .final_snapshot = !c->no_final,
+					    .done_fd = s->done_fd, .control_fd = -1 };
+
+		if (c->control) {
+			s->ctl_fd = open_control(c->control);
+			if (s->ctl_fd < 0)
+				return s->ctl_fd;
+			so.control_fd = s->ctl_fd;
+		}
+		s->sb = sideband__start(s->r, s->b, &s->sc, &so);
+		if (!s->sb)
+			return -EINVAL;
+	}
+	bpfctl__thaw(s->b); /* arm the triggers */
+	s->started = 1;
+	if (s->m) {
+		metrics__attach(s->m, s->b, s->r);
+		write_metrics_file(s);
+	}
+	announce(s);
+	/* systemd Type=notify: ready once recording (a no-op without NOTIFY_SOCKET). */
+	sd_notify(0, "READY=1");
+	if (s->child > 0) {
+		if (write(s->go_fd, "g", 1) != 1)
+			elog("cannot release the workload: %s", strerror(errno));
+		close(s->go_fd);
+		s->go_fd = -1;
+	}
+	return 0;
+}
+
+static void summary(struct session *s)
+{
+	struct trigrec_stats ts, g = { 0 }, all = { 0 };
+
+	for (int i = 0; i < s->c->nr_trigs; i++) {
+		if (bpfctl__stats(s->b, i, &ts))
+			continue;
+		all.fired += ts.fired;
+		all.coalesced += ts.coalesced;
+		all.rb_dropped += ts.rb_dropped;
+		/* Every firing that did not become a snapshot is accounted for. */
+		ilog("trigger %s: evaluated %llu, matched %llu, fired %llu, coalesced %llu, "
+		     "suppressed by cooldown %llu, by limit/max %llu, stale starts %llu, "
+		     "side-band full %llu", s->c->trigs[i].name,
+		     (unsigned long long)ts.evaluated, (unsigned long long)ts.matched,
+		     (unsigned long long)ts.fired, (unsigned long long)ts.coalesced,
+		     (unsigned long long)ts.suppressed_cooldown,
+		     (unsigned long long)ts.suppressed_limit,
+		     (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped);
+	}
+	bpfctl__stats(s->b, TRIGREC_MAX_TRIGGERS, &g);
+	ilog("%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
+	     "lost (side-band full) %llu; records held back by the freeze %llu",
+	     s->sc.written, s->sc.written == 1 ? "" : "s", s->sc.failed,
+	     (unsigned long long)all.fired, (unsigned long long)all.coalesced,
+	     (unsigned long long)all.rb_dropped, (unsigned long long)g.gated);
+}
+
+int session__run(struct session *s)
+{
+	int child_status = 0, interrupts = 0, reaped = 0, ret;
+
+	if (!s->started)
+		return 1;
+	for (;;) {
+		struct pollfd pf[3] = { { .fd = s->sfd, .events = POLLIN },
+					{ .fd = s->done_fd, .events = POLLIN },
+					{ .fd = s->pid_fd, .events = POLLIN } };
+		struct signalfd_siginfo si;
+
+		if (poll(pf, 3, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (pf[1].revents)
+			break;
+		if (pf[2].revents) {
+			ilog("process %d exited", s->c->pid);
+			break;
+		}
+		if (read(s->sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGUSR2) {
+			sideband__request_snapshot(s->sb);
+		} else if (si.ssi_signo == SIGCHLD) {
+			pid_t p = waitpid(s->child > 0 ? s->child : -1, &child_status, WNOHANG);
+
+			if (s->child > 0 && p == s->child) {
+				reaped = 1;
+				/* exec failed: nothing of the command was recorded. */
+				if (WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127)
+					sideband__no_final(s->sb);
+				break;
+			}
+		} else {
+			if (++interrupts > 1) {
+				elog("interrupted twice: exiting without finishing");
+				_exit(130);
+			}
+			if (s->child > 0)
+				kill(s->child, si.ssi_signo);
+			break;
+		}
+	}
+	ilog("stopping");
+	sd_notify(0, "STOPPING=1");
+	sideband__stop(s->sb);
+	summary(s);
+	write_metrics_file(s);
+	ret = s->sc.failed ? 1 : 0;
+	if (s->child > 0 && !reaped && waitpid(s->child, &child_status, WNOHANG) == 0) {
+		/* Stopped by a signal while the workload ran: end it too. */
+		kill(s->child, SIGTERM);
+		waitpid(s->child, &child_status, 0);
+	}
+	if (s->child > 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127) {
+		elog("the command could not be run");
+		ret = 1;
+	}
+	s->child = 0;
+	return ret;
+}
+
+void session__free(struct session *s)
+{
+	if (!s)
+		return;
+	if (s->child > 0) {
+		/* Set-up failed: do not leave the workload waiting (or running). */
+		if (s->go_fd >= 0)
+			close(s->go_fd);
+		else
+			kill(s->child, SIGTERM);
+		waitpid(s->child, NULL, 0);
+	}
+	sideband__free(s->sb);
+	metrics__free(s->m); /* its HTTP thread reads the BPF counters: stop it first */
+	bpfctl__free(s->b);
+	recorder__free(s->r);
+	snapshot_ctx__fini(&s->sc);
+	free(s->tids);
+	if (s->sfd >= 0)
+		close(s->sfd);
+	if (s->done_fd >= 0)
+		close(s->done_fd);
+	if (s->pid_fd >= 0)
+		close(s->pid_fd);
+	if (s->ctl_fd >= 0) {
+		close(s->ctl_fd);
+		unlink(s->c->control);
+	}
+	free(s);
+}

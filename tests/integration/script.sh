@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Trigger scripts: `trigrec check` exits 0 for a good script and 2 with every
+# error at its exact FILE:LINE:COL for bad ones (from a file and from stdin),
+# refuses pathological files at once, agrees with the kernel on which
+# recorded-event filters it accepts, and `trigrec run` on a small
+# executable script (#! line, options after FILE overriding the script)
+# captures a snapshot whose perf script output holds the trigger's records.
+. "$(dirname "$0")/lib.sh"
+need_root
+TRIGWORK=$OUTPUT/tests/trigwork
+
+# chk NAME WANT_RC FILE: trigrec check FILE; sets OUT, ERR, RC, MS.
+chk() {
+	local t0 t1
+	t0=$(date +%s%N)
+	timeout -k 5 "$TIMEOUT" "$TRIGREC" check "$3" >"$TMP/c.out" 2>"$TMP/c.log"
+	RC=$?
+	t1=$(date +%s%N)
+	MS=$(((t1 - t0) / 1000000))
+	OUT=$(cat "$TMP/c.out")
+	ERR=$(cat "$TMP/c.log")
+	check_eq "$1: exit code (stderr: $(printf '%s' "$ERR" | head -3 | tr '\n' ' '))" "$RC" "$2"
+}
+
+# ---- check: a good script ----
+
+G=$TMP/good.trig
+cat >"$G" <<EOF
+# Slow syscalls of one program, scheduler context around them.
+record sched:sched_switch if prev_state == 2, sched:sched_wakeup
+record raw_syscalls:sys_enter, raw_syscalls:sys_exit, cpu-clock
+buffer 4M
+callgraph
+output $TMP/out-good keep 20 files, 1G, 7d
+
+trigger slow_syscall {
+    latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit > 50ms
+    where comm ~ "nginx*"
+    post 5ms
+    cooldown 10s
+}
+trigger crash { on signal:signal_deliver if sig == 11 || sig == 6 }
+trigger storm { rate raw_syscalls:sys_enter by pid > 100000/1s limit 3/hour }
+trigger now { manual }
+EOF
+
+t_begin "check: a good script exits 0"
+chk "good" 0 "$G"
+check_eq "stdout" "$OUT" "$G: ok: 5 events recorded, 3 triggers, 1 manual"
+check_eq "stderr" "$ERR" ""
+t_end
+
+t_begin "check -: the same script from standard input"
+timeout -k 5 "$TIMEOUT" "$TRIGREC" check - <"$G" >"$TMP/c.out" 2>&1
+check_eq "exit code" "$?" 0
+check_eq "stdout" "$(cat "$TMP/c.out")" "-: ok: 5 events recorded, 3 triggers, 1 manual"
+t_end
+
+# ---- check: every error of a bad script, each at its FILE:LINE:COL ----
+
+B=$TMP/bad.trig
+cat >"$B" <<'EOF'
+record sched:sched_switch, sched:sched_wakup
+bufer 8M
+record raw_syscalls:sys_enter if idd == 0
+output /tmp keep 5 files, 3x
+trigger slow {
+    latency sched:sched_wakeup -> sched:sched_switch > 5
+}
+trigger bad { on signal:signal_deliver if sgi == 9 }
+frequency 99
+period 3
+trigger slow { manual }
+EOF
+
+t_begin "check: a bad script exits 2 with every error at its FILE:LINE:COL"
+chk "bad" 2 "$B"
+want=(
+	"$B:1:28: unknown tracepoint sched:sched_wakup (did you mean sched:sched_wakeup?)"
+	"$B:2:1: unknown statement 'bufer' (did you mean 'buffer'?)"
+	"$B:3:34: unknown field 'idd' (did you mean 'id'?)"
+	"$B:4:27: keep '3x': not a file count, a size or an age"
+	"$B:6:56: latency threshold: '5': missing unit"
+	"$B:8:43: unknown field 'sgi' for signal:signal_deliver"
+	"$B:10:8: period and frequency (at 9:1) exclude each other"
+	"$B:11:9: a trigger named 'slow' is already defined at 5:9"
+)
+got=$(grep -E "^$B:[0-9]+:[0-9]+: " "$TMP/c.log")
+check_eq "number of errors" "$(printf '%s\n' "$got" | grep -c .)" "${#want[@]}"
+i=0
+while IFS= read -r line; do
+	w=${want[$i]-}
+	[[ $line == "$w"* ]] || t_fail "error $((i + 1)): got '$line', want '$w...'"
+	i=$((i + 1))
+done <<<"$got"
+# Each error quotes its line and puts a caret under the column.
+check_match "quoted line and caret" "$(grep -A2 "^$B:8:43:" "$TMP/c.log" | tail -2 | tr '\n' '|')" \
+	"^  trigger bad \{ on signal:signal_deliver if sgi == 9 \}\| {44}\^\|$"
+check_match "summary" "$ERR" "trigrec: $B: 8 errors"
+check_lt "ms" "$MS" 2000
+t_end
+
+t_begin "check: errors from standard input are reported as -:LINE:COL"
+printf 'record sched:sched_switch\ntrigger t {\n  on sched:sched_switch if prev_stat == 2\n}\n' |
+	timeout -k 5 "$TIMEOUT" "$TRIGREC" check - >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "exit code" "$?" 2
+check_match "error" "$(head -1 "$TMP/c.log")" \
+	"^-:3:28: unknown field 'prev_stat' for sched:sched_switch \(did you mean 'prev_state'\?\)"
+t_end
+
+t_begin "check: host checks (output parent, command, on_snapshot, pid)"
+cat >"$TMP/host.trig" <<EOF
+record sched:sched_switch
+output $TMP/no/such/dir
+command /nonexistent/app
+on_snapshot no-such-shipper
+EOF
+chk "host" 2 "$TMP/host.trig"
+check_match "output" "$ERR" "host.trig:2:8: output directory $TMP/no/such/dir does not exist, and neither does its parent"
+check_match "command" "$ERR" "host.trig:3:9: cannot run /nonexistent/app: No such file or directory"
+check_match "on_snapshot" "$ERR" "host.trig:4:13: on_snapshot: cannot run no-such-shipper: not found in PATH"
+check_eq "nothing created" "$(ls -d "$TMP/no" 2>/dev/null)" ""
+t_end
+
+# ---- check: pathological files get a clear error, quickly ----
+
+t_begin "check: a directory, /dev/zero, a 100 MB file, NUL bytes, a 1 MB line"
+chk "directory" 2 "$TMP"
+check_match "directory" "$ERR" "$TMP is a directory: give a script file"
+chk "/dev/zero" 2 /dev/zero
+check_match "/dev/zero" "$ERR" "/dev/zero: more than 1048576 bytes \(1 MiB\)"
+check_lt "/dev/zero ms" "$MS" 2000
+truncate -s 100M "$TMP/huge.trig"
+chk "100 MB" 2 "$TMP/huge.trig"
+check_match "100 MB" "$ERR" "huge.trig is 104857600 bytes: a script is at most 1048576 bytes"
+check_lt "100 MB ms" "$MS" 1000
+printf 'record sched:sched_switch\nbuf\0fer 8M\n' >"$TMP/nul.trig"
+chk "NUL" 2 "$TMP/nul.trig"
+check_match "NUL" "$ERR" "nul.trig:2:4: NUL byte \(1 in the file\)"
+{ printf 'record sched:sched_switch\n# '; head -c 1000000 /dev/zero | tr '\0' x; echo; } >"$TMP/long.trig"
+chk "1 MB line" 2 "$TMP/long.trig"
+check_match "1 MB line" "$ERR" "long.trig:2:4097: line 2 is 1000002 bytes long"
+check_lt "1 MB line ms" "$MS" 2000
+t_end
+
+# ---- check agrees with the kernel on recorded-event filters ----
+
+# kernel_accepts FILTER: does the kernel's ftrace parser take it for
+# sched:sched_switch? (a private instance; its filter file, never enabled)
+INST=/sys/kernel/tracing/instances/trigrec-test-script-$$
+kernel_accepts() {
+	echo "$1" >"$INST/events/sched/sched_switch/filter" 2>/dev/null || return 1
+	echo 0 >"$INST/events/sched/sched_switch/filter"
+	return 0
+}
+
+t_begin "check: kernel filters are accepted and refused as the kernel does"
+if ! mkdir "$INST" 2>/dev/null; then
+	t_skip "cannot create a tracefs instance at $INST"
+else
+	filters=(
+		"prev_state == 2" "prev_comm == 'bash'" "prev_comm == bash" 'prev_pid == "5"'
+		'prev_comm < "a"' "prev_pid ~ 5" "CPU == 1" "common_cpu == 1" 'comm == "x"'
+		'COMM ~ "x*"' "!(prev_pid == 1)" "prev_pid == 010" "prev_pid == 12abc"
+		"prev_comm == 5" "prev_pid = 5" "prev_pid == 1 prev_prio == 2" 'prev_comm ~ "*a*b*"'
+		"cpu & 1" "prev_pid == -1" "prev_state & 2 && prev_pid > 0" "prev_stat == 2"
+		"(prev_pid == 1" "prev_pid == 1 || (next_pid == 2 && next_prio < 120)"
+		"prev_pid > 0x10" 'next_comm != "a b"' "common_pid != 0"
+	)
+	for f in "${filters[@]}"; do
+		printf 'record sched:sched_switch if %s\n' "$f" >"$TMP/f.trig"
+		"$TRIGREC" check "$TMP/f.trig" >/dev/null 2>&1
+		mine=$?
+		kernel_accepts "$f" && k=0 || k=2
+		[ "$mine" = "$k" ] || t_fail "'$f': check exits $mine, the kernel $([ $k = 0 ] && echo accepts || echo refuses) it"
+	done
+	rmdir "$INST"
+fi
+t_end
+
+# ---- run ----
+
+t_begin "run: an invalid script exits 2 and starts nothing"
+printf 'record sched:sched_switch\noutput %s\nbufer 8M\n' "$TMP/out-bad" >"$TMP/bad2.trig"
+timeout -k 5 "$TIMEOUT" "$TRIGREC" run "$TMP/bad2.trig" >"$TMP/r.out" 2>"$TMP/r.log"
+check_eq "exit code" "$?" 2
+check_match "error" "$(cat "$TMP/r.log")" "bad2.trig:3:1: unknown statement 'bufer' \(did you mean 'buffer'\?\)"
+check_match "nothing started" "$(cat "$TMP/r.log")" "1 error: nothing was started"
+check_eq "no output directory" "$(ls -d "$TMP/out-bad" 2>/dev/null)" ""
+t_end
+
+if [ ! -x "$TRIGWORK" ]; then
+	t_blocked "run: an executable script captures the trigger's records" \
+		"$TRIGWORK is not built (make $OUTPUT/tests/trigwork)"
+	exit 1
+fi
+
+# The script runs trigwork, which makes five getpgid(777) calls and then
+# getsid(1234567): the trigger. Its output and buffer are overridden on the
+# command line (the #! line passes them to trigrec run after the file).
+R=$TMP/run.trig
+cat >"$R" <<EOF
+#!$TRIGREC run
+# Five getpgid calls, then the getsid that fires the trigger.
+record syscalls:sys_enter_getpgid, syscalls:sys_enter_getsid
+buffer 64K
+output $TMP/not-here
+post 0ms
+command $TRIGWORK getpgid 777 5 getsid 1234567
+trigger sid {
+    on syscalls:sys_enter_getsid
+    where pid == 1234567
+}
+EOF
+chmod +x "$R"
+
+t_begin "run: an executable script captures the trigger's records"
+timeout -k 5 "$TIMEOUT" "$R" -o "$TMP/out-run" -m 1M --no-final-snapshot >"$TMP/run.out" 2>"$TMP/run.log"
+check_eq "exit code (log: $(log_tail "$TMP/run.log"))" "$?" 0
+check_eq "snapshots of sid" "$(nsnaps "$TMP/out-run" sid)" 1
+check_eq "no final snapshot (--no-final-snapshot)" "$(nsnaps "$TMP/out-run" final)" 0
+check_eq "the script's output was overridden" "$(ls -d "$TMP/not-here" 2>/dev/null)" ""
+F=$(snaps "$TMP/out-run" sid | head -1)
+if [ -n "$F" ]; then
+	decode "$F" >"$TMP/run.tsv"
+	# The records, in order: five getpgid(777), then getsid(1234567) last (post 0ms).
+	got=$(awk -F '\t' '{ print $5 " " $6 }' "$TMP/run.tsv" | sed 's/^syscalls://' | tr '\n' ',')
+	check_eq "records" "$got" "$(printf 'sys_enter_getpgid 777,%.0s' 1 2 3 4 5)sys_enter_getsid 1234567,"
+	check_eq "comm" "$(cut -f7 "$TMP/run.tsv" | sort -u)" "trigwork"
+	json_load "${F%.data}.json" || t_fail "sidecar: ${J[error]}"
+	check_eq "sidecar trigger" "$(j trigger.name)" "sid"
+	check_eq "sidecar trigger pid field" "$(j trigger.fields.pid)" 1234567
+	# -m 1M on the command line, not the script's buffer 64K.
+	read -r _ _ rb <<<"$(main_rings)"
+	check_eq "ring bytes (-m 1M overrides buffer 64K)" "$rb" 1048576
+	check_match "announced as record does" "$(cat "$TMP/run.log")" "snapshot .*-sid\.data"
+else
+	t_fail "no snapshot (log: $(log_tail "$TMP/run.log" 5))"
+fi
+t_end
