@@ -37,6 +37,9 @@ endif
 # Debian packages that provide each build tool; installed on demand.
 DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf \
 	     libmicrohttpd-dev libsystemd-dev libzstd-dev
+# Only the tests read snapshots with these (hotspot's perf.data parser brings
+# about 100 Qt/KDE packages): `make check` installs them, `make` does not.
+TEST_DEPS_PKGS := hotspot python3 binutils bzip2
 ifneq ($(CROSS),)
 # The host's tools (clang, bpftool) plus the cross compiler and the target's libraries.
 DEPS_PKGS := bpftool clang llvm gcc-$(ARCH)-linux-gnu libc6-dev-$(DEB_ARCH)-cross \
@@ -87,7 +90,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all deps check check-unit check-integration demo install uninstall vmlinux clean help bench \
+.PHONY: all deps test-deps check check-unit check-integration demo install uninstall vmlinux clean help bench \
 	fuzz fuzz-build fuzz-deps test-kernels
 
 all: deps $(BIN)
@@ -95,7 +98,7 @@ all: deps $(BIN)
 help:
 	@echo 'make            build ./trigrec (installs missing build packages with apt)'
 	@echo 'make demo       build, capture a demo snapshot, show it with perf script'
-	@echo 'make check      build and run every test (root; ends with "N passed, N failed")'
+	@echo 'make check      build and run every test (root; installs the test-only packages; ends with "N passed, N failed")'
 	@echo 'make check SAN=1  the same under ASan/UBSan'
 	@echo 'make bench      side-by-side benchmarks against perf'
 	@echo 'make fuzz       build the libFuzzer targets and run each for $$(FUZZ_SECONDS) s (default 60)'
@@ -112,6 +115,13 @@ $(OUTPUT)/.deps-ok: Makefile
 	$(Q)mkdir -p $(OUTPUT)
 	$(Q)./tools/install-deps.sh $(DEPS_PKGS)
 	$(Q)touch $@
+
+# Not fatal: without them the tests that need them skip and say why.
+test-deps: $(OUTPUT)/.test-deps-ok
+$(OUTPUT)/.test-deps-ok:
+	$(Q)mkdir -p $(OUTPUT)
+	$(Q)if ./tools/install-deps.sh $(TEST_DEPS_PKGS); then touch $@; \
+	else echo "note: test packages ($(TEST_DEPS_PKGS)) missing: some tests will skip"; fi
 
 $(BIN): $(CLI_OBJS) $(LIB_OBJS) | $(OUTPUT)/.deps-ok
 	$(call msg,LINK,$@)
@@ -150,7 +160,7 @@ $(OUTPUT)/bench/%: bench/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -lpthread -o $@
 
-check: all $(UNIT_BINS) $(HELPER_BINS)
+check: all test-deps $(UNIT_BINS) $(HELPER_BINS)
 	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/run.sh
 
 check-unit: all $(UNIT_BINS)
