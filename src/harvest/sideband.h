@@ -2,12 +2,15 @@
 /*
  * The side-band thread: sleeps on the BPF ring buffer (epoll, no periodic
  * wake-ups); on a trigger it waits out the post window, pauses and copies
- * the rings into a free buffer set, resumes and re-arms. A writer thread
- * turns each harvest into files, so the next freeze never waits for disk.
+ * the rings into a free buffer set, resumes and re-arms. It only harvests:
+ * a writer thread turns each harvest into files, so the next freeze never
+ * waits for disk, and control requests are served on the control thread
+ * (harvest/control.h), so no client can delay a freeze.
  */
 #ifndef TRIGREC_SIDEBAND_H
 #define TRIGREC_SIDEBAND_H
 #include <pthread.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "engine/bpfctl.h"
 #include "capture/recorder.h"
@@ -18,23 +21,56 @@ struct sideband;
 struct sideband_opts {
 	unsigned long max_snapshots; /* --count: stop after this many (0 = no limit) */
 	int final_snapshot;          /* take one at stop */
-	int done_fd;                 /* eventfd written when the thread decides to stop */
-	int control_fd;              /* listening control socket, or -1 */
+	int done_fd;                 /* eventfd written when the recorder wants to stop:
+				      * --count reached, or a `stop` control request */
+	/*
+	 * Transitional, for the `record` of src/cli/main.c until the session
+	 * uses control__open()/control__start() itself: a listening socket (not
+	 * owned) served with sideband__control() on a control thread. -1 = none.
+	 */
+	int control_fd;
 };
 
 struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct snapshot_ctx *sc,
 				 const struct sideband_opts *o);
-/* Ask for a manual snapshot (async-signal-unsafe: call from the main thread). */
+/* Ask for a manual snapshot (SIGUSR2); returns at once. */
 void sideband__request_snapshot(struct sideband *s);
+/*
+ * Take a manual snapshot named name (text: what asked for it, for the
+ * sidecar) and wait until its file is written. For the control thread;
+ * never call it on the side-band thread. 1 = written (path set), 0 =
+ * coalesced into a trigger's snapshot in progress, -ESHUTDOWN when stopping,
+ * other -errno when the file could not be written.
+ */
+int sideband__snapshot_wait(struct sideband *s, const char *name, const char *text,
+			    char *path, size_t pathlen);
+/*
+ * A control request (control_handler_fn for harvest/control.h):
+ *   snapshot [NAME] -> "ok PATH" | "coalesced" | "error MESSAGE"
+ *   stats           -> "snapshots N coalesced N gated N; TRIGGER evaluated N ..."
+ *   stop            -> "ok" (writes done_fd: the session then stops as on SIGINT)
+ */
+void sideband__control(struct sideband *s, const char *line, char *reply, size_t len);
 /* Do not take the final snapshot at stop. */
 void sideband__no_final(struct sideband *s);
-/* Stop: final snapshot (if enabled), drain, join. */
+/*
+ * Begin stopping and return at once: a post window in progress is cut
+ * short (its snapshot is still taken, ending now), triggers already posted
+ * are harvested, then the final snapshot (if enabled); the events are then
+ * disabled and the writer finishes every file. sideband__finished_fd()
+ * becomes readable when all of that is done. Safe to call more than once.
+ */
+void sideband__request_stop(struct sideband *s);
+/* Readable (POLLIN, not consumed) once a stop has finished: sideband__stop() then returns at once. */
+int sideband__finished_fd(struct sideband *s);
+/* Stop (sideband__request_stop()) and wait for the end: final snapshot written, threads joined. */
 void sideband__stop(struct sideband *s);
 /* Counters for the exit summary. */
 struct sideband_stats {
 	unsigned long snapshots;         /* harvests taken */
 	unsigned long manual_coalesced;  /* manual requests folded into a trigger's snapshot */
 	unsigned long waited_for_writer; /* harvests that waited for a free buffer set */
+	unsigned long post_cut_short;    /* post windows ended early by a stop */
 };
 void sideband__stats(struct sideband *s, struct sideband_stats *out);
 void sideband__free(struct sideband *s);

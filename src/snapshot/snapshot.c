@@ -14,8 +14,11 @@
 #include "snapshot/pdhost.h"
 #include "snapshot/buildid.h"
 #include "capture/ring_reader.h"
+#include "snapshot/json.h"
+#include "snapshot/outdir.h"
 #include "snapshot/snapshot.h"
 #include "snapshot/tpsample.h"
+#include "util/util.h"
 
 /* One kept record, pointing into a ring copy. */
 struct snap_rec {
@@ -114,14 +117,6 @@ static int rec_cmp(const void *a, const void *b)
 	return x->pos > y->pos ? -1 : x->pos < y->pos; /* older (further) first */
 }
 
-static uint64_t mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 static uint64_t kernel_text(void)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
@@ -139,6 +134,76 @@ static uint64_t kernel_text(void)
 	}
 	fclose(f);
 	return res;
+}
+
+/* ---- failures: a full disk fails every snapshot, and must not flood the log ---- */
+
+static void errs_fmt(const struct snapshot_ctx *sc, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (int i = 0; i < 4 && sc->fail_errs[i].n && o < len; i++) {
+		const char *name = strerrorname_np(sc->fail_errs[i].err);
+
+		o += snprintf(buf + o, len - o, "%s%s %lu", i ? ", " : "", name ? name : "?",
+			      sc->fail_errs[i].n);
+	}
+}
+
+/* Report the failures left out so far, if any (after a success, and at the end). */
+static void fail_summary(struct snapshot_ctx *sc)
+{
+	uint64_t span;
+	unsigned long n = log_limit__flush(&sc->fail_lim, mono_ns(), &span);
+	char errs[128], d[32];
+
+	if (!n)
+		return;
+	errs_fmt(sc, errs, sizeof(errs));
+	elog("%lu more snapshot failure%s (%s) in the last %s", n, n == 1 ? "" : "s", errs,
+	     fmt_duration(span, d, sizeof(d)));
+	memset(sc->fail_errs, 0, sizeof(sc->fail_errs));
+}
+
+static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name, int err)
+{
+	unsigned long left_out;
+	uint64_t span;
+	char more[192] = "", errs[128], d[32];
+
+	sc->failed++;
+	if (!log_limit__hit(&sc->fail_lim, mono_ns(), &left_out, &span)) {
+		int i = 0;
+
+		/* Counted by errno (the last slot takes whatever does not fit). */
+		while (i < 3 && sc->fail_errs[i].n && sc->fail_errs[i].err != -err)
+			i++;
+		sc->fail_errs[i].err = -err;
+		sc->fail_errs[i].n++;
+		return;
+	}
+	if (left_out) {
+		errs_fmt(sc, errs, sizeof(errs));
+		snprintf(more, sizeof(more), "; %lu more snapshot failure%s (%s) in the last %s",
+			 left_out, left_out == 1 ? "" : "s", errs, fmt_duration(span, d, sizeof(d)));
+		memset(sc->fail_errs, 0, sizeof(sc->fail_errs));
+	}
+	elog("snapshot %s-%s failed: %s%s; recording continues%s%s", stem, name, strerror(-err),
+	     err == -ENOSPC ? " (disk full: free space in the output directory)" : "",
+	     more[0] ? more : "", sc->fail_lim.total == 1 ?
+	     " (further failures are summed up every 10 s)" : "");
+}
+
+int snapshot_ctx__open_outdir(struct snapshot_ctx *sc)
+{
+	if (sc->od)
+		return 0;
+	sc->od = outdir__open(sc->outdir);
+	if (!sc->od)
+		return -EINVAL;
+	sc->fail_lim = (struct log_limit)LOG_LIMIT_INIT(10 * 1000000000ull);
+	return 0;
 }
 
 /*
@@ -176,6 +241,10 @@ static int snapshot_ctx__init_header(struct snapshot_ctx *sc)
 int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 {
 	int err;
+
+	err = snapshot_ctx__open_outdir(sc);
+	if (err)
+		return err;
 
 	/*
 	 * The attrs as the kernel writes records (to decode them) and as the file
@@ -231,6 +300,11 @@ int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 
 void snapshot_ctx__fini(struct snapshot_ctx *sc)
 {
+	if (sc->od) {
+		fail_summary(sc);
+		outdir__free(sc->od);
+		sc->od = NULL;
+	}
 	pd_idmap__free(sc->idmap);
 	free(sc->kevs);
 	free(sc->fevs);
@@ -253,52 +327,7 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc)
 	sc->pid_fields = NULL;
 }
 
-/* ---- output files: hidden temporary, then an atomic no-replace rename ---- */
-
-static int open_tmp(const char *dir, char *tmp, size_t len)
-{
-	for (int i = 0; i < 100; i++) {
-		int fd;
-
-		snprintf(tmp, len, "%s/.trigrec-%d-%d.tmp", dir, (int)getpid(), i);
-		fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd < 0 ? -errno : fd;
-	}
-	return -EEXIST;
-}
-
-static int publish(const char *tmp, const char *path)
-{
-	/* RENAME_NOREPLACE: never clobber, never follow a planted symlink. */
-	if (renameat2(AT_FDCWD, tmp, AT_FDCWD, path, RENAME_NOREPLACE) == 0)
-		return 0;
-	if (errno == EINVAL || errno == ENOSYS) {
-		if (link(tmp, path) == 0) {
-			unlink(tmp);
-			return 0;
-		}
-	}
-	return -errno;
-}
-
 /* ---- JSON ---- */
-
-static void json_str(FILE *f, const char *s, size_t max)
-{
-	fputc('"', f);
-	for (size_t i = 0; i < max && s[i]; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20 || c >= 0x7f)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
-}
 
 static uint64_t rd_uint(const uint8_t *p, uint32_t size)
 {
@@ -387,26 +416,31 @@ struct snap_result {
 	struct ring_stat *rs;
 };
 
-static int write_json(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
-		      const struct snap_trigger *t, const struct snap_timing *tm,
-		      const struct snap_result *res,
-		      const char *datapath, const char *path)
+/* What the sidecar says, rendered once the .data's name is known (outdir__publish_pair()). */
+struct json_ctx {
+	struct snapshot_ctx *sc;
+	struct recorder *r;
+	const struct harvest *h;
+	const struct snap_trigger *t;
+	const struct snap_timing *tm;
+	const struct snap_result *res;
+};
+
+static int render_json(void *ctx, const char *datapath, char **out, size_t *outlen)
 {
-	char tmp[4096];
-	int fd = open_tmp(sc->outdir, tmp, sizeof(tmp)), err = 0;
+	const struct json_ctx *c = ctx;
+	struct snapshot_ctx *sc = c->sc;
+	struct recorder *r = c->r;
+	const struct harvest *h = c->h;
+	const struct snap_trigger *t = c->t;
+	const struct snap_timing *tm = c->tm;
+	const struct snap_result *res = c->res;
 	const struct trigrec_trigger_msg *m = t->msg;
 	uint64_t t0 = m ? m->time_ns : t->freeze_at;
-	FILE *f;
+	FILE *f = open_memstream(out, outlen);
 
-	if (fd < 0)
-		return fd;
-	f = fdopen(fd, "w");
-	if (!f) {
-		err = -errno;
-		close(fd);
-		unlink(tmp);
-		return err;
-	}
+	if (!f)
+		return -errno;
 	fprintf(f, "{\n  \"file\": ");
 	json_str(f, datapath, 4096);
 	fprintf(f, ",\n  \"trigger\": {\"name\": ");
@@ -477,16 +511,13 @@ static int write_json(struct snapshot_ctx *sc, struct recorder *r, const struct 
 		", \"resume_to_file_ns\": %" PRIu64 "}\n}\n",
 		tm->woke > t0 ? tm->woke - t0 : (uint64_t)0,
 		tm->resume > t->freeze_at ? tm->resume - t->freeze_at : (uint64_t)0,
-		tm->resume - tm->pause, mono_now() - tm->resume);
-	if (fflush(f) || ferror(f))
-		err = -errno ? -errno : -EIO;
-	if (fclose(f) && !err)
-		err = -errno;
-	if (!err)
-		err = publish(tmp, path);
-	if (err)
-		unlink(tmp);
-	return err;
+		tm->resume - tm->pause, mono_ns() - tm->resume);
+	if (fclose(f)) {
+		free(*out);
+		*out = NULL;
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int write_synth(struct pd_writer *w, const void *buf, int len)
@@ -569,7 +600,9 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	struct snap_result res = { 0 };
 	struct rec_event *tev = recorder__tracking(r);
 	const struct trigrec_trigger_msg *m = t->msg;
-	char stem[96] = "", tmp[4096] = "", jpath[4096], buf[8192];
+	struct out_file data = { .fd = -1 };
+	struct json_ctx jc = { sc, r, h, t, tm, &res };
+	char stem[96] = "", base[OUTDIR_BASE_MAX + 1], buf[8192];
 	static __thread uint8_t rbuf[65536 + 16];
 	struct pd_writer *w = NULL;
 	struct bid_set *bs = NULL;
@@ -686,23 +719,11 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	}
 
 	fmt_stamp((int64_t)(m ? m->time_ns : t->freeze_at) + sc->mono_to_real, stem, sizeof(stem));
-	for (int n = 1; ; n++) {
-		if (n == 1)
-			snprintf(path, pathlen, "%s/%s-%s.data", sc->outdir, stem, t->name);
-		else
-			snprintf(path, pathlen, "%s/%s-%s-%d.data", sc->outdir, stem, t->name, n);
-		if (access(path, F_OK) && errno == ENOENT)
-			break;
-		if (n > 1000) {
-			err = -EEXIST;
-			goto out;
-		}
-	}
-	fd = open_tmp(sc->outdir, tmp, sizeof(tmp));
-	if (fd < 0) {
-		err = fd;
+	snprintf(base, sizeof(base), "%s-%s", stem, t->name);
+	err = outdir__create(sc->od, &data);
+	if (err)
 		goto out;
-	}
+	fd = data.fd;
 	w = pd_writer__new(fd, sc->fevs, r->nr_evs);
 	if (!w) {
 		err = -ENOMEM;
@@ -788,33 +809,20 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	}
 	if (err)
 		goto out;
-	if (close(fd)) {
-		fd = -1;
+	/* The data reaches the disk before it gets a name (crash safety). */
+	if (fsync(fd)) {
 		err = -errno;
 		goto out;
 	}
-	fd = -1;
-	err = publish(tmp, path);
+	err = outdir__publish_pair(sc->od, &data, base, render_json, &jc, path, pathlen);
 	if (err)
 		goto out;
-	tmp[0] = 0;
-	snprintf(jpath, sizeof(jpath), "%.*s.json", (int)(strlen(path) - 5), path);
-	err = write_json(sc, r, h, t, tm, &res, path, jpath);
-	if (err) {
-		elog("snapshot %s written, but its sidecar %s failed: %s", path, jpath, strerror(-err));
-		err = 0;
-	}
 	sc->written++;
+	fail_summary(sc);
 out:
-	if (err) {
-		sc->failed++;
-		elog("snapshot %s-%s failed: %s%s; recording continues", stem, t->name, strerror(-err),
-		     err == -ENOSPC ? " (disk full: free space in the output directory)" : "");
-	}
-	if (fd >= 0)
-		close(fd);
-	if (err && tmp[0])
-		unlink(tmp);
+	if (err)
+		fail_log(sc, stem, t->name, err);
+	outdir__discard(sc->od, &data);
 	pd_writer__free(w);
 	bid_set__free(bs);
 	free(c.recs);

@@ -11,6 +11,7 @@
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "lang/trigger_lang.h"
+#include "util/log.h"
 #include "trigrec_abi.h"
 
 /* What started a snapshot. */
@@ -55,15 +56,34 @@ struct snapshot_ctx {
 	struct { uint16_t off[4]; int n; } *pid_fields; /* per event: 4-byte "*pid" fields */
 	unsigned long written;   /* snapshots written */
 	unsigned long failed;    /* snapshots that could not be written */
+	/* Set up by snapshot_ctx__init(); used by the writer thread only. */
+	struct outdir *od;       /* outdir, opened once (snapshot/outdir.h) */
+	struct log_limit fail_lim; /* one failure line per period, not one per snapshot */
+	struct { int err; unsigned long n; } fail_errs[4]; /* failures left out, by errno */
 };
 
+/*
+ * Open the output directory (outdir must exist: the caller creates it) and
+ * check it can hold snapshot names (PATH_MAX), remove what killed earlier
+ * runs left there (unnamed temporaries, a sidecar without its .data), and
+ * build what every snapshot shares. Call before recording starts: an error
+ * here is an elog() and -errno, and nothing is recorded.
+ */
 int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r);
+/* Logs the count of failures not yet reported, then frees. */
 void snapshot_ctx__fini(struct snapshot_ctx *sc);
+/*
+ * Only the output directory part of snapshot_ctx__init() (no recorder
+ * needed): for front ends that want to refuse a bad -o before loading
+ * anything. snapshot_ctx__init() calls it too.
+ */
+int snapshot_ctx__open_outdir(struct snapshot_ctx *sc);
 
 /*
  * Write the snapshot of harvest h (taken from r). Returns 0 and the perf.data path in
- * path, or -errno after an elog() (the temporary files are removed; the
- * recorder is unaffected).
+ * path, or -errno (the temporary files are removed; the recorder is
+ * unaffected). Failures are logged, at most one line per 10 s: the next
+ * line says how many were left out (sc->failed counts every one).
  */
 int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
 		    const struct snap_trigger *t, const struct snap_timing *tm,

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The control socket (`--control PATH`, `trigrec control PATH ...`): a UNIX
+ * stream socket served on a thread of its own, so a client (slow, silent or
+ * hostile) never delays a harvest. One request line per connection, one
+ * reply line back.
+ *
+ * Only the socket's owner (the uid trigrec runs as) and root may use it: the
+ * file is created mode 0600, and every connection's peer is checked with
+ * SO_PEERCRED besides (a chmod, or a socket passed on, does not widen it).
+ * Abstract sockets (an empty path) have no permissions at all: refused.
+ */
+#ifndef TRIGREC_CONTROL_H
+#define TRIGREC_CONTROL_H
+#include <stddef.h>
+
+struct control;
+
+/*
+ * Validate path and bind the socket, mode 0600: refuses "" (an unset
+ * variable; it would be an abstract socket anyone can reach), paths too long
+ * for a UNIX socket, an existing file that is not a socket, and a socket
+ * another recorder is listening on (a stale one is replaced). Call it before
+ * anything slow (BPF loading) so a bad path fails at once. NULL after an
+ * elog() that says what to do.
+ */
+struct control *control__open(const char *path);
+
+/*
+ * Answers one request line (no newline) into reply (NUL-terminated; the
+ * newline is added). Runs on the control thread and may block (a `snapshot`
+ * waits for its file); never on the side-band thread.
+ */
+typedef void (*control_handler_fn)(void *ctx, const char *line, char *reply, size_t len);
+
+/* Serve requests with fn on the control thread. 0 or -errno after an elog(). */
+int control__start(struct control *c, control_handler_fn fn, void *ctx);
+
+/* Stop the thread (waits for a request in progress), close, remove the socket file. */
+void control__free(struct control *c);
+
+/*
+ * Serve an already listening socket fd that the caller keeps owning (it is
+ * neither closed nor unlinked): for `record` until the session opens the
+ * socket with control__open(). NULL after an elog().
+ */
+struct control *control__adopt(int fd);
+
+/*
+ * Client side (`trigrec control`): connect to path, send line (a newline is
+ * added), wait at most timeout_ms in all for one reply line. Returns its
+ * length (reply NUL-terminated, newline kept) or -errno after an elog() that
+ * names the socket and what to check (-ETIMEDOUT when nothing came back).
+ */
+int control_client__call(const char *path, const char *line, char *reply, size_t len,
+			 int timeout_ms);
+
+/* How long a connected client may take to send its request line. */
+#define CONTROL_REQUEST_TIMEOUT_MS 2000
+/* What `trigrec control` waits for a reply: stats, stop ... */
+#define CONTROL_CLIENT_TIMEOUT_MS 5000
+/* ... and for `snapshot`, whose reply comes once the file is written. */
+#define CONTROL_SNAPSHOT_TIMEOUT_MS 60000
+
+#endif

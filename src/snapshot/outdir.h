@@ -1,0 +1,61 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * The output directory: how a snapshot's files get their names.
+ *
+ * A snapshot is a pair, BASE.json then BASE.data. Each is written in full to
+ * a file without a name (O_TMPFILE; where the filesystem lacks it, a
+ * ".trigrec-PID-RANDOM.tmp" nobody can guess or plant), fsync'd, then named
+ * with a link that never replaces anything. The .data is named last, so a
+ * visible .data is complete and has its sidecar; the directory is fsync'd
+ * after. Names are made relative to the directory's fd: anything already
+ * there under a name (a file, a dangling symlink) makes the pair take the
+ * next free name (BASE-2, ...); nothing is ever written through a link.
+ * Used by the writer thread only, never while recording is frozen.
+ */
+#ifndef TRIGREC_OUTDIR_H
+#define TRIGREC_OUTDIR_H
+#include <stddef.h>
+
+/* Longest BASE a caller may pass: stamp (22), '-', trigger name (63). */
+#define OUTDIR_BASE_MAX (22 + 1 + 63)
+/* Longest name the directory must hold: BASE, "-NNNN", ".data". */
+#define OUTDIR_NAME_MAX (OUTDIR_BASE_MAX + 5 + 5)
+
+struct outdir;
+
+/* A file being written, not yet named. */
+struct out_file {
+	int fd;          /* -1 when closed */
+	char name[64];   /* its temporary name without O_TMPFILE, else "" */
+};
+
+/*
+ * Open an existing directory for snapshots: refuse a path too long to hold
+ * snapshot names (PATH_MAX) or one where files cannot be created, and remove
+ * what runs killed mid-write left there (see outdir.c). NULL after an elog().
+ */
+struct outdir *outdir__open(const char *path);
+void outdir__free(struct outdir *d);
+const char *outdir__path(const struct outdir *d);
+
+/* A new unnamed file (mode 0600). 0 or -errno. */
+int outdir__create(struct outdir *d, struct out_file *f);
+/* Close and remove a file that was not published. */
+void outdir__discard(struct outdir *d, struct out_file *f);
+
+/* The sidecar's contents for the .data at datapath (malloc'd into *buf). 0 or -errno. */
+typedef int (*outdir_render_fn)(void *ctx, const char *datapath, char **buf, size_t *len);
+
+/*
+ * Publish data (written and fsync'd by the caller) as BASE.data, its sidecar
+ * from render() as BASE.json, under the first BASE, BASE-2, ... BASE-1000
+ * whose two names are free. path gets DIR/NAME.data. 0 or -errno; on error
+ * neither name exists and data is left for outdir__discard().
+ */
+int outdir__publish_pair(struct outdir *d, struct out_file *data, const char *base,
+			 outdir_render_fn render, void *ctx, char *path, size_t pathlen);
+
+/* Tests: write as on a filesystem without O_TMPFILE (named temporaries). */
+void outdir__force_named_tmp(struct outdir *d);
+
+#endif

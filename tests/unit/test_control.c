@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The control socket: bad paths refused before anything runs (the empty
+ * path was an abstract socket any user could reach), mode 0600, the peer
+ * checked on every connection (a stranger gets an error line even when the
+ * file mode lets it connect), requests served on the control thread, a
+ * silent client dropped, and a client that never gets a reply times out.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include "check.h"
+#include "harvest/control.h"
+#include "util/util.h"
+
+static char dir[64], sock[80];
+static int calls;
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/trigrec-test-control.XXXXXX");
+	if (!mkdtemp(dir))
+		abort();
+	snprintf(sock, sizeof(sock), "%s/ctl", dir);
+	calls = 0;
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "    cannot remove %s\n", dir);
+}
+
+static void echo(void *ctx, const char *line, char *reply, size_t len)
+{
+	__atomic_add_fetch(&calls, 1, __ATOMIC_SEQ_CST);
+	snprintf(reply, len, "%s %s", (const char *)ctx, line);
+}
+
+/* Bound and listening, but nobody ever answers. */
+static int mute_server(const char *path)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 4))
+		return -1;
+	return fd;
+}
+
+TEST(bad_paths_refused)
+{
+	char longp[200];
+	struct control *c;
+	int fd;
+
+	setup();
+	/* Before the fix: "" bound an abstract socket with no permissions at all. */
+	CHECK(control__open("") == NULL);
+	memset(longp, 'x', sizeof(longp) - 1);
+	longp[sizeof(longp) - 1] = 0;
+	CHECK(control__open(longp) == NULL);
+	fd = open(sock, O_WRONLY | O_CREAT, 0600);
+	close(fd);
+	CHECK(control__open(sock) == NULL);          /* a regular file */
+	unlink(sock);
+	CHECK_EQ(symlink("/tmp", sock), 0);
+	CHECK(control__open(sock) == NULL);          /* a symlink */
+	unlink(sock);
+	fd = mute_server(sock);
+	CHECK(fd >= 0);
+	CHECK(control__open(sock) == NULL);          /* someone is listening */
+	close(fd);                                   /* stale now: replaced */
+	c = control__open(sock);
+	CHECK(c != NULL);
+	control__free(c);
+	CHECK(control__open("/nonexistent-dir/ctl") == NULL);
+	teardown();
+	return 0;
+}
+
+TEST(serves_owner_and_cleans_up)
+{
+	struct control *c;
+	struct stat st;
+	char reply[256];
+
+	setup();
+	c = control__open(sock);
+	CHECK(c != NULL);
+	if (!c)
+		return teardown(), 1;
+	CHECK(!stat(sock, &st) && S_ISSOCK(st.st_mode));
+	CHECK_EQ(st.st_mode & 0777, 0600);
+	CHECK_EQ(control__start(c, echo, "echo"), 0);
+	CHECK_EQ(control_client__call(sock, "stats", reply, sizeof(reply), 2000), 11);
+	CHECK_STR(reply, "echo stats\n");
+	CHECK_EQ(control_client__call(sock, "snapshot x", reply, sizeof(reply), 2000), 16);
+	CHECK_STR(reply, "echo snapshot x\n");
+	control__free(c);
+	CHECK(stat(sock, &st) && errno == ENOENT);
+	CHECK_EQ(control_client__call(sock, "stats", reply, sizeof(reply), 500), -ENOENT);
+	CHECK_EQ(control_client__call("", "stats", reply, sizeof(reply), 500), -EINVAL);
+	teardown();
+	return 0;
+}
+
+/* A user who can reach the file (chmod 0666 here) is still refused, by SO_PEERCRED. */
+TEST(stranger_refused)
+{
+	struct control *c;
+	int pfd[2], st;
+	char reply[512] = "";
+	pid_t p;
+	ssize_t n;
+
+	if (geteuid())
+		SKIP("needs root to run a client as another user");
+	setup();
+	c = control__open(sock);
+	CHECK(c != NULL);
+	if (!c)
+		return teardown(), 1;
+	CHECK_EQ(control__start(c, echo, "echo"), 0);
+	CHECK_EQ(chmod(dir, 0755), 0);
+	CHECK_EQ(chmod(sock, 0666), 0);
+	if (pipe(pfd))
+		return 1;
+	p = fork();
+	if (p == 0) {
+		char r[512] = "";
+		int k;
+
+		if (setgroups(0, NULL) || setgid(65534) || setuid(65534))
+			_exit(3);
+		k = control_client__call(sock, "stop", r, sizeof(r), 2000);
+		if (write(pfd[1], r, strlen(r)) < 0)
+			_exit(4);
+		_exit(k > 0 ? 0 : 1);
+	}
+	close(pfd[1]);
+	n = read(pfd[0], reply, sizeof(reply) - 1);
+	reply[n > 0 ? n : 0] = 0;
+	close(pfd[0]);
+	waitpid(p, &st, 0);
+	CHECK_EQ(WEXITSTATUS(st), 0);
+	CHECK_STR(reply, "error permission denied: uid 65534 may not control this recorder "
+		  "(only uid 0 and root)\n");
+	CHECK_EQ(calls, 0);
+	/* The owner still is served. */
+	CHECK_EQ(control_client__call(sock, "stats", reply, sizeof(reply), 2000), 11);
+	CHECK_EQ(calls, 1);
+	control__free(c);
+	teardown();
+	return 0;
+}
+
+/* A client that connects and sends nothing is dropped; others are served after it. */
+TEST(silent_client_dropped)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct control *c;
+	char reply[256];
+	uint64_t t0, dt;
+	int fd;
+
+	setup();
+	c = control__open(sock);
+	CHECK(c != NULL);
+	if (!c)
+		return teardown(), 1;
+	CHECK_EQ(control__start(c, echo, "echo"), 0);
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock);
+	fd = socket(AF_UNIX, SOCK_STREAM, 0);
+	CHECK_EQ(connect(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
+	t0 = mono_ns();
+	CHECK_EQ(control_client__call(sock, "stats", reply, sizeof(reply), 4000), 11);
+	dt = (mono_ns() - t0) / 1000000;
+	CHECK(dt <= CONTROL_REQUEST_TIMEOUT_MS + 500);
+	/* The silent one got nothing but the end of its connection. */
+	CHECK_EQ(recv(fd, reply, sizeof(reply), MSG_DONTWAIT), 0);
+	close(fd);
+	control__free(c);
+	teardown();
+	return 0;
+}
+
+/* Before the fix, `trigrec control SOCK stats` against a server that never replies hung forever. */
+TEST(client_times_out)
+{
+	char reply[256];
+	uint64_t t0, dt;
+	int fd;
+
+	setup();
+	fd = mute_server(sock);
+	CHECK(fd >= 0);
+	t0 = mono_ns();
+	CHECK_EQ(control_client__call(sock, "stats", reply, sizeof(reply), 300), -ETIMEDOUT);
+	dt = (mono_ns() - t0) / 1000000;
+	CHECK(dt >= 290 && dt < 1000);
+	close(fd);
+	teardown();
+	return 0;
+}
+
+RUN_TESTS(T(bad_paths_refused), T(serves_owner_and_cleans_up), T(stranger_refused),
+	  T(silent_client_dropped), T(client_times_out))
