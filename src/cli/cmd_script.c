@@ -139,9 +139,6 @@ out:
 /* What the script says that this build parses and checks but does not do yet. */
 static void not_yet(const struct trigrec_config *c)
 {
-	if (c->cgroup)
-		wlog("cgroup %s: parsed and checked, but not enforced yet: recording without it",
-		     c->cgroup);
 	if (c->name_prefix)
 		wlog("name %s: parsed and checked, but snapshot names do not use it yet",
 		     c->name_prefix);

@@ -72,6 +72,18 @@ check_eq "check exit code ($(head -3 "$TMP/c.log" | tr '\n' ' '))" "$rc" 0
 check_eq "check says" "$(cat "$TMP/c.out")" "-: ok: 3 events recorded, 2 triggers, 1 manual"
 t_end
 
+t_begin "check: every example in examples/ checks against this kernel"
+n=0
+for f in "$ROOT"/examples/*.trig; do
+	[ -e "$f" ] || continue
+	n=$((n + 1))
+	timeout -k 5 "$TIMEOUT" "$TRIGREC" check "$f" >"$TMP/c.out" 2>"$TMP/c.log"
+	rc=$?
+	[ $rc = 0 ] || t_fail "${f#"$ROOT"/} exits $rc: $(head -3 "$TMP/c.log" | tr '\n' ' ')"
+done
+check_ge "examples" "$n" 10
+t_end
+
 # ---- check: every error of a bad script, each at its FILE:LINE:COL ----
 
 B=$TMP/bad.trig
