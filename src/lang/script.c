@@ -1926,7 +1926,7 @@ static const struct { const char *w; const char *kw; } aliases[] = {
 	{ "-F", "frequency" }, { "--freq", "frequency" }, { "freq", "frequency" },
 	{ "-c", "period" }, { "--period", "period" },
 	{ "-C", "cpus" }, { "--cpu", "cpus" }, { "cpu", "cpus" }, { "-a", "cpus all" },
-	{ "-p", "pid" }, { "--pid", "pid" },
+	{ "-p", "pid" }, { "--pid", "pid" }, { "-G", "cgroup" }, { "--cgroup", "cgroup" },
 	{ "-o", "output" }, { "--output", "output" },
 	{ "--post", "post" }, { "--trigger", "trigger NAME { ... }" },
 	{ "--control", "control" }, { "--max-starts", "max_starts" }, { "--max-keys", "max_keys" },
