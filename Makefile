@@ -1,5 +1,17 @@
 # trigrec: eBPF-driven flight recorder.  `make help` lists the targets.
-ifeq ($(SAN),1)
+# ARCH: the target (x86_64, aarch64 or its kernel name arm64); another than
+# this machine's cross-compiles with Debian's <arch>-linux-gnu-gcc and the
+# target's libbpf/libelf/zlib through multiarch, into .output-<arch>/trigrec.
+HOST_ARCH := $(shell uname -m)
+ARCH      ?= $(HOST_ARCH)
+override ARCH := $(patsubst arm64,aarch64,$(patsubst amd64,x86_64,$(ARCH)))
+BPF_ARCH  := $(or $(word 2,$(subst :, ,$(filter $(ARCH):%,x86_64:x86 aarch64:arm64))),$(ARCH))
+DEB_ARCH  := $(or $(word 2,$(subst :, ,$(filter $(ARCH):%,x86_64:amd64 aarch64:arm64))),$(ARCH))
+ifneq ($(ARCH),$(HOST_ARCH))
+CROSS     := $(ARCH)-linux-gnu-
+OUTPUT    ?= .output-$(ARCH)
+BIN       := $(OUTPUT)/trigrec
+else ifeq ($(SAN),1)
 OUTPUT    ?= .output-san
 BIN       := $(OUTPUT)/trigrec
 else
@@ -8,11 +20,10 @@ BIN       := trigrec
 endif
 PREFIX    ?= /usr/local
 DESTDIR   ?=
-CC        ?= cc
+CC        := $(if $(CROSS),$(CROSS)gcc,$(if $(filter default,$(origin CC)),cc,$(CC)))
 CLANG     ?= clang
 BPFTOOL   ?= $(firstword $(wildcard /usr/sbin/bpftool /usr/bin/bpftool) bpftool)
 LLVM_STRIP ?= llvm-strip
-ARCH      := $(shell uname -m)
 VMLINUX   := vmlinux/$(ARCH)/vmlinux.h
 
 ifeq ($(V),1)
@@ -26,6 +37,17 @@ endif
 # Debian packages that provide each build tool; installed on demand.
 DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf \
 	     libmicrohttpd-dev libsystemd-dev libzstd-dev
+ifneq ($(CROSS),)
+# The host's tools (clang, bpftool) plus the cross compiler and the target's libraries.
+DEPS_PKGS := bpftool clang llvm gcc-$(ARCH)-linux-gnu libc6-dev-$(DEB_ARCH)-cross \
+	     libbpf-dev:$(DEB_ARCH) libelf-dev:$(DEB_ARCH) zlib1g-dev:$(DEB_ARCH) \
+	     libmicrohttpd-dev:$(DEB_ARCH) libsystemd-dev:$(DEB_ARCH) libzstd-dev:$(DEB_ARCH)
+endif
+# make test-kernels: qemu, a static busybox and cpio for the initramfs.
+KERNELS_PKGS := qemu-system-x86 busybox-static cpio python3
+# Only the tests read snapshots with these (hotspot's perf.data parser brings
+# about 100 Qt/KDE packages): `make check` installs them, `make` does not.
+TEST_DEPS_PKGS := hotspot python3 binutils bzip2
 
 EXTRA_CFLAGS ?=
 CFLAGS    ?= -O2 -g
@@ -37,13 +59,17 @@ ifeq ($(SAN),1)
 CFLAGS    += -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
 LDFLAGS   += -fsanitize=address,undefined
 endif
+ifneq ($(CROSS),)
+LIBS      = -lbpf -lelf -lz -lmicrohttpd -lsystemd -lzstd -lpthread
+else
 LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) \
 	    $(shell pkg-config --libs libmicrohttpd libsystemd libzstd 2>/dev/null || echo -lmicrohttpd -lsystemd -lzstd) -lpthread
+endif
 
 # BPF side: the system include dirs clang needs for <linux/*.h> (libbpf-bootstrap's trick).
 CLANG_BPF_SYS_INCLUDES = $(shell $(CLANG) -v -E - </dev/null 2>&1 \
 	| sed -n '/<...> search starts here:/,/End of search list./{ s| \(/.*\)|-idirafter \1|p }')
-BPF_CFLAGS = -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_x86 -Wall -Werror \
+BPF_CFLAGS = -g -O2 -target bpf -mcpu=v3 -D__TARGET_ARCH_$(BPF_ARCH) -Wall -Werror \
 	      -Iinclude -Ivmlinux/$(ARCH) $(CLANG_BPF_SYS_INCLUDES) -MMD -MP
 
 BPF_SRCS  := $(wildcard bpf/*.bpf.c)
@@ -64,19 +90,21 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all deps check check-unit check-integration demo install uninstall vmlinux clean help bench \
-	fuzz fuzz-build fuzz-deps
+.PHONY: all deps test-deps check check-unit check-integration demo install uninstall vmlinux clean help bench \
+	fuzz fuzz-build fuzz-deps test-kernels
 
 all: deps $(BIN)
 
 help:
 	@echo 'make            build ./trigrec (installs missing build packages with apt)'
 	@echo 'make demo       build, capture a demo snapshot, show it with perf script'
-	@echo 'make check      build and run every test (root; ends with "N passed, N failed")'
+	@echo 'make check      build and run every test (root; installs the test-only packages; ends with "N passed, N failed")'
 	@echo 'make check SAN=1  the same under ASan/UBSan'
 	@echo 'make bench      side-by-side benchmarks against perf'
 	@echo 'make fuzz       build the libFuzzer targets and run each for $$(FUZZ_SECONDS) s (default 60)'
 	@echo 'make fuzz-build only build them ($(OUTPUT)/fuzz/fuzz_NAME)'
+	@echo 'make test-kernels  the test subset on Debian 11/12/13 kernels (and 12 -rt) under qemu'
+	@echo 'make ARCH=arm64 cross-compile for arm64 (into .output-aarch64/trigrec)'
 	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (bin, man page)'
 	@echo 'make vmlinux    regenerate $(VMLINUX) from /sys/kernel/btf/vmlinux'
 	@echo 'make clean      remove build output'
@@ -87,6 +115,13 @@ $(OUTPUT)/.deps-ok: Makefile
 	$(Q)mkdir -p $(OUTPUT)
 	$(Q)./tools/install-deps.sh $(DEPS_PKGS)
 	$(Q)touch $@
+
+# Not fatal: without them the tests that need them skip and say why.
+test-deps: $(OUTPUT)/.test-deps-ok
+$(OUTPUT)/.test-deps-ok:
+	$(Q)mkdir -p $(OUTPUT)
+	$(Q)if ./tools/install-deps.sh $(TEST_DEPS_PKGS); then touch $@; \
+	else echo "note: test packages ($(TEST_DEPS_PKGS)) missing: some tests will skip"; fi
 
 $(BIN): $(CLI_OBJS) $(LIB_OBJS) | $(OUTPUT)/.deps-ok
 	$(call msg,LINK,$@)
@@ -125,11 +160,16 @@ $(OUTPUT)/bench/%: bench/%.c
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -lpthread -o $@
 
-check: all $(UNIT_BINS) $(HELPER_BINS)
+check: all test-deps $(UNIT_BINS) $(HELPER_BINS)
 	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/run.sh
 
 check-unit: all $(UNIT_BINS)
 	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/run.sh --unit
+
+# The kernel matrix (tests/kernels/run.sh): Debian's kernels booted under qemu TCG.
+test-kernels: all $(HELPER_BINS)
+	$(Q)./tools/install-deps.sh $(KERNELS_PKGS)
+	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/kernels/run.sh $(KERNELS)
 
 demo: all
 	$(Q)./tools/demo.sh
@@ -191,21 +231,29 @@ install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trigrec
 	install -D -m 0644 docs/trigrec.1 $(DESTDIR)$(PREFIX)/share/man/man1/trigrec.1
 	install -d $(DESTDIR)$(PREFIX)/share/doc/trigrec
-	install -m 0644 README.md docs/triggers.md docs/design.md docs/perf-data.md \
+	install -m 0644 README.md docs/triggers.md docs/script-language.md docs/design.md docs/perf-data.md \
 		$(DESTDIR)$(PREFIX)/share/doc/trigrec/
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/trigrec $(DESTDIR)$(PREFIX)/share/man/man1/trigrec.1
 	rm -rf $(DESTDIR)$(PREFIX)/share/doc/trigrec
 
+# From the running kernel; for another ARCH, from Debian's bookworm kernel for it.
 vmlinux:
 	$(Q)mkdir -p vmlinux/$(ARCH)
+ifeq ($(CROSS),)
 	$(BPFTOOL) btf dump file /sys/kernel/btf/vmlinux format c > $(VMLINUX).tmp
+else
+	$(Q)KARCH=$(DEB_ARCH) KDIR=$(OUTPUT)/kernels ./tests/kernels/fetch.sh bookworm \
+		linux-image-$(DEB_ARCH) $(OUTPUT)/kernels/img
+	$(Q)./tools/btf-from-image.py $(OUTPUT)/kernels/img/boot/vmlinuz-* $(OUTPUT)/vmlinux.btf
+	$(BPFTOOL) btf dump file $(OUTPUT)/vmlinux.btf format c > $(VMLINUX).tmp
+endif
 	$(Q)mv $(VMLINUX).tmp $(VMLINUX)
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf .output .output-san trigrec
+	$(Q)rm -rf .output .output-san .output-aarch64 trigrec
 
 -include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bench/*.d $(OUTPUT)/src/*/*.d $(OUTPUT)/tests/*.d \
 	$(FUZZ_OUT)/src/*/*.d $(FUZZ_OUT)/*.d)

@@ -25,6 +25,8 @@ const volatile __u32 scope_tgid = 0; /* 0: triggers fire for any task */
 const volatile __u32 scope_gates = 0; /* task mode: gates only drop the scope's records */
 const volatile __u32 cpu_limited = 0; /* -C: gates only drop records of recorded CPUs */
 const volatile __u8 cpu_recorded[TRIGREC_MAX_CPUS] = {};
+/* --cgroup: record, trigger and gate only in the cgroup held by cgroup_scope[0]. */
+const volatile __u32 scope_cgroup = 0;
 
 /* Live state, mmaped by userspace (see trigrec_abi.h). */
 __u64 freeze_at = 0;
@@ -36,6 +38,19 @@ struct {
 	__type(key, __u32);
 	__type(value, struct trigrec_hook_cfg);
 } hooks SEC(".maps");
+
+/*
+ * The cgroup of --cgroup, as a cgroup fd: bpf_current_task_under_cgroup()
+ * tests "in it or a descendant" in O(1), as the perf events opened with
+ * PERF_FLAG_PID_CGROUP do, and the kernel resolved the path, so cgroup
+ * namespaces need no depth arithmetic (unlike ancestor cgroup ids).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup_scope SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -158,13 +173,22 @@ static __always_inline struct trigrec_stats *stat_slot(__u32 id)
 	return bpf_map_lookup_elem(&stats, &id);
 }
 
-static __always_inline int in_scope(void);
+static __always_inline int in_task_scope(void);
+
+/* Is the current task in the --cgroup (or a cgroup below it)? */
+static __always_inline int in_cgroup(void)
+{
+	if (!scope_cgroup)
+		return 1;
+	return bpf_current_task_under_cgroup(&cgroup_scope, 0) == 1;
+}
 
 /*
  * 1 = let the record through. Costs one load while recording. While frozen,
  * records our rings would never receive (other CPUs with -C, other tasks with
- * -p or a command) pass: dropping a tracepoint record drops it for every perf
- * user, so the freeze should touch no more than it must.
+ * -p or a command, other cgroups with --cgroup) pass: dropping a tracepoint
+ * record drops it for every perf user, so the freeze should touch no more
+ * than it must.
  */
 static __always_inline int gate_pass(void)
 {
@@ -179,7 +203,9 @@ static __always_inline int gate_pass(void)
 		if (cpu >= TRIGREC_MAX_CPUS || !cpu_recorded[cpu])
 			return 1;
 	}
-	if (scope_gates && !in_scope())
+	if (scope_gates && !in_task_scope())
+		return 1;
+	if (!in_cgroup())
 		return 1;
 	st = stat_slot(TRIGREC_MAX_TRIGGERS);
 	if (st)
@@ -188,7 +214,7 @@ static __always_inline int gate_pass(void)
 }
 
 /* Is the current task the scope process or one of its descendants? */
-static __always_inline int in_scope(void)
+static __always_inline int in_task_scope(void)
 {
 	struct task_struct *t;
 	int i;
@@ -206,6 +232,12 @@ static __always_inline int in_scope(void)
 		t = BPF_CORE_READ(t, real_parent);
 	}
 	return 0;
+}
+
+/* May triggers fire for the current task? */
+static __always_inline int in_scope(void)
+{
+	return in_cgroup() && in_task_scope();
 }
 
 /* An integer from the record or the current task. */

@@ -14,5 +14,17 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "trigrec build: installing$missing" >&2
 export DEBIAN_FRONTEND=noninteractive
+# Packages of another architecture (libbpf-dev:arm64 for make ARCH=arm64) need multiarch.
+for p in $missing; do
+	case $p in
+	*:*)
+		a=${p#*:}
+		if [ "$a" != "$(dpkg --print-architecture)" ] && ! dpkg --print-foreign-architectures | grep -qx "$a"; then
+			echo "trigrec build: dpkg --add-architecture $a" >&2
+			dpkg --add-architecture "$a"
+		fi
+		;;
+	esac
+done
 apt-get update -qq >&2 || true
 apt-get install -y -qq --no-install-recommends $missing >&2

@@ -9,6 +9,7 @@
  */
 #ifndef TRIGREC_RECORDER_H
 #define TRIGREC_RECORDER_H
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "snapshot/perfdata.h"
@@ -31,7 +32,23 @@ struct recorder_opts {
 	const pid_t *tids;     /* task mode: these threads (inherit to children); NULL = system-wide */
 	int nr_tids;
 	int enable_on_exec;    /* -- command: start counting at exec */
+	/*
+	 * cgroup v2 directory (absolute, or relative to the cgroup2 mount):
+	 * record only tasks in it and its descendants, on every selected CPU
+	 * (PERF_FLAG_PID_CGROUP, as perf record -G). NULL = no cgroup scope.
+	 * Not with tids: a cgroup scope is system-wide.
+	 */
+	const char *cgroup;
+	/*
+	 * Set (by a signal handler, see util/cancel.h) to abandon set-up:
+	 * recorder__open and harvest__new then stop within milliseconds and
+	 * return -EINTR (harvest__new: NULL with errno EINTR). NULL = never.
+	 */
+	const volatile sig_atomic_t *cancel;
 };
+
+/* Harvest buffer sets in flight (sideband.c's NR_JOBS); the memory check counts them. */
+#define RECORDER_HARVEST_SETS 2
 
 enum rec_event_kind { REC_EV_TRACEPOINT, REC_EV_SAMPLING, REC_EV_TRACKING };
 
@@ -63,7 +80,8 @@ struct rec_ring {
 
 /* One ring as copied by a harvest. */
 struct ring_copy {
-	void *buf;        /* `size` bytes, allocated and touched up front */
+	void *buf;        /* `cap` bytes (the ring's size), mapped and faulted in up front */
+	size_t cap;
 	size_t len;       /* valid bytes, newest record first */
 	int wrapped;      /* the ring had overwritten records */
 };
@@ -84,14 +102,32 @@ struct recorder {
 	int nr_rings;
 	int *cpus;
 	int nr_cpus;
+	int cgroup_fd;           /* opts.cgroup opened, or -1 */
+	char cgroup_path[4096];  /* ... resolved to a full path */
 	struct recorder_opts opts;
 };
 
-/* Resolve -e specs (globs, names, filters). NULL after an elog() saying what is wrong. */
+/*
+ * Resolve -e specs (globs, names, filters) and check every limit that can be
+ * known before opening anything: filter lengths, -F against
+ * kernel.perf_event_max_sample_rate, file descriptors, the cgroup, and the
+ * memory of rings plus copies (ringmem.h). Cheap: opens no event. NULL after
+ * an elog() saying what is wrong and what to do (or, silently, with errno
+ * EINTR when opts.cancel was set).
+ */
 struct recorder *recorder__new(const struct recorder_opts *opts);
-/* Open every event on every CPU, map rings, redirect outputs, apply filters. 0 or -errno. */
+/*
+ * Open every event on every CPU, map rings, redirect outputs, apply filters.
+ * 0 or -errno (-EINTR: opts.cancel was set; nothing logged). Either way
+ * recorder__free() undoes what was done. Note that the kernel takes ~25 ms
+ * per opened tracepoint to tear down (two RCU grace periods under a global
+ * mutex, so closing in parallel does not help).
+ */
 int recorder__open(struct recorder *r);
-/* Buffers for one harvest (touched now, so a harvest never page-faults). */
+/*
+ * Buffers for one harvest, faulted in now so a harvest never page-faults.
+ * NULL with errno set (EINTR when opts.cancel was set meanwhile).
+ */
 struct harvest *harvest__new(const struct recorder *r);
 void harvest__free(struct harvest *h);
 /* Harvest every ring into h: pause, copy, resume. Cheap: memcpy only. 0 or -errno. */

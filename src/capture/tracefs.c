@@ -26,6 +26,10 @@ static char root_path[PATH_MAX];
 static const char *root_result;
 static pthread_once_t root_once = PTHREAD_ONCE_INIT;
 
+/* A tracefs we found but may not read, for the message. */
+static char denied_path[PATH_MAX];
+static int denied_errno;
+
 /* A usable tracefs has an events/ directory (debugfs alone does not). */
 static int has_events(const char *dir)
 {
@@ -34,7 +38,13 @@ static int has_events(const char *dir)
 
 	if (snprintf(path, sizeof(path), "%s/events", dir) >= (int)sizeof(path))
 		return 0;
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
+	if (!stat(path, &st))
+		return S_ISDIR(st.st_mode);
+	if ((errno == EACCES || errno == EPERM) && !denied_path[0]) {
+		snprintf(denied_path, sizeof(denied_path), "%s", dir);
+		denied_errno = errno;
+	}
+	return 0;
 }
 
 static int use_root(const char *dir)
@@ -44,6 +54,21 @@ static int use_root(const char *dir)
 	strcpy(root_path, dir);
 	root_result = root_path;
 	return 1;
+}
+
+/* Mounted, but closed to us: mounting it again would not help, permissions would. */
+static void explain_denied_root(void)
+{
+	struct stat st;
+	char mode[32] = "";
+
+	if (!stat(denied_path, &st))
+		snprintf(mode, sizeof(mode), "mode %04o, owner %u:%u, ", (unsigned)(st.st_mode & 07777),
+			 (unsigned)st.st_uid, (unsigned)st.st_gid);
+	elog("tracefs is mounted at %s but uid %u cannot read it (%s%s): run trigrec as root, or "
+	     "let it in: `mount -o remount,mode=0755 %s` for everyone, or `mount -o "
+	     "remount,gid=GROUP %s` plus group read access for one group", denied_path,
+	     (unsigned)geteuid(), mode, strerror(denied_errno), denied_path, denied_path);
 }
 
 static void find_root(void)
@@ -67,6 +92,10 @@ static void find_root(void)
 		endmntent(f);
 	if (found || use_root(TRACEFS_DEFAULT) || use_root(TRACEFS_DEBUGFS))
 		return;
+	if (denied_path[0]) {
+		explain_denied_root();
+		return;
+	}
 
 	if (mount("nodev", TRACEFS_DEFAULT, "tracefs", 0, NULL)) {
 		int e = errno;

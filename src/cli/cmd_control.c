@@ -4,9 +4,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include "cli/cli.h"
+#include "harvest/control.h"
 #include "util/log.h"
 
 static const char control_usage[] =
@@ -17,10 +16,8 @@ static const char control_usage[] =
 
 int cmd_control(int argc, char **argv)
 {
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	char line[512] = "", reply[4200];
-	ssize_t n;
-	int fd;
+	int n;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		fputs(control_usage, stdout);
@@ -30,35 +27,17 @@ int cmd_control(int argc, char **argv)
 		fputs(control_usage, stderr);
 		return 2;
 	}
-	if (!*argv[1] || strlen(argv[1]) >= sizeof(sa.sun_path)) {
-		elog("control socket path %s: %s", argv[1], *argv[1] ? "too long" : "empty");
-		return 2;
-	}
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", argv[1]);
 	for (int i = 2; i < argc; i++) {
 		strncat(line, argv[i], sizeof(line) - strlen(line) - 2);
-		strncat(line, i + 1 < argc ? " " : "\n", sizeof(line) - strlen(line) - 1);
+		if (i + 1 < argc)
+			strncat(line, " ", sizeof(line) - strlen(line) - 1);
 	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		elog("cannot connect to %s: %s (is `trigrec record --control %s` running?)", argv[1],
-		     strerror(errno), argv[1]);
-		if (fd >= 0)
-			close(fd);
-		return 1;
-	}
-	if (write(fd, line, strlen(line)) < 0) {
-		elog("cannot send to %s: %s", argv[1], strerror(errno));
-		close(fd);
-		return 1;
-	}
-	n = read(fd, reply, sizeof(reply) - 1);
-	close(fd);
-	if (n <= 0) {
-		elog("no reply from %s", argv[1]);
-		return 1;
-	}
-	reply[n] = 0;
+	/* A snapshot waits for its file; anything else answers at once or not at all. */
+	n = control_client__call(argv[1], line, reply, sizeof(reply),
+				 !strcmp(argv[2], "snapshot") ? CONTROL_SNAPSHOT_TIMEOUT_MS :
+				 CONTROL_CLIENT_TIMEOUT_MS);
+	if (n < 0)
+		return n == -EINVAL || n == -ENAMETOOLONG ? 2 : 1;
 	fputs(reply, stdout);
 	return strncmp(reply, "error", 5) ? 0 : 1;
 }

@@ -25,8 +25,10 @@ static const char record_tail[] =
 "  EVENT [if FILTER] [count >= N]\n"
 "  latency EVENT [if F] [by KEY] -> EVENT [if F] [by KEY] > DURATION\n"
 "  rate EVENT [if F] [by KEY] > N/DURATION\n"
-"then any of: post DURATION, cooldown DURATION [per key], limit N/PERIOD,\n"
-"max N, name NAME. FILTER: ftrace syntax over the event's fields and comm,\n"
+"then any of: post DURATION (at most 1h), cooldown DURATION [per key],\n"
+"limit N/PERIOD | none, max N, name NAME. Without limit, a trigger writes at\n"
+"most 10 snapshots at once, then one a second (limit 10/10s); limit none\n"
+"lifts it. FILTER: ftrace syntax over the event's fields and comm,\n"
 "pid, tid, cpu, cgroup (docs/triggers.md). With -p or a command, triggers\n"
 "only fire in that process tree.\n"
 "\n"
@@ -115,6 +117,16 @@ SET(o_pid)
 
 	CFG->pid = v;
 	return e;
+}
+
+SET(o_cgroup)
+{
+	if (*a != '/') {
+		snprintf(err, len, "'%s': give the cgroup v2 directory as an absolute path "
+			 "(e.g. /sys/fs/cgroup/system.slice/nginx.service)", a);
+		return -EINVAL;
+	}
+	return config__set_str(&CFG->cgroup, a);
 }
 
 SET(o_output)
@@ -274,6 +286,8 @@ const struct opt_spec record_opts[] = {
 	  "while it runs; its triggers still only fire in it)", o_all,
 	  "Scope (default -a when there is no command and no -p):" },
 	{ 'C', "cpu", "LIST", "only these CPUs (0-3,5)", o_cpu },
+	{ 'G', "cgroup", "PATH", "only tasks in this cgroup (v2 directory), as perf\n"
+	  "record -G; triggers only fire there", o_cgroup },
 	{ 'p', "pid", "PID", "only this process (its threads and children); stop\nwhen it exits", o_pid },
 	{ 0, "trigger", "TRIGGER", "snapshot when TRIGGER holds (repeatable; below)", o_trigger,
 	  "Triggers and snapshots:" },
@@ -305,12 +319,15 @@ int cli_run_session(struct trigrec_config *c)
 {
 	/* perf.data records the whole command line, global options included. */
 	struct session *s = session__new(c, cli_argc, cli_argv);
-	int ret = 1;
+	int ret = 1, err;
 
 	if (!s)
 		return 1;
-	if (!session__start(s))
+	err = session__start(s);
+	if (!err)
 		ret = session__run(s);
+	else if (err == -EINTR)
+		ret = 130; /* interrupted during set-up, as a shell reports Ctrl-C */
 	session__free(s);
 	return ret;
 }

@@ -7,10 +7,17 @@
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include "engine/bpfctl.h"
+#include "engine/features.h"
 #include "util/log.h"
+#include "util/util.h"
 #include "trigrec.skel.h"
 
-static int find_hook(struct bpfctl *b, const struct tp_name *tp)
+static int cancelled(const struct bpfctl *b)
+{
+	return b->opts.cancel && *b->opts.cancel;
+}
+
+static int find_hook(const struct bpfctl *b, const struct tp_name *tp)
 {
 	for (int i = 0; i < b->nr_hooks; i++)
 		if (!strcmp(b->hooks[i].tp.sys, tp->sys) && !strcmp(b->hooks[i].tp.name, tp->name))
@@ -18,20 +25,24 @@ static int find_hook(struct bpfctl *b, const struct tp_name *tp)
 	return -1;
 }
 
-static int add_hook(struct bpfctl *b, const struct tp_name *tp, int recorded)
+/* The recorder's event for a tracepoint, or NULL when it is not recorded. */
+static const struct rec_event *recorded_event(const struct recorder *r, const struct tp_name *tp)
+{
+	for (int i = 0; i < r->nr_evs; i++)
+		if (r->evs[i].kind == REC_EV_TRACEPOINT && !strcmp(r->evs[i].pd.tp_sys, tp->sys) &&
+		    !strcmp(r->evs[i].pd.tp_name, tp->name))
+			return &r->evs[i];
+	return NULL;
+}
+
+/* The hook of a tracepoint, added if new. Formats are read once counting is done. */
+static int add_hook(struct bpfctl *b, const struct recorder *r, const struct tp_name *tp)
 {
 	struct bpf_hook *h;
 	int i = find_hook(b, tp);
 
-	if (i >= 0) {
-		b->hooks[i].recorded |= recorded;
+	if (i >= 0)
 		return i;
-	}
-	if (b->nr_hooks >= TRIGREC_MAX_HOOKS) {
-		elog("too many tracepoints: at most %d can be recorded or trigger in one run",
-		     TRIGREC_MAX_HOOKS);
-		return -E2BIG;
-	}
 	h = realloc(b->hooks, (b->nr_hooks + 1) * sizeof(*h));
 	if (!h)
 		return -ENOMEM;
@@ -39,13 +50,194 @@ static int add_hook(struct bpfctl *b, const struct tp_name *tp, int recorded)
 	h = &h[b->nr_hooks];
 	memset(h, 0, sizeof(*h));
 	h->tp = *tp;
-	h->recorded = recorded;
-	h->fmt = tp_format__load(tp->sys, tp->name);
-	if (!h->fmt) {
-		elog("cannot read the format of %s:%s: %s", tp->sys, tp->name, strerror(errno));
-		return -errno;
-	}
+	h->recorded = recorded_event(r, tp) != NULL;
 	return b->nr_hooks++;
+}
+
+/* Put one side of trigger `id` on the hooks of its tracepoint(s). */
+static int hook_trigger(struct bpfctl *b, const struct recorder *r, const struct trig_def *t,
+			uint32_t id, int role)
+{
+	const char *ev = t->event[role];
+	struct tp_name *tps = NULL;
+	int n;
+
+	if (!ev[0])
+		return 0;
+	n = tracefs_glob(ev, &tps);
+	if (n <= 0) {
+		char sugg[512] = "";
+
+		if (n == 0 && !strpbrk(ev, "*?["))
+			tracefs_suggest(ev, sugg, sizeof(sugg), 3);
+		if (sugg[0])
+			elog("trigger '%s': no tracepoint %s (did you mean %s?)", SHORT(t->text),
+			     SHORT(ev), sugg);
+		else
+			elog("trigger '%s': no tracepoint matches '%s' (see `trigrec list`)",
+			     SHORT(t->text), SHORT(ev));
+		free(tps);
+		return n < 0 ? n : -ENOENT;
+	}
+	for (int i = 0; i < n; i++) {
+		int h = add_hook(b, r, &tps[i]);
+		struct trigrec_hook_cfg *c;
+
+		if (h < 0) {
+			free(tps);
+			return h;
+		}
+		c = &b->hooks[h].cfg;
+		if (c->ntrig >= TRIGREC_MAX_HOOK_TRIGGERS) {
+			elog("trigger '%s': more than %d triggers on %s:%s (at most %d per tracepoint); "
+			     "merge some of them with || in one filter", SHORT(t->text),
+			     TRIGREC_MAX_HOOK_TRIGGERS, tps[i].sys, tps[i].name, TRIGREC_MAX_HOOK_TRIGGERS);
+			free(tps);
+			return -E2BIG;
+		}
+		c->trig[c->ntrig++] = TRIGREC_HOOK_TRIG(id, role);
+	}
+	free(tps);
+	return 0;
+}
+
+/* The -e items that matched most tracepoints, for the too-many message. */
+static void top_globs(const struct recorder *r, char *out, size_t len)
+{
+	struct { const char *spec; size_t len; int n; } top[3] = { { 0 } };
+	size_t o = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < r->opts.nr_events; i++) {
+		const char *p = r->opts.events[i].spec;
+
+		while (p && *p) {
+			size_t l = strcspn(p, ",");
+			char item[512];
+			struct tp_name *tps = NULL;
+			int n = 0;
+
+			if (l < sizeof(item) && memchr(p, ':', l)) {
+				memcpy(item, p, l);
+				item[l] = '\0';
+				n = tracefs_glob(item, &tps);
+				free(tps);
+			}
+			for (int k = 0; k < 3; k++) {
+				if (n > top[k].n) {
+					memmove(&top[k + 1], &top[k], (2 - k) * sizeof(top[0]));
+					top[k].spec = p;
+					top[k].len = l;
+					top[k].n = n;
+					break;
+				}
+			}
+			p += l + (p[l] == ',');
+		}
+	}
+	for (int k = 0; k < 3 && top[k].n > 1 && o < len; k++) {
+		int w = snprintf(out + o, len - o, "%s-e '%.*s' matches %d", k ? ", " : "",
+				 (int)(top[k].len > 100 ? 100 : top[k].len), top[k].spec, top[k].n);
+
+		if (w > 0)
+			o += (size_t)w;
+	}
+}
+
+/* Does any field of this format live past the fixed part (__data_loc strings)? */
+static int has_dataloc(const struct tp_format *f)
+{
+	for (int i = 0; i < f->nr_fields; i++)
+		if (f->fields[i].kind == TP_FIELD_DATALOC)
+			return 1;
+	return 0;
+}
+
+struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *trigs, int nr_trigs,
+			    const struct bpfctl_opts *opts)
+{
+	struct bpfctl *b = calloc(1, sizeof(*b));
+	int nrec = 0, nonly = 0;
+
+	if (!b)
+		return NULL;
+	if (opts)
+		b->opts = *opts;
+	if (nr_trigs > TRIGREC_MAX_TRIGGERS) {
+		elog("too many triggers: %d given, at most %d (TRIGREC_MAX_TRIGGERS) in one run",
+		     nr_trigs, TRIGREC_MAX_TRIGGERS);
+		goto fail;
+	}
+	b->trigs = trigs;
+	b->nr_trigs = nr_trigs;
+	/* Without gates, a tracepoint that is only recorded needs no program at all. */
+	for (int i = 0; i < r->nr_evs && !b->opts.no_gates; i++) {
+		const struct rec_event *e = &r->evs[i];
+		struct tp_name tp;
+
+		if (e->kind != REC_EV_TRACEPOINT)
+			continue;
+		snprintf(tp.sys, sizeof(tp.sys), "%s", e->pd.tp_sys);
+		snprintf(tp.name, sizeof(tp.name), "%s", e->pd.tp_name);
+		if (add_hook(b, r, &tp) < 0)
+			goto fail;
+	}
+	/*
+	 * Ends before starts on every hook: an event that both ends and starts
+	 * latencies (sched_switch) must not match the start it just recorded.
+	 */
+	for (int i = 0; i < nr_trigs; i++)
+		if (hook_trigger(b, r, &trigs[i], i, TRIGREC_ROLE_EVENT))
+			goto fail;
+	for (int i = 0; i < nr_trigs; i++)
+		if (hook_trigger(b, r, &trigs[i], i, TRIGREC_ROLE_START))
+			goto fail;
+	for (int i = 0; i < b->nr_hooks; i++) {
+		if (b->hooks[i].recorded && !b->opts.no_gates)
+			nrec++;
+		else
+			nonly++;
+	}
+	if (b->nr_hooks > TRIGREC_MAX_HOOKS) {
+		char globs[512];
+
+		top_globs(r, globs, sizeof(globs));
+		elog("too many tracepoints: %d would carry trigrec's BPF program (%d recorded, each "
+		     "with its freeze gate, and %d only for triggers), at most %d "
+		     "(TRIGREC_MAX_HOOKS) in one run. Narrow the globs%s%s (`trigrec list GLOB` shows "
+		     "what one matches)%s", b->nr_hooks, nrec, nonly, TRIGREC_MAX_HOOKS,
+		     globs[0] ? ": " : "", globs,
+		     nrec > TRIGREC_MAX_HOOKS / 2 ? ", or add --no-gates so that recorded "
+		     "tracepoints need no program" : "");
+		goto fail;
+	}
+	/* Reading formats costs ~0.1 ms each: done once the count is known to fit. */
+	for (int i = 0; i < b->nr_hooks; i++) {
+		struct bpf_hook *h = &b->hooks[i];
+
+		h->fmt = tp_format__load(h->tp.sys, h->tp.name);
+		if (!h->fmt) {
+			elog("cannot read the format of %s:%s: %s", h->tp.sys, h->tp.name,
+			     strerror(errno));
+			goto fail;
+		}
+		h->cfg.flags = h->recorded ? TRIGREC_HOOK_RECORDED : 0;
+		if (h->recorded && !b->opts.no_gates)
+			h->cfg.flags |= TRIGREC_HOOK_GATED;
+		/* What filters and the message may read: the fixed part, plus strings. */
+		h->cfg.data_size = h->fmt->fixed_size + (has_dataloc(h->fmt) ? 256 : 0);
+		if (h->cfg.data_size > 512)
+			h->cfg.data_size = 512;
+	}
+	return b;
+fail:
+	bpfctl__free(b);
+	return NULL;
+}
+
+static int is_thread_key(const struct trigrec_keyspec *k)
+{
+	return k->p[0].src == TRIGREC_SRC_TID && !k->p[1].src;
 }
 
 static int add_link(struct bpfctl *b, struct bpf_link *l)
@@ -61,133 +253,64 @@ static int add_link(struct bpfctl *b, struct bpf_link *l)
 	return 0;
 }
 
-/* Put one side of trigger `id` on the hooks of its tracepoint(s). */
-static int hook_trigger(struct bpfctl *b, const struct trig_def *t, uint32_t id, int role,
-			struct trigrec_hook_cfg *cfgs)
+int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 {
-	const char *ev = t->event[role];
-	struct tp_name *tps = NULL;
-	int n;
-
-	if (!ev[0])
-		return 0;
-	n = tracefs_glob(ev, &tps);
-	if (n <= 0) {
-		char sugg[512] = "";
-
-		if (n == 0 && !strpbrk(ev, "*?["))
-			tracefs_suggest(ev, sugg, sizeof(sugg), 3);
-		if (sugg[0])
-			elog("trigger '%s': no tracepoint %s (did you mean %s?)", t->text, ev, sugg);
-		else
-			elog("trigger '%s': no tracepoint matches '%s' (see `trigrec list`)", t->text, ev);
-		free(tps);
-		return n < 0 ? n : -ENOENT;
-	}
-	for (int i = 0; i < n; i++) {
-		int h = add_hook(b, &tps[i], 0);
-		struct trigrec_hook_cfg *c;
-
-		if (h < 0) {
-			free(tps);
-			return h;
-		}
-		c = &cfgs[h];
-		if (c->ntrig >= TRIGREC_MAX_HOOK_TRIGGERS) {
-			elog("trigger '%s': more than %d triggers on %s:%s", t->text,
-			     TRIGREC_MAX_HOOK_TRIGGERS, tps[i].sys, tps[i].name);
-			free(tps);
-			return -E2BIG;
-		}
-		c->trig[c->ntrig++] = TRIGREC_HOOK_TRIG(id, role);
-	}
-	free(tps);
-	return 0;
-}
-
-static int is_thread_key(const struct trigrec_keyspec *k)
-{
-	return k->p[0].src == TRIGREC_SRC_TID && !k->p[1].src;
-}
-
-/* Does any field of this format live past the fixed part (__data_loc strings)? */
-static int has_dataloc(const struct tp_format *f)
-{
-	for (int i = 0; i < f->nr_fields; i++)
-		if (f->fields[i].kind == TP_FIELD_DATALOC)
-			return 1;
-	return 0;
-}
-
-struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int nr_trigs,
-			   pid_t scope_tgid, const struct bpfctl_opts *opts)
-{
-	struct trigrec_hook_cfg *cfgs = calloc(TRIGREC_MAX_HOOKS, sizeof(*cfgs));
-	struct bpfctl *b = calloc(1, sizeof(*b));
+	const struct trig_def *trigs = b->trigs;
 	int err;
 
-	if (!b || !cfgs)
-		goto fail;
-	if (nr_trigs > TRIGREC_MAX_TRIGGERS) {
-		elog("too many triggers: %d given, at most %d", nr_trigs, TRIGREC_MAX_TRIGGERS);
-		goto fail;
-	}
-	b->trigs = trigs;
-	b->nr_trigs = nr_trigs;
-	for (int i = 0; i < r->nr_evs; i++) {
-		struct rec_event *e = &r->evs[i];
-		struct tp_name tp;
-
-		if (e->kind != REC_EV_TRACEPOINT)
-			continue;
-		snprintf(tp.sys, sizeof(tp.sys), "%s", e->pd.tp_sys);
-		snprintf(tp.name, sizeof(tp.name), "%s", e->pd.tp_name);
-		if (add_hook(b, &tp, 1) < 0)
-			goto fail;
-	}
-	/*
-	 * Ends before starts on every hook: an event that both ends and starts
-	 * latencies (sched_switch) must not match the start it just recorded.
-	 */
-	for (int i = 0; i < nr_trigs; i++)
-		if (hook_trigger(b, &trigs[i], i, TRIGREC_ROLE_EVENT, cfgs))
-			goto fail;
-	for (int i = 0; i < nr_trigs; i++)
-		if (hook_trigger(b, &trigs[i], i, TRIGREC_ROLE_START, cfgs))
-			goto fail;
-
+	if (cancelled(b))
+		return -EINTR;
+	/* Name what an old kernel lacks rather than show a verifier log. */
+	if (features__check())
+		return -ENOTSUP;
 	b->skel = trigrec_bpf__open();
 	if (!b->skel) {
+		err = -errno;
 		elog("cannot open the BPF object: %s", strerror(errno));
-		goto fail;
+		return err;
 	}
 	b->skel->rodata->scope_tgid = scope_tgid;
 	/* Task mode: our per-task events only ever see the scope's records. */
 	b->skel->rodata->scope_gates = scope_tgid && r->opts.tids;
+	b->skel->rodata->scope_cgroup = r->cgroup_fd >= 0;
 	if (r->opts.cpumask) {
 		b->skel->rodata->cpu_limited = 1;
 		for (int c = 0; c < r->nr_cpus; c++)
 			if (r->cpus[c] < TRIGREC_MAX_CPUS)
 				b->skel->rodata->cpu_recorded[r->cpus[c]] = 1;
 	}
-	if (opts && opts->lat_starts)
-		bpf_map__set_max_entries(b->skel->maps.lat_starts, opts->lat_starts);
-	if (opts && opts->keys) {
-		bpf_map__set_max_entries(b->skel->maps.rate_buckets, opts->keys);
-		bpf_map__set_max_entries(b->skel->maps.key_cooldown, opts->keys);
+	if (b->opts.lat_starts)
+		bpf_map__set_max_entries(b->skel->maps.lat_starts, b->opts.lat_starts);
+	if (b->opts.keys) {
+		bpf_map__set_max_entries(b->skel->maps.rate_buckets, b->opts.keys);
+		bpf_map__set_max_entries(b->skel->maps.key_cooldown, b->opts.keys);
 	}
 	err = trigrec_bpf__load(b->skel);
 	if (err) {
-		if (err == -EPERM || err == -EACCES)
-			elog("cannot load BPF programs: permission denied; run as root or grant "
-			     "CAP_BPF and CAP_PERFMON");
-		else
+		if (err == -EPERM || err == -EACCES) {
+			char why[1024];
+
+			explain_denied(1, why, sizeof(why));
+			elog("cannot load BPF programs: permission denied%s: %s",
+			     geteuid() == 0 ? " although trigrec runs as root" : "", why);
+		} else {
 			elog("cannot load BPF programs: %s (the kernel needs BTF, BPF ring buffers "
 			     "and BPF cookies: Linux 5.15+; rerun with -vv for the verifier log)",
 			     strerror(-err));
-		goto fail;
+		}
+		return err;
 	}
-	for (int i = 0, task_keyed = 0; i < nr_trigs; i++) {
+	if (r->cgroup_fd >= 0) {
+		uint32_t key = 0, fd = r->cgroup_fd;
+
+		if (bpf_map__update_elem(b->skel->maps.cgroup_scope, &key, sizeof(key), &fd,
+					 sizeof(fd), 0)) {
+			err = -errno;
+			elog("cannot scope triggers to cgroup %s: %s", r->cgroup_path, strerror(errno));
+			return err;
+		}
+	}
+	for (int i = 0, task_keyed = 0; i < b->nr_trigs; i++) {
 		struct trigrec_trigger_cfg tcv = trigs[i].cfg, *tc = &tcv;
 		uint32_t key = i;
 
@@ -204,47 +327,44 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 	for (int i = 0; i < b->nr_hooks; i++) {
 		uint32_t key = i;
 
-		cfgs[i].flags = b->hooks[i].recorded ? TRIGREC_HOOK_RECORDED : 0;
-		if (b->hooks[i].recorded && !(opts && opts->no_gates))
-			cfgs[i].flags |= TRIGREC_HOOK_GATED;
-		/* What filters and the message may read: the fixed part, plus strings. */
-		cfgs[i].data_size = b->hooks[i].fmt->fixed_size +
-				    (has_dataloc(b->hooks[i].fmt) ? 256 : 0);
-		if (cfgs[i].data_size > 512)
-			cfgs[i].data_size = 512;
-		if (bpf_map__update_elem(b->skel->maps.hooks, &key, sizeof(key), &cfgs[i],
-					 sizeof(cfgs[i]), 0))
+		if (bpf_map__update_elem(b->skel->maps.hooks, &key, sizeof(key), &b->hooks[i].cfg,
+					 sizeof(b->hooks[i].cfg), 0))
 			goto map_fail;
 	}
 	/* Attach: every hook carries its index as cookie, so one program serves all. */
 	for (int i = 0; i < b->nr_hooks; i++) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
-		struct bpf_program *prog = cfgs[i].ntrig ? b->skel->progs.tp_hook :
-							   b->skel->progs.tp_gate;
+		struct bpf_program *prog = b->hooks[i].cfg.ntrig ? b->skel->progs.tp_hook :
+								    b->skel->progs.tp_gate;
 		struct bpf_link *l;
 
-		if (!cfgs[i].ntrig && opts && opts->no_gates)
+		if (cancelled(b))
+			return -EINTR;
+		if (!b->hooks[i].cfg.ntrig && b->opts.no_gates)
 			continue;
 		l = bpf_program__attach_tracepoint_opts(prog, b->hooks[i].tp.sys,
 							b->hooks[i].tp.name, &o);
 
 		if (!l) {
+			err = -errno;
 			elog("cannot attach to %s:%s: %s", b->hooks[i].tp.sys, b->hooks[i].tp.name,
 			     strerror(errno));
-			goto fail;
+			return err;
 		}
 		if (add_link(b, l))
-			goto fail;
+			return -ENOMEM;
 	}
 	for (int i = 0; i < r->nr_evs; i++) {
 		struct rec_event *e = &r->evs[i];
 
-		if (e->kind != REC_EV_SAMPLING || (opts && opts->no_gates))
+		if (e->kind != REC_EV_SAMPLING || b->opts.no_gates)
 			continue;
 		for (int k = 0; k < e->nr_fds; k++) {
-			struct bpf_link *l = bpf_program__attach_perf_event(b->skel->progs.pe_gate,
-									    e->fds[k]);
+			struct bpf_link *l;
 
+			if (cancelled(b))
+				return -EINTR;
+			l = bpf_program__attach_perf_event(b->skel->progs.pe_gate, e->fds[k]);
 			if (!l) {
 				/* Still exact: the snapshot trims this event by timestamp. */
 				wlog("cannot gate %s (%s): records after a trigger may overwrite "
@@ -253,17 +373,26 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 				continue;
 			}
 			if (add_link(b, l))
-				goto fail;
+				return -ENOMEM;
 		}
 	}
-	free(cfgs);
-	return b;
+	return 0;
 map_fail:
+	err = -errno;
 	elog("cannot configure BPF maps: %s", strerror(errno));
-fail:
-	free(cfgs);
-	bpfctl__free(b);
-	return NULL;
+	return err;
+}
+
+struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int nr_trigs,
+			   pid_t scope_tgid, const struct bpfctl_opts *opts)
+{
+	struct bpfctl *b = bpfctl__plan(r, trigs, nr_trigs, opts);
+
+	if (b && bpfctl__attach(b, r, scope_tgid)) {
+		bpfctl__free(b);
+		return NULL;
+	}
+	return b;
 }
 
 void bpfctl__free(struct bpfctl *b)

@@ -3,9 +3,17 @@
  * Loading and attaching trigrec.bpf.c: the hook on every recorded or
  * triggering tracepoint (told apart by BPF cookies), the gate on every
  * sampling event, and the freeze state userspace shares with them.
+ *
+ * Two stages, so that every limit is known before anything is opened:
+ *
+ *	r = recorder__new(&ro);                    resolve -e, check its limits
+ *	b = bpfctl__plan(r, trigs, n, &bo);        resolve hooks, check theirs
+ *	recorder__open(r);                         perf events and rings
+ *	bpfctl__attach(b, r, scope_tgid);          load, fill tables, attach
  */
 #ifndef TRIGREC_BPFCTL_H
 #define TRIGREC_BPFCTL_H
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include "capture/recorder.h"
@@ -16,6 +24,18 @@ struct bpf_hook {
 	struct tp_name tp;
 	struct tp_format *fmt;
 	int recorded;
+	struct trigrec_hook_cfg cfg; /* its entry in the `hooks` map */
+};
+
+struct bpfctl_opts {
+	uint32_t lat_starts;   /* latency starts in flight (LRU); 0 = default 65536 */
+	uint32_t keys;         /* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
+	int no_gates;          /* --no-gates: cut by timestamp only (for measuring the gates) */
+	/*
+	 * Set (by a signal handler, see util/cancel.h) to abandon
+	 * bpfctl__attach: it stops between attachments with -EINTR. NULL = never.
+	 */
+	const volatile sig_atomic_t *cancel;
 };
 
 struct bpfctl {
@@ -26,18 +46,29 @@ struct bpfctl {
 	int nr_hooks;
 	const struct trig_def *trigs;
 	int nr_trigs;
+	struct bpfctl_opts opts;
 };
 
 /*
- * Load the BPF object, fill the hook and trigger tables and attach. scope_tgid:
- * triggers fire only in this process and its descendants (0 = any task).
- * NULL after an elog() saying what is wrong and what to do.
+ * Stage 1, cheap (reads tracefs, opens nothing in the kernel): the
+ * tracepoints that carry a program (recorded ones for their freeze gates,
+ * unless no_gates; those of triggers) and every limit on them: triggers per
+ * run, tracepoints per run (TRIGREC_MAX_HOOKS; the message names the count
+ * and the globs that matched most), triggers per tracepoint. Call it after
+ * recorder__new() and before recorder__open(). NULL after an elog().
  */
-struct bpfctl_opts {
-	uint32_t lat_starts;   /* latency starts in flight (LRU); 0 = default 65536 */
-	uint32_t keys;         /* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
-	int no_gates;          /* --no-gates: cut by timestamp only (for measuring the gates) */
-};
+struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *trigs, int nr_trigs,
+			    const struct bpfctl_opts *opts);
+/*
+ * Stage 2, after recorder__open(): load the BPF object, fill its tables and
+ * attach. scope_tgid: triggers fire only in this process and its descendants
+ * (0 = any task); a recorder with a cgroup (recorder_opts.cgroup) scopes
+ * triggers and gates to that cgroup too. 0; -EINTR when opts.cancel was set
+ * (nothing logged); another -errno after an elog(). Either way
+ * bpfctl__free() undoes what was done.
+ */
+int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid);
+/* Both stages at once. NULL after an elog() saying what is wrong and what to do. */
 struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int nr_trigs,
 			   pid_t scope_tgid, const struct bpfctl_opts *opts);
 void bpfctl__free(struct bpfctl *b);

@@ -25,6 +25,7 @@
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "lang/script.h"
+#include "service/metrics.h"
 #include "util/util.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -40,7 +41,7 @@ struct script {
 	int nr_errs, cap_errs;
 	int full;               /* SCRIPT_MAX_ERRORS reached */
 	/* Where host-dependent settings were written (line 0 = not in the script). */
-	struct tl_pos outdir_pos, cgroup_pos, cmd_pos, pid_pos, onsnap_pos, control_pos;
+	struct tl_pos outdir_pos, cgroup_pos, cmd_pos, pid_pos, onsnap_pos, control_pos, mfile_pos;
 };
 
 /* ------------------------------------------------------------------ */
@@ -376,7 +377,7 @@ struct stok {
 enum stmt_id {
 	ST_RECORD, ST_BUFFER, ST_CALLGRAPH, ST_FREQUENCY, ST_PERIOD, ST_CPUS, ST_CGROUP,
 	ST_COMMAND, ST_PID, ST_OUTPUT, ST_KEEP, ST_NAME, ST_ON_SNAPSHOT, ST_POST, ST_CONTROL,
-	ST_MAX_STARTS, ST_MAX_KEYS, ST_TRIGGER, NR_STMT
+	ST_MAX_STARTS, ST_MAX_KEYS, ST_METRICS, ST_METRICS_FILE, ST_TRIGGER, NR_STMT
 };
 
 struct hook_use {
@@ -1295,6 +1296,28 @@ static int v_control(struct sp *p, const struct stok *v)
 	return config__set_str(&p->c->control, v->val) ? nomem(p, v->pos) : 0;
 }
 
+static int v_metrics(struct sp *p, const struct stok *v)
+{
+	struct sockaddr_storage ss;
+	char err[256];
+
+	if (metrics_parse_addr(v->val, &ss, err, sizeof(err))) {
+		add_err(p->s, v->pos, "metrics: %s", err);
+		return -EINVAL;
+	}
+	return config__set_str(&p->c->metrics_addr, v->val) ? nomem(p, v->pos) : 0;
+}
+
+static int v_metrics_file(struct sp *p, const struct stok *v)
+{
+	if (!v->val[0]) {
+		add_err(p->s, v->pos, "metrics_file: empty path");
+		return -EINVAL;
+	}
+	p->s->mfile_pos = v->pos;
+	return config__set_str(&p->c->metrics_file, v->val) ? nomem(p, v->pos) : 0;
+}
+
 static int st_buffer(struct sp *p, const struct stok *kw)
 {
 	return one_value(p, kw, ST_BUFFER, "buffer SIZE (e.g. buffer 8M), per CPU", v_buffer);
@@ -1360,6 +1383,16 @@ static int st_cgroup(struct sp *p, const struct stok *kw)
 static int st_control(struct sp *p, const struct stok *kw)
 {
 	return path_value(p, kw, ST_CONTROL, "control SOCKET-PATH", v_control);
+}
+
+static int st_metrics(struct sp *p, const struct stok *kw)
+{
+	return path_value(p, kw, ST_METRICS, "metrics [HOST:]PORT", v_metrics);
+}
+
+static int st_metrics_file(struct sp *p, const struct stok *kw)
+{
+	return path_value(p, kw, ST_METRICS_FILE, "metrics_file PATH", v_metrics_file);
 }
 
 static int st_callgraph(struct sp *p, const struct stok *kw)
@@ -1731,20 +1764,8 @@ static int add_trigger(struct sp *p, struct trig_def *d, const struct stok *nm)
 	struct cfg_origin o = { .file = p->c->script_path, .line = nm->pos.line,
 				.col = nm->pos.col };
 
-	if (d->manual) {
-		struct cfg_manual *m = realloc(p->c->manual,
-					       (size_t)(p->c->nr_manual + 1) * sizeof(*m));
-
-		if (!m)
-			return nomem(p, nm->pos);
-		p->c->manual = m;
-		m = &m[p->c->nr_manual++];
-		memset(m, 0, sizeof(*m));
-		snprintf(m->name, sizeof(m->name), "%s", d->name);
-		/* 0 = the script's post, as for triggers without one. */
-		m->post_ns = d->has_post ? d->cfg.post_ns : 0;
-		return 0;
-	}
+	if (d->manual)
+		return config__add_trigger(p->c, d, &o) ? nomem(p, nm->pos) : 0;
 	if (++p->kernel_trigs > TRIGREC_MAX_TRIGGERS) {
 		add_err(p->s, nm->pos, "trigger '%s' is one too many: a run has at most %d "
 			"triggers (TRIGREC_MAX_TRIGGERS); manual ones do not count", d->name,
@@ -1891,6 +1912,8 @@ static const struct stmt {
 	{ "control", ST_CONTROL, st_control },
 	{ "max_starts", ST_MAX_STARTS, st_max_starts },
 	{ "max_keys", ST_MAX_KEYS, st_max_keys },
+	{ "metrics", ST_METRICS, st_metrics },
+	{ "metrics_file", ST_METRICS_FILE, st_metrics_file },
 	{ "trigger", ST_TRIGGER, st_trigger },
 };
 
@@ -1908,7 +1931,8 @@ static const struct { const char *w; const char *kw; } aliases[] = {
 	{ "--control", "control" }, { "--max-starts", "max_starts" }, { "--max-keys", "max_keys" },
 	{ "on-snapshot", "on_snapshot" }, { "--on-snapshot", "on_snapshot" },
 	{ "max-starts", "max_starts" }, { "max-keys", "max_keys" },
-	{ "call-graph", "callgraph" },
+	{ "call-graph", "callgraph" }, { "--metrics", "metrics" }, { "--metrics-file", "metrics_file" },
+	{ "metrics-file", "metrics_file" },
 };
 
 static void unknown_statement(struct sp *p, const struct stok *t)
@@ -1953,7 +1977,7 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 	else
 		add_err(p->s, t->pos, "unknown statement %s: statements are record, buffer, "
 			"callgraph, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
-			"on_snapshot, post, control, max_starts, max_keys and trigger",
+			"on_snapshot, post, control, max_starts, max_keys, metrics, metrics_file and trigger",
 			desc(t, p, d, sizeof(d)));
 }
 
@@ -2053,6 +2077,27 @@ static struct tl_pos pos_or_top(struct tl_pos p)
 	return p.line > 0 ? p : (struct tl_pos){ 1, 1 };
 }
 
+/* The directory a file will be created in exists. */
+static void dir_exists(struct script *s, const char *path, struct tl_pos pos, const char *what)
+{
+	char *dir = strdup(path), *sl;
+	struct stat st;
+
+	if (!dir)
+		return;
+	sl = strrchr(dir, '/');
+	if (sl) {
+		if (sl == dir)
+			sl[1] = '\0';
+		else
+			*sl = '\0';
+		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
+			add_err(s, pos_or_top(pos), "%s %s: directory %s does not exist", what, path,
+				dir);
+	}
+	free(dir);
+}
+
 int script__check_host(struct script *s, const struct trigrec_config *c)
 {
 	int before = s->nr_errs;
@@ -2116,22 +2161,9 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 		if (access(path, F_OK))
 			add_err(s, pos_or_top(s->pid_pos), "pid %d: no such process", (int)c->pid);
 	}
-	if (c->control) {
-		char *dir = strdup(c->control), *sl;
-
-		if (dir) {
-			sl = strrchr(dir, '/');
-			if (sl) {
-				if (sl == dir)
-					sl[1] = '\0';
-				else
-					*sl = '\0';
-				if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-					add_err(s, pos_or_top(s->control_pos), "control socket %s: "
-						"directory %s does not exist", c->control, dir);
-			}
-			free(dir);
-		}
-	}
+	if (c->control)
+		dir_exists(s, c->control, s->control_pos, "control socket");
+	if (c->metrics_file)
+		dir_exists(s, c->metrics_file, s->mfile_pos, "metrics_file");
 	return s->nr_errs - before;
 }

@@ -907,6 +907,32 @@ static int misplaced(struct parser *ps, const struct trig_ast *a, const char *ex
 
 enum { O_POST, O_COOLDOWN, O_KEY_COOLDOWN, O_LIMIT, O_MAX, O_NAME, O_WHERE };
 
+static const char *const option_words[] = { "post", "cooldown", "limit", "max", "name", "where", NULL };
+static const char *const kind_words[] = { "latency", "rate", "manual", "event", NULL };
+
+/* The word of `words` one or two edits from the token (about one per three letters), or NULL. */
+static const char *closest_word(const struct tok *t, const char *const *words)
+{
+	char w[32];
+	const char *best = NULL;
+	int bestd;
+
+	if (t->len >= sizeof(w))
+		return NULL;
+	memcpy(w, t->s, t->len);
+	w[t->len] = '\0';
+	bestd = 1 + (t->len >= 6);
+	for (; *words; words++) {
+		int d = edit_distance(w, *words);
+
+		if (d <= bestd && d > 0) {
+			bestd = d - 1;
+			best = *words;
+		}
+	}
+	return best;
+}
+
 static int dup_opt(struct parser *ps, struct trig_ast *a, int *has, int which, struct tok *t,
 		   const char *what)
 {
@@ -1059,6 +1085,11 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 				return misplaced(ps, a, "");
 			if (is_word(t, "and") || is_word(t, "or") || is_word(t, "not"))
 				hint = " (conditions use &&, || and !)";
+			else if ((hint = closest_word(t, option_words)))
+				return perr(ps, t->pos, "unknown option '%.*s' (did you mean '%s'?)",
+					    t->len > 40 ? 40 : (int)t->len, t->s, hint);
+			else
+				hint = "";
 			return perr(ps, t->pos, "unknown option '%.*s': options are post DURATION, "
 				    "cooldown DURATION [per key], limit N/PERIOD, max N, name NAME, "
 				    "where COND%s",
@@ -1117,6 +1148,14 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 		a->manual = 1;
 		ps->i++;
 		return parse_options(ps, a);
+	}
+	/* A tracepoint has a ':' or '/': a bare word close to a kind is a misspelled kind. */
+	if (t->kind == TK_WORD && !memchr(t->s, ':', t->len) && !memchr(t->s, '/', t->len)) {
+		const char *k = closest_word(t, kind_words);
+
+		if (k)
+			return perr(ps, t->pos, "unknown trigger kind '%.*s' (did you mean '%s'?)",
+				    t->len > 40 ? 40 : (int)t->len, t->s, k);
 	}
 	if (is_word(t, "latency"))
 		a->kind = TRIGREC_TRIG_LATENCY;

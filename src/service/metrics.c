@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -315,6 +316,7 @@ int metrics__serve(struct metrics *m, const char *addr)
 	struct sockaddr_storage ss;
 	char err[256];
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
+	sigset_t all, old;
 
 	if (metrics_parse_addr(addr, &ss, err, sizeof(err))) {
 		elog("--metrics %s", err);
@@ -323,11 +325,15 @@ int metrics__serve(struct metrics *m, const char *addr)
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
 	/* One connection at a time is plenty for a scraper; each is answered at once. */
+	/* Its thread must not take the process's signals (they go to the session's signalfd). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, &old);
 	m->httpd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m,
 				    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)8,
 				    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
 				    MHD_OPTION_END);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!m->httpd) {
 		elog("--metrics %s: cannot listen there (%s): is the port in use?", addr,
 		     strerror(errno ? errno : EADDRINUSE));

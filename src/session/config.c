@@ -106,6 +106,19 @@ int config__add_trigger(struct trigrec_config *c, const struct trig_def *t,
 	struct trig_def *nt;
 	struct cfg_origin *no;
 
+	if (t->manual) {
+		/* No kernel part: only a name, and a post window (0 = the run's --post). */
+		struct cfg_manual *m = realloc(c->manual, (c->nr_manual + 1) * sizeof(*m));
+
+		if (!m)
+			return -ENOMEM;
+		c->manual = m;
+		m = &m[c->nr_manual++];
+		memset(m, 0, sizeof(*m));
+		snprintf(m->name, sizeof(m->name), "%s", t->name);
+		m->post_ns = t->has_post ? t->cfg.post_ns : 0;
+		return 0;
+	}
 	if (c->nr_trigs >= TRIGREC_MAX_TRIGGERS)
 		return -E2BIG;
 	nt = realloc(c->trigs, (c->nr_trigs + 1) * sizeof(*nt));
@@ -175,10 +188,11 @@ static void put_size(FILE *out, uint64_t bytes)
 	else if (bytes && !(bytes % 1024))
 		fprintf(out, "%lluK", (unsigned long long)(bytes >> 10));
 	else
-		fprintf(out, "%llu", (unsigned long long)bytes);
+		fprintf(out, "%lluB", (unsigned long long)bytes); /* a bare number is pages to `buffer` */
 }
 
-static void put_duration(FILE *out, uint64_t ns)
+/* minutes: 0 in `keep`, where "5m" could be read as 5 MiB and is refused. */
+static void put_duration_m(FILE *out, uint64_t ns, int minutes)
 {
 	static const struct { uint64_t ns; const char *unit; } u[] = {
 		{ 86400ull * 1000000000ull, "d" }, { 3600ull * 1000000000ull, "h" },
@@ -187,11 +201,16 @@ static void put_duration(FILE *out, uint64_t ns)
 	};
 
 	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		if (ns && !(ns % u[i].ns)) {
+		if (ns && !(ns % u[i].ns) && (minutes || strcmp(u[i].unit, "m"))) {
 			fprintf(out, "%llu%s", (unsigned long long)(ns / u[i].ns), u[i].unit);
 			return;
 		}
 	fprintf(out, "%lluns", (unsigned long long)ns);
+}
+
+static void put_duration(FILE *out, uint64_t ns)
+{
+	put_duration_m(out, ns, 1);
 }
 
 int config__dump_script(const struct trigrec_config *c, FILE *out)
@@ -215,6 +234,9 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		fprintf(out, "period %llu\n", (unsigned long long)c->period);
 	if (c->callgraph)
 		fputs("callgraph\n", out);
+	/* -C with a command already records system-wide, as -a does. */
+	if (c->all_cpus && !c->cpumask)
+		fputs("cpus all\n", out);
 	if (c->cpumask) {
 		char buf[4096];
 
@@ -252,15 +274,29 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		}
 		if (c->keep_age_ns) {
 			fputs(sep, out);
-			put_duration(out, c->keep_age_ns);
+			put_duration_m(out, c->keep_age_ns, 0);
 		}
 	}
 	fputc('\n', out);
+	if (c->name_prefix) {
+		fputs("name ", out);
+		put_word(out, c->name_prefix);
+		fputc('\n', out);
+	}
 	if (c->post_ns) {
 		fputs("post ", out);
 		put_duration(out, c->post_ns);
 		fputc('\n', out);
 	}
+	if (c->control) {
+		fputs("control ", out);
+		put_word(out, c->control);
+		fputc('\n', out);
+	}
+	if (c->bpf.lat_starts)
+		fprintf(out, "max_starts %u\n", c->bpf.lat_starts);
+	if (c->bpf.keys)
+		fprintf(out, "max_keys %u\n", c->bpf.keys);
 	if (c->metrics_addr) {
 		fputs("metrics ", out);
 		put_word(out, c->metrics_addr);
@@ -279,8 +315,14 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		}
 		fputc('\n', out);
 	}
-	for (int i = 0; i < c->nr_manual; i++)
-		fprintf(out, "\ntrigger %s { manual }\n", c->manual[i].name);
+	for (int i = 0; i < c->nr_manual; i++) {
+		fprintf(out, "\ntrigger %s { manual", c->manual[i].name);
+		if (c->manual[i].post_ns) {
+			fputs(" post ", out);
+			put_duration(out, c->manual[i].post_ns);
+		}
+		fputs(" }\n", out);
+	}
 	for (int i = 0; i < c->nr_trigs; i++)
 		fprintf(out, "\ntrigger %s {\n    %s\n}\n", c->trigs[i].name, c->trigs[i].text);
 	return ferror(out) ? -EIO : 0;

@@ -27,7 +27,7 @@ struct cfg_origin {
 /* A named snapshot that only `trigrec control SOCK snapshot NAME` (or SIGUSR2) takes. */
 struct cfg_manual {
 	char name[64];
-	uint64_t post_ns;
+	uint64_t post_ns;            /* 0 = the run's post_ns */
 };
 
 struct trigrec_config {
@@ -86,7 +86,10 @@ void config__init(struct trigrec_config *c);
 /* Free what the config owns and leave it as config__init() left it. */
 void config__fini(struct trigrec_config *c);
 
-/* Builders used by both the options table and the script parser; 0 or -errno. */
+/*
+ * Builders used by both the options table and the script parser; 0 or -errno.
+ * config__add_trigger() puts a `manual` trigger (t->manual) into manual[].
+ */
 int config__add_event(struct trigrec_config *c, const char *spec, const char *filter);
 int config__add_trigger(struct trigrec_config *c, const struct trig_def *t,
 			const struct cfg_origin *where);

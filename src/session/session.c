@@ -27,6 +27,7 @@
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "engine/bpfctl.h"
+#include "harvest/control.h"
 #include "harvest/sideband.h"
 #include "service/metrics.h"
 #include "session/session.h"
@@ -46,7 +47,8 @@ struct session {
 	struct metrics *m;
 	pid_t *tids;
 	pid_t child;
-	int go_fd, sfd, done_fd, ctl_fd, pid_fd;
+	struct control *ctl;
+	int go_fd, sfd, done_fd, pid_fd;
 	int create_outdir;       /* -o does not exist yet: made once set-up succeeded */
 	int started;
 };
@@ -122,11 +124,6 @@ static int check_outdir(const char *dir)
 	char parent[PATH_MAX];
 	struct stat st;
 
-	if (strlen(dir) >= PATH_MAX - 64) {
-		elog("output directory %.80s...: path too long (%zu bytes; at most %d)", dir,
-		     strlen(dir), PATH_MAX - 64);
-		return -ENAMETOOLONG;
-	}
 	if (stat(dir, &st)) {
 		if (errno != ENOENT) {
 			elog("output directory %s: %s (choose another with -o)", dir, strerror(errno));
@@ -150,48 +147,6 @@ static int check_outdir(const char *dir)
 		return -EACCES;
 	}
 	return 0;
-}
-
-/* Owner-only control socket; a stale one left by a dead run is replaced. */
-static int open_control(const char *path)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct stat st;
-	mode_t old;
-	int fd, err;
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", path);
-	if (!lstat(path, &st)) {
-		int probe;
-
-		if (!S_ISSOCK(st.st_mode)) {
-			elog("--control %s: exists and is not a socket; choose another path", path);
-			return -EEXIST;
-		}
-		probe = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-		if (probe >= 0 && !connect(probe, (struct sockaddr *)&sa, sizeof(sa))) {
-			close(probe);
-			elog("--control %s: another trigrec is listening there", path);
-			return -EADDRINUSE;
-		}
-		if (probe >= 0)
-			close(probe);
-		unlink(path);
-	}
-	fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	old = umask(077);
-	err = bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ? -errno : 0;
-	umask(old);
-	if (!err && listen(fd, 8))
-		err = -errno;
-	if (err) {
-		elog("--control %s: %s", path, strerror(-err));
-		close(fd);
-		return err;
-	}
-	return fd;
 }
 
 static int thread_list(pid_t pid, pid_t **out)
@@ -293,7 +248,7 @@ struct session *session__new(const struct trigrec_config *c, int argc, char **ar
 	s->argc = argc;
 	s->argv = argv;
 	s->create_outdir = out;
-	s->go_fd = s->sfd = s->done_fd = s->ctl_fd = s->pid_fd = -1;
+	s->go_fd = s->sfd = s->done_fd = s->pid_fd = -1;
 	libbpf_set_print(libbpf_print);
 	return s;
 }
@@ -336,6 +291,7 @@ int session__start(struct session *s)
 {
 	const struct trigrec_config *c = s->c;
 	struct sigaction sa = { .sa_handler = on_setup_signal };
+	struct bpfctl_opts bo;
 	sigset_t mask;
 	int err = -EINVAL;
 
@@ -353,6 +309,8 @@ int session__start(struct session *s)
 	s->ro.period = c->period;
 	s->ro.callgraph = c->callgraph;
 	s->ro.cpumask = c->cpumask;
+	s->ro.cgroup = c->cgroup;
+	s->ro.cancel = &setup_cancel;
 	if (c->cmd) {
 		s->child = start_workload(c->cmd, &s->go_fd);
 		if (s->child < 0) {
@@ -389,17 +347,34 @@ int session__start(struct session *s)
 		if (c->metrics_addr && (err = metrics__serve(s->m, c->metrics_addr)))
 			return err;
 	}
+	/* A bad control path fails before anything slow. */
+	if (c->control && !(s->ctl = control__open(c->control)))
+		return -EINVAL;
+	bo = c->bpf;
+	bo.cancel = &setup_cancel;
+	/* Every limit (events, hooks, memory) is checked before anything is opened. */
 	s->r = recorder__new(&s->ro);
-	if (!s->r || cancelled())
+	if (cancelled())
+		return -EINTR;
+	if (!s->r)
+		return -EINVAL;
+	s->b = bpfctl__plan(s->r, c->trigs, c->nr_trigs, &bo);
+	if (cancelled())
+		return -EINTR;
+	if (!s->b)
 		return -EINVAL;
 	err = recorder__open(s->r);
-	if (err || cancelled())
-		return err ? err : -EINTR;
+	if (cancelled())
+		return -EINTR;
+	if (err)
+		return err;
 	/* Names of threads alive now, before any can exit unseen (BPF loading takes a while). */
 	procs__scan(&s->sc.procs);
-	s->b = bpfctl__new(s->r, c->trigs, c->nr_trigs, c->cmd ? s->child : c->pid, &c->bpf);
-	if (!s->b || cancelled())
-		return -EINVAL;
+	err = bpfctl__attach(s->b, s->r, c->cmd ? s->child : c->pid);
+	if (cancelled())
+		return -EINTR;
+	if (err)
+		return err;
 	recorder__rearm_on_exec(s->r);
 	if (s->create_outdir && mkdir(c->outdir, 0700) && errno != EEXIST) {
 		elog("output directory %s: %s (create it, or choose another with -o)", c->outdir,
@@ -412,9 +387,27 @@ int session__start(struct session *s)
 	s->sc.no_align = c->no_align;
 	s->sc.callgraph = c->callgraph;
 	if (snapshot_ctx__init(&s->sc, s->r))
-		return -EINVAL;
+		return cancelled() ? -EINTR : -EINVAL;
 
-	/* From here on signals are read from a signalfd; a pending one is not lost. */
+	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
+	if (s->done_fd < 0) {
+		elog("cannot create an eventfd: %s", strerror(errno));
+		return -errno;
+	}
+	{
+		struct sideband_opts so = { .max_snapshots = c->count,
+					    .final_snapshot = !c->no_final,
+					    .done_fd = s->done_fd, .control_fd = -1 };
+
+		s->sb = sideband__start(s->r, s->b, &s->sc, &so);
+		if (!s->sb)
+			return cancelled() ? -EINTR : -EINVAL;
+		/* Control requests on their own thread: the side-band thread only harvests. */
+		if (s->ctl && (err = control__start(s->ctl, (control_handler_fn)sideband__control, s->sb)))
+			return err;
+	}
+	/* From here on signals are read from a signalfd; a pending one is not lost.
+	 * (Worker threads start with every signal blocked.) */
 	sigemptyset(&mask);
 	sigaddset(&mask, SIGINT);
 	sigaddset(&mask, SIGTERM);
@@ -425,25 +418,9 @@ int session__start(struct session *s)
 	if (cancelled())
 		return -EINTR;
 	s->sfd = signalfd(-1, &mask, SFD_CLOEXEC);
-	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (s->sfd < 0 || s->done_fd < 0) {
+	if (s->sfd < 0) {
 		elog("cannot set up signal handling: %s", strerror(errno));
 		return -errno;
-	}
-	{
-		struct sideband_opts so = { .max_snapshots = c->count,
-					    .final_snapshot = !c->no_final,
-					    .done_fd = s->done_fd, .control_fd = -1 };
-
-		if (c->control) {
-			s->ctl_fd = open_control(c->control);
-			if (s->ctl_fd < 0)
-				return s->ctl_fd;
-			so.control_fd = s->ctl_fd;
-		}
-		s->sb = sideband__start(s->r, s->b, &s->sc, &so);
-		if (!s->sb)
-			return -EINVAL;
 	}
 	bpfctl__thaw(s->b); /* arm the triggers */
 	s->started = 1;
@@ -529,10 +506,7 @@ int session__run(struct session *s)
 				break;
 			}
 		} else {
-			if (++interrupts > 1) {
-				elog("interrupted twice: exiting without finishing");
-				_exit(130);
-			}
+			interrupts++;
 			if (s->child > 0)
 				kill(s->child, si.ssi_signo);
 			break;
@@ -540,6 +514,32 @@ int session__run(struct session *s)
 	}
 	ilog("stopping");
 	sd_notify(0, "STOPPING=1");
+	/*
+	 * Stopping cuts a post window short and writes the final snapshot; signals
+	 * are still read meanwhile, so a second Ctrl-C or SIGTERM exits at once.
+	 */
+	sideband__request_stop(s->sb);
+	for (;;) {
+		struct pollfd pf[2] = { { .fd = sideband__finished_fd(s->sb), .events = POLLIN },
+					{ .fd = s->sfd, .events = POLLIN } };
+		struct signalfd_siginfo si;
+
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents)
+			break;
+		if (!(pf[1].revents & POLLIN) || read(s->sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+			if (++interrupts > 1 || si.ssi_signo == SIGTERM) {
+				elog("interrupted twice: exiting without finishing");
+				_exit(130);
+			}
+		} else if (si.ssi_signo == SIGCHLD && s->child > 0 && !reaped &&
+			   waitpid(s->child, &child_status, WNOHANG) == s->child) {
+			reaped = 1;
+		}
+	}
 	sideband__stop(s->sb);
 	summary(s);
 	write_metrics_file(s);
@@ -569,6 +569,7 @@ void session__free(struct session *s)
 			kill(s->child, SIGTERM);
 		waitpid(s->child, NULL, 0);
 	}
+	control__free(s->ctl); /* its thread calls into the side-band: stop it first */
 	sideband__free(s->sb);
 	metrics__free(s->m); /* its HTTP thread reads the BPF counters: stop it first */
 	bpfctl__free(s->b);
@@ -581,9 +582,5 @@ void session__free(struct session *s)
 		close(s->done_fd);
 	if (s->pid_fd >= 0)
 		close(s->pid_fd);
-	if (s->ctl_fd >= 0) {
-		close(s->ctl_fd);
-		unlink(s->c->control);
-	}
 	free(s);
 }

@@ -20,16 +20,29 @@
 /* Feature bits (tools/perf/util/header.h). */
 enum {
 	FEAT_TRACING_DATA = 1,
+	FEAT_BUILD_ID = 2,
 	FEAT_HOSTNAME = 3,
 	FEAT_OSRELEASE = 4,
 	FEAT_VERSION = 5,
 	FEAT_ARCH = 6,
 	FEAT_NRCPUS = 7,
+	FEAT_CPUDESC = 8,
+	FEAT_CPUID = 9,
+	FEAT_TOTAL_MEM = 10,
 	FEAT_CMDLINE = 11,
 	FEAT_EVENT_DESC = 12,
+	FEAT_CPU_TOPOLOGY = 13,
+	FEAT_NUMA_TOPOLOGY = 14,
+	FEAT_PMU_MAPPINGS = 16,
+	FEAT_CACHE = 20,
 	FEAT_SAMPLE_TIME = 21,
+	FEAT_MEM_TOPOLOGY = 22,
 	FEAT_CLOCKID = 23,
+	FEAT_BPF_PROG_INFO = 25,
+	FEAT_BPF_BTF = 26,
+	FEAT_CPU_PMU_CAPS = 28,
 	FEAT_CLOCK_DATA = 29,
+	FEAT_PMU_CAPS = 31,
 	FEAT_MAX = 32,
 };
 
@@ -334,13 +347,7 @@ int pd_synth_mmap2(void *buf, size_t cap, const struct perf_event_attr *attr, ui
 
 /* ------------------------------------------------------- growable buffer -- */
 
-struct dbuf {
-	unsigned char *p;
-	size_t len, cap;
-	int err;
-};
-
-static void db_put(struct dbuf *d, const void *src, size_t n)
+void pd_buf__put(struct pd_buf *d, const void *src, size_t n)
 {
 	if (d->err || !n)
 		return;
@@ -362,36 +369,41 @@ static void db_put(struct dbuf *d, const void *src, size_t n)
 	d->len += n;
 }
 
-static void db_u8(struct dbuf *d, uint8_t v) { db_put(d, &v, 1); }
-static void db_u32(struct dbuf *d, uint32_t v) { db_put(d, &v, 4); }
-static void db_u64(struct dbuf *d, uint64_t v) { db_put(d, &v, 8); }
-static void db_cstr(struct dbuf *d, const char *s) { db_put(d, s, strlen(s) + 1); }
+void pd_buf__u32(struct pd_buf *d, uint32_t v) { pd_buf__put(d, &v, 4); }
+void pd_buf__u64(struct pd_buf *d, uint64_t v) { pd_buf__put(d, &v, 8); }
+static void db_u8(struct pd_buf *d, uint8_t v) { pd_buf__put(d, &v, 1); }
+static void db_cstr(struct pd_buf *d, const char *s) { pd_buf__put(d, s, strlen(s) + 1); }
 
-static void db_zero(struct dbuf *d, size_t n)
+static void db_zero(struct pd_buf *d, size_t n)
 {
 	static const unsigned char z[64];
 
 	while (n) {
 		size_t k = n < sizeof(z) ? n : sizeof(z);
 
-		db_put(d, z, k);
+		pd_buf__put(d, z, k);
 		n -= k;
 	}
 }
 
-/* perf's header string: u32 length (NUL included, rounded up to 64), zero padded. */
-static void db_hstr(struct dbuf *d, const char *s)
+void pd_buf__str(struct pd_buf *d, const char *s)
 {
 	size_t len = strlen(s) + 1, olen = (len + 63) & ~(size_t)63;
 
-	db_u32(d, olen);
-	db_put(d, s, len);
+	pd_buf__u32(d, olen);
+	pd_buf__put(d, s, len);
 	db_zero(d, olen - len);
+}
+
+void pd_buf__free(struct pd_buf *d)
+{
+	free(d->p);
+	memset(d, 0, sizeof(*d));
 }
 
 /* --------------------------------------------------------- TRACING_DATA -- */
 
-static int read_tracefs_into(struct dbuf *d, const char *rel)
+static int read_tracefs_into(struct pd_buf *d, const char *rel)
 {
 	size_t len = 0;
 	char *txt;
@@ -400,8 +412,8 @@ static int read_tracefs_into(struct dbuf *d, const char *rel)
 	txt = tracefs_read(rel, &len);
 	if (!txt)
 		return errno ? -errno : -EIO;
-	db_u64(d, len);
-	db_put(d, txt, len);
+	pd_buf__u64(d, len);
+	pd_buf__put(d, txt, len);
 	free(txt);
 	return 0;
 }
@@ -441,7 +453,7 @@ static unsigned char *tp_firsts(const struct pd_event *evs, int nr)
 int pd_tracing_data(const struct pd_event *evs, int nr, void **out, size_t *len)
 {
 	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	struct dbuf d = { 0 };
+	struct pd_buf d = { 0 };
 	unsigned char *first = NULL;
 	char path[256];
 	uint32_t nsys = 0;
@@ -449,7 +461,7 @@ int pd_tracing_data(const struct pd_event *evs, int nr, void **out, size_t *len)
 
 	*out = NULL;
 	*len = 0;
-	db_put(&d, magic, sizeof(magic));
+	pd_buf__put(&d, magic, sizeof(magic));
 	db_cstr(&d, "0.6");
 #if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
 	db_u8(&d, 1);
@@ -457,16 +469,16 @@ int pd_tracing_data(const struct pd_event *evs, int nr, void **out, size_t *len)
 	db_u8(&d, 0);
 #endif
 	db_u8(&d, sizeof(long));
-	db_u32(&d, sysconf(_SC_PAGESIZE));
-	db_put(&d, "header_page", 12);
+	pd_buf__u32(&d, sysconf(_SC_PAGESIZE));
+	pd_buf__put(&d, "header_page", 12);
 	err = read_tracefs_into(&d, "events/header_page");
 	if (err)
 		goto fail;
-	db_put(&d, "header_event", 13);
+	pd_buf__put(&d, "header_event", 13);
 	err = read_tracefs_into(&d, "events/header_event");
 	if (err)
 		goto fail;
-	db_u32(&d, 0); /* ftrace internal formats: none */
+	pd_buf__u32(&d, 0); /* ftrace internal formats: none */
 
 	first = tp_firsts(evs, nr);
 	if (!first) {
@@ -475,7 +487,7 @@ int pd_tracing_data(const struct pd_event *evs, int nr, void **out, size_t *len)
 	}
 	for (int i = 0; i < nr; i++)
 		nsys += first[i] == 2;
-	db_u32(&d, nsys);
+	pd_buf__u32(&d, nsys);
 	/* one block per system, its events in first-seen order, each format once */
 	for (int i = 0; i < nr; i++) {
 		uint32_t nev = 0;
@@ -485,7 +497,7 @@ int pd_tracing_data(const struct pd_event *evs, int nr, void **out, size_t *len)
 		for (int j = i; j < nr; j++)
 			nev += first[j] && !strcmp(evs[j].tp_sys, evs[i].tp_sys);
 		db_cstr(&d, evs[i].tp_sys);
-		db_u32(&d, nev);
+		pd_buf__u32(&d, nev);
 		for (int j = i; j < nr; j++) {
 			if (!first[j] || strcmp(evs[j].tp_sys, evs[i].tp_sys))
 				continue;
@@ -496,9 +508,9 @@ int pd_tracing_data(const struct pd_event *evs, int nr, void **out, size_t *len)
 				goto fail;
 		}
 	}
-	db_u32(&d, 0);	/* kallsyms */
-	db_u32(&d, 0);	/* printk formats */
-	db_u64(&d, 0);	/* saved_cmdlines */
+	pd_buf__u32(&d, 0);	/* kallsyms */
+	pd_buf__u32(&d, 0);	/* printk formats */
+	pd_buf__u64(&d, 0);	/* saved_cmdlines */
 	if (d.err) {
 		err = d.err;
 		goto fail;
@@ -685,13 +697,66 @@ uint64_t pd_writer__data_size(const struct pd_writer *w)
 	return w->begun ? w_pos(w) - w->data_offset : 0;
 }
 
+/*
+ * One entry as perf's write_buildid() lays it out: a perf_event_header (type
+ * left 0, as perf does; misc says kernel or user and that size is valid),
+ * pid, 20 bytes of build-id, its size, 3 reserved bytes, then the name
+ * NUL-terminated and zero-padded to a multiple of 64.
+ */
+static void build_id_entry(struct pd_buf *d, const struct pd_build_id *b)
+{
+	size_t nlen = strlen(b->name) + 1, plen = (nlen + 63) & ~(size_t)63;
+	struct perf_event_header h = {
+		.type = 0,
+		.misc = b->misc | (1 << 15), /* PERF_RECORD_MISC_BUILD_ID_SIZE */
+		.size = 8 + 4 + 24 + plen,
+	};
+	unsigned char id[24] = { 0 };
+	uint8_t size = b->size > PD_BUILD_ID_MAX ? PD_BUILD_ID_MAX : b->size;
+
+	memcpy(id, b->data, size);
+	id[20] = size;
+	pd_buf__put(d, &h, sizeof(h));
+	pd_buf__put(d, &b->pid, 4);
+	pd_buf__put(d, id, sizeof(id));
+	pd_buf__put(d, b->name, nlen);
+	db_zero(d, plen - nlen);
+}
+
 /* Payload of one feature into d; 0 = written, 1 = not applicable. */
 static int feature_payload(const struct pd_writer *w, const struct pd_meta *meta, int bit,
-			   struct dbuf *d)
+			   struct pd_buf *d)
 {
+	static const signed char host_bit[PD_HOST_NR] = {
+		[PD_HOST_CPU_TOPOLOGY] = FEAT_CPU_TOPOLOGY,
+		[PD_HOST_NUMA_TOPOLOGY] = FEAT_NUMA_TOPOLOGY,
+		[PD_HOST_PMU_MAPPINGS] = FEAT_PMU_MAPPINGS,
+		[PD_HOST_CACHE] = FEAT_CACHE,
+		[PD_HOST_MEM_TOPOLOGY] = FEAT_MEM_TOPOLOGY,
+		[PD_HOST_BPF_PROG_INFO] = FEAT_BPF_PROG_INFO,
+		[PD_HOST_BPF_BTF] = FEAT_BPF_BTF,
+		[PD_HOST_CPU_PMU_CAPS] = FEAT_CPU_PMU_CAPS,
+		[PD_HOST_PMU_CAPS] = FEAT_PMU_CAPS,
+	};
 	const char *s = NULL;
 
+	for (int i = 0; i < PD_HOST_NR; i++) {
+		const struct pd_buf *b = meta->host[i];
+
+		if (host_bit[i] != bit)
+			continue;
+		if (!b || !b->len)
+			return 1;
+		pd_buf__put(d, b->p, b->len);
+		return 0;
+	}
 	switch (bit) {
+	case FEAT_BUILD_ID:
+		if (meta->nr_build_ids <= 0 || !meta->build_ids)
+			return 1;
+		for (int i = 0; i < meta->nr_build_ids; i++)
+			build_id_entry(d, &meta->build_ids[i]);
+		return 0;
 	case FEAT_HOSTNAME:
 		s = meta->hostname;
 		break;
@@ -704,18 +769,29 @@ static int feature_payload(const struct pd_writer *w, const struct pd_meta *meta
 	case FEAT_ARCH:
 		s = meta->arch;
 		break;
+	case FEAT_CPUDESC:
+		s = meta->cpudesc;
+		break;
+	case FEAT_CPUID:
+		s = meta->cpuid;
+		break;
+	case FEAT_TOTAL_MEM:
+		if (!meta->total_mem_kb)
+			return 1;
+		pd_buf__u64(d, meta->total_mem_kb);
+		return 0;
 	case FEAT_NRCPUS:
 		if (!meta->nr_cpus_avail)
 			return 1;
-		db_u32(d, meta->nr_cpus_avail);
-		db_u32(d, meta->nr_cpus_online ? meta->nr_cpus_online : meta->nr_cpus_avail);
+		pd_buf__u32(d, meta->nr_cpus_avail);
+		pd_buf__u32(d, meta->nr_cpus_online ? meta->nr_cpus_online : meta->nr_cpus_avail);
 		return 0;
 	case FEAT_CMDLINE:
 		if (meta->argc <= 0 || !meta->argv)
 			return 1;
-		db_u32(d, meta->argc);
+		pd_buf__u32(d, meta->argc);
 		for (int i = 0; i < meta->argc; i++)
-			db_hstr(d, meta->argv[i] ? meta->argv[i] : "");
+			pd_buf__str(d, meta->argv[i] ? meta->argv[i] : "");
 		return 0;
 	case FEAT_EVENT_DESC: {
 		unsigned char attr[PD_ATTR_SIZE];
@@ -724,50 +800,48 @@ static int feature_payload(const struct pd_writer *w, const struct pd_meta *meta
 		if (!w->nr)
 			return 1;
 		/* perf 6.1 matches these to the attrs by index: all of them, in order */
-		db_u32(d, w->nr);
-		db_u32(d, PD_ATTR_SIZE);
+		pd_buf__u32(d, w->nr);
+		pd_buf__u32(d, PD_ATTR_SIZE);
 		for (int i = 0; i < w->nr; i++) {
 			file_attr(&w->evs[i].attr, attr);
-			db_put(d, attr, sizeof(attr));
-			db_u32(d, w->evs[i].nr_ids);
+			pd_buf__put(d, attr, sizeof(attr));
+			pd_buf__u32(d, w->evs[i].nr_ids);
 			event_name(&w->evs[i], i, name, sizeof(name));
-			db_hstr(d, name);
-			db_put(d, w->evs[i].ids, w->evs[i].nr_ids * sizeof(uint64_t));
+			pd_buf__str(d, name);
+			pd_buf__put(d, w->evs[i].ids, w->evs[i].nr_ids * sizeof(uint64_t));
 		}
 		return 0;
 	}
 	case FEAT_SAMPLE_TIME:
 		if (!meta->first_time && !meta->last_time)
 			return 1;
-		db_u64(d, meta->first_time);
-		db_u64(d, meta->last_time);
+		pd_buf__u64(d, meta->first_time);
+		pd_buf__u64(d, meta->last_time);
 		return 0;
 	case FEAT_CLOCKID:
 		if (!meta->clock_res_ns)
 			return 1;
-		db_u64(d, meta->clock_res_ns);
+		pd_buf__u64(d, meta->clock_res_ns);
 		return 0;
 	case FEAT_CLOCK_DATA:
 		if (!meta->tod_ns)
 			return 1;
-		db_u32(d, 1);
-		db_u32(d, meta->clockid);
-		db_u64(d, meta->tod_ns);
-		db_u64(d, meta->clockid_ns);
+		pd_buf__u32(d, 1);
+		pd_buf__u32(d, meta->clockid);
+		pd_buf__u64(d, meta->tod_ns);
+		pd_buf__u64(d, meta->clockid_ns);
 		return 0;
 	default:
 		return 1;
 	}
-	if (!s)
-		return 1;
-	db_hstr(d, s);
+	pd_buf__str(d, s ? s : "");
 	return 0;
 }
 
 int pd_writer__finish(struct pd_writer *w, const struct pd_meta *meta)
 {
 	static const struct pd_meta none;
-	struct dbuf feat[FEAT_MAX] = { 0 };
+	struct pd_buf feat[FEAT_MAX] = { 0 };
 	uint64_t bitmap[4] = { 0 }, table[FEAT_MAX][2], off;
 	unsigned char hdr[PD_HEADER_SIZE];
 	int nfeat = 0, err = 0;

@@ -69,9 +69,55 @@ int pd_synth_mmap2(void *buf, size_t cap, const struct perf_event_attr *attr, ui
 
 /* ---- writing the file ---- */
 
+/*
+ * A growing byte buffer, for feature payloads built ahead of time. Errors
+ * are sticky: after a failed allocation err is -ENOMEM and puts do nothing.
+ */
+struct pd_buf {
+	unsigned char *p;
+	size_t len, cap;
+	int err;
+};
+void pd_buf__put(struct pd_buf *b, const void *src, size_t n);
+void pd_buf__u32(struct pd_buf *b, uint32_t v);
+void pd_buf__u64(struct pd_buf *b, uint64_t v);
+/* perf's header string: u32 length (NUL included, rounded up to 64), zero padded. */
+void pd_buf__str(struct pd_buf *b, const char *s);
+void pd_buf__free(struct pd_buf *b);
+
+/* One BUILD_ID feature entry (perf's struct perf_record_header_build_id). */
+#define PD_BUILD_ID_MAX 20
+struct pd_build_id {
+	int32_t pid;          /* -1: the host */
+	uint16_t misc;        /* PERF_RECORD_MISC_KERNEL or PERF_RECORD_MISC_USER */
+	uint8_t size;         /* bytes used in data */
+	uint8_t data[PD_BUILD_ID_MAX];
+	const char *name;     /* "[kernel.kallsyms]", "[vdso]" or the file's path */
+};
+
+/* Payloads of the features that describe the host, built once (pdhost.h). */
+enum pd_host_feat {
+	PD_HOST_CPU_TOPOLOGY,
+	PD_HOST_NUMA_TOPOLOGY,
+	PD_HOST_PMU_MAPPINGS,
+	PD_HOST_CACHE,
+	PD_HOST_MEM_TOPOLOGY,
+	PD_HOST_BPF_PROG_INFO,
+	PD_HOST_BPF_BTF,
+	PD_HOST_CPU_PMU_CAPS,
+	PD_HOST_PMU_CAPS,
+	PD_HOST_NR,
+};
+
 struct pd_meta {
-	const char *hostname, *osrelease, *version, *arch;
+	/*
+	 * Strings: written even when NULL (as ""): perf 6.1's `perf data
+	 * convert --to-json` dereferences hostname, os-release, arch, cpudesc,
+	 * cpuid and version without checking that the file had them.
+	 */
+	const char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
 	uint32_t nr_cpus_avail, nr_cpus_online;
+	uint64_t total_mem_kb;  /* TOTAL_MEM, when != 0 */
 	int argc;
 	char **argv;           /* CMDLINE feature */
 	uint64_t first_time, last_time; /* SAMPLE_TIME */
@@ -80,6 +126,10 @@ struct pd_meta {
 	uint64_t tod_ns, clockid_ns; /* a pair read at the same moment, for CLOCK_DATA */
 	const void *tracing_data; /* built by pd_tracing_data() */
 	size_t tracing_data_len;
+	/* Written as they are when len != 0 (and not written otherwise). */
+	const struct pd_buf *host[PD_HOST_NR];
+	const struct pd_build_id *build_ids; /* BUILD_ID, when nr_build_ids != 0 */
+	int nr_build_ids;
 };
 
 /*

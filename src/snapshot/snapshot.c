@@ -11,6 +11,8 @@
 #include <sys/utsname.h>
 #include "util/log.h"
 #include "snapshot/perfdata.h"
+#include "snapshot/pdhost.h"
+#include "snapshot/buildid.h"
 #include "capture/ring_reader.h"
 #include "snapshot/json.h"
 #include "snapshot/outdir.h"
@@ -204,6 +206,38 @@ int snapshot_ctx__open_outdir(struct snapshot_ctx *sc)
 	return 0;
 }
 
+/*
+ * What the perf.data header says that does not change during the run: the
+ * host (pdhost.c), the command line, the build-id cache.
+ */
+static int snapshot_ctx__init_header(struct snapshot_ctx *sc)
+{
+	char dir[4096], exe[4096];
+	ssize_t n;
+
+	sc->host = calloc(1, sizeof(*sc->host));
+	if (!sc->host || pd_host__init(sc->host))
+		return -ENOMEM;
+	sc->bids = bid_cache__new(sc->no_buildid_cache ? NULL :
+				  bid_cache__default_dir(dir, sizeof(dir)));
+	if (!sc->bids)
+		return -ENOMEM;
+	/* perf writes its own path first, then its arguments */
+	if (sc->argc > 0) {
+		sc->cmdline = calloc(sc->argc + 1, sizeof(*sc->cmdline));
+		if (!sc->cmdline)
+			return -ENOMEM;
+		n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+		exe[n > 0 ? n : 0] = 0;
+		sc->cmdline[0] = strdup(n > 0 ? exe : sc->argv[0]);
+		if (!sc->cmdline[0])
+			return -ENOMEM;
+		for (int i = 1; i < sc->argc; i++)
+			sc->cmdline[i] = sc->argv[i];
+	}
+	return 0;
+}
+
 int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 {
 	int err;
@@ -234,6 +268,25 @@ int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 		return err;
 	}
 	sc->kernel_start = kernel_text();
+	err = snapshot_ctx__init_header(sc);
+	if (err)
+		return err;
+	/* Tracepoint fields that name threads (next_pid, pid, child_pid...): they get COMMs too. */
+	sc->pid_fields = calloc(r->nr_evs, sizeof(*sc->pid_fields));
+	if (!sc->pid_fields)
+		return -ENOMEM;
+	for (int i = 0; i < r->nr_evs; i++) {
+		const struct tp_format *f = r->evs[i].fmt;
+
+		for (int j = 0; f && r->evs[i].kind == REC_EV_TRACEPOINT && j < f->nr_fields; j++) {
+			const struct tp_field *fl = &f->fields[j];
+			size_t l = strlen(fl->name);
+
+			if (!fl->is_common && fl->size == 4 && l >= 3 && !strcmp(fl->name + l - 3, "pid") &&
+			    sc->pid_fields[i].n < 4)
+				sc->pid_fields[i].off[sc->pid_fields[i].n++] = fl->offset;
+		}
+	}
 	{
 		struct timespec rt, mo;
 
@@ -260,6 +313,18 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc)
 	procs__free(&sc->procs);
 	free(sc->tracing_data);
 	sc->tracing_data = NULL;
+	if (sc->host)
+		pd_host__fini(sc->host);
+	free(sc->host);
+	sc->host = NULL;
+	bid_cache__free(sc->bids);
+	sc->bids = NULL;
+	if (sc->cmdline)
+		free(sc->cmdline[0]);
+	free(sc->cmdline);
+	sc->cmdline = NULL;
+	free(sc->pid_fields);
+	sc->pid_fields = NULL;
 }
 
 /* ---- JSON ---- */
@@ -460,8 +525,9 @@ static int write_synth(struct pd_writer *w, const void *buf, int len)
 	return len < 0 ? len : pd_writer__write(w, buf, len);
 }
 
-/* User mappings of a process, for -g stacks. */
-static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t pid)
+/* User mappings of a process, for -g stacks; their files' build-ids go into bs. */
+static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t pid,
+		      struct bid_set *bs)
 {
 	char path[64], line[4608], buf[4608 + 256];
 	FILE *f;
@@ -495,9 +561,35 @@ static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t
 		err = write_synth(w, buf, pd_synth_mmap2(buf, sizeof(buf), &tev->pd.attr,
 				  tev->pd.ids[0], pid, pid, start, end - start, off, maj, min, ino,
 				  prot, perms[3] == 's' ? 1 : 2, name));
+		if (!err)
+			err = bid_set__map(bs, pid, start, end - start, ino, name);
 	}
 	fclose(f);
 	return err;
+}
+
+/*
+ * The threads a tracepoint record names in its pid fields (sched_switch's
+ * next_pid, sched_wakeup's pid...): perf record names every thread, and perf
+ * sched and perf timechart name tasks through these. Up to 4 into out.
+ */
+static int pid_field_tids(const struct snapshot_ctx *sc, const struct snap_rec *s,
+			  uint32_t *out)
+{
+	const uint8_t *raw = tp_raw(s->hdr, sc->kevs[s->event].attr.sample_type);
+	uint32_t size;
+	int n = 0;
+
+	if (!raw)
+		return 0;
+	memcpy(&size, raw, 4);
+	for (int i = 0; i < sc->pid_fields[s->event].n; i++) {
+		uint16_t off = sc->pid_fields[s->event].off[i];
+
+		if (off + 4u <= size)
+			memcpy(&out[n++], raw + 4 + off, 4);
+	}
+	return n;
 }
 
 int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
@@ -513,7 +605,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	char stem[96] = "", base[OUTDIR_BASE_MAX + 1], buf[8192];
 	static __thread uint8_t rbuf[65536 + 16];
 	struct pd_writer *w = NULL;
-	struct utsname uts;
+	struct bid_set *bs = NULL;
 	size_t k = 0;
 	int fd = -1, err = 0;
 
@@ -640,11 +732,21 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	err = pd_writer__begin(w);
 	if (err)
 		goto out;
+	/* build-ids: the kernel, then every file the maps written below name */
+	bs = bid_set__new(sc->bids);
+	if (!bs) {
+		err = -ENOMEM;
+		goto out;
+	}
+	err = bid_set__kernel(bs);
+	if (err)
+		goto out;
 	err = write_synth(w, buf, pd_synth_kernel_mmap(buf, sizeof(buf), &tev->pd.attr,
 			  tev->pd.ids[0], sc->kernel_start, ~0ull - sc->kernel_start));
 	for (size_t i = 0; i < k && !err; i++) {
 		const struct snap_rec *s = &c.recs[i];
-		uint32_t tids[2] = { s->tid, 0 };
+		uint32_t tids[5] = { s->tid };
+		int nt = 1;
 
 		if (s->hdr->type == PERF_RECORD_FORK) {
 			/* perf names a child after its parent: the parent needs a COMM too. */
@@ -653,17 +755,24 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 			tids[0] = f[3];
 		} else if (s->hdr->type != PERF_RECORD_SAMPLE) {
 			continue;
+		} else if (needs_completion(r, s)) {
+			nt += pid_field_tids(sc, s, tids + 1);
 		}
-		for (int j = 0; j < 2 && tids[j] && !err; j++) {
-			struct proc_ent *pe = procs__get(&sc->procs, tids[j]);
+		/* used: bit 0 = COMM written, bit 1 = maps written (the record's own thread only) */
+		for (int j = 0; j < nt && !err; j++) {
+			struct proc_ent *pe = tids[j] ? procs__get(&sc->procs, tids[j]) : NULL;
 
-			if (!pe || pe->used || !pe->comm[0])
+			if (!pe || !pe->comm[0])
 				continue;
-			pe->used = 1;
-			err = write_synth(w, buf, pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
-					  tev->pd.ids[0], pe->pid, pe->tid, pe->comm, 0, 0, 0));
-			if (!err && sc->callgraph && pe->pid == pe->tid)
-				err = synth_maps(w, tev, pe->pid);
+			if (!(pe->used & 1)) {
+				pe->used |= 1;
+				err = write_synth(w, buf, pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
+						  tev->pd.ids[0], pe->pid, pe->tid, pe->comm, 0, 0, 0));
+			}
+			if (!err && j == 0 && !(pe->used & 2) && sc->callgraph && pe->pid == pe->tid) {
+				pe->used |= 2;
+				err = synth_maps(w, tev, pe->pid, bs);
+			}
 		}
 	}
 	for (size_t i = 0; i < k && !err; i++) {
@@ -674,25 +783,24 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 					      r->rings[s->ring].cpu, rbuf, sizeof(rbuf));
 		} else {
 			err = pd_writer__write(w, s->hdr, s->hdr->size);
+			if (!err && s->hdr->type == PERF_RECORD_MMAP2)
+				err = bid_set__mmap2(bs, s->hdr);
 		}
 	}
 	if (err)
 		goto out;
-	uname(&uts);
 	{
-		char host[256] = "";
 		struct pd_meta meta = {
-			.hostname = host, .osrelease = uts.release, .version = "trigrec " TRIGREC_VERSION,
-			.arch = uts.machine, .argc = sc->argc, .argv = sc->argv,
+			.version = "trigrec " TRIGREC_VERSION,
+			.argc = sc->cmdline ? sc->argc : 0, .argv = sc->cmdline,
 			.first_time = res.first, .last_time = res.cut,
 			.clockid = CLOCK_MONOTONIC, .clock_res_ns = 1,
 			.tracing_data = sc->tracing_data, .tracing_data_len = sc->tracing_data_len,
 		};
 		struct timespec rt, mo;
 
-		gethostname(host, sizeof(host) - 1);
-		meta.nr_cpus_avail = sysconf(_SC_NPROCESSORS_CONF);
-		meta.nr_cpus_online = sysconf(_SC_NPROCESSORS_ONLN);
+		pd_host__meta(sc->host, &meta);
+		meta.build_ids = bid_set__entries(bs, &meta.nr_build_ids);
 		clock_gettime(CLOCK_REALTIME, &rt);
 		clock_gettime(CLOCK_MONOTONIC, &mo);
 		meta.tod_ns = rt.tv_sec * 1000000000ull + rt.tv_nsec;
@@ -716,6 +824,7 @@ out:
 		fail_log(sc, stem, t->name, err);
 	outdir__discard(sc->od, &data);
 	pd_writer__free(w);
+	bid_set__free(bs);
 	free(c.recs);
 	free(res.rs);
 	return err;

@@ -48,6 +48,12 @@ struct snapshot_ctx {
 	void *tracing_data;      /* TRACING_DATA payload, built once */
 	size_t tracing_data_len;
 	uint64_t kernel_start;   /* _text */
+	/* perf.data header: the host, once per run; build-ids cached for the run */
+	struct pd_host *host;
+	struct bid_cache *bids;
+	int no_buildid_cache;    /* set before init: do not fill perf's ~/.debug */
+	char **cmdline;          /* CMDLINE: this executable's path, then argv[1..] */
+	struct { uint16_t off[4]; int n; } *pid_fields; /* per event: 4-byte "*pid" fields */
 	unsigned long written;   /* snapshots written */
 	unsigned long failed;    /* snapshots that could not be written */
 	/* Set up by snapshot_ctx__init(); used by the writer thread only. */

@@ -579,14 +579,6 @@ int edit_distance(const char *a, const char *b)
 	return d;
 }
 
-uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
 int utf8_char(const char *s, uint32_t *cp)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -615,6 +607,14 @@ int utf8_char(const char *s, uint32_t *cp)
 	return n;
 }
 
+uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 const char *fmt_duration(uint64_t ns, char *buf, size_t len)
 {
 	static const struct { uint64_t div; const char *unit; } units[] = {
@@ -635,4 +635,149 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t len)
 	}
 	snprintf(buf, len, "%llu ns", (unsigned long long)ns);
 	return buf;
+}
+
+const char *fmt_size(uint64_t bytes, char *buf, size_t len)
+{
+	static const char units[] = "KMGTPE";
+	uint64_t scale = 1;
+	int u = -1;
+
+	if (!buf || !len)
+		return "";
+	while (u < 5 && bytes / scale >= 1024) {
+		scale *= 1024;
+		u++;
+	}
+	if (u < 0)
+		snprintf(buf, len, "%llu B", (unsigned long long)bytes);
+	else if (bytes % scale == 0)
+		snprintf(buf, len, "%llu %ciB", (unsigned long long)(bytes / scale), units[u]);
+	else
+		/* One decimal, truncated: never claim more than there is. */
+		snprintf(buf, len, "%llu.%llu %ciB", (unsigned long long)(bytes / scale),
+			 (unsigned long long)(bytes % scale * 10 / scale), units[u]);
+	return buf;
+}
+
+uint64_t caps_effective(void)
+{
+	FILE *f = fopen("/proc/self/status", "r");
+	unsigned long long eff = 0;
+	char line[256];
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "CapEff: %llx", &eff) == 1)
+			break;
+	fclose(f);
+	return eff;
+}
+
+/* The number in a one-line file (a sysctl); LONG_MIN when unreadable. */
+static long read_long(const char *path)
+{
+	char buf[64];
+
+	if (read_small(path, buf, sizeof(buf)))
+		return LONG_MIN;
+	return strtol(buf, NULL, 10);
+}
+
+/* Append to out (at *o), never past len. */
+static void __attribute__((format(printf, 4, 5)))
+append(char *out, size_t len, size_t *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*o >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(out + *o, len - *o, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*o = *o + (size_t)n < len ? *o + (size_t)n : len - 1;
+}
+
+void explain_denied(int bpf, char *out, size_t len)
+{
+	uint64_t eff = caps_effective();
+	int admin = !!(eff & CAP_BIT(CAP_NR_SYS_ADMIN));
+	int priv = admin || (eff & CAP_BIT(bpf ? CAP_NR_BPF : CAP_NR_PERFMON));
+	char ns[64] = "", buf[256] = "", *p;
+	ssize_t n;
+	long v;
+	size_t o = 0;
+	int any = 0;
+
+	if (!out || !len)
+		return;
+	out[0] = '\0';
+	n = readlink("/proc/self/ns/user", ns, sizeof(ns) - 1);
+	ns[n > 0 ? n : 0] = '\0';
+	/* 4026531837 (PROC_USER_INIT_INO) is the initial user namespace on every kernel. */
+	if (n > 0 && strcmp(ns, "user:[4026531837]")) {
+		append(out, len, &o, "trigrec runs in a user namespace (%s, e.g. a rootless container), "
+		       "where %s count for nothing in perf_event_open and bpf(): run it in the "
+		       "host's initial namespace", ns, priv ? "its capabilities" : "capabilities");
+		any = 1;
+	}
+	if (!priv && !any) {
+		append(out, len, &o, "%s: run as root, or grant CAP_PERFMON and CAP_BPF "
+		       "(setcap cap_perfmon,cap_bpf+ep trigrec)", bpf ? "loading BPF programs needs "
+		       "CAP_BPF (or CAP_SYS_ADMIN)" : "system-wide perf events need CAP_PERFMON "
+		       "(or CAP_SYS_ADMIN)");
+		v = read_long(bpf ? "/proc/sys/kernel/unprivileged_bpf_disabled" :
+			      "/proc/sys/kernel/perf_event_paranoid");
+		if (v != LONG_MIN)
+			append(out, len, &o, "; kernel.%s is %ld", bpf ? "unprivileged_bpf_disabled" :
+			       "perf_event_paranoid", v);
+		return;
+	}
+	if (any)
+		return;
+	/* We hold the privilege: something else refuses. Name what we can see. */
+	append(out, len, &o, "trigrec has %s, so something else refuses:",
+	       geteuid() == 0 ? "root's capabilities" : bpf ? "CAP_BPF" : "CAP_PERFMON");
+	if (!read_small("/sys/kernel/security/lockdown", buf, sizeof(buf)) &&
+	    (p = strchr(buf, '[')) && strncmp(p, "[none]", 6)) {
+		char *e = strchr(p, ']');
+
+		if (e)
+			*e = '\0';
+		append(out, len, &o, " kernel lockdown is in %s mode (booted with lockdown= or "
+		       "Secure Boot; it cannot be lifted at run time);", p + 1);
+	}
+	{
+		FILE *f = fopen("/proc/self/status", "r");
+		char line[128];
+
+		while (f && fgets(line, sizeof(line), f)) {
+			if (sscanf(line, "Seccomp: %ld", &v) == 1) {
+				if (v > 0)
+					append(out, len, &o, " a seccomp filter is active (Seccomp: %ld, "
+					       "as in containers): allow perf_event_open and bpf in its "
+					       "profile;", v);
+				break;
+			}
+		}
+		if (f)
+			fclose(f);
+	}
+	if (!read_small("/sys/kernel/security/lsm", buf, sizeof(buf))) {
+		static const char *const policy_lsms[] = { "selinux", "apparmor", "smack", "tomoyo", "bpf" };
+		char found[128] = "";
+		size_t fo = 0;
+
+		for (char *s = buf, *tok; (tok = strsep(&s, ",\n"));)
+			for (size_t i = 0; i < sizeof(policy_lsms) / sizeof(policy_lsms[0]); i++)
+				if (!strcmp(tok, policy_lsms[i]))
+					append(found, sizeof(found), &fo, "%s%s", fo ? ", " : "", tok);
+		if (found[0])
+			append(out, len, &o, " a security module may deny it (active: %s): look for "
+			       "a denial in the audit log or dmesg;", found);
+	}
+	append(out, len, &o, " check dmesg for the kernel's reason");
 }

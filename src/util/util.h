@@ -33,9 +33,6 @@ int cpus_online_mask(unsigned char *mask, int max_cpus);
 /* Levenshtein distance, for "did you mean ...?" */
 int edit_distance(const char *a, const char *b);
 
-/* CLOCK_MONOTONIC in nanoseconds (the clock of every recorded timestamp). */
-uint64_t mono_ns(void);
-
 /*
  * The UTF-8 character at s: its length in bytes (1-4) and, when cp is not
  * NULL, its code point; 0 when s does not start a valid one (stray
@@ -44,7 +41,29 @@ uint64_t mono_ns(void);
  */
 int utf8_char(const char *s, uint32_t *cp);
 
+/* CLOCK_MONOTONIC in nanoseconds (the clock of every recorded timestamp). */
+uint64_t mono_ns(void);
+
 /* Format a nanosecond duration as "1.234 ms" etc. */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);
+/* Format a byte count as "512 B", "4 MiB", "1.5 GiB" (one decimal, truncated). */
+const char *fmt_size(uint64_t bytes, char *buf, size_t len);
+
+/* Capabilities by number (linux/capability.h), for caps_effective(). */
+#define CAP_NR_IPC_LOCK   14
+#define CAP_NR_SYS_ADMIN  21
+#define CAP_NR_PERFMON    38
+#define CAP_NR_BPF        39
+#define CAP_BIT(n) (1ULL << (n))
+/* Our effective capability set (CapEff of /proc/self/status); 0 if unreadable. */
+uint64_t caps_effective(void);
+/*
+ * Why the kernel may have refused perf_event_open (bpf = 0) or bpf() (bpf = 1)
+ * with EACCES/EPERM, as the end of an error message. Without the privilege:
+ * "run as root, or grant ...". With it (root, or the capability), "run as
+ * root" would be wrong: names what else refuses and is visible from here
+ * (a user namespace, lockdown, seccomp, security modules).
+ */
+void explain_denied(int bpf, char *out, size_t len);
 
 #endif

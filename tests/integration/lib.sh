@@ -27,6 +27,10 @@ BURN=$OUTPUT/tests/burn
 TEST_FILE=$(basename "$0")
 TEST_NAME=${TEST_FILE%.sh}
 TIMEOUT=${TRIGREC_TEST_TIMEOUT:-30}    # seconds, for any single wait
+# How much slower than real hardware this machine is (tests/kernels sets it
+# under emulation): multiplies the bounds that are about speed, such as how
+# soon after the BPF program a record is stamped, never what is recorded.
+SLOW=${TRIGREC_TEST_SLOW:-1}
 PERF=${PERF:-perf}
 if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=python3; fi
 
@@ -161,6 +165,9 @@ tr_run() {
 tr_start() {
 	local log=$1 i
 	shift
+	# Empty it first: the background redirect may come after the first look,
+	# and a log reused from an earlier case would say "recording" already.
+	: >"$log"
 	"$TRIGREC" record "$@" >"$log" 2>&1 &
 	TR_PID=$!
 	_bg+=("$TR_PID")

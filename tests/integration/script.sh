@@ -57,6 +57,21 @@ check_eq "exit code" "$?" 0
 check_eq "stdout" "$(cat "$TMP/c.out")" "-: ok: 5 events recorded, 3 triggers, 1 manual"
 t_end
 
+t_begin "check -: record --dump-script output checks, and says the same run"
+"$TRIGREC" record -e sched:sched_switch --filter 'prev_state == 2 && prev_comm ~ "kw*"' \
+	-e 'raw_syscalls:*' -e cpu-clock -F 99 -m 2M -g -C 0 -o "$TMP/out-dump" --post 5ms \
+	--control "$TMP/ctl.sock" --max-keys 4096 \
+	--trigger 'latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms name slow' \
+	--trigger 'rate sched:sched_switch by prev_pid > 100/1s cooldown 1s per key limit 3/min' \
+	--trigger 'manual post 1s name now' --dump-script >"$TMP/dump.trig" 2>"$TMP/dump.log"
+rc=$?
+check_eq "dump exit code ($(log_tail "$TMP/dump.log"))" "$rc" 0
+timeout -k 5 "$TIMEOUT" "$TRIGREC" check - <"$TMP/dump.trig" >"$TMP/c.out" 2>"$TMP/c.log"
+rc=$?
+check_eq "check exit code ($(head -3 "$TMP/c.log" | tr '\n' ' '))" "$rc" 0
+check_eq "check says" "$(cat "$TMP/c.out")" "-: ok: 3 events recorded, 2 triggers, 1 manual"
+t_end
+
 # ---- check: every error of a bad script, each at its FILE:LINE:COL ----
 
 B=$TMP/bad.trig
@@ -217,7 +232,8 @@ chmod +x "$R"
 
 t_begin "run: an executable script captures the trigger's records"
 timeout -k 5 "$TIMEOUT" "$R" -o "$TMP/out-run" -m 1M --no-final-snapshot >"$TMP/run.out" 2>"$TMP/run.log"
-check_eq "exit code (log: $(log_tail "$TMP/run.log"))" "$?" 0
+rc=$?
+check_eq "exit code (log: $(log_tail "$TMP/run.log"))" "$rc" 0
 check_eq "snapshots of sid" "$(nsnaps "$TMP/out-run" sid)" 1
 check_eq "no final snapshot (--no-final-snapshot)" "$(nsnaps "$TMP/out-run" final)" 0
 check_eq "the script's output was overridden" "$(ls -d "$TMP/not-here" 2>/dev/null)" ""

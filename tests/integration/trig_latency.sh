@@ -68,7 +68,7 @@ if one_snap "$D" lat; then
 	enter=$(awk -F'\t' -v t="$tid" '$4 == t && $5 == "raw_syscalls:sys_enter" && $8 ~ /^NR '$NR_NANOSLEEP' /' "$TMP/lat.tsv" | tail -1)
 	if [ -n "$enter" ]; then
 		check_ge "sys_enter record >= start.time_ns" "$(cut -f1 <<<"$enter")" "$(j trigger.latency.start.time_ns)"
-		check_le "sys_enter record - start.time_ns" $(($(cut -f1 <<<"$enter") - $(j trigger.latency.start.time_ns))) 1000000
+		check_le "sys_enter record - start.time_ns" $(($(cut -f1 <<<"$enter") - $(j trigger.latency.start.time_ns))) $((1000000 * SLOW))
 	else
 		t_fail "no sys_enter NR $NR_NANOSLEEP of tid $tid in the snapshot"
 	fi

@@ -52,6 +52,31 @@ TEST(builders_copy_what_they_are_given)
 	return 0;
 }
 
+/* `--trigger manual` and a script's `trigger NAME { manual }` both land in manual[]. */
+TEST(manual_triggers_have_no_kernel_part)
+{
+	struct trigrec_config c;
+	struct trig_def t;
+	struct tl_error e;
+
+	config__init(&c);
+	CHECK_EQ(trig_from_text("manual post 20ms name now", &t, &e), 0);
+	CHECK_EQ(t.manual, 1);
+	CHECK_EQ(config__add_trigger(&c, &t, NULL), 0);
+	CHECK_EQ(trig_from_text("manual", &t, &e), 0);
+	CHECK_EQ(config__add_trigger(&c, &t, NULL), 0);
+	CHECK_EQ(c.nr_trigs, 0);
+	CHECK_EQ(c.nr_manual, 2);
+	if (c.nr_manual == 2) {
+		CHECK_STR(c.manual[0].name, "now");
+		CHECK_EQ(c.manual[0].post_ns, 20000000);
+		CHECK_STR(c.manual[1].name, "manual");
+		CHECK_EQ(c.manual[1].post_ns, 0);
+	}
+	config__fini(&c);
+	return 0;
+}
+
 TEST(finalize_cross_checks_and_post_default)
 {
 	struct trigrec_config c;
@@ -135,5 +160,5 @@ TEST(cpulist_round_trip)
 }
 
 RUN_TESTS(T(defaults_in_one_place), T(builders_copy_what_they_are_given),
-	  T(finalize_cross_checks_and_post_default), T(dump_script_says_every_setting),
+	  T(manual_triggers_have_no_kernel_part), T(finalize_cross_checks_and_post_default), T(dump_script_says_every_setting),
 	  T(cpulist_round_trip))

@@ -14,6 +14,7 @@
 #include "check.h"
 #include "snapshot/perfdata.h"
 #include "capture/tracefs.h"
+#include "snapshot/pdhost.h"
 
 #define ST_TP (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
 	       PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
@@ -495,7 +496,14 @@ static void set_tp_attr(struct pd_event *e, const struct tp *t, const char *sys,
  * The file the perf tests read: COMMs at time 0 first, then samples and one
  * exec COMM deliberately out of time order (perf must sort them).
  */
+static int build_file_meta(struct fixture *fx, void (*more)(struct pd_meta *));
+
 static int build_file(struct fixture *fx)
+{
+	return build_file_meta(fx, NULL);
+}
+
+static int build_file_meta(struct fixture *fx, void (*more)(struct pd_meta *))
 {
 	static char *argv[] = { "trigrec", "record", "-e", "sched:sched_switch" };
 	struct pd_meta meta = {
@@ -549,6 +557,8 @@ static int build_file(struct fixture *fx)
 		return err;
 	meta.tracing_data = td;
 	meta.tracing_data_len = tdlen;
+	if (more)
+		more(&meta);
 
 	fd = open(fx->file, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0) {
@@ -857,6 +867,178 @@ TEST(tracing_data_layout)
 	return 0;
 }
 
+/*
+ * perf 6.1's `perf data convert --to-json` printed the header's cpudesc and
+ * cpuid without checking the file had them: SIGSEGV on every snapshot. The
+ * fixture sets neither; the writer must still give perf strings to print.
+ */
+TEST(perf_json_convert)
+{
+	struct fixture fx;
+	const char *why = fixture_init(&fx);
+	char cmd[1024];
+	char *out, *n_script;
+	int st, err;
+
+	if (why) {
+		fixture_free(&fx);
+		SKIP("%s", why);
+	}
+	err = build_file(&fx);
+	CHECK_EQ(err, 0);
+	if (err) {
+		fixture_free(&fx);
+		return 1;
+	}
+	snprintf(cmd, sizeof(cmd), "timeout 60 %s data convert --force --to-json %s/out.json -i %s "
+		 ">/dev/null 2>&1; echo $?", perf_bin(), fx.dir, fx.file);
+	out = run(cmd, &st);
+	CHECK_STR(out, "0\n");
+	free(out);
+	snprintf(cmd, sizeof(cmd), "timeout 60 %s script -f -i %s -F time 2>/dev/null | grep -c .",
+		 perf_bin(), fx.file);
+	n_script = run(cmd, &st);
+	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); "
+		 "print(len(d[\"samples\"])); print(d[\"headers\"][\"hostname\"])' %s/out.json 2>&1",
+		 fx.dir);
+	out = run(cmd, &st);
+	CHECK(out && n_script);
+	if (out && n_script) {
+		char exp[64];
+
+		snprintf(exp, sizeof(exp), "%.*stesthost\n", (int)strcspn(n_script, "\n") + 1,
+			 n_script);
+		CHECK_STR(out, exp);
+		CHECK_STR(n_script, fx.have_pg ? "5\n" : "3\n");
+	}
+	free(out);
+	free(n_script);
+	fixture_free(&fx);
+	return 0;
+}
+
+static struct pd_host host;
+static const struct pd_build_id test_bids[] = {
+	{ .pid = -1, .misc = PERF_RECORD_MISC_KERNEL, .size = 20, .name = "[kernel.kallsyms]",
+	  .data = { 0xa3, 0xe4, 0xcd, 0x60, 0xa8, 0xec, 0x14, 0xf0, 0x2a, 0xa4,
+		    0x1b, 0x41, 0xd5, 0xb5, 0x84, 0x6d, 0x3d, 0x9f, 0x1d, 0xd8 } },
+	{ .pid = -1, .misc = PERF_RECORD_MISC_USER, .size = 20, .name = "/usr/bin/other",
+	  .data = { 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
+		    0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14 } },
+	{ .pid = -1, .misc = PERF_RECORD_MISC_USER, .size = 16, .name = "[vdso]",
+	  .data = { 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66,
+		    0x55, 0x44, 0x33, 0x22, 0x11, 0x00 } },
+};
+
+static void with_host(struct pd_meta *m)
+{
+	pd_host__meta(&host, m);
+	m->build_ids = test_bids;
+	m->nr_build_ids = 3;
+}
+
+/* First line a shell command prints (static buffer). */
+static const char *sh1(const char *cmd)
+{
+	static char buf[4096];
+	int st;
+	char *out = run(cmd, &st);
+
+	snprintf(buf, sizeof(buf), "%s", out ? out : "");
+	buf[strcspn(buf, "\n")] = 0;
+	free(out);
+	return buf;
+}
+
+/* The host features as perf prints them, against their sources read with other tools. */
+TEST(perf_header_host_features)
+{
+	static const char *const must[] = {
+		"BUILD_ID", "CPUDESC", "CPUID", "TOTAL_MEM", "CPU_TOPOLOGY", "NUMA_TOPOLOGY",
+		"PMU_MAPPINGS", "CACHE", "MEM_TOPOLOGY", "CLOCKID", "CLOCK_DATA", "BPF_PROG_INFO",
+		"BPF_BTF",
+	};
+	struct fixture fx;
+	const char *why = fixture_init(&fx), *m;
+	char cmd[512], exp[1024];
+	char *out;
+	int st, err;
+
+	if (why) {
+		fixture_free(&fx);
+		SKIP("%s", why);
+	}
+	CHECK_EQ(pd_host__init(&host), 0);
+	err = build_file_meta(&fx, with_host);
+	CHECK_EQ(err, 0);
+	snprintf(cmd, sizeof(cmd), "timeout 60 %s report -f --header-only -I -i %s 2>&1",
+		 perf_bin(), fx.file);
+	out = run(cmd, &st);
+	CHECK_EQ(st, 0);
+	if (!out || err) {
+		free(out);
+		pd_host__fini(&host);
+		fixture_free(&fx);
+		return 1;
+	}
+	snprintf(exp, sizeof(exp), "# cpudesc : %s\n",
+		 sh1("sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1 | tr -s ' \\t' '  '"));
+	CHECK(strstr(out, exp));
+	snprintf(exp, sizeof(exp), "# cpuid : %s,",
+		 sh1("sed -n 's/^vendor_id[[:space:]]*: //p' /proc/cpuinfo | head -1"));
+	CHECK(strstr(out, exp));
+	snprintf(exp, sizeof(exp), "# total memory : %s kB\n",
+		 sh1("awk '/^MemTotal:/ { print $2 }' /proc/meminfo"));
+	CHECK(strstr(out, exp));
+	snprintf(exp, sizeof(exp), "# sibling threads : %s\n",
+		 sh1("cat /sys/devices/system/cpu/cpu0/topology/core_cpus_list"));
+	CHECK(strstr(out, exp));
+	snprintf(exp, sizeof(exp), "# CPU 0: Core ID %s, ",
+		 sh1("cat /sys/devices/system/cpu/cpu0/topology/core_id"));
+	CHECK(strstr(out, exp));
+	snprintf(exp, sizeof(exp), "# node0 cpu list : %s\n",
+		 sh1("cat /sys/devices/system/node/node0/cpulist"));
+	CHECK(strstr(out, exp));
+	snprintf(exp, sizeof(exp), "tracepoint = %s",
+		 sh1("cat /sys/bus/event_source/devices/tracepoint/type"));
+	CHECK(strstr(out, "# pmu mappings: ") && strstr(out, exp));
+	{
+		char nodes[16]; /* sh1() returns a static buffer: one call at a time */
+
+		snprintf(nodes, sizeof(nodes), "%s", sh1("ls -d /sys/devices/system/node/node[0-9]* | wc -l"));
+		snprintf(exp, sizeof(exp), "# memory nodes (nr %s, block size 0x%s):\n", nodes,
+			 sh1("cat /sys/devices/system/memory/block_size_bytes"));
+	}
+	CHECK(strstr(out, exp));
+	CHECK(strstr(out, "# CPU cache info:\n"));
+	m = strstr(out, "# missing features: ");
+	CHECK(m);
+	if (m) {
+		char line[512], word[40];
+
+		snprintf(line, sizeof(line), " %.*s ", (int)strcspn(m + 20, "\n"), m + 20);
+		for (size_t i = 0; i < sizeof(must) / sizeof(must[0]); i++) {
+			snprintf(word, sizeof(word), " %s ", must[i]);
+			if (strstr(line, word)) {
+				fprintf(stderr, "    missing: %s\n", must[i]);
+				CHECK(0);
+			}
+		}
+	}
+	free(out);
+
+	/* BUILD_ID: every entry, any size, as buildid-list prints them */
+	snprintf(cmd, sizeof(cmd), "timeout 60 %s buildid-list -f -i %s 2>&1", perf_bin(), fx.file);
+	out = run(cmd, &st);
+	CHECK_STR(out, "a3e4cd60a8ec14f02aa41b41d5b5846d3d9f1dd8 [kernel.kallsyms]\n"
+		       "0102030405060708090a0b0c0d0e0f1011121314 /usr/bin/other\n"
+		       "ffeeddccbbaa99887766554433221100         [vdso]\n"); /* padded to 40 */
+	free(out);
+	pd_host__fini(&host);
+	fixture_free(&fx);
+	return 0;
+}
+
 RUN_TESTS(T(decode_sample_fields_in_order), T(decode_comm_trailer), T(synth_maps_layout),
 	  T(writer_enospc), T(perf_script_decodes_file), T(perf_header_and_evlist),
-	  T(tracing_data_layout))
+	  T(tracing_data_layout), T(perf_json_convert), T(perf_header_host_features))

@@ -512,6 +512,8 @@ TEST(statement_errors)
 	ERRS("record cpu-clock\ncontrol /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
 	     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", "2:9:path too long");
 	ERRS("record cpu-clock\ncallgraph yes\n", "2:11:unexpected 'yes'");
+	ERRS("record cpu-clock\nmetrics 127.0.0.1:0\n", "2:9:metrics: '127.0.0.1:0': bad port");
+	ERRS("record cpu-clock\n--metrics 9464\n", "2:1:in a script, write 'metrics'");
 	ERRS("record cpu-clock\nbuffer 8M\nbuffer 4M\n", "3:1:'buffer' given twice (first at 2:1)");
 	ERRS("record cpu-clock\noutput /tmp keep 1G\nkeep 2G\n", "3:1:'keep' given twice");
 	ERRS("record cpu-clock\noutput /tmp rotate\n", "2:13:unexpected 'rotate' after the output");
@@ -539,7 +541,11 @@ TEST(trigger_errors)
 	ERRS("record cpu-clock\ntrigger t { on sched:sched_swich }\n",
 	     "2:16:(did you mean sched:sched_switch?)");
 	ERRS("record cpu-clock\ntrigger t {\n  latency sched:sched_wakeup -> sched:sched_switch > 5ms\n"
-	     "  cooldwn 1s\n}\n", "4:3:unknown option 'cooldwn'");
+	     "  cooldwn 1s\n}\n", "4:3:unknown option 'cooldwn' (did you mean 'cooldown'?)");
+	ERRS("record cpu-clock\ntrigger t {\n  latncy sched:sched_wakeup -> sched:sched_switch > 5ms\n}\n",
+	     "3:3:unknown trigger kind 'latncy' (did you mean 'latency'?)");
+	ERRS("record cpu-clock\ntrigger t { on sched:sched_switch wher prev_pid == 1 }\n",
+	     "2:35:unknown option 'wher' (did you mean 'where'?)");
 	ERRS("record cpu-clock\ntrigger t { rate sched:sched_switch > 10 }\n",
 	     "2:42:expected '/' and a window");
 	ERRS("record cpu-clock\ntrigger t {\n\tmanual cooldown 1s\n}\n",
@@ -870,6 +876,8 @@ TEST(host_checks)
 	HOST("record cpu-clock\ncgroup /tmp\n", "2:8:is not in a cgroup v2 hierarchy");
 	HOST("record cpu-clock\ncgroup /nonexistent\n", "2:8:cgroup /nonexistent");
 	HOST("record cpu-clock\ncontrol /nonexistent/s.sock\n", "2:9:directory /nonexistent");
+	HOST("record cpu-clock\nmetrics_file /nonexistent/m.prom\n",
+	     "2:14:metrics_file /nonexistent/m.prom: directory /nonexistent does not exist");
 	unlink(file);
 	snprintf(text, sizeof(text), "%s/new", dir);
 	rmdir(text);
@@ -889,7 +897,9 @@ TEST(dump_script_reads_back)
 	PARSE_OK("record sched:sched_switch if prev_state == 2\nrecord cpu-clock\nbuffer 2M\n"
 		 "frequency 99\ncallgraph\ncpus 0\ncommand sleep \"1 2\"\n"
 		 "output '/tmp/a b' keep 5 files, 1G, 2d\npost 7ms\non_snapshot /bin/echo hi\n"
-		 "trigger m { manual }\n"
+		 "name web-1\ncontrol /run/t.sock\nmax_starts 2048\nmax_keys 4096\n"
+		 "metrics 127.0.0.1:9464\nmetrics_file /tmp/m.prom\n"
+		 "trigger m { manual post 250ms }\n"
 		 "trigger x {\n  rate sched:sched_switch by prev_pid > 10/1s\n  cooldown 1s per key\n}\n",
 		 &c);
 	f = open_memstream(&out, &len);
@@ -914,14 +924,40 @@ TEST(dump_script_reads_back)
 	CHECK_EQ(d.keep_bytes, c.keep_bytes);
 	CHECK_EQ(d.keep_age_ns, c.keep_age_ns);
 	CHECK_EQ(d.post_ns, c.post_ns);
+	CHECK_STR(d.name_prefix, "web-1");
+	CHECK_STR(d.control, "/run/t.sock");
+	CHECK_EQ(d.bpf.lat_starts, 2048);
+	CHECK_EQ(d.bpf.keys, 4096);
+	CHECK_STR(d.metrics_addr, "127.0.0.1:9464");
+	CHECK_STR(d.metrics_file, "/tmp/m.prom");
 	CHECK(d.cmd && d.cmd[1] && !strcmp(d.cmd[1], "1 2"));
 	CHECK(d.on_snapshot && d.on_snapshot[1] && !strcmp(d.on_snapshot[1], "hi"));
 	CHECK_EQ(d.nr_manual, 1);
+	if (d.nr_manual == 1) {
+		CHECK_STR(d.manual[0].name, "m");
+		CHECK_EQ(d.manual[0].post_ns, 250000000);
+	}
 	CHECK_EQ(d.nr_trigs, 1);
 	if (d.nr_trigs == 1 && c.nr_trigs == 1) {
 		CHECK_STR(d.trigs[0].name, "x");
 		CHECK(!memcmp(&d.trigs[0].cfg, &c.trigs[0].cfg, sizeof(c.trigs[0].cfg)));
 	}
+	free(out);
+	config__fini(&c);
+	config__fini(&d);
+
+	/* Values --dump-script must not write ambiguously: 2 minutes and 1234 bytes in keep, -a. */
+	PARSE_OK("record cpu-clock\nkeep 120s, 1234B\ncpus all\n", &c);
+	f = open_memstream(&out, &len);
+	if (!f)
+		return 1;
+	CHECK_EQ(config__dump_script(&c, f), 0);
+	fclose(f);
+	if (!parse_ok(out, &d, __LINE__))
+		fprintf(stderr, "%s", out);
+	CHECK_EQ(d.keep_age_ns, 120000000000ULL);
+	CHECK_EQ(d.keep_bytes, 1234);
+	CHECK_EQ(d.all_cpus, 1);
 	free(out);
 	config__fini(&c);
 	config__fini(&d);

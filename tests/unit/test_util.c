@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
+#include "util/log.h"
 #include "util/util.h"
 
 static char err[256];
@@ -404,6 +405,103 @@ TEST(fmt_duration_cases)
 	return 0;
 }
 
+TEST(fmt_size_cases)
+{
+	char buf[32];
+
+	CHECK_STR(fmt_size(0, buf, sizeof(buf)), "0 B");
+	CHECK_STR(fmt_size(1023, buf, sizeof(buf)), "1023 B");
+	CHECK_STR(fmt_size(1024, buf, sizeof(buf)), "1 KiB");
+	CHECK_STR(fmt_size(1536, buf, sizeof(buf)), "1.5 KiB");
+	CHECK_STR(fmt_size(4ULL << 20, buf, sizeof(buf)), "4 MiB");
+	/* Truncated, never rounded up: 1 GiB - 1 byte is not "1.0 GiB". */
+	CHECK_STR(fmt_size((1ULL << 30) - 1, buf, sizeof(buf)), "1023.9 MiB");
+	CHECK_STR(fmt_size(6ULL << 30, buf, sizeof(buf)), "6 GiB");
+	CHECK_STR(fmt_size(UINT64_MAX, buf, sizeof(buf)), "15.9 EiB");
+	return 0;
+}
+
+TEST(log_short_cases)
+{
+	char buf[40], big[10001];
+
+	CHECK_STR(log_short("sched:sched_switch", buf, sizeof(buf)), "sched:sched_switch");
+	memset(big, 'x', sizeof(big) - 1);
+	big[sizeof(big) - 1] = '\0';
+	log_short(big, buf, sizeof(buf));
+	CHECK(strlen(buf) < sizeof(buf));
+	CHECK(!strncmp(buf, "xxxxxxxx", 8));
+	CHECK(strstr(buf, "...(10000 bytes)") != NULL);
+	/* The macro form, as messages use it. */
+	CHECK(strlen(SHORT(big)) < LOG_SHORT_LEN);
+	CHECK_STR(SHORT("short"), "short");
+	return 0;
+}
+
+/* What log_msg printed, via a temporary stderr. */
+static char *capture_log(const char *arg)
+{
+	char path[] = "/tmp/trigrec-test-log.XXXXXX", *out;
+	int fd = mkstemp(path), saved = dup(2);
+	long n;
+	FILE *f;
+
+	if (fd < 0 || saved < 0)
+		return NULL;
+	fflush(stderr);
+	dup2(fd, 2);
+	elog("unknown event '%s': this explanation must survive", arg);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	f = fdopen(fd, "r");
+	unlink(path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	out = calloc(1, n + 1);
+	if (fread(out, 1, n, f) != (size_t)n)
+		out[0] = '\0';
+	fclose(f);
+	return out;
+}
+
+TEST(log_long_messages_keep_their_end)
+{
+	char *big = malloc(20001), *out;
+
+	memset(big, 'y', 20000);
+	big[20000] = '\0';
+	/* Before: a 4 KiB buffer cut this message in the middle of the argument. */
+	out = capture_log(big);
+	CHECK(out && strstr(out, "this explanation must survive\n"));
+	CHECK(out && strlen(out) > 20000);
+	free(out);
+	out = capture_log(SHORT(big));
+	CHECK(out && strstr(out, "...(20000 bytes)': this explanation must survive\n"));
+	CHECK(out && strlen(out) < 300);
+	free(out);
+	free(big);
+	return 0;
+}
+
+TEST(explain_denied_text)
+{
+	char why[1024];
+	uint64_t eff = caps_effective();
+
+	explain_denied(0, why, sizeof(why));
+	CHECK(why[0]);
+	if (eff & (CAP_BIT(CAP_NR_SYS_ADMIN) | CAP_BIT(CAP_NR_PERFMON))) {
+		/* Privileged: telling the user to become root would be wrong. */
+		CHECK(!strstr(why, "run as root"));
+		CHECK(strstr(why, "something else refuses") || strstr(why, "user namespace"));
+	} else {
+		CHECK(strstr(why, "run as root") || strstr(why, "user namespace"));
+	}
+	return 0;
+}
+
 TEST(roundtrip_fmt_parse)
 {
 	/* What fmt_duration prints (minus the space) parses back to the same value. */
@@ -456,4 +554,5 @@ RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases)
 	  T(mmap_pages), T(mmap_pages_errors), T(duration_units), T(duration_errors),
 	  T(u64_parse), T(u64_errors), T(cpulist_parse), T(cpulist_errors),
 	  T(cpus_possible_and_online), T(edit_distance_cases), T(fmt_duration_cases),
-	  T(roundtrip_fmt_parse), T(utf8_chars))
+	  T(roundtrip_fmt_parse), T(utf8_chars), T(fmt_size_cases), T(log_short_cases),
+	  T(log_long_messages_keep_their_end), T(explain_denied_text))

@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#
+# make test-kernels: the integration subset on every kernel users run.
+#
+#   tests/kernels/run.sh [NAME...]      (NAMEs from the matrix below; default all)
+#
+# Each Debian kernel is downloaded with apt (tests/kernels/fetch.sh) and
+# booted under qemu-system-x86_64 with TCG (no KVM here), 2 vCPUs, and an
+# initramfs holding trigrec, its tests, perf, python3, bash and a static
+# busybox (tests/kernels/initramfs.sh); tests/kernels/init runs the tests
+# and powers off. The host kernel runs the same subset natively. Every boot
+# holds /tmp/trigrec-trace.lock: qemu takes both CPUs and would disturb
+# other live-kernel tests. Prints one "N passed, N failed" line per kernel
+# and a combined one last; a kernel that cannot be downloaded is skipped
+# with the reason. Logs: $KDIR/log/NAME.{tests,console}.log.
+set -u
+export LC_ALL=C
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$ROOT"
+OUTPUT=${OUTPUT:-.output}
+case $OUTPUT in /*) ;; *) OUTPUT=$ROOT/$OUTPUT ;; esac
+export OUTPUT
+export TRIGREC=${TRIGREC:-$ROOT/trigrec}
+export KDIR=${KDIR:-$OUTPUT/kernels}
+BOOT_TIMEOUT=${BOOT_TIMEOUT:-900}  # seconds for one kernel, boot to power-off
+# Speed factor for the tests' timing bounds (lib.sh's SLOW) under emulation.
+SLOW=${KERNELS_SLOW:-50}
+
+# name  release   package               expect  (expect: run = the subset passes,
+#                                                 refuse = trigrec names what is missing)
+MATRIX="
+host    -         -                     run
+6.1     bookworm  linux-image-amd64     run
+6.1-rt  bookworm  linux-image-rt-amd64  run
+6.12    trixie    linux-image-amd64     run
+5.10    bullseye  linux-image-amd64     refuse
+"
+# The subset: features (probes, refusal), cut (exactness of the cut on every
+# CPU), names (COMM/FORK/EXIT), perftools (perf script/report/evlist/sched
+# timehist and -g call chains decode the file), trig_event, trig_latency,
+# trig_rate (each trigger kind, each snapshot ending exactly at its trigger).
+# Left out: the rest of make check (see README "Kernels").
+SUBSET="features cut names perftools trig_event trig_latency trig_rate"
+
+want=("$@")
+selected() {
+	[ ${#want[@]} -eq 0 ] && return 0
+	local w
+	for w in "${want[@]}"; do [ "$w" = "$1" ] && return 0; done
+	return 1
+}
+
+mkdir -p "$KDIR/log"
+tot_p=0 tot_f=0 tot_s=0
+summary=()
+start=$(date +%s)
+
+# result NAME LOG SECONDS WHAT: add up the run.sh summary at the end of LOG.
+result() {
+	local name=$1 log=$2 secs=$3 what=$4 line p f s
+	line=$(grep -aE '^[0-9]+ passed, [0-9]+ failed(, [0-9]+ skipped)?$' "$log" | tail -1)
+	if [ -z "$line" ]; then
+		p=0 f=1 s=0
+		line="0 passed, 1 failed"
+		echo "  FAIL $name: no summary from the tests (crash, hang or timeout): see $log" \
+			"and ${log%.tests.log}.console.log"
+		tail -n 5 "${log%.tests.log}.console.log" 2>/dev/null | sed 's/^/    /'
+	else
+		read -r p f s <<<"$(sed -E 's/^([0-9]+) passed, ([0-9]+) failed(, ([0-9]+) skipped)?$/\1 \2 \4/' <<<"$line")"
+		s=${s:-0}
+		[ "$f" -gt 0 ] && sed -n '/^failed:$/,/^(/p' "$log" | grep -a '^  ' | sed 's/^/  /'
+	fi
+	tot_p=$((tot_p + p)) tot_f=$((tot_f + f)) tot_s=$((tot_s + s))
+	echo "kernel $name ($what, ${secs}s): $line"
+	summary+=("kernel $name ($what, ${secs}s): $line")
+}
+
+initramfs=
+build_initramfs() {
+	[ -n "$initramfs" ] && return 0
+	initramfs=$KDIR/initramfs.cpio
+	echo "building $initramfs"
+	if ! "$ROOT/tests/kernels/initramfs.sh" "$initramfs" >"$KDIR/log/initramfs.log" 2>&1; then
+		cat "$KDIR/log/initramfs.log"
+		initramfs=
+		return 1
+	fi
+	echo "  ($(($(stat -c %s "$initramfs") / 1048576)) MiB)"
+}
+
+while read -r name dist pkg expect; do
+	[ -n "$name" ] || continue
+	selected "$name" || continue
+	echo "== kernel $name"
+	tests=$SUBSET
+	[ "$expect" = refuse ] && tests=features
+	log=$KDIR/log/$name.tests.log
+	rm -f "$log" "$KDIR/log/$name.console.log"
+	t0=$(date +%s)
+	if [ "$dist" = - ]; then
+		# The running kernel: natively (run.sh takes the lock itself).
+		# shellcheck disable=SC2086
+		"$ROOT/tests/run.sh" $tests >"$log" 2>&1
+		result "$name" "$log" $(($(date +%s) - t0)) "host $(uname -r), native"
+		continue
+	fi
+	img=$KDIR/img/$name
+	if ! deb=$("$ROOT/tests/kernels/fetch.sh" "$dist" "$pkg" "$img" 2>"$KDIR/log/$name.fetch.log"); then
+		why=$(tail -1 "$KDIR/log/$name.fetch.log")
+		echo "kernel $name: skipped: cannot fetch $pkg from $dist: ${why:-unknown reason}"
+		summary+=("kernel $name: skipped ($pkg from $dist: ${why:-unknown reason})")
+		tot_s=$((tot_s + 1))
+		continue
+	fi
+	if ! build_initramfs; then
+		result "$name" /dev/null 0 "${deb%.deb}: no initramfs"
+		continue
+	fi
+	vmlinuz=$(ls "$img"/boot/vmlinuz-* | head -1)
+	# -cpu max: every feature TCG emulates; thread=multi: one host thread per vCPU.
+	flock -w 3600 /tmp/trigrec-trace.lock \
+		timeout -k 10 "$BOOT_TIMEOUT" qemu-system-x86_64 -accel tcg,thread=multi -cpu max \
+		-smp 2 -m 2048 -nodefaults -display none -no-reboot \
+		-kernel "$vmlinuz" -initrd "$initramfs" \
+		-append "console=ttyS0 panic=-1 trigrec.tests=${tests// /,} trigrec.slow=$SLOW" \
+		-serial "file:$KDIR/log/$name.console.log" -serial "file:$log" </dev/null
+	st=$?
+	sed -i 's/\r$//' "$log" "$KDIR/log/$name.console.log" 2>/dev/null # the serial line's CRLF
+	[ $st -eq 124 ] && echo "  qemu timed out after ${BOOT_TIMEOUT}s" >>"$log"
+	[ -e "$log" ] || : >"$log"
+	result "$name" "$log" $(($(date +%s) - t0)) "${deb%.deb}, $expect"
+done <<<"$MATRIX"
+
+echo
+printf '%s\n' "${summary[@]}"
+echo "(matrix: $(($(date +%s) - start))s)"
+if [ "$tot_s" -gt 0 ]; then
+	echo "$tot_p passed, $tot_f failed, $tot_s skipped"
+else
+	echo "$tot_p passed, $tot_f failed"
+fi
+[ "$tot_f" -eq 0 ]
