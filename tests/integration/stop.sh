@@ -15,17 +15,18 @@ TRIG="syscalls:sys_enter_getsid if pid == $((BASE + 1000))"
 # only SIGKILL ended it, with no snapshot.
 for how in "post 1h" "--post 1h"; do
 	D=$TMP/post${how%% *}
+	L=$D.log # one log per run: tr_start must not find the previous run's "recording" line
 	if [ "$how" = "post 1h" ]; then args=(--trigger "$TRIG post 1h"); else args=(--trigger "$TRIG" --post 1h); fi
 	t_begin "stop: Ctrl-C during a 1 h window ($how) cuts it short and writes both snapshots"
-	if tr_start "$TMP/p.log" -a -o "$D" "${EV[@]}" "${args[@]}"; then
+	if tr_start "$L" -a -o "$D" "${EV[@]}" "${args[@]}"; then
 		# getsid(BASE + 1000) comes after getpgid 0..999; 1000 more follow in the window.
 		"$SEQGEN" -n 2000 -t 1000 -b "$BASE" >/dev/null
 		t0=$(date +%s%N)
 		tr_stop INT
 		dt=$((($(date +%s%N) - t0) / 1000000))
-		check_eq "exit code (log: $(log_tail "$TMP/p.log"))" "$TR_RC" 0
+		check_eq "exit code (log: $(log_tail "$L"))" "$TR_RC" 0
 		check_lt "stop took (ms)" "$dt" 5000
-		check_match "log" "$(cat "$TMP/p.log")" "post window cut short"
+		check_match "log" "$(cat "$L")" "post window cut short"
 		S=$(snaps "$D" sys_enter_getsid | head -1)
 		if [ -n "$S" ] && json_load "${S%.data}.json"; then
 			decode "$S" >"$TMP/p.tsv"
@@ -39,7 +40,7 @@ for how in "post 1h" "--post 1h"; do
 		fi
 		check_eq "final snapshots" "$(nsnaps "$D" final)" 1
 	else
-		t_fail "recorder did not start: $(log_tail "$TMP/p.log")"
+		t_fail "recorder did not start: $(log_tail "$L")"
 	fi
 	t_end
 done
