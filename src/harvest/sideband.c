@@ -37,7 +37,7 @@ struct job {
 	int waited;
 	int done;
 	int err;
-	char path[4096];
+	struct snap_written out;
 };
 
 /* A control client's snapshot request, handed from the control thread to the side-band thread. */
@@ -119,8 +119,20 @@ static void write_job(struct sideband *s, struct job *j)
 		t->name = t->def->name;
 		t->text = t->def->text;
 	}
-	j->err = snapshot__write(s->sc, s->r, j->h, t, &j->tm, j->path, sizeof(j->path));
+	j->err = snapshot__write(s->sc, s->r, j->h, t, &j->tm, &j->out);
 	now = mono_ns();
+	if (s->o.written) {
+		struct snap_report rep = {
+			.trigger = t->def ? t->id : !strcmp(t->name, "final") ? -2 : -1,
+			.name = t->name,
+			.err = j->err,
+			.out = j->err ? NULL : &j->out,
+			.freeze_ns = j->tm.resume - t->freeze_at,
+			.to_file_ns = now - t->freeze_at,
+		};
+
+		s->o.written(s->o.ctx, &rep);
+	}
 	if (j->err)
 		return;
 	if (m && t->def && t->def->kind == TRIGREC_TRIG_LATENCY) {
@@ -135,7 +147,7 @@ static void write_job(struct sideband *s, struct job *j)
 		snprintf(what, sizeof(what), ": %llu events in %s", (unsigned long long)m->count,
 			 fmt_duration(m->window_ns, d3, sizeof(d3)));
 	}
-	ilog("snapshot %s (%s%s; frozen %s, written in %s)", j->path, t->name, what,
+	ilog("snapshot %s (%s%s; frozen %s, written in %s)", j->out.path, t->name, what,
 	     fmt_duration(j->tm.resume - t->freeze_at, d1, sizeof(d1)),
 	     fmt_duration(now - j->tm.resume, d2, sizeof(d2)));
 	if (t->coalesced)
@@ -410,7 +422,7 @@ int sideband__snapshot_wait(struct sideband *s, const char *name, const char *te
 		while (!j->done)
 			pthread_cond_wait(&s->cv, &s->mu);
 		r = j->err ? j->err : 1;
-		snprintf(path, pathlen, "%s", j->path);
+		snprintf(path, pathlen, "%s", j->out.path);
 		j->waited = 0;
 		j->state = JOB_FREE;
 	} else {

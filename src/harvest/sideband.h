@@ -18,6 +18,17 @@
 
 struct sideband;
 
+/* One finished snapshot, written or failed (for the session's hooks). */
+struct snap_report {
+	int trigger;                   /* trigger id; -1 manual, -2 final */
+	const char *name;              /* trigger name, "manual", "final" or a manual NAME */
+	int err;                       /* 0 = written, else -errno */
+	const struct snap_written *out; /* NULL when it failed */
+	uint64_t freeze_ns;            /* freeze to resume */
+	uint64_t to_file_ns;           /* freeze requested to file published */
+};
+typedef void (*snap_written_fn)(void *ctx, const struct snap_report *rep);
+
 struct sideband_opts {
 	unsigned long max_snapshots; /* --count: stop after this many (0 = no limit) */
 	int final_snapshot;          /* take one at stop */
@@ -29,6 +40,13 @@ struct sideband_opts {
 	 * owned) served with sideband__control() on a control thread. -1 = none.
 	 */
 	int control_fd;
+	/*
+	 * Called on the writer thread after each snapshot, written or failed
+	 * (metrics, retention, on_snapshot). Never on the side-band thread, so it
+	 * cannot delay a freeze; it does delay the next file, so keep it short.
+	 */
+	snap_written_fn written;
+	void *ctx;
 };
 
 struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct snapshot_ctx *sc,

@@ -287,6 +287,31 @@ static void write_metrics_file(struct session *s)
 		wlog("--metrics-file %s: %s", s->c->metrics_file, strerror(-err));
 }
 
+/*
+ * Writer thread, after each snapshot: the metrics. (Retention and
+ * on_snapshot hook in here too: everything that follows a file, off the
+ * side-band thread.)
+ */
+static void on_written(void *ctx, const struct snap_report *rep)
+{
+	struct session *s = ctx;
+
+	if (s->m) {
+		struct metrics_snapshot ms = {
+			.trigger = rep->trigger,
+			.ok = !rep->err,
+			.freeze_s = rep->freeze_ns / 1e9,
+			.to_file_s = rep->to_file_ns / 1e9,
+			.bytes = rep->out ? rep->out->data_bytes + rep->out->sidecar_bytes : 0,
+			.lost = rep->out ? rep->out->lost : 0,
+		};
+
+		metrics__observe(s->m, &ms);
+		if (s->c->metrics_file)
+			write_metrics_file(s);
+	}
+}
+
 int session__start(struct session *s)
 {
 	const struct trigrec_config *c = s->c;
@@ -397,7 +422,8 @@ int session__start(struct session *s)
 	{
 		struct sideband_opts so = { .max_snapshots = c->count,
 					    .final_snapshot = !c->no_final,
-					    .done_fd = s->done_fd, .control_fd = -1 };
+					    .done_fd = s->done_fd, .control_fd = -1,
+					    .written = on_written, .ctx = s };
 
 		s->sb = sideband__start(s->r, s->b, &s->sc, &so);
 		if (!s->sb)

@@ -594,7 +594,7 @@ static int pid_field_tids(const struct snapshot_ctx *sc, const struct snap_rec *
 
 int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
 		    const struct snap_trigger *t, const struct snap_timing *tm,
-		    char *path, size_t pathlen)
+		    struct snap_written *out)
 {
 	struct collect c = { .r = r, .evs = sc->kevs, .idmap = sc->idmap };
 	struct snap_result res = { 0 };
@@ -814,9 +814,31 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		err = -errno;
 		goto out;
 	}
-	err = outdir__publish_pair(sc->od, &data, base, render_json, &jc, path, pathlen);
+	{
+		struct stat st;
+
+		memset(out, 0, sizeof(*out));
+		if (!fstat(fd, &st))
+			out->data_bytes = st.st_size;
+	}
+	err = outdir__publish_pair(sc->od, &data, base, render_json, &jc, out->path,
+				   sizeof(out->path));
 	if (err)
 		goto out;
+	out->records = res.kept;
+	for (int i = 0; i < r->nr_rings; i++)
+		out->lost += res.rs[i].lost;
+	{
+		/* The sidecar is the data path with .json for .data (outdir__publish_pair). */
+		size_t n = strlen(out->path);
+		struct stat st;
+
+		memcpy(out->sidecar, out->path, n + 1);
+		if (n > 5 && !strcmp(out->sidecar + n - 5, ".data"))
+			memcpy(out->sidecar + n - 5, ".json", 6);
+		if (!stat(out->sidecar, &st))
+			out->sidecar_bytes = st.st_size;
+	}
 	sc->written++;
 	fail_summary(sc);
 out:

@@ -79,14 +79,24 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc);
  */
 int snapshot_ctx__open_outdir(struct snapshot_ctx *sc);
 
+/* What a written snapshot came to (for logs, metrics, retention, hooks). */
+struct snap_written {
+	char path[4096];         /* the perf.data file */
+	char sidecar[4096];      /* its JSON sidecar */
+	uint64_t data_bytes;     /* size of the perf.data file */
+	uint64_t sidecar_bytes;
+	uint64_t records;        /* records kept in the window */
+	uint64_t lost;           /* PERF_RECORD_LOST counts in the window */
+};
+
 /*
- * Write the snapshot of harvest h (taken from r). Returns 0 and the perf.data path in
- * path, or -errno (the temporary files are removed; the recorder is
+ * Write the snapshot of harvest h (taken from r). Returns 0 and what was
+ * written in out, or -errno (the temporary files are removed; the recorder is
  * unaffected). Failures are logged, at most one line per 10 s: the next
  * line says how many were left out (sc->failed counts every one).
  */
 int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
 		    const struct snap_trigger *t, const struct snap_timing *tm,
-		    char *path, size_t pathlen);
+		    struct snap_written *out);
 
 #endif
