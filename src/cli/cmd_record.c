@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include "cli/cli.h"
+#include "service/hooks.h"
 #include "service/metrics.h"
 #include "session/session.h"
 #include "util/log.h"
@@ -248,6 +249,28 @@ SET(o_metrics_file)
 	return config__set_str(&CFG->metrics_file, a);
 }
 
+SET(o_on_snapshot)
+{
+	char **v;
+	int e = hook_argv_split(a, &v, err, len);
+
+	if (e)
+		return e;
+	hook_argv_free(CFG->on_snapshot);
+	CFG->on_snapshot = v;
+	return 0;
+}
+
+SET(o_on_snapshot_timeout)
+{
+	return config__parse_on_snapshot_timeout(a, &CFG->on_snapshot_timeout_ns, err, len);
+}
+
+SET(o_on_snapshot_jobs)
+{
+	return config__parse_on_snapshot_jobs(a, &CFG->on_snapshot_jobs, err, len);
+}
+
 SET(o_dump_script)
 {
 	x->dump_script = 1;
@@ -308,6 +331,14 @@ const struct opt_spec record_opts[] = {
 	  "Monitoring:" },
 	{ 0, "metrics-file", "PATH", "node_exporter textfile, rewritten atomically at\n"
 	  "start, after each snapshot and at exit", o_metrics_file },
+	{ 0, "on-snapshot", "'CMD ARG...'", "run CMD for each snapshot written, with its .data\n"
+	  "and .json paths appended, or put where {data},\n"
+	  "{json}, {dir}, {name}, {trigger}, {host} appear.\n"
+	  "Split on blanks, '...' and \"...\" quote; no shell", o_on_snapshot, "Shipping:" },
+	{ 0, "on-snapshot-timeout", "DURATION", "stop a run after this long: SIGTERM, SIGKILL 5s\n"
+	  "later (default 60s; 100ms to 24h)", o_on_snapshot_timeout },
+	{ 0, "on-snapshot-jobs", "K", "at most K runs at once (default 2, max 64); 16\n"
+	  "more wait, the rest are dropped and counted", o_on_snapshot_jobs },
 	{ 0, "dump-script", NULL, "print these options as a trigger script and exit", o_dump_script },
 	{ 'v', "verbose", NULL, "more messages (repeat for more)", o_verbose, "Other:" },
 	{ 'q', "quiet", NULL, "errors only", o_quiet },

@@ -10,6 +10,7 @@
 #include "capture/tracefs.h"
 #include "cli/cli.h"
 #include "lang/script.h"
+#include "service/hooks.h"
 #include "util/log.h"
 
 static const char check_usage[] =
@@ -44,7 +45,8 @@ static const char run_tail[] =
 
 /* The record options that `run` takes to override a script; each is declared once, there. */
 static const char *const run_names[] = {
-	"output", "mmap-pages", "count", "no-final-snapshot", "control", "verbose", "quiet", "help",
+	"output", "mmap-pages", "count", "no-final-snapshot", "control", "on-snapshot",
+	"on-snapshot-timeout", "on-snapshot-jobs", "verbose", "quiet", "help",
 };
 #define NR_RUN_OPTS (int)(sizeof(run_names) / sizeof(run_names[0]))
 static struct opt_spec run_opts[NR_RUN_OPTS];
@@ -144,8 +146,6 @@ static void not_yet(const struct trigrec_config *c)
 		     c->name_prefix);
 	if (c->keep_files || c->keep_bytes || c->keep_age_ns)
 		wlog("keep: parsed and checked, but retention is not enforced yet");
-	if (c->on_snapshot)
-		wlog("on_snapshot: parsed and checked, but not run yet");
 	for (int i = 0; i < c->nr_manual; i++)
 		if (c->manual[i].post_ns)
 			wlog("trigger %s: its post window is not applied to manual snapshots yet",
@@ -165,6 +165,8 @@ int cmd_run(int argc, char **argv)
 	config__init(&c);
 	config__init(&o);
 	o.mmap_pages = 0; /* 0 = not given */
+	o.on_snapshot_timeout_ns = 0;
+	o.on_snapshot_jobs = 0;
 	/* Options may come before FILE (e.g. -h) and after it (overrides). */
 	first = opts__parse(run_opts, NR_RUN_OPTS, "run", argc, argv, &x);
 	if (first < 0)
@@ -209,6 +211,15 @@ int cmd_run(int argc, char **argv)
 		goto nomem;
 	if (o.mmap_pages)
 		c.mmap_pages = o.mmap_pages;
+	if (o.on_snapshot) {
+		hook_argv_free(c.on_snapshot);
+		c.on_snapshot = o.on_snapshot;
+		o.on_snapshot = NULL;
+	}
+	if (o.on_snapshot_timeout_ns)
+		c.on_snapshot_timeout_ns = o.on_snapshot_timeout_ns;
+	if (o.on_snapshot_jobs)
+		c.on_snapshot_jobs = o.on_snapshot_jobs;
 	if (o.count)
 		c.count = o.count;
 	if (o.no_final)

@@ -376,7 +376,8 @@ struct stok {
 /* Statements given at most once; record, trigger are repeatable. */
 enum stmt_id {
 	ST_RECORD, ST_BUFFER, ST_CALLGRAPH, ST_FREQUENCY, ST_PERIOD, ST_CPUS, ST_CGROUP,
-	ST_COMMAND, ST_PID, ST_OUTPUT, ST_KEEP, ST_NAME, ST_ON_SNAPSHOT, ST_POST, ST_CONTROL,
+	ST_COMMAND, ST_PID, ST_OUTPUT, ST_KEEP, ST_NAME, ST_ON_SNAPSHOT, ST_ON_SNAPSHOT_TIMEOUT,
+	ST_ON_SNAPSHOT_JOBS, ST_POST, ST_CONTROL,
 	ST_MAX_STARTS, ST_MAX_KEYS, ST_METRICS, ST_METRICS_FILE, ST_TRIGGER, NR_STMT
 };
 
@@ -1319,6 +1320,40 @@ static int v_metrics_file(struct sp *p, const struct stok *v)
 	return config__set_str(&p->c->metrics_file, v->val) ? nomem(p, v->pos) : 0;
 }
 
+static int v_onsnap_timeout(struct sp *p, const struct stok *v)
+{
+	char err[256];
+
+	if (config__parse_on_snapshot_timeout(v->val, &p->c->on_snapshot_timeout_ns, err,
+					      sizeof(err))) {
+		add_err(p->s, v->pos, "on_snapshot_timeout: %s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int v_onsnap_jobs(struct sp *p, const struct stok *v)
+{
+	char err[256];
+
+	if (config__parse_on_snapshot_jobs(v->val, &p->c->on_snapshot_jobs, err, sizeof(err))) {
+		add_err(p->s, v->pos, "on_snapshot_jobs (commands running at once): %s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int st_onsnap_timeout(struct sp *p, const struct stok *kw)
+{
+	return one_value(p, kw, ST_ON_SNAPSHOT_TIMEOUT, "on_snapshot_timeout DURATION (e.g. 60s)",
+			 v_onsnap_timeout);
+}
+
+static int st_onsnap_jobs(struct sp *p, const struct stok *kw)
+{
+	return one_value(p, kw, ST_ON_SNAPSHOT_JOBS, "on_snapshot_jobs N (e.g. 2)", v_onsnap_jobs);
+}
+
 static int st_buffer(struct sp *p, const struct stok *kw)
 {
 	return one_value(p, kw, ST_BUFFER, "buffer SIZE (e.g. buffer 8M), per CPU", v_buffer);
@@ -1909,6 +1944,8 @@ static const struct stmt {
 	{ "keep", ST_KEEP, st_keep },
 	{ "name", ST_NAME, st_name },
 	{ "on_snapshot", ST_ON_SNAPSHOT, st_on_snapshot },
+	{ "on_snapshot_timeout", ST_ON_SNAPSHOT_TIMEOUT, st_onsnap_timeout },
+	{ "on_snapshot_jobs", ST_ON_SNAPSHOT_JOBS, st_onsnap_jobs },
 	{ "post", ST_POST, st_post },
 	{ "control", ST_CONTROL, st_control },
 	{ "max_starts", ST_MAX_STARTS, st_max_starts },
@@ -1931,6 +1968,8 @@ static const struct { const char *w; const char *kw; } aliases[] = {
 	{ "--post", "post" }, { "--trigger", "trigger NAME { ... }" },
 	{ "--control", "control" }, { "--max-starts", "max_starts" }, { "--max-keys", "max_keys" },
 	{ "on-snapshot", "on_snapshot" }, { "--on-snapshot", "on_snapshot" },
+	{ "--on-snapshot-timeout", "on_snapshot_timeout" }, { "on-snapshot-timeout", "on_snapshot_timeout" },
+	{ "--on-snapshot-jobs", "on_snapshot_jobs" }, { "on-snapshot-jobs", "on_snapshot_jobs" },
 	{ "max-starts", "max_starts" }, { "max-keys", "max_keys" },
 	{ "call-graph", "callgraph" }, { "--metrics", "metrics" }, { "--metrics-file", "metrics_file" },
 	{ "metrics-file", "metrics_file" },
@@ -1978,7 +2017,8 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 	else
 		add_err(p->s, t->pos, "unknown statement %s: statements are record, buffer, "
 			"callgraph, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
-			"on_snapshot, post, control, max_starts, max_keys, metrics, metrics_file and trigger",
+			"on_snapshot, on_snapshot_timeout, on_snapshot_jobs, post, control, max_starts, "
+			"max_keys, metrics, metrics_file and trigger",
 			desc(t, p, d, sizeof(d)));
 }
 

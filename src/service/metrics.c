@@ -14,6 +14,7 @@
 #include <microhttpd.h>
 #include "capture/recorder.h"
 #include "engine/bpfctl.h"
+#include "service/hooks.h"
 #include "service/metrics.h"
 #include "session/config.h"
 #include "util/log.h"
@@ -45,6 +46,7 @@ struct metrics {
 	uint64_t bytes_written;
 	uint64_t records_lost;   /* PERF_RECORD_LOST in written snapshots */
 	double start_time;
+	uint64_t hook_runs[HOOK_NR_RESULTS]; /* on_snapshot runs by result */
 	struct MHD_Daemon *httpd;
 };
 
@@ -103,6 +105,15 @@ void metrics__observe(struct metrics *m, const struct metrics_snapshot *s)
 	}
 	hist_add(&m->freeze, freeze_le, s->freeze_s);
 	m->records_lost += s->lost;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void metrics__on_snapshot_run(struct metrics *m, int result)
+{
+	if (result < 0 || result >= HOOK_NR_RESULTS)
+		return;
+	pthread_mutex_lock(&m->mu);
+	m->hook_runs[result]++;
 	pthread_mutex_unlock(&m->mu);
 }
 
@@ -200,6 +211,14 @@ int metrics__render(struct metrics *m, FILE *f)
 	fprintf(f, "# HELP trigrec_output_bytes_total Bytes of snapshot files written.\n"
 		   "# TYPE trigrec_output_bytes_total counter\n"
 		   "trigrec_output_bytes_total %llu\n", U(m->bytes_written));
+	if (m->c->on_snapshot) {
+		fprintf(f, "# HELP trigrec_on_snapshot_runs_total on_snapshot commands by result "
+			   "(timeout: stopped at the time limit; dropped: never started).\n"
+			   "# TYPE trigrec_on_snapshot_runs_total counter\n");
+		for (int i = 0; i < HOOK_NR_RESULTS; i++)
+			fprintf(f, "trigrec_on_snapshot_runs_total{result=\"%s\"} %llu\n",
+				hook_result_names[i], U(m->hook_runs[i]));
+	}
 	hist_out(f, "trigrec_freeze_seconds", "Time recording was frozen per snapshot (freeze to resume).",
 		 &m->freeze, freeze_le);
 	hist_out(f, "trigrec_trigger_to_file_seconds", "Time from the trigger to the published file.",

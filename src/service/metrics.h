@@ -29,6 +29,8 @@ struct metrics *metrics__new(const struct trigrec_config *c);
 /* The live sources, once the session has them (either may be NULL before). */
 void metrics__attach(struct metrics *m, struct bpfctl *b, struct recorder *r);
 void metrics__observe(struct metrics *m, const struct metrics_snapshot *s);
+/* One on_snapshot run ended: result is an enum hook_result (service/hooks.h). */
+void metrics__on_snapshot_run(struct metrics *m, int result);
 /* Prometheus text exposition format 0.0.4. */
 int metrics__render(struct metrics *m, FILE *out);
 /*

@@ -16,6 +16,29 @@ void config__init(struct trigrec_config *c)
 	memset(c, 0, sizeof(*c));
 	c->mmap_pages = DEFAULT_MMAP_PAGES;
 	c->track_pages = DEFAULT_TRACK_PAGES;
+	c->on_snapshot_timeout_ns = ON_SNAPSHOT_TIMEOUT_DEFAULT_NS;
+	c->on_snapshot_jobs = ON_SNAPSHOT_JOBS_DEFAULT;
+}
+
+int config__parse_on_snapshot_timeout(const char *s, uint64_t *ns, char *err, size_t errlen)
+{
+	int e = parse_duration(s, ns, err, errlen);
+
+	if (!e && (*ns < ON_SNAPSHOT_TIMEOUT_MIN_NS || *ns > ON_SNAPSHOT_TIMEOUT_MAX_NS)) {
+		snprintf(err, errlen, "'%s': give 100ms to 24h", s);
+		return -EINVAL;
+	}
+	return e;
+}
+
+int config__parse_on_snapshot_jobs(const char *s, unsigned int *jobs, char *err, size_t errlen)
+{
+	uint64_t v;
+	int e = parse_u64(s, 1, ON_SNAPSHOT_JOBS_MAX, &v, err, errlen);
+
+	if (!e)
+		*jobs = v;
+	return e;
 }
 
 static void free_argv(char **v)
@@ -315,6 +338,13 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		}
 		fputc('\n', out);
 	}
+	if (c->on_snapshot_timeout_ns != ON_SNAPSHOT_TIMEOUT_DEFAULT_NS) {
+		fputs("on_snapshot_timeout ", out);
+		put_duration(out, c->on_snapshot_timeout_ns);
+		fputc('\n', out);
+	}
+	if (c->on_snapshot_jobs != ON_SNAPSHOT_JOBS_DEFAULT)
+		fprintf(out, "on_snapshot_jobs %u\n", c->on_snapshot_jobs);
 	for (int i = 0; i < c->nr_manual; i++) {
 		fprintf(out, "\ntrigger %s { manual", c->manual[i].name);
 		if (c->manual[i].post_ns) {

@@ -74,12 +74,28 @@ struct trigrec_config {
 	char *metrics_addr;
 	char *metrics_file;
 
-	/* Command run on each finished snapshot (argv, no shell); NULL = none. */
+	/*
+	 * Command run on each finished snapshot (argv, no shell; placeholders in
+	 * service/hooks.h); NULL = none. At most on_snapshot_jobs at once, each
+	 * stopped after on_snapshot_timeout_ns (SIGTERM, then SIGKILL).
+	 */
 	char **on_snapshot;
+	uint64_t on_snapshot_timeout_ns;
+	unsigned int on_snapshot_jobs;
 
 	/* The script this config came from (NULL for `record`). */
 	char *script_path;
 };
+
+/* on_snapshot's limits and defaults (script, --on-snapshot-timeout, --on-snapshot-jobs). */
+#define ON_SNAPSHOT_TIMEOUT_DEFAULT_NS (60ull * 1000000000ull)
+#define ON_SNAPSHOT_TIMEOUT_MIN_NS (100ull * 1000000ull)
+#define ON_SNAPSHOT_TIMEOUT_MAX_NS (86400ull * 1000000000ull)
+#define ON_SNAPSHOT_JOBS_DEFAULT 2
+#define ON_SNAPSHOT_JOBS_MAX 64
+/* Parse a value for them; 0, or -EINVAL with the reason (range included) in err. */
+int config__parse_on_snapshot_timeout(const char *s, uint64_t *ns, char *err, size_t errlen);
+int config__parse_on_snapshot_jobs(const char *s, unsigned int *jobs, char *err, size_t errlen);
 
 /* Every default, in one place. */
 void config__init(struct trigrec_config *c);

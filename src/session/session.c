@@ -29,6 +29,7 @@
 #include "engine/bpfctl.h"
 #include "harvest/control.h"
 #include "harvest/sideband.h"
+#include "service/hooks.h"
 #include "service/metrics.h"
 #include "session/session.h"
 #include "snapshot/snapshot.h"
@@ -48,6 +49,7 @@ struct session {
 	pid_t *tids;
 	pid_t child;
 	struct control *ctl;
+	struct hooks *hooks;     /* on_snapshot runner, NULL = none */
 	int go_fd, sfd, done_fd, pid_fd;
 	int create_outdir;       /* -o does not exist yet: made once set-up succeeded */
 	int started;
@@ -90,7 +92,7 @@ static int check_caps(void)
 }
 
 /* Is cmd something execvp() can run? Say why not before anything is recorded. */
-static int check_command(const char *cmd)
+static int check_command(const char *what, const char *cmd)
 {
 	const char *path = getenv("PATH"), *p;
 	char buf[4096];
@@ -98,7 +100,7 @@ static int check_command(const char *cmd)
 	if (strchr(cmd, '/')) {
 		if (!access(cmd, X_OK))
 			return 0;
-		elog("cannot run %s: %s", cmd, strerror(errno));
+		elog("%scannot run %s: %s", what, cmd, strerror(errno));
 		return -errno;
 	}
 	for (p = path ? path : "/usr/bin:/bin"; p && *p; ) {
@@ -110,7 +112,7 @@ static int check_command(const char *cmd)
 			return 0;
 		p = e ? e + 1 : NULL;
 	}
-	elog("cannot run %s: command not found in PATH", cmd);
+	elog("%scannot run %s: command not found in PATH", what, cmd);
 	return -ENOENT;
 }
 
@@ -232,7 +234,9 @@ struct session *session__new(const struct trigrec_config *c, int argc, char **ar
 
 	if (check_caps())
 		return NULL;
-	if (c->cmd && check_command(c->cmd[0]))
+	if (c->cmd && check_command("", c->cmd[0]))
+		return NULL;
+	if (c->on_snapshot && check_command("on_snapshot: ", c->on_snapshot[0]))
 		return NULL;
 	out = check_outdir(c->outdir);
 	if (out < 0)
@@ -287,14 +291,31 @@ static void write_metrics_file(struct session *s)
 		wlog("--metrics-file %s: %s", s->c->metrics_file, strerror(-err));
 }
 
+/* The on_snapshot runner's thread, once per run (or the writer's, for a drop). */
+static void on_hook_done(void *ctx, enum hook_result r)
+{
+	struct session *s = ctx;
+
+	if (s->m) {
+		metrics__on_snapshot_run(s->m, r);
+		write_metrics_file(s);
+	}
+}
+
 /*
- * Writer thread, after each snapshot: the metrics. (Retention and
- * on_snapshot hook in here too: everything that follows a file, off the
- * side-band thread.)
+ * Writer thread, after each snapshot: the metrics, and the on_snapshot
+ * command handed to its runner (which never blocks here). (Retention hooks
+ * in here too: everything that follows a file, off the side-band thread.)
  */
 static void on_written(void *ctx, const struct snap_report *rep)
 {
 	struct session *s = ctx;
+
+	if (s->hooks && !rep->err && rep->out) {
+		struct hook_snap hs = { rep->out->path, rep->out->sidecar, rep->name };
+
+		hooks__submit(s->hooks, &hs);
+	}
 
 	if (s->m) {
 		struct metrics_snapshot ms = {
@@ -414,6 +435,16 @@ int session__start(struct session *s)
 	if (snapshot_ctx__init(&s->sc, s->r))
 		return cancelled() ? -EINTR : -EINVAL;
 
+	if (c->on_snapshot) {
+		struct hooks_opts ho = { .argv = c->on_snapshot,
+					 .timeout_ns = c->on_snapshot_timeout_ns,
+					 .jobs = c->on_snapshot_jobs,
+					 .done = on_hook_done, .ctx = s };
+
+		s->hooks = hooks__new(&ho);
+		if (!s->hooks)
+			return -ENOMEM;
+	}
 	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->done_fd < 0) {
 		elog("cannot create an eventfd: %s", strerror(errno));
@@ -487,11 +518,64 @@ static void summary(struct session *s)
 		     (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped);
 	}
 	bpfctl__stats(s->b, TRIGREC_MAX_TRIGGERS, &g);
+	if (s->hooks) {
+		struct hooks_stats hs;
+
+		hooks__stats(s->hooks, &hs);
+		ilog("on_snapshot: %llu run%s: ok %llu, failed %llu, timeout %llu, dropped %llu; "
+		     "at most %u at once", (unsigned long long)hs.started, hs.started == 1 ? "" : "s",
+		     (unsigned long long)hs.runs[HOOK_OK], (unsigned long long)hs.runs[HOOK_FAILED],
+		     (unsigned long long)hs.runs[HOOK_TIMEOUT],
+		     (unsigned long long)hs.runs[HOOK_DROPPED], hs.max_running);
+	}
 	ilog("%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
 	     "lost (side-band full) %llu; records held back by the freeze %llu",
 	     s->sc.written, s->sc.written == 1 ? "" : "s", s->sc.failed,
 	     (unsigned long long)all.fired, (unsigned long long)all.coalesced,
 	     (unsigned long long)all.rb_dropped, (unsigned long long)g.gated);
+}
+
+/*
+ * After the last file: let on_snapshot runs finish, at most one time limit
+ * from now (then they are stopped), still reading signals: a second Ctrl-C
+ * kills them and exits at once.
+ */
+static void stop_hooks(struct session *s, int *interrupts, int *reaped, int *child_status)
+{
+	unsigned int n;
+	char t[32];
+
+	if (!s->hooks)
+		return;
+	n = hooks__request_stop(s->hooks);
+	if (n) {
+		snprintf(t, sizeof(t), "%.1fs", s->c->on_snapshot_timeout_ns / 1e9);
+		ilog("waiting up to %s for %u on_snapshot run%s (Ctrl-C again to stop them now)", t,
+		     n, n == 1 ? "" : "s");
+	}
+	for (;;) {
+		struct pollfd pf[2] = { { .fd = hooks__finished_fd(s->hooks), .events = POLLIN },
+					{ .fd = s->sfd, .events = POLLIN } };
+		struct signalfd_siginfo si;
+
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents)
+			break;
+		if (!(pf[1].revents & POLLIN) || read(s->sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+			if (++*interrupts > 1 || si.ssi_signo == SIGTERM) {
+				hooks__kill_all(s->hooks);
+				elog("interrupted twice: on_snapshot runs killed, exiting without "
+				     "waiting for them");
+				_exit(130);
+			}
+		} else if (si.ssi_signo == SIGCHLD && s->child > 0 && !*reaped &&
+			   waitpid(s->child, child_status, WNOHANG) == s->child) {
+			*reaped = 1;
+		}
+	}
 }
 
 int session__run(struct session *s)
@@ -522,7 +606,8 @@ int session__run(struct session *s)
 		if (si.ssi_signo == SIGUSR2) {
 			sideband__request_snapshot(s->sb);
 		} else if (si.ssi_signo == SIGCHLD) {
-			pid_t p = waitpid(s->child > 0 ? s->child : -1, &child_status, WNOHANG);
+			/* Only our workload: on_snapshot's children are reaped by their runner. */
+			pid_t p = s->child > 0 ? waitpid(s->child, &child_status, WNOHANG) : 0;
 
 			if (s->child > 0 && p == s->child) {
 				reaped = 1;
@@ -567,6 +652,7 @@ int session__run(struct session *s)
 		}
 	}
 	sideband__stop(s->sb);
+	stop_hooks(s, &interrupts, &reaped, &child_status);
 	summary(s);
 	write_metrics_file(s);
 	ret = s->sc.failed ? 1 : 0;
@@ -597,6 +683,7 @@ void session__free(struct session *s)
 	}
 	control__free(s->ctl); /* its thread calls into the side-band: stop it first */
 	sideband__free(s->sb);
+	hooks__free(s->hooks); /* after the writer, which hands it jobs */
 	metrics__free(s->m); /* its HTTP thread reads the BPF counters: stop it first */
 	bpfctl__free(s->b);
 	recorder__free(s->r);
