@@ -16,6 +16,8 @@ TEST(defaults_in_one_place)
 	CHECK_EQ(c.track_pages, 16);
 	CHECK(c.outdir == NULL);
 	CHECK_EQ(c.nr_events, 0);
+	CHECK_EQ(c.on_snapshot_timeout_ns, 60000000000ULL);
+	CHECK_EQ(c.on_snapshot_jobs, 2);
 	config__fini(&c);
 	CHECK_EQ(c.mmap_pages, 256);
 	return 0;

@@ -280,6 +280,8 @@ TEST(every_statement)
 		 "keep 7d, 10 files\n"
 		 "name web-01\n"
 		 "on_snapshot /usr/bin/rclone copy --retries=3\n"
+		 "on_snapshot_timeout 2m\n"
+		 "on_snapshot_jobs 4\n"
 		 "post 20ms\n"
 		 "control /run/trigrec.sock\n"
 		 "max_starts 100000\n"
@@ -317,6 +319,8 @@ TEST(every_statement)
 	CHECK(c.on_snapshot && c.on_snapshot[2] && !c.on_snapshot[3]);
 	if (c.on_snapshot && c.on_snapshot[2])
 		CHECK_STR(c.on_snapshot[2], "--retries=3");
+	CHECK_EQ(c.on_snapshot_timeout_ns, 120000000000ULL);
+	CHECK_EQ(c.on_snapshot_jobs, 4);
 	CHECK_EQ(c.post_ns, 20000000);
 	/* The script's post is the default of triggers without their own. */
 	CHECK_EQ(c.nr_trigs, 1);
@@ -437,6 +441,17 @@ TEST(statement_errors)
 	ERRS("record sched:sched_switch\nfilter x == 1\n", "2:1:record EVENT if FILTER");
 	ERRS("", "1:1:the script records nothing");
 	ERRS("# only a comment\n", "1:1:the script records nothing");
+
+	/* on_snapshot's limits. */
+	ERRS("record cpu-clock\non_snapshot_timeout 10\n", "2:21:on_snapshot_timeout: ");
+	ERRS("record cpu-clock\non_snapshot_timeout 10ms\n",
+	     "2:21:on_snapshot_timeout: '10ms': give 100ms to 24h");
+	ERRS("record cpu-clock\non_snapshot_timeout 2d\n", "2:21:give 100ms to 24h");
+	ERRS("record cpu-clock\non_snapshot_jobs 0\n", "2:18:on_snapshot_jobs (commands running at once): ");
+	ERRS("record cpu-clock\non_snapshot_jobs 65\n", "2:18:on_snapshot_jobs");
+	ERRS("record cpu-clock\non_snapshot_jobs 2\non_snapshot_jobs 3\n", "3:1:given twice");
+	ERRS("record cpu-clock\non_snapshot_timout 1s\n", "2:1:(did you mean 'on_snapshot_timeout'?)");
+	ERRS("record cpu-clock\n--on-snapshot-jobs 2\n", "2:1:in a script, write 'on_snapshot_jobs'");
 
 	/* Events. */
 	ERRS("record sched:sched_swich\n", "1:8:unknown tracepoint sched:sched_swich (did you mean "
@@ -899,7 +914,9 @@ TEST(dump_script_reads_back)
 	FAKE();
 	PARSE_OK("record sched:sched_switch if prev_state == 2\nrecord cpu-clock\nbuffer 2M\n"
 		 "frequency 99\ncallgraph\ncpus 0\ncommand sleep \"1 2\"\n"
-		 "output '/tmp/a b' keep 5 files, 1G, 2d\npost 7ms\non_snapshot /bin/echo hi\n"
+		 "output '/tmp/a b' keep 5 files, 1G, 2d\npost 7ms\n"
+		 "on_snapshot /bin/echo hi {data} 'a b' {data,json} x#y\n"
+		 "on_snapshot_timeout 90s\non_snapshot_jobs 3\n"
 		 "name web-1\ncontrol /run/t.sock\nmax_starts 2048\nmax_keys 4096\n"
 		 "metrics 127.0.0.1:9464\nmetrics_file /tmp/m.prom\n"
 		 "trigger m { manual post 250ms }\n"
@@ -934,7 +951,20 @@ TEST(dump_script_reads_back)
 	CHECK_STR(d.metrics_addr, "127.0.0.1:9464");
 	CHECK_STR(d.metrics_file, "/tmp/m.prom");
 	CHECK(d.cmd && d.cmd[1] && !strcmp(d.cmd[1], "1 2"));
-	CHECK(d.on_snapshot && d.on_snapshot[1] && !strcmp(d.on_snapshot[1], "hi"));
+	{
+		int n = 0;
+
+		for (; d.on_snapshot && c.on_snapshot && c.on_snapshot[n]; n++) {
+			CHECK(d.on_snapshot[n]);
+			if (!d.on_snapshot[n])
+				break;
+			CHECK_STR(d.on_snapshot[n], c.on_snapshot[n]);
+		}
+		CHECK_EQ(n, 6);
+		CHECK(d.on_snapshot && !d.on_snapshot[n]);
+	}
+	CHECK_EQ(d.on_snapshot_timeout_ns, 90000000000ULL);
+	CHECK_EQ(d.on_snapshot_jobs, 3);
 	CHECK_EQ(d.nr_manual, 1);
 	if (d.nr_manual == 1) {
 		CHECK_STR(d.manual[0].name, "m");
