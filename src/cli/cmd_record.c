@@ -326,11 +326,6 @@ const struct opt_spec record_opts[] = {
 	{ 0, "no-align", NULL, "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span", o_no_align },
 	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
-	{ 0, "metrics", "ADDR", "serve Prometheus metrics on http://ADDR/metrics\n"
-	  "(PORT or HOST:PORT; loopback unless a host is given)", o_metrics,
-	  "Monitoring:" },
-	{ 0, "metrics-file", "PATH", "node_exporter textfile, rewritten atomically at\n"
-	  "start, after each snapshot and at exit", o_metrics_file },
 	{ 0, "on-snapshot", "'CMD ARG...'", "run CMD for each snapshot written, with its .data\n"
 	  "and .json paths appended, or put where {data},\n"
 	  "{json}, {dir}, {name}, {trigger}, {host} appear.\n"
@@ -339,6 +334,11 @@ const struct opt_spec record_opts[] = {
 	  "later (default 60s; 100ms to 24h)", o_on_snapshot_timeout },
 	{ 0, "on-snapshot-jobs", "K", "at most K runs at once (default 2, max 64); 16\n"
 	  "more wait, the rest are dropped and counted", o_on_snapshot_jobs },
+	{ 0, "metrics", "ADDR", "serve Prometheus metrics on http://ADDR/metrics\n"
+	  "(PORT or HOST:PORT; loopback unless a host is given)", o_metrics,
+	  "Monitoring:" },
+	{ 0, "metrics-file", "PATH", "node_exporter textfile, rewritten atomically at\n"
+	  "start, after each snapshot and at exit", o_metrics_file },
 	{ 0, "dump-script", NULL, "print these options as a trigger script and exit", o_dump_script },
 	{ 'v', "verbose", NULL, "more messages (repeat for more)", o_verbose, "Other:" },
 	{ 'q', "quiet", NULL, "errors only", o_quiet },
