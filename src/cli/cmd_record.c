@@ -266,6 +266,15 @@ SET(o_quiet)
 	return 0;
 }
 
+SET(o_log_format)
+{
+	if (log_format_parse(a)) {
+		snprintf(err, len, "'%s': give text or logfmt", a);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 SET(o_help)
 {
 	x->help = 1;
@@ -310,6 +319,7 @@ const struct opt_spec record_opts[] = {
 	  "start, after each snapshot and at exit", o_metrics_file },
 	{ 0, "dump-script", NULL, "print these options as a trigger script and exit", o_dump_script },
 	{ 'v', "verbose", NULL, "more messages (repeat for more)", o_verbose, "Other:" },
+	{ 0, "log-format", "FMT", "text (default) or logfmt (default when stderr is\nthe journal: one key=value line per event)", o_log_format },
 	{ 'q', "quiet", NULL, "errors only", o_quiet },
 	{ 'h', "help", NULL, "this text", o_help },
 };

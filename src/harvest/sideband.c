@@ -147,9 +147,19 @@ static void write_job(struct sideband *s, struct job *j)
 		snprintf(what, sizeof(what), ": %llu events in %s", (unsigned long long)m->count,
 			 fmt_duration(m->window_ns, d3, sizeof(d3)));
 	}
-	ilog("snapshot %s (%s%s; frozen %s, written in %s)", j->out.path, t->name, what,
+	{
+		char kv[4608] = "event=snapshot";
+
+		log_kv_add(kv, sizeof(kv), "trigger", t->name);
+		log_kv_add(kv, sizeof(kv), "path", j->out.path);
+		log_kv_addu(kv, sizeof(kv), "freeze_ns", j->tm.resume - t->freeze_at);
+		log_kv_addu(kv, sizeof(kv), "write_ns", now - j->tm.resume);
+		log_kv_addu(kv, sizeof(kv), "bytes", j->out.data_bytes + j->out.sidecar_bytes);
+		log_kv_addu(kv, sizeof(kv), "coalesced", t->coalesced);
+		log_event(LOG_INFO, kv, "snapshot %s (%s%s; frozen %s, written in %s)", j->out.path, t->name, what,
 	     fmt_duration(j->tm.resume - t->freeze_at, d1, sizeof(d1)),
 	     fmt_duration(now - j->tm.resume, d2, sizeof(d2)));
+	}
 	if (t->coalesced)
 		ilog("  %llu more trigger firings coalesced into it", (unsigned long long)t->coalesced);
 }

@@ -269,7 +269,15 @@ static void announce(struct session *s)
 
 	for (int i = 0; i < r->nr_evs; i++)
 		ntp += r->evs[i].kind != REC_EV_TRACKING;
-	ilog("recording %d event%s on %d CPU%s (%llu KiB ring per CPU), %d trigger%s%s; "
+	char kv[512] = "event=start";
+
+	log_kv_add(kv, sizeof(kv), "script", s->c->script_path);
+	log_kv_addu(kv, sizeof(kv), "events", ntp);
+	log_kv_addu(kv, sizeof(kv), "cpus", r->nr_cpus);
+	log_kv_addu(kv, sizeof(kv), "ring_bytes", r->rings[0].size);
+	log_kv_addu(kv, sizeof(kv), "triggers", s->c->nr_trigs);
+	log_kv_add(kv, sizeof(kv), "outdir", s->c->outdir);
+	log_event(LOG_INFO, kv, "recording %d event%s on %d CPU%s (%llu KiB ring per CPU), %d trigger%s%s; "
 	     "snapshots go to %s", ntp, ntp == 1 ? "" : "s", r->nr_cpus,
 	     r->nr_cpus == 1 ? "" : "s", (unsigned long long)r->rings[0].size / 1024,
 	     s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
@@ -477,7 +485,15 @@ static void summary(struct session *s)
 		all.coalesced += ts.coalesced;
 		all.rb_dropped += ts.rb_dropped;
 		/* Every firing that did not become a snapshot is accounted for. */
-		ilog("trigger %s: evaluated %llu, matched %llu, fired %llu, coalesced %llu, "
+		char kv[384] = "event=trigger_summary";
+
+		log_kv_add(kv, sizeof(kv), "trigger", s->c->trigs[i].name);
+		log_kv_addu(kv, sizeof(kv), "fired", ts.fired);
+		log_kv_addu(kv, sizeof(kv), "coalesced", ts.coalesced);
+		log_kv_addu(kv, sizeof(kv), "suppressed_cooldown", ts.suppressed_cooldown);
+		log_kv_addu(kv, sizeof(kv), "suppressed_limit", ts.suppressed_limit);
+		log_kv_addu(kv, sizeof(kv), "sideband_full", ts.rb_dropped);
+		log_event(LOG_INFO, kv, "trigger %s: evaluated %llu, matched %llu, fired %llu, coalesced %llu, "
 		     "suppressed by cooldown %llu, by limit/max %llu, stale starts %llu, "
 		     "side-band full %llu", s->c->trigs[i].name,
 		     (unsigned long long)ts.evaluated, (unsigned long long)ts.matched,
@@ -487,11 +503,21 @@ static void summary(struct session *s)
 		     (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped);
 	}
 	bpfctl__stats(s->b, TRIGREC_MAX_TRIGGERS, &g);
-	ilog("%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
+	{
+		char kv[256] = "event=stop";
+
+		log_kv_addu(kv, sizeof(kv), "written", s->sc.written);
+		log_kv_addu(kv, sizeof(kv), "failed", s->sc.failed);
+		log_kv_addu(kv, sizeof(kv), "fired", all.fired);
+		log_kv_addu(kv, sizeof(kv), "coalesced", all.coalesced);
+		log_kv_addu(kv, sizeof(kv), "sideband_full", all.rb_dropped);
+		log_kv_addu(kv, sizeof(kv), "gated", g.gated);
+		log_event(LOG_INFO, kv, "%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
 	     "lost (side-band full) %llu; records held back by the freeze %llu",
 	     s->sc.written, s->sc.written == 1 ? "" : "s", s->sc.failed,
 	     (unsigned long long)all.fired, (unsigned long long)all.coalesced,
 	     (unsigned long long)all.rb_dropped, (unsigned long long)g.gated);
+	}
 }
 
 int session__run(struct session *s)
@@ -538,7 +564,7 @@ int session__run(struct session *s)
 			break;
 		}
 	}
-	ilog("stopping");
+	log_event(LOG_INFO, "event=stopping", "stopping");
 	sd_notify(0, "STOPPING=1");
 	/*
 	 * Stopping cuts a post window short and writes the final snapshot; signals
