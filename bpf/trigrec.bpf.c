@@ -27,6 +27,7 @@ const volatile __u32 cpu_limited = 0; /* -C: gates only drop records of recorded
 const volatile __u8 cpu_recorded[TRIGREC_MAX_CPUS] = {};
 /* --cgroup: record, trigger and gate only in the cgroup held by cgroup_scope[0]. */
 const volatile __u32 scope_cgroup = 0;
+const volatile __u32 generation = 0; /* trigger table generation (reloads), copied into messages */
 
 /* Live state, mmaped by userspace (see trigrec_abi.h). */
 __u64 freeze_at = 0;
@@ -572,6 +573,7 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 	pid_tgid = bpf_get_current_pid_tgid();
 	m->type = TRIGREC_MSG_TRIGGER;
 	m->trigger_id = id;
+	m->generation = generation;
 	m->time_ns = now;
 	m->freeze_at = now + tc->post_ns;
 	m->cpu = bpf_get_smp_processor_id();

@@ -325,7 +325,7 @@ const struct opt_spec record_opts[] = {
 };
 const int nr_record_opts = sizeof(record_opts) / sizeof(record_opts[0]);
 
-int cli_run_session(struct trigrec_config *c)
+int cli_run_session(struct trigrec_config *c, session_reload_fn reload, void *ctx)
 {
 	/* perf.data records the whole command line, global options included. */
 	struct session *s = session__new(c, cli_argc, cli_argv);
@@ -333,6 +333,8 @@ int cli_run_session(struct trigrec_config *c)
 
 	if (!s)
 		return 1;
+	if (reload)
+		session__set_reload(s, reload, ctx);
 	err = session__start(s);
 	if (!err)
 		ret = session__run(s);
@@ -372,7 +374,7 @@ int cmd_record(int argc, char **argv)
 		ret = config__dump_script(&c, stdout) ? 1 : 0;
 		goto out;
 	}
-	ret = cli_run_session(&c);
+	ret = cli_run_session(&c, NULL, NULL);
 out:
 	config__fini(&c);
 	return ret;
