@@ -165,7 +165,7 @@ struct trigrec_stats {
 	__u64 suppressed_cooldown; /* held back by cooldown or per-key cooldown */
 	__u64 suppressed_limit;    /* held back by limit (the default one too) or max */
 	__u64 stale_starts;        /* LATENCY: starts dropped for age */
-	__u64 pad;
+	__u64 suppressed_budget;   /* held back by the run's global snapshot budget */
 };
 
 /* Messages on the side-band BPF ring buffer. Every message starts with its type. */

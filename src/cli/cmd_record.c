@@ -266,6 +266,13 @@ SET(o_quiet)
 	return 0;
 }
 
+SET(o_budget)
+{
+	int n = parse_budget(a, CFG->bpf.budget_n, CFG->bpf.budget_period_ns, 2, err, len);
+
+	return n < 0 ? n : 0;
+}
+
 SET(o_log_format)
 {
 	if (log_format_parse(a)) {
@@ -305,6 +312,8 @@ const struct opt_spec record_opts[] = {
 	{ 0, "no-final-snapshot", NULL, "do not write a snapshot at the end", o_no_final },
 	{ 0, "control", "PATH", "owner-only UNIX socket for `trigrec control PATH\n"
 	  "snapshot [NAME]|stats|stop`", o_control },
+	{ 0, "budget", "N/PERIOD[,N/PERIOD]", "at most N snapshots per PERIOD across all\n"
+	  "triggers (storm control, e.g. 10/min,60/hour);\non top of each trigger's limit", o_budget },
 	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)", o_max_starts },
 	{ 0, "max-keys", "N", "rate buckets / per-key cooldowns, LRU (default 16384)", o_max_keys },
 	{ 0, "no-gates", NULL, "no freeze gates: cheaper, but records after a trigger\n"

@@ -44,7 +44,7 @@ static const char run_tail[] =
 
 /* The record options that `run` takes to override a script; each is declared once, there. */
 static const char *const run_names[] = {
-	"output", "mmap-pages", "count", "no-final-snapshot", "control", "verbose", "quiet", "log-format", "help",
+	"output", "mmap-pages", "count", "no-final-snapshot", "control", "budget", "verbose", "quiet", "log-format", "help",
 };
 #define NR_RUN_OPTS (int)(sizeof(run_names) / sizeof(run_names[0]))
 static struct opt_spec run_opts[NR_RUN_OPTS];
@@ -165,6 +165,10 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		c->count = o->count;
 	if (o->no_final)
 		c->no_final = 1;
+	if (o->bpf.budget_n[0]) {
+		memcpy(c->bpf.budget_n, o->bpf.budget_n, sizeof(c->bpf.budget_n));
+		memcpy(c->bpf.budget_period_ns, o->bpf.budget_period_ns, sizeof(c->bpf.budget_period_ns));
+	}
 	return 0;
 }
 

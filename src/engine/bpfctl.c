@@ -274,6 +274,10 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 	b->skel->rodata->scope_gates = scope_tgid && r->opts.tids;
 	b->skel->rodata->scope_cgroup = r->cgroup_fd >= 0;
 	b->skel->rodata->generation = b->opts.generation;
+	for (int i = 0; i < 2; i++) {
+		b->skel->rodata->budget_n[i] = b->opts.budget_n[i];
+		b->skel->rodata->budget_period_ns[i] = b->opts.budget_period_ns[i];
+	}
 	if (r->opts.cpumask) {
 		b->skel->rodata->cpu_limited = 1;
 		for (int c = 0; c < r->nr_cpus; c++)
@@ -462,6 +466,7 @@ int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out)
 		out->suppressed_cooldown += v[c].suppressed_cooldown;
 		out->suppressed_limit += v[c].suppressed_limit;
 		out->stale_starts += v[c].stale_starts;
+		out->suppressed_budget += v[c].suppressed_budget;
 	}
 	free(v);
 	return err;

@@ -32,6 +32,8 @@ struct bpfctl_opts {
 	uint32_t keys;         /* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
 	int no_gates;          /* --no-gates: cut by timestamp only (for measuring the gates) */
 	uint32_t generation;   /* trigger table generation, tagged on side-band messages */
+	uint64_t budget_n[2];  /* global snapshot budget: n per period (0 = none) */
+	uint64_t budget_period_ns[2];
 	/*
 	 * Set (by a signal handler, see util/cancel.h) to abandon
 	 * bpfctl__attach: it stops between attachments with -EINTR. NULL = never.

@@ -235,11 +235,12 @@ int metrics__render(struct metrics *m, FILE *f)
 		fprintf(f, "# HELP trigrec_trigger_suppressed_total Firings that did not become a snapshot, by reason.\n"
 			   "# TYPE trigrec_trigger_suppressed_total counter\n");
 		for (int i = 0; i < n; i++) {
-			static const char *why[] = { "cooldown", "limit", "coalesced", "sideband_full" };
+			static const char *why[] = { "cooldown", "limit", "budget", "coalesced",
+						     "sideband_full" };
 			uint64_t v[] = { st[i].suppressed_cooldown, st[i].suppressed_limit,
-					 st[i].coalesced, st[i].rb_dropped };
+					 st[i].suppressed_budget, st[i].coalesced, st[i].rb_dropped };
 
-			for (int k = 0; k < 4; k++)
+			for (int k = 0; k < 5; k++)
 				fprintf(f, "trigrec_trigger_suppressed_total{trigger=\"%s\",reason=\"%s\"} %llu\n",
 					slot_name(m, i), why[k], U(v[k]));
 		}
