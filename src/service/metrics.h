@@ -31,6 +31,13 @@ void metrics__attach(struct metrics *m, struct bpfctl *b, struct recorder *r);
 void metrics__observe(struct metrics *m, const struct metrics_snapshot *s);
 /* One on_snapshot run ended: result is an enum hook_result (service/hooks.h). */
 void metrics__on_snapshot_run(struct metrics *m, int result);
+/*
+ * After a reload: the new trigger table and BPF object. Counters follow
+ * triggers by name (a renamed trigger starts from 0). 0 or -ENOMEM (then
+ * nothing changed).
+ */
+int metrics__set_triggers(struct metrics *m, const struct trigrec_config *c, struct bpfctl *b);
+void metrics__reload_failed(struct metrics *m);
 /* Prometheus text exposition format 0.0.4. */
 int metrics__render(struct metrics *m, FILE *out);
 /*
