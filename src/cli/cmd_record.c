@@ -248,6 +248,16 @@ SET(o_metrics_file)
 	return config__set_str(&CFG->metrics_file, a);
 }
 
+SET(o_compress)
+{
+	int level = 1; /* -z alone: perf record's default */
+
+	if (a && config__parse_zstd_level(a, &level, err, len))
+		return -EINVAL;
+	CFG->zstd_level = level;
+	return 0;
+}
+
 SET(o_dump_script)
 {
 	x->dump_script = 1;
@@ -303,6 +313,8 @@ const struct opt_spec record_opts[] = {
 	{ 0, "no-align", NULL, "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span", o_no_align },
 	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
+	{ 'z', "compression-level", "[N]", "compress snapshots with zstd, as perf record -z:\n"
+	  "level N from 1 (fastest, the default) to 22\n(smallest); 0 = off", o_compress },
 	{ 0, "metrics", "ADDR", "serve Prometheus metrics on http://ADDR/metrics\n"
 	  "(PORT or HOST:PORT; loopback unless a host is given)", o_metrics,
 	  "Monitoring:" },

@@ -44,7 +44,7 @@ static const char run_tail[] =
 
 /* The record options that `run` takes to override a script; each is declared once, there. */
 static const char *const run_names[] = {
-	"output", "mmap-pages", "count", "no-final-snapshot", "control", "verbose", "quiet", "help",
+	"output", "mmap-pages", "compression-level", "count", "no-final-snapshot", "control", "verbose", "quiet", "help",
 };
 #define NR_RUN_OPTS (int)(sizeof(run_names) / sizeof(run_names[0]))
 static struct opt_spec run_opts[NR_RUN_OPTS];
@@ -165,6 +165,7 @@ int cmd_run(int argc, char **argv)
 	config__init(&c);
 	config__init(&o);
 	o.mmap_pages = 0; /* 0 = not given */
+	o.zstd_level = -1;
 	/* Options may come before FILE (e.g. -h) and after it (overrides). */
 	first = opts__parse(run_opts, NR_RUN_OPTS, "run", argc, argv, &x);
 	if (first < 0)
@@ -209,6 +210,8 @@ int cmd_run(int argc, char **argv)
 		goto nomem;
 	if (o.mmap_pages)
 		c.mmap_pages = o.mmap_pages;
+	if (o.zstd_level >= 0)
+		c.zstd_level = o.zstd_level;
 	if (o.count)
 		c.count = o.count;
 	if (o.no_final)

@@ -411,6 +411,8 @@ int session__start(struct session *s)
 	s->sc.argv = s->argv;
 	s->sc.no_align = c->no_align;
 	s->sc.callgraph = c->callgraph;
+	_Static_assert(CONFIG_ZSTD_LEVEL_MAX == PD_ZSTD_LEVEL_MAX, "one zstd level range");
+	s->sc.zstd_level = c->zstd_level;
 	if (snapshot_ctx__init(&s->sc, s->r))
 		return cancelled() ? -EINTR : -EINVAL;
 
