@@ -657,6 +657,10 @@ elif want 8; then
 			orig=$(kv orig_bytes "$line")
 			[ "${comp:-0}" -gt 0 ] || continue
 			rec z.ratio $tool "$(calc "$orig / $comp" 3)"
+			# the two tools lay samples out differently (perf adds IP, PERIOD...): per event too
+			nev=$("$PERF" script -i "$zf" 2>/dev/null | grep -c .)
+			[ "${nev:-0}" -gt 0 ] && rec z.bytes_per_event $tool "$(calc "$comp / $nev" 2)" &&
+				rec z.events $tool "$nev"
 			rec z.mib $tool "$(calc "$orig / 1048576" 1)"
 			# -z minus plain: the CPU time compression added, per MiB
 			a1=${ZC1[${v}z]} a0=${ZC0[${v}z]} b1=${ZC1[$v]} b0=${ZC0[$v]}
@@ -770,6 +774,7 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 	fi
 	if want 8; then
 		echo "| 8 | Compression, zstd level 1 (-z), system-wide sched_switch+sched_wakeup, $((ZRING >> 20)) MiB/CPU filled by ctxsw: ratio (uncompressed ÷ COMPRESSED records) | $(mmm z.ratio trigrec 2) | $(mmm z.ratio perf 2) | $(ratio_of_medians z.ratio) | ≥ perf's |"
+		echo "| 8 | … events per snapshot (perf script lines) · compressed bytes per event | $(mmm z.events trigrec 0) · $(mmm z.bytes_per_event trigrec 2) | $(mmm z.events perf 0) · $(mmm z.bytes_per_event perf 2) | $(ratio_of_medians z.bytes_per_event) | ≤ perf's |"
 		echo "| 8 | … MiB compressed per snapshot · CPU ms per MiB that -z adds (with minus without, all threads) | $(mmm z.mib trigrec 1) · $(mmm z.ms_per_mib trigrec 2) | $(mmm z.mib perf 1) · $(mmm z.ms_per_mib perf 2) | $(ratio_of_medians z.ms_per_mib) | ≤ perf's |"
 		echo "| 8 | … trigrec's time inside zstd alone (sidecar compression.time_ns): MiB/s | $(mmm z.zstd_mibs trigrec 0) | | | |"
 	fi
