@@ -170,7 +170,7 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 {
 	unsigned long left_out;
 	uint64_t span;
-	char more[192] = "", errs[128], d[32];
+	char more[192] = "", errs[128], d[32], why[320] = "";
 
 	sc->failed++;
 	if (!log_limit__hit(&sc->fail_lim, mono_ns(), &left_out, &span)) {
@@ -189,8 +189,20 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 			 left_out, left_out == 1 ? "" : "s", errs, fmt_duration(span, d, sizeof(d)));
 		memset(sc->fail_errs, 0, sizeof(sc->fail_errs));
 	}
-	elog("snapshot %s-%s failed: %s%s; recording continues%s%s", stem, name, strerror(-err),
-	     err == -ENOSPC ? " (disk full: free space in the output directory)" : "",
+	if (err == -EFBIG) {
+		char a[32], b[32];
+
+		snprintf(why, sizeof(why), " (it alone is %s with its sidecar, over the retention "
+			 "byte budget of %s: raise --keep-bytes or the script's `keep SIZE`, or "
+			 "make snapshots smaller with a smaller -m ring or fewer events)",
+			 fmt_size(outdir__refused_bytes(sc->od), a, sizeof(a)),
+			 fmt_size(sc->max_bytes, b, sizeof(b)));
+	} else if (err == -ENOSPC) {
+		snprintf(why, sizeof(why), " (disk full: free space in the output directory)");
+	}
+	elog("snapshot %s-%s failed: %s%s; recording continues%s%s", stem, name,
+	     err == -EFBIG ? "refused, too big for the output directory's byte budget" :
+	     strerror(-err), why,
 	     more[0] ? more : "", sc->fail_lim.total == 1 ?
 	     " (further failures are summed up every 10 s)" : "");
 }
@@ -821,6 +833,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		if (!fstat(fd, &st))
 			out->data_bytes = st.st_size;
 	}
+	outdir__set_max_pair(sc->od, sc->max_bytes);
 	err = outdir__publish_pair(sc->od, &data, base, render_json, &jc, out->path,
 				   sizeof(out->path));
 	if (err)
