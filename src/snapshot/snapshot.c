@@ -170,7 +170,7 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 {
 	unsigned long left_out;
 	uint64_t span;
-	char more[192] = "", errs[128], d[32], why[320] = "";
+	char more[192] = "", errs[128], d[32], why[512] = "";
 
 	sc->failed++;
 	if (!log_limit__hit(&sc->fail_lim, mono_ns(), &left_out, &span)) {
