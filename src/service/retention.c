@@ -236,9 +236,14 @@ static long scan(struct retention *r)
 /* The periodic line (and the end's): what was removed since the last one. */
 static void summary_line(struct retention *r, const char *more)
 {
-	char a[32], b[32], lims[96];
+	char a[32], b[32], lims[96], kv[256] = "event=retention";
 
-	ilog("retention: removed %llu snapshot%s (%s) from %s, %s (keep %s)%s%s; "
+	log_kv_add(kv, sizeof(kv), "dir", r->path);
+	log_kv_addu(kv, sizeof(kv), "removed", r->pend_n);
+	log_kv_addu(kv, sizeof(kv), "removed_bytes", r->pend_bytes);
+	log_kv_addu(kv, sizeof(kv), "snapshots", r->st.files);
+	log_kv_addu(kv, sizeof(kv), "bytes", r->st.bytes);
+	log_event(LOG_INFO, kv, "retention: removed %llu snapshot%s (%s) from %s, %s (keep %s)%s%s; "
 	     "%llu snapshot%s (%s) there now",
 	     (unsigned long long)r->pend_n, r->pend_n == 1 ? "" : "s",
 	     fmt_size(r->pend_bytes, a, sizeof(a)), r->path, why_fmt(r->pend_why),
