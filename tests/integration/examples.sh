@@ -233,7 +233,7 @@ if S=$(ex_script runq-latency myapp) && ex_run runq "$S" "$EXWORK" runq 60 0; th
 	a=$(j trigger.latency.start.time_ns) b=$(j trigger.latency.end.time_ns)
 	n=$(perf script -i "$SNAP" --ns -F tid,cpu,time,event 2>/dev/null |
 		awk -v a="$a" -v b="$b" -v t="$waker" '/cpu-clock/ {
-			split($3, x, "."); ns = x[1] substr(x[2] "000000000", 1, 9) + 0
+			split($3, x, "."); ns = (x[1] substr(x[2] "000000000", 1, 9)) + 0
 			if ($1 == t && $2 == "[000]" && ns > a && ns < b) n++ } END { print n + 0 }')
 	check_ge "cpu-clock samples of the waker on CPU 0 while W waited" "$n" 30
 else
@@ -315,6 +315,69 @@ if ex_run faults "$EX/pagefault-storm.trig" "$EXWORK" faults 256; then
 	else
 		check_ge "faults after the madvise" "$(grep -c . "$D/f.tsv")" 1000
 	fi
+else
+	t_fail "$WHY"
+fi
+t_end
+
+# ---- out-of-resources.trig: a system call fails with EMFILE ----
+
+# exwork emfile: RLIMIT_NOFILE 16, then openat(2) of /dev/null until EMFILE.
+t_begin "out-of-resources: openat(2) failing with EMFILE fires out_of_fds"
+if ex_run emfile "$EX/out-of-resources.trig" "$EXWORK" emfile; then
+	pid=$(mk pid) tid=$(mk tid) fds=$(mk fds)
+	check_eq "exwork saw EMFILE" "$(mk errno)" 24
+	check_eq "descriptors opened (3..15)" "$fds" 13
+	sidecar out_of_fds event
+	check_eq "trigger.tid" "$(j trigger.tid)" "$tid"
+	check_eq "trigger.comm" "$(j trigger.comm)" exwork
+	check_eq "trigger.event" "$(j trigger.event)" raw_syscalls:sys_exit
+	check_eq "trigger.fields.ret (EMFILE)" "$(j trigger.fields.ret)" -24
+	# perf script: the failing exit last (no post window), and before it
+	# exwork's successful openat(2) calls (x86_64 NR 257) up to fd 15, the
+	# last one RLIMIT_NOFILE 16 allows.
+	awk -F '\t' -v t="$tid" '$4 == t && $5 == "raw_syscalls:sys_exit" { print $1 "\t" $8 }' "$D/d.tsv" >"$D/x.tsv"
+	check_eq "last exit: the failure" "$(tail -1 "$D/x.tsv" | cut -f2 | sed 's/^NR [0-9]* = //')" -24
+	check_at "the failure at trigger.time_ns" "$(tail -1 "$D/x.tsv" | cut -f1)" "$(j trigger.time_ns)"
+	if [ "$(uname -m)" = x86_64 ]; then
+		check_eq "trigger.fields.id (openat)" "$(j trigger.fields.id)" 257
+		check_eq "the $fds openat(2) exits before it" \
+			"$(tail -n $((fds + 1)) "$D/x.tsv" | head -n "$fds" | cut -f2 | tr '\n' ' ')" \
+			"$(for ((i = 16 - fds; i < 16; i++)); do printf 'NR 257 = %d ' $i; done)"
+	fi
+else
+	t_fail "$WHY"
+fi
+t_end
+
+# ---- tcp-resets.trig: a reset received on a connection ----
+
+# exwork tcpreset: a loopback connection whose accepting side closes with
+# SO_LINGER 0; the client's read(2) gets ECONNRESET.
+t_begin "tcp-resets: an RST on a loopback connection fires reset_received"
+if ex_run tcp "$EX/tcp-resets.trig" "$EXWORK" tcpreset; then
+	pid=$(mk pid) sport=$(mk sport) cport=$(mk cport)
+	check_eq "exwork's read got" "$(mk err)" ECONNRESET
+	sidecar reset_received event
+	check_eq "trigger.event" "$(j trigger.event)" tcp:tcp_receive_reset
+	check_eq "trigger.pid" "$(j trigger.pid)" "$pid"
+	check_eq "trigger.fields.sport (the client's)" "$(j trigger.fields.sport)" "$cport"
+	check_eq "trigger.fields.dport (the server's)" "$(j trigger.fields.dport)" "$sport"
+	# perf script: the client's connection established, the reset it
+	# received at the trigger's time, the server's reset sent to it
+	# (within the example's post 10ms), and both sockets destroyed.
+	c=127.0.0.1
+	est=$(awk -F '\t' -v x="sport=$cport dport=$sport " '$5 == "sock:inet_sock_set_state" && index($8, x) && $8 ~ /oldstate=TCP_SYN_SENT newstate=TCP_ESTABLISHED$/ { print $1 }' "$D/d.tsv")
+	rr=$(awk -F '\t' -v x="sport=$cport dport=$sport " '$5 == "tcp:tcp_receive_reset" && index($8, x) { print $1 }' "$D/d.tsv")
+	rs=$(awk -F '\t' -v x="src=$c:$sport dest=$c:$cport " '$5 == "tcp:tcp_send_reset" && index($8, x) { print $1 }' "$D/d.tsv")
+	check_eq "client ESTABLISHED" "$(grep -c . <<<"$est")" 1
+	check_eq "tcp_receive_reset" "$(grep -c . <<<"$rr")" 1
+	check_eq "tcp_send_reset from the server" "$(grep -c . <<<"$rs")" 1
+	check_at "tcp_receive_reset at trigger.time_ns" "$rr" "$(j trigger.time_ns)"
+	check_eq "order established < reset received" "$(printf '%s\n' "$est" "$rr" | sort -n | head -1)" "$est"
+	check_le "reset sent within the post window" "$((rs - rr))" 10000000
+	check_eq "tcp_destroy_sock of the client" \
+		"$(awk -F '\t' -v x="sport=$cport dport=$sport " '$5 == "tcp:tcp_destroy_sock" && index($8, x)' "$D/d.tsv" | grep -c .)" 1
 else
 	t_fail "$WHY"
 fi
