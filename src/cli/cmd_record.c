@@ -266,6 +266,22 @@ SET(o_quiet)
 	return 0;
 }
 
+SET(o_budget)
+{
+	int n = parse_budget(a, CFG->bpf.budget_n, CFG->bpf.budget_period_ns, 2, err, len);
+
+	return n < 0 ? n : 0;
+}
+
+SET(o_log_format)
+{
+	if (log_format_parse(a)) {
+		snprintf(err, len, "'%s': give text or logfmt", a);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 SET(o_help)
 {
 	x->help = 1;
@@ -296,6 +312,8 @@ const struct opt_spec record_opts[] = {
 	{ 0, "no-final-snapshot", NULL, "do not write a snapshot at the end", o_no_final },
 	{ 0, "control", "PATH", "owner-only UNIX socket for `trigrec control PATH\n"
 	  "snapshot [NAME]|stats|stop`", o_control },
+	{ 0, "budget", "N/PERIOD[,N/PERIOD]", "at most N snapshots per PERIOD across all\n"
+	  "triggers (storm control, e.g. 10/min,60/hour);\non top of each trigger's limit", o_budget },
 	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)", o_max_starts },
 	{ 0, "max-keys", "N", "rate buckets / per-key cooldowns, LRU (default 16384)", o_max_keys },
 	{ 0, "no-gates", NULL, "no freeze gates: cheaper, but records after a trigger\n"
@@ -310,12 +328,13 @@ const struct opt_spec record_opts[] = {
 	  "start, after each snapshot and at exit", o_metrics_file },
 	{ 0, "dump-script", NULL, "print these options as a trigger script and exit", o_dump_script },
 	{ 'v', "verbose", NULL, "more messages (repeat for more)", o_verbose, "Other:" },
+	{ 0, "log-format", "FMT", "text (default) or logfmt (default when stderr is\nthe journal: one key=value line per event)", o_log_format },
 	{ 'q', "quiet", NULL, "errors only", o_quiet },
 	{ 'h', "help", NULL, "this text", o_help },
 };
 const int nr_record_opts = sizeof(record_opts) / sizeof(record_opts[0]);
 
-int cli_run_session(struct trigrec_config *c)
+int cli_run_session(struct trigrec_config *c, session_reload_fn reload, void *ctx)
 {
 	/* perf.data records the whole command line, global options included. */
 	struct session *s = session__new(c, cli_argc, cli_argv);
@@ -323,6 +342,8 @@ int cli_run_session(struct trigrec_config *c)
 
 	if (!s)
 		return 1;
+	if (reload)
+		session__set_reload(s, reload, ctx);
 	err = session__start(s);
 	if (!err)
 		ret = session__run(s);
@@ -362,7 +383,7 @@ int cmd_record(int argc, char **argv)
 		ret = config__dump_script(&c, stdout) ? 1 : 0;
 		goto out;
 	}
-	ret = cli_run_session(&c);
+	ret = cli_run_session(&c, NULL, NULL);
 out:
 	config__fini(&c);
 	return ret;

@@ -189,7 +189,12 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 			 left_out, left_out == 1 ? "" : "s", errs, fmt_duration(span, d, sizeof(d)));
 		memset(sc->fail_errs, 0, sizeof(sc->fail_errs));
 	}
-	elog("snapshot %s-%s failed: %s%s; recording continues%s%s", stem, name, strerror(-err),
+	char kv[256] = "event=snapshot_failed";
+
+	log_kv_add(kv, sizeof(kv), "trigger", name);
+	log_kv_add(kv, sizeof(kv), "error", strerror(-err));
+	log_kv_addu(kv, sizeof(kv), "left_out", left_out);
+	log_event(-2, kv, "snapshot %s-%s failed: %s%s; recording continues%s%s", stem, name, strerror(-err),
 	     err == -ENOSPC ? " (disk full: free space in the output directory)" : "",
 	     more[0] ? more : "", sc->fail_lim.total == 1 ?
 	     " (further failures are summed up every 10 s)" : "");
