@@ -232,6 +232,26 @@ SET(o_control)
 	return config__set_str(&CFG->control, a);
 }
 
+/* "0" lifts a limit (for `run`, over the script's `keep`). */
+SET(o_keep_files)
+{
+	return parse_u64(a, 0, 1000000000, &CFG->keep_files, err, len);
+}
+
+SET(o_keep_bytes)
+{
+	if (!strcmp(a, "0"))
+		return CFG->keep_bytes = 0, 0;
+	return parse_size(a, &CFG->keep_bytes, err, len);
+}
+
+SET(o_keep_age)
+{
+	if (!strcmp(a, "0"))
+		return CFG->keep_age_ns = 0, 0;
+	return parse_duration(a, &CFG->keep_age_ns, err, len);
+}
+
 SET(o_metrics)
 {
 	struct sockaddr_storage ss;
@@ -269,6 +289,16 @@ SET(o_on_snapshot_timeout)
 SET(o_on_snapshot_jobs)
 {
 	return config__parse_on_snapshot_jobs(a, &CFG->on_snapshot_jobs, err, len);
+}
+
+SET(o_compress)
+{
+	int level = 1; /* -z alone: perf record's default */
+
+	if (a && config__parse_zstd_level(a, &level, err, len))
+		return -EINVAL;
+	CFG->zstd_level = level;
+	return 0;
 }
 
 SET(o_dump_script)
@@ -344,6 +374,14 @@ const struct opt_spec record_opts[] = {
 	{ 0, "no-align", NULL, "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span", o_no_align },
 	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
+	{ 'z', "compression-level", "[N]", "compress snapshots with zstd, as perf record -z:\n"
+	  "level N from 1 (fastest, the default) to 22\n(smallest); 0 = off", o_compress },
+	{ 0, "keep-files", "N", "retention in -o: keep at most N snapshots (a .data\n"
+	  "and its .json each), removing the oldest; 0 = no limit", o_keep_files },
+	{ 0, "keep-bytes", "SIZE", "keep at most SIZE of snapshots (2G); a snapshot\n"
+	  "bigger than that alone is refused", o_keep_bytes },
+	{ 0, "keep-age", "AGE", "remove snapshots older than AGE (7d, 12h)",
+	  o_keep_age },
 	{ 0, "on-snapshot", "'CMD ARG...'", "run CMD for each snapshot written, with its .data\n"
 	  "and .json paths appended, or put where {data},\n"
 	  "{json}, {dir}, {name}, {trigger}, {host} appear.\n"

@@ -45,8 +45,9 @@ static const char run_tail[] =
 
 /* The record options that `run` takes to override a script; each is declared once, there. */
 static const char *const run_names[] = {
-	"output", "mmap-pages", "count", "no-final-snapshot", "control", "budget", "on-snapshot",
-	"on-snapshot-timeout", "on-snapshot-jobs", "verbose", "quiet", "log-format", "help",
+	"output", "keep-files", "keep-bytes", "keep-age", "mmap-pages", "compression-level",
+	"count", "no-final-snapshot", "control", "budget", "on-snapshot", "on-snapshot-timeout",
+	"on-snapshot-jobs", "verbose", "quiet", "log-format", "help",
 };
 #define NR_RUN_OPTS (int)(sizeof(run_names) / sizeof(run_names[0]))
 static struct opt_spec run_opts[NR_RUN_OPTS];
@@ -144,8 +145,6 @@ static void not_yet(const struct trigrec_config *c)
 	if (c->name_prefix)
 		wlog("name %s: parsed and checked, but snapshot names do not use it yet",
 		     c->name_prefix);
-	if (c->keep_files || c->keep_bytes || c->keep_age_ns)
-		wlog("keep: parsed and checked, but retention is not enforced yet");
 	for (int i = 0; i < c->nr_manual; i++)
 		if (c->manual[i].post_ns)
 			wlog("trigger %s: its post window is not applied to manual snapshots yet",
@@ -161,6 +160,8 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		return -ENOMEM;
 	if (o->mmap_pages)
 		c->mmap_pages = o->mmap_pages;
+	if (o->zstd_level >= 0)
+		c->zstd_level = o->zstd_level;
 	if (o->count)
 		c->count = o->count;
 	if (o->no_final)
@@ -174,6 +175,12 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		c->on_snapshot_timeout_ns = o->on_snapshot_timeout_ns;
 	if (o->on_snapshot_jobs)
 		c->on_snapshot_jobs = o->on_snapshot_jobs;
+	if (o->keep_files != UINT64_MAX)
+		c->keep_files = o->keep_files;
+	if (o->keep_bytes != UINT64_MAX)
+		c->keep_bytes = o->keep_bytes;
+	if (o->keep_age_ns != UINT64_MAX)
+		c->keep_age_ns = o->keep_age_ns;
 	if (o->bpf.budget_n[0]) {
 		memcpy(c->bpf.budget_n, o->bpf.budget_n, sizeof(c->bpf.budget_n));
 		memcpy(c->bpf.budget_period_ns, o->bpf.budget_period_ns, sizeof(c->bpf.budget_period_ns));
@@ -245,6 +252,9 @@ int cmd_run(int argc, char **argv)
 	o.mmap_pages = 0; /* 0 = not given */
 	o.on_snapshot_timeout_ns = 0;
 	o.on_snapshot_jobs = 0;
+	o.zstd_level = -1;
+	/* Not given; 0 is a value here: it lifts the script's limit. */
+	o.keep_files = o.keep_bytes = o.keep_age_ns = UINT64_MAX;
 	/* Options may come before FILE (e.g. -h) and after it (overrides). */
 	first = opts__parse(run_opts, NR_RUN_OPTS, "run", argc, argv, &x);
 	if (first < 0)

@@ -377,8 +377,8 @@ struct stok {
 enum stmt_id {
 	ST_RECORD, ST_BUFFER, ST_CALLGRAPH, ST_FREQUENCY, ST_PERIOD, ST_CPUS, ST_CGROUP,
 	ST_COMMAND, ST_PID, ST_OUTPUT, ST_KEEP, ST_NAME, ST_ON_SNAPSHOT, ST_ON_SNAPSHOT_TIMEOUT,
-	ST_ON_SNAPSHOT_JOBS, ST_POST, ST_CONTROL,
-	ST_MAX_STARTS, ST_MAX_KEYS, ST_METRICS, ST_METRICS_FILE, ST_BUDGET, ST_TRIGGER, NR_STMT
+	ST_ON_SNAPSHOT_JOBS, ST_POST, ST_CONTROL, ST_MAX_STARTS, ST_MAX_KEYS, ST_METRICS,
+	ST_METRICS_FILE, ST_BUDGET, ST_COMPRESS, ST_TRIGGER, NR_STMT
 };
 
 struct hook_use {
@@ -1431,6 +1431,39 @@ static int st_metrics_file(struct sp *p, const struct stok *kw)
 	return path_value(p, kw, ST_METRICS_FILE, "metrics_file PATH", v_metrics_file);
 }
 
+/* compress zstd [LEVEL] | compress none */
+static int st_compress(struct sp *p, const struct stok *kw)
+{
+	static const char usage[] = "compress zstd [LEVEL] (1 fastest to 22 smallest; or none)";
+	struct stok m, v;
+	char err[256];
+	int level = 1, r = 0;
+
+	if (once(p, ST_COMPRESS, kw) || arg(p, M_LIST, &m, kw->val, usage))
+		return -EINVAL;
+	if (!strcmp(m.val, "none") || !strcmp(m.val, "off")) {
+		level = 0;
+	} else if (strcmp(m.val, "zstd")) {
+		add_err(p->s, m.pos, "compress %s: perf.data compresses only with zstd (%s)",
+			m.val, usage);
+		r = -EINVAL;
+	} else if (peek(p, M_LIST, NULL) == S_WORD) {
+		next(p, M_LIST, &v);
+		if (config__parse_zstd_level(v.val, &level, err, sizeof(err))) {
+			add_err(p->s, v.pos, "compress zstd %s", err);
+			r = -EINVAL;
+		}
+		stok_free(&v);
+	}
+	stok_free(&m);
+	if (r) {
+		skip_line(p);
+		return r;
+	}
+	p->c->zstd_level = level;
+	return expect_eol(p, usage);
+}
+
 static int st_callgraph(struct sp *p, const struct stok *kw)
 {
 	if (once(p, ST_CALLGRAPH, kw))
@@ -1984,6 +2017,7 @@ static const struct stmt {
 	{ "metrics", ST_METRICS, st_metrics },
 	{ "metrics_file", ST_METRICS_FILE, st_metrics_file },
 	{ "budget", ST_BUDGET, st_budget },
+	{ "compress", ST_COMPRESS, st_compress },
 	{ "trigger", ST_TRIGGER, st_trigger },
 };
 
@@ -2004,7 +2038,9 @@ static const struct { const char *w; const char *kw; } aliases[] = {
 	{ "--on-snapshot-jobs", "on_snapshot_jobs" }, { "on-snapshot-jobs", "on_snapshot_jobs" },
 	{ "max-starts", "max_starts" }, { "max-keys", "max_keys" },
 	{ "--budget", "budget" }, { "call-graph", "callgraph" }, { "--metrics", "metrics" }, { "--metrics-file", "metrics_file" },
-	{ "metrics-file", "metrics_file" },
+	{ "metrics-file", "metrics_file" }, { "-z", "compress zstd" },
+	{ "--compression-level", "compress zstd LEVEL" }, { "compression", "compress zstd" },
+	{ "zstd", "compress zstd" },
 };
 
 static void unknown_statement(struct sp *p, const struct stok *t)
@@ -2050,7 +2086,7 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 		add_err(p->s, t->pos, "unknown statement %s: statements are record, buffer, "
 			"callgraph, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
 			"on_snapshot, on_snapshot_timeout, on_snapshot_jobs, post, control, max_starts, "
-			"max_keys, metrics, metrics_file and trigger",
+			"max_keys, metrics, metrics_file, budget, compress and trigger",
 			desc(t, p, d, sizeof(d)));
 }
 

@@ -31,6 +31,8 @@ void metrics__attach(struct metrics *m, struct bpfctl *b, struct recorder *r);
 void metrics__observe(struct metrics *m, const struct metrics_snapshot *s);
 /* One on_snapshot run ended: result is an enum hook_result (service/hooks.h). */
 void metrics__on_snapshot_run(struct metrics *m, int result);
+/* Retention (service/retention.h): snapshots removed so far, what the output directory holds. */
+void metrics__retention(struct metrics *m, uint64_t removed, uint64_t files, uint64_t bytes);
 /*
  * After a reload: the new trigger table and BPF object. Counters follow
  * triggers by name (a renamed trigger starts from 0). 0 or -ENOMEM (then

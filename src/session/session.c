@@ -32,6 +32,7 @@
 #include "harvest/sideband.h"
 #include "service/hooks.h"
 #include "service/metrics.h"
+#include "service/retention.h"
 #include "session/session.h"
 #include "snapshot/snapshot.h"
 #include "util/log.h"
@@ -47,6 +48,7 @@ struct session {
 	struct sideband *sb;
 	struct snapshot_ctx sc;
 	struct metrics *m;
+	struct retention *ret;   /* NULL: no limit and no metrics */
 	pid_t *tids;
 	pid_t child;
 	struct control *ctl;
@@ -318,6 +320,7 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 	DIFF(argv_differ(a->on_snapshot, b->on_snapshot) ||
 	     a->on_snapshot_timeout_ns != b->on_snapshot_timeout_ns ||
 	     a->on_snapshot_jobs != b->on_snapshot_jobs, "on_snapshot");
+	DIFF(a->zstd_level != b->zstd_level, "compress");
 	DIFF(str_differ(a->control, b->control) || a->count != b->count ||
 	     a->no_final != b->no_final || a->no_align != b->no_align, "run options");
 #undef DIFF
@@ -522,10 +525,20 @@ static void on_hook_done(void *ctx, enum hook_result r)
 	}
 }
 
+static void retention_to_metrics(struct session *s)
+{
+	struct retention_stats rs;
+
+	if (!s->ret || !s->m)
+		return;
+	retention__stats(s->ret, &rs);
+	metrics__retention(s->m, rs.removed, rs.files, rs.bytes);
+}
+
 /*
- * Writer thread, after each snapshot: the metrics, and the on_snapshot
- * command handed to its runner (which never blocks here). (Retention hooks
- * in here too: everything that follows a file, off the side-band thread.)
+ * Writer thread, after each snapshot: the on_snapshot command handed to its
+ * runner (which never blocks here), retention, then the metrics: everything
+ * that follows a file, off the side-band thread.
  */
 static void on_written(void *ctx, const struct snap_report *rep)
 {
@@ -537,6 +550,10 @@ static void on_written(void *ctx, const struct snap_report *rep)
 		hooks__submit(s->hooks, &hs);
 	}
 
+	/* Retention before the metrics: they then say what the directory holds now. */
+	if (s->ret && !rep->err)
+		retention__enforce(s->ret, rep->out->path,
+				   rep->out->data_bytes + rep->out->sidecar_bytes);
 	if (s->m) {
 		struct metrics_snapshot ms = {
 			.trigger = rep->trigger,
@@ -548,6 +565,7 @@ static void on_written(void *ctx, const struct snap_report *rep)
 		};
 
 		metrics__observe(s->m, &ms);
+		retention_to_metrics(s);
 		if (s->c->metrics_file)
 			write_metrics_file(s);
 	}
@@ -652,8 +670,25 @@ int session__start(struct session *s)
 	s->sc.argv = s->argv;
 	s->sc.no_align = c->no_align;
 	s->sc.callgraph = c->callgraph;
+	_Static_assert(CONFIG_ZSTD_LEVEL_MAX == PD_ZSTD_LEVEL_MAX, "one zstd level range");
+	s->sc.zstd_level = c->zstd_level;
+	s->sc.max_bytes = c->keep_bytes;
 	if (snapshot_ctx__init(&s->sc, s->r))
 		return cancelled() ? -EINTR : -EINVAL;
+	/* After the clean-up of killed runs (snapshot_ctx__init), before any new file. */
+	if (c->keep_files || c->keep_bytes || c->keep_age_ns || s->m) {
+		struct retention_limits rl = { c->keep_files, c->keep_bytes, c->keep_age_ns };
+		char lims[96];
+
+		s->ret = retention__new(c->outdir, &rl);
+		if (!s->ret)
+			return -EINVAL;
+		if (retention__enforce(s->ret, NULL, 0) < 0)
+			return -EIO;
+		if (c->keep_files || c->keep_bytes || c->keep_age_ns)
+			vlog("retention in %s: keep %s", c->outdir,
+			     retention_limits_fmt(&rl, lims, sizeof(lims)));
+	}
 
 	if (c->on_snapshot) {
 		struct hooks_opts ho = { .argv = c->on_snapshot,
@@ -704,6 +739,7 @@ int session__start(struct session *s)
 	s->started = 1;
 	if (s->m) {
 		metrics__attach(s->m, s->b, s->r);
+		retention_to_metrics(s);
 		write_metrics_file(s);
 	}
 	announce(s);
@@ -928,6 +964,7 @@ void session__free(struct session *s)
 	}
 	control__free(s->ctl); /* its thread calls into the side-band: stop it first */
 	sideband__free(s->sb);
+	retention__free(s->ret); /* after the writer thread: it enforces after each snapshot */
 	hooks__free(s->hooks); /* after the writer, which hands it jobs */
 	metrics__free(s->m); /* its HTTP thread reads the BPF counters: stop it first */
 	bpfctl__free(s->b);

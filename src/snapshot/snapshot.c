@@ -170,7 +170,7 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 {
 	unsigned long left_out;
 	uint64_t span;
-	char more[192] = "", errs[128], d[32];
+	char more[192] = "", errs[128], d[32], why[512] = "";
 
 	sc->failed++;
 	if (!log_limit__hit(&sc->fail_lim, mono_ns(), &left_out, &span)) {
@@ -191,13 +191,24 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 	}
 	char kv[256] = "event=snapshot_failed";
 
+	if (err == -EFBIG) {
+		char x[32], y[32];
+
+		snprintf(why, sizeof(why), " (it alone is %s with its sidecar, over the retention "
+			 "byte budget of %s: raise --keep-bytes or the script's `keep SIZE`, or "
+			 "make snapshots smaller with a smaller -m ring or fewer events)",
+			 fmt_size(outdir__refused_bytes(sc->od), x, sizeof(x)),
+			 fmt_size(sc->max_bytes, y, sizeof(y)));
+	} else if (err == -ENOSPC) {
+		snprintf(why, sizeof(why), " (disk full: free space in the output directory)");
+	}
 	log_kv_add(kv, sizeof(kv), "trigger", name);
-	log_kv_add(kv, sizeof(kv), "error", strerror(-err));
+	log_kv_add(kv, sizeof(kv), "error", err == -EFBIG ? "over keep bytes" : strerror(-err));
 	log_kv_addu(kv, sizeof(kv), "left_out", left_out);
-	log_event(-2, kv, "snapshot %s-%s failed: %s%s; recording continues%s%s", stem, name, strerror(-err),
-	     err == -ENOSPC ? " (disk full: free space in the output directory)" : "",
-	     more[0] ? more : "", sc->fail_lim.total == 1 ?
-	     " (further failures are summed up every 10 s)" : "");
+	log_event(-2, kv, "snapshot %s-%s failed: %s%s; recording continues%s%s", stem, name,
+		  err == -EFBIG ? "refused, too big for the output directory's byte budget" :
+		  strerror(-err), why, more[0] ? more : "", sc->fail_lim.total == 1 ?
+		  " (further failures are summed up every 10 s)" : "");
 }
 
 int snapshot_ctx__open_outdir(struct snapshot_ctx *sc)
@@ -419,6 +430,7 @@ struct snap_result {
 	uint64_t first;          /* oldest record kept: where the window really starts */
 	size_t kept, kept_bytes;
 	struct ring_stat *rs;
+	struct pd_comp_stats zst; /* level 0: not compressed */
 };
 
 /* What the sidecar says, rendered once the .data's name is known (outdir__publish_pair()). */
@@ -500,6 +512,13 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 		m && t->freeze_at > m->time_ns ? (uint64_t)(t->freeze_at - m->time_ns) : (uint64_t)0,
 		sc->no_align ? "false" : "true");
 	fprintf(f, "  \"records\": %zu, \"bytes\": %zu,\n", res->kept, res->kept_bytes);
+	if (res->zst.level)
+		fprintf(f, "  \"compression\": {\"method\": \"zstd\", \"level\": %d, \"bytes_in\": %"
+			PRIu64 ", \"bytes_out\": %" PRIu64 ", \"ratio\": %.3f, \"records\": %" PRIu64
+			", \"time_ns\": %" PRIu64 "},\n", res->zst.level, res->zst.bytes_in,
+			res->zst.bytes_out, res->zst.bytes_out ?
+			(double)res->zst.bytes_in / res->zst.bytes_out : 0.0,
+			res->zst.records, res->zst.ns);
 	fprintf(f, "  \"lost_while_frozen\": %" PRIu64 ",\n  \"cpus\": [", t->gated);
 	for (int i = 0; i < r->nr_rings; i++) {
 		const struct rec_ring *ring = &r->rings[i];
@@ -734,6 +753,16 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		err = -ENOMEM;
 		goto out;
 	}
+	if (sc->zstd_level) {
+		/* Here, on the writer thread: recording runs again while zstd works. */
+		uint64_t hint = 1 << 20;
+
+		for (int i = 0; i < r->nr_rings; i++)
+			hint += h->rings[i].len;
+		err = pd_writer__set_zstd(w, sc->zstd_level, hint);
+		if (err)
+			goto out;
+	}
 	err = pd_writer__begin(w);
 	if (err)
 		goto out;
@@ -811,6 +840,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		meta.tod_ns = rt.tv_sec * 1000000000ull + rt.tv_nsec;
 		meta.clockid_ns = mo.tv_sec * 1000000000ull + mo.tv_nsec;
 		err = pd_writer__finish(w, &meta);
+		pd_writer__comp_stats(w, &res.zst);
 	}
 	if (err)
 		goto out;
@@ -826,6 +856,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		if (!fstat(fd, &st))
 			out->data_bytes = st.st_size;
 	}
+	outdir__set_max_pair(sc->od, sc->max_bytes);
 	err = outdir__publish_pair(sc->od, &data, base, render_json, &jc, out->path,
 				   sizeof(out->path));
 	if (err)
