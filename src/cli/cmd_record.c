@@ -231,6 +231,26 @@ SET(o_control)
 	return config__set_str(&CFG->control, a);
 }
 
+/* "0" lifts a limit (for `run`, over the script's `keep`). */
+SET(o_keep_files)
+{
+	return parse_u64(a, 0, 1000000000, &CFG->keep_files, err, len);
+}
+
+SET(o_keep_bytes)
+{
+	if (!strcmp(a, "0"))
+		return CFG->keep_bytes = 0, 0;
+	return parse_size(a, &CFG->keep_bytes, err, len);
+}
+
+SET(o_keep_age)
+{
+	if (!strcmp(a, "0"))
+		return CFG->keep_age_ns = 0, 0;
+	return parse_duration(a, &CFG->keep_age_ns, err, len);
+}
+
 SET(o_metrics)
 {
 	struct sockaddr_storage ss;
@@ -321,6 +341,12 @@ const struct opt_spec record_opts[] = {
 	{ 0, "no-align", NULL, "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span", o_no_align },
 	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
+	{ 0, "keep-files", "N", "retention in -o: keep at most N snapshots (a .data\n"
+	  "and its .json each), removing the oldest; 0 = no limit", o_keep_files },
+	{ 0, "keep-bytes", "SIZE", "keep at most SIZE of snapshots (2G); a snapshot\n"
+	  "bigger than that alone is refused", o_keep_bytes },
+	{ 0, "keep-age", "AGE", "remove snapshots older than AGE (7d, 12h)",
+	  o_keep_age },
 	{ 0, "metrics", "ADDR", "serve Prometheus metrics on http://ADDR/metrics\n"
 	  "(PORT or HOST:PORT; loopback unless a host is given)", o_metrics,
 	  "Monitoring:" },

@@ -44,7 +44,8 @@ static const char run_tail[] =
 
 /* The record options that `run` takes to override a script; each is declared once, there. */
 static const char *const run_names[] = {
-	"output", "mmap-pages", "count", "no-final-snapshot", "control", "budget", "verbose", "quiet", "log-format", "help",
+	"output", "keep-files", "keep-bytes", "keep-age", "mmap-pages", "count", "no-final-snapshot",
+	"control", "budget", "verbose", "quiet", "log-format", "help",
 };
 #define NR_RUN_OPTS (int)(sizeof(run_names) / sizeof(run_names[0]))
 static struct opt_spec run_opts[NR_RUN_OPTS];
@@ -142,8 +143,6 @@ static void not_yet(const struct trigrec_config *c)
 	if (c->name_prefix)
 		wlog("name %s: parsed and checked, but snapshot names do not use it yet",
 		     c->name_prefix);
-	if (c->keep_files || c->keep_bytes || c->keep_age_ns)
-		wlog("keep: parsed and checked, but retention is not enforced yet");
 	if (c->on_snapshot)
 		wlog("on_snapshot: parsed and checked, but not run yet");
 	for (int i = 0; i < c->nr_manual; i++)
@@ -165,6 +164,12 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		c->count = o->count;
 	if (o->no_final)
 		c->no_final = 1;
+	if (o->keep_files != UINT64_MAX)
+		c->keep_files = o->keep_files;
+	if (o->keep_bytes != UINT64_MAX)
+		c->keep_bytes = o->keep_bytes;
+	if (o->keep_age_ns != UINT64_MAX)
+		c->keep_age_ns = o->keep_age_ns;
 	if (o->bpf.budget_n[0]) {
 		memcpy(c->bpf.budget_n, o->bpf.budget_n, sizeof(c->bpf.budget_n));
 		memcpy(c->bpf.budget_period_ns, o->bpf.budget_period_ns, sizeof(c->bpf.budget_period_ns));
@@ -234,6 +239,8 @@ int cmd_run(int argc, char **argv)
 	config__init(&c);
 	config__init(&o);
 	o.mmap_pages = 0; /* 0 = not given */
+	/* Not given; 0 is a value here: it lifts the script's limit. */
+	o.keep_files = o.keep_bytes = o.keep_age_ns = UINT64_MAX;
 	/* Options may come before FILE (e.g. -h) and after it (overrides). */
 	first = opts__parse(run_opts, NR_RUN_OPTS, "run", argc, argv, &x);
 	if (first < 0)

@@ -45,6 +45,7 @@ struct metrics {
 	struct hist freeze, to_file;
 	uint64_t bytes_written;
 	uint64_t records_lost;   /* PERF_RECORD_LOST in written snapshots */
+	uint64_t ret_removed, dir_files, dir_bytes; /* metrics__retention() */
 	uint64_t reloads, reload_failures;
 	double start_time;
 	struct MHD_Daemon *httpd;
@@ -161,6 +162,15 @@ void metrics__observe(struct metrics *m, const struct metrics_snapshot *s)
 	pthread_mutex_unlock(&m->mu);
 }
 
+void metrics__retention(struct metrics *m, uint64_t removed, uint64_t files, uint64_t bytes)
+{
+	pthread_mutex_lock(&m->mu);
+	m->ret_removed = removed;
+	m->dir_files = files;
+	m->dir_bytes = bytes;
+	pthread_mutex_unlock(&m->mu);
+}
+
 static const char *slot_name(const struct metrics *m, int i)
 {
 	if (i < m->nr_trigs)
@@ -256,6 +266,16 @@ int metrics__render(struct metrics *m, FILE *f)
 	fprintf(f, "# HELP trigrec_output_bytes_total Bytes of snapshot files written.\n"
 		   "# TYPE trigrec_output_bytes_total counter\n"
 		   "trigrec_output_bytes_total %llu\n", U(m->bytes_written));
+	fprintf(f, "# HELP trigrec_output_bytes Bytes of snapshots (.data + .json) in the output directory now.\n"
+		   "# TYPE trigrec_output_bytes gauge\n"
+		   "trigrec_output_bytes %llu\n"
+		   "# HELP trigrec_output_snapshots Snapshots (.data + .json pairs) in the output directory now.\n"
+		   "# TYPE trigrec_output_snapshots gauge\n"
+		   "trigrec_output_snapshots %llu\n"
+		   "# HELP trigrec_retention_deleted_total Snapshots removed by retention (keep files, bytes, age).\n"
+		   "# TYPE trigrec_retention_deleted_total counter\n"
+		   "trigrec_retention_deleted_total %llu\n",
+		U(m->dir_bytes), U(m->dir_files), U(m->ret_removed));
 	fprintf(f, "# HELP trigrec_reloads_total Script reloads (SIGHUP, control reload), by result.\n"
 		   "# TYPE trigrec_reloads_total counter\n"
 		   "trigrec_reloads_total{result=\"ok\"} %llu\n"

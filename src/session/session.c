@@ -31,6 +31,7 @@
 #include "harvest/control.h"
 #include "harvest/sideband.h"
 #include "service/metrics.h"
+#include "service/retention.h"
 #include "session/session.h"
 #include "snapshot/snapshot.h"
 #include "util/log.h"
@@ -46,6 +47,7 @@ struct session {
 	struct sideband *sb;
 	struct snapshot_ctx sc;
 	struct metrics *m;
+	struct retention *ret;   /* NULL: no limit and no metrics */
 	pid_t *tids;
 	pid_t child;
 	struct control *ctl;
@@ -505,8 +507,18 @@ static void write_metrics_file(struct session *s)
 		wlog("--metrics-file %s: %s", s->c->metrics_file, strerror(-err));
 }
 
+static void retention_to_metrics(struct session *s)
+{
+	struct retention_stats rs;
+
+	if (!s->ret || !s->m)
+		return;
+	retention__stats(s->ret, &rs);
+	metrics__retention(s->m, rs.removed, rs.files, rs.bytes);
+}
+
 /*
- * Writer thread, after each snapshot: the metrics. (Retention and
+ * Writer thread, after each snapshot: retention, then the metrics. (Retention and
  * on_snapshot hook in here too: everything that follows a file, off the
  * side-band thread.)
  */
@@ -514,6 +526,10 @@ static void on_written(void *ctx, const struct snap_report *rep)
 {
 	struct session *s = ctx;
 
+	/* Retention first: the metrics then say what the directory holds now. */
+	if (s->ret && !rep->err)
+		retention__enforce(s->ret, rep->out->path,
+				   rep->out->data_bytes + rep->out->sidecar_bytes);
 	if (s->m) {
 		struct metrics_snapshot ms = {
 			.trigger = rep->trigger,
@@ -525,6 +541,7 @@ static void on_written(void *ctx, const struct snap_report *rep)
 		};
 
 		metrics__observe(s->m, &ms);
+		retention_to_metrics(s);
 		if (s->c->metrics_file)
 			write_metrics_file(s);
 	}
@@ -629,8 +646,23 @@ int session__start(struct session *s)
 	s->sc.argv = s->argv;
 	s->sc.no_align = c->no_align;
 	s->sc.callgraph = c->callgraph;
+	s->sc.max_bytes = c->keep_bytes;
 	if (snapshot_ctx__init(&s->sc, s->r))
 		return cancelled() ? -EINTR : -EINVAL;
+	/* After the clean-up of killed runs (snapshot_ctx__init), before any new file. */
+	if (c->keep_files || c->keep_bytes || c->keep_age_ns || s->m) {
+		struct retention_limits rl = { c->keep_files, c->keep_bytes, c->keep_age_ns };
+		char lims[96];
+
+		s->ret = retention__new(c->outdir, &rl);
+		if (!s->ret)
+			return -EINVAL;
+		if (retention__enforce(s->ret, NULL, 0) < 0)
+			return -EIO;
+		if (c->keep_files || c->keep_bytes || c->keep_age_ns)
+			vlog("retention in %s: keep %s", c->outdir,
+			     retention_limits_fmt(&rl, lims, sizeof(lims)));
+	}
 
 	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->done_fd < 0) {
@@ -671,6 +703,7 @@ int session__start(struct session *s)
 	s->started = 1;
 	if (s->m) {
 		metrics__attach(s->m, s->b, s->r);
+		retention_to_metrics(s);
 		write_metrics_file(s);
 	}
 	announce(s);
@@ -840,6 +873,7 @@ void session__free(struct session *s)
 	}
 	control__free(s->ctl); /* its thread calls into the side-band: stop it first */
 	sideband__free(s->sb);
+	retention__free(s->ret); /* after the writer thread: it enforces after each snapshot */
 	metrics__free(s->m); /* its HTTP thread reads the BPF counters: stop it first */
 	bpfctl__free(s->b);
 	recorder__free(s->r);
