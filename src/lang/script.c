@@ -1343,57 +1343,6 @@ static int v_onsnap_jobs(struct sp *p, const struct stok *v)
 	return 0;
 }
 
-static int st_onsnap_timeout(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_ON_SNAPSHOT_TIMEOUT, "on_snapshot_timeout DURATION (e.g. 60s)",
-			 v_onsnap_timeout);
-}
-
-static int st_onsnap_jobs(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_ON_SNAPSHOT_JOBS, "on_snapshot_jobs N (e.g. 2)", v_onsnap_jobs);
-}
-
-static int st_buffer(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_BUFFER, "buffer SIZE (e.g. buffer 8M), per CPU", v_buffer);
-}
-
-static int st_frequency(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_FREQUENCY, "frequency HZ (e.g. frequency 99)", v_frequency);
-}
-
-static int st_period(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_PERIOD, "period N (sample every N events)", v_period);
-}
-
-static int st_pid(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_PID, "pid PID", v_pid);
-}
-
-static int st_post(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_POST, "post DURATION (e.g. post 10ms)", v_post);
-}
-
-static int st_name(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_NAME, "name PREFIX", v_name);
-}
-
-static int st_max_starts(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_MAX_STARTS, "max_starts N", v_max_starts);
-}
-
-static int st_max_keys(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_MAX_KEYS, "max_keys N", v_max_keys);
-}
-
 static int path_value(struct sp *p, const struct stok *kw, enum stmt_id id, const char *usage,
 		      int (*parse)(struct sp *p, const struct stok *v))
 {
@@ -1990,30 +1939,35 @@ static int st_budget(struct sp *p, const struct stok *kw)
 	return expect_eol(p, usage);
 }
 
+/* A statement is parsed by fn, or, when it takes one value, by one_value()
+ * with its usage line and the value's check. */
 static const struct stmt {
 	const char *kw;
 	enum stmt_id id;
 	int (*fn)(struct sp *p, const struct stok *kw);
+	const char *usage;
+	int (*value)(struct sp *p, const struct stok *v);
 } stmts[] = {
 	{ "record", ST_RECORD, st_record },
-	{ "buffer", ST_BUFFER, st_buffer },
+	{ "buffer", ST_BUFFER, NULL, "buffer SIZE (e.g. buffer 8M), per CPU", v_buffer },
 	{ "callgraph", ST_CALLGRAPH, st_callgraph },
-	{ "frequency", ST_FREQUENCY, st_frequency },
-	{ "period", ST_PERIOD, st_period },
+	{ "frequency", ST_FREQUENCY, NULL, "frequency HZ (e.g. frequency 99)", v_frequency },
+	{ "period", ST_PERIOD, NULL, "period N (sample every N events)", v_period },
 	{ "cpus", ST_CPUS, st_cpus },
 	{ "cgroup", ST_CGROUP, st_cgroup },
 	{ "command", ST_COMMAND, st_command },
-	{ "pid", ST_PID, st_pid },
+	{ "pid", ST_PID, NULL, "pid PID", v_pid },
 	{ "output", ST_OUTPUT, st_output },
 	{ "keep", ST_KEEP, st_keep },
-	{ "name", ST_NAME, st_name },
+	{ "name", ST_NAME, NULL, "name PREFIX", v_name },
 	{ "on_snapshot", ST_ON_SNAPSHOT, st_on_snapshot },
-	{ "on_snapshot_timeout", ST_ON_SNAPSHOT_TIMEOUT, st_onsnap_timeout },
-	{ "on_snapshot_jobs", ST_ON_SNAPSHOT_JOBS, st_onsnap_jobs },
-	{ "post", ST_POST, st_post },
+	{ "on_snapshot_timeout", ST_ON_SNAPSHOT_TIMEOUT, NULL, "on_snapshot_timeout DURATION (e.g. 60s)",
+	  v_onsnap_timeout },
+	{ "on_snapshot_jobs", ST_ON_SNAPSHOT_JOBS, NULL, "on_snapshot_jobs N (e.g. 2)", v_onsnap_jobs },
+	{ "post", ST_POST, NULL, "post DURATION (e.g. post 10ms)", v_post },
 	{ "control", ST_CONTROL, st_control },
-	{ "max_starts", ST_MAX_STARTS, st_max_starts },
-	{ "max_keys", ST_MAX_KEYS, st_max_keys },
+	{ "max_starts", ST_MAX_STARTS, NULL, "max_starts N", v_max_starts },
+	{ "max_keys", ST_MAX_KEYS, NULL, "max_keys N", v_max_keys },
 	{ "metrics", ST_METRICS, st_metrics },
 	{ "metrics_file", ST_METRICS_FILE, st_metrics_file },
 	{ "budget", ST_BUDGET, st_budget },
@@ -2127,7 +2081,8 @@ int script__parse(struct script *s, struct trigrec_config *c)
 		if (!st) {
 			unknown_statement(&p, &t);
 			skip_line(&p);
-		} else if (st->fn(&p, &t) == -ENOMEM) {
+		} else if ((st->fn ? st->fn(&p, &t)
+				   : one_value(&p, &t, st->id, st->usage, st->value)) == -ENOMEM) {
 			stok_free(&t);
 			break;
 		}
