@@ -9,14 +9,15 @@
 #include "util/log.h"
 
 static const char control_usage[] =
-"usage: trigrec control SOCKET snapshot [NAME] | stats | stop\n"
+"usage: trigrec control SOCKET snapshot [NAME] | stats | status [json] | stop\n"
 "\n"
 "Talk to a recorder started with --control SOCKET: take a snapshot now\n"
-"(named NAME), print its counters, or stop it (with its final snapshot).\n";
+"(named NAME), print its counters (stats: one line), what it is doing\n"
+"(status: as trigrec status), or stop it (with its final snapshot).\n";
 
 int cmd_control(int argc, char **argv)
 {
-	char line[512] = "", reply[4200];
+	char line[512] = "", reply[16384];
 	int n;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -33,9 +34,14 @@ int cmd_control(int argc, char **argv)
 			strncat(line, " ", sizeof(line) - strlen(line) - 1);
 	}
 	/* A snapshot waits for its file; anything else answers at once or not at all. */
-	n = control_client__call(argv[1], line, reply, sizeof(reply),
-				 !strcmp(argv[2], "snapshot") ? CONTROL_SNAPSHOT_TIMEOUT_MS :
-				 CONTROL_CLIENT_TIMEOUT_MS);
+	if (!strcmp(argv[2], "status"))
+		/* Several lines: read until the recorder closes. */
+		n = control_client__call_all(argv[1], line, reply, sizeof(reply),
+					     CONTROL_CLIENT_TIMEOUT_MS);
+	else
+		n = control_client__call(argv[1], line, reply, sizeof(reply),
+					 !strcmp(argv[2], "snapshot") ? CONTROL_SNAPSHOT_TIMEOUT_MS :
+					 CONTROL_CLIENT_TIMEOUT_MS);
 	if (n < 0)
 		return n == -EINVAL || n == -ENAMETOOLONG ? 2 : 1;
 	fputs(reply, stdout);

@@ -295,7 +295,7 @@ const struct opt_spec record_opts[] = {
 	{ 0, "count", "N", "stop after N snapshots (at least 1)", o_count },
 	{ 0, "no-final-snapshot", NULL, "do not write a snapshot at the end", o_no_final },
 	{ 0, "control", "PATH", "owner-only UNIX socket for `trigrec control PATH\n"
-	  "snapshot [NAME]|stats|stop`", o_control },
+	  "snapshot [NAME]|stats|stop` and `trigrec status PATH`", o_control },
 	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)", o_max_starts },
 	{ 0, "max-keys", "N", "rate buckets / per-key cooldowns, LRU (default 16384)", o_max_keys },
 	{ 0, "no-gates", NULL, "no freeze gates: cheaper, but records after a trigger\n"

@@ -30,6 +30,7 @@
 #include "harvest/control.h"
 #include "harvest/sideband.h"
 #include "service/metrics.h"
+#include "service/status.h"
 #include "session/session.h"
 #include "snapshot/snapshot.h"
 #include "util/log.h"
@@ -45,6 +46,7 @@ struct session {
 	struct sideband *sb;
 	struct snapshot_ctx sc;
 	struct metrics *m;
+	struct status *status;   /* what `trigrec status` reports */
 	pid_t *tids;
 	pid_t child;
 	struct control *ctl;
@@ -296,6 +298,8 @@ static void on_written(void *ctx, const struct snap_report *rep)
 {
 	struct session *s = ctx;
 
+	status__observe(s->status, rep);
+
 	if (s->m) {
 		struct metrics_snapshot ms = {
 			.trigger = rep->trigger,
@@ -310,6 +314,44 @@ static void on_written(void *ctx, const struct snap_report *rep)
 		if (s->c->metrics_file)
 			write_metrics_file(s);
 	}
+}
+
+/* `status [json]`: answered here, from the session's view; the rest goes to the side-band. */
+static void session_control(void *ctx, const char *line, char *reply, size_t len)
+{
+	struct session *s = ctx;
+	struct status_trigger t[TRIGREC_MAX_TRIGGERS];
+	int json = !strcmp(line, "status json"), n = 0;
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *f;
+
+	if (strcmp(line, "status") && !json) {
+		sideband__control(s->sb, line, reply, len);
+		return;
+	}
+	for (int i = 0; i < s->b->nr_trigs && n < TRIGREC_MAX_TRIGGERS; i++, n++) {
+		t[n].name = s->b->trigs[i].name;
+		t[n].have = !bpfctl__stats(s->b, i, &t[n].stats);
+	}
+	f = open_memstream(&buf, &blen);
+	if (!f || status__render(s->status, t, n, json, f)) {
+		snprintf(reply, len, "error cannot render the status: %s\n", strerror(errno));
+		if (f)
+			fclose(f);
+		free(buf);
+		return;
+	}
+	fclose(f);
+	if (blen >= len) {
+		/* Cut at a line end: a half line would mislead a grep. */
+		char *nl = memrchr(buf, '\n', len - 1);
+
+		blen = nl ? (size_t)(nl - buf + 1) : len - 1;
+	}
+	memcpy(reply, buf, blen);
+	reply[blen] = 0;
+	free(buf);
 }
 
 int session__start(struct session *s)
@@ -425,11 +467,16 @@ int session__start(struct session *s)
 					    .done_fd = s->done_fd, .control_fd = -1,
 					    .written = on_written, .ctx = s };
 
+		s->status = status__new(c);
+		if (!s->status) {
+			elog("out of memory");
+			return -ENOMEM;
+		}
 		s->sb = sideband__start(s->r, s->b, &s->sc, &so);
 		if (!s->sb)
 			return cancelled() ? -EINTR : -EINVAL;
 		/* Control requests on their own thread: the side-band thread only harvests. */
-		if (s->ctl && (err = control__start(s->ctl, (control_handler_fn)sideband__control, s->sb)))
+		if (s->ctl && (err = control__start(s->ctl, session_control, s)))
 			return err;
 	}
 	/* From here on signals are read from a signalfd; a pending one is not lost.
@@ -598,6 +645,7 @@ void session__free(struct session *s)
 	control__free(s->ctl); /* its thread calls into the side-band: stop it first */
 	sideband__free(s->sb);
 	metrics__free(s->m); /* its HTTP thread reads the BPF counters: stop it first */
+	status__free(s->status); /* the control and writer threads, its users, are gone */
 	bpfctl__free(s->b);
 	recorder__free(s->r);
 	snapshot_ctx__fini(&s->sc);
