@@ -47,7 +47,7 @@ endif
 KERNELS_PKGS := qemu-system-x86 busybox-static cpio python3
 # Only the tests read snapshots with these (hotspot's perf.data parser brings
 # about 100 Qt/KDE packages): `make check` installs them, `make` does not.
-TEST_DEPS_PKGS := hotspot python3 binutils bzip2
+TEST_DEPS_PKGS := hotspot python3 binutils bzip2 prometheus
 
 EXTRA_CFLAGS ?=
 CFLAGS    ?= -O2 -g

@@ -27,6 +27,14 @@ const volatile __u32 cpu_limited = 0; /* -C: gates only drop records of recorded
 const volatile __u8 cpu_recorded[TRIGREC_MAX_CPUS] = {};
 /* --cgroup: record, trigger and gate only in the cgroup held by cgroup_scope[0]. */
 const volatile __u32 scope_cgroup = 0;
+/*
+ * The run's snapshot budget across all triggers (`budget 10/min, 60/hour`):
+ * up to two token buckets, GCRA like `limit`; n = 0: none.
+ */
+const volatile __u64 budget_n[2] = {};
+const volatile __u64 budget_period_ns[2] = {};
+__u64 budget_tat[2] = {};
+const volatile __u32 generation = 0; /* trigger table generation (reloads), copied into messages */
 
 /* Live state, mmaped by userspace (see trigrec_abi.h). */
 __u64 freeze_at = 0;
@@ -543,6 +551,18 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 			return 0;
 		}
 	}
+	/* The global budget comes last: what the trigger's own policy held back does not spend it. */
+	for (int i = 0; i < 2; i++) {
+		__u64 interval;
+
+		if (!budget_n[i])
+			continue;
+		interval = budget_period_ns[i] / budget_n[i];
+		if (budget_tat[i] > now && budget_tat[i] - now > budget_period_ns[i] - interval) {
+			st->suppressed_budget++;
+			return 0;
+		}
+	}
 	if (!*(volatile __u64 *)&armed) {
 		st->coalesced++;
 		return 0;
@@ -568,10 +588,16 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 		k->kind = 3;
 		bpf_map_update_elem(&key_cooldown, k, &now, BPF_ANY);
 	}
+	/* Only the owner of the freeze gets here: the buckets have one writer at a time. */
+	for (int i = 0; i < 2; i++)
+		if (budget_n[i])
+			budget_tat[i] = (budget_tat[i] > now ? budget_tat[i] : now) +
+					budget_period_ns[i] / budget_n[i];
 
 	pid_tgid = bpf_get_current_pid_tgid();
 	m->type = TRIGREC_MSG_TRIGGER;
 	m->trigger_id = id;
+	m->generation = generation;
 	m->time_ns = now;
 	m->freeze_at = now + tc->post_ns;
 	m->cpu = bpf_get_smp_processor_id();

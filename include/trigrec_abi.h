@@ -165,7 +165,7 @@ struct trigrec_stats {
 	__u64 suppressed_cooldown; /* held back by cooldown or per-key cooldown */
 	__u64 suppressed_limit;    /* held back by limit (the default one too) or max */
 	__u64 stale_starts;        /* LATENCY: starts dropped for age */
-	__u64 pad;
+	__u64 suppressed_budget;   /* held back by the run's global snapshot budget */
 };
 
 /* Messages on the side-band BPF ring buffer. Every message starts with its type. */
@@ -184,6 +184,13 @@ struct trigrec_trigger_msg {
 	__u32 hook;          /* cookie of the tracepoint that fired */
 	__u32 hook_recorded; /* the trigger's own record is in the rings */
 	__u32 data_size;     /* valid bytes in data[] */
+	/*
+	 * The trigger table this was decoded against: a reload loads a new BPF
+	 * object with the next generation, and a message of another generation
+	 * is never decoded against the new table.
+	 */
+	__u32 generation;
+	__u32 reserved;
 	char comm[TRIGREC_COMM_LEN];
 	/* Context of stateful triggers. */
 	__u64 key[TRIGREC_MAX_KEY_PARTS];
@@ -212,6 +219,6 @@ _Static_assert(sizeof(struct trigrec_trigger_cfg) == 72 + 2 * sizeof(struct trig
 	       "trigger_cfg layout");
 _Static_assert(sizeof(struct trigrec_trig_state) == 40, "trig_state layout");
 _Static_assert(sizeof(struct trigrec_stats) == 80, "stats layout");
-_Static_assert(sizeof(struct trigrec_trigger_msg) == 376, "trigger_msg layout");
+_Static_assert(sizeof(struct trigrec_trigger_msg) == 384, "trigger_msg layout");
 
 #endif /* TRIGREC_ABI_H */

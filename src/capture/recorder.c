@@ -701,7 +701,7 @@ static int open_one(struct recorder *r, struct rec_event *e, pid_t pid, int cpu,
 {
 	int *fds = realloc(e->fds, (e->nr_fds + 1) * sizeof(int));
 	unsigned long flags = PERF_FLAG_FD_CLOEXEC;
-	int fd, err;
+	int fd, err, late;
 
 	if (!fds)
 		return -ENOMEM;
@@ -711,7 +711,12 @@ static int open_one(struct recorder *r, struct rec_event *e, pid_t pid, int cpu,
 		pid = r->cgroup_fd;
 		flags |= PERF_FLAG_PID_CGROUP;
 	}
+	/* A filtered event opens disabled and is enabled once its filter is set:
+	 * opened enabled, it would put unfiltered records in the ring meanwhile. */
+	late = e->filter && !e->pd.attr.disabled;
+	e->pd.attr.disabled |= late;
 	fd = perf_event_open(&e->pd.attr, pid, cpu, -1, flags);
+	e->pd.attr.disabled &= !late;
 	if (fd < 0)
 		return open_error(r, e, cpu, errno);
 	e->fds[e->nr_fds++] = fd;
@@ -735,6 +740,12 @@ static int open_one(struct recorder *r, struct rec_event *e, pid_t pid, int cpu,
 		     fields);
 		explain_filter(e);
 		return -EINVAL;
+	}
+	if (late && ioctl(fd, PERF_EVENT_IOC_ENABLE, 0)) {
+		err = errno;
+		elog("cannot enable %s on CPU %d after setting its filter: %s", e->pd.name, cpu,
+		     strerror(err));
+		return -err;
 	}
 	return 0;
 }

@@ -3,6 +3,7 @@
 #ifndef TRIGREC_CLI_H
 #define TRIGREC_CLI_H
 #include "cli/options.h"
+#include "session/session.h"
 
 int cmd_record(int argc, char **argv);
 int cmd_list(int argc, char **argv);
@@ -16,7 +17,7 @@ extern const struct opt_spec record_opts[];
 extern const int nr_record_opts;
 
 /* Run a filled config through a session; the process exit status. */
-int cli_run_session(struct trigrec_config *c);
+int cli_run_session(struct trigrec_config *c, session_reload_fn reload, void *ctx);
 
 /* The whole command line (for perf.data's cmdline feature). */
 extern int cli_argc;

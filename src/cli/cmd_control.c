@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* `trigrec control SOCKET snapshot [NAME] | stats | stop`: a client of --control. */
+/* `trigrec control SOCKET snapshot [NAME] | stats | reload | stop`: a client of --control. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,11 +9,14 @@
 #include "util/log.h"
 
 static const char control_usage[] =
-"usage: trigrec control SOCKET snapshot [NAME] | stats | status [json] | stop\n"
+"usage: trigrec control SOCKET snapshot [NAME] | stats | status [json] | reload | stop\n"
 "\n"
 "Talk to a recorder started with --control SOCKET: take a snapshot now\n"
 "(named NAME), print its counters (stats: one line), what it is doing\n"
-"(status: as trigrec status), or stop it (with its final snapshot).\n";
+"(status: as trigrec status), re-read its script (trigrec run only:\n"
+"the triggers change, the recorded history is kept; a script with errors\n"
+"is refused and the old one keeps running), or stop it (with its final\n"
+"snapshot).\n";
 
 int cmd_control(int argc, char **argv)
 {
@@ -40,7 +43,8 @@ int cmd_control(int argc, char **argv)
 					     CONTROL_CLIENT_TIMEOUT_MS);
 	else
 		n = control_client__call(argv[1], line, reply, sizeof(reply),
-					 !strcmp(argv[2], "snapshot") ? CONTROL_SNAPSHOT_TIMEOUT_MS :
+					 !strcmp(argv[2], "snapshot") || !strcmp(argv[2], "reload") ?
+					 CONTROL_SNAPSHOT_TIMEOUT_MS :
 					 CONTROL_CLIENT_TIMEOUT_MS);
 	if (n < 0)
 		return n == -EINVAL || n == -ENAMETOOLONG ? 2 : 1;

@@ -231,6 +231,26 @@ SET(o_control)
 	return config__set_str(&CFG->control, a);
 }
 
+/* "0" lifts a limit (for `run`, over the script's `keep`). */
+SET(o_keep_files)
+{
+	return parse_u64(a, 0, 1000000000, &CFG->keep_files, err, len);
+}
+
+SET(o_keep_bytes)
+{
+	if (!strcmp(a, "0"))
+		return CFG->keep_bytes = 0, 0;
+	return parse_size(a, &CFG->keep_bytes, err, len);
+}
+
+SET(o_keep_age)
+{
+	if (!strcmp(a, "0"))
+		return CFG->keep_age_ns = 0, 0;
+	return parse_duration(a, &CFG->keep_age_ns, err, len);
+}
+
 SET(o_metrics)
 {
 	struct sockaddr_storage ss;
@@ -266,6 +286,22 @@ SET(o_quiet)
 	return 0;
 }
 
+SET(o_budget)
+{
+	int n = parse_budget(a, CFG->bpf.budget_n, CFG->bpf.budget_period_ns, 2, err, len);
+
+	return n < 0 ? n : 0;
+}
+
+SET(o_log_format)
+{
+	if (log_format_parse(a)) {
+		snprintf(err, len, "'%s': give text or logfmt", a);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 SET(o_help)
 {
 	x->help = 1;
@@ -296,6 +332,8 @@ const struct opt_spec record_opts[] = {
 	{ 0, "no-final-snapshot", NULL, "do not write a snapshot at the end", o_no_final },
 	{ 0, "control", "PATH", "owner-only UNIX socket for `trigrec control PATH\n"
 	  "snapshot [NAME]|stats|stop` and `trigrec status PATH`", o_control },
+	{ 0, "budget", "N/PERIOD[,N/PERIOD]", "at most N snapshots per PERIOD across all\n"
+	  "triggers (storm control, e.g. 10/min,60/hour);\non top of each trigger's limit", o_budget },
 	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)", o_max_starts },
 	{ 0, "max-keys", "N", "rate buckets / per-key cooldowns, LRU (default 16384)", o_max_keys },
 	{ 0, "no-gates", NULL, "no freeze gates: cheaper, but records after a trigger\n"
@@ -303,6 +341,12 @@ const struct opt_spec record_opts[] = {
 	{ 0, "no-align", NULL, "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span", o_no_align },
 	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
+	{ 0, "keep-files", "N", "retention in -o: keep at most N snapshots (a .data\n"
+	  "and its .json each), removing the oldest; 0 = no limit", o_keep_files },
+	{ 0, "keep-bytes", "SIZE", "keep at most SIZE of snapshots (2G); a snapshot\n"
+	  "bigger than that alone is refused", o_keep_bytes },
+	{ 0, "keep-age", "AGE", "remove snapshots older than AGE (7d, 12h)",
+	  o_keep_age },
 	{ 0, "metrics", "ADDR", "serve Prometheus metrics on http://ADDR/metrics\n"
 	  "(PORT or HOST:PORT; loopback unless a host is given)", o_metrics,
 	  "Monitoring:" },
@@ -310,12 +354,13 @@ const struct opt_spec record_opts[] = {
 	  "start, after each snapshot and at exit", o_metrics_file },
 	{ 0, "dump-script", NULL, "print these options as a trigger script and exit", o_dump_script },
 	{ 'v', "verbose", NULL, "more messages (repeat for more)", o_verbose, "Other:" },
+	{ 0, "log-format", "FMT", "text (default) or logfmt (default when stderr is\nthe journal: one key=value line per event)", o_log_format },
 	{ 'q', "quiet", NULL, "errors only", o_quiet },
 	{ 'h', "help", NULL, "this text", o_help },
 };
 const int nr_record_opts = sizeof(record_opts) / sizeof(record_opts[0]);
 
-int cli_run_session(struct trigrec_config *c)
+int cli_run_session(struct trigrec_config *c, session_reload_fn reload, void *ctx)
 {
 	/* perf.data records the whole command line, global options included. */
 	struct session *s = session__new(c, cli_argc, cli_argv);
@@ -323,6 +368,8 @@ int cli_run_session(struct trigrec_config *c)
 
 	if (!s)
 		return 1;
+	if (reload)
+		session__set_reload(s, reload, ctx);
 	err = session__start(s);
 	if (!err)
 		ret = session__run(s);
@@ -362,7 +409,7 @@ int cmd_record(int argc, char **argv)
 		ret = config__dump_script(&c, stdout) ? 1 : 0;
 		goto out;
 	}
-	ret = cli_run_session(&c);
+	ret = cli_run_session(&c, NULL, NULL);
 out:
 	config__fini(&c);
 	return ret;

@@ -44,7 +44,8 @@ static const char run_tail[] =
 
 /* The record options that `run` takes to override a script; each is declared once, there. */
 static const char *const run_names[] = {
-	"output", "mmap-pages", "count", "no-final-snapshot", "control", "verbose", "quiet", "help",
+	"output", "keep-files", "keep-bytes", "keep-age", "mmap-pages", "count", "no-final-snapshot",
+	"control", "budget", "verbose", "quiet", "log-format", "help",
 };
 #define NR_RUN_OPTS (int)(sizeof(run_names) / sizeof(run_names[0]))
 static struct opt_spec run_opts[NR_RUN_OPTS];
@@ -142,8 +143,6 @@ static void not_yet(const struct trigrec_config *c)
 	if (c->name_prefix)
 		wlog("name %s: parsed and checked, but snapshot names do not use it yet",
 		     c->name_prefix);
-	if (c->keep_files || c->keep_bytes || c->keep_age_ns)
-		wlog("keep: parsed and checked, but retention is not enforced yet");
 	if (c->on_snapshot)
 		wlog("on_snapshot: parsed and checked, but not run yet");
 	for (int i = 0; i < c->nr_manual; i++)
@@ -152,8 +151,83 @@ static void not_yet(const struct trigrec_config *c)
 			     c->manual[i].name);
 }
 
+/* The command-line overrides (o) over a parsed script's config (c). 0 or -ENOMEM. */
+static int apply_overrides(struct trigrec_config *c, const struct trigrec_config *o)
+{
+	if (o->outdir && config__set_str(&c->outdir, o->outdir))
+		return -ENOMEM;
+	if (o->control && config__set_str(&c->control, o->control))
+		return -ENOMEM;
+	if (o->mmap_pages)
+		c->mmap_pages = o->mmap_pages;
+	if (o->count)
+		c->count = o->count;
+	if (o->no_final)
+		c->no_final = 1;
+	if (o->keep_files != UINT64_MAX)
+		c->keep_files = o->keep_files;
+	if (o->keep_bytes != UINT64_MAX)
+		c->keep_bytes = o->keep_bytes;
+	if (o->keep_age_ns != UINT64_MAX)
+		c->keep_age_ns = o->keep_age_ns;
+	if (o->bpf.budget_n[0]) {
+		memcpy(c->bpf.budget_n, o->bpf.budget_n, sizeof(c->bpf.budget_n));
+		memcpy(c->bpf.budget_period_ns, o->bpf.budget_period_ns, sizeof(c->bpf.budget_period_ns));
+	}
+	return 0;
+}
+
+/* What a reload re-reads: the script as `run` read it at start, with the same overrides. */
+struct run_reload {
+	const char *file;
+	const struct trigrec_config *overrides;
+};
+
+static int reload_script(void *ctx, struct trigrec_config *c, char *err, size_t len)
+{
+	struct run_reload *rr = ctx;
+	struct script *s;
+	char e[512];
+	int ret = 0;
+
+	if (!strcmp(rr->file, "-")) {
+		snprintf(err, len, "the script was read from standard input: it cannot be read again "
+			 "(run a file to be able to reload)");
+		return -ENOTSUP;
+	}
+	s = script__load(rr->file, e, sizeof(e));
+	if (!s) {
+		snprintf(err, len, "%s", e);
+		return -EINVAL;
+	}
+	script__parse(s, c);
+	if (script__nr_errors(s)) {
+		char *buf = NULL;
+		size_t n = 0;
+		FILE *f = open_memstream(&buf, &n);
+
+		if (f) {
+			script__print_errors(s, f);
+			fclose(f);
+		}
+		snprintf(err, len, "%s", buf ? buf : "errors in the script");
+		if (n && err[strlen(err) - 1] == '\n')
+			err[strlen(err) - 1] = 0;
+		free(buf);
+		ret = -EINVAL;
+	} else if (apply_overrides(c, rr->overrides)) {
+		snprintf(err, len, "out of memory");
+		ret = -ENOMEM;
+	} else if (config__finalize(c, err, len)) {
+		ret = -EINVAL;
+	}
+	script__free(s);
+	return ret;
+}
+
 int cmd_run(int argc, char **argv)
 {
+	struct run_reload rr;
 	struct trigrec_config c, o;
 	struct opt_ctx x = { .cfg = &o };
 	struct script *s = NULL;
@@ -165,6 +239,8 @@ int cmd_run(int argc, char **argv)
 	config__init(&c);
 	config__init(&o);
 	o.mmap_pages = 0; /* 0 = not given */
+	/* Not given; 0 is a value here: it lifts the script's limit. */
+	o.keep_files = o.keep_bytes = o.keep_age_ns = UINT64_MAX;
 	/* Options may come before FILE (e.g. -h) and after it (overrides). */
 	first = opts__parse(run_opts, NR_RUN_OPTS, "run", argc, argv, &x);
 	if (first < 0)
@@ -202,23 +278,16 @@ int cmd_run(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	/* Overrides. */
-	if (o.outdir && config__set_str(&c.outdir, o.outdir))
+	if (apply_overrides(&c, &o))
 		goto nomem;
-	if (o.control && config__set_str(&c.control, o.control))
-		goto nomem;
-	if (o.mmap_pages)
-		c.mmap_pages = o.mmap_pages;
-	if (o.count)
-		c.count = o.count;
-	if (o.no_final)
-		c.no_final = 1;
 	if (config__finalize(&c, err, sizeof(err))) {
 		elog("%s", err);
 		goto out;
 	}
 	not_yet(&c);
-	ret = cli_run_session(&c);
+	rr.file = file;
+	rr.overrides = &o;
+	ret = cli_run_session(&c, reload_script, &rr);
 	goto out;
 nomem:
 	elog("out of memory");

@@ -99,6 +99,7 @@ int main(int argc, char **argv)
 	cli_argc = argc;
 	cli_argv = argv;
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	log_format_auto();
 	for (; i < argc && argv[i][0] == '-'; i++) {
 		if (!strcmp(argv[i], "-v") || !strcmp(argv[i], "--verbose"))
 			log_level++;

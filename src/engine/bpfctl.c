@@ -273,6 +273,11 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 	/* Task mode: our per-task events only ever see the scope's records. */
 	b->skel->rodata->scope_gates = scope_tgid && r->opts.tids;
 	b->skel->rodata->scope_cgroup = r->cgroup_fd >= 0;
+	b->skel->rodata->generation = b->opts.generation;
+	for (int i = 0; i < 2; i++) {
+		b->skel->rodata->budget_n[i] = b->opts.budget_n[i];
+		b->skel->rodata->budget_period_ns[i] = b->opts.budget_period_ns[i];
+	}
 	if (r->opts.cpumask) {
 		b->skel->rodata->cpu_limited = 1;
 		for (int c = 0; c < r->nr_cpus; c++)
@@ -395,12 +400,18 @@ struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int
 	return b;
 }
 
+void bpfctl__detach(struct bpfctl *b)
+{
+	for (int i = 0; i < b->nr_links; i++)
+		bpf_link__destroy(b->links[i]);
+	b->nr_links = 0;
+}
+
 void bpfctl__free(struct bpfctl *b)
 {
 	if (!b)
 		return;
-	for (int i = 0; i < b->nr_links; i++)
-		bpf_link__destroy(b->links[i]);
+	bpfctl__detach(b);
 	free(b->links);
 	for (int i = 0; i < b->nr_hooks; i++)
 		tp_format__free(b->hooks[i].fmt);
@@ -455,6 +466,7 @@ int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out)
 		out->suppressed_cooldown += v[c].suppressed_cooldown;
 		out->suppressed_limit += v[c].suppressed_limit;
 		out->stale_starts += v[c].stale_starts;
+		out->suppressed_budget += v[c].suppressed_budget;
 	}
 	free(v);
 	return err;

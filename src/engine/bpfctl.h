@@ -31,6 +31,9 @@ struct bpfctl_opts {
 	uint32_t lat_starts;   /* latency starts in flight (LRU); 0 = default 65536 */
 	uint32_t keys;         /* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
 	int no_gates;          /* --no-gates: cut by timestamp only (for measuring the gates) */
+	uint32_t generation;   /* trigger table generation, tagged on side-band messages */
+	uint64_t budget_n[2];  /* global snapshot budget: n per period (0 = none) */
+	uint64_t budget_period_ns[2];
 	/*
 	 * Set (by a signal handler, see util/cancel.h) to abandon
 	 * bpfctl__attach: it stops between attachments with -EINTR. NULL = never.
@@ -71,6 +74,11 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid);
 /* Both stages at once. NULL after an elog() saying what is wrong and what to do. */
 struct bpfctl *bpfctl__new(struct recorder *r, const struct trig_def *trigs, int nr_trigs,
 			   pid_t scope_tgid, const struct bpfctl_opts *opts);
+/*
+ * Detach every program (no more triggers, gates or messages) but keep the
+ * object: its side-band ring buffer can still be drained. For reloads.
+ */
+void bpfctl__detach(struct bpfctl *b);
 void bpfctl__free(struct bpfctl *b);
 
 /* Freeze state (shared with the BPF programs through the mmaped .bss). */

@@ -19,6 +19,7 @@
 #define REQ_SNAPSHOT 1u  /* SIGUSR2 */
 #define REQ_STOP     2u
 #define REQ_CONTROL  4u  /* a control client's snapshot is posted in s->mreq */
+#define REQ_RELOAD   8u  /* swap the BPF object (s->reload) */
 
 #define NR_JOBS 2 /* harvests in flight: one being written, one being taken */
 
@@ -82,6 +83,14 @@ struct sideband {
 	int writer_stop;
 	int sync_init;
 	unsigned long written;     /* jobs finished (writer thread) */
+	/* Reload: posted by sideband__reload(), done on the side-band thread (under mu). */
+	struct {
+		sideband_swap_fn fn;
+		void *ctx;
+		int posted, done, err;
+	} reload;
+	uint32_t generation;       /* of s->b: messages of another one are dropped */
+	unsigned long stale_msgs;
 };
 
 static void sum_counters(struct sideband *s, uint64_t *coalesced, uint64_t *gated)
@@ -147,9 +156,19 @@ static void write_job(struct sideband *s, struct job *j)
 		snprintf(what, sizeof(what), ": %llu events in %s", (unsigned long long)m->count,
 			 fmt_duration(m->window_ns, d3, sizeof(d3)));
 	}
-	ilog("snapshot %s (%s%s; frozen %s, written in %s)", j->out.path, t->name, what,
+	{
+		char kv[4608] = "event=snapshot";
+
+		log_kv_add(kv, sizeof(kv), "trigger", t->name);
+		log_kv_add(kv, sizeof(kv), "path", j->out.path);
+		log_kv_addu(kv, sizeof(kv), "freeze_ns", j->tm.resume - t->freeze_at);
+		log_kv_addu(kv, sizeof(kv), "write_ns", now - j->tm.resume);
+		log_kv_addu(kv, sizeof(kv), "bytes", j->out.data_bytes + j->out.sidecar_bytes);
+		log_kv_addu(kv, sizeof(kv), "coalesced", t->coalesced);
+		log_event(LOG_INFO, kv, "snapshot %s (%s%s; frozen %s, written in %s)", j->out.path, t->name, what,
 	     fmt_duration(j->tm.resume - t->freeze_at, d1, sizeof(d1)),
 	     fmt_duration(now - j->tm.resume, d2, sizeof(d2)));
+	}
 	if (t->coalesced)
 		ilog("  %llu more trigger firings coalesced into it", (unsigned long long)t->coalesced);
 }
@@ -338,6 +357,13 @@ static int on_msg(void *ctx, void *data, size_t len)
 	}
 	/* Copy out: the ring buffer slot is released when we return. */
 	memcpy(&m, data, sizeof(m));
+	if (m.generation != s->generation) {
+		/* Never decode a trigger id against another generation's table. */
+		s->stale_msgs++;
+		wlog("side-band message of trigger table generation %u ignored (running %u)",
+		     m.generation, s->generation);
+		return 0;
+	}
 	if (s->stopping && s->o.max_snapshots && s->st.snapshots >= s->o.max_snapshots) {
 		/* --count reached: this one is not wanted; let recording go on. */
 		bpfctl__thaw(s->b);
@@ -461,6 +487,8 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 		uint64_t coalesced, gated;
 		size_t o;
 
+		/* Under mu: a reload swaps s->b under it. */
+		pthread_mutex_lock(&s->mu);
 		sum_counters(s, &coalesced, &gated);
 		o = snprintf(reply, len, "snapshots %lu coalesced %llu gated %llu",
 			     __atomic_load_n(&s->st.snapshots, __ATOMIC_RELAXED),
@@ -479,15 +507,81 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 				      (unsigned long long)t.suppressed_limit,
 				      (unsigned long long)t.stale_starts);
 		}
+		pthread_mutex_unlock(&s->mu);
 		if (o < len)
 			snprintf(reply + o, len - o, "\n");
+	} else if (!strcmp(line, "reload")) {
+		if (s->o.reload)
+			s->o.reload(s->o.ctx, reply, len);
+		else
+			snprintf(reply, len, "error reload: this recorder was not started from a script "
+				 "(trigrec run FILE)\n");
 	} else if (!strcmp(line, "stop")) {
 		snprintf(reply, len, "ok\n");
 		notify_done(s);
 	} else {
-		snprintf(reply, len, "error unknown command '%.64s' (snapshot [NAME], stats, status, stop)\n",
+		snprintf(reply, len, "error unknown command '%.64s' (snapshot [NAME], stats, status, reload, stop)\n",
 			 line);
 	}
+}
+
+/* No job queued or being written: nothing refers to the old trigger table. */
+static void wait_writer_idle(struct sideband *s)
+{
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		int busy = 0;
+
+		for (int i = 0; i < NR_JOBS; i++)
+			busy |= s->jobs[i].state == JOB_QUEUED || s->jobs[i].state == JOB_WRITING;
+		if (!busy)
+			break;
+		pthread_cond_wait(&s->cv, &s->mu);
+	}
+	pthread_mutex_unlock(&s->mu);
+}
+
+/*
+ * Swap the BPF object (side-band thread). Triggers already posted are
+ * harvested against the table they were posted with: consume, detach the old
+ * programs (no more messages), consume what came meanwhile, let the writer
+ * finish, and only then let the session build the new object. The rings are
+ * never touched: the recorded history survives.
+ */
+static void do_reload(struct sideband *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 0 };
+	struct bpfctl *nb;
+	struct ring_buffer *rb;
+	int err = 0;
+
+	ring_buffer__consume(s->rb);
+	bpfctl__detach(s->b);
+	ring_buffer__consume(s->rb);
+	wait_writer_idle(s);
+	pthread_mutex_lock(&s->mu);
+	nb = s->reload.fn(s->reload.ctx, s->b, &err);
+	if (nb != s->b) {
+		rb = ring_buffer__new(bpfctl__sideband_fd(nb), on_msg, s, NULL);
+		if (!rb) {
+			err = -errno;
+			elog("reload: cannot read the new side-band ring buffer: %s", strerror(errno));
+		} else {
+			epoll_ctl(s->epfd, EPOLL_CTL_DEL, ring_buffer__epoll_fd(s->rb), NULL);
+			ring_buffer__free(s->rb);
+			s->rb = rb;
+			if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rb), &ev))
+				elog("reload: cannot watch the side-band ring buffer: %s", strerror(errno));
+		}
+		s->b = nb;
+		s->generation = nb->opts.generation;
+		s->coalesced_seen = s->gated_seen = 0;
+		s->last_resume = 0;
+	}
+	s->reload.err = err;
+	s->reload.done = 1;
+	pthread_cond_broadcast(&s->cv);
+	pthread_mutex_unlock(&s->mu);
 }
 
 static void *thread_main(void *arg)
@@ -533,6 +627,8 @@ static void *thread_main(void *arg)
 			manual(s, "manual", "SIGUSR2", 0);
 		if (req & REQ_CONTROL)
 			serve_mreq(s);
+		if (req & REQ_RELOAD)
+			do_reload(s);
 	}
 	/* Triggers already posted come first (a post window is cut short), then the final snapshot. */
 	__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
@@ -578,6 +674,7 @@ struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct sn
 	s->b = b;
 	s->sc = sc;
 	s->o = *o;
+	s->generation = b->opts.generation;
 	s->epfd = epoll_create1(EPOLL_CLOEXEC);
 	s->evfd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	s->finished_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
@@ -640,6 +737,33 @@ static void poke(struct sideband *s, unsigned int bit)
 void sideband__request_snapshot(struct sideband *s)
 {
 	poke(s, REQ_SNAPSHOT);
+}
+
+int sideband__reload(struct sideband *s, sideband_swap_fn fn, void *ctx)
+{
+	int err;
+
+	pthread_mutex_lock(&s->mu);
+	if (s->thread_done || __atomic_load_n(&s->stopping, __ATOMIC_ACQUIRE)) {
+		pthread_mutex_unlock(&s->mu);
+		return -ESHUTDOWN;
+	}
+	s->reload.fn = fn;
+	s->reload.ctx = ctx;
+	s->reload.done = 0;
+	pthread_mutex_unlock(&s->mu);
+	poke(s, REQ_RELOAD);
+	pthread_mutex_lock(&s->mu);
+	while (!s->reload.done && !s->thread_done)
+		pthread_cond_wait(&s->cv, &s->mu);
+	err = s->reload.done ? s->reload.err : -ESHUTDOWN;
+	pthread_mutex_unlock(&s->mu);
+	return err;
+}
+
+struct bpfctl *sideband__bpfctl(struct sideband *s)
+{
+	return s->b;
 }
 
 void sideband__no_final(struct sideband *s)

@@ -28,6 +28,14 @@ struct snap_report {
 	uint64_t to_file_ns;           /* freeze requested to file published */
 };
 typedef void (*snap_written_fn)(void *ctx, const struct snap_report *rep);
+/*
+ * Reload, on the side-band thread with the old programs detached and no
+ * snapshot in flight: return the BPF object to use from now on (old if the
+ * new one could not be made; *err says why).
+ */
+typedef struct bpfctl *(*sideband_swap_fn)(void *ctx, struct bpfctl *old, int *err);
+/* A control client's `reload` (control thread): write the one-line reply. */
+typedef void (*sideband_reload_req_fn)(void *ctx, char *reply, size_t len);
 
 struct sideband_opts {
 	unsigned long max_snapshots; /* --count: stop after this many (0 = no limit) */
@@ -46,6 +54,7 @@ struct sideband_opts {
 	 * cannot delay a freeze; it does delay the next file, so keep it short.
 	 */
 	snap_written_fn written;
+	sideband_reload_req_fn reload; /* NULL: `reload` is refused */
 	void *ctx;
 };
 
@@ -69,6 +78,14 @@ int sideband__snapshot_wait(struct sideband *s, const char *name, const char *te
  *   stop            -> "ok" (writes done_fd: the session then stops as on SIGINT)
  */
 void sideband__control(struct sideband *s, const char *line, char *reply, size_t len);
+/*
+ * Swap the BPF object for a new trigger table, keeping the rings and what
+ * they hold (see do_reload() for the order). Blocks until done; returns
+ * the swap function's error (0: swapped), -ESHUTDOWN when stopping.
+ */
+int sideband__reload(struct sideband *s, sideband_swap_fn fn, void *ctx);
+/* The BPF object in use (changes on reload). */
+struct bpfctl *sideband__bpfctl(struct sideband *s);
 /* Do not take the final snapshot at stop. */
 void sideband__no_final(struct sideband *s);
 /*

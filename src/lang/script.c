@@ -377,7 +377,7 @@ struct stok {
 enum stmt_id {
 	ST_RECORD, ST_BUFFER, ST_CALLGRAPH, ST_FREQUENCY, ST_PERIOD, ST_CPUS, ST_CGROUP,
 	ST_COMMAND, ST_PID, ST_OUTPUT, ST_KEEP, ST_NAME, ST_ON_SNAPSHOT, ST_POST, ST_CONTROL,
-	ST_MAX_STARTS, ST_MAX_KEYS, ST_METRICS, ST_METRICS_FILE, ST_TRIGGER, NR_STMT
+	ST_MAX_STARTS, ST_MAX_KEYS, ST_METRICS, ST_METRICS_FILE, ST_BUDGET, ST_TRIGGER, NR_STMT
 };
 
 struct hook_use {
@@ -1891,6 +1891,37 @@ out:
 	return r;
 }
 
+/* budget N/PERIOD[, N/PERIOD]: the rest of the line, commas included. */
+static int st_budget(struct sp *p, const struct stok *kw)
+{
+	static const char usage[] = "budget N/PERIOD[, N/PERIOD] (e.g. budget 10/min, 60/hour)";
+	char joined[256] = "", err[256];
+	struct stok v;
+	struct tl_pos at;
+
+	if (once(p, ST_BUDGET, kw) || arg(p, M_ARGV, &v, kw->val, usage))
+		return -EINVAL;
+	at = v.pos;
+	for (;;) {
+		if (strlen(joined) + strlen(v.val) + 2 < sizeof(joined)) {
+			strcat(joined, v.val);
+			strcat(joined, " ");
+		}
+		stok_free(&v);
+		if (peek(p, M_ARGV, NULL) == S_EOL || peek(p, M_ARGV, NULL) == S_EOF)
+			break;
+		if (arg(p, M_ARGV, &v, kw->val, usage))
+			return -EINVAL;
+	}
+	if (parse_budget(joined, p->c->bpf.budget_n, p->c->bpf.budget_period_ns, 2, err,
+			 sizeof(err)) < 0) {
+		add_err(p->s, at, "budget: %s", err);
+		skip_line(p);
+		return -EINVAL;
+	}
+	return expect_eol(p, usage);
+}
+
 static const struct stmt {
 	const char *kw;
 	enum stmt_id id;
@@ -1915,6 +1946,7 @@ static const struct stmt {
 	{ "max_keys", ST_MAX_KEYS, st_max_keys },
 	{ "metrics", ST_METRICS, st_metrics },
 	{ "metrics_file", ST_METRICS_FILE, st_metrics_file },
+	{ "budget", ST_BUDGET, st_budget },
 	{ "trigger", ST_TRIGGER, st_trigger },
 };
 
@@ -1932,7 +1964,7 @@ static const struct { const char *w; const char *kw; } aliases[] = {
 	{ "--control", "control" }, { "--max-starts", "max_starts" }, { "--max-keys", "max_keys" },
 	{ "on-snapshot", "on_snapshot" }, { "--on-snapshot", "on_snapshot" },
 	{ "max-starts", "max_starts" }, { "max-keys", "max_keys" },
-	{ "call-graph", "callgraph" }, { "--metrics", "metrics" }, { "--metrics-file", "metrics_file" },
+	{ "--budget", "budget" }, { "call-graph", "callgraph" }, { "--metrics", "metrics" }, { "--metrics-file", "metrics_file" },
 	{ "metrics-file", "metrics_file" },
 };
 

@@ -36,7 +36,8 @@ struct trig_counts {
 };
 
 struct metrics {
-	const struct trigrec_config *c;
+	char **names;            /* trigger names (copies: a reload replaces the config's) */
+	int nr_trigs;
 	struct bpfctl *b;
 	struct recorder *r;
 	pthread_mutex_t mu;
@@ -44,6 +45,8 @@ struct metrics {
 	struct hist freeze, to_file;
 	uint64_t bytes_written;
 	uint64_t records_lost;   /* PERF_RECORD_LOST in written snapshots */
+	uint64_t ret_removed, dir_files, dir_bytes; /* metrics__retention() */
+	uint64_t reloads, reload_failures;
 	double start_time;
 	struct MHD_Daemon *httpd;
 };
@@ -55,9 +58,18 @@ struct metrics *metrics__new(const struct trigrec_config *c)
 
 	if (!m)
 		return NULL;
-	m->c = c;
+	m->nr_trigs = c->nr_trigs;
 	m->tc = calloc(c->nr_trigs + 2, sizeof(*m->tc));
-	if (!m->tc) {
+	m->names = calloc(c->nr_trigs + 1, sizeof(*m->names));
+	for (int i = 0; m->names && i < c->nr_trigs; i++)
+		if (!(m->names[i] = strdup(c->trigs[i].name))) {
+			for (int k = 0; m->names && k < m->nr_trigs; k++)
+		free(m->names[k]);
+	free(m->names);
+	free(m->tc);
+			m->tc = NULL;
+		}
+	if (!m->tc || !m->names) {
 		free(m);
 		return NULL;
 	}
@@ -65,6 +77,13 @@ struct metrics *metrics__new(const struct trigrec_config *c)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	m->start_time = ts.tv_sec + ts.tv_nsec / 1e9;
 	return m;
+}
+
+void metrics__reload_failed(struct metrics *m)
+{
+	pthread_mutex_lock(&m->mu);
+	m->reload_failures++;
+	pthread_mutex_unlock(&m->mu);
 }
 
 void metrics__attach(struct metrics *m, struct bpfctl *b, struct recorder *r)
@@ -87,11 +106,48 @@ static void hist_add(struct hist *h, const double *le, double v)
 	h->sum += v;
 }
 
+int metrics__set_triggers(struct metrics *m, const struct trigrec_config *c, struct bpfctl *b)
+{
+	struct trig_counts *tc = calloc(c->nr_trigs + 2, sizeof(*tc));
+	char **names = calloc(c->nr_trigs + 1, sizeof(*names));
+	int err = 0;
+
+	for (int i = 0; tc && names && i < c->nr_trigs; i++)
+		if (!(names[i] = strdup(c->trigs[i].name)))
+			err = -ENOMEM;
+	if (!tc || !names || err) {
+		for (int i = 0; names && i < c->nr_trigs; i++)
+			free(names[i]);
+		free(names);
+		free(tc);
+		return -ENOMEM;
+	}
+	pthread_mutex_lock(&m->mu);
+	/* Counters follow a trigger by name; manual and final carry over. */
+	for (int i = 0; i < c->nr_trigs; i++)
+		for (int k = 0; k < m->nr_trigs; k++)
+			if (!strcmp(names[i], m->names[k]))
+				tc[i] = m->tc[k];
+	tc[c->nr_trigs] = m->tc[m->nr_trigs];
+	tc[c->nr_trigs + 1] = m->tc[m->nr_trigs + 1];
+	for (int k = 0; k < m->nr_trigs; k++)
+		free(m->names[k]);
+	free(m->names);
+	free(m->tc);
+	m->names = names;
+	m->tc = tc;
+	m->nr_trigs = c->nr_trigs;
+	m->b = b;
+	m->reloads++;
+	pthread_mutex_unlock(&m->mu);
+	return 0;
+}
+
 void metrics__observe(struct metrics *m, const struct metrics_snapshot *s)
 {
-	int slot = s->trigger >= 0 ? s->trigger : m->c->nr_trigs + (s->trigger == -1 ? 0 : 1);
+	int slot = s->trigger >= 0 ? s->trigger : m->nr_trigs + (s->trigger == -1 ? 0 : 1);
 
-	if (slot > m->c->nr_trigs + 1)
+	if (slot > m->nr_trigs + 1)
 		return;
 	pthread_mutex_lock(&m->mu);
 	if (s->ok) {
@@ -106,11 +162,20 @@ void metrics__observe(struct metrics *m, const struct metrics_snapshot *s)
 	pthread_mutex_unlock(&m->mu);
 }
 
+void metrics__retention(struct metrics *m, uint64_t removed, uint64_t files, uint64_t bytes)
+{
+	pthread_mutex_lock(&m->mu);
+	m->ret_removed = removed;
+	m->dir_files = files;
+	m->dir_bytes = bytes;
+	pthread_mutex_unlock(&m->mu);
+}
+
 static const char *slot_name(const struct metrics *m, int i)
 {
-	if (i < m->c->nr_trigs)
-		return m->c->trigs[i].name;
-	return i == m->c->nr_trigs ? "manual" : "final";
+	if (i < m->nr_trigs)
+		return m->names[i];
+	return i == m->nr_trigs ? "manual" : "final";
 }
 
 static void hist_out(FILE *f, const char *name, const char *help, const struct hist *h,
@@ -132,7 +197,7 @@ static void hist_out(FILE *f, const char *name, const char *help, const struct h
 
 int metrics__render(struct metrics *m, FILE *f)
 {
-	int n = m->c->nr_trigs;
+	int n = m->nr_trigs;
 	struct trigrec_stats *st = NULL, g = { 0 };
 	uint64_t ring_bytes[2] = { 0, 0 };
 
@@ -180,11 +245,12 @@ int metrics__render(struct metrics *m, FILE *f)
 		fprintf(f, "# HELP trigrec_trigger_suppressed_total Firings that did not become a snapshot, by reason.\n"
 			   "# TYPE trigrec_trigger_suppressed_total counter\n");
 		for (int i = 0; i < n; i++) {
-			static const char *why[] = { "cooldown", "limit", "coalesced", "sideband_full" };
+			static const char *why[] = { "cooldown", "limit", "budget", "coalesced",
+						     "sideband_full" };
 			uint64_t v[] = { st[i].suppressed_cooldown, st[i].suppressed_limit,
-					 st[i].coalesced, st[i].rb_dropped };
+					 st[i].suppressed_budget, st[i].coalesced, st[i].rb_dropped };
 
-			for (int k = 0; k < 4; k++)
+			for (int k = 0; k < 5; k++)
 				fprintf(f, "trigrec_trigger_suppressed_total{trigger=\"%s\",reason=\"%s\"} %llu\n",
 					slot_name(m, i), why[k], U(v[k]));
 		}
@@ -200,6 +266,20 @@ int metrics__render(struct metrics *m, FILE *f)
 	fprintf(f, "# HELP trigrec_output_bytes_total Bytes of snapshot files written.\n"
 		   "# TYPE trigrec_output_bytes_total counter\n"
 		   "trigrec_output_bytes_total %llu\n", U(m->bytes_written));
+	fprintf(f, "# HELP trigrec_output_bytes Bytes of snapshots (.data + .json) in the output directory now.\n"
+		   "# TYPE trigrec_output_bytes gauge\n"
+		   "trigrec_output_bytes %llu\n"
+		   "# HELP trigrec_output_snapshots Snapshots (.data + .json pairs) in the output directory now.\n"
+		   "# TYPE trigrec_output_snapshots gauge\n"
+		   "trigrec_output_snapshots %llu\n"
+		   "# HELP trigrec_retention_deleted_total Snapshots removed by retention (keep files, bytes, age).\n"
+		   "# TYPE trigrec_retention_deleted_total counter\n"
+		   "trigrec_retention_deleted_total %llu\n",
+		U(m->dir_bytes), U(m->dir_files), U(m->ret_removed));
+	fprintf(f, "# HELP trigrec_reloads_total Script reloads (SIGHUP, control reload), by result.\n"
+		   "# TYPE trigrec_reloads_total counter\n"
+		   "trigrec_reloads_total{result=\"ok\"} %llu\n"
+		   "trigrec_reloads_total{result=\"failed\"} %llu\n", U(m->reloads), U(m->reload_failures));
 	hist_out(f, "trigrec_freeze_seconds", "Time recording was frozen per snapshot (freeze to resume).",
 		 &m->freeze, freeze_le);
 	hist_out(f, "trigrec_trigger_to_file_seconds", "Time from the trigger to the published file.",

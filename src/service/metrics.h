@@ -29,6 +29,15 @@ struct metrics *metrics__new(const struct trigrec_config *c);
 /* The live sources, once the session has them (either may be NULL before). */
 void metrics__attach(struct metrics *m, struct bpfctl *b, struct recorder *r);
 void metrics__observe(struct metrics *m, const struct metrics_snapshot *s);
+/* Retention (service/retention.h): snapshots removed so far, what the output directory holds. */
+void metrics__retention(struct metrics *m, uint64_t removed, uint64_t files, uint64_t bytes);
+/*
+ * After a reload: the new trigger table and BPF object. Counters follow
+ * triggers by name (a renamed trigger starts from 0). 0 or -ENOMEM (then
+ * nothing changed).
+ */
+int metrics__set_triggers(struct metrics *m, const struct trigrec_config *c, struct bpfctl *b);
+void metrics__reload_failed(struct metrics *m);
 /* Prometheus text exposition format 0.0.4. */
 int metrics__render(struct metrics *m, FILE *out);
 /*

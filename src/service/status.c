@@ -187,6 +187,12 @@ static unsigned long written_by(struct status *st, const char *name)
 
 #define ULL(x) ((unsigned long long)(x))
 
+/* Every reason a match did not become a snapshot, except coalescing (counted apart). */
+static uint64_t suppressed(const struct trigrec_stats *s)
+{
+	return s->suppressed_cooldown + s->suppressed_limit + s->suppressed_budget;
+}
+
 static void render_text(struct status *st, const struct status_trigger *trigs, int nr_trigs,
 			FILE *out, uint64_t now, int du_err, unsigned long files, uint64_t bytes,
 			unsigned long datas)
@@ -225,10 +231,10 @@ static void render_text(struct status *st, const struct status_trigger *trigs, i
 			continue;
 		}
 		fprintf(out, "trigger %s: fired %llu, snapshots %lu, coalesced %llu, suppressed %llu "
-			"(cooldown %llu, limit %llu), side-band full %llu, evaluated %llu, "
+			"(cooldown %llu, limit %llu, budget %llu), side-band full %llu, evaluated %llu, "
 			"matched %llu\n", trigs[i].name, ULL(s->fired), written_by(st, trigs[i].name),
-			ULL(s->coalesced), ULL(s->suppressed_cooldown + s->suppressed_limit),
-			ULL(s->suppressed_cooldown), ULL(s->suppressed_limit), ULL(s->rb_dropped),
+			ULL(s->coalesced), ULL(suppressed(s)), ULL(s->suppressed_cooldown),
+			ULL(s->suppressed_limit), ULL(s->suppressed_budget), ULL(s->rb_dropped),
 			ULL(s->evaluated), ULL(s->matched));
 	}
 }
@@ -283,11 +289,12 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 			continue;
 		}
 		fprintf(out, ",\"fired\":%llu,\"snapshots\":%lu,\"coalesced\":%llu,\"suppressed\":%llu,"
-			"\"suppressed_cooldown\":%llu,\"suppressed_limit\":%llu,\"sideband_full\":%llu,"
+			"\"suppressed_cooldown\":%llu,\"suppressed_limit\":%llu,"
+			"\"suppressed_budget\":%llu,\"sideband_full\":%llu,"
 			"\"evaluated\":%llu,\"matched\":%llu}", ULL(s->fired),
-			written_by(st, trigs[i].name), ULL(s->coalesced),
-			ULL(s->suppressed_cooldown + s->suppressed_limit), ULL(s->suppressed_cooldown),
-			ULL(s->suppressed_limit), ULL(s->rb_dropped), ULL(s->evaluated),
+			written_by(st, trigs[i].name), ULL(s->coalesced), ULL(suppressed(s)),
+			ULL(s->suppressed_cooldown), ULL(s->suppressed_limit),
+			ULL(s->suppressed_budget), ULL(s->rb_dropped), ULL(s->evaluated),
 			ULL(s->matched));
 	}
 	fputs("]}\n", out);

@@ -293,6 +293,19 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		put_word(out, c->control);
 		fputc('\n', out);
 	}
+	if (c->bpf.budget_n[0]) {
+		fputs("budget ", out);
+		for (int i = 0; i < 2 && c->bpf.budget_n[i]; i++) {
+			uint64_t p = c->bpf.budget_period_ns[i];
+			char d[32];
+
+			fprintf(out, "%s%llu/%s", i ? ", " : "", (unsigned long long)c->bpf.budget_n[i],
+				p == 86400000000000ULL ? "day" : p == 3600000000000ULL ? "hour" :
+				p == 60000000000ULL ? "min" : p == 1000000000ULL ? "s" :
+				fmt_duration(p, d, sizeof(d)));
+		}
+		fputc('\n', out);
+	}
 	if (c->bpf.lat_starts)
 		fprintf(out, "max_starts %u\n", c->bpf.lat_starts);
 	if (c->bpf.keys)

@@ -9,6 +9,7 @@
 #include <libgen.h>
 #include <limits.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,13 +32,14 @@
 #include "harvest/sideband.h"
 #include "service/metrics.h"
 #include "service/status.h"
+#include "service/retention.h"
 #include "session/session.h"
 #include "snapshot/snapshot.h"
 #include "util/log.h"
 #include "util/util.h"
 
 struct session {
-	const struct trigrec_config *c;
+	struct trigrec_config *c;
 	int argc;
 	char **argv;
 	struct recorder_opts ro;
@@ -47,12 +49,18 @@ struct session {
 	struct snapshot_ctx sc;
 	struct metrics *m;
 	struct status *status;   /* what `trigrec status` reports */
+	struct retention *ret;   /* NULL: no limit and no metrics */
 	pid_t *tids;
 	pid_t child;
 	struct control *ctl;
 	int go_fd, sfd, done_fd, pid_fd;
 	int create_outdir;       /* -o does not exist yet: made once set-up succeeded */
 	int started;
+	/* Reloads (session__reload()): serialized, counted by generation. */
+	session_reload_fn reload_fn;
+	void *reload_ctx;
+	pthread_mutex_t reload_mu;
+	uint32_t generation;
 };
 
 /* Set by SIGINT/SIGTERM while setting up (signals are only blocked once armed). */
@@ -227,7 +235,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 	return vfprintf(stderr, fmt, ap);
 }
 
-struct session *session__new(const struct trigrec_config *c, int argc, char **argv)
+struct session *session__new(struct trigrec_config *c, int argc, char **argv)
 {
 	struct session *s;
 	int out;
@@ -251,8 +259,212 @@ struct session *session__new(const struct trigrec_config *c, int argc, char **ar
 	s->argv = argv;
 	s->create_outdir = out;
 	s->go_fd = s->sfd = s->done_fd = s->pid_fd = -1;
+	pthread_mutex_init(&s->reload_mu, NULL);
 	libbpf_set_print(libbpf_print);
 	return s;
+}
+
+void session__set_reload(struct session *s, session_reload_fn fn, void *ctx)
+{
+	s->reload_fn = fn;
+	s->reload_ctx = ctx;
+}
+
+static int str_differ(const char *a, const char *b)
+{
+	return (a || b) && (!a || !b || strcmp(a, b));
+}
+
+static int argv_differ(char *const *a, char *const *b)
+{
+	if (!a || !b)
+		return a != b;
+	for (; *a && *b; a++, b++)
+		if (strcmp(*a, *b))
+			return 1;
+	return *a || *b;
+}
+
+/* Settings a reload does not apply (they need new rings or a new run): their names, comma-separated. */
+static void not_reloadable(const struct trigrec_config *a, const struct trigrec_config *b,
+			   char *out, size_t len)
+{
+	int ev = a->nr_events != b->nr_events;
+	size_t o = 0;
+
+	for (int i = 0; !ev && i < a->nr_events; i++)
+		ev = str_differ(a->events[i].spec, b->events[i].spec) ||
+		     str_differ(a->events[i].filter, b->events[i].filter);
+#define DIFF(cond, name)                                                                  \
+	do {                                                                              \
+		if ((cond) && o < len)                                                    \
+			o += snprintf(out + o, len - o, "%s%s", o ? ", " : "", name);     \
+	} while (0)
+	out[0] = 0;
+	DIFF(ev, "record (events, filters)");
+	DIFF(a->mmap_pages != b->mmap_pages || a->track_pages != b->track_pages, "buffer");
+	DIFF(a->freq != b->freq || a->period != b->period || a->callgraph != b->callgraph,
+	     "sampling (-F, -c, -g)");
+	DIFF(a->all_cpus != b->all_cpus || a->nr_cpumask != b->nr_cpumask ||
+	     (a->nr_cpumask && memcmp(a->cpumask, b->cpumask, a->nr_cpumask)) ||
+	     a->pid != b->pid || str_differ(a->cgroup, b->cgroup) || argv_differ(a->cmd, b->cmd),
+	     "scope (cpus, cgroup, command)");
+	DIFF(str_differ(a->outdir, b->outdir) || str_differ(a->name_prefix, b->name_prefix),
+	     "output");
+	DIFF(a->keep_files != b->keep_files || a->keep_bytes != b->keep_bytes ||
+	     a->keep_age_ns != b->keep_age_ns, "keep");
+	DIFF(str_differ(a->metrics_addr, b->metrics_addr) ||
+	     str_differ(a->metrics_file, b->metrics_file), "metrics");
+	DIFF(argv_differ(a->on_snapshot, b->on_snapshot), "on_snapshot");
+	DIFF(str_differ(a->control, b->control) || a->count != b->count ||
+	     a->no_final != b->no_final || a->no_align != b->no_align, "run options");
+#undef DIFF
+}
+
+struct reload_ctx {
+	struct session *s;
+	struct trigrec_config *nc;
+	struct bpfctl *planned;  /* the new table, planned (checked) on the caller's thread */
+};
+
+#define SWAP(a, b)                       \
+	do {                             \
+		__typeof__(a) tmp_ = (a); \
+		(a) = (b);               \
+		(b) = tmp_;              \
+	} while (0)
+
+/* The config's triggers, swapped with the new config's (the new config then holds the old ones). */
+static void swap_triggers(struct trigrec_config *a, struct trigrec_config *b)
+{
+	SWAP(a->trigs, b->trigs);
+	SWAP(a->nr_trigs, b->nr_trigs);
+	SWAP(a->trig_origin, b->trig_origin);
+	SWAP(a->manual, b->manual);
+	SWAP(a->nr_manual, b->nr_manual);
+	SWAP(a->post_ns, b->post_ns);
+	SWAP(a->bpf, b->bpf);
+}
+
+/*
+ * On the side-band thread, old programs detached, no snapshot in flight:
+ * load and attach the planned object. If that fails, the old table is
+ * loaded again (the old object cannot be re-attached), so triggers keep
+ * working either way.
+ */
+static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
+{
+	struct reload_ctx *rc = ctx;
+	struct session *s = rc->s;
+	pid_t scope = s->c->cmd ? s->child : s->c->pid;
+	struct bpfctl *nb = rc->planned;
+
+	rc->planned = NULL;
+	if (s->m)
+		metrics__attach(s->m, NULL, s->r); /* it must not read the old object from now on */
+	bpfctl__free(old);
+	s->b = NULL;
+	*err = bpfctl__attach(nb, s->r, scope);
+	if (*err) {
+		struct bpfctl_opts bo = s->c->bpf;
+
+		bpfctl__free(nb);
+		elog("reload: the new triggers could not be loaded; loading the old ones again");
+		bo.generation = s->generation + 1;
+		nb = bpfctl__plan(s->r, s->c->trigs, s->c->nr_trigs, &bo);
+		if (!nb || bpfctl__attach(nb, s->r, scope)) {
+			elog("reload: the old triggers could not be loaded again either: "
+			     "no trigger is armed; restart trigrec");
+			if (nb)
+				bpfctl__detach(nb);
+		}
+	} else {
+		swap_triggers(s->c, rc->nc);
+	}
+	s->generation = nb->opts.generation;
+	s->b = nb;
+	if (s->m)
+		metrics__set_triggers(s->m, s->c, nb);
+	bpfctl__thaw(nb);
+	return nb;
+}
+
+int session__reload(struct session *s, char *msg, size_t len)
+{
+	struct trigrec_config nc;
+	struct reload_ctx rc = { .s = s, .nc = &nc };
+	struct bpfctl_opts bo;
+	char err[4096] = "", skipped[256], d[32], kv[512] = "event=reload";
+	uint64_t t0 = mono_ns();
+	int ret;
+
+	if (!s->reload_fn) {
+		snprintf(msg, len, "this recorder was not started from a script (trigrec run FILE)");
+		return -ENOTSUP;
+	}
+	pthread_mutex_lock(&s->reload_mu);
+	config__init(&nc);
+	ret = s->reload_fn(s->reload_ctx, &nc, err, sizeof(err));
+	if (!ret) {
+		bo = nc.bpf;
+		bo.generation = s->generation + 1;
+		rc.planned = bpfctl__plan(s->r, nc.trigs, nc.nr_trigs, &bo);
+		if (!rc.planned) {
+			snprintf(err, sizeof(err), "the new triggers do not fit (see the message above)");
+			ret = -EINVAL;
+		}
+	}
+	log_kv_add(kv, sizeof(kv), "script", s->c->script_path);
+	if (ret) {
+		char *nl = strchr(err, '\n');
+
+		log_kv_add(kv, sizeof(kv), "result", "failed");
+		log_event(-2, kv, "reload of %s failed; the running script stays in force:\n%s",
+			  s->c->script_path ? s->c->script_path : "the configuration", err);
+		/* The reply is one line: the first error, and where to read the rest. */
+		if (nl)
+			*nl = 0;
+		snprintf(msg, len, "%s%s", err, nl ? " (more in the log)" : "");
+		if (s->m)
+			metrics__reload_failed(s->m);
+		goto out;
+	}
+	not_reloadable(s->c, &nc, skipped, sizeof(skipped));
+	ret = sideband__reload(s->sb, swap_bpf, &rc);
+	if (ret) {
+		snprintf(msg, len, "%s", ret == -ESHUTDOWN ? "stopping: not reloaded" :
+			 "the new triggers could not be loaded; the old ones are armed again");
+		log_kv_add(kv, sizeof(kv), "result", "failed");
+		log_event(-2, kv, "reload failed: %s", msg);
+		if (s->m)
+			metrics__reload_failed(s->m);
+		goto out;
+	}
+	log_kv_add(kv, sizeof(kv), "result", "ok");
+	log_kv_addu(kv, sizeof(kv), "generation", s->generation);
+	log_kv_addu(kv, sizeof(kv), "triggers", s->c->nr_trigs);
+	log_kv_addu(kv, sizeof(kv), "duration_ns", mono_ns() - t0);
+	if (skipped[0])
+		log_kv_add(kv, sizeof(kv), "not_applied", skipped);
+	snprintf(msg, len, "reloaded: generation %u, %d trigger%s, in %s%s%s%s", s->generation,
+		 s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
+		 fmt_duration(mono_ns() - t0, d, sizeof(d)), skipped[0] ? "; not applied until a restart: " : "",
+		 skipped, skipped[0] ? " changed" : "");
+	log_event(LOG_INFO, kv, "%s", msg);
+out:
+	bpfctl__free(rc.planned);
+	config__fini(&nc);
+	pthread_mutex_unlock(&s->reload_mu);
+	return ret;
+}
+
+/* A control client's `reload` (control thread). */
+static void control_reload(void *ctx, char *reply, size_t len)
+{
+	char msg[1024];
+	int err = session__reload(ctx, msg, sizeof(msg));
+
+	snprintf(reply, len, "%s %s\n", err ? "error" : "ok", msg);
 }
 
 /* Ctrl-C or SIGTERM arrived while setting up: say so and give up. */
@@ -271,7 +483,15 @@ static void announce(struct session *s)
 
 	for (int i = 0; i < r->nr_evs; i++)
 		ntp += r->evs[i].kind != REC_EV_TRACKING;
-	ilog("recording %d event%s on %d CPU%s (%llu KiB ring per CPU), %d trigger%s%s; "
+	char kv[512] = "event=start";
+
+	log_kv_add(kv, sizeof(kv), "script", s->c->script_path);
+	log_kv_addu(kv, sizeof(kv), "events", ntp);
+	log_kv_addu(kv, sizeof(kv), "cpus", r->nr_cpus);
+	log_kv_addu(kv, sizeof(kv), "ring_bytes", r->rings[0].size);
+	log_kv_addu(kv, sizeof(kv), "triggers", s->c->nr_trigs);
+	log_kv_add(kv, sizeof(kv), "outdir", s->c->outdir);
+	log_event(LOG_INFO, kv, "recording %d event%s on %d CPU%s (%llu KiB ring per CPU), %d trigger%s%s; "
 	     "snapshots go to %s", ntp, ntp == 1 ? "" : "s", r->nr_cpus,
 	     r->nr_cpus == 1 ? "" : "s", (unsigned long long)r->rings[0].size / 1024,
 	     s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
@@ -289,8 +509,18 @@ static void write_metrics_file(struct session *s)
 		wlog("--metrics-file %s: %s", s->c->metrics_file, strerror(-err));
 }
 
+static void retention_to_metrics(struct session *s)
+{
+	struct retention_stats rs;
+
+	if (!s->ret || !s->m)
+		return;
+	retention__stats(s->ret, &rs);
+	metrics__retention(s->m, rs.removed, rs.files, rs.bytes);
+}
+
 /*
- * Writer thread, after each snapshot: the metrics. (Retention and
+ * Writer thread, after each snapshot: retention, then the metrics. (Retention and
  * on_snapshot hook in here too: everything that follows a file, off the
  * side-band thread.)
  */
@@ -300,6 +530,10 @@ static void on_written(void *ctx, const struct snap_report *rep)
 
 	status__observe(s->status, rep);
 
+	/* Retention first: the metrics then say what the directory holds now. */
+	if (s->ret && !rep->err)
+		retention__enforce(s->ret, rep->out->path,
+				   rep->out->data_bytes + rep->out->sidecar_bytes);
 	if (s->m) {
 		struct metrics_snapshot ms = {
 			.trigger = rep->trigger,
@@ -311,6 +545,7 @@ static void on_written(void *ctx, const struct snap_report *rep)
 		};
 
 		metrics__observe(s->m, &ms);
+		retention_to_metrics(s);
 		if (s->c->metrics_file)
 			write_metrics_file(s);
 	}
@@ -330,18 +565,22 @@ static void session_control(void *ctx, const char *line, char *reply, size_t len
 		sideband__control(s->sb, line, reply, len);
 		return;
 	}
-	for (int i = 0; i < s->b->nr_trigs && n < TRIGREC_MAX_TRIGGERS; i++, n++) {
+	/* A reload swaps s->b (and frees the old names): not while they are read. */
+	pthread_mutex_lock(&s->reload_mu);
+	for (int i = 0; s->b && i < s->b->nr_trigs && n < TRIGREC_MAX_TRIGGERS; i++, n++) {
 		t[n].name = s->b->trigs[i].name;
 		t[n].have = !bpfctl__stats(s->b, i, &t[n].stats);
 	}
 	f = open_memstream(&buf, &blen);
 	if (!f || status__render(s->status, t, n, json, f)) {
+		pthread_mutex_unlock(&s->reload_mu);
 		snprintf(reply, len, "error cannot render the status: %s\n", strerror(errno));
 		if (f)
 			fclose(f);
 		free(buf);
 		return;
 	}
+	pthread_mutex_unlock(&s->reload_mu);
 	fclose(f);
 	if (blen >= len) {
 		/* Cut at a line end: a half line would mislead a grep. */
@@ -453,8 +692,23 @@ int session__start(struct session *s)
 	s->sc.argv = s->argv;
 	s->sc.no_align = c->no_align;
 	s->sc.callgraph = c->callgraph;
+	s->sc.max_bytes = c->keep_bytes;
 	if (snapshot_ctx__init(&s->sc, s->r))
 		return cancelled() ? -EINTR : -EINVAL;
+	/* After the clean-up of killed runs (snapshot_ctx__init), before any new file. */
+	if (c->keep_files || c->keep_bytes || c->keep_age_ns || s->m) {
+		struct retention_limits rl = { c->keep_files, c->keep_bytes, c->keep_age_ns };
+		char lims[96];
+
+		s->ret = retention__new(c->outdir, &rl);
+		if (!s->ret)
+			return -EINVAL;
+		if (retention__enforce(s->ret, NULL, 0) < 0)
+			return -EIO;
+		if (c->keep_files || c->keep_bytes || c->keep_age_ns)
+			vlog("retention in %s: keep %s", c->outdir,
+			     retention_limits_fmt(&rl, lims, sizeof(lims)));
+	}
 
 	s->done_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (s->done_fd < 0) {
@@ -465,7 +719,8 @@ int session__start(struct session *s)
 		struct sideband_opts so = { .max_snapshots = c->count,
 					    .final_snapshot = !c->no_final,
 					    .done_fd = s->done_fd, .control_fd = -1,
-					    .written = on_written, .ctx = s };
+					    .written = on_written, .ctx = s,
+					    .reload = s->reload_fn ? control_reload : NULL };
 
 		s->status = status__new(c);
 		if (!s->status) {
@@ -499,6 +754,7 @@ int session__start(struct session *s)
 	s->started = 1;
 	if (s->m) {
 		metrics__attach(s->m, s->b, s->r);
+		retention_to_metrics(s);
 		write_metrics_file(s);
 	}
 	announce(s);
@@ -524,21 +780,41 @@ static void summary(struct session *s)
 		all.coalesced += ts.coalesced;
 		all.rb_dropped += ts.rb_dropped;
 		/* Every firing that did not become a snapshot is accounted for. */
-		ilog("trigger %s: evaluated %llu, matched %llu, fired %llu, coalesced %llu, "
-		     "suppressed by cooldown %llu, by limit/max %llu, stale starts %llu, "
-		     "side-band full %llu", s->c->trigs[i].name,
+		char kv[384] = "event=trigger_summary";
+
+		log_kv_add(kv, sizeof(kv), "trigger", s->c->trigs[i].name);
+		log_kv_addu(kv, sizeof(kv), "fired", ts.fired);
+		log_kv_addu(kv, sizeof(kv), "coalesced", ts.coalesced);
+		log_kv_addu(kv, sizeof(kv), "suppressed_cooldown", ts.suppressed_cooldown);
+		log_kv_addu(kv, sizeof(kv), "suppressed_limit", ts.suppressed_limit);
+		log_kv_addu(kv, sizeof(kv), "suppressed_budget", ts.suppressed_budget);
+		log_kv_addu(kv, sizeof(kv), "sideband_full", ts.rb_dropped);
+		log_event(LOG_INFO, kv, "trigger %s: evaluated %llu, matched %llu, fired %llu, coalesced %llu, "
+		     "suppressed by cooldown %llu, by limit/max %llu, by the budget %llu, "
+		     "stale starts %llu, side-band full %llu", s->c->trigs[i].name,
 		     (unsigned long long)ts.evaluated, (unsigned long long)ts.matched,
 		     (unsigned long long)ts.fired, (unsigned long long)ts.coalesced,
 		     (unsigned long long)ts.suppressed_cooldown,
 		     (unsigned long long)ts.suppressed_limit,
+		     (unsigned long long)ts.suppressed_budget,
 		     (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped);
 	}
 	bpfctl__stats(s->b, TRIGREC_MAX_TRIGGERS, &g);
-	ilog("%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
+	{
+		char kv[256] = "event=stop";
+
+		log_kv_addu(kv, sizeof(kv), "written", s->sc.written);
+		log_kv_addu(kv, sizeof(kv), "failed", s->sc.failed);
+		log_kv_addu(kv, sizeof(kv), "fired", all.fired);
+		log_kv_addu(kv, sizeof(kv), "coalesced", all.coalesced);
+		log_kv_addu(kv, sizeof(kv), "sideband_full", all.rb_dropped);
+		log_kv_addu(kv, sizeof(kv), "gated", g.gated);
+		log_event(LOG_INFO, kv, "%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
 	     "lost (side-band full) %llu; records held back by the freeze %llu",
 	     s->sc.written, s->sc.written == 1 ? "" : "s", s->sc.failed,
 	     (unsigned long long)all.fired, (unsigned long long)all.coalesced,
 	     (unsigned long long)all.rb_dropped, (unsigned long long)g.gated);
+	}
 }
 
 int session__run(struct session *s)
@@ -568,6 +844,10 @@ int session__run(struct session *s)
 			continue;
 		if (si.ssi_signo == SIGUSR2) {
 			sideband__request_snapshot(s->sb);
+		} else if (si.ssi_signo == SIGHUP && s->reload_fn) {
+			char msg[1024];
+
+			session__reload(s, msg, sizeof(msg)); /* it logs the outcome */
 		} else if (si.ssi_signo == SIGCHLD) {
 			pid_t p = waitpid(s->child > 0 ? s->child : -1, &child_status, WNOHANG);
 
@@ -585,7 +865,7 @@ int session__run(struct session *s)
 			break;
 		}
 	}
-	ilog("stopping");
+	log_event(LOG_INFO, "event=stopping", "stopping");
 	sd_notify(0, "STOPPING=1");
 	/*
 	 * Stopping cuts a post window short and writes the final snapshot; signals
@@ -644,6 +924,7 @@ void session__free(struct session *s)
 	}
 	control__free(s->ctl); /* its thread calls into the side-band: stop it first */
 	sideband__free(s->sb);
+	retention__free(s->ret); /* after the writer thread: it enforces after each snapshot */
 	metrics__free(s->m); /* its HTTP thread reads the BPF counters: stop it first */
 	status__free(s->status); /* the control and writer threads, its users, are gone */
 	bpfctl__free(s->b);
@@ -656,5 +937,6 @@ void session__free(struct session *s)
 		close(s->done_fd);
 	if (s->pid_fd >= 0)
 		close(s->pid_fd);
+	pthread_mutex_destroy(&s->reload_mu);
 	free(s);
 }

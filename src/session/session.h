@@ -9,7 +9,8 @@
  *   status = session__run(s);             signals, command/-p exit, --count; stop + summary
  *   session__free(s);
  *
- * The session borrows the config: it must outlive the session.
+ * The session borrows the config: it must outlive the session. A reload
+ * replaces the config's triggers in place (session__reload()).
  */
 #ifndef TRIGREC_SESSION_H
 #define TRIGREC_SESSION_H
@@ -22,7 +23,23 @@ struct session;
  * command, the output directory, tracefs. NULL after an elog() saying what
  * is wrong. argc/argv are recorded in each perf.data as its command line.
  */
-struct session *session__new(const struct trigrec_config *c, int argc, char **argv);
+struct session *session__new(struct trigrec_config *c, int argc, char **argv);
+/*
+ * How the front end re-reads its configuration for a reload (the script):
+ * fill out (config__init()ed by the caller) and return 0, or return -errno
+ * with what is wrong in err (script errors as FILE:LINE:COL: message lines).
+ */
+typedef int (*session_reload_fn)(void *ctx, struct trigrec_config *out, char *err, size_t len);
+/* Enable reloads (SIGHUP, control `reload`); without it SIGHUP stops the session. */
+void session__set_reload(struct session *s, session_reload_fn fn, void *ctx);
+/*
+ * Re-read the configuration and swap the triggers (SIGHUP and the control
+ * socket's `reload` come here). The rings and what they hold are kept;
+ * settings other than triggers are not applied until a restart (the reply
+ * says which changed). A configuration that does not check keeps the old
+ * one running. 0 with a one-line summary in msg, or -errno with why.
+ */
+int session__reload(struct session *s, char *msg, size_t len);
 /*
  * Open the rings, load and attach BPF, start the side-band thread, start the
  * command, arm the triggers. Ctrl-C during set-up ends it. 0, or -errno after

@@ -17,6 +17,8 @@ struct outdir {
 	char *path;
 	int fd;
 	int tmpfile_ok;  /* the filesystem has O_TMPFILE */
+	uint64_t max_pair; /* outdir__set_max_pair(); 0 = no limit */
+	uint64_t refused;  /* size of the last pair refused for it */
 };
 
 static int tmpfile_missing(int err)
@@ -133,6 +135,15 @@ int outdir__publish_pair(struct outdir *d, struct out_file *data, const char *ba
 		if ((size_t)snprintf(path, pathlen, "%s/%s", d->path, dname) >= pathlen)
 			return -ENAMETOOLONG; /* outdir__open() made sure it fits PATH_MAX */
 		err = render(ctx, path, &buf, &len);
+		if (!err && d->max_pair) {
+			struct stat st;
+
+			/* Before anything is named: a refused snapshot leaves nothing behind. */
+			if (fstat(data->fd, &st))
+				err = -errno;
+			else if ((uint64_t)st.st_size + len > d->max_pair)
+				d->refused = st.st_size + len, err = -EFBIG;
+		}
 		if (!err)
 			err = outdir__create(d, &js);
 		if (!err)
@@ -299,6 +310,16 @@ void outdir__free(struct outdir *d)
 const char *outdir__path(const struct outdir *d)
 {
 	return d->path;
+}
+
+void outdir__set_max_pair(struct outdir *d, uint64_t bytes)
+{
+	d->max_pair = bytes;
+}
+
+uint64_t outdir__refused_bytes(const struct outdir *d)
+{
+	return d->refused;
 }
 
 void outdir__force_named_tmp(struct outdir *d)

@@ -15,6 +15,7 @@
 #ifndef TRIGREC_OUTDIR_H
 #define TRIGREC_OUTDIR_H
 #include <stddef.h>
+#include <stdint.h>
 
 /* Longest BASE a caller may pass: stamp (22), '-', trigger name (63). */
 #define OUTDIR_BASE_MAX (22 + 1 + 63)
@@ -54,6 +55,16 @@ typedef int (*outdir_render_fn)(void *ctx, const char *datapath, char **buf, siz
  */
 int outdir__publish_pair(struct outdir *d, struct out_file *data, const char *base,
 			 outdir_render_fn render, void *ctx, char *path, size_t pathlen);
+
+/*
+ * Refuse to publish a pair bigger than bytes (.data + .json; 0 = no limit):
+ * outdir__publish_pair() then returns -EFBIG before either name exists. The
+ * retention byte budget (service/retention.h): a snapshot that alone would
+ * exceed it is never published only to be deleted.
+ */
+void outdir__set_max_pair(struct outdir *d, uint64_t bytes);
+/* The size the last -EFBIG refusal was about (.data + .json). */
+uint64_t outdir__refused_bytes(const struct outdir *d);
 
 /* Tests: write as on a filesystem without O_TMPFILE (named temporaries). */
 void outdir__force_named_tmp(struct outdir *d);

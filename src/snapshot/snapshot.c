@@ -170,7 +170,7 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 {
 	unsigned long left_out;
 	uint64_t span;
-	char more[192] = "", errs[128], d[32];
+	char more[192] = "", errs[128], d[32], why[512] = "";
 
 	sc->failed++;
 	if (!log_limit__hit(&sc->fail_lim, mono_ns(), &left_out, &span)) {
@@ -189,10 +189,26 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 			 left_out, left_out == 1 ? "" : "s", errs, fmt_duration(span, d, sizeof(d)));
 		memset(sc->fail_errs, 0, sizeof(sc->fail_errs));
 	}
-	elog("snapshot %s-%s failed: %s%s; recording continues%s%s", stem, name, strerror(-err),
-	     err == -ENOSPC ? " (disk full: free space in the output directory)" : "",
-	     more[0] ? more : "", sc->fail_lim.total == 1 ?
-	     " (further failures are summed up every 10 s)" : "");
+	char kv[256] = "event=snapshot_failed";
+
+	if (err == -EFBIG) {
+		char x[32], y[32];
+
+		snprintf(why, sizeof(why), " (it alone is %s with its sidecar, over the retention "
+			 "byte budget of %s: raise --keep-bytes or the script's `keep SIZE`, or "
+			 "make snapshots smaller with a smaller -m ring or fewer events)",
+			 fmt_size(outdir__refused_bytes(sc->od), x, sizeof(x)),
+			 fmt_size(sc->max_bytes, y, sizeof(y)));
+	} else if (err == -ENOSPC) {
+		snprintf(why, sizeof(why), " (disk full: free space in the output directory)");
+	}
+	log_kv_add(kv, sizeof(kv), "trigger", name);
+	log_kv_add(kv, sizeof(kv), "error", err == -EFBIG ? "over keep bytes" : strerror(-err));
+	log_kv_addu(kv, sizeof(kv), "left_out", left_out);
+	log_event(-2, kv, "snapshot %s-%s failed: %s%s; recording continues%s%s", stem, name,
+		  err == -EFBIG ? "refused, too big for the output directory's byte budget" :
+		  strerror(-err), why, more[0] ? more : "", sc->fail_lim.total == 1 ?
+		  " (further failures are summed up every 10 s)" : "");
 }
 
 int snapshot_ctx__open_outdir(struct snapshot_ctx *sc)
@@ -821,6 +837,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		if (!fstat(fd, &st))
 			out->data_bytes = st.st_size;
 	}
+	outdir__set_max_pair(sc->od, sc->max_bytes);
 	err = outdir__publish_pair(sc->od, &data, base, render_json, &jc, out->path,
 				   sizeof(out->path));
 	if (err)

@@ -52,6 +52,8 @@ struct snapshot_ctx {
 	struct pd_host *host;
 	struct bid_cache *bids;
 	int no_buildid_cache;    /* set before init: do not fill perf's ~/.debug */
+	uint64_t max_bytes;      /* retention byte budget: a bigger snapshot (.data + .json)
+				  * is refused (-EFBIG) before it gets a name; 0 = none */
 	char **cmdline;          /* CMDLINE: this executable's path, then argv[1..] */
 	struct { uint16_t off[4]; int n; } *pid_fields; /* per event: 4-byte "*pid" fields */
 	unsigned long written;   /* snapshots written */

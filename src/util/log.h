@@ -8,8 +8,29 @@
 enum log_level { LOG_QUIET = -1, LOG_INFO = 0, LOG_VERBOSE = 1, LOG_DEBUG = 2 };
 extern int log_level;
 
+/*
+ * Text ("trigrec: message", for terminals) or logfmt (`level=info
+ * event=snapshot trigger=slow msg="..."`, one line per event, for journald
+ * and log shippers). log_format_auto() picks logfmt when stderr is the
+ * journal (systemd sets JOURNAL_STREAM to its device:inode).
+ */
+enum log_format { LOG_FMT_TEXT, LOG_FMT_LOGFMT };
+extern int log_format;
+void log_format_auto(void);
+/* "text" or "logfmt"; 0, or -EINVAL. */
+int log_format_parse(const char *s);
+
 /* Messages of any length are printed whole (no fixed buffer cuts them). */
 void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/*
+ * An event of interest (start, snapshot, failure, suppression, reload,
+ * stop): the message as log_msg() prints it, and in logfmt also the fields
+ * kv (already logfmt: "event=snapshot trigger=slow", see log_kv_add()).
+ */
+void log_event(int level, const char *kv, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Append " key=value" to buf (quoted and escaped when it has to be). */
+void log_kv_add(char *buf, size_t len, const char *key, const char *val);
+void log_kv_addu(char *buf, size_t len, const char *key, unsigned long long val);
 
 /* "trigrec: <message>" on stderr, always shown. */
 #define elog(...) log_msg(-2, __VA_ARGS__)

@@ -781,3 +781,68 @@ void explain_denied(int bpf, char *out, size_t len)
 	}
 	append(out, len, &o, " check dmesg for the kernel's reason");
 }
+
+int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char *err, size_t errlen)
+{
+	static const struct { const char *w; uint64_t ns; } words[] = {
+		{ "s", 1000000000ULL }, { "sec", 1000000000ULL }, { "second", 1000000000ULL },
+		{ "m", 60000000000ULL }, { "min", 60000000000ULL }, { "minute", 60000000000ULL },
+		{ "h", 3600000000000ULL }, { "hour", 3600000000000ULL },
+		{ "d", 86400000000000ULL }, { "day", 86400000000000ULL },
+	};
+	const char *p = s;
+	int k = 0;
+
+	for (int i = 0; i < max; i++)
+		n[i] = period_ns[i] = 0;
+	for (;;) {
+		char item[64], *slash, e[160];
+		size_t len;
+
+		p += strspn(p, ", \t");
+		if (!*p)
+			break;
+		len = strcspn(p, ", \t");
+		if (k == max) {
+			snprintf(err, errlen, "'%s': at most %d budgets (e.g. 10/min, 60/hour)", s, max);
+			return -EINVAL;
+		}
+		if (len >= sizeof(item)) {
+			snprintf(err, errlen, "'%.20s...': too long (N/PERIOD, e.g. 10/min)", p);
+			return -EINVAL;
+		}
+		memcpy(item, p, len);
+		item[len] = 0;
+		p += len;
+		slash = strchr(item, '/');
+		if (!slash) {
+			snprintf(err, errlen, "'%s': give N/PERIOD (e.g. 10/min, 60/hour)", item);
+			return -EINVAL;
+		}
+		*slash = 0;
+		if (parse_u64(item, 1, 1000000, &n[k], e, sizeof(e))) {
+			snprintf(err, errlen, "'%s/%s': snapshot count %s", item, slash + 1, e);
+			return -EINVAL;
+		}
+		period_ns[k] = 0;
+		for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
+			if (!strcmp(slash + 1, words[w].w))
+				period_ns[k] = words[w].ns;
+		if (!period_ns[k] && parse_duration(slash + 1, &period_ns[k], e, sizeof(e))) {
+			snprintf(err, errlen, "'%s/%s': period: %s (or s, min, hour, day)", item,
+				 slash + 1, e);
+			return -EINVAL;
+		}
+		if (period_ns[k] < 1000000000ULL || period_ns[k] > 7 * 86400000000000ULL) {
+			snprintf(err, errlen, "'%s/%s': the period must be between 1s and 7d", item,
+				 slash + 1);
+			return -EINVAL;
+		}
+		k++;
+	}
+	if (!k) {
+		snprintf(err, errlen, "empty budget: give N/PERIOD (e.g. 10/min, 60/hour)");
+		return -EINVAL;
+	}
+	return k;
+}

@@ -20,6 +20,12 @@ int parse_size(const char *s, uint64_t *bytes, char *err, size_t errlen);
 int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen);
 /* Durations: "10ms", "1s", "250us", "100ns", "2m", "1h", "7d", "1.5s"; a bare number is an error. */
 int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
+/*
+ * A snapshot budget: "N/PERIOD", up to max of them separated by ',' or
+ * spaces ("10/min, 60/hour"); PERIOD is s, min, hour, day or a duration
+ * ("30s"). Fills n[] and period_ns[] (unused slots 0); returns how many.
+ */
+int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char *err, size_t errlen);
 /* Unsigned integers with range check, decimal or 0x hex. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen);
 /* "0-3,5,7-8" into a bitmap of up to max_cpus entries (1 = selected); checks against max_cpus. */

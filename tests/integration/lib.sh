@@ -180,6 +180,52 @@ tr_start() {
 	return 1
 }
 
+# tr_start_ready LOG CMD ARGS...: `trigrec CMD ARGS` (record or run) in the
+# background as systemd would run a Type=notify service: NOTIFY_SOCKET points
+# at a datagram socket of the test's, and the wait is for READY=1 (not for a
+# log line). Sets TR_PID; every notification is appended to $TMP/notify.out.
+# Returns 1 (and logs why) if it died or never became ready.
+tr_start_ready() {
+	local log=$1 i
+	shift
+	: >"$log"
+	: >"$TMP/notify.out"
+	rm -f "$TMP/notify.sock"
+	"$PY" -c '
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+s.bind(sys.argv[1])
+print("bound", flush=True)
+while True:
+    d = s.recv(4096).decode(errors="replace")
+    with open(sys.argv[2], "a") as f:
+        f.write(d.replace("\n", " ") + "\n")
+' "$TMP/notify.sock" "$TMP/notify.out" >"$TMP/notify.py.out" 2>&1 &
+	_bg+=($!)
+	for ((i = 0; i < 500; i++)); do _has "$TMP/notify.py.out" bound && break; _nap 0.01; done
+	NOTIFY_SOCKET=$TMP/notify.sock "$TRIGREC" "$@" >"$log" 2>&1 &
+	TR_PID=$!
+	_bg+=("$TR_PID")
+	for ((i = 0; i < TIMEOUT * 50; i++)); do
+		_has "$TMP/notify.out" "READY=1" && return 0
+		kill -0 "$TR_PID" 2>/dev/null || { wait "$TR_PID"; TR_RC=$?; return 1; }
+		_nap 0.02
+	done
+	echo "test: trigrec sent no READY=1 within ${TIMEOUT}s" >>"$log"
+	return 1
+}
+
+# ctxsw PID: voluntary + involuntary context switches of all its threads.
+ctxsw() {
+	local f n=0 k v
+	for f in /proc/"$1"/task/*/status; do
+		while read -r k v; do
+			case $k in voluntary_ctxt_switches: | nonvoluntary_ctxt_switches:) n=$((n + v)) ;; esac
+		done <"$f" 2>/dev/null
+	done
+	echo "$n"
+}
+
 # tr_wait [PID]: wait for a background trigrec to exit by itself; sets TR_RC
 # (124 and kills it after $TIMEOUT).
 tr_wait() {

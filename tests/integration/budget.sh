@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Storm control across all triggers: `--budget N/PERIOD[,N/PERIOD]` (script
+# `budget ...`) caps snapshots of every trigger together, in the kernel,
+# on top of each trigger's own limit; what it holds back is counted per
+# trigger with reason "budget", in the summary and the metrics.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+BASE=$(seq_base)
+M1=$((BASE + 301)) M2=$((BASE + 302))
+EV=(-e syscalls:sys_enter_getpgid --filter "$(seq_filter)")
+T1="syscalls:sys_enter_getsid if pid == $M1 limit none name one"
+T2="syscalls:sys_enter_getsid if pid == $M2 limit none name two"
+getsid() { "$PY" -c "import os
+try: os.getsid($1)
+except OSError: pass"; }
+
+t_begin "budget: bad values are refused with what to write"
+tr_run "$TMP/bad1.log" --budget 10 -o "$TMP/bad" "${EV[@]}" -- true
+check_eq "exit code" "$?" 2
+check_match "message" "$(cat "$TMP/bad1.log")" "--budget.*'10': give N/PERIOD \(e\.g\. 10/min, 60/hour\)"
+tr_run "$TMP/bad2.log" --budget 5/fortnight -o "$TMP/bad" "${EV[@]}" -- true
+check_match "message" "$(cat "$TMP/bad2.log")" "'5/fortnight': period: .*\(or s, min, hour, day\)"
+printf 'record syscalls:sys_enter_getpgid\nbudget 10/min, 0/hour\n' >"$TMP/bad.trig"
+out=$(timeout 20 "$TRIGREC" check "$TMP/bad.trig" 2>&1)
+check_eq "check exit status" "$?" 2
+check_match "check message" "$out" "bad.trig:2:8: budget: '0/hour': snapshot count"
+t_end
+
+t_begin "budget: --dump-script writes it back as a script statement that checks"
+out=$(timeout 20 "$TRIGREC" record --budget 10/min,60/hour "${EV[@]}" --trigger "$T1" --dump-script 2>&1)
+check_match "dump" "$out" "^budget 10/min, 60/hour$"
+printf '%s\n' "$out" >"$TMP/dump.trig"
+check_cmd "trigrec check of the dump" timeout 20 "$TRIGREC" check "$TMP/dump.trig"
+t_end
+
+t_begin "budget: 3/min across two triggers: 6 firings give exactly 3 snapshots"
+D=$TMP/b1
+if tr_start "$TMP/b1.log" -a -o "$D" -m 64K --budget 3/min --no-final-snapshot "${EV[@]}" \
+	--trigger "$T1" --trigger "$T2"; then
+	for k in 1 2 3; do getsid $M1; _nap 0.25; getsid $M2; _nap 0.25; done
+	_nap 0.5
+	tr_stop INT
+	check_eq "exit code" "$TR_RC" 0
+	check_eq "snapshots" "$(nsnaps "$D")" 3
+	check_eq "one, two, one (time order)" "$(snaps "$D" | sed 's/.*-\([a-z]*\)\.data$/\1/' | tr '\n' ' ')" "one two one "
+	check_match "summary of one" "$(cat "$TMP/b1.log")" "trigger one: .* fired 2, .* by the budget 1,"
+	check_match "summary of two" "$(cat "$TMP/b1.log")" "trigger two: .* fired 1, .* by the budget 2,"
+else
+	t_fail "recorder did not start: $(log_tail "$TMP/b1.log")"
+fi
+t_end
+
+t_begin "budget: a bucket refills: 2/s allows two at once, then one more a second later"
+D=$TMP/b2
+if tr_start "$TMP/b2.log" -a -o "$D" -m 64K --budget 2/s --no-final-snapshot "${EV[@]}" --trigger "$T1"; then
+	getsid $M1; _nap 0.1; getsid $M1; _nap 0.1; getsid $M1
+	wait_snaps "$D" one 2
+	_nap 0.2
+	check_eq "snapshots at once" "$(nsnaps "$D")" 2
+	_nap 1.2
+	getsid $M1
+	wait_snaps "$D" one 3 || t_fail "no third snapshot after the refill"
+	tr_stop INT
+	check_match "summary" "$(cat "$TMP/b2.log")" "trigger one: .* fired 3, .* by the budget 1,"
+else
+	t_fail "recorder did not start: $(log_tail "$TMP/b2.log")"
+fi
+t_end
