@@ -159,7 +159,9 @@ $(OUTPUT)/tests/%: tests/helpers/%.c
 $(OUTPUT)/bench/%: bench/%.c
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
-	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< -lpthread -o $@
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(BENCH_LIBS) -lpthread -o $@
+# bench/zsize decompresses perf.data files as perf does.
+$(OUTPUT)/bench/zsize: BENCH_LIBS := -lzstd
 
 check: all test-deps $(UNIT_BINS) $(HELPER_BINS)
 	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/run.sh

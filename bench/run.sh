@@ -5,7 +5,7 @@
 #
 # Environment: OUTPUT (build dir, default .output), RUNS (runs per
 # measurement, default 5), ROUNDS (rows 3-4, default 2 x RUNS - 1),
-# IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7"), MAX_WAIT (seconds
+# IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8"), MAX_WAIT (seconds
 # to wait for other recorders to finish, in all; default 120), PERF
 # (default perf), QUICK=1 (3 runs, 10 s idle: a smoke test, not for publishing).
 # Benchmarks are not tests: noisy timings never make this script fail.
@@ -27,7 +27,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 fi
 ROUNDS=${ROUNDS:-$((2 * RUNS - 1))} # rows 3-4: small differences, more (shorter) rounds
 B2B_RUNS=${B2B_RUNS:-$(((RUNS + 1) / 2))} # row 2: two triggers per run
-ROWS=${ROWS:-1 2 3 4 5 6 7}      # which rows to run
+ROWS=${ROWS:-1 2 3 4 5 6 7 8}    # which rows to run
 want() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
 # One live-kernel suite at a time on this machine (tests take the same lock).
 . "$ROOT/tests/trace-lock.sh"
@@ -592,6 +592,92 @@ if want 7; then
 fi
 
 # ======================================================================
+# 8. Compression: trigrec -z against perf record -z, on the same data.
+#    Four recorders side by side, system-wide, same events and ring size:
+#    trigrec and perf, each plain and with -z (zstd level 1). The same
+#    context-switch workload fills every ring, then SIGUSR2 makes each one
+#    write. Ratio: what the COMPRESSED records decompress to over their
+#    size, headers included (perf's own definition; bench/zsize reads both
+#    files the same way). Cost: CPU time of all the recorder's threads
+#    (/proc/PID/task/*/schedstat) from the signal to the written file, with
+#    -z minus without, per MiB compressed; for trigrec also the time inside
+#    zstd alone (the sidecar's compression.time_ns).
+# ======================================================================
+proc_cpu_ns() { cat /proc/"$1"/task/*/schedstat 2>/dev/null | awk '{ s += $1 } END { printf "%.0f\n", s }'; }
+ZRING=${ZRING:-$((4 << 20))}
+ZSIZE=$BIN/zsize
+if want 8 && [ ! -x "$ZSIZE" ]; then
+	echo "bench: $ZSIZE not built (make bench): row 8 left out" >&2
+elif want 8; then
+	say "8. compression: trigrec -z and perf record -z side by side, $((ZRING >> 20)) MiB/CPU, $RUNS runs"
+	for r in $(seq "$RUNS"); do
+		d=$W/z-$r
+		quiet_wait
+		declare -A ZP=() ZC0=() ZC1=()
+		for v in t tz p pz; do
+			mkdir -p "$d/$v"
+			z=""
+			case $v in *z) z=-z ;; esac
+			case $v in
+			t*) "$TRIGREC" -q record -a $IDLE_EV --trigger $NEVER -m "$((ZRING / 1024))K" \
+				--no-final-snapshot $z -o "$d/$v" > "$d/$v.out" 2> "$d/$v.err" & ;;
+			p*) "$PERF" record --overwrite -a $IDLE_EV --switch-output-event $NEVER \
+				-m $((ZRING / PAGESIZE)) -k mono --no-bpf-event $z -o "$d/$v/perf.data" \
+				> "$d/$v.out" 2> "$d/$v.err" & ;;
+			esac
+			ZP[$v]=$!
+			BG_PIDS="$BG_PIDS $!"
+		done
+		sleep 3
+		"$BIN/ctxsw" -n 300000 -c -1 > /dev/null
+		for v in t tz p pz; do ZC0[$v]=$(proc_cpu_ns "${ZP[$v]}"); done
+		kill -USR2 "${ZP[t]}" "${ZP[tz]}" "${ZP[p]}" "${ZP[pz]}" 2>/dev/null
+		for i in $(seq 100); do
+			n=0
+			for v in t tz; do ls "$d/$v"/*.json > /dev/null 2>&1 && n=$((n + 1)); done
+			for v in p pz; do ls "$d/$v"/perf.data.[0-9]* > /dev/null 2>&1 && n=$((n + 1)); done
+			[ $n = 4 ] && break
+			sleep 0.1
+		done
+		sleep 0.5
+		for v in t tz p pz; do ZC1[$v]=$(proc_cpu_ns "${ZP[$v]}"); done
+		kill -INT "${ZP[t]}" "${ZP[tz]}" "${ZP[p]}" "${ZP[pz]}" 2>/dev/null
+		wait "${ZP[t]}" "${ZP[tz]}" "${ZP[p]}" "${ZP[pz]}" 2>/dev/null
+		for tool in trigrec perf; do
+			if [ $tool = trigrec ]; then
+				zf=$(ls "$d/tz"/*.data 2>/dev/null | head -1)
+				v=t
+			else
+				zf=$(ls "$d/pz"/perf.data.[0-9]* 2>/dev/null | head -1)
+				v=p
+			fi
+			[ -n "$zf" ] || continue
+			line=$("$ZSIZE" "$zf") || continue
+			comp=$(kv comp_bytes "$line")
+			orig=$(kv orig_bytes "$line")
+			[ "${comp:-0}" -gt 0 ] || continue
+			rec z.ratio $tool "$(calc "$orig / $comp" 3)"
+			# the two tools lay samples out differently (perf adds IP, PERIOD...): per event too
+			nev=$("$PERF" script -i "$zf" 2>/dev/null | grep -c .)
+			[ "${nev:-0}" -gt 0 ] && rec z.bytes_per_event $tool "$(calc "$comp / $nev" 2)" &&
+				rec z.events $tool "$nev"
+			rec z.mib $tool "$(calc "$orig / 1048576" 1)"
+			# -z minus plain: the CPU time compression added, per MiB
+			a1=${ZC1[${v}z]} a0=${ZC0[${v}z]} b1=${ZC1[$v]} b0=${ZC0[$v]}
+			added=$(( (a1 - a0) - (b1 - b0) ))
+			rec z.ms_per_mib $tool "$(calc "$added / 1e6 / ($orig / 1048576)" 2)"
+			if [ $tool = trigrec ]; then
+				zns=$(grep -o '"time_ns": [0-9]*' "${zf%.data}.json" | tail -1 | awk '{ print $2 }')
+				zin=$(grep -o '"bytes_in": [0-9]*' "${zf%.data}.json" | head -1 | awk '{ print $2 }')
+				[ -n "$zns" ] && [ -n "$zin" ] && [ "$zns" -gt 0 ] &&
+					rec z.zstd_mibs trigrec "$(calc "($zin / 1048576) / ($zns / 1e9)" 0)"
+			fi
+		done
+		rm -rf "$d"
+	done
+fi
+
+# ======================================================================
 # The table.
 # ======================================================================
 # best KEY VARIANT BASEVARIANT REF -> (min(V) - min(BASE)) / (min(REF) - min(BASE)):
@@ -685,6 +771,12 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			ring=$(( $(bytes_of $sz) * NCPU / 1024 ))
 			echo "| 7 | RSS, KiB, $sz/CPU ($ring KiB of rings in the kernel for each tool): started / after a full-ring snapshot (one run) | $(med mem.$sz.rss0 trigrec | cut -d. -f1) / $(med mem.$sz.rss1 trigrec | cut -d. -f1) | $(med mem.$sz.rss0 perf | cut -d. -f1) / $(med mem.$sz.rss1 perf | cut -d. -f1) | $(ratio_of_medians mem.$sz.rss0) / $(ratio_of_medians mem.$sz.rss1) | |"
 		done
+	fi
+	if want 8; then
+		echo "| 8 | Compression, zstd level 1 (-z), system-wide sched_switch+sched_wakeup, $((ZRING >> 20)) MiB/CPU filled by ctxsw: ratio (uncompressed ÷ COMPRESSED records) | $(mmm z.ratio trigrec 2) | $(mmm z.ratio perf 2) | $(ratio_of_medians z.ratio) | ≥ perf's |"
+		echo "| 8 | … events per snapshot (perf script lines) · compressed bytes per event | $(mmm z.events trigrec 0) · $(mmm z.bytes_per_event trigrec 2) | $(mmm z.events perf 0) · $(mmm z.bytes_per_event perf 2) | $(ratio_of_medians z.bytes_per_event) | ≤ perf's |"
+		echo "| 8 | … MiB compressed per snapshot · CPU ms per MiB that -z adds (with minus without, all threads) | $(mmm z.mib trigrec 1) · $(mmm z.ms_per_mib trigrec 2) | $(mmm z.mib perf 1) · $(mmm z.ms_per_mib perf 2) | $(ratio_of_medians z.ms_per_mib) | ≤ perf's |"
+		echo "| 8 | … trigrec's time inside zstd alone (sidecar compression.time_ns): MiB/s | $(mmm z.zstd_mibs trigrec 0) | | | |"
 	fi
 } > "$OUT/results.md"
 echo

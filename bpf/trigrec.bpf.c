@@ -22,6 +22,7 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 
 /* Set by userspace between open and load. */
 const volatile __u32 scope_tgid = 0; /* 0: triggers fire for any task */
+const volatile __u32 self_tgid = 0;  /* trigrec itself: never fires a trigger (no feedback loop) */
 const volatile __u32 scope_gates = 0; /* task mode: gates only drop the scope's records */
 const volatile __u32 cpu_limited = 0; /* -C: gates only drop records of recorded CPUs */
 const volatile __u8 cpu_recorded[TRIGREC_MAX_CPUS] = {};
@@ -245,6 +246,9 @@ static __always_inline int in_task_scope(void)
 /* May triggers fire for the current task? */
 static __always_inline int in_scope(void)
 {
+	/* Writing a snapshot (openat, write, fsync, rename) must not fire another one. */
+	if (self_tgid && (bpf_get_current_pid_tgid() >> 32) == self_tgid)
+		return 0;
 	return in_cgroup() && in_task_scope();
 }
 

@@ -268,6 +268,16 @@ SET(o_metrics_file)
 	return config__set_str(&CFG->metrics_file, a);
 }
 
+SET(o_compress)
+{
+	int level = 1; /* -z alone: perf record's default */
+
+	if (a && config__parse_zstd_level(a, &level, err, len))
+		return -EINVAL;
+	CFG->zstd_level = level;
+	return 0;
+}
+
 SET(o_dump_script)
 {
 	x->dump_script = 1;
@@ -341,6 +351,8 @@ const struct opt_spec record_opts[] = {
 	{ 0, "no-align", NULL, "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span", o_no_align },
 	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
+	{ 'z', "compression-level", "[N]", "compress snapshots with zstd, as perf record -z:\n"
+	  "level N from 1 (fastest, the default) to 22\n(smallest); 0 = off", o_compress },
 	{ 0, "keep-files", "N", "retention in -o: keep at most N snapshots (a .data\n"
 	  "and its .json each), removing the oldest; 0 = no limit", o_keep_files },
 	{ 0, "keep-bytes", "SIZE", "keep at most SIZE of snapshots (2G); a snapshot\n"

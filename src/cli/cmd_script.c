@@ -44,8 +44,8 @@ static const char run_tail[] =
 
 /* The record options that `run` takes to override a script; each is declared once, there. */
 static const char *const run_names[] = {
-	"output", "keep-files", "keep-bytes", "keep-age", "mmap-pages", "count", "no-final-snapshot",
-	"control", "budget", "verbose", "quiet", "log-format", "help",
+	"output", "keep-files", "keep-bytes", "keep-age", "mmap-pages", "compression-level",
+	"count", "no-final-snapshot", "control", "budget", "verbose", "quiet", "log-format", "help",
 };
 #define NR_RUN_OPTS (int)(sizeof(run_names) / sizeof(run_names[0]))
 static struct opt_spec run_opts[NR_RUN_OPTS];
@@ -160,6 +160,8 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		return -ENOMEM;
 	if (o->mmap_pages)
 		c->mmap_pages = o->mmap_pages;
+	if (o->zstd_level >= 0)
+		c->zstd_level = o->zstd_level;
 	if (o->count)
 		c->count = o->count;
 	if (o->no_final)
@@ -239,6 +241,7 @@ int cmd_run(int argc, char **argv)
 	config__init(&c);
 	config__init(&o);
 	o.mmap_pages = 0; /* 0 = not given */
+	o.zstd_level = -1;
 	/* Not given; 0 is a value here: it lifts the script's limit. */
 	o.keep_files = o.keep_bytes = o.keep_age_ns = UINT64_MAX;
 	/* Options may come before FILE (e.g. -h) and after it (overrides). */

@@ -16,6 +16,18 @@ static int opt_title(const struct opt_spec *o, char *buf, size_t len)
 			o->long_name, o->arg ? " " : "", o->arg ? o->arg : "");
 }
 
+/* An argument written "[N]" in the table is optional. */
+static int opt_optional(const struct opt_spec *o)
+{
+	return o->arg && o->arg[0] == '[';
+}
+
+/* A number that follows an option with an optional number: "-z 3", "--compression-level 19". */
+static int is_number(const char *s)
+{
+	return s && *s && s[strspn(s, "0123456789")] == '\0';
+}
+
 static const char *opt_name(const struct opt_spec *o, char *buf, size_t len)
 {
 	if (o->short_name)
@@ -38,7 +50,8 @@ int opts__parse(const struct opt_spec *tab, int n, const char *cmd, int argc, ch
 	}
 	for (int i = 0; i < n; i++) {
 		lo[i].name = tab[i].long_name;
-		lo[i].has_arg = tab[i].arg ? required_argument : no_argument;
+		lo[i].has_arg = opt_optional(&tab[i]) ? optional_argument :
+				tab[i].arg ? required_argument : no_argument;
 		/* Long-only options are told apart by their index past the char range. */
 		lo[i].val = tab[i].short_name ? tab[i].short_name : 256 + i;
 		if (tab[i].short_name) {
@@ -46,6 +59,8 @@ int opts__parse(const struct opt_spec *tab, int n, const char *cmd, int argc, ch
 
 			shorts[l++] = tab[i].short_name;
 			if (tab[i].arg)
+				shorts[l++] = ':';
+			if (opt_optional(&tab[i]))
 				shorts[l++] = ':';
 			shorts[l] = 0;
 		}
@@ -74,6 +89,9 @@ int opts__parse(const struct opt_spec *tab, int n, const char *cmd, int argc, ch
 		if (idx == n)
 			goto out;
 		err[0] = 0;
+		/* getopt only takes an optional value attached (-z3, --x=3): take "-z 3" too */
+		if (opt_optional(&tab[idx]) && !optarg && optind < argc && is_number(argv[optind]))
+			optarg = argv[optind++];
 		if (tab[idx].set(ctx, optarg, err, sizeof(err))) {
 			if (err[0])
 				elog("invalid %s: %s", opt_name(&tab[idx], name, sizeof(name)), err);

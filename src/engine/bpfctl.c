@@ -274,6 +274,7 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 	b->skel->rodata->scope_gates = scope_tgid && r->opts.tids;
 	b->skel->rodata->scope_cgroup = r->cgroup_fd >= 0;
 	b->skel->rodata->generation = b->opts.generation;
+	b->skel->rodata->self_tgid = getpid();
 	for (int i = 0; i < 2; i++) {
 		b->skel->rodata->budget_n[i] = b->opts.budget_n[i];
 		b->skel->rodata->budget_period_ns[i] = b->opts.budget_period_ns[i];

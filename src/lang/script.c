@@ -377,7 +377,8 @@ struct stok {
 enum stmt_id {
 	ST_RECORD, ST_BUFFER, ST_CALLGRAPH, ST_FREQUENCY, ST_PERIOD, ST_CPUS, ST_CGROUP,
 	ST_COMMAND, ST_PID, ST_OUTPUT, ST_KEEP, ST_NAME, ST_ON_SNAPSHOT, ST_POST, ST_CONTROL,
-	ST_MAX_STARTS, ST_MAX_KEYS, ST_METRICS, ST_METRICS_FILE, ST_BUDGET, ST_TRIGGER, NR_STMT
+	ST_MAX_STARTS, ST_MAX_KEYS, ST_METRICS, ST_METRICS_FILE, ST_BUDGET, ST_COMPRESS, ST_TRIGGER,
+	NR_STMT
 };
 
 struct hook_use {
@@ -1319,46 +1320,6 @@ static int v_metrics_file(struct sp *p, const struct stok *v)
 	return config__set_str(&p->c->metrics_file, v->val) ? nomem(p, v->pos) : 0;
 }
 
-static int st_buffer(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_BUFFER, "buffer SIZE (e.g. buffer 8M), per CPU", v_buffer);
-}
-
-static int st_frequency(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_FREQUENCY, "frequency HZ (e.g. frequency 99)", v_frequency);
-}
-
-static int st_period(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_PERIOD, "period N (sample every N events)", v_period);
-}
-
-static int st_pid(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_PID, "pid PID", v_pid);
-}
-
-static int st_post(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_POST, "post DURATION (e.g. post 10ms)", v_post);
-}
-
-static int st_name(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_NAME, "name PREFIX", v_name);
-}
-
-static int st_max_starts(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_MAX_STARTS, "max_starts N", v_max_starts);
-}
-
-static int st_max_keys(struct sp *p, const struct stok *kw)
-{
-	return one_value(p, kw, ST_MAX_KEYS, "max_keys N", v_max_keys);
-}
-
 static int path_value(struct sp *p, const struct stok *kw, enum stmt_id id, const char *usage,
 		      int (*parse)(struct sp *p, const struct stok *v))
 {
@@ -1394,6 +1355,39 @@ static int st_metrics(struct sp *p, const struct stok *kw)
 static int st_metrics_file(struct sp *p, const struct stok *kw)
 {
 	return path_value(p, kw, ST_METRICS_FILE, "metrics_file PATH", v_metrics_file);
+}
+
+/* compress zstd [LEVEL] | compress none */
+static int st_compress(struct sp *p, const struct stok *kw)
+{
+	static const char usage[] = "compress zstd [LEVEL] (1 fastest to 22 smallest; or none)";
+	struct stok m, v;
+	char err[256];
+	int level = 1, r = 0;
+
+	if (once(p, ST_COMPRESS, kw) || arg(p, M_LIST, &m, kw->val, usage))
+		return -EINVAL;
+	if (!strcmp(m.val, "none") || !strcmp(m.val, "off")) {
+		level = 0;
+	} else if (strcmp(m.val, "zstd")) {
+		add_err(p->s, m.pos, "compress %s: perf.data compresses only with zstd (%s)",
+			m.val, usage);
+		r = -EINVAL;
+	} else if (peek(p, M_LIST, NULL) == S_WORD) {
+		next(p, M_LIST, &v);
+		if (config__parse_zstd_level(v.val, &level, err, sizeof(err))) {
+			add_err(p->s, v.pos, "compress zstd %s", err);
+			r = -EINVAL;
+		}
+		stok_free(&v);
+	}
+	stok_free(&m);
+	if (r) {
+		skip_line(p);
+		return r;
+	}
+	p->c->zstd_level = level;
+	return expect_eol(p, usage);
 }
 
 static int st_callgraph(struct sp *p, const struct stok *kw)
@@ -1922,31 +1916,36 @@ static int st_budget(struct sp *p, const struct stok *kw)
 	return expect_eol(p, usage);
 }
 
+/* A statement is parsed by fn, or, when it takes one value, by one_value()
+ * with its usage line and the value's check. */
 static const struct stmt {
 	const char *kw;
 	enum stmt_id id;
 	int (*fn)(struct sp *p, const struct stok *kw);
+	const char *usage;
+	int (*value)(struct sp *p, const struct stok *v);
 } stmts[] = {
 	{ "record", ST_RECORD, st_record },
-	{ "buffer", ST_BUFFER, st_buffer },
+	{ "buffer", ST_BUFFER, NULL, "buffer SIZE (e.g. buffer 8M), per CPU", v_buffer },
 	{ "callgraph", ST_CALLGRAPH, st_callgraph },
-	{ "frequency", ST_FREQUENCY, st_frequency },
-	{ "period", ST_PERIOD, st_period },
+	{ "frequency", ST_FREQUENCY, NULL, "frequency HZ (e.g. frequency 99)", v_frequency },
+	{ "period", ST_PERIOD, NULL, "period N (sample every N events)", v_period },
 	{ "cpus", ST_CPUS, st_cpus },
 	{ "cgroup", ST_CGROUP, st_cgroup },
 	{ "command", ST_COMMAND, st_command },
-	{ "pid", ST_PID, st_pid },
+	{ "pid", ST_PID, NULL, "pid PID", v_pid },
 	{ "output", ST_OUTPUT, st_output },
 	{ "keep", ST_KEEP, st_keep },
-	{ "name", ST_NAME, st_name },
+	{ "name", ST_NAME, NULL, "name PREFIX", v_name },
 	{ "on_snapshot", ST_ON_SNAPSHOT, st_on_snapshot },
-	{ "post", ST_POST, st_post },
+	{ "post", ST_POST, NULL, "post DURATION (e.g. post 10ms)", v_post },
 	{ "control", ST_CONTROL, st_control },
-	{ "max_starts", ST_MAX_STARTS, st_max_starts },
-	{ "max_keys", ST_MAX_KEYS, st_max_keys },
+	{ "max_starts", ST_MAX_STARTS, NULL, "max_starts N", v_max_starts },
+	{ "max_keys", ST_MAX_KEYS, NULL, "max_keys N", v_max_keys },
 	{ "metrics", ST_METRICS, st_metrics },
 	{ "metrics_file", ST_METRICS_FILE, st_metrics_file },
 	{ "budget", ST_BUDGET, st_budget },
+	{ "compress", ST_COMPRESS, st_compress },
 	{ "trigger", ST_TRIGGER, st_trigger },
 };
 
@@ -1965,7 +1964,9 @@ static const struct { const char *w; const char *kw; } aliases[] = {
 	{ "on-snapshot", "on_snapshot" }, { "--on-snapshot", "on_snapshot" },
 	{ "max-starts", "max_starts" }, { "max-keys", "max_keys" },
 	{ "--budget", "budget" }, { "call-graph", "callgraph" }, { "--metrics", "metrics" }, { "--metrics-file", "metrics_file" },
-	{ "metrics-file", "metrics_file" },
+	{ "metrics-file", "metrics_file" }, { "-z", "compress zstd" },
+	{ "--compression-level", "compress zstd LEVEL" }, { "compression", "compress zstd" },
+	{ "zstd", "compress zstd" },
 };
 
 static void unknown_statement(struct sp *p, const struct stok *t)
@@ -2010,7 +2011,9 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 	else
 		add_err(p->s, t->pos, "unknown statement %s: statements are record, buffer, "
 			"callgraph, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
-			"on_snapshot, post, control, max_starts, max_keys, metrics, metrics_file and trigger",
+			"on_snapshot, post, control, max_starts, max_keys, metrics, metrics_file, budget, compress "
+			"and "
+			"trigger",
 			desc(t, p, d, sizeof(d)));
 }
 
@@ -2051,7 +2054,8 @@ int script__parse(struct script *s, struct trigrec_config *c)
 		if (!st) {
 			unknown_statement(&p, &t);
 			skip_line(&p);
-		} else if (st->fn(&p, &t) == -ENOMEM) {
+		} else if ((st->fn ? st->fn(&p, &t)
+				   : one_value(&p, &t, st->id, st->usage, st->value)) == -ENOMEM) {
 			stok_free(&t);
 			break;
 		}

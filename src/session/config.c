@@ -59,6 +59,23 @@ int config__set_str(char **dst, const char *val)
 	return 0;
 }
 
+int config__parse_zstd_level(const char *s, int *level, char *err, size_t errlen)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = s && *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
+	if (v < 0 || errno || *end || v > CONFIG_ZSTD_LEVEL_MAX) {
+		snprintf(err, errlen, "'%s': zstd levels are 1 (fastest, the default of perf record "
+			 "-z) to %d (smallest); 0 turns compression off", s ? s : "",
+			 CONFIG_ZSTD_LEVEL_MAX);
+		return -EINVAL;
+	}
+	*level = (int)v;
+	return 0;
+}
+
 char **config__argv_dup(char *const *argv, int n)
 {
 	char **v;
@@ -288,6 +305,8 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		put_duration(out, c->post_ns);
 		fputc('\n', out);
 	}
+	if (c->zstd_level)
+		fprintf(out, "compress zstd %d\n", c->zstd_level);
 	if (c->control) {
 		fputs("control ", out);
 		put_word(out, c->control);

@@ -64,6 +64,7 @@ struct trigrec_config {
 	int no_final;                /* --no-final-snapshot */
 	int no_align;                /* --no-align */
 	char *control;               /* --control PATH, NULL = none */
+	int zstd_level;              /* -z/--compression-level, script `compress zstd N`: 0 = off */
 
 	/* Retention (validated here; enforced by the service). 0 = no limit. */
 	uint64_t keep_files;
@@ -94,6 +95,9 @@ int config__add_event(struct trigrec_config *c, const char *spec, const char *fi
 int config__add_trigger(struct trigrec_config *c, const struct trig_def *t,
 			const struct cfg_origin *where);
 int config__set_str(char **dst, const char *val);
+#define CONFIG_ZSTD_LEVEL_MAX 22 /* ZSTD_maxCLevel(), perf record's comp_level_max */
+/* A zstd level as -z and `compress zstd` take it: 0 (off) to 22; -EINVAL and why in err. */
+int config__parse_zstd_level(const char *s, int *level, char *err, size_t errlen);
 char **config__argv_dup(char *const *argv, int n); /* n < 0: NULL-terminated */
 
 /*

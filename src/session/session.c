@@ -316,6 +316,7 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 	DIFF(str_differ(a->metrics_addr, b->metrics_addr) ||
 	     str_differ(a->metrics_file, b->metrics_file), "metrics");
 	DIFF(argv_differ(a->on_snapshot, b->on_snapshot), "on_snapshot");
+	DIFF(a->zstd_level != b->zstd_level, "compress");
 	DIFF(str_differ(a->control, b->control) || a->count != b->count ||
 	     a->no_final != b->no_final || a->no_align != b->no_align, "run options");
 #undef DIFF
@@ -692,6 +693,8 @@ int session__start(struct session *s)
 	s->sc.argv = s->argv;
 	s->sc.no_align = c->no_align;
 	s->sc.callgraph = c->callgraph;
+	_Static_assert(CONFIG_ZSTD_LEVEL_MAX == PD_ZSTD_LEVEL_MAX, "one zstd level range");
+	s->sc.zstd_level = c->zstd_level;
 	s->sc.max_bytes = c->keep_bytes;
 	if (snapshot_ctx__init(&s->sc, s->r))
 		return cancelled() ? -EINTR : -EINVAL;

@@ -154,4 +154,26 @@ int pd_writer__finish(struct pd_writer *w, const struct pd_meta *meta);
 uint64_t pd_writer__data_size(const struct pd_writer *w);
 void pd_writer__free(struct pd_writer *w);
 
+/*
+ * Compression, as `perf record -z` writes it: the data section becomes
+ * PERF_RECORD_COMPRESSED records (one zstd stream, flushed in slices), and
+ * the COMPRESSED feature says how to read them. Call between new and begin.
+ * level: 1 (fastest) to PD_ZSTD_LEVEL_MAX (smallest); 0 leaves compression
+ * off. size_hint: about how many bytes will be written (0 = unknown), so
+ * zstd sizes its window to the data, not to the level's maximum (level 22
+ * would otherwise allocate ~800 MiB). Returns 0, -EINVAL or -ENOMEM.
+ */
+#define PD_ZSTD_LEVEL_MAX 22
+#define PD_RECORD_COMPRESSED 81	/* PERF_RECORD_COMPRESSED (tools/perf/util/event.h) */
+int pd_writer__set_zstd(struct pd_writer *w, int level, uint64_t size_hint);
+
+struct pd_comp_stats {
+	int level;             /* 0: not compressed */
+	uint64_t bytes_in;     /* records given to pd_writer__write */
+	uint64_t bytes_out;    /* COMPRESSED records written, headers included */
+	uint64_t records;      /* COMPRESSED records written */
+	uint64_t ns;           /* time spent in zstd */
+};
+void pd_writer__comp_stats(const struct pd_writer *w, struct pd_comp_stats *st);
+
 #endif

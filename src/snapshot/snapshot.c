@@ -430,6 +430,7 @@ struct snap_result {
 	uint64_t first;          /* oldest record kept: where the window really starts */
 	size_t kept, kept_bytes;
 	struct ring_stat *rs;
+	struct pd_comp_stats zst; /* level 0: not compressed */
 };
 
 /* What the sidecar says, rendered once the .data's name is known (outdir__publish_pair()). */
@@ -511,6 +512,13 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 		m && t->freeze_at > m->time_ns ? (uint64_t)(t->freeze_at - m->time_ns) : (uint64_t)0,
 		sc->no_align ? "false" : "true");
 	fprintf(f, "  \"records\": %zu, \"bytes\": %zu,\n", res->kept, res->kept_bytes);
+	if (res->zst.level)
+		fprintf(f, "  \"compression\": {\"method\": \"zstd\", \"level\": %d, \"bytes_in\": %"
+			PRIu64 ", \"bytes_out\": %" PRIu64 ", \"ratio\": %.3f, \"records\": %" PRIu64
+			", \"time_ns\": %" PRIu64 "},\n", res->zst.level, res->zst.bytes_in,
+			res->zst.bytes_out, res->zst.bytes_out ?
+			(double)res->zst.bytes_in / res->zst.bytes_out : 0.0,
+			res->zst.records, res->zst.ns);
 	fprintf(f, "  \"lost_while_frozen\": %" PRIu64 ",\n  \"cpus\": [", t->gated);
 	for (int i = 0; i < r->nr_rings; i++) {
 		const struct rec_ring *ring = &r->rings[i];
@@ -745,6 +753,16 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		err = -ENOMEM;
 		goto out;
 	}
+	if (sc->zstd_level) {
+		/* Here, on the writer thread: recording runs again while zstd works. */
+		uint64_t hint = 1 << 20;
+
+		for (int i = 0; i < r->nr_rings; i++)
+			hint += h->rings[i].len;
+		err = pd_writer__set_zstd(w, sc->zstd_level, hint);
+		if (err)
+			goto out;
+	}
 	err = pd_writer__begin(w);
 	if (err)
 		goto out;
@@ -822,6 +840,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 		meta.tod_ns = rt.tv_sec * 1000000000ull + rt.tv_nsec;
 		meta.clockid_ns = mo.tv_sec * 1000000000ull + mo.tv_nsec;
 		err = pd_writer__finish(w, &meta);
+		pd_writer__comp_stats(w, &res.zst);
 	}
 	if (err)
 		goto out;

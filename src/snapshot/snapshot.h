@@ -41,6 +41,7 @@ struct snapshot_ctx {
 	struct procs procs;
 	int no_align;
 	int callgraph;
+	int zstd_level;          /* compress the data section (perf record -z); 0 = off */
 	int64_t mono_to_real;    /* realtime ns - monotonic ns */
 	struct pd_event *kevs;   /* attrs as the kernel writes records: for decoding */
 	struct pd_event *fevs;   /* attrs as the file presents them (tracepoints + TID, CPU) */

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include <zstd.h>
 #include "check.h"
 #include "snapshot/perfdata.h"
 #include "capture/tracefs.h"
@@ -472,6 +473,10 @@ struct fixture {
 	struct pd_event evs[3];
 	int nr;
 	uint64_t data_size;
+	int zlevel;            /* compress (pd_writer__set_zstd) */
+	int bulk;              /* this many more sched_switch samples after the fixed ones */
+	int giant;             /* and one sample bigger than a compression slice */
+	struct pd_comp_stats zst;
 };
 
 static uint64_t ids_sw[] = { 101, 102 }, ids_pg[] = { 201, 202 }, ids_dummy[] = { 301, 302 };
@@ -566,7 +571,11 @@ static int build_file_meta(struct fixture *fx, void (*more)(struct pd_meta *))
 		return -errno;
 	}
 	w = pd_writer__new(fd, fx->evs, fx->nr);
-	err = w ? pd_writer__begin(w) : -ENOMEM;
+	err = w ? 0 : -ENOMEM;
+	if (!err && fx->zlevel)
+		err = pd_writer__set_zstd(w, fx->zlevel, 0);
+	if (!err)
+		err = pd_writer__begin(w);
 #define PUT(expr) do { n = (expr); if (!err) err = n < 0 ? n : pd_writer__write(w, rec, n); } while (0)
 	PUT(pd_synth_kernel_mmap(rec, sizeof(rec), da, 301, 0xffffffff81000000ull, 0x2000000));
 	PUT(pd_synth_comm(rec, sizeof(rec), da, 301, 1000, 1000, "worker", 0, 0, 0));
@@ -583,11 +592,35 @@ static int build_file_meta(struct fixture *fx, void (*more)(struct pd_meta *))
 		PUT(ev_getpgid(&fx->pg, rec, 201, T0 + 3000, 0, 1000, 1001, 0));
 	PUT(sched_switch(&fx->sw, rec, 101, T0 + 2000, 0, "worker", 1000, 1, "worker-t2", 1001));
 	PUT(sched_switch(&fx->sw, rec, 102, T0 + 1000, 1, "swapper/1", 0, 0, "other", 2000));
+	for (int i = 0; i < fx->bulk; i++)
+		PUT(sched_switch(&fx->sw, rec, 101 + (i & 1), T0 + 10000 + 7 * i, i & 1,
+				 i % 3 ? "worker" : "worker-t2", 1000 + i % 3 / 2, i % 3,
+				 "other", 2000));
 #undef PUT
+	if (!err && fx->giant) {
+		/* a sched_switch whose raw data goes on with 64 KiB of noise (perf prints the fields) */
+		unsigned char *big = malloc(65536), *raw = malloc(65536);
+		uint32_t x = 12345;
+
+		n = sched_switch(&fx->sw, rec, 101, T0 + 9000, 0, "giant", 3000, 0, "other", 2000);
+		if (big && raw) {
+			memcpy(raw, rec + 44, fx->sw.fixed);
+			for (int i = fx->sw.fixed; i < 65400; i++)
+				raw[i] = (x = x * 1103515245 + 12345) >> 16;
+			n = tp_sample(big, 101, 3000, 3000, T0 + 9000, 0, raw, 65400);
+			err = pd_writer__write(w, big, n);
+		} else {
+			err = -ENOMEM;
+		}
+		free(big);
+		free(raw);
+	}
 	if (!err)
 		err = pd_writer__finish(w, &meta);
-	if (w)
+	if (w) {
 		fx->data_size = pd_writer__data_size(w);
+		pd_writer__comp_stats(w, &fx->zst);
+	}
 	pd_writer__free(w);
 	close(fd);
 	free(td);
@@ -1039,6 +1072,310 @@ TEST(perf_header_host_features)
 	return 0;
 }
 
+/* ------------------------------------------------------------- zstd -- */
+
+static int slurp(const char *path, unsigned char **buf, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	long n;
+
+	*buf = NULL;
+	if (!f)
+		return -errno;
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	rewind(f);
+	*buf = malloc(n > 0 ? n : 1);
+	*len = *buf ? fread(*buf, 1, n, f) : 0;
+	fclose(f);
+	return *buf && (long)*len == n ? 0 : -EIO;
+}
+
+/* Payload of feature bit in a perf.data image, or NULL. */
+static const unsigned char *feature(const unsigned char *f, size_t len, int bit, uint64_t *size)
+{
+	uint64_t doff, dsz, bm[4], tab;
+	int idx = 0;
+
+	memcpy(&doff, f + 40, 8);
+	memcpy(&dsz, f + 48, 8);
+	memcpy(bm, f + 72, 32);
+	if (!(bm[bit / 64] & (1ull << (bit % 64))))
+		return NULL;
+	for (int b = 0; b < bit; b++)
+		idx += !!(bm[b / 64] & (1ull << (b % 64)));
+	tab = doff + dsz + 16ull * idx;
+	if (tab + 16 > len)
+		return NULL;
+	memcpy(&doff, f + tab, 8);
+	memcpy(size, f + tab + 8, 8);
+	return doff + *size <= len ? f + doff : NULL;
+}
+
+/*
+ * The data section decompressed the way perf 6.1 does it
+ * (perf_session__process_compressed_event): one stream, each record into a
+ * new buffer of comp_mmap_len bytes. Every payload must decompress whole into
+ * that buffer, to at least one byte; the result must be what was written.
+ */
+static void check_zstd_file(const char *path, int level, const unsigned char *orig, size_t olen,
+			    const struct pd_comp_stats *st, uint64_t data_size)
+{
+	unsigned char *f = NULL, *dec = NULL, *buf = NULL;
+	const unsigned char *feat;
+	uint64_t doff, dsz, fsz = 0, nrec = 0;
+	uint32_t v[5] = { 0 };
+	size_t len = 0, dlen = 0;
+	ZSTD_DStream *ds = ZSTD_createDStream();
+
+	CHECK_EQ(slurp(path, &f, &len), 0);
+	if (!f || !ds)
+		goto out;
+	memcpy(&doff, f + 40, 8);
+	memcpy(&dsz, f + 48, 8);
+	CHECK_EQ(dsz, data_size);
+	feat = feature(f, len, 27, &fsz);
+	CHECK(feat);
+	CHECK_EQ(fsz, 20);
+	if (!feat || fsz != 20)
+		goto out;
+	memcpy(v, feat, sizeof(v));
+	CHECK_EQ(v[0], 1);		/* version */
+	CHECK_EQ(v[1], 1);		/* PERF_COMP_ZSTD */
+	CHECK_EQ(v[2], level);
+	CHECK_EQ(v[3], (uint32_t)((double)olen / dsz + 0.5));
+	CHECK_EQ(v[4], 512 * 1024);	/* comp_mmap_len */
+	CHECK_EQ(st->level, level);
+	CHECK_EQ(st->bytes_in, olen);
+	CHECK_EQ(st->bytes_out, dsz);
+	dec = malloc(olen + v[4]);
+	buf = malloc(v[4]);
+	if (!dec || !buf)
+		goto out;
+	ZSTD_initDStream(ds);
+	for (uint64_t off = doff; off < doff + dsz; nrec++) {
+		struct perf_event_header h = hdr_of(f + off);
+		ZSTD_inBuffer in = { f + off + 8, h.size - 8, 0 };
+		ZSTD_outBuffer o = { buf, v[4], 0 };
+
+		CHECK_EQ(h.type, PD_RECORD_COMPRESSED);
+		CHECK(h.size > 8);
+		CHECK(off + h.size <= doff + dsz);
+		if (h.type != PD_RECORD_COMPRESSED || h.size <= 8 || off + h.size > doff + dsz)
+			goto out;
+		while (in.pos < in.size && o.pos < o.size)
+			if (ZSTD_isError(ZSTD_decompressStream(ds, &o, &in)))
+				break;
+		CHECK_EQ(in.pos, in.size);	/* all of it fitted in comp_mmap_len */
+		CHECK(o.pos > 0);		/* 0 is "Couldn't decompress data" in perf */
+		if (in.pos != in.size || dlen + o.pos > olen + v[4])
+			goto out;
+		memcpy(dec + dlen, buf, o.pos);
+		dlen += o.pos;
+		off += h.size;
+	}
+	CHECK_EQ(nrec, st->records);
+	CHECK_EQ(dlen, olen);
+	CHECK(dlen == olen && !memcmp(dec, orig, olen));
+out:
+	ZSTD_freeDStream(ds);
+	free(buf);
+	free(dec);
+	free(f);
+}
+
+TEST(zstd_round_trip)
+{
+	uint64_t ids[] = { 1 };
+	struct pd_event ev = { .ids = ids, .nr_ids = 1 };
+	char dir[] = "/tmp/trigrec-zstd-XXXXXX", path[64];
+	size_t cap = 8u << 20, len = 0;
+	unsigned char *all = malloc(cap);
+	uint32_t x = 1;
+	static const int levels[] = { 1, 3, 19 };
+
+	ev.attr.type = PERF_TYPE_SOFTWARE;
+	ev.attr.config = PERF_COUNT_SW_DUMMY;
+	ev.attr.sample_type = ST_DUMMY;
+	ev.attr.sample_id_all = 1;
+	CHECK(all && mkdtemp(dir));
+	if (!all)
+		return 1;
+	/*
+	 * What a snapshot holds, and worse: runs of similar small records,
+	 * incompressible ones (raw blocks), and records bigger than a slice.
+	 */
+	while (len < 3u << 20) {
+		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
+		unsigned r = (x = x * 1103515245 + 12345) >> 16;
+
+		if (r % 1000 == 0)
+			h.size = 65528;			/* more than a slice */
+		else if (r % 50 == 0)
+			h.size = 8 * (1 + r % 1000);	/* noise below */
+		else
+			h.size = 64 + 8 * (r % 4);
+		memcpy(all + len, &h, 8);
+		for (size_t i = 8; i < h.size; i++)
+			all[len + i] = h.size > 200 ? (unsigned char)((x = x * 1103515245 + 12345) >> 16)
+						    : (unsigned char)(i * 7 + (r & 3));
+		len += h.size;
+	}
+	for (size_t k = 0; k < sizeof(levels) / sizeof(levels[0]); k++) {
+		struct pd_comp_stats st;
+		struct pd_writer *w;
+		size_t l = levels[k] >= 19 ? len / 4 : len; /* 19 is slow: less of it */
+		int fd, err = 0;
+
+		/* whole records only: cut l at a record boundary */
+		for (size_t o = 0, n; o < len; o += n) {
+			n = hdr_of(all + o).size;
+			if (o + n > l) {
+				l = o;
+				break;
+			}
+		}
+		snprintf(path, sizeof(path), "%s/z%d.data", dir, levels[k]);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		CHECK(fd >= 0);
+		w = pd_writer__new(fd, &ev, 1);
+		CHECK(w);
+		if (!w) {
+			close(fd);
+			continue;
+		}
+		CHECK_EQ(pd_writer__set_zstd(w, 23, 0), -EINVAL);
+		CHECK_EQ(pd_writer__set_zstd(w, levels[k], l), 0);
+		CHECK_EQ(pd_writer__begin(w), 0);
+		CHECK_EQ(pd_writer__set_zstd(w, 1, 0), -EINVAL); /* too late */
+		/* in uneven pieces: a write is one or more whole records */
+		for (size_t o = 0, n; o < l && !err; o += n) {
+			n = hdr_of(all + o).size;
+			err = pd_writer__write(w, all + o, n);
+		}
+		CHECK_EQ(err, 0);
+		CHECK_EQ(pd_writer__finish(w, NULL), 0);
+		pd_writer__comp_stats(w, &st);
+		check_zstd_file(path, levels[k], all, l, &st, pd_writer__data_size(w));
+		CHECK(st.bytes_out < l);
+		printf("    level %d: %zu -> %" PRIu64 " bytes (%.2fx) in %" PRIu64
+		       " records, %.1f MiB/s\n", levels[k], l, st.bytes_out,
+		       (double)l / st.bytes_out, st.records,
+		       st.ns ? l / (st.ns / 1e9) / 1048576 : 0.0);
+		pd_writer__free(w);
+		close(fd);
+	}
+	/* level 0 is off: the file is as without compression */
+	{
+		struct pd_writer *w;
+		struct pd_comp_stats st;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/z0.data", dir);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		w = pd_writer__new(fd, &ev, 1);
+		CHECK(w);
+		if (w) {
+			CHECK_EQ(pd_writer__set_zstd(w, 0, 0), 0);
+			CHECK_EQ(pd_writer__begin(w), 0);
+			CHECK_EQ(pd_writer__write(w, all, 64), 0);
+			CHECK_EQ(pd_writer__finish(w, NULL), 0);
+			CHECK_EQ(pd_writer__data_size(w), 64);
+			pd_writer__comp_stats(w, &st);
+			CHECK_EQ(st.level, 0);
+			CHECK_EQ(st.records, 0);
+		}
+		pd_writer__free(w);
+		close(fd);
+	}
+	if (!getenv("KEEP")) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			fprintf(stderr, "    could not remove %s\n", dir);
+	}
+	free(all);
+	return 0;
+}
+
+/* Stock perf reads the compressed file exactly as the plain one. */
+TEST(perf_reads_zstd)
+{
+	struct fixture plain, z;
+	const char *why = fixture_init(&plain);
+	char cmd[512];
+	char *a = NULL, *b = NULL;
+	int st, err, lines = 0;
+
+	if (why) {
+		fixture_free(&plain);
+		SKIP("%s", why);
+	}
+	fixture_init(&z);
+	/* enough for several COMPRESSED records, and a sample split across two slices */
+	plain.bulk = z.bulk = 60000;
+	plain.giant = z.giant = 1;
+	z.zlevel = 1;
+	err = build_file(&plain);
+	CHECK_EQ(err, 0);
+	err = err ? err : build_file(&z);
+	CHECK_EQ(err, 0);
+	if (err)
+		goto out;
+	CHECK(z.zst.records > 3);
+	CHECK(z.data_size * 4 < plain.data_size);
+	snprintf(cmd, sizeof(cmd), "%s script -f -i %s -F trace:comm,pid,tid,cpu,time,event,trace "
+		 "2>&1", perf_bin(), plain.file);
+	a = run(cmd, &st);
+	CHECK_EQ(st, 0);
+	snprintf(cmd, sizeof(cmd), "%s script -f -i %s -F trace:comm,pid,tid,cpu,time,event,trace "
+		 "2>&1", perf_bin(), z.file);
+	b = run(cmd, &st);
+	CHECK_EQ(st, 0);
+	CHECK(a && b);
+	if (!a || !b)
+		goto out;
+	for (char *p = b; (p = strchr(p, '\n')); p++)
+		lines++;
+	CHECK_EQ(lines, (plain.have_pg ? 5 : 3) + 60000 + 1);
+	CHECK(strstr(b, "3000/3000  [000]  5000.000009:") && strstr(b, "prev_comm=giant prev_pid=3000"));
+	CHECK(a && b && !strcmp(a, b));
+	free(a);
+	free(b);
+
+	/* the header says it is compressed, as for perf record -z */
+	snprintf(cmd, sizeof(cmd), "%s report -f --header-only -i %s 2>&1 | grep compressed",
+		 perf_bin(), z.file);
+	a = run(cmd, &st);
+	snprintf(cmd, sizeof(cmd), "# compressed : Zstd, level = 1, ratio = %u\n",
+		 (uint32_t)((double)z.zst.bytes_in / z.zst.bytes_out + 0.5));
+	CHECK_STR(a, cmd);
+	free(a);
+	snprintf(cmd, sizeof(cmd), "%s report -f --header-only -i %s 2>&1 | grep -c compressed",
+		 perf_bin(), plain.file);
+	b = run(cmd, &st);
+	CHECK_STR(b, "0\n");
+	free(b);
+
+	/* perf report aggregates the same */
+	snprintf(cmd, sizeof(cmd), "%s report -f --stdio -i %s --sort comm,pid 2>&1 | grep -v '^#'",
+		 perf_bin(), plain.file);
+	a = run(cmd, &st);
+	snprintf(cmd, sizeof(cmd), "%s report -f --stdio -i %s --sort comm,pid 2>&1 | grep -v '^#'",
+		 perf_bin(), z.file);
+	b = run(cmd, &st);
+	CHECK_EQ(st, 0);
+	CHECK(a && b && strstr(b, "worker") && !strcmp(a, b));
+out:
+	free(a);
+	free(b);
+	fixture_free(&plain);
+	fixture_free(&z);
+	return 0;
+}
+
 RUN_TESTS(T(decode_sample_fields_in_order), T(decode_comm_trailer), T(synth_maps_layout),
 	  T(writer_enospc), T(perf_script_decodes_file), T(perf_header_and_evlist),
-	  T(tracing_data_layout), T(perf_json_convert), T(perf_header_host_features))
+	  T(tracing_data_layout), T(perf_json_convert), T(perf_header_host_features),
+	  T(zstd_round_trip), T(perf_reads_zstd))

@@ -429,6 +429,17 @@ TEST(statement_errors)
 	ERRS("record sched:sched_switch\nbufer 8M\n", "2:1:(did you mean 'buffer'?)");
 	ERRS("record sched:sched_switch\n-e sched:sched_wakeup\n", "2:1:in a script, write 'record'");
 	ERRS("record sched:sched_switch\nfoo bar\n", "2:1:statements are record, buffer");
+	/* compress: zstd only, levels 0-22, once. */
+	ERRS("record sched:sched_switch\ncompress zstd 23\n",
+	     "2:15:compress zstd '23': zstd levels are 1 (fastest, the default of perf record -z) "
+	     "to 22 (smallest); 0 turns compression off");
+	ERRS("record sched:sched_switch\ncompress lz4\n",
+	     "2:10:compress lz4: perf.data compresses only with zstd");
+	ERRS("record sched:sched_switch\ncompress zstd 1 2\n", "2:17:unexpected '2'");
+	ERRS("record sched:sched_switch\ncompress\n", "2:9:expected a value after 'compress'");
+	ERRS("record sched:sched_switch\ncompress zstd\ncompress none\n",
+	     "3:1:'compress' given twice (first at 2:1)");
+	ERRS("record sched:sched_switch\n-z\n", "2:1:in a script, write 'compress zstd'");
 	ERRS("record sched:sched_switch\nsched:sched_wakeup\n",
 	     "2:1:record it with 'record sched:sched_wakeup'");
 	ERRS("record sched:sched_switch\nlatency a:b -> c:d > 1ms\n",
@@ -901,7 +912,7 @@ TEST(dump_script_reads_back)
 		 "frequency 99\ncallgraph\ncpus 0\ncommand sleep \"1 2\"\n"
 		 "output '/tmp/a b' keep 5 files, 1G, 2d\npost 7ms\non_snapshot /bin/echo hi\n"
 		 "name web-1\ncontrol /run/t.sock\nmax_starts 2048\nmax_keys 4096\n"
-		 "metrics 127.0.0.1:9464\nmetrics_file /tmp/m.prom\n"
+		 "metrics 127.0.0.1:9464\nmetrics_file /tmp/m.prom\ncompress zstd 7\n"
 		 "trigger m { manual post 250ms }\n"
 		 "trigger x {\n  rate sched:sched_switch by prev_pid > 10/1s\n  cooldown 1s per key\n}\n",
 		 &c);
@@ -933,6 +944,8 @@ TEST(dump_script_reads_back)
 	CHECK_EQ(d.bpf.keys, 4096);
 	CHECK_STR(d.metrics_addr, "127.0.0.1:9464");
 	CHECK_STR(d.metrics_file, "/tmp/m.prom");
+	CHECK_EQ(c.zstd_level, 7);
+	CHECK_EQ(d.zstd_level, 7);
 	CHECK(d.cmd && d.cmd[1] && !strcmp(d.cmd[1], "1 2"));
 	CHECK(d.on_snapshot && d.on_snapshot[1] && !strcmp(d.on_snapshot[1], "hi"));
 	CHECK_EQ(d.nr_manual, 1);
