@@ -140,15 +140,8 @@ out:
 /* What the script says that this build parses and checks but does not do yet. */
 static void not_yet(const struct trigrec_config *c)
 {
-	if (c->name_prefix)
-		wlog("name %s: parsed and checked, but snapshot names do not use it yet",
-		     c->name_prefix);
 	if (c->on_snapshot)
 		wlog("on_snapshot: parsed and checked, but not run yet");
-	for (int i = 0; i < c->nr_manual; i++)
-		if (c->manual[i].post_ns)
-			wlog("trigger %s: its post window is not applied to manual snapshots yet",
-			     c->manual[i].name);
 }
 
 /* The command-line overrides (o) over a parsed script's config (c). 0 or -ENOMEM. */

@@ -459,6 +459,17 @@ out:
 	return ret;
 }
 
+/* Side-band thread (as reloads are): the post window of a script's manual trigger NAME. */
+static uint64_t manual_post(void *ctx, const char *name)
+{
+	struct session *s = ctx;
+
+	for (int i = 0; i < s->c->nr_manual; i++)
+		if (!strcmp(s->c->manual[i].name, name))
+			return s->c->manual[i].post_ns ? s->c->manual[i].post_ns : s->c->post_ns;
+	return 0;
+}
+
 /* A control client's `reload` (control thread). */
 static void control_reload(void *ctx, char *reply, size_t len)
 {
@@ -692,6 +703,7 @@ int session__start(struct session *s)
 	s->sc.argc = s->argc;
 	s->sc.argv = s->argv;
 	s->sc.no_align = c->no_align;
+	s->sc.name_prefix = c->name_prefix;
 	s->sc.callgraph = c->callgraph;
 	_Static_assert(CONFIG_ZSTD_LEVEL_MAX == PD_ZSTD_LEVEL_MAX, "one zstd level range");
 	s->sc.zstd_level = c->zstd_level;
@@ -723,7 +735,8 @@ int session__start(struct session *s)
 					    .final_snapshot = !c->no_final,
 					    .done_fd = s->done_fd, .control_fd = -1,
 					    .written = on_written, .ctx = s,
-					    .reload = s->reload_fn ? control_reload : NULL };
+					    .reload = s->reload_fn ? control_reload : NULL,
+					    .manual_post = manual_post };
 
 		s->status = status__new(c);
 		if (!s->status) {
