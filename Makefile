@@ -106,7 +106,8 @@ help:
 	@echo 'make fuzz-build only build them ($(OUTPUT)/fuzz/fuzz_NAME)'
 	@echo 'make test-kernels  the test subset on Debian 11/12/13 kernels (and 12 -rt) under qemu'
 	@echo 'make ARCH=arm64 cross-compile for arm64 (into .output-aarch64/trigrec)'
-	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (bin, man page)'
+	@echo 'make install    install to $$(DESTDIR)$$(PREFIX) (bin, man page, units, completion, /etc/trigrec example)'
+	@echo 'make uninstall  remove what make install put there (keeps /etc/trigrec)'
 	@echo 'make vmlinux    regenerate $(VMLINUX) from /sys/kernel/btf/vmlinux'
 	@echo 'make clean      remove build output'
 
@@ -230,16 +231,47 @@ fuzz: fuzz-build
 		[ $$rc = 0 ] || { echo "fuzz $$t: failed (exit $$rc), see $(FUZZ_OUT)/$$t.log"; exit 1; }; \
 	done
 
-install: $(BIN)
-	install -D -m 0755 $(BIN) $(DESTDIR)$(PREFIX)/bin/trigrec
-	install -D -m 0644 docs/trigrec.1 $(DESTDIR)$(PREFIX)/share/man/man1/trigrec.1
-	install -d $(DESTDIR)$(PREFIX)/share/doc/trigrec
-	install -m 0644 README.md docs/triggers.md docs/script-language.md docs/design.md docs/perf-data.md \
-		$(DESTDIR)$(PREFIX)/share/doc/trigrec/
+# make install [DESTDIR=...] [PREFIX=/usr/local] [SYSCONFDIR=/etc]: the binary,
+# the man page, the docs, bash completion, the systemd units (@BINDIR@ and
+# @DOCDIR@ filled in) and an example script in SYSCONFDIR/trigrec, which is
+# never overwritten (an operator's edits survive an upgrade).
+SYSCONFDIR     ?= /etc
+BINDIR         := $(PREFIX)/bin
+MANDIR         := $(PREFIX)/share/man
+DOCDIR         := $(PREFIX)/share/doc/trigrec
+COMPLETIONSDIR ?= $(PREFIX)/share/bash-completion/completions
+# systemd's search path for units under /usr/local is /usr/local/lib/systemd/system.
+UNITDIR        ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
+UNITS          := trigrec.service trigrec@.service
+EXAMPLE        := examples/on-demand.trig
+DOCS           := README.md docs/operations.md docs/triggers.md docs/script-language.md \
+		  docs/design.md docs/perf-data.md
 
+install: $(BIN)
+	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/trigrec
+	install -D -m 0644 docs/trigrec.1 $(DESTDIR)$(MANDIR)/man1/trigrec.1
+	install -d $(DESTDIR)$(DOCDIR) $(DESTDIR)$(UNITDIR)
+	install -m 0644 $(DOCS) $(DESTDIR)$(DOCDIR)/
+	install -D -m 0644 contrib/trigrec.bash-completion $(DESTDIR)$(COMPLETIONSDIR)/trigrec
+	for u in $(UNITS); do \
+		sed -e 's|@BINDIR@|$(BINDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' contrib/$$u \
+			>$(DESTDIR)$(UNITDIR)/$$u.tmp && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.tmp && \
+		mv $(DESTDIR)$(UNITDIR)/$$u.tmp $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
+	done
+	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/trigrec
+	@if [ -e $(DESTDIR)$(SYSCONFDIR)/trigrec/example.trig ]; then \
+		echo "  keeping $(DESTDIR)$(SYSCONFDIR)/trigrec/example.trig (exists)"; \
+	else \
+		echo "install -m 0644 $(EXAMPLE) $(DESTDIR)$(SYSCONFDIR)/trigrec/example.trig"; \
+		install -m 0644 $(EXAMPLE) $(DESTDIR)$(SYSCONFDIR)/trigrec/example.trig; \
+	fi
+
+# Leaves SYSCONFDIR/trigrec (the operator's scripts) and /var/lib/trigrec (snapshots).
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/trigrec $(DESTDIR)$(PREFIX)/share/man/man1/trigrec.1
-	rm -rf $(DESTDIR)$(PREFIX)/share/doc/trigrec
+	rm -f $(DESTDIR)$(BINDIR)/trigrec $(DESTDIR)$(MANDIR)/man1/trigrec.1 \
+		$(DESTDIR)$(COMPLETIONSDIR)/trigrec $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS))
+	rm -rf $(DESTDIR)$(DOCDIR)
+	@echo "  kept $(DESTDIR)$(SYSCONFDIR)/trigrec and /var/lib/trigrec (scripts and snapshots)"
 
 # From the running kernel; for another ARCH, from Debian's bookworm kernel for it.
 vmlinux:

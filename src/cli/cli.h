@@ -8,6 +8,7 @@
 int cmd_record(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_control(int argc, char **argv);
+int cmd_status(int argc, char **argv);   /* cmd_status.c */
 int cmd_run(int argc, char **argv);     /* cmd_script.c */
 int cmd_check(int argc, char **argv);
 

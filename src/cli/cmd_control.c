@@ -9,17 +9,18 @@
 #include "util/log.h"
 
 static const char control_usage[] =
-"usage: trigrec control SOCKET snapshot [NAME] | stats | reload | stop\n"
+"usage: trigrec control SOCKET snapshot [NAME] | stats | status [json] | reload | stop\n"
 "\n"
 "Talk to a recorder started with --control SOCKET: take a snapshot now\n"
-"(named NAME), print its counters, re-read its script (trigrec run only:\n"
+"(named NAME), print its counters (stats: one line), what it is doing\n"
+"(status: as trigrec status), re-read its script (trigrec run only:\n"
 "the triggers change, the recorded history is kept; a script with errors\n"
 "is refused and the old one keeps running), or stop it (with its final\n"
 "snapshot).\n";
 
 int cmd_control(int argc, char **argv)
 {
-	char line[512] = "", reply[4200];
+	char line[512] = "", reply[16384];
 	int n;
 
 	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
@@ -36,10 +37,15 @@ int cmd_control(int argc, char **argv)
 			strncat(line, " ", sizeof(line) - strlen(line) - 1);
 	}
 	/* A snapshot waits for its file; anything else answers at once or not at all. */
-	n = control_client__call(argv[1], line, reply, sizeof(reply),
-				 !strcmp(argv[2], "snapshot") || !strcmp(argv[2], "reload") ?
-				 CONTROL_SNAPSHOT_TIMEOUT_MS :
-				 CONTROL_CLIENT_TIMEOUT_MS);
+	if (!strcmp(argv[2], "status"))
+		/* Several lines: read until the recorder closes. */
+		n = control_client__call_all(argv[1], line, reply, sizeof(reply),
+					     CONTROL_CLIENT_TIMEOUT_MS);
+	else
+		n = control_client__call(argv[1], line, reply, sizeof(reply),
+					 !strcmp(argv[2], "snapshot") || !strcmp(argv[2], "reload") ?
+					 CONTROL_SNAPSHOT_TIMEOUT_MS :
+					 CONTROL_CLIENT_TIMEOUT_MS);
 	if (n < 0)
 		return n == -EINVAL || n == -ENAMETOOLONG ? 2 : 1;
 	fputs(reply, stdout);

@@ -364,7 +364,7 @@ const struct opt_spec record_opts[] = {
 	{ 0, "count", "N", "stop after N snapshots (at least 1)", o_count },
 	{ 0, "no-final-snapshot", NULL, "do not write a snapshot at the end", o_no_final },
 	{ 0, "control", "PATH", "owner-only UNIX socket for `trigrec control PATH\n"
-	  "snapshot [NAME]|stats|stop`", o_control },
+	  "snapshot [NAME]|stats|stop` and `trigrec status PATH`", o_control },
 	{ 0, "budget", "N/PERIOD[,N/PERIOD]", "at most N snapshots per PERIOD across all\n"
 	  "triggers (storm control, e.g. 10/min,60/hour);\non top of each trigger's limit", o_budget },
 	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)", o_max_starts },

@@ -139,18 +139,6 @@ out:
 	return ret;
 }
 
-/* What the script says that this build parses and checks but does not do yet. */
-static void not_yet(const struct trigrec_config *c)
-{
-	if (c->name_prefix)
-		wlog("name %s: parsed and checked, but snapshot names do not use it yet",
-		     c->name_prefix);
-	for (int i = 0; i < c->nr_manual; i++)
-		if (c->manual[i].post_ns)
-			wlog("trigger %s: its post window is not applied to manual snapshots yet",
-			     c->manual[i].name);
-}
-
 /* The command-line overrides (o) over a parsed script's config (c). 0 or -ENOMEM. */
 static int apply_overrides(struct trigrec_config *c, const struct trigrec_config *o)
 {
@@ -298,7 +286,6 @@ int cmd_run(int argc, char **argv)
 		elog("%s", err);
 		goto out;
 	}
-	not_yet(&c);
 	rr.file = file;
 	rr.overrides = &o;
 	ret = cli_run_session(&c, reload_script, &rr);

@@ -25,7 +25,8 @@ static const struct command {
 	{ "run",     cmd_run,     "run a trigger script (trigrec run FILE [options])" },
 	{ "check",   cmd_check,   "check a trigger script against this kernel (FILE or -)" },
 	{ "list",    cmd_list,    "list tracepoints and software events (trigrec list [GLOB])" },
-	{ "control", cmd_control, "talk to a running recorder: SOCKET snapshot [NAME]|stats|stop" },
+	{ "control", cmd_control, "talk to a running recorder: SOCKET snapshot [NAME]|stats|status|stop" },
+	{ "status",  cmd_status,  "what a running recorder is doing (trigrec status SOCKET|NAME)" },
 	{ "help",    cmd_help,    "this text, or trigrec help COMMAND" },
 };
 #define NR_COMMANDS (int)(sizeof(commands) / sizeof(commands[0]))

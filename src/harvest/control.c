@@ -197,7 +197,8 @@ static int peer_allowed(struct control *c, int fd)
 
 static void serve(struct control *c, int fd)
 {
-	char line[256], reply[4200];
+	/* 16 KiB: `status` has a line per trigger (64 of them at most). */
+	char line[256], reply[16384];
 	size_t n;
 
 	if (!peer_allowed(c, fd))
@@ -284,8 +285,9 @@ void control__free(struct control *c)
 	free(c);
 }
 
-int control_client__call(const char *path, const char *line, char *reply, size_t len,
-			 int timeout_ms)
+/* all: read until the server closes (a multi-line reply), else up to the first newline. */
+static int client_call(const char *path, const char *line, char *reply, size_t len,
+		       int timeout_ms, int all)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	uint64_t deadline = mono_ns() + timeout_ms * 1000000ull;
@@ -349,7 +351,7 @@ int control_client__call(const char *path, const char *line, char *reply, size_t
 		if (r == 0)
 			break;
 		n += r;
-		if (memchr(reply, '\n', n))
+		if (!all && memchr(reply, '\n', n))
 			break;
 	}
 	reply[n] = 0;
@@ -360,4 +362,16 @@ int control_client__call(const char *path, const char *line, char *reply, size_t
 out:
 	close(fd);
 	return err ? err : (int)n;
+}
+
+int control_client__call(const char *path, const char *line, char *reply, size_t len,
+			 int timeout_ms)
+{
+	return client_call(path, line, reply, len, timeout_ms, 0);
+}
+
+int control_client__call_all(const char *path, const char *line, char *reply, size_t len,
+			     int timeout_ms)
+{
+	return client_call(path, line, reply, len, timeout_ms, 1);
 }

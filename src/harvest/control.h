@@ -55,6 +55,13 @@ struct control *control__adopt(int fd);
 int control_client__call(const char *path, const char *line, char *reply, size_t len,
 			 int timeout_ms);
 
+/*
+ * The same for a reply of several lines (`status`): reads until the server
+ * closes the connection (it does after every reply), at most len - 1 bytes.
+ */
+int control_client__call_all(const char *path, const char *line, char *reply, size_t len,
+			     int timeout_ms);
+
 /* How long a connected client may take to send its request line. */
 #define CONTROL_REQUEST_TIMEOUT_MS 2000
 /* What `trigrec control` waits for a reply: stats, stop ... */

@@ -42,7 +42,7 @@ struct job {
 };
 
 /* A control client's snapshot request, handed from the control thread to the side-band thread. */
-enum { MREQ_IDLE, MREQ_POSTED, MREQ_TAKEN, MREQ_ANSWERED };
+enum { MREQ_IDLE, MREQ_POSTED, MREQ_SERVING, MREQ_TAKEN, MREQ_ANSWERED };
 struct manual_req {
 	int state;
 	char name[64];
@@ -278,8 +278,8 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	struct job *j = NULL;
 	int err;
 
-	if (m)
-		freeze_at = wait_post(s, freeze_at);
+	/* A post window (a trigger's, or a named manual snapshot's): returns at once without one. */
+	freeze_at = wait_post(s, freeze_at);
 	/* A free buffer set; both busy means two files are being written: wait. */
 	pthread_mutex_lock(&s->mu);
 	for (;;) {
@@ -381,14 +381,16 @@ static int on_msg(void *ctx, void *data, size_t len)
 static struct job *manual(struct sideband *s, const char *name, const char *text, int wait)
 {
 	uint64_t at = mono_ns();
+	/* A script's `trigger NAME { manual post 5ms }`: record on until then. */
+	uint64_t post = s->o.manual_post ? s->o.manual_post(s->o.ctx, name) : 0;
 
-	if (!bpfctl__freeze_now(s->b, at)) {
+	if (!bpfctl__freeze_now(s->b, at + post)) {
 		/* A trigger owns the freeze: its snapshot covers this moment too. */
 		s->st.manual_coalesced++;
 		ilog("%s snapshot coalesced into the trigger snapshot in progress", name);
 		return NULL;
 	}
-	return take(s, NULL, at, at, name, text, wait, 0);
+	return take(s, NULL, at + post, at, name, text, wait, 0);
 }
 
 /* Serve a control client's posted request (side-band thread): take it, never wait for the file. */
@@ -404,6 +406,7 @@ static void serve_mreq(struct sideband *s)
 	}
 	memcpy(name, s->mreq.name, sizeof(name));
 	memcpy(text, s->mreq.text, sizeof(text));
+	s->mreq.state = MREQ_SERVING; /* a post window serves control requests: not this one again */
 	pthread_mutex_unlock(&s->mu);
 	j = s->stopping ? NULL : manual(s, name, text, 1);
 	pthread_mutex_lock(&s->mu);
@@ -439,7 +442,7 @@ int sideband__snapshot_wait(struct sideband *s, const char *name, const char *te
 	}
 	pthread_mutex_lock(&s->mu);
 	/* The side-band thread answers (or, stopping, fails the request) before it returns. */
-	while (s->mreq.state == MREQ_POSTED)
+	while (s->mreq.state == MREQ_POSTED || s->mreq.state == MREQ_SERVING)
 		pthread_cond_wait(&s->cv, &s->mu);
 	if (s->mreq.state == MREQ_TAKEN) {
 		struct job *j = s->mreq.job;
@@ -520,7 +523,7 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 		snprintf(reply, len, "ok\n");
 		notify_done(s);
 	} else {
-		snprintf(reply, len, "error unknown command '%.64s' (snapshot [NAME], stats, reload, stop)\n",
+		snprintf(reply, len, "error unknown command '%.64s' (snapshot [NAME], stats, status, reload, stop)\n",
 			 line);
 	}
 }

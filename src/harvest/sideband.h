@@ -55,6 +55,8 @@ struct sideband_opts {
 	 */
 	snap_written_fn written;
 	sideband_reload_req_fn reload; /* NULL: `reload` is refused */
+	/* Post window of a manual snapshot by this name (side-band thread); NULL = none. */
+	uint64_t (*manual_post)(void *ctx, const char *name);
 	void *ctx;
 };
 

@@ -96,19 +96,21 @@ static time_t hour_start(const char *stamp, const struct tm *in)
 	return cache[h].t = mktime(&tm);
 }
 
-size_t retention_data_name(const char *name, int64_t *time_ns)
+size_t retention_data_name(const char *full, int64_t *time_ns)
 {
-	static const char pat[] = "dddddddd-dddddd.dddddd-";
-	size_t len = strlen(name), pl = sizeof(pat) - 1;
+	size_t len = strlen(full), pl = 23;
 	struct tm tm = { .tm_isdst = -1 };
+	int off = outdir_stamp_offset(full);
+	const char *name;
 	time_t sec;
 	int us;
 
-	if (len <= pl + 5 || len - 5 > OUTDIR_NAME_MAX || strcmp(name + len - 5, ".data"))
+	/* A `name PREFIX` comes before the stamp. */
+	if (off < 0)
 		return 0;
-	for (size_t i = 0; i < pl; i++)
-		if (pat[i] == 'd' ? name[i] < '0' || name[i] > '9' : name[i] != pat[i])
-			return 0;
+	name = full + off;
+	if (len <= off + pl + 5 || len - 5 > OUTDIR_NAME_MAX || strcmp(full + len - 5, ".data"))
+		return 0;
 	/* The stamp is the writer's localtime_r(): mktime() is its inverse (DST picks one). */
 	sscanf(name, "%4d%2d%2d-%2d%2d%2d.%6d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
 	       &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &us);

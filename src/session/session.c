@@ -32,6 +32,7 @@
 #include "harvest/sideband.h"
 #include "service/hooks.h"
 #include "service/metrics.h"
+#include "service/status.h"
 #include "service/retention.h"
 #include "session/session.h"
 #include "snapshot/snapshot.h"
@@ -48,6 +49,7 @@ struct session {
 	struct sideband *sb;
 	struct snapshot_ctx sc;
 	struct metrics *m;
+	struct status *status;   /* what `trigrec status` reports */
 	struct retention *ret;   /* NULL: no limit and no metrics */
 	pid_t *tids;
 	pid_t child;
@@ -463,6 +465,17 @@ out:
 	return ret;
 }
 
+/* Side-band thread (as reloads are): the post window of a script's manual trigger NAME. */
+static uint64_t manual_post(void *ctx, const char *name)
+{
+	struct session *s = ctx;
+
+	for (int i = 0; i < s->c->nr_manual; i++)
+		if (!strcmp(s->c->manual[i].name, name))
+			return s->c->manual[i].post_ns ? s->c->manual[i].post_ns : s->c->post_ns;
+	return 0;
+}
+
 /* A control client's `reload` (control thread). */
 static void control_reload(void *ctx, char *reply, size_t len)
 {
@@ -550,7 +563,9 @@ static void on_written(void *ctx, const struct snap_report *rep)
 		hooks__submit(s->hooks, &hs);
 	}
 
-	/* Retention before the metrics: they then say what the directory holds now. */
+	status__observe(s->status, rep);
+
+	/* Retention first: the metrics then say what the directory holds now. */
 	if (s->ret && !rep->err)
 		retention__enforce(s->ret, rep->out->path,
 				   rep->out->data_bytes + rep->out->sidecar_bytes);
@@ -569,6 +584,48 @@ static void on_written(void *ctx, const struct snap_report *rep)
 		if (s->c->metrics_file)
 			write_metrics_file(s);
 	}
+}
+
+/* `status [json]`: answered here, from the session's view; the rest goes to the side-band. */
+static void session_control(void *ctx, const char *line, char *reply, size_t len)
+{
+	struct session *s = ctx;
+	struct status_trigger t[TRIGREC_MAX_TRIGGERS];
+	int json = !strcmp(line, "status json"), n = 0;
+	char *buf = NULL;
+	size_t blen = 0;
+	FILE *f;
+
+	if (strcmp(line, "status") && !json) {
+		sideband__control(s->sb, line, reply, len);
+		return;
+	}
+	/* A reload swaps s->b (and frees the old names): not while they are read. */
+	pthread_mutex_lock(&s->reload_mu);
+	for (int i = 0; s->b && i < s->b->nr_trigs && n < TRIGREC_MAX_TRIGGERS; i++, n++) {
+		t[n].name = s->b->trigs[i].name;
+		t[n].have = !bpfctl__stats(s->b, i, &t[n].stats);
+	}
+	f = open_memstream(&buf, &blen);
+	if (!f || status__render(s->status, t, n, json, f)) {
+		pthread_mutex_unlock(&s->reload_mu);
+		snprintf(reply, len, "error cannot render the status: %s\n", strerror(errno));
+		if (f)
+			fclose(f);
+		free(buf);
+		return;
+	}
+	pthread_mutex_unlock(&s->reload_mu);
+	fclose(f);
+	if (blen >= len) {
+		/* Cut at a line end: a half line would mislead a grep. */
+		char *nl = memrchr(buf, '\n', len - 1);
+
+		blen = nl ? (size_t)(nl - buf + 1) : len - 1;
+	}
+	memcpy(reply, buf, blen);
+	reply[blen] = 0;
+	free(buf);
 }
 
 int session__start(struct session *s)
@@ -669,6 +726,7 @@ int session__start(struct session *s)
 	s->sc.argc = s->argc;
 	s->sc.argv = s->argv;
 	s->sc.no_align = c->no_align;
+	s->sc.name_prefix = c->name_prefix;
 	s->sc.callgraph = c->callgraph;
 	_Static_assert(CONFIG_ZSTD_LEVEL_MAX == PD_ZSTD_LEVEL_MAX, "one zstd level range");
 	s->sc.zstd_level = c->zstd_level;
@@ -710,13 +768,19 @@ int session__start(struct session *s)
 					    .final_snapshot = !c->no_final,
 					    .done_fd = s->done_fd, .control_fd = -1,
 					    .written = on_written, .ctx = s,
-					    .reload = s->reload_fn ? control_reload : NULL };
+					    .reload = s->reload_fn ? control_reload : NULL,
+					    .manual_post = manual_post };
 
+		s->status = status__new(c);
+		if (!s->status) {
+			elog("out of memory");
+			return -ENOMEM;
+		}
 		s->sb = sideband__start(s->r, s->b, &s->sc, &so);
 		if (!s->sb)
 			return cancelled() ? -EINTR : -EINVAL;
 		/* Control requests on their own thread: the side-band thread only harvests. */
-		if (s->ctl && (err = control__start(s->ctl, (control_handler_fn)sideband__control, s->sb)))
+		if (s->ctl && (err = control__start(s->ctl, session_control, s)))
 			return err;
 	}
 	/* From here on signals are read from a signalfd; a pending one is not lost.
@@ -967,6 +1031,7 @@ void session__free(struct session *s)
 	retention__free(s->ret); /* after the writer thread: it enforces after each snapshot */
 	hooks__free(s->hooks); /* after the writer, which hands it jobs */
 	metrics__free(s->m); /* its HTTP thread reads the BPF counters: stop it first */
+	status__free(s->status); /* the control and writer threads, its users, are gone */
 	bpfctl__free(s->b);
 	recorder__free(s->r);
 	snapshot_ctx__fini(&s->sc);

@@ -167,18 +167,44 @@ int outdir__publish_pair(struct outdir *d, struct out_file *data, const char *ba
 	return fsync(d->fd) ? -errno : 0;
 }
 
-/* STAMP-NAME.json, STAMP as the snapshot writer makes it (YYYYmmdd-HHMMSS.uuuuuu). */
-static int is_sidecar_name(const char *name)
+static int stamp_at(const char *p)
 {
 	static const char pat[] = "dddddddd-dddddd.dddddd-";
-	size_t len = strlen(name);
 
-	if (len <= sizeof(pat) - 1 + 5 || strcmp(name + len - 5, ".json"))
-		return 0;
 	for (size_t i = 0; i < sizeof(pat) - 1; i++)
-		if (pat[i] == 'd' ? name[i] < '0' || name[i] > '9' : name[i] != pat[i])
+		if (pat[i] == 'd' ? p[i] < '0' || p[i] > '9' : p[i] != pat[i])
 			return 0;
 	return 1;
+}
+
+int outdir_stamp_offset(const char *name)
+{
+	size_t len = strnlen(name, OUTDIR_NAME_MAX + 1);
+
+	if (len < 23)
+		return -1;
+	if (stamp_at(name))
+		return 0;
+	/* PREFIX- then the stamp: the prefix's characters only, at most 63 of them. */
+	for (int i = 0; i < 63 && name[i]; i++) {
+		char c = name[i];
+
+		if (c == '-' && i > 0 && len - i - 1 >= 23 && stamp_at(name + i + 1))
+			return i + 1;
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			return -1;
+	}
+	return -1;
+}
+
+/* [PREFIX-]STAMP-NAME.json, STAMP as the snapshot writer makes it (YYYYmmdd-HHMMSS.uuuuuu). */
+static int is_sidecar_name(const char *name)
+{
+	size_t len = strlen(name);
+	int off = outdir_stamp_offset(name);
+
+	return off >= 0 && len > (size_t)off + 23 + 5 && !strcmp(name + len - 5, ".json");
 }
 
 /* .trigrec-PID-HEX.tmp (also the PID-N of older versions): the PID, or 0. */

@@ -17,12 +17,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longest BASE a caller may pass: stamp (22), '-', trigger name (63). */
-#define OUTDIR_BASE_MAX (22 + 1 + 63)
+/* Longest BASE a caller may pass: name prefix (63), '-', stamp (22), '-', trigger name (63). */
+#define OUTDIR_BASE_MAX (63 + 1 + 22 + 1 + 63)
 /* Longest name the directory must hold: BASE, "-NNNN", ".data". */
 #define OUTDIR_NAME_MAX (OUTDIR_BASE_MAX + 5 + 5)
 
 struct outdir;
+
+/*
+ * Where the time stamp (YYYYmmdd-HHMMSS.uuuuuu-) of a snapshot file name
+ * starts: 0, or after a `name PREFIX` ("web-"; PREFIX is 1-63 of
+ * A-Z a-z 0-9 _ . -). -1 when the name is not a snapshot's. Any prefix is
+ * accepted, so files named under an earlier prefix are still recognised.
+ */
+int outdir_stamp_offset(const char *name);
 
 /* A file being written, not yet named. */
 struct out_file {

@@ -743,7 +743,10 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	}
 
 	fmt_stamp((int64_t)(m ? m->time_ns : t->freeze_at) + sc->mono_to_real, stem, sizeof(stem));
-	snprintf(base, sizeof(base), "%s-%s", stem, t->name);
+	if (sc->name_prefix)
+		snprintf(base, sizeof(base), "%s-%s-%s", sc->name_prefix, stem, t->name);
+	else
+		snprintf(base, sizeof(base), "%s-%s", stem, t->name);
 	err = outdir__create(sc->od, &data);
 	if (err)
 		goto out;

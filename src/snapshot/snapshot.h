@@ -53,6 +53,7 @@ struct snapshot_ctx {
 	struct pd_host *host;
 	struct bid_cache *bids;
 	int no_buildid_cache;    /* set before init: do not fill perf's ~/.debug */
+	const char *name_prefix; /* `name PREFIX`: file names start with "PREFIX-" (NULL = none) */
 	uint64_t max_bytes;      /* retention byte budget: a bigger snapshot (.data + .json)
 				  * is refused (-EFBIG) before it gets a name; 0 = none */
 	char **cmdline;          /* CMDLINE: this executable's path, then argv[1..] */

@@ -351,7 +351,22 @@ TEST(missing_directory_refused)
 	return 0;
 }
 
-RUN_TESTS(T(pair_published_tmpfile), T(pair_published_named_tmp),
+TEST(stamp_offset_with_and_without_prefix)
+{
+	CHECK_EQ(outdir_stamp_offset("20261202-071344.271837-slow.data"), 0);
+	CHECK_EQ(outdir_stamp_offset("web-01-20261202-071344.271837-slow.data"), 7);
+	CHECK_EQ(outdir_stamp_offset("a-20261202-071344.271837-x.json"), 2);
+	/* Not a snapshot's: no stamp, a stamp too late, a character no prefix has. */
+	CHECK_EQ(outdir_stamp_offset("notes.txt"), -1);
+	CHECK_EQ(outdir_stamp_offset("-20261202-071344.271837-slow.data"), -1);
+	CHECK_EQ(outdir_stamp_offset("a b-20261202-071344.271837-slow.data"), -1);
+	CHECK_EQ(outdir_stamp_offset("x-2026120-071344.271837-slow.data"), -1);
+	CHECK_EQ(outdir_stamp_offset("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-"
+				     "20261202-071344.271837-slow.data"), -1); /* 64-character prefix */
+	return 0;
+}
+
+RUN_TESTS(T(stamp_offset_with_and_without_prefix), T(pair_published_tmpfile), T(pair_published_named_tmp),
 	  T(planted_temporary_names_do_not_matter), T(dangling_symlink_takes_the_next_name),
 	  T(name_taken_during_publish), T(leftovers_of_killed_runs_removed),
 	  T(leftovers_of_other_users_kept), T(too_deep_for_snapshot_names_refused),

@@ -1,0 +1,318 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "harvest/sideband.h"
+#include "service/status.h"
+#include "session/config.h"
+#include "snapshot/json.h"
+#include "util/util.h"
+
+/*
+ * Snapshots written per trigger, by name rather than by id: the name is what
+ * an operator greps for, and it stays meaningful if the trigger table is
+ * ever replaced while running.
+ */
+struct name_count {
+	char name[64];
+	unsigned long n;
+};
+
+struct status {
+	pthread_mutex_t mu;         /* observe (writer thread) vs render (control thread) */
+	char *script;               /* NULL: `trigrec record` */
+	char *outdir;
+	struct timespec started;    /* CLOCK_REALTIME, for the operator */
+	uint64_t started_mono;      /* for the uptime: immune to clock steps */
+	unsigned long written, failed, manual, final;
+	struct name_count per[TRIGREC_MAX_TRIGGERS + 16];
+	int nr_per;
+	/* The last snapshot written, and the last that failed. */
+	int has_last;
+	char last_path[4096];
+	char last_name[64];
+	struct timespec last_at;
+	uint64_t last_mono;
+	int has_fail;
+	char fail_name[64];
+	int fail_err;
+	struct timespec fail_at;
+};
+
+struct status *status__new(const struct trigrec_config *c)
+{
+	struct status *st = calloc(1, sizeof(*st));
+
+	if (!st)
+		return NULL;
+	pthread_mutex_init(&st->mu, NULL);
+	st->script = c->script_path ? strdup(c->script_path) : NULL;
+	st->outdir = strdup(c->outdir ? c->outdir : ".");
+	clock_gettime(CLOCK_REALTIME, &st->started);
+	st->started_mono = mono_ns();
+	if ((c->script_path && !st->script) || !st->outdir) {
+		status__free(st);
+		return NULL;
+	}
+	return st;
+}
+
+void status__free(struct status *st)
+{
+	if (!st)
+		return;
+	pthread_mutex_destroy(&st->mu);
+	free(st->script);
+	free(st->outdir);
+	free(st);
+}
+
+static unsigned long *count_for(struct status *st, const char *name)
+{
+	for (int i = 0; i < st->nr_per; i++)
+		if (!strcmp(st->per[i].name, name))
+			return &st->per[i].n;
+	if (st->nr_per == (int)(sizeof(st->per) / sizeof(st->per[0])))
+		return NULL;
+	snprintf(st->per[st->nr_per].name, sizeof(st->per[0].name), "%s", name);
+	return &st->per[st->nr_per++].n;
+}
+
+void status__observe(struct status *st, const struct snap_report *rep)
+{
+	const char *name = rep->name ? rep->name : "?";
+
+	pthread_mutex_lock(&st->mu);
+	if (rep->err) {
+		st->failed++;
+		st->has_fail = 1;
+		snprintf(st->fail_name, sizeof(st->fail_name), "%s", name);
+		st->fail_err = rep->err;
+		clock_gettime(CLOCK_REALTIME, &st->fail_at);
+	} else {
+		unsigned long *n;
+
+		st->written++;
+		if (rep->trigger == -1)
+			st->manual++;
+		else if (rep->trigger == -2)
+			st->final++;
+		else if ((n = count_for(st, name)))
+			(*n)++;
+		st->has_last = 1;
+		snprintf(st->last_path, sizeof(st->last_path), "%s", rep->out ? rep->out->path : "");
+		snprintf(st->last_name, sizeof(st->last_name), "%s", name);
+		clock_gettime(CLOCK_REALTIME, &st->last_at);
+		st->last_mono = mono_ns();
+	}
+	pthread_mutex_unlock(&st->mu);
+}
+
+int status__is_snapshot_file(const char *name)
+{
+	size_t n = strlen(name);
+
+	/* Dot files are temporaries of a write in progress (outdir.c), not snapshots yet. */
+	if (name[0] == '.')
+		return 0;
+	return (n > 5 && !strcmp(name + n - 5, ".data")) || (n > 5 && !strcmp(name + n - 5, ".json"));
+}
+
+/* trigrec's files in dir: count, bytes (their sizes) and .data files. -errno when unreadable. */
+static int disk_use(const char *dir, unsigned long *files, uint64_t *bytes, unsigned long *datas)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	*files = *datas = 0;
+	*bytes = 0;
+	if (!d)
+		return -errno;
+	while ((de = readdir(d))) {
+		struct stat sb;
+
+		if (!status__is_snapshot_file(de->d_name))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &sb, AT_SYMLINK_NOFOLLOW) || !S_ISREG(sb.st_mode))
+			continue;
+		(*files)++;
+		*bytes += sb.st_size;
+		*datas += de->d_name[strlen(de->d_name) - 1] == 'a';
+	}
+	closedir(d);
+	return 0;
+}
+
+/* 2026-12-01T12:46:51Z: UTC, so that hosts in different zones compare. */
+static const char *fmt_when(const struct timespec *ts, char *buf, size_t len)
+{
+	struct tm tm;
+
+	gmtime_r(&ts->tv_sec, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	return buf;
+}
+
+/* 3723 s -> "1h02m03s"; days too, since the service runs for weeks. */
+static const char *fmt_age(uint64_t s, char *buf, size_t len)
+{
+	if (s >= 86400)
+		snprintf(buf, len, "%llud%02lluh%02llum%02llus", (unsigned long long)s / 86400,
+			 (unsigned long long)s % 86400 / 3600, (unsigned long long)s % 3600 / 60,
+			 (unsigned long long)s % 60);
+	else if (s >= 3600)
+		snprintf(buf, len, "%lluh%02llum%02llus", (unsigned long long)s / 3600,
+			 (unsigned long long)s % 3600 / 60, (unsigned long long)s % 60);
+	else if (s >= 60)
+		snprintf(buf, len, "%llum%02llus", (unsigned long long)s / 60,
+			 (unsigned long long)s % 60);
+	else
+		snprintf(buf, len, "%llus", (unsigned long long)s);
+	return buf;
+}
+
+static unsigned long written_by(struct status *st, const char *name)
+{
+	for (int i = 0; i < st->nr_per; i++)
+		if (!strcmp(st->per[i].name, name))
+			return st->per[i].n;
+	return 0;
+}
+
+#define ULL(x) ((unsigned long long)(x))
+
+/* Every reason a match did not become a snapshot, except coalescing (counted apart). */
+static uint64_t suppressed(const struct trigrec_stats *s)
+{
+	return s->suppressed_cooldown + s->suppressed_limit + s->suppressed_budget;
+}
+
+static void render_text(struct status *st, const struct status_trigger *trigs, int nr_trigs,
+			FILE *out, uint64_t now, int du_err, unsigned long files, uint64_t bytes,
+			unsigned long datas)
+{
+	uint64_t up = (now - st->started_mono) / 1000000000ull;
+	char t1[32], t2[32], sz[32];
+
+	fprintf(out, "%-15s %d\n", "pid:", (int)getpid());
+	fprintf(out, "%-15s %s\n", "version:", TRIGREC_VERSION);
+	fprintf(out, "%-15s %s\n", "script:", st->script ? st->script : "none (trigrec record)");
+	fprintf(out, "%-15s %s\n", "started:", fmt_when(&st->started, t1, sizeof(t1)));
+	fprintf(out, "%-15s %s (%llu s)\n", "uptime:", fmt_age(up, t2, sizeof(t2)), ULL(up));
+	if (du_err)
+		fprintf(out, "%-15s %s (unreadable: %s)\n", "output:", st->outdir, strerror(-du_err));
+	else
+		fprintf(out, "%-15s %s (%lu files, %lu snapshots, %llu bytes, %s)\n", "output:",
+			st->outdir, files, datas, ULL(bytes), fmt_size(bytes, sz, sizeof(sz)));
+	fprintf(out, "%-15s %lu written (%lu by triggers, %lu manual, %lu final), %lu failed\n",
+		"snapshots:", st->written, st->written - st->manual - st->final, st->manual,
+		st->final, st->failed);
+	if (st->has_last)
+		fprintf(out, "%-15s %s (trigger %s, %s, %s ago)\n", "last snapshot:", st->last_path,
+			st->last_name, fmt_when(&st->last_at, t1, sizeof(t1)),
+			fmt_age((now - st->last_mono) / 1000000000ull, t2, sizeof(t2)));
+	else
+		fprintf(out, "%-15s none\n", "last snapshot:");
+	if (st->has_fail)
+		fprintf(out, "%-15s trigger %s, %s: %s\n", "last failure:", st->fail_name,
+			fmt_when(&st->fail_at, t1, sizeof(t1)), strerror(-st->fail_err));
+	fprintf(out, "%-15s %d\n", "triggers:", nr_trigs);
+	for (int i = 0; i < nr_trigs; i++) {
+		const struct trigrec_stats *s = &trigs[i].stats;
+
+		if (!trigs[i].have) {
+			fprintf(out, "trigger %s: counters unreadable\n", trigs[i].name);
+			continue;
+		}
+		fprintf(out, "trigger %s: fired %llu, snapshots %lu, coalesced %llu, suppressed %llu "
+			"(cooldown %llu, limit %llu, budget %llu), side-band full %llu, evaluated %llu, "
+			"matched %llu\n", trigs[i].name, ULL(s->fired), written_by(st, trigs[i].name),
+			ULL(s->coalesced), ULL(suppressed(s)), ULL(s->suppressed_cooldown),
+			ULL(s->suppressed_limit), ULL(s->suppressed_budget), ULL(s->rb_dropped),
+			ULL(s->evaluated), ULL(s->matched));
+	}
+}
+
+static void render_json(struct status *st, const struct status_trigger *trigs, int nr_trigs,
+			FILE *out, uint64_t now, int du_err, unsigned long files, uint64_t bytes,
+			unsigned long datas)
+{
+	char t1[32];
+
+	fprintf(out, "{\"pid\":%d,\"version\":", (int)getpid());
+	json_str(out, TRIGREC_VERSION, 64);
+	fputs(",\"script\":", out);
+	if (st->script)
+		json_str(out, st->script, 4096);
+	else
+		fputs("null", out);
+	fputs(",\"started\":", out);
+	json_str(out, fmt_when(&st->started, t1, sizeof(t1)), sizeof(t1));
+	fprintf(out, ",\"uptime_s\":%llu,\"output\":{\"dir\":",
+		ULL((now - st->started_mono) / 1000000000ull));
+	json_str(out, st->outdir, 4096);
+	if (du_err) {
+		fputs(",\"error\":", out);
+		json_str(out, strerror(-du_err), 256);
+	} else {
+		fprintf(out, ",\"files\":%lu,\"snapshots\":%lu,\"bytes\":%llu", files, datas,
+			ULL(bytes));
+	}
+	fprintf(out, "},\"snapshots\":{\"written\":%lu,\"by_triggers\":%lu,\"manual\":%lu,"
+		"\"final\":%lu,\"failed\":%lu},\"last_snapshot\":", st->written,
+		st->written - st->manual - st->final, st->manual, st->final, st->failed);
+	if (st->has_last) {
+		fputs("{\"path\":", out);
+		json_str(out, st->last_path, sizeof(st->last_path));
+		fputs(",\"trigger\":", out);
+		json_str(out, st->last_name, sizeof(st->last_name));
+		fputs(",\"time\":", out);
+		json_str(out, fmt_when(&st->last_at, t1, sizeof(t1)), sizeof(t1));
+		fprintf(out, ",\"age_s\":%llu}", ULL((now - st->last_mono) / 1000000000ull));
+	} else {
+		fputs("null", out);
+	}
+	fputs(",\"triggers\":[", out);
+	for (int i = 0; i < nr_trigs; i++) {
+		const struct trigrec_stats *s = &trigs[i].stats;
+
+		fputs(i ? ",{\"name\":" : "{\"name\":", out);
+		json_str(out, trigs[i].name, 64);
+		if (!trigs[i].have) {
+			fputs("}", out);
+			continue;
+		}
+		fprintf(out, ",\"fired\":%llu,\"snapshots\":%lu,\"coalesced\":%llu,\"suppressed\":%llu,"
+			"\"suppressed_cooldown\":%llu,\"suppressed_limit\":%llu,"
+			"\"suppressed_budget\":%llu,\"sideband_full\":%llu,"
+			"\"evaluated\":%llu,\"matched\":%llu}", ULL(s->fired),
+			written_by(st, trigs[i].name), ULL(s->coalesced), ULL(suppressed(s)),
+			ULL(s->suppressed_cooldown), ULL(s->suppressed_limit),
+			ULL(s->suppressed_budget), ULL(s->rb_dropped), ULL(s->evaluated),
+			ULL(s->matched));
+	}
+	fputs("]}\n", out);
+}
+
+int status__render(struct status *st, const struct status_trigger *trigs, int nr_trigs,
+		   int json, FILE *out)
+{
+	unsigned long files, datas;
+	uint64_t bytes, now = mono_ns();
+	/* The directory is read outside the lock: a slow disk must not hold the writer. */
+	int du_err = disk_use(st->outdir, &files, &bytes, &datas);
+
+	pthread_mutex_lock(&st->mu);
+	if (json)
+		render_json(st, trigs, nr_trigs, out, now, du_err, files, bytes, datas);
+	else
+		render_text(st, trigs, nr_trigs, out, now, du_err, files, bytes, datas);
+	pthread_mutex_unlock(&st->mu);
+	return fflush(out) || ferror(out) ? -EIO : 0;
+}

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * `trigrec status SOCK` (the control socket's `status` request): what an
+ * operator asks of a running recorder. What it ran (script, pid, version),
+ * since when, each trigger's counters, the last snapshot, the output
+ * directory's disk use.
+ *
+ * The session feeds it: status__observe() on the writer thread after each
+ * snapshot, status__render() on the control thread. Kernel counters are read
+ * by the caller when asked, so an idle recorder does no work for it.
+ *
+ * The text is one "key: value" line per fact, keys in a fixed order, so that
+ * `grep '^last snapshot:'` keeps working; `status json` is the same as one
+ * JSON object on one line.
+ */
+#ifndef TRIGREC_STATUS_H
+#define TRIGREC_STATUS_H
+#include <stdint.h>
+#include <stdio.h>
+#include "trigrec_abi.h"
+
+struct status;
+struct snap_report;
+struct trigrec_config;
+
+/* The run as configured (script path, output directory); started = now. */
+struct status *status__new(const struct trigrec_config *c);
+void status__free(struct status *st);
+
+/* One finished snapshot, written or failed (writer thread). */
+void status__observe(struct status *st, const struct snap_report *rep);
+
+/* A trigger as it is now: its name and kernel counters (have = 0: unreadable). */
+struct status_trigger {
+	const char *name;
+	struct trigrec_stats stats;
+	int have;
+};
+
+/*
+ * Write the status to out: text (json = 0) or one JSON line. trigs: the
+ * triggers of the running recorder. Reads the output directory (trigrec's
+ * own files: *.data and *.json). 0, or -errno when out failed.
+ */
+int status__render(struct status *st, const struct status_trigger *trigs, int nr_trigs,
+		   int json, FILE *out);
+
+/* What `status` counts as trigrec's files in the output directory. */
+int status__is_snapshot_file(const char *name);
+
+#endif

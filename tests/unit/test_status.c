@@ -1,0 +1,140 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* Unit tests for src/service/status.c: the text and JSON an operator greps. */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "check.h"
+#include "harvest/sideband.h"
+#include "service/status.h"
+#include "session/config.h"
+
+static char *render(struct status *st, const struct status_trigger *t, int n, int json)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	CHECK_EQ(status__render(st, t, n, json, f), 0);
+	fclose(f);
+	return buf;
+}
+
+static void put(const char *dir, const char *name, size_t size)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	for (size_t i = 0; i < size; i++)
+		fputc('x', f);
+	fclose(f);
+}
+
+TEST(file_filter)
+{
+	CHECK(status__is_snapshot_file("20261201-124651.044770-slow.data"));
+	CHECK(status__is_snapshot_file("20261201-124651.044770-slow.json"));
+	CHECK(!status__is_snapshot_file(".trigrec-12-abc.tmp"));
+	CHECK(!status__is_snapshot_file(".hidden.data"));
+	CHECK(!status__is_snapshot_file("notes.txt"));
+	CHECK(!status__is_snapshot_file(".data"));
+	return 0;
+}
+
+TEST(text_and_json)
+{
+	char dir[] = "/tmp/trigrec-test-status.XXXXXX", sub[64];
+	struct trigrec_config c;
+	struct status *st;
+	struct status_trigger t[2] = {
+		{ .name = "slow", .have = 1,
+		  .stats = { .fired = 3, .coalesced = 1, .suppressed_cooldown = 4,
+			     .suppressed_limit = 5, .rb_dropped = 0, .evaluated = 100, .matched = 13 } },
+		{ .name = "gone", .have = 0 },
+	};
+	struct snap_written w = { .path = "/x/a-slow.data" };
+	struct snap_report ok = { .trigger = 0, .name = "slow", .out = &w };
+	struct snap_report man = { .trigger = -1, .name = "now", .out = &w };
+	struct snap_report fin = { .trigger = -2, .name = "final", .out = &w };
+	struct snap_report bad = { .trigger = 0, .name = "slow", .err = -28 };
+	char *out;
+
+	CHECK(mkdtemp(dir));
+	put(dir, "a-slow.data", 1000);
+	put(dir, "a-slow.json", 24);
+	put(dir, ".trigrec-1-x.tmp", 5000);
+	put(dir, "README", 7);
+	snprintf(sub, sizeof(sub), "%s/sub.data", dir);
+	mkdir(sub, 0700); /* a directory named like a snapshot is not one */
+	config__init(&c);
+	config__set_str(&c.outdir, dir);
+	config__set_str(&c.script_path, "/etc/trigrec/web.trig");
+	st = status__new(&c);
+	CHECK(st);
+
+	out = render(st, t, 2, 0);
+	CHECK(strstr(out, "script:         /etc/trigrec/web.trig\n"));
+	CHECK(strstr(out, "last snapshot:  none\n"));
+	CHECK(strstr(out, "snapshots:      0 written (0 by triggers, 0 manual, 0 final), 0 failed\n"));
+	CHECK(strstr(out, "uptime:         0s (0 s)\n"));
+	CHECK(strstr(out, "(2 files, 1 snapshots, 1024 bytes, "));
+	CHECK(strstr(out, "triggers:       2\n"));
+	CHECK(strstr(out, "\ntrigger slow: fired 3, snapshots 0, coalesced 1, suppressed 9 (cooldown 4, "
+		      "limit 5, budget 0), side-band full 0, evaluated 100, matched 13\n"));
+	CHECK(strstr(out, "\ntrigger gone: counters unreadable\n"));
+	CHECK(!strstr(out, "last failure:"));
+	free(out);
+
+	status__observe(st, &ok);
+	status__observe(st, &ok);
+	status__observe(st, &man);
+	status__observe(st, &fin);
+	status__observe(st, &bad);
+	out = render(st, t, 2, 0);
+	CHECK(strstr(out, "snapshots:      4 written (2 by triggers, 1 manual, 1 final), 1 failed\n"));
+	CHECK(strstr(out, "last snapshot:  /x/a-slow.data (trigger final, "));
+	CHECK(strstr(out, "last failure:   trigger slow, "));
+	CHECK(strstr(out, ": No space left on device\n"));
+	CHECK(strstr(out, "\ntrigger slow: fired 3, snapshots 2, "));
+	free(out);
+
+	out = render(st, t, 2, 1);
+	CHECK(strstr(out, "\"script\":\"/etc/trigrec/web.trig\""));
+	CHECK(strstr(out, "\"output\":{\"dir\":\""));
+	CHECK(strstr(out, "\"files\":2,\"snapshots\":1,\"bytes\":1024}"));
+	CHECK(strstr(out, "\"snapshots\":{\"written\":4,\"by_triggers\":2,\"manual\":1,\"final\":1,"
+		      "\"failed\":1}"));
+	CHECK(strstr(out, "\"last_snapshot\":{\"path\":\"/x/a-slow.data\",\"trigger\":\"final\""));
+	CHECK(strstr(out, "{\"name\":\"slow\",\"fired\":3,\"snapshots\":2,\"coalesced\":1,"
+		      "\"suppressed\":9,\"suppressed_cooldown\":4,\"suppressed_limit\":5,"));
+	CHECK(strstr(out, ",{\"name\":\"gone\"}]}\n"));
+	CHECK_EQ(strchr(out, '\n') - out, (long)strlen(out) - 1); /* one line */
+	free(out);
+	status__free(st);
+
+	/* Without a script (trigrec record), and an output directory that went away. */
+	free(c.script_path);
+	c.script_path = NULL;
+	config__set_str(&c.outdir, "/nonexistent/trigrec-status");
+	st = status__new(&c);
+	out = render(st, NULL, 0, 0);
+	CHECK(strstr(out, "script:         none (trigrec record)\n"));
+	CHECK(strstr(out, "output:         /nonexistent/trigrec-status (unreadable: No such file or "
+		      "directory)\n"));
+	CHECK(strstr(out, "triggers:       0\n"));
+	free(out);
+	out = render(st, NULL, 0, 1);
+	CHECK(strstr(out, "\"script\":null"));
+	CHECK(strstr(out, "\"last_snapshot\":null,\"triggers\":[]}"));
+	free(out);
+	status__free(st);
+	config__fini(&c);
+
+	snprintf(sub, sizeof(sub), "rm -rf '%s'", dir);
+	CHECK_EQ(system(sub), 0);
+	return 0;
+}
+
+RUN_TESTS(T(file_filter), T(text_and_json))
