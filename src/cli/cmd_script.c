@@ -128,8 +128,9 @@ int cmd_check(int argc, char **argv)
 		elog("%s: %d error%s", script__path(s), n, n == 1 ? "" : "s");
 		ret = 2;
 	} else {
-		printf("%s: ok: %d event%s recorded, %d trigger%s, %d manual\n", script__path(s),
-		       c.nr_events, c.nr_events == 1 ? "" : "s", c.nr_trigs,
+		printf("%s: ok: %d event%s recorded%s, %d trigger%s, %d manual\n", script__path(s),
+		       c.nr_events, c.nr_events == 1 ? "" : "s",
+		       c.default_set ? " (the default set: no record line)" : "", c.nr_trigs,
 		       c.nr_trigs == 1 ? "" : "s", c.nr_manual);
 		ret = 0;
 	}

@@ -2088,9 +2088,7 @@ int script__parse(struct script *s, struct trigrec_config *c)
 		}
 		stok_free(&t);
 	}
-	if (!p.seen[ST_RECORD].line && !s->full)
-		add_err(s, (struct tl_pos){ 1, 1 }, "the script records nothing: add 'record "
-			"EVENT[, EVENT...]' (e.g. record sched:sched_switch)");
+	/* Without a `record` line, config__finalize() records the default set. */
 	if (!s->nr_errs && config__finalize(c, err, sizeof(err)))
 		add_err(s, (struct tl_pos){ 1, 1 }, "%s", err);
 	free(p.names);

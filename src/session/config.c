@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "capture/tracefs.h"
 #include "session/config.h"
 #include "util/util.h"
 
@@ -68,6 +69,7 @@ void config__fini(struct trigrec_config *c)
 	free(c->metrics_file);
 	free_argv(c->on_snapshot);
 	free(c->script_path);
+	free(c->default_missing);
 	config__init(c);
 }
 
@@ -175,8 +177,76 @@ int config__add_trigger(struct trigrec_config *c, const struct trig_def *t,
 	return 0;
 }
 
+/*
+ * Who ran, woke, forked, exec'ed, exited and was signalled: enough to read a
+ * snapshot's story around the trigger, and cheap on an idle machine (scheduler
+ * events scale with context switches, not with the system call rate).
+ */
+static const char *const default_events[] = {
+	"sched:sched_switch", "sched:sched_wakeup", "sched:sched_process_fork",
+	"sched:sched_process_exec", "sched:sched_process_exit", "signal:signal_deliver", NULL,
+};
+
+const char *const *config__default_events(void)
+{
+	return default_events;
+}
+
+static int has_event(const struct trigrec_config *c, const char *spec)
+{
+	for (int i = 0; i < c->nr_events; i++)
+		if (!strcmp(c->events[i].spec, spec))
+			return 1;
+	return 0;
+}
+
+static int append_missing(struct trigrec_config *c, const char *name)
+{
+	size_t old = c->default_missing ? strlen(c->default_missing) : 0;
+	char *s = realloc(c->default_missing, old + strlen(name) + 3);
+
+	if (!s)
+		return -ENOMEM;
+	sprintf(s + old, "%s%s", old ? ", " : "", name);
+	c->default_missing = s;
+	return 0;
+}
+
+/* Fill events[] with the default set; c has no events yet. */
+static int add_default_events(struct trigrec_config *c, char *err, size_t errlen)
+{
+	/* The triggers' events first, a latency's start before its end. */
+	for (int i = 0; i < c->nr_trigs; i++) {
+		for (int side = 1; side >= 0; side--) {
+			const char *ev = c->trigs[i].event[side];
+
+			if (*ev && !has_event(c, ev) && config__add_event(c, ev, NULL))
+				return -ENOMEM;
+		}
+	}
+	for (const char *const *d = default_events; *d; d++) {
+		struct tp_name *tps = NULL;
+		int n = trig_event_glob(*d, &tps);
+
+		free(tps);
+		if (n > 0 ? !has_event(c, *d) && config__add_event(c, *d, NULL)
+			  : append_missing(c, *d))
+			return -ENOMEM;
+	}
+	c->default_set = 1;
+	if (!c->nr_events) {
+		snprintf(err, errlen, "nothing to record: no event was given and none of the default "
+			 "set (%s) exists on this kernel; give -e EVENT (trigrec list shows them)",
+			 c->default_missing ? c->default_missing : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 {
+	int ret;
+
 	if (c->cmd && c->pid) {
 		snprintf(err, errlen, "-p and a command exclude each other: record one or the other");
 		return -EINVAL;
@@ -195,6 +265,8 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 	for (int i = 0; i < c->nr_trigs; i++)
 		if (!c->trigs[i].has_post)
 			c->trigs[i].cfg.post_ns = c->post_ns;
+	if (!c->nr_events && (ret = add_default_events(c, err, errlen)))
+		return ret;
 	return 0;
 }
 
@@ -258,6 +330,10 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 	long page = sysconf(_SC_PAGESIZE);
 
 	fprintf(out, "# trigrec script (trigrec run FILE); written by trigrec record --dump-script\n");
+	if (c->default_set)
+		fprintf(out, "# no event was chosen: the default set (the triggers' events and the "
+			"scheduler's)%s%s\n", c->default_missing ? "; not on this kernel: " : "",
+			c->default_missing ? c->default_missing : "");
 	for (int i = 0; i < c->nr_events; i++) {
 		fputs("record ", out);
 		put_word(out, c->events[i].spec);

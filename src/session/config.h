@@ -86,7 +86,21 @@ struct trigrec_config {
 
 	/* The script this config came from (NULL for `record`). */
 	char *script_path;
+
+	/*
+	 * Set by config__finalize() when neither -e nor a `record` line chose the
+	 * events: the default set (config__default_events()) was put in events[].
+	 * default_missing lists, ", "-joined, the default events this kernel lacks.
+	 */
+	int default_set;
+	char *default_missing;
 };
+
+/*
+ * What a run records when nothing chose its events: the triggers' own events,
+ * then these (a NULL-terminated list; those missing on this kernel are skipped).
+ */
+const char *const *config__default_events(void);
 
 /* on_snapshot's limits and defaults (script, --on-snapshot-timeout, --on-snapshot-jobs). */
 #define ON_SNAPSHOT_TIMEOUT_DEFAULT_NS (60ull * 1000000000ull)
@@ -118,8 +132,10 @@ char **config__argv_dup(char *const *argv, int n); /* n < 0: NULL-terminated */
 
 /*
  * Cross-setting checks and derived values (e.g. --post applied to triggers
- * without their own `post`). Writes what is wrong to err and returns -EINVAL.
- * Touches nothing outside the config: no kernel, no files.
+ * without their own `post`, the default set when no event was chosen).
+ * Writes what is wrong to err and returns -EINVAL. Touches nothing outside
+ * the config but one read: whether each default event exists, through
+ * trig_event_glob() (tracefs, or the formats a test gave trig_set_formats()).
  */
 int config__finalize(struct trigrec_config *c, char *err, size_t errlen);
 

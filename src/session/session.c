@@ -514,6 +514,17 @@ static void announce(struct session *s)
 	     r->nr_cpus == 1 ? "" : "s", (unsigned long long)r->rings[0].size / 1024,
 	     s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
 	     s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir);
+	/* After "recording ...": that line is what tells a waiting script the rings are live. */
+	if (s->c->default_set) {
+		char set[1024] = "";
+
+		for (int i = 0; i < s->c->nr_events; i++)
+			snprintf(set + strlen(set), sizeof(set) - strlen(set), "%s%s", i ? ", " : "",
+				 s->c->events[i].spec);
+		ilog("recording the default set: %s; give -e to choose", set);
+		if (s->c->default_missing)
+			vlog("default set: %s not on this kernel, skipped", s->c->default_missing);
+	}
 }
 
 static void write_metrics_file(struct session *s)

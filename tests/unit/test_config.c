@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "capture/tracefs.h"
 #include "session/config.h"
 #include "util/util.h"
 
@@ -87,6 +88,7 @@ TEST(finalize_cross_checks_and_post_default)
 	char err[256];
 
 	config__init(&c);
+	config__add_event(&c, "cpu-clock", NULL); /* no default set: nothing read from tracefs */
 	b.cfg.post_ns = 7;
 	config__add_trigger(&c, &a, NULL);
 	config__add_trigger(&c, &b, NULL);
@@ -148,6 +150,101 @@ TEST(dump_script_says_every_setting)
 	return 0;
 }
 
+/* A format with no own fields: enough for trig_event_glob() to know the event exists. */
+static struct tp_format *fmt(const char *sys, const char *name)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text), "name: %s\nID: 1\nformat:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
+		 "print fmt: \"\"\n", name);
+	return tp_format__parse(sys, name, text, strlen(text));
+}
+
+/* Neither -e nor `record`: the triggers' events, then the default list, minus what is missing. */
+TEST(default_set_when_no_event_is_chosen)
+{
+	struct tp_format *f[] = {
+		fmt("syscalls", "sys_enter_fsync"), fmt("syscalls", "sys_exit_fsync"),
+		fmt("sched", "sched_switch"), fmt("sched", "sched_wakeup"),
+		fmt("signal", "signal_deliver"),
+	};
+	struct trig_def lat = { .name = "lat", .text = "latency ..." }, ev = { .name = "sw" };
+	struct trigrec_config c;
+	char err[512], *buf = NULL;
+	size_t len = 0;
+	FILE *out;
+
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		CHECK(f[i] != NULL);
+	trig_set_formats((const struct tp_format *const *)f, 5);
+	/* A latency's start (side 1) comes before its end; an event already in the list is not repeated. */
+	snprintf(lat.event[1], sizeof(lat.event[1]), "syscalls:sys_enter_fsync");
+	snprintf(lat.event[0], sizeof(lat.event[0]), "syscalls:sys_exit_fsync");
+	snprintf(ev.event[0], sizeof(ev.event[0]), "sched:sched_switch");
+	config__init(&c);
+	config__add_trigger(&c, &lat, NULL);
+	config__add_trigger(&c, &ev, NULL);
+	CHECK_EQ(config__finalize(&c, err, sizeof(err)), 0);
+	CHECK_EQ(c.default_set, 1);
+	CHECK_EQ(c.nr_events, 5);
+	if (c.nr_events == 5) {
+		CHECK_STR(c.events[0].spec, "syscalls:sys_enter_fsync");
+		CHECK_STR(c.events[1].spec, "syscalls:sys_exit_fsync");
+		CHECK_STR(c.events[2].spec, "sched:sched_switch");
+		CHECK_STR(c.events[3].spec, "sched:sched_wakeup");
+		CHECK_STR(c.events[4].spec, "signal:signal_deliver");
+		CHECK(c.events[4].filter == NULL);
+	}
+	CHECK_STR(c.default_missing, "sched:sched_process_fork, sched:sched_process_exec, "
+		  "sched:sched_process_exit");
+	/* A second finalize (run's overrides) leaves the set alone. */
+	CHECK_EQ(config__finalize(&c, err, sizeof(err)), 0);
+	CHECK_EQ(c.nr_events, 5);
+	/* --dump-script writes the set as record lines: the script says the same without a default. */
+	out = open_memstream(&buf, &len);
+	CHECK_EQ(config__dump_script(&c, out), 0);
+	fclose(out);
+	CHECK(strstr(buf, "\nrecord syscalls:sys_enter_fsync\nrecord syscalls:sys_exit_fsync\n"
+		      "record sched:sched_switch\nrecord sched:sched_wakeup\n"
+		      "record signal:signal_deliver\n") != NULL);
+	CHECK(strstr(buf, "# no event was chosen: the default set") != NULL);
+	CHECK(strstr(buf, "not on this kernel: sched:sched_process_fork") != NULL);
+	free(buf);
+	config__fini(&c);
+	CHECK(c.default_missing == NULL && c.default_set == 0);
+
+	/* -e chooses: no default. */
+	config__init(&c);
+	config__add_event(&c, "cpu-clock", NULL);
+	CHECK_EQ(config__finalize(&c, err, sizeof(err)), 0);
+	CHECK_EQ(c.nr_events, 1);
+	CHECK_EQ(c.default_set, 0);
+	config__fini(&c);
+
+	/* No trigger, and only sched_switch exists: that alone, the rest noted as missing. */
+	trig_set_formats((const struct tp_format *const *)&f[2], 1);
+	config__init(&c);
+	CHECK_EQ(config__finalize(&c, err, sizeof(err)), 0);
+	CHECK_EQ(c.nr_events, 1);
+	CHECK_STR(c.events[0].spec, "sched:sched_switch");
+	config__fini(&c);
+
+	/* Still refused: nothing given and nothing of the default exists. */
+	trig_set_formats((const struct tp_format *const *)&f[0], 1); /* only sys_enter_fsync */
+	config__init(&c);
+	CHECK_EQ(config__finalize(&c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "nothing to record: no event was given and none of the default set "
+		      "(sched:sched_switch, ") != NULL);
+	CHECK(strstr(err, "give -e EVENT") != NULL);
+	config__fini(&c);
+
+	trig_set_formats(NULL, 0);
+	for (size_t i = 0; i < sizeof(f) / sizeof(f[0]); i++)
+		tp_format__free(f[i]);
+	return 0;
+}
+
 TEST(cpulist_round_trip)
 {
 	unsigned char m[16] = { 0 };
@@ -163,4 +260,5 @@ TEST(cpulist_round_trip)
 
 RUN_TESTS(T(defaults_in_one_place), T(builders_copy_what_they_are_given),
 	  T(manual_triggers_have_no_kernel_part), T(finalize_cross_checks_and_post_default), T(dump_script_says_every_setting),
+	  T(default_set_when_no_event_is_chosen),
 	  T(cpulist_round_trip))

@@ -428,8 +428,7 @@ TEST(statement_errors)
 {
 	FAKE();
 	/* Keywords, with did-you-mean and command-line habits. */
-	ERRS("recrod sched:sched_switch\n", "1:1:unknown statement 'recrod' (did you mean 'record'?)",
-	     "1:1:records nothing");
+	ERRS("recrod sched:sched_switch\n", "1:1:unknown statement 'recrod' (did you mean 'record'?)");
 	ERRS("record sched:sched_switch\nbufer 8M\n", "2:1:(did you mean 'buffer'?)");
 	ERRS("record sched:sched_switch\n-e sched:sched_wakeup\n", "2:1:in a script, write 'record'");
 	ERRS("record sched:sched_switch\nfoo bar\n", "2:1:statements are record, buffer");
@@ -450,8 +449,6 @@ TEST(statement_errors)
 	     "2:1:a trigger goes in a block, 'trigger NAME { latency ... }'");
 	ERRS("record sched:sched_switch\n\"record\"\n", "2:1:expected a statement");
 	ERRS("record sched:sched_switch\nfilter x == 1\n", "2:1:record EVENT if FILTER");
-	ERRS("", "1:1:the script records nothing");
-	ERRS("# only a comment\n", "1:1:the script records nothing");
 
 	/* on_snapshot's limits. */
 	ERRS("record cpu-clock\non_snapshot_timeout 10\n", "2:21:on_snapshot_timeout: ");
@@ -1020,7 +1017,39 @@ TEST(zz_cleanup)
 	return 0;
 }
 
+/* No `record` line: the default set, as `trigrec record` without -e (config__finalize). */
+TEST(no_record_line_records_the_default_set)
+{
+	struct trigrec_config c;
+
+	FAKE();
+	PARSE_OK("trigger o { on syscalls:sys_enter_openat }\n", &c);
+	CHECK_EQ(c.default_set, 1);
+	/* The fake formats have sched_switch, sched_wakeup and signal_deliver of the default list. */
+	CHECK_EQ(c.nr_events, 4);
+	if (c.nr_events == 4) {
+		CHECK_STR(c.events[0].spec, "syscalls:sys_enter_openat");
+		CHECK_STR(c.events[1].spec, "sched:sched_switch");
+		CHECK_STR(c.events[2].spec, "sched:sched_wakeup");
+		CHECK_STR(c.events[3].spec, "signal:signal_deliver");
+	}
+	config__fini(&c);
+	PARSE_OK("", &c);
+	CHECK_EQ(c.default_set, 1);
+	CHECK_EQ(c.nr_events, 3);
+	config__fini(&c);
+	PARSE_OK("# only a comment\ntrigger now { manual }\n", &c);
+	CHECK_EQ(c.nr_events, 3);
+	config__fini(&c);
+	PARSE_OK("record cpu-clock\n", &c);
+	CHECK_EQ(c.default_set, 0);
+	CHECK_EQ(c.nr_events, 1);
+	config__fini(&c);
+	return 0;
+}
+
 RUN_TESTS(
+	T(no_record_line_records_the_default_set),
 	T(issue_example),
 	T(every_statement),
 	T(trigger_blocks_are_trigger_text),
