@@ -1,80 +1,187 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* `trigrec list [GLOB]`: what can be recorded and triggered on. */
+/* `trigrec list [-v] [GLOB...]`: what can be recorded and triggered on, and with which fields. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "capture/tracefs.h"
 #include "cli/cli.h"
+#include "lang/trigger_lang.h"
 #include "util/log.h"
 
 static const char list_usage[] =
-"usage: trigrec list [GLOB]\n"
+"usage: trigrec list [-v] [GLOB...]\n"
 "\n"
-"List tracepoints (SYS:NAME, from tracefs) and software events. GLOB selects\n"
-"tracepoints: 'sched:*', '*:*switch*'; a bare word is a subsystem ('sched').\n"
+"List tracepoints (SYS:NAME, from tracefs) and software events, one a line with\n"
+"its kind: [tracepoint] or [software event]. A GLOB selects tracepoints:\n"
+"'sched:*', '*:*switch*'; a bare word is a subsystem ('sched'), or a software\n"
+"event ('cpu-*'). Without GLOB, everything.\n"
 "\n"
-"Examples:\n"
-"  trigrec list sched\n"
-"  trigrec list 'syscalls:sys_enter_open*'\n";
+"  -v, --verbose   also each event's fields, one a line, from its tracefs format:\n"
+"                      NAME  TYPE  size:N  signed:0|1  CLASS  ops: OPERATORS  [key]  (advice)\n"
+"                  CLASS is what a trigger or filter can do with it: string\n"
+"                  (== != ~), integer (== != < <= > >= &), pointer (the address\n"
+"                  only: the memory it points to is not in the record) or array\n"
+"                  (not comparable); key: allowed in `by KEY`. Then the synthetic\n"
+"                  fields every trigger accepts (comm, pid, tid, cpu, cgroup).\n"
+"  -h, --help      this text\n"
+"\n"
+"Examples (common questions):\n"
+"  trigrec list sched                          # which scheduler events exist?\n"
+"  trigrec list 'syscalls:sys_enter_open*'     # is there a tracepoint for openat?\n"
+"  trigrec list -v sched:sched_switch          # which fields can a trigger test?\n"
+"  trigrec list -v block:block_rq_issue | grep ' integer '   # what can be a key?\n"
+"  trigrec list cpu-clock                      # is it a software event?\n"
+"More: examples/ (scripts with comments), docs/triggers.md, trigrec help record.\n";
 
 static const char *sw_names[] = { "cpu-clock", "task-clock", "page-faults", "context-switches",
 				  "cpu-migrations", "minor-faults", "major-faults" };
+#define NR_SW (int)(sizeof(sw_names) / sizeof(sw_names[0]))
 
-int cmd_list(int argc, char **argv)
+static void print_kind(const char *name, const char *kind)
 {
-	const char *pat = "*:*";
+	int pad = 48 - (int)strlen(name);
+
+	printf("%s%*s [%s]\n", name, pad > 0 ? pad : 1, "", kind);
+}
+
+static void print_use(const char *name, const char *type, unsigned int size, int is_signed,
+		      const struct tl_field_use *u)
+{
+	printf("    %-24s %-28s size:%-3u signed:%d  %-8s ops: %s%s%s%s%s\n", name, type, size,
+	       is_signed, u->cls_name, u->ops, u->key ? "  key" : "", *u->note ? "  (" : "",
+	       u->note, *u->note ? ")" : "");
+}
+
+/* The fields of one tracepoint; 0, or -errno after saying why. */
+static int print_fields(const struct tp_name *tp)
+{
+	struct tp_format *f = tp_format__load(tp->sys, tp->name);
+	char shadow[64] = "";
+	struct tl_synth_field s;
+	int nsynth = tl_synth_field(0, &s);
+
+	if (!f) {
+		int err = errno;
+
+		elog("%s:%s: cannot read its format: %s", tp->sys, tp->name, strerror(err));
+		return -err;
+	}
+	for (int i = 0; i < f->nr_fields; i++) {
+		const struct tp_field *fl = &f->fields[i];
+		struct tl_field_use u;
+
+		tl_field_use(fl, &u);
+		print_use(fl->name, fl->type, fl->size, fl->is_signed, &u);
+		for (int k = 0; k < nsynth; k++)
+			if (tl_synth_field(k, &s) == nsynth && !strcmp(s.name, fl->name))
+				snprintf(shadow + strlen(shadow), sizeof(shadow) - strlen(shadow),
+					 "%s%s", *shadow ? ", " : "", s.name);
+	}
+	/* Say it where it bites: here `pid` is the event's field, not the current task's. */
+	if (*shadow)
+		printf("    (%s: the event's own field here; write it in upper case for the "
+		       "current task's)\n", shadow);
+	tp_format__free(f);
+	return 0;
+}
+
+static void print_synthetic(void)
+{
+	struct tl_synth_field s;
+	int n = tl_synth_field(0, &s);
+
+	printf("synthetic fields (every tracepoint, in triggers; upper case where the event "
+	       "has a field of that name):\n");
+	for (int i = 0; i < n; i++) {
+		tl_synth_field(i, &s);
+		print_use(s.name, s.type, s.size, 0, &s.use);
+		printf("        %s\n", s.desc);
+	}
+}
+
+/* One GLOB (or NULL: everything); returns how many events it matched, or -1. */
+static int list_one(const char *glob, int verbose)
+{
+	const char *pat = glob ? glob : "*:*";
 	struct tp_name *tps = NULL;
 	char buf[256];
-	int n;
+	int n, sw = 0;
 
-	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(list_usage, stdout);
-		return 0;
+	for (int i = 0; i < NR_SW; i++) {
+		if (glob && fnmatch(glob, sw_names[i], 0))
+			continue;
+		print_kind(sw_names[i], "software event");
+		if (verbose)
+			printf("    (no fields: sampled every -c N events or -F HZ; not a trigger)\n");
+		sw++;
 	}
-	if (argc > 1 && argv[1][0] == '-') {
-		elog("unknown option %s for list", argv[1]);
-		fputs(list_usage, stderr);
-		return 2;
-	}
-	if (argc > 2) {
-		elog("list takes one GLOB, got %d arguments (quote globs: 'sched:*')", argc - 1);
-		return 2;
-	}
-	if (argc > 1) {
-		pat = argv[1];
-		if (!*pat) {
-			elog("empty GLOB: give a pattern such as 'sched:*', or none to list everything");
-			return 2;
-		}
-		if (strlen(pat) > 200) {
-			elog("GLOB too long (%zu bytes; tracepoint names are at most 200)", strlen(pat));
-			return 2;
-		}
-	}
-	if (argc <= 1)
-		for (size_t i = 0; i < sizeof(sw_names) / sizeof(sw_names[0]); i++)
-			printf("%-48s [software event]\n", sw_names[i]);
 	if (!strchr(pat, ':') && !strchr(pat, '/')) {
 		snprintf(buf, sizeof(buf), "%s:*", pat);
 		pat = buf;
 	}
-	if (!tracefs_root())
-		return 1;
 	n = tracefs_glob(pat, &tps);
 	if (n < 0) {
 		elog("cannot list tracepoints: %s", strerror(-n));
-		return 1;
+		return -1;
 	}
 	for (int i = 0; i < n; i++) {
-		int pad = 47 - (int)strlen(tps[i].sys) - (int)strlen(tps[i].name);
-
-		printf("%s:%s%*s [tracepoint]\n", tps[i].sys, tps[i].name, pad > 0 ? pad : 1, "");
+		snprintf(buf, sizeof(buf), "%s:%s", tps[i].sys, tps[i].name);
+		print_kind(buf, "tracepoint");
+		if (verbose && print_fields(&tps[i])) {
+			free(tps);
+			return -1;
+		}
 	}
 	free(tps);
-	if (!n) {
-		elog("no tracepoint matches '%s' (trigrec list shows them all)", pat);
-		return 1;
+	if (!n && !sw)
+		elog("no tracepoint or software event matches '%s' (trigrec list shows them all)",
+		     glob);
+	return n + sw;
+}
+
+int cmd_list(int argc, char **argv)
+{
+	int verbose = 0, first = 1, ret = 0;
+
+	for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
+		const char *a = argv[first];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(list_usage, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			verbose = 1;
+		} else if (!strcmp(a, "--")) {
+			first++;
+			break;
+		} else {
+			elog("unknown option %s for list (options: -v, -h)", a);
+			fputs(list_usage, stderr);
+			return 2;
+		}
 	}
-	return 0;
+	for (int i = first; i < argc; i++) {
+		if (!*argv[i]) {
+			elog("empty GLOB: give a pattern such as 'sched:*', or none to list everything");
+			return 2;
+		}
+		if (strlen(argv[i]) > 200) {
+			elog("GLOB too long (%zu bytes; tracepoint names are at most 200)",
+			     strlen(argv[i]));
+			return 2;
+		}
+	}
+	if (!tracefs_root())
+		return 1;
+	if (first >= argc)
+		ret = list_one(NULL, verbose) <= 0;
+	for (int i = first; i < argc; i++)
+		if (list_one(argv[i], verbose) <= 0)
+			ret = 1;
+	if (verbose && !ret)
+		print_synthetic();
+	return ret;
 }

@@ -1512,6 +1512,91 @@ array:
 	return -EINVAL;
 }
 
+static void pseudo_ref(int idx, struct src_ref *r);
+
+#define INT_OPS "== != < <= > >= &"
+#define STR_OPS "== != ~"
+
+void tl_field_use(const struct tp_field *f, struct tl_field_use *u)
+{
+	memset(u, 0, sizeof(*u));
+	u->note = "";
+	switch (f->kind) {
+	case TP_FIELD_INT:
+	case TP_FIELD_PTR:
+		if (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8)
+			break;
+		u->ops = INT_OPS;
+		u->key = 1;
+		if (f->kind == TP_FIELD_PTR) {
+			u->cls = TL_FIELD_POINTER;
+			u->cls_name = "pointer";
+			u->note = strstr(f->type, "char") ?
+				  "the address only: the text it points to is not in the record, "
+				  "so it cannot be compared as text; select on comm, pid or another "
+				  "field instead (== 0 tests NULL)" :
+				  "the address only: what it points to is not in the record "
+				  "(== 0 tests NULL)";
+			return;
+		}
+		u->cls = TL_FIELD_INTEGER;
+		u->cls_name = "integer";
+		u->is_signed = f->is_signed || type_is_signed(f->type);
+		if (u->is_signed && !f->is_signed)
+			u->note = "compared as signed: declared so, though the format says signed:0";
+		return;
+	case TP_FIELD_CHARARRAY:
+	case TP_FIELD_DATALOC:
+		u->cls = TL_FIELD_STRING;
+		u->cls_name = "string";
+		u->ops = STR_OPS;
+		u->note = f->kind == TP_FIELD_CHARARRAY ? "~ globs: \"abc\", \"abc*\", \"*abc\", \"*abc*\"; "
+			  "not a key" : "variable length (__data_loc); ~ globs as for char[N]; not a key";
+		return;
+	default:
+		break;
+	}
+	u->cls = TL_FIELD_NONE;
+	u->cls_name = "array";
+	u->ops = "none";
+	u->note = "arrays and odd-sized values cannot be compared: select on another field, "
+		  "comm or pid";
+}
+
+int tl_synth_field(int i, struct tl_synth_field *out)
+{
+	static const struct { const char *type, *desc; } d[] = {
+		{ "char[16]", "the current task's name (/proc/PID/comm)" },
+		{ "u32", "the current task's process id (tgid), as ps shows it" },
+		{ "u32", "the current task's thread id" },
+		{ "u32", "the CPU the event happened on" },
+		{ "u64", "the current task's cgroup v2 id (the inode of its cgroup directory)" },
+	};
+	int n = (int)(sizeof(pseudo_names) / sizeof(pseudo_names[0]));
+	struct src_ref r;
+
+	if (i < 0 || i >= n)
+		return n;
+	pseudo_ref(i, &r);
+	memset(out, 0, sizeof(*out));
+	out->name = pseudo_names[i];
+	out->type = d[i].type;
+	out->size = r.size;
+	out->desc = d[i].desc;
+	out->use.note = "";
+	if (r.is_string) {
+		out->use.cls = TL_FIELD_STRING;
+		out->use.cls_name = "string";
+		out->use.ops = STR_OPS;
+	} else {
+		out->use.cls = TL_FIELD_INTEGER;
+		out->use.cls_name = "integer";
+		out->use.ops = INT_OPS;
+		out->use.key = 1;
+	}
+	return n;
+}
+
 static void pseudo_ref(int idx, struct src_ref *r)
 {
 	memset(r, 0, sizeof(*r));

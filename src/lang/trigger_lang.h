@@ -95,6 +95,34 @@ int trig_event_glob(const char *pattern, struct tp_name **out);
 struct tp_format *trig_event_format(const char *sys, const char *name);
 void trig_event_suggest(const char *bad, char *out, size_t len);
 
+/*
+ * How a trigger can use a tracepoint field or a synthetic field, as
+ * trig_compile() decides it (for `trigrec list -v`; a unit test holds the two
+ * together): the class, the operators it accepts, whether it can be a
+ * latency/rate key, and what to do when it cannot be compared as wished.
+ */
+enum tl_field_class { TL_FIELD_STRING, TL_FIELD_INTEGER, TL_FIELD_POINTER, TL_FIELD_NONE };
+struct tl_field_use {
+	enum tl_field_class cls;
+	const char *cls_name;      /* "string", "integer", "pointer", "array" */
+	const char *ops;           /* "== != ~", "== != < <= > >= &", or "none" */
+	int is_signed;             /* compared as signed (the declared type, not only signed:) */
+	int key;                   /* accepted in `by KEY` */
+	const char *note;          /* "" or advice: what it holds, what to use instead */
+};
+struct tp_field;
+void tl_field_use(const struct tp_field *f, struct tl_field_use *out);
+
+/* The synthetic fields every trigger accepts, i = 0 .. n-1; n is returned for any i. */
+struct tl_synth_field {
+	const char *name;          /* "comm"; written upper case (COMM) where an event has its own */
+	const char *type;          /* "char[16]", "u32", "u64" */
+	unsigned int size;
+	const char *desc;
+	struct tl_field_use use;
+};
+int tl_synth_field(int i, struct tl_synth_field *out);
+
 /* Both steps. */
 int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err);
 

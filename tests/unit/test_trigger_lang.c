@@ -1784,7 +1784,110 @@ TEST(zz_cleanup)
 	return 0;
 }
 
+/* Is op one of the space-separated words of list? */
+static int op_listed(const char *list, const char *op)
+{
+	size_t n = strlen(op);
+
+	for (const char *p = list; (p = strstr(p, op)); p += n)
+		if ((p == list || p[-1] == ' ') && (p[n] == ' ' || !p[n]))
+			return 1;
+	return 0;
+}
+
+/* What `trigrec list -v` says a field accepts is what trig_compile accepts. */
+static int use_matches_compile(const char *ev, const char *field, const struct tl_field_use *u)
+{
+	static const char *const ops[] = { "==", "!=", "<", "<=", ">", ">=", "&", "~" };
+	struct tl_error e;
+	struct trig_def d;
+	char text[256];
+	int ok = 1;
+
+	for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++) {
+		int str = u->cls == TL_FIELD_STRING || !strcmp(ops[i], "~");
+		int got, want = op_listed(u->ops, ops[i]);
+
+		snprintf(text, sizeof(text), "%s if %s %s %s", ev, field, ops[i], str ? "\"x*\"" : "1");
+		got = !trig_from_text(text, &d, &e);
+		if (got != want) {
+			fprintf(stderr, "    %s: list says %s, compile %s\n", text,
+				want ? "yes" : "no", got ? "accepts" : e.msg);
+			ok = 0;
+		}
+	}
+	snprintf(text, sizeof(text), "rate %s by %s > 10/1s", ev, field);
+	if ((trig_from_text(text, &d, &e) == 0) != u->key) {
+		fprintf(stderr, "    %s: list says key %d, compile disagrees\n", text, u->key);
+		ok = 0;
+	}
+	return ok;
+}
+
+TEST(list_field_use_matches_the_compiler)
+{
+	struct tl_synth_field sy;
+	int n;
+
+	FAKE();
+	for (int k = 0; k < 2; k++) {
+		const struct tp_format *f = fake[k];
+		char ev[200];
+
+		snprintf(ev, sizeof(ev), "%s:%s", f->sys, f->name);
+		for (int i = 0; i < f->nr_fields; i++) {
+			struct tl_field_use u;
+
+			tl_field_use(&f->fields[i], &u);
+			CHECK(use_matches_compile(ev, f->fields[i].name, &u));
+		}
+	}
+	/* The kinds the issue names, as `list -v` prints them. */
+	{
+		struct tl_field_use u;
+
+		tl_field_use(tp_format__field(fake[0], "s"), &u);
+		CHECK_EQ(u.cls, TL_FIELD_STRING);
+		CHECK_STR(u.ops, "== != ~");
+		CHECK_EQ(u.key, 0);
+		tl_field_use(tp_format__field(fake[0], "a"), &u);
+		CHECK_EQ(u.cls, TL_FIELD_INTEGER);
+		CHECK_STR(u.ops, "== != < <= > >= &");
+		CHECK_EQ(u.is_signed, 1);
+		tl_field_use(tp_format__field(fake[0], "sysarg"), &u);
+		CHECK_EQ(u.is_signed, 1); /* declared int, stored as unsigned long */
+		CHECK(strstr(u.note, "compared as signed") != NULL);
+		tl_field_use(tp_format__field(fake[0], "fname"), &u);
+		CHECK_EQ(u.cls, TL_FIELD_POINTER);
+		CHECK_STR(u.cls_name, "pointer");
+		CHECK(strstr(u.note, "not in the record") != NULL);
+		tl_field_use(tp_format__field(fake[0], "args"), &u);
+		CHECK_EQ(u.cls, TL_FIELD_NONE);
+		CHECK_STR(u.ops, "none");
+		CHECK_EQ(u.key, 0);
+		tl_field_use(tp_format__field(fake[0], "dl"), &u);
+		CHECK_EQ(u.cls, TL_FIELD_STRING);
+	}
+	/* Synthetic fields: on an event without fields of those names. */
+	n = tl_synth_field(0, &sy);
+	CHECK_EQ(n, 5);
+	for (int i = 0; i < n; i++) {
+		CHECK_EQ(tl_synth_field(i, &sy), n);
+		CHECK(use_matches_compile("other:thing", sy.name, &sy.use));
+	}
+	tl_synth_field(0, &sy);
+	CHECK_STR(sy.name, "comm");
+	CHECK_EQ(sy.size, 16);
+	tl_synth_field(4, &sy);
+	CHECK_STR(sy.name, "cgroup");
+	CHECK_EQ(sy.size, 8);
+	CHECK_EQ(tl_synth_field(5, &sy), n);
+	fake_off();
+	return 0;
+}
+
 RUN_TESTS(
+	T(list_field_use_matches_the_compiler),
 	T(eval_matches_direct_integer),
 	T(eval_matches_direct_strings),
 	T(eval_random_expressions),
