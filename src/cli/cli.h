@@ -12,6 +12,11 @@ int cmd_status(int argc, char **argv);   /* cmd_status.c */
 int cmd_run(int argc, char **argv);     /* cmd_script.c */
 int cmd_check(int argc, char **argv);
 
+/* The last line of every command's --help: where the worked examples are. */
+#define CLI_MORE_EXAMPLES \
+	"More: examples/*.trig in trigrec's source, one commented script per common problem\n" \
+	"(crash, oom-kill, slow-syscalls, runq-latency, ...): trigrec run examples/crash.trig\n"
+
 /* Options shared by commands that run a session (record, run). */
 extern const struct opt_spec record_opts[];
 extern const int nr_record_opts;

@@ -16,7 +16,16 @@ static const char control_usage[] =
 "(status: as trigrec status), re-read its script (trigrec run only:\n"
 "the triggers change, the recorded history is kept; a script with errors\n"
 "is refused and the old one keeps running), or stop it (with its final\n"
-"snapshot).\n";
+"snapshot).\n"
+"\n"
+"Examples (common questions):\n"
+"  # Something just went wrong: save the last seconds now\n"
+"  trigrec control /run/trigrec.sock snapshot stutter\n"
+"  # Is it recording, and has anything been lost?\n"
+"  trigrec control /run/trigrec.sock stats\n"
+"  # I edited the script: apply it\n"
+"  trigrec control /run/trigrec.sock reload\n"
+CLI_MORE_EXAMPLES;
 
 int cmd_control(int argc, char **argv)
 {

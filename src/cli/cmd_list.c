@@ -33,7 +33,7 @@ static const char list_usage[] =
 "  trigrec list -v sched:sched_switch          # which fields can a trigger test?\n"
 "  trigrec list -v block:block_rq_issue | grep ' integer '   # what can be a key?\n"
 "  trigrec list cpu-clock                      # is it a software event?\n"
-"More: examples/ (scripts with comments), docs/triggers.md, trigrec help record.\n";
+CLI_MORE_EXAMPLES;
 
 static const char *sw_names[] = { "cpu-clock", "task-clock", "page-faults", "context-switches",
 				  "cpu-migrations", "minor-faults", "major-faults" };

@@ -33,18 +33,35 @@ static const char record_tail[] =
 "pid, tid, cpu, cgroup (docs/triggers.md). With -p or a command, triggers\n"
 "only fire in that process tree.\n"
 "\n"
+"Without -e, the default set is recorded: the triggers' own events, then\n"
+"sched:sched_switch, sched_wakeup, sched_process_fork, sched_process_exec,\n"
+"sched_process_exit and signal:signal_deliver (those this kernel has). It is\n"
+"printed at start (\"recording the default set: ...; give -e to choose\") and\n"
+"written by --dump-script. With neither -e nor --trigger, trigrec records it\n"
+"until you ask for a snapshot.\n"
+"\n"
 "Signals: SIGUSR2 takes a snapshot now; Ctrl-C stops (with a final snapshot);\n"
 "a second Ctrl-C exits at once.\n"
 "\n"
-"Examples:\n"
-"  trigrec record -e sched:sched_switch,sched:sched_wakeup --trigger sched:sched_process_exit -a\n"
-"  trigrec record -e 'syscalls:sys_enter_*' --filter 'common_pid != 0' -m 4M -- ./app\n"
-"  trigrec record -e cpu-clock -g --trigger signal:signal_deliver --post 20ms -p 1234\n"
+"Examples (common questions):\n"
+"  # What was the machine doing when I noticed a problem? Snapshot on demand:\n"
+"  trigrec record --control /run/trigrec.sock     # then: trigrec control /run/trigrec.sock snapshot\n"
+"  # Why did my program crash? The last moments before its SIGSEGV:\n"
+"  trigrec record --trigger 'signal:signal_deliver if sig == 11' -- ./app\n"
+"  # Which fsync takes over 100 ms, and what ran meanwhile?\n"
+"  trigrec record --trigger 'latency syscalls:sys_enter_fsync by tid ->\n"
+"      syscalls:sys_exit_fsync by tid > 100ms' -- ./app\n"
+"  # Which system call of my program is slow? (fields: trigrec list -v raw_syscalls)\n"
 "  trigrec record -e 'raw_syscalls:*' -e sched:sched_switch \\\n"
 "      --trigger 'latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms' -- ./app\n"
+"  # Who floods the machine with openat?\n"
 "  trigrec record -e 'sched:*' --trigger 'rate syscalls:sys_enter_openat by pid > 5000/1s\n"
 "      cooldown 10s per key limit 3/min' --control /run/trigrec.sock\n"
-"  trigrec record ... --dump-script > mine.trig   # the same as a script: trigrec run mine.trig\n";
+"  # Where is a process spending its CPU when it gets a signal?\n"
+"  trigrec record -e cpu-clock -g --trigger signal:signal_deliver --post 20ms -p 1234\n"
+"  # Keep it as a script: trigrec run mine.trig\n"
+"  trigrec record ... --dump-script > mine.trig\n"
+CLI_MORE_EXAMPLES;
 
 #define SET(fn) static int fn(struct opt_ctx *x, const char *a, char *err, size_t len)
 #define CFG (x->cfg)
@@ -344,7 +361,7 @@ SET(o_help)
 const struct opt_spec record_opts[] = {
 	{ 'e', "event", "EVENT", "tracepoint SYS:NAME (globs: 'sched:*') or software\n"
 	  "event (cpu-clock, task-clock, page-faults,\ncontext-switches, cpu-migrations, minor-faults,\n"
-	  "major-faults); repeatable, comma lists", o_event, "Events:" },
+	  "major-faults); repeatable, comma lists; none:\nthe default set (below); trigrec list -v shows them", o_event, "Events:" },
 	{ 0, "filter", "FILTER", "ftrace filter for the preceding -e (in the kernel)", o_filter },
 	{ 'F', "freq", "HZ", "sampling frequency for software events (default 4000)", o_freq },
 	{ 'c', "period", "N", "sample every N events instead of -F", o_period },

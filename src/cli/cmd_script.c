@@ -23,10 +23,15 @@ static const char check_usage[] =
 "with the line and a caret. Exit status 0 when the script is valid, 2 when not.\n"
 "'-' reads the script from standard input. Language: docs/script-language.md.\n"
 "\n"
-"Examples:\n"
+"Examples (common questions):\n"
+"  # Will my script run on this machine?\n"
 "  trigrec check web.trig\n"
+"  # Is my command line right, and what does it mean as a script?\n"
 "  trigrec record -e sched:sched_switch --trigger sched:sched_process_exit \\\n"
-"      --dump-script | trigrec check -\n";
+"      --dump-script | trigrec check -\n"
+"  # Which fields can my trigger test?\n"
+"  trigrec list -v sched:sched_switch\n"
+CLI_MORE_EXAMPLES;
 
 static const char run_head[] =
 "usage: trigrec run FILE [options]\n"
@@ -38,10 +43,18 @@ static const char run_head[] =
 
 static const char run_tail[] =
 "\n"
-"Examples:\n"
-"  trigrec run web.trig\n"
+"A script without a `record` line records the default set, as trigrec record\n"
+"does without -e (trigrec record -h).\n"
+"\n"
+"Examples (common questions):\n"
+"  # Catch crashes with a ready-made script:\n"
+"  trigrec run examples/crash.trig\n"
+"  # Try a script with its snapshots elsewhere, and more messages:\n"
 "  trigrec run web.trig -o /tmp/snaps -m 4M -v\n"
-"  #!/usr/local/bin/trigrec run     (first line of an executable script)\n";
+"  # Apply an edited script without losing the recorded history:\n"
+"  trigrec run web.trig --control /run/web.sock   # then: trigrec control /run/web.sock reload\n"
+"  #!/usr/local/bin/trigrec run     (first line of an executable script)\n"
+CLI_MORE_EXAMPLES;
 
 /* The record options that `run` takes to override a script; each is declared once, there. */
 static const char *const run_names[] = {

@@ -25,10 +25,14 @@ static const char status_usage[] =
 "      --json              the same as one JSON object on one line\n"
 "  -h, --help              this text\n"
 "\n"
-"Examples:\n"
-"  trigrec status web                      # trigrec@web.service\n"
+"Examples (common questions):\n"
+"  # Is the recorder of trigrec@web.service running, and has it fired?\n"
+"  trigrec status web\n"
+"  # When was the last snapshot?\n"
 "  trigrec status /run/trigrec/web.sock | grep '^last snapshot:'\n"
-"  trigrec status --json web | jq .triggers\n";
+"  # Each trigger's counters, for a script:\n"
+"  trigrec status --json web | jq .triggers\n"
+CLI_MORE_EXAMPLES;
 
 int cmd_status(int argc, char **argv)
 {

@@ -24,7 +24,7 @@ static const struct command {
 	{ "record",  cmd_record,  "record until a trigger fires, write snapshots" },
 	{ "run",     cmd_run,     "run a trigger script (trigrec run FILE [options])" },
 	{ "check",   cmd_check,   "check a trigger script against this kernel (FILE or -)" },
-	{ "list",    cmd_list,    "list tracepoints and software events (trigrec list [GLOB])" },
+	{ "list",    cmd_list,    "list events, -v with their fields (trigrec list [-v] [GLOB...])" },
 	{ "control", cmd_control, "talk to a running recorder: SOCKET snapshot [NAME]|stats|status|stop" },
 	{ "status",  cmd_status,  "what a running recorder is doing (trigrec status SOCKET|NAME)" },
 	{ "help",    cmd_help,    "this text, or trigrec help COMMAND" },
@@ -42,7 +42,17 @@ static void usage(FILE *f)
 	for (int i = 0; i < NR_COMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fputs("\nOptions: -v/--verbose (repeat for more), -q/--quiet, --version, -h/--help\n"
-	      "Each command has its own help: trigrec COMMAND -h\n", f);
+	      "Each command has its own help: trigrec COMMAND -h\n"
+	      "\n"
+	      "Examples (common questions):\n"
+	      "  # Record the default set (scheduler, forks, execs, exits, signals); snapshot\n"
+	      "  # with Ctrl-C, kill -USR2 or trigrec control:\n"
+	      "  trigrec record --control /run/trigrec.sock\n"
+	      "  # What happened just before my program crashed?\n"
+	      "  trigrec record --trigger 'signal:signal_deliver if sig == 11' -- ./app\n"
+	      "  # Which events and fields are there?\n"
+	      "  trigrec list -v sched:sched_switch\n"
+	      CLI_MORE_EXAMPLES, f);
 }
 
 static const struct command *find_command(const char *name)
@@ -60,6 +70,8 @@ static int cmd_help(int argc, char **argv)
 
 	if (c && c->fn != cmd_help)
 		return c->fn(2, help);
+	if (argc > 1 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		argc = 1;
 	if (argc > 1) {
 		elog("no command '%s'", argv[1]);
 		usage(stderr);
