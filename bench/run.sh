@@ -66,7 +66,7 @@ nforeign() { echo $(($(pgrep -x trigrec | wc -l) + $(pgrep -x perf | wc -l))); }
 others() {
 	local n
 	n=$(nforeign)
-	[ "$n" -gt $OTHERS ] && OTHERS=$n
+	[ "$n" -gt "$OTHERS" ] && OTHERS=$n
 	LOADS="$LOADS $(cut -d' ' -f1 /proc/loadavg)"
 }
 # Call when none of ours runs.
@@ -81,7 +81,7 @@ quiet_wait() {
 	done
 	if [ "$n" -gt 0 ]; then
 		DISTURBED=$((DISTURBED + 1))
-		[ $n -gt $OTHERS ] && OTHERS=$n
+		[ "$n" -gt "$OTHERS" ] && OTHERS=$n
 	fi
 }
 
@@ -97,6 +97,7 @@ rm -rf "$W"
 mkdir -p "$W"
 : > "$RAW"
 BG_PIDS=""
+# shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	for p in $BG_PIDS; do
 		kill "$p" 2>/dev/null
@@ -158,7 +159,7 @@ trigrec_tp() { # trigrec_tp DIR RINGBYTES ARGS...
 
 MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 say "trigrec vs $("$PERF" --version) on $NCPU CPUs ($MODEL), kernel $(uname -r); runs per measurement: $RUNS"
-[ $OTHERS -gt 0 ] && say "warning: $OTHERS other trigrec/perf processes are running: their freezes and load disturb these numbers"
+[ "$OTHERS" -gt 0 ] && say "warning: $OTHERS other trigrec/perf processes are running: their freezes and load disturb these numbers"
 
 # ======================================================================
 # 1. Cut precision: seqgen's numbered getpgid stream, getsid(BASE+100000)
@@ -202,6 +203,7 @@ cut_one() { # cond run tool
 			fi
 		done
 		if [ -z "$f" ]; then
+			# shellcheck disable=SC2086 # $all: one file name per word
 			f=$(printf '%s\n' $all | head -1)
 			c=""
 		fi
@@ -224,7 +226,7 @@ if want 1; then
 			last_kept_trigrec="" last_kept_perf=""
 			if [ $((r % 2)) = 1 ]; then order="trigrec perf"; else order="perf trigrec"; fi
 			for tool in $order; do
-				cut_one $cond "$r" $tool
+				cut_one "$cond" "$r" "$tool"
 			done
 			if [ -n "$last_kept_trigrec" ] && [ -n "$last_kept_perf" ] && [ "$last_kept_perf" -gt 0 ]; then
 				rec "cut.$cond.kept" ratio "$(calc "$last_kept_trigrec / $last_kept_perf" 3)"
@@ -254,6 +256,7 @@ b2b_one() { # gap_ms run tool
 	s2=$(sed -n 's/^trigger=2 seq=\([0-9]*\).*/\1/p' "$d.out")
 	[ -n "$s1" ] && [ -n "$s2" ] || return
 	rec "b2b.$1.between" "$3" $((s2 - s1))
+	# shellcheck disable=SC2086 # $files: one file name per word
 	rec "b2b.$1.snaps" "$3" "$(printf '%s\n' $files | grep -c .)"
 	for f in $files; do
 		c=$(counts "$f")
@@ -278,7 +281,7 @@ if want 2; then
 		for r in $(seq "$B2B_RUNS"); do
 			if [ $((r % 2)) = 1 ]; then order="trigrec perf"; else order="perf trigrec"; fi
 			for tool in $order; do
-				b2b_one $gap "$r" $tool
+				b2b_one "$gap" "$r" "$tool"
 			done
 		done
 	done
@@ -305,12 +308,12 @@ ovh_one() { # workload variant run -> CPU ns/op
 	for e in $ev; do eargs+=(-e "$e"); done
 	case $v in
 	base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
-	perf) perf_tp "$d" $((1 << 20)) --switch-output-event $NEVER "${eargs[@]}" -- "${cmd[@]}" ;;
-	trigrec) trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger $NEVER --no-final-snapshot \
+	perf) perf_tp "$d" $((1 << 20)) --switch-output-event "$NEVER" "${eargs[@]}" -- "${cmd[@]}" ;;
+	trigrec) trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger "$NEVER" --no-final-snapshot \
 		-- "${cmd[@]}" ;;
 	nogate)
 		if [ $HAVE_NO_GATES = 1 ]; then
-			trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger $NEVER --no-final-snapshot \
+			trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger "$NEVER" --no-final-snapshot \
 				--no-gates -- "${cmd[@]}"
 		else
 			"$BIN/ringonly" "${eargs[@]}" -m $((1 << 20)) -- "${cmd[@]}" > "$d.out" 2> "$d.err"
@@ -328,13 +331,14 @@ if want 3; then
 		say "3. recording overhead, $wl workload: $ROUNDS rounds x ($OVH_VARIANTS)"
 		for r in $(seq "$ROUNDS"); do
 			# Rotate the order so drift in the machine's load spreads evenly.
+			# shellcheck disable=SC2086 # the variants are a word list
 			set -- $OVH_VARIANTS
-			for i in $(seq $(((r - 1) % 4))); do set -- "$@" "$1"; shift; done
+			for _ in $(seq $(((r - 1) % 4))); do set -- "$@" "$1"; shift; done
 			declare -A ns=()
 			for v in "$@"; do
 				quiet_wait
-				ns[$v]=$(ovh_one $wl $v "$r")
-				[ -n "${ns[$v]}" ] && rec "ovh.$wl.ns" $v "${ns[$v]}"
+				ns[$v]=$(ovh_one "$wl" "$v" "$r")
+				[ -n "${ns[$v]}" ] && rec "ovh.$wl.ns" "$v" "${ns[$v]}"
 			done
 			if [ -n "${ns[base]}" ] && [ -n "${ns[perf]}" ]; then
 				for v in perf trigrec nogate; do
@@ -400,12 +404,12 @@ if want 4; then
 		say "4. trigger evaluation cost: $ROUNDS rounds x (base, perf filter, trigrec filter, trigrec latency)"
 		for r in $(seq "$ROUNDS"); do
 			set -- base perf filter latency rec recfilter rec2 reclat
-			for i in $(seq $(((r - 1) % 8))); do set -- "$@" "$1"; shift; done
+			for _ in $(seq $(((r - 1) % 8))); do set -- "$@" "$1"; shift; done
 			declare -A ns=()
 			for v in "$@"; do
 				quiet_wait
-				ns[$v]=$(eval_one $v "$r")
-				[ -n "${ns[$v]}" ] && rec eval.ns $v "${ns[$v]}"
+				ns[$v]=$(eval_one "$v" "$r")
+				[ -n "${ns[$v]}" ] && rec eval.ns "$v" "${ns[$v]}"
 			done
 			[ -n "${ns[base]}" ] || continue
 			[ -n "${ns[perf]}" ] && rec eval.filter perf "$(calc "${ns[perf]} - ${ns[base]}" 1)"
@@ -460,7 +464,8 @@ t2f() {
 }
 size_one() { # size run tool
 	quiet_wait
-	local d=$W/size-$1-$2-$3 ring=$(bytes_of "$1") j k real which v
+	local d=$W/size-$1-$2-$3 ring j k real which v
+	ring=$(bytes_of "$1")
 	mkdir -p "$d"
 	local wl=("$BIN/trigseq" -j "$NCPU" -p 200000 -k 2 -g 300000 -a 50000)
 	watch_start "$d"
@@ -498,10 +503,11 @@ if want 5; then
 	say "5. memory-copy bound: $RUNS runs of memcpy_bw (all rings of a snapshot: NCPU x (ring + 64 KiB))"
 	for r in $(seq "$RUNS"); do
 		args=""
-		for sz in $SIZES; do args="$args $((($(bytes_of $sz) + 65536) * NCPU))"; done
+		for sz in $SIZES; do args="$args $((($(bytes_of "$sz") + 65536) * NCPU))"; done
+		# shellcheck disable=SC2086 # $args: one size per word
 		"$BIN/memcpy_bw" $args > "$W/memcpy-$r.out"
 		for sz in $SIZES; do
-			line=$(grep "^size=$((($(bytes_of $sz) + 65536) * NCPU)) " "$W/memcpy-$r.out")
+			line=$(grep "^size=$((($(bytes_of "$sz") + 65536) * NCPU)) " "$W/memcpy-$r.out")
 			rec "size.$sz.memhot" bound "$(kv hot_ns "$line")"
 			rec "size.$sz.memcold" bound "$(kv cold_ns "$line")"
 		done
@@ -511,10 +517,10 @@ if want 5; then
 		for r in $(seq "$RUNS"); do
 			if [ $((r % 2)) = 1 ]; then order="trigrec perf"; else order="perf trigrec"; fi
 			for tool in $order; do
-				size_one $sz "$r" $tool
+				size_one "$sz" "$r" "$tool"
 			done
 		done
-		rm -rf "$W"/size-$sz-* # up to 8 MiB per snapshot: do not keep them
+		rm -rf "$W"/size-"$sz"-* # up to 8 MiB per snapshot: do not keep them
 	done
 fi
 
@@ -528,14 +534,14 @@ proc_cs() { # all threads' voluntary + nonvoluntary context switches
 }
 proc_ticks() { awk '{ print $14 + $15 }' /proc/"$1"/stat 2>/dev/null; }
 proc_kb() { awk -v k="$2:" '$1 == k { print $2 }' /proc/"$1"/status 2>/dev/null; }
-IDLE_EV="-e sched:sched_switch -e sched:sched_wakeup"
+IDLE_EV=(-e sched:sched_switch -e sched:sched_wakeup)
 start_pair() { # ring_bytes dir -> sets TPID PPID_
 	local ring=$1 d=$2
 	mkdir -p "$d/t" "$d/p"
-	"$TRIGREC" -q record -a $IDLE_EV --trigger $NEVER -m "$((ring / 1024))K" --no-final-snapshot \
+	"$TRIGREC" -q record -a "${IDLE_EV[@]}" --trigger "$NEVER" -m "$((ring / 1024))K" --no-final-snapshot \
 		-o "$d/t" > "$d/t.out" 2> "$d/t.err" &
 	TPID=$!
-	"$PERF" record --overwrite -a $IDLE_EV --switch-output-event $NEVER -m $((ring / 4096)) -k mono \
+	"$PERF" record --overwrite -a "${IDLE_EV[@]}" --switch-output-event "$NEVER" -m $((ring / 4096)) -k mono \
 		--no-bpf-event -o "$d/p/perf.data" > "$d/p.out" 2> "$d/p.err" &
 	PPID_=$!
 	BG_PIDS="$BG_PIDS $TPID $PPID_"
@@ -550,7 +556,7 @@ if want 6; then
 	start_pair $((1 << 20)) "$W/idle"
 	sleep 3
 	for p in $TPID $PPID_; do
-		eval "cs0_$p=$(proc_cs $p) tk0_$p=$(proc_ticks $p)"
+		eval "cs0_$p=$(proc_cs "$p") tk0_$p=$(proc_ticks "$p")"
 	done
 	sleep "$IDLE_SECS"
 	for tool in trigrec perf; do
@@ -559,7 +565,9 @@ if want 6; then
 		cs1=$(proc_cs $p)
 		tk1=$(proc_ticks $p)
 		if [ -n "$cs1" ] && [ -n "$tk1" ]; then
+			# shellcheck disable=SC2154 # cs0 and tk0 are set by the eval above
 			rec idle.wakeups $tool "$(calc "($cs1 - $cs0) / $IDLE_SECS" 2)"
+			# shellcheck disable=SC2154
 			rec idle.cpu_ms $tool "$(calc "($tk1 - $tk0) * 1000 / $HZ" 0)"
 		fi
 	done
@@ -571,7 +579,7 @@ if want 7; then
 		say "7. memory, $sz ring per CPU: RSS before and after a snapshot"
 		d=$W/mem-$sz
 		quiet_wait
-		start_pair "$(bytes_of $sz)" "$d"
+		start_pair "$(bytes_of "$sz")" "$d"
 		sleep 2
 		for tool in trigrec perf; do
 			if [ $tool = trigrec ]; then p=$TPID; else p=$PPID_; fi
@@ -619,9 +627,9 @@ elif want 8; then
 			z=""
 			case $v in *z) z=-z ;; esac
 			case $v in
-			t*) "$TRIGREC" -q record -a $IDLE_EV --trigger $NEVER -m "$((ZRING / 1024))K" \
+			t*) "$TRIGREC" -q record -a "${IDLE_EV[@]}" --trigger "$NEVER" -m "$((ZRING / 1024))K" \
 				--no-final-snapshot $z -o "$d/$v" > "$d/$v.out" 2> "$d/$v.err" & ;;
-			p*) "$PERF" record --overwrite -a $IDLE_EV --switch-output-event $NEVER \
+			p*) "$PERF" record --overwrite -a "${IDLE_EV[@]}" --switch-output-event "$NEVER" \
 				-m $((ZRING / PAGESIZE)) -k mono --no-bpf-event $z -o "$d/$v/perf.data" \
 				> "$d/$v.out" 2> "$d/$v.err" & ;;
 			esac
@@ -632,7 +640,7 @@ elif want 8; then
 		"$BIN/ctxsw" -n 300000 -c -1 > /dev/null
 		for v in t tz p pz; do ZC0[$v]=$(proc_cpu_ns "${ZP[$v]}"); done
 		kill -USR2 "${ZP[t]}" "${ZP[tz]}" "${ZP[p]}" "${ZP[pz]}" 2>/dev/null
-		for i in $(seq 100); do
+		for _ in $(seq 100); do
 			n=0
 			for v in t tz; do ls "$d/$v"/*.json > /dev/null 2>&1 && n=$((n + 1)); done
 			for v in p pz; do ls "$d/$v"/perf.data.[0-9]* > /dev/null 2>&1 && n=$((n + 1)); done
@@ -752,14 +760,14 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 	fi
 	if want 5; then
 		for sz in $SIZES; do
-			b=$(med size.$sz.memcold bound)
-			f1=$(med size.$sz.p2r.first trigrec)
-			f2=$(med size.$sz.p2r.later trigrec)
+			b=$(med "size.$sz.memcold" bound)
+			f1=$(med "size.$sz.p2r.first" trigrec)
+			f2=$(med "size.$sz.p2r.later" trigrec)
 			r1="n/a" r2="n/a"
 			[ -n "$b" ] && [ -n "$f1" ] && r1=$(calc "$f1 / $b" 1)
 			[ -n "$b" ] && [ -n "$f2" ] && r2=$(calc "$f2 / $b" 1)
-			echo "| 5 | $sz/CPU: freeze-to-resume, 1st snapshot / later ones (of which the copy: $(us size.$sz.p2r.first trigrec) / $(us size.$sz.p2r.later trigrec); memcpy of the $(( ($(bytes_of $sz) + 65536) * NCPU / 1024 )) KiB: $(us size.$sz.memcold bound) from memory, $(us size.$sz.memhot bound) in cache) | $(us size.$sz.f2r.first trigrec) / $(us size.$sz.f2r.later trigrec) | no freeze (perf pauses its rings while it writes) | copy ÷ memcpy from memory: ${r1}x / ${r2}x | |"
-			echo "| 5 | $sz/CPU: trigger-to-file (trigger to the file renamed into place), 1st snapshot / later ones | $(us size.$sz.t2f.first trigrec) / $(us size.$sz.t2f.later trigrec) | $(us size.$sz.t2f.first perf) / $(us size.$sz.t2f.later perf) | $(ratio_of_medians size.$sz.t2f.first) / $(ratio_of_medians size.$sz.t2f.later) | |"
+			echo "| 5 | $sz/CPU: freeze-to-resume, 1st snapshot / later ones (of which the copy: $(us "size.$sz.p2r.first" trigrec) / $(us "size.$sz.p2r.later" trigrec); memcpy of the $(( ($(bytes_of "$sz") + 65536) * NCPU / 1024 )) KiB: $(us "size.$sz.memcold" bound) from memory, $(us "size.$sz.memhot" bound) in cache) | $(us "size.$sz.f2r.first" trigrec) / $(us "size.$sz.f2r.later" trigrec) | no freeze (perf pauses its rings while it writes) | copy ÷ memcpy from memory: ${r1}x / ${r2}x | |"
+			echo "| 5 | $sz/CPU: trigger-to-file (trigger to the file renamed into place), 1st snapshot / later ones | $(us "size.$sz.t2f.first" trigrec) / $(us "size.$sz.t2f.later" trigrec) | $(us "size.$sz.t2f.first" perf) / $(us "size.$sz.t2f.later" perf) | $(ratio_of_medians "size.$sz.t2f.first") / $(ratio_of_medians "size.$sz.t2f.later") | |"
 		done
 	fi
 	if want 6; then
@@ -768,8 +776,8 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 	fi
 	if want 7; then
 		for sz in $SIZES; do
-			ring=$(( $(bytes_of $sz) * NCPU / 1024 ))
-			echo "| 7 | RSS, KiB, $sz/CPU ($ring KiB of rings in the kernel for each tool): started / after a full-ring snapshot (one run) | $(med mem.$sz.rss0 trigrec | cut -d. -f1) / $(med mem.$sz.rss1 trigrec | cut -d. -f1) | $(med mem.$sz.rss0 perf | cut -d. -f1) / $(med mem.$sz.rss1 perf | cut -d. -f1) | $(ratio_of_medians mem.$sz.rss0) / $(ratio_of_medians mem.$sz.rss1) | |"
+			ring=$(( $(bytes_of "$sz") * NCPU / 1024 ))
+			echo "| 7 | RSS, KiB, $sz/CPU ($ring KiB of rings in the kernel for each tool): started / after a full-ring snapshot (one run) | $(med "mem.$sz.rss0" trigrec | cut -d. -f1) / $(med "mem.$sz.rss1" trigrec | cut -d. -f1) | $(med "mem.$sz.rss0" perf | cut -d. -f1) / $(med "mem.$sz.rss1" perf | cut -d. -f1) | $(ratio_of_medians "mem.$sz.rss0") / $(ratio_of_medians "mem.$sz.rss1") | |"
 		done
 	fi
 	if want 8; then

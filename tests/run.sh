@@ -32,7 +32,6 @@ for a in "$@"; do
 done
 
 passed=0 failed=0 skipped=0
-failures=()
 work=$(mktemp -d /tmp/trigrec-run.XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT
 trap 'echo "interrupted"; exit 130' INT TERM

@@ -11,7 +11,6 @@ if [ "$(id -u)" != 0 ]; then
 	echo "make demo: trigrec needs root (or CAP_BPF + CAP_PERFMON): run it as root" >&2
 	exit 1
 fi
-before=$(ls "$out" 2>/dev/null | wc -l)
 echo "== trigrec record (any syscall of the demo workload slower than 20 ms triggers a snapshot)"
 "$TRIGREC" record -a -e sched:sched_switch,sched:sched_wakeup,raw_syscalls:sys_enter,raw_syscalls:sys_exit \
 	--trigger 'latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms' \

@@ -27,4 +27,5 @@ for p in $missing; do
 	esac
 done
 apt-get update -qq >&2 || true
+# shellcheck disable=SC2086 # one argument per package
 apt-get install -y -qq --no-install-recommends $missing >&2

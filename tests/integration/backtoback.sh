@@ -33,7 +33,7 @@ t_end
 [ ${#S[@]} -eq 2 ] || exit 1
 
 json_load "${S[0]%.data}.json"
-p1=$(j trigger.fields.pid) s1=$(j window.start_ns) e1=$(j window.end_ns) t1=$(j trigger.time_ns)
+p1=$(j trigger.fields.pid) e1=$(j window.end_ns) t1=$(j trigger.time_ns)
 json_load "${S[1]%.data}.json"
 p2=$(j trigger.fields.pid) s2=$(j window.start_ns) e2=$(j window.end_ns) t2=$(j trigger.time_ns)
 decode "${S[0]}" >"$TMP/s1.tsv"
@@ -62,7 +62,7 @@ t_end
 t_begin "backtoback: snapshot 1 holds its seqgen from the start up to the trigger"
 check_eq "first seqgen (count first last missing disorder)" "$(seq_check "$TMP/s1.tsv" "$Ba" 100000)" "$Ta 0 $((Ta - 1)) 0 0"
 check_eq "last record" "$(tail -1 "$TMP/s1.tsv" | cut -f5,6)" "syscalls:sys_enter_getsid	$((Ba + Ta))"
-read -r nb1 fb1 lb1 mb1 db1 < <(seq_check "$TMP/s1.tsv" "$Bb" 100000)
+read -r nb1 fb1 lb1 mb1 _ < <(seq_check "$TMP/s1.tsv" "$Bb" 100000)
 if [ "$nb1" -gt 0 ]; then
 	check_eq "other seqgen in snapshot 1: first seq" "$fb1" 0
 	check_eq "other seqgen in snapshot 1: missing" "$mb1" 0
@@ -70,13 +70,13 @@ fi
 t_end
 
 t_begin "backtoback: snapshot 2 holds the rest, nothing twice"
-read -r nb2 fb2 lb2 mb2 db2 < <(seq_check "$TMP/s2.tsv" "$Bb" 100000)
+read -r _ fb2 lb2 mb2 db2 < <(seq_check "$TMP/s2.tsv" "$Bb" 100000)
 check_eq "second seqgen: last seq" "$lb2" $((Tb - 1))
 check_eq "second seqgen: missing" "$mb2" 0
 check_eq "second seqgen: out of order" "$db2" 0
 [ "$nb1" -gt 0 ] && check_gt "second seqgen: first seq in snapshot 2 after its last in snapshot 1" "$fb2" "$lb1"
 check_eq "last record" "$(tail -1 "$TMP/s2.tsv" | cut -f5,6)" "syscalls:sys_enter_getsid	$((Bb + Tb))"
-read -r na2 fa2 la2 ma2 da2 < <(seq_check "$TMP/s2.tsv" "$Ba" 100000)
+read -r na2 fa2 _ ma2 _ < <(seq_check "$TMP/s2.tsv" "$Ba" 100000)
 if [ "$na2" -gt 0 ]; then
 	check_ge "first seqgen's first seq in snapshot 2 (after its trigger)" "$fa2" "$Ta"
 	check_eq "first seqgen's seqs in snapshot 2: missing" "$ma2" 0

@@ -71,7 +71,7 @@ check_eq "out-of-order seqs" "$disorder" 0
 t_end
 
 t_begin "busy: every CPU's ring wrapped; the window starts where all are complete"
-read -r mrec mbytes ring_bytes < <(main_rings)
+read -r mrec _ ring_bytes < <(main_rings)
 check_eq "samples decoded = sidecar main-ring records" "$(wc -l <"$TMP/trig.tsv")" "$mrec"
 wrapped=0 whole=
 for ((i = 0; i < ${J[cpus#]:-0}; i++)); do

@@ -40,7 +40,8 @@ kmap() {
 ML=$((8 << 20)) # systemd's and the kernel's default RLIMIT_MEMLOCK
 
 t_begin "caps: with the unit's set it records, SCHED_FIFO, kernel symbols"
-rec all $ML 1M $CAPS
+# shellcheck disable=SC2086 # CAPS is a word list: one argument per capability
+rec all "$ML" 1M $CAPS
 check_eq "exit code (log: $(log_tail "$TMP/all.log"))" "$?" 0
 check_eq "final snapshot" "$(nsnaps "$TMP/all" final)" 1
 check_nomatch "side-band thread" "$(cat "$TMP/all.log")" "stays SCHED_OTHER"
@@ -48,19 +49,22 @@ check_match "kernel map" "$(kmap all)" "^0xffff[0-9a-f]+$"
 t_end
 
 t_begin "caps: without CAP_BPF it is refused"
-rec no_bpf $ML 1M ${CAPS/CAP_BPF/}
+# shellcheck disable=SC2086 # CAPS is a word list: one argument per capability
+rec no_bpf "$ML" 1M ${CAPS/CAP_BPF/}
 check_eq "exit code" "$?" 1
 check_match "message" "$(cat "$TMP/no_bpf.log")" "missing CAP_BPF"
 t_end
 
 t_begin "caps: without CAP_PERFMON it is refused"
-rec no_perfmon $ML 1M ${CAPS/CAP_PERFMON/}
+# shellcheck disable=SC2086 # CAPS is a word list: one argument per capability
+rec no_perfmon "$ML" 1M ${CAPS/CAP_PERFMON/}
 check_eq "exit code" "$?" 1
 check_match "message" "$(cat "$TMP/no_perfmon.log")" "missing CAP_PERFMON"
 t_end
 
 t_begin "caps: without CAP_SYS_NICE the side-band thread is not real-time"
-rec no_nice $ML 1M ${CAPS/CAP_SYS_NICE/}
+# shellcheck disable=SC2086 # CAPS is a word list: one argument per capability
+rec no_nice "$ML" 1M ${CAPS/CAP_SYS_NICE/}
 check_eq "exit code" "$?" 0
 check_match "message" "$(cat "$TMP/no_nice.log")" "side-band thread stays SCHED_OTHER \(Operation not permitted\)"
 t_end
@@ -69,7 +73,8 @@ if [ "$(cat /proc/sys/kernel/kptr_restrict)" = 0 ] && [ "$(cat /proc/sys/kernel/
 	t_begin "caps: without CAP_SYSLOG"; t_skip "kallsyms is open to all here (kptr_restrict 0, perf_event_paranoid <= 1)"; t_end
 else
 	t_begin "caps: without CAP_SYSLOG the snapshot's kernel map is empty"
-	rec no_syslog $ML 1M ${CAPS/CAP_SYSLOG/}
+	# shellcheck disable=SC2086 # CAPS is a word list: one argument per capability
+	rec no_syslog "$ML" 1M ${CAPS/CAP_SYSLOG/}
 	check_eq "exit code" "$?" 0
 	check_eq "kernel map" "$(kmap no_syslog)" 0
 	t_end
@@ -79,11 +84,13 @@ fi
 NCPU=$(nproc)
 NEED=$((NCPU * (2048 + 64 + 8) * 1024))
 t_begin "caps: LimitMEMLOCK: rings past perf_event_mlock_kb need RLIMIT_MEMLOCK (or CAP_IPC_LOCK)"
+# shellcheck disable=SC2086 # CAPS is a word list: one argument per capability
 rec ml_small $((1 << 20)) 2M $CAPS
 check_eq "1 MiB limit: exit code" "$?" 1
 check_match "1 MiB limit: message" "$(cat "$TMP/ml_small.log")" "without CAP_IPC_LOCK"
 big=$(prlimit --memlock --output HARD --noheadings | tr -d ' ')
 if [ "$big" = unlimited ] || [ "$big" -ge $((NEED * 2)) ]; then
+	# shellcheck disable=SC2086 # CAPS is a word list: one argument per capability
 	rec ml_big $((NEED * 2)) 2M $CAPS
 	check_eq "$((NEED * 2 >> 20)) MiB limit: exit code (log: $(log_tail "$TMP/ml_big.log"))" "$?" 0
 fi

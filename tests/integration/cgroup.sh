@@ -51,7 +51,7 @@ check_eq "snapshots" "$(nsnaps "$D")" 0
 t_end
 
 # Inside: moved into the cgroup before exec; its getsid at 400 fires.
-sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -n 500 -t 400 -b "$3"' sh "$CG" "$SEQGEN" $IN >/dev/null
+sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -n 500 -t 400 -b "$3"' sh "$CG" "$SEQGEN" "$IN" >/dev/null
 wait_snaps "$D" marker 1
 tr_stop INT
 
@@ -68,7 +68,7 @@ if [ -z "$F" ]; then
 fi
 decode "$F" >"$TMP/snap.tsv"
 t_begin "cgroup: the snapshot holds the inside stream, complete up to the trigger"
-check_eq "inside getpgid (count first last missing disorder)" "$(seq_check "$TMP/snap.tsv" $IN 100000)" "400 0 399 0 0"
+check_eq "inside getpgid (count first last missing disorder)" "$(seq_check "$TMP/snap.tsv" "$IN" 100000)" "400 0 399 0 0"
 check_eq "trigger record" "$(awk -F'\t' '$5 == "syscalls:sys_enter_getsid" { print $6 }' "$TMP/snap.tsv")" $((IN + 400))
 check_eq "perf script errors" "$(grep -v 'not valid for' "$TMP/perf-script.err" | head -3)" ""
 t_end

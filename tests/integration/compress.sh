@@ -64,7 +64,7 @@ fi
 t_end
 
 for lv in 1 19; do
-	if [ $lv = 1 ]; then opt=(-z); else opt=(--compression-level $lv); fi
+	if [ $lv = 1 ]; then opt=(-z); else opt=(--compression-level "$lv"); fi
 	t_begin "compress: ${opt[*]} gives the same perf script output as the plain file"
 	take z$lv "${opt[@]}"
 	FILE[z$lv]=$SNAP
@@ -153,6 +153,7 @@ t_end
 t_begin "compress: a bad level is refused before anything is loaded, naming the range"
 # (the value is optional: a word after it that is not a number is the command, so --x=abc)
 for bad in " 23" =abc " 999999999999" =-1; do
+	# shellcheck disable=SC2086 # " 23" splits on purpose: the level as its own word
 	out=$(timeout -k 5 "$TIMEOUT" "$TRIGREC" record --compression-level$bad -e sched:sched_switch \
 		--trigger sched:sched_process_exit -o "$TMP/bad" 2>&1)
 	check_eq "record --compression-level$bad exit" "$?" 2

@@ -67,7 +67,7 @@ t_begin "cut: final snapshot ends with the last seq, starts after the trigger sn
 G=$(snaps "$D" final | head -1)
 if [ -n "$G" ]; then
 	decode "$G" >"$TMP/final.tsv"
-	read -r fn ffirst flast fmissing fdisorder < <(seq_check "$TMP/final.tsv" "$BASE")
+	read -r _ ffirst flast fmissing fdisorder < <(seq_check "$TMP/final.tsv" "$BASE")
 	check_eq "final: last seq" "$flast" $((N - 1))
 	check_eq "final: missing seqs" "$fmissing" 0
 	check_eq "final: out-of-order seqs" "$fdisorder" 0

@@ -38,7 +38,7 @@ ex_script() {
 ex_run() {
 	local c=$1 s=$2 i
 	shift 2
-	D=$TMP/$c SNAP= WHY=
+	D=$TMP/$c SNAP='' WHY=''
 	mkdir -p "$D"
 	: >"$D/trigrec.log"
 	"$TRIGREC" run "$s" -o "$D/out" --count 1 --no-final-snapshot >"$D/trigrec.log" 2>&1 &
@@ -390,7 +390,7 @@ t_end
 t_begin "oom-kill: exwork over a 64 MiB memory cgroup fires oom_kill"
 CGM=$(awk '$3 == "cgroup" && $4 ~ /(^|,)memory(,|$)/ { print $2; exit }' /proc/mounts)
 CG2=$(awk '$3 == "cgroup2" { print $2; exit }' /proc/mounts)
-CG= lim=
+CG='' lim=''
 if [ -n "$CGM" ] && [ -w "$CGM" ]; then
 	CG=$CGM/trigrec-examples-$$ lim=memory.limit_in_bytes
 elif [ -n "$CG2" ] && grep -qw memory "$CG2/cgroup.subtree_control" 2>/dev/null; then
@@ -405,6 +405,7 @@ else
 	echo $((64 << 20)) >"$CG/$lim"
 	[ -e "$CG/memory.swappiness" ] && echo 0 >"$CG/memory.swappiness" 2>/dev/null
 	[ -e "$CG/memory.swap.max" ] && echo 0 >"$CG/memory.swap.max"
+	# shellcheck disable=SC2016 # $$ and $1 are the inner sh's
 	if ex_run oom "$EX/oom-kill.trig" sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" alloc 256' sh "$CG" "$EXWORK"; then
 		pid=$(mk pid)
 		check_eq "workload killed by SIGKILL" "$WORK_RC" 137

@@ -52,7 +52,7 @@ else
 	for f in "${FEATURES[@]}"; do
 		since=${f%%|*} name=${f#*|}
 		if [ "$kv" -lt "$(vnum "$since")" ]; then
-			grep -qF -- "  - $name" "$TMP/log" && grep -F -- "  - $name" "$TMP/log" | grep -qF "(Linux $since+;" ||
+			{ grep -qF -- "  - $name" "$TMP/log" && grep -F -- "  - $name" "$TMP/log" | grep -qF "(Linux $since+;"; } ||
 				t_fail "the refusal does not name '$name (Linux $since+)'"
 		else
 			grep -qF -- "  - $name" "$TMP/log" && t_fail "the refusal names '$name', which this kernel has"

@@ -22,7 +22,9 @@ ROOT=$(cd "$LIB_DIR/../.." && pwd)
 OUTPUT=${OUTPUT:-.output}
 case $OUTPUT in /*) ;; *) OUTPUT=$ROOT/$OUTPUT ;; esac
 TRIGREC=${TRIGREC:-$ROOT/trigrec}
+# shellcheck disable=SC2034 # SEQGEN, BURN and SLOW are for the tests that source this file
 SEQGEN=$OUTPUT/tests/seqgen
+# shellcheck disable=SC2034
 BURN=$OUTPUT/tests/burn
 TEST_FILE=$(basename "$0")
 TEST_NAME=${TEST_FILE%.sh}
@@ -30,12 +32,13 @@ TIMEOUT=${TRIGREC_TEST_TIMEOUT:-30}    # seconds, for any single wait
 # How much slower than real hardware this machine is (tests/kernels sets it
 # under emulation): multiplies the bounds that are about speed, such as how
 # soon after the BPF program a record is stamped, never what is recorded.
+# shellcheck disable=SC2034
 SLOW=${TRIGREC_TEST_SLOW:-1}
 PERF=${PERF:-perf}
 if [ -x /usr/bin/python3 ]; then PY=/usr/bin/python3; else PY=python3; fi
 
 T_PASS=0 T_FAIL=0 T_SKIP=0
-_case= _skip= _errs=()
+_case='' _skip='' _errs=()
 _bg=() _mounts=()
 TMP=$(mktemp -d "/tmp/trigrec-$TEST_NAME.XXXXXX") || exit 1
 # Waits poll without starting processes (no sleep(1), grep, $(...)): a test
@@ -64,11 +67,11 @@ _cleanup() {
 	[ -n "$_case" ] && { t_fail "the test ended inside this case"; t_end; }
 	# A sanitizer report in any log (trigrec's stderr goes to $TMP/*.log)
 	# fails the file, even where the test expected trigrec to fail.
-	for f in $(grep -rlE --include='*.log' 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error:' "$TMP" 2>/dev/null); do
+	while IFS= read -r f; do
 		t_begin "sanitizer report in ${f#"$TMP"/}"
 		t_fail "$(grep -m1 -E 'ERROR: [A-Za-z]+Sanitizer|runtime error:' "$f" | cut -c1-300)"
 		t_end
-	done
+	done < <(grep -rlE --include='*.log' 'ERROR: (Address|Leak|Thread|Memory)Sanitizer|runtime error:' "$TMP" 2>/dev/null)
 	{
 		for p in "${_bg[@]}"; do _kill_tree "$p"; done
 		for p in "${_bg[@]}"; do wait "$p"; done
@@ -117,7 +120,7 @@ _isnum() { [[ $1 =~ ^-?[0-9]+$ ]]; }
 _numcmp() { # DESC A OP B
 	if ! _isnum "$2" || ! _isnum "$4"; then
 		t_fail "$1: not a number: '$2' $3 '$4'"
-	elif ! [ "$2" "-$3" "$4" ]; then
+	elif ! test "$2" "-$3" "$4"; then
 		t_fail "$1: got $2, want $3 $4"
 	fi
 }
@@ -241,6 +244,7 @@ tr_wait() {
 	done
 	_kill_tree "$p"
 	wait "$p" 2>/dev/null
+	# shellcheck disable=SC2034 # read by the tests after tr_wait
 	TR_RC=124
 	return 1
 }
@@ -379,8 +383,8 @@ main_rings() {
 	local i n=${J[cpus#]:-0} rec=0 by=0 rb=0
 	for ((i = 0; i < n; i++)); do
 		[ "${J[cpus.$i.ring]}" = main ] || continue
-		rec=$((rec + J[cpus.$i.records]))
-		by=$((by + J[cpus.$i.bytes]))
+		rec=$((rec + ${J[cpus.$i.records]}))
+		by=$((by + ${J[cpus.$i.bytes]}))
 		rb=${J[cpus.$i.ring_bytes]}
 	done
 	echo "$rec $by $rb"

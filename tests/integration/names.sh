@@ -52,7 +52,7 @@ for ((i = 0; i < TIMEOUT * 50; i++)); do [ -s "$TMP/child.pid" ] && break; _nap 
 child=$(cat "$TMP/child.pid")
 kill -USR2 "$TR_PID"
 wait_snaps "$D" manual 2
-echo done >&$GO
+echo "done" >&"$GO"
 exec {GO}>&-
 wait $parent
 tr_stop INT
@@ -71,14 +71,14 @@ check_eq "unnamed samples" "$("$PERF" script -i "$F" 2>/dev/null | grep -c '^ *:
 t_end
 
 t_begin "names: an exited seqgen's records show comm seqgen and its pid"
-read -r n first last missing disorder < <(seq_check "$TMP/snap.tsv" "$BASE" 100000)
+read -r n _ _ _ _ < <(seq_check "$TMP/snap.tsv" "$BASE" 100000)
 check_eq "seqgen records" "$n" $N
 check_eq "seqgen's getpgid records with another pid/comm" \
 	"$(awk -F'\t' -v b="$BASE" '$6 != "-" && $6 >= b && $6 < b + 100000 && ($3 != '$pid1' || $7 != "seqgen")' "$TMP/snap.tsv" | head -2)" ""
 t_end
 
 t_begin "names: a task that exec'd is named after the new program"
-read -r n2 first2 last2 missing2 disorder2 < <(seq_check "$TMP/snap.tsv" "$BASE2" 100000)
+read -r n2 _ _ _ _ < <(seq_check "$TMP/snap.tsv" "$BASE2" 100000)
 check_eq "sq_renamed records" "$n2" $N
 check_eq "sq_renamed's getpgid records with another pid/comm" \
 	"$(awk -F'\t' -v b="$BASE2" '$6 != "-" && $6 >= b && $6 < b + 100000 && ($3 != '$pid2' || $7 != "sq_renamed")' "$TMP/snap.tsv" | head -2)" ""
@@ -94,7 +94,7 @@ else
 	read -r n3 _ _ _ _ < <(seq_check "$TMP/snap2.tsv" "$BASE3" 100000)
 	check_eq "child records" "$n3" 100
 	check_eq "child's records named other than python3 (snapshot.c names only tasks with samples, not a FORK's parent)" \
-		"$(awk -F'\t' -v b="$BASE3" '$6 != "-" && $6 >= b && $6 < b + 100000 && ($3 != '$child' || $7 !~ /^python3/) { print $7 }' "$TMP/snap2.tsv" | sort | uniq -c | head -2 | tr -s ' ')" ""
+		"$(awk -F'\t' -v b="$BASE3" '$6 != "-" && $6 >= b && $6 < b + 100000 && ($3 != '"$child"' || $7 !~ /^python3/) { print $7 }' "$TMP/snap2.tsv" | sort | uniq -c | head -2 | tr -s ' ')" ""
 fi
 t_end
 

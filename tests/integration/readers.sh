@@ -120,7 +120,7 @@ for kind in tracepoints sampling mixed post empty; do
 		missing "$F" >"$TMP/$kind.missing"
 		# TRACING_DATA is for tracepoints: perf leaves it out too without them
 		extra=$(comm -23 "$TMP/$kind.missing" "$TMP/ref.missing" |
-			{ [ "${KIND_TP[$kind]}" = 1 ] && cat || grep -vx TRACING_DATA; } | tr '\n' ' ')
+			{ if [ "${KIND_TP[$kind]}" = 1 ]; then cat; else grep -vx TRACING_DATA; fi; } | tr '\n' ' ')
 		check_eq "features missing here but in perf's file" "$extra" ""
 		# what that check compares must exist: perf's file has these
 		for feat in BUILD_ID CPUDESC CPUID TOTAL_MEM CPU_TOPOLOGY NUMA_TOPOLOGY PMU_MAPPINGS CACHE MEM_TOPOLOGY CLOCKID CLOCK_DATA; do

@@ -127,7 +127,7 @@ while time.time() < end:
         except OSError: pass
     time.sleep(0.01)" &
 storm=$!
-_bg+=($storm)
+_bg+=("$storm")
 ok=0
 for ((k = 0; k < 10; k++)); do
 	if ((k % 2)); then cp "$TMP/two.trig" "$S"; else cp "$TMP/one.trig" "$S"; fi

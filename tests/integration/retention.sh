@@ -129,12 +129,12 @@ if tr_start "$TMP/bytes.log" -a -o "$D" --no-final-snapshot --keep-bytes 40K "${
 	check_nomatch "nothing removed at start-up (30 KB of 40K)" "$(cat "$TMP/bytes.log")" "at start-up"
 	# Every pair, oldest first, with its size when it was written.
 	names=("$(stamp_at "2020-01-01 00:00:01")-old1" "$(stamp_at "2020-01-01 00:00:02")-old2")
-	sizes=($(pair_bytes "$D/${names[0]}.data") $(pair_bytes "$D/${names[1]}.data"))
+	sizes=("$(pair_bytes "$D/${names[0]}.data")" "$(pair_bytes "$D/${names[1]}.data")")
 	for k in 1 2 3 4 5; do
 		take "$TMP/bytes.log" $k
 		p=$(written "$TMP/bytes.log" | tail -1)
 		names+=("$(basename "${p%.data}")")
-		sizes+=($(pair_bytes "$p"))
+		sizes+=("$(pair_bytes "$p")")
 	done
 	tr_stop INT
 	check_eq "exit code (log: $(log_tail "$TMP/bytes.log"))" "$TR_RC" 0
@@ -151,6 +151,7 @@ if tr_start "$TMP/bytes.log" -a -o "$D" --no-final-snapshot --keep-bytes 40K "${
 	left=0; for n in $(pairs "$D"); do left=$((left + $(pair_bytes "$D/$n.data"))); done
 	check_le "bytes left" "$left" $BUDGET
 	check_eq "foreign files untouched" "$(foreign_left "$D")" "$FOREIGN"
+	# shellcheck disable=SC2046 # one argument per snapshot (names without blanks)
 	check_eq "perf reads every snapshot left" "$(perf_bad $(for n in $(pairs "$D" | grep sys_enter_getsid); do echo "$D/$n.data"; done))" ""
 	check_match "summary line" "$(cat "$TMP/bytes.log")" \
 		"trigrec: retention: removed [0-9]+ snapshots? \(.*\) from $D, over the byte budget \(keep 40 KiB\)"

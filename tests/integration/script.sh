@@ -200,7 +200,7 @@ else
 		"$TRIGREC" check "$TMP/f.trig" >/dev/null 2>&1
 		mine=$?
 		kernel_accepts "$f" && k=0 || k=2
-		[ "$mine" = "$k" ] || t_fail "'$f': check exits $mine, the kernel $([ $k = 0 ] && echo accepts || echo refuses) it"
+		[ "$mine" = "$k" ] || t_fail "'$f': check exits $mine, the kernel $([ "$k" = 0 ] && echo accepts || echo refuses) it"
 	done
 	rmdir "$INST"
 fi

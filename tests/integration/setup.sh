@@ -18,7 +18,7 @@ NCPU=$(grep -c ^processor /proc/cpuinfo)
 # the caller ends it with t_end.
 n_ref=0
 refused() {
-	local name=$1 max=$2 re=$3 want_rc= rc t0 t1 ms log out
+	local name=$1 max=$2 re=$3 want_rc='' rc t0 t1 ms log out
 	shift 3
 	if [ "$1" != -- ]; then want_rc=$1; shift; fi
 	shift
@@ -104,6 +104,7 @@ else
 	# -m 64M: copies are 2 x NCPU x 64 MiB; the cgroup gets half of that.
 	lim=$((NCPU * 64))M
 	if [ -e "$CG/memory.limit_in_bytes" ]; then echo $lim >"$CG/memory.limit_in_bytes"; else echo $lim >"$CG/memory.max"; fi
+	# shellcheck disable=SC2016 # $$ and $1 are the inner sh's
 	refused "a memory cgroup smaller than the snapshot copies is refused up front" 5 \
 		"-m 64 MiB on $NCPU CPUs? needs [0-9.]+ MiB of snapshot copies .*\\(2 sets x $NCPU CPUs x \\(64 MiB main \\+ 64 KiB tracking\\)\\), but memory cgroup $CG lets it grow by only .*\\(limit $((NCPU * 64)) MiB\\).*-m [0-9]+ MiB fits" 1 \
 		-- sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG" \

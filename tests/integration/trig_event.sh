@@ -134,7 +134,7 @@ if tw_start "$TMP/log2" "$D2" -e syscalls:sys_enter_getsid,syscalls:sys_enter_ge
 	--no-final-snapshot --trigger 'syscalls:sys_enter_getsid if pid == 77 count >= 5 name cnt'; then
 	for i in 1 2 3 4 5 6 7; do
 		# getpgid(BASE + i) numbers the i-th getsid(77); getsid(78) never counts.
-		tw getpgid $((BASE + i)) && tw getsid 78 && tw getsid 77 || break
+		if ! tw getpgid $((BASE + i)) || ! tw getsid 78 || ! tw getsid 77; then break; fi
 		if [ $i -ge 5 ]; then
 			wait_snaps "$D2" cnt $((i - 4)) || t_fail "no snapshot $((i - 4)) after match $i"
 		else

@@ -31,6 +31,7 @@ fi
 # cooldown 500ms: 20 calls, 50 ms apart (and more: pause sleeps at least that).
 line=
 for i in $(seq 20); do line+="getsid 11 pause 50 "; done
+# shellcheck disable=SC2086 # the line is a list of trigwork words
 tw $line
 sleep 0.1
 # limit 2/min: 5 calls; each of the first two waits for its snapshot.
@@ -76,7 +77,7 @@ check_eq "cd: snapshots" "$(nsnaps "$D" cd)" "$f"
 # BPF clock read lies within trigwork's [t, t_end] around each call.
 fires=$(for s in $(snaps "$D" cd); do json_load "${s%.data}.json"; j trigger.time_ns; echo; done)
 bad=$(grep '^getsid v=11 ' "$TW_MARKS" | sed 's/.* t=\([0-9]*\) t_end=\([0-9]*\).*/\1 \2/' |
-	awk -v fires="$(echo $fires)" '
+	awk -v fires="$(tr '\n' ' ' <<<"$fires")" '
 	BEGIN { nf = split(fires, F, " "); k = 1; last = -1 }
 	{
 		fired = (k <= nf && F[k] >= $1 && F[k] <= $2)

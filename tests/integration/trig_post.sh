@@ -29,7 +29,7 @@ t_end
 
 # check_post NAME ARG POST_NS SEQBASE
 check_post() {
-	local t0 trig_t last_t after lastseq
+	local t0 trig_t last_t after
 	t_begin "post: $1 ends at trigger + $(($3 / 1000000)) ms"
 	one_snap "$D" "$1" || { t_end; return; }
 	decode_full "$SNAP" >"$TMP/$1.tsv"
@@ -48,7 +48,7 @@ check_post() {
 	# Calls ~1 ms apart go on past the cut: the last kept one is close to it
 	# (10 ms: room for a scheduling delay on a loaded machine).
 	check_ge "last record >= trigger + post - 10 ms" "$last_t" $((t0 + $3 - 10000000))
-	read -r n first lastseq missing disorder < <(seq_check "$TMP/$1.tsv" "$4" 1000)
+	read -r n first _ missing disorder < <(seq_check "$TMP/$1.tsv" "$4" 1000)
 	check_eq "first seq after the trigger" "$first" 0
 	check_eq "records after the trigger = seqs kept" "$after" "$n"
 	check_eq "missing seqs" "$missing" 0

@@ -17,7 +17,7 @@
 set -u
 export LC_ALL=C
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-cd "$ROOT"
+cd "$ROOT" || exit 1
 OUTPUT=${OUTPUT:-.output}
 case $OUTPUT in /*) ;; *) OUTPUT=$ROOT/$OUTPUT ;; esac
 export OUTPUT
