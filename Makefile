@@ -92,7 +92,8 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 .PHONY: all deps test-deps check check-unit check-integration demo install uninstall vmlinux clean help bench \
-	fuzz fuzz-build fuzz-deps test-kernels
+	fuzz fuzz-build fuzz-deps test-kernels lint lint-deps lint-sh lint-c lint-bpf verifier-budget format \
+	format-check compile_commands.json
 
 all: deps $(BIN)
 
@@ -101,6 +102,10 @@ help:
 	@echo 'make demo       build, capture a demo snapshot, show it with perf script'
 	@echo 'make check      build and run every test (root; installs the test-only packages; ends with "N passed, N failed")'
 	@echo 'make check SAN=1  the same under ASan/UBSan'
+	@echo 'make check T=PATTERN  only the tests whose names contain PATTERN (also check-unit; V=1 shows each command)'
+	@echo 'make lint       shellcheck, clang-tidy (.clang-tidy) and the BPF verifier budget (bpf/verifier-budget.txt)'
+	@echo 'make format     clang-format the C the project wrote; make format-check only reports (CI)'
+	@echo 'make compile_commands.json  the compile database for editors and clang-tidy'
 	@echo 'make bench      side-by-side benchmarks against perf'
 	@echo 'make fuzz       build the libFuzzer targets and run each for $$(FUZZ_SECONDS) s (default 60)'
 	@echo 'make fuzz-build only build them ($(OUTPUT)/fuzz/fuzz_NAME)'
@@ -164,11 +169,13 @@ $(OUTPUT)/bench/%: bench/%.c
 # bench/zsize decompresses perf.data files as perf does.
 $(OUTPUT)/bench/zsize: BENCH_LIBS := -lzstd
 
+# T=PATTERN (several, space-separated) runs the tests whose names contain one;
+# V=1 makes the runner print each command it runs.
 check: all test-deps $(UNIT_BINS) $(HELPER_BINS)
-	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/run.sh
+	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) V=$(V) ./tests/run.sh $(T)
 
 check-unit: all $(UNIT_BINS)
-	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/run.sh --unit
+	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) V=$(V) ./tests/run.sh --unit $(T)
 
 # The kernel matrix (tests/kernels/run.sh): Debian's kernels booted under qemu TCG.
 test-kernels: all $(HELPER_BINS)
@@ -180,6 +187,81 @@ demo: all
 
 bench: all $(BENCH_BINS) $(HELPER_BINS)
 	$(Q)OUTPUT=$(OUTPUT) ./bench/run.sh
+
+# ---- lint, format, compile database ----
+# Debian's clang-tidy 14 matches the clang that builds the BPF side.
+LINT_PKGS := shellcheck clang-tidy clang-format
+# Every shell script the project wrote (tests, bench, tools, CI, completion).
+SH_SRCS   := .ci/run contrib/trigrec.bash-completion tests/kernels/init \
+	     $(wildcard tests/*.sh tests/integration/*.sh tests/kernels/*.sh tests/fuzz/*.sh \
+			bench/*.sh tools/*.sh)
+TOOL_SRCS := $(wildcard tools/*.c)
+FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
+# The C the project wrote, userspace only (clang-tidy) and with BPF (clang-format);
+# vmlinux/ and generated headers are not ours.
+USER_C    := $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) $(BENCH_SRCS) $(TOOL_SRCS) $(FUZZ_SRCS)
+FORMAT_SRCS := $(sort $(USER_C) $(wildcard src/*/*.h include/*.h bpf/*.bpf.c bpf/*.h \
+		tests/unit/*.h tests/helpers/*.h tests/fuzz/*.h bench/*.h tools/*.h))
+TIDY_SRCS := $(USER_C)
+CLANG_TIDY   ?= clang-tidy
+CLANG_FORMAT ?= clang-format
+VERIFIER_STATS := $(OUTPUT)/tools/verifier-stats
+
+lint-deps: $(OUTPUT)/.deps-lint-ok
+$(OUTPUT)/.deps-lint-ok: | $(OUTPUT)/.deps-ok
+	$(Q)./tools/install-deps.sh $(LINT_PKGS)
+	$(Q)touch $@
+
+lint: lint-sh lint-c lint-bpf
+
+lint-sh: lint-deps
+	$(call msg,SHCHECK,$(words $(SH_SRCS)) scripts)
+	$(Q)shellcheck -x $(SH_SRCS)
+
+# clang-tidy with .clang-tidy's checks, two files at a time (tools/clang-tidy.sh).
+lint-c: lint-deps compile_commands.json $(SKELS)
+	$(call msg,TIDY,$(words $(TIDY_SRCS)) files)
+	$(Q)CLANG_TIDY=$(CLANG_TIDY) ./tools/clang-tidy.sh $(TIDY_SRCS)
+
+lint-bpf: $(VERIFIER_STATS)
+	$(call msg,VERIFIER,bpf/verifier-budget.txt)
+	$(Q)./tools/verifier-budget.sh $(VERIFIER_STATS) bpf/verifier-budget.txt
+
+# After a change that makes a program legitimately cheaper or dearer to verify.
+verifier-budget: $(VERIFIER_STATS)
+	$(Q)./tools/verifier-budget.sh $(VERIFIER_STATS) bpf/verifier-budget.txt --update
+
+$(OUTPUT)/tools/%: tools/%.c $(SKELS) | $(OUTPUT)/.deps-ok
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIBS) -o $@
+
+format: lint-deps
+	$(call msg,FORMAT,$(words $(FORMAT_SRCS)) files)
+	$(Q)$(CLANG_FORMAT) -i $(FORMAT_SRCS)
+
+format-check: lint-deps
+	$(call msg,FMTCHECK,$(words $(FORMAT_SRCS)) files)
+	$(Q)$(CLANG_FORMAT) --dry-run -Werror $(FORMAT_SRCS) || \
+		{ echo "format-check: run make format (the diff is what it would change)"; exit 1; }
+
+# The compile database, written from this Makefile's own flags (no bear): one
+# entry per C file the project builds, BPF included.
+json_str = "$(subst ",\",$(subst \,\\,$(1)))"
+cdb_entry = {"directory": "$(CURDIR)", "file": "$(1)", "output": "$(2)", "command": $(call json_str,$(3))},
+define cdb_lines
+$(foreach s,$(LIB_SRCS) $(CLI_SRCS),$(call cdb_entry,$(s),$(OUTPUT)/$(s:.c=.o),$(CC) $(CFLAGS) -c $(s) -o $(OUTPUT)/$(s:.c=.o))
+)$(foreach s,$(UNIT_SRCS) $(HELPER_SRCS),$(call cdb_entry,$(s),$(OUTPUT)/tests/$(notdir $(s:.c=)),$(CC) $(CFLAGS) -c $(s) -o $(OUTPUT)/tests/$(notdir $(s:.c=.o)))
+)$(foreach s,$(BENCH_SRCS) $(TOOL_SRCS),$(call cdb_entry,$(s),$(OUTPUT)/$(s:.c=),$(CC) $(CFLAGS) -c $(s) -o $(OUTPUT)/$(s:.c=.o))
+)$(foreach s,$(FUZZ_SRCS),$(call cdb_entry,$(s),$(FUZZ_OUT)/$(notdir $(s:.c=)),$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -c $(s) -o $(FUZZ_OUT)/$(notdir $(s:.c=.o)))
+)$(foreach s,$(BPF_SRCS),$(call cdb_entry,$(s),$(OUTPUT)/$(notdir $(s:.c=.o)),$(CLANG) $(BPF_CFLAGS) -c $(s) -o $(OUTPUT)/$(notdir $(s:.c=.o)))
+)
+endef
+compile_commands.json: | $(OUTPUT)/.deps-ok
+	$(call msg,GEN,$@)
+	$(file >$@.tmp,[)
+	$(file >>$@.tmp,$(cdb_lines))
+	$(Q)sed -i -e '/^$$/d' -e '$$ s/},$$/}/' $@.tmp && echo ']' >>$@.tmp && mv $@.tmp $@
 
 # ---- fuzzing (libFuzzer) ----
 # One target per name: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput,
@@ -288,7 +370,7 @@ endif
 
 clean:
 	$(call msg,CLEAN,)
-	$(Q)rm -rf .output .output-san .output-aarch64 trigrec
+	$(Q)rm -rf .output .output-san .output-aarch64 trigrec compile_commands.json
 
--include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bench/*.d $(OUTPUT)/src/*/*.d $(OUTPUT)/tests/*.d \
+-include $(wildcard $(OUTPUT)/*.d $(OUTPUT)/bench/*.d $(OUTPUT)/src/*/*.d $(OUTPUT)/tests/*.d $(OUTPUT)/tools/*.d \
 	$(FUZZ_OUT)/src/*/*.d $(FUZZ_OUT)/*.d)

@@ -57,6 +57,8 @@ int main(int argc, char **argv)
 
 	if (!src || !dst) {
 		perror("memcpy_bw: malloc");
+		free(src);
+		free(dst);
 		return 1;
 	}
 	/* Distinct non-zero bytes: really fault every page in. */
@@ -75,6 +77,8 @@ int main(int argc, char **argv)
 			sz <<= 30;
 		if (!sz || sz > POOL / 4) {
 			fprintf(stderr, "memcpy_bw: size %s out of range (1..%lu)\n", argv[a], POOL / 4);
+			free(src);
+			free(dst);
 			return 2;
 		}
 		chunks = POOL / sz;
@@ -83,5 +87,7 @@ int main(int argc, char **argv)
 		printf("size=%zu hot_ns=%lld cold_ns=%lld hot_gbps=%.2f cold_gbps=%.2f\n", sz, hot, cold,
 		       hot ? (double)sz / hot : 0.0, cold ? (double)sz / cold : 0.0);
 	}
+	free(src);
+	free(dst);
 	return 0;
 }

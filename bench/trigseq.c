@@ -116,5 +116,8 @@ int main(int argc, char **argv)
 	for (int j = 0; j < k; j++)
 		printf("trigger=%d seq=%ld at_ns=%lld real_ns=%lld\n", j + 1, seq[j], at[j], real[j]);
 	printf("last_seq=%lld\n", i - 1);
+	free(at);
+	free(seq);
+	free(real);
 	return 0;
 }

@@ -6,10 +6,11 @@
 #   tests/run.sh [--unit] [PATTERN...]
 # Runs every unit-test binary $OUTPUT/tests/test_* (from tests/unit/test_*.c)
 # and, unless --unit, every tests/integration/*.sh (root only; otherwise each
-# is skipped with the reason). PATTERNs (substrings of file names) select
-# tests. Prints each case as ok/FAIL/skip and ends with one line
+# is skipped with the reason; a file with the line "# trigrec-test: no-root"
+# needs neither root nor the trace lock). PATTERNs (substrings of file names)
+# select tests. Prints each case as ok/FAIL/skip and ends with one line
 # "N passed, N failed[, N skipped]". Exit status 1 if anything failed.
-# OUTPUT (default .output) is the build directory.
+# OUTPUT (default .output) is the build directory; V=1 prints each command.
 set -u
 export LC_ALL=C
 
@@ -25,7 +26,7 @@ pats=()
 for a in "$@"; do
 	case $a in
 	--unit) unit_only=1 ;;
-	-h | --help) sed -n '4,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+	-h | --help) sed -n '4,13p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
 	-*) echo "run.sh: unknown option $a" >&2; exit 2 ;;
 	*) pats+=("$a") ;;
 	esac
@@ -35,6 +36,9 @@ passed=0 failed=0 skipped=0
 work=$(mktemp -d /tmp/trigrec-run.XXXXXX) || exit 1
 trap 'rm -rf "$work"' EXIT
 trap 'echo "interrupted"; exit 130' INT TERM
+
+# V=1 (make check V=1): each command as it is run.
+show_cmd() { [ "${V:-0}" = 1 ] && echo "+ $*"; return 0; }
 
 selected() {
 	local p
@@ -95,6 +99,7 @@ for src in "$ROOT"/tests/unit/test_*.c; do
 		continue
 	fi
 	log=$work/$name.log
+	show_cmd "(cd $ROOT && timeout -k 5 $UNIT_TIMEOUT $bin)"
 	(cd "$ROOT" && timeout -k 5 "$UNIT_TIMEOUT" "$bin") >"$log" 2>&1
 	st=$?
 	grep -vE '^unit [^ ]+: [0-9]+ passed' "$log"
@@ -105,19 +110,26 @@ done
 if [ "$unit_only" -eq 0 ]; then
 	echo "integration tests (tests/integration/*.sh)"
 	# Live-kernel suites disturb each other (a frozen gate drops records for
-	# every perf user): one at a time on this machine, whoever runs them.
+	# every perf user): one at a time on this machine, whoever runs them. The
+	# lock is taken before the first one that traces, so a run of no-root
+	# files only (tests/run.sh contributing) never waits for it.
 	. "$ROOT/tests/trace-lock.sh"
-	trace_lock
+	locked=0
 	for t in "$ROOT"/tests/integration/*.sh; do
 		[ -e "$t" ] || continue
 		name=$(basename "$t" .sh)
 		case $name in lib|*_lib) continue ;; esac # sourced helpers, not tests
 		selected "$name" || continue
 		echo "$name"
-		if [ "$(id -u)" -ne 0 ]; then
+		if grep -qx '# trigrec-test: no-root' "$t"; then
+			: # reads the tree only: no root, no trace lock
+		elif [ "$(id -u)" -ne 0 ]; then
 			echo "  skip $name: needs root (BPF programs and perf events system-wide)"
 			skipped=$((skipped + 1))
 			continue
+		elif [ "$locked" = 0 ]; then
+			trace_lock
+			locked=1
 		fi
 		log=$work/$name.log
 		t0=$(date +%s)
@@ -125,6 +137,7 @@ if [ "$unit_only" -eq 0 ]; then
 		# signals its whole process group: trigrec and workloads too. The
 		# output goes to a file (followed until the test ends), not a pipe
 		# that a stray background process could hold open.
+		show_cmd "timeout -k 10 $INTEG_TIMEOUT bash $t"
 		timeout -k 10 "$INTEG_TIMEOUT" bash "$t" >"$log" 2>&1 </dev/null &
 		tpid=$!
 		tail -n +1 -s 0.1 --pid=$tpid -f "$log" | grep -vE '^integ [^ ]+: [0-9]+ passed'

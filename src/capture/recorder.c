@@ -391,9 +391,9 @@ static int open_cgroup(struct recorder *r)
 		return -EINVAL;
 	}
 	cgroup2_mount(mnt, sizeof(mnt));
-	if (cg[0] == '/' || (cg[0] == '.' && (cg[1] == '/' || (cg[1] == '.' && cg[2] == '/'))))
-		snprintf(r->cgroup_path, sizeof(r->cgroup_path), "%s", cg);
-	else if (mnt[0])
+	/* A path (absolute or ./, ../) as given; a bare name under the cgroup2 mount. */
+	if (cg[0] != '/' && !(cg[0] == '.' && (cg[1] == '/' || (cg[1] == '.' && cg[2] == '/'))) &&
+	    mnt[0])
 		snprintf(r->cgroup_path, sizeof(r->cgroup_path), "%s/%s", mnt, cg);
 	else
 		snprintf(r->cgroup_path, sizeof(r->cgroup_path), "%s", cg);

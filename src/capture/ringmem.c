@@ -210,8 +210,8 @@ static void probe_memcg(struct ringmem_have *h)
 		return;
 	for (;;) {
 		char lp[sizeof(dir) + 32], up[sizeof(dir) + 32], *slash;
-		uint64_t limit, usage;
-		int lmax, umax;
+		uint64_t limit = 0, usage = 0;
+		int lmax = 0, umax = 0;
 
 		snprintf(dir, sizeof(dir), "%s%s", mnt, rel);
 		snprintf(lp, sizeof(lp), "%s/%s", dir, v1 ? "memory.limit_in_bytes" : "memory.max");

@@ -371,7 +371,7 @@ static void lower(char *dst, const char *src, size_t size)
 {
 	size_t i;
 
-	for (i = 0; i + 1 < size && src[i]; i++)
+	for (i = 0; src && i + 1 < size && src[i]; i++)
 		dst[i] = (char)tolower((unsigned char)src[i]);
 	dst[i] = '\0';
 }

@@ -242,6 +242,7 @@ static int is_thread_key(const struct trigrec_keyspec *k)
 
 static int add_link(struct bpfctl *b, struct bpf_link *l)
 {
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers, sized as such */
 	struct bpf_link **links = realloc(b->links, (b->nr_links + 1) * sizeof(*links));
 
 	if (!links) {

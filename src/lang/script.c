@@ -2109,6 +2109,7 @@ static const char *runnable(const char *cmd, char *why, size_t len)
 		struct stat st;
 
 		if (stat(cmd, &st))
+			/* NOLINTNEXTLINE(bugprone-branch-clone): each failing call, its own errno */
 			snprintf(why, len, "%s", strerror(errno));
 		else if (S_ISDIR(st.st_mode))
 			snprintf(why, len, "it is a directory");

@@ -968,7 +968,7 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 					    "for --post)",
 					    t->len > 40 ? 40 : (int)t->len, t->s);
 		} else if (is_word(t, "cooldown")) {
-			uint64_t ns;
+			uint64_t ns = 0;
 
 			ps->i++;
 			if (parse_dur(ps, &ns, "cooldown"))
@@ -1216,7 +1216,6 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 		if (parse_opt_filter(ps, &ev->filter))
 			return -EINVAL;
 		if (is_word(cur(ps), "count")) {
-			t = cur(ps);
 			if (!is_punct(peek(ps, 1), P_GE))
 				return perr(ps, peek(ps, 1)->pos, "expected '>=' after 'count' "
 					    "(count >= N fires on the Nth match)");

@@ -388,7 +388,8 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 	} else {
 		swap_triggers(s->c, rc->nc);
 	}
-	s->generation = nb->opts.generation;
+	if (nb) /* NULL: nothing could be loaded again; the generation stays */
+		s->generation = nb->opts.generation;
 	s->b = nb;
 	if (s->m)
 		metrics__set_triggers(s->m, s->c, nb);
@@ -577,7 +578,7 @@ static void on_written(void *ctx, const struct snap_report *rep)
 	status__observe(s->status, rep);
 
 	/* Retention first: the metrics then say what the directory holds now. */
-	if (s->ret && !rep->err)
+	if (s->ret && !rep->err && rep->out)
 		retention__enforce(s->ret, rep->out->path,
 				   rep->out->data_bytes + rep->out->sidecar_bytes);
 	if (s->m) {

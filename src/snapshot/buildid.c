@@ -397,7 +397,7 @@ static int cache_file(struct bid_cache *c, const char *path, uint32_t pid, uint6
 
 	if (pid && pid != (uint32_t)-1) {
 		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", pid,
-			 (unsigned long long)start, (unsigned long long)(start + len));
+			 (unsigned long long)start, (unsigned long long)start + len);
 		fd = open(mf, O_RDONLY | O_CLOEXEC);
 	}
 	if (fd < 0) {
@@ -563,7 +563,7 @@ static const char *seen_name(const struct bid_set *s, const char *name)
 int bid_set__kernel(struct bid_set *s)
 {
 	static const char name[] = "[kernel.kallsyms]";
-	struct build_id bid;
+	struct build_id bid = { 0 }; /* -errno of 0 must not push garbage */
 	int r = seen_add(s, name);
 
 	if (r <= 0)
@@ -576,7 +576,7 @@ int bid_set__kernel(struct bid_set *s)
 int bid_set__map(struct bid_set *s, uint32_t pid, uint64_t start, uint64_t len, uint64_t ino,
 		 const char *name)
 {
-	struct build_id bid;
+	struct build_id bid = { 0 }; /* -errno of 0 must not push garbage */
 	size_t nl = strlen(name);
 	int r;
 

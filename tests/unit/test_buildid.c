@@ -167,7 +167,7 @@ TEST(set_and_cache)
 	/* a second snapshot: cached, nothing stored again */
 	s = bid_set__new(c);
 	CHECK_EQ(bid_set__map(s, 0, 0x1000, 0x1000, st.st_ino, copy), 0);
-	e = bid_set__entries(s, &nr);
+	bid_set__entries(s, &nr);
 	CHECK_EQ(nr, 1);
 	CHECK_EQ(bid_cache__stored(c), 3);
 	bid_set__free(s);

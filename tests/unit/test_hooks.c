@@ -315,6 +315,7 @@ TEST(child_fds_and_output_logged)
 			 "readlink /proc/self/fd/0; echo to-stderr >&2; exec ls /proc/self/fd", "{data}",
 			 NULL };
 	char *argv2[] = { "/bin/sh", "-c",
+			  /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one script, two lines */
 			  "i=0; while [ $i -lt 60 ]; do echo line$i; i=$((i+1)); done; "
 			  "head -c 3000 /dev/zero | tr '\\0' x; echo; printf 'no-newline'", "{data}",
 			  NULL };

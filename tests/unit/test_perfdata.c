@@ -390,8 +390,7 @@ TEST(synth_maps_layout)
 	memcpy(&u32, b + 64, 4);
 	CHECK_EQ(u32, 5);
 	CHECK_STR((const char *)b + 72, "/usr/bin/x");
-	n = pd_synth_mmap2(buf, sizeof(buf), &a, 9, 10, 11, 0x400000, 0x1000, 0, 0, 0, 0, 1, 2,
-			   "/data");
+	pd_synth_mmap2(buf, sizeof(buf), &a, 9, 10, 11, 0x400000, 0x1000, 0, 0, 0, 0, 1, 2, "/data");
 	CHECK_EQ(hdr_of(buf).misc,
 		 PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
 	CHECK_EQ(pd_synth_mmap2(buf, 64, &a, 9, 10, 11, 0, 1, 0, 0, 0, 0, 1, 2, "/x"), -ENOSPC);
@@ -602,7 +601,7 @@ static int build_file_meta(struct fixture *fx, void (*more)(struct pd_meta *))
 		unsigned char *big = malloc(65536), *raw = malloc(65536);
 		uint32_t x = 12345;
 
-		n = sched_switch(&fx->sw, rec, 101, T0 + 9000, 0, "giant", 3000, 0, "other", 2000);
+		sched_switch(&fx->sw, rec, 101, T0 + 9000, 0, "giant", 3000, 0, "other", 2000);
 		if (big && raw) {
 			memcpy(raw, rec + 44, fx->sw.fixed);
 			for (int i = fx->sw.fixed; i < 65400; i++)

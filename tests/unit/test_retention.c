@@ -202,7 +202,7 @@ TEST(choose_never_removes_the_protected_one)
 TEST(enforce_counts_and_removes_only_our_pairs)
 {
 	struct retention_limits l = { .files = 2 };
-	struct retention_stats st;
+	struct retention_stats st = { 0 };
 	struct retention *r;
 	char b[5][128], p[2048], f[1024];
 	time_t now = time(NULL);
@@ -269,7 +269,7 @@ out:
 TEST(enforce_bytes_and_age)
 {
 	struct retention_limits lb = { .bytes = 2500 }, la = { .age_ns = 3600 * SEC };
-	struct retention_stats st;
+	struct retention_stats st = { 0 };
 	struct retention *r;
 	char b[4][128], f[1024];
 	time_t now = time(NULL);
@@ -305,7 +305,7 @@ TEST(enforce_bytes_and_age)
 TEST(enforce_without_limits_only_counts)
 {
 	struct retention_limits none = { 0 };
-	struct retention_stats st;
+	struct retention_stats st = { 0 };
 	struct retention *r;
 	char b[128];
 
@@ -371,7 +371,7 @@ out:
 static void cost(int n)
 {
 	struct retention_limits l = { .files = n };
-	struct retention_stats st;
+	struct retention_stats st = { 0 };
 	struct retention *r;
 	char b[128], p[2048];
 	time_t now = time(NULL);
@@ -406,7 +406,7 @@ static void cost(int n)
 	log_level = lvl;
 	CHECK_EQ(st.files, n);
 	printf("    cost with %d snapshots: scan %.0f us, scan + remove one %.0f us\n", n,
-	       scan / rounds / 1e3, del / rounds / 1e3);
+	       (double)scan / rounds / 1e3, (double)del / rounds / 1e3);
 out:
 	rm_tmp();
 }

@@ -311,7 +311,7 @@ TEST(head_moved_during_copy)
 TEST(zero_and_bad_sizes)
 {
 	uint64_t buf[32] = { 0 };
-	struct perf_event_header *h = (void *)buf;
+	struct perf_event_header *h;
 	struct walk_log l = { 0 };
 	size_t used;
 

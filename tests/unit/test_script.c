@@ -365,6 +365,7 @@ TEST(trigger_blocks_are_trigger_text)
 		"on sched:sched_switch if prev_state == 2 && next_comm ~ \"kworker*\"",
 		"sched:sched_switch if prev_state & 2 count >= 3",
 		"event signal:signal_deliver if sig == 11\n  post 5ms\n  cooldown 1s\n  max 4",
+		/* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one body, two lines */
 		"latency sched:sched_wakeup by pid -> sched:sched_switch by next_pid > 5ms\n"
 		"  where comm ~ \"post*\"  # a condition on both ends\n  limit 2/min",
 		"latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit > 20ms if id == 0 where id != 231",
@@ -610,10 +611,11 @@ TEST(trigger_errors)
 
 TEST(run_limits)
 {
-	char *text = malloc(64 * 1024);
+	char *text;
 	size_t n = 0;
 
 	FAKE();
+	text = malloc(64 * 1024);
 	if (!text)
 		return 1;
 	/* 64 triggers fit; the 65th is one too many; manual ones do not count. */
@@ -676,10 +678,11 @@ TEST(pathological_text)
 	struct trigrec_config c;
 	double t0 = now();
 	size_t big = 1000000;
-	char *s = malloc(big + 64), buf[8192];
+	char *s, buf[8192];
 	int n;
 
 	FAKE();
+	s = malloc(big + 64);
 	if (!s)
 		return 1;
 	/* A 1 MB line. */

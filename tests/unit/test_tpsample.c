@@ -76,7 +76,7 @@ static int check_sample(uint64_t st, int nr_ips)
 	uint8_t in[512], out[512];
 	size_t n = kernel_sample(in, st, 123456789, 3141, nr_ips);
 	const uint8_t *raw = tp_raw((struct perf_event_header *)in, st);
-	struct pd_rec_info info;
+	struct pd_rec_info info = { 0 };
 	uint32_t common_pid;
 	int r;
 
@@ -120,7 +120,7 @@ TEST(lost_record_trailer)
 		uint64_t time, ident;               /* kernel trailer: TIME, IDENTIFIER */
 	} in = { { PERF_RECORD_LOST, 0, sizeof(in) }, ID, 17, 999, ID };
 	uint8_t out[128];
-	struct pd_rec_info info;
+	struct pd_rec_info info = { 0 };
 	uint64_t lost;
 	int r = tp_complete(&in.h, KERNEL_ST, 1, 2, 1, out, sizeof(out));
 
