@@ -383,8 +383,8 @@ main_rings() {
 	local i n=${J[cpus#]:-0} rec=0 by=0 rb=0
 	for ((i = 0; i < n; i++)); do
 		[ "${J[cpus.$i.ring]}" = main ] || continue
-		rec=$((rec + ${J[cpus.$i.records]}))
-		by=$((by + ${J[cpus.$i.bytes]}))
+		rec=$((rec + ${J[cpus.$i.records]:-0}))
+		by=$((by + ${J[cpus.$i.bytes]:-0}))
 		rb=${J[cpus.$i.ring_bytes]}
 	done
 	echo "$rec $by $rb"
