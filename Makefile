@@ -198,10 +198,12 @@ SH_SRCS   := .ci/run contrib/trigrec.bash-completion tests/kernels/init \
 TOOL_SRCS := $(wildcard tools/*.c)
 FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 # The C the project wrote, userspace only (clang-tidy) and with BPF (clang-format);
-# vmlinux/ and generated headers are not ours.
+# vmlinux/ and generated headers (tests/fuzz/kernel_formats.h, from
+# gen-kernel-formats.sh) are not ours.
 USER_C    := $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) $(BENCH_SRCS) $(TOOL_SRCS) $(FUZZ_SRCS)
-FORMAT_SRCS := $(sort $(USER_C) $(wildcard src/*/*.h include/*.h bpf/*.bpf.c bpf/*.h \
-		tests/unit/*.h tests/helpers/*.h tests/fuzz/*.h bench/*.h tools/*.h))
+FORMAT_SRCS := $(filter-out tests/fuzz/kernel_formats.h, \
+	       $(sort $(USER_C) $(wildcard src/*/*.h include/*.h bpf/*.bpf.c bpf/*.h \
+		tests/unit/*.h tests/helpers/*.h tests/fuzz/*.h bench/*.h tools/*.h)))
 TIDY_SRCS := $(USER_C)
 CLANG_TIDY   ?= clang-tidy
 CLANG_FORMAT ?= clang-format
