@@ -323,6 +323,7 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 	     a->on_snapshot_timeout_ns != b->on_snapshot_timeout_ns ||
 	     a->on_snapshot_jobs != b->on_snapshot_jobs, "on_snapshot");
 	DIFF(a->zstd_level != b->zstd_level, "compress");
+	DIFF(a->no_buildid_cache != b->no_buildid_cache, "buildid_cache");
 	DIFF(str_differ(a->control, b->control) || a->count != b->count ||
 	     a->no_final != b->no_final || a->no_align != b->no_align, "run options");
 #undef DIFF
@@ -741,6 +742,7 @@ int session__start(struct session *s)
 	s->sc.callgraph = c->callgraph;
 	_Static_assert(CONFIG_ZSTD_LEVEL_MAX == PD_ZSTD_LEVEL_MAX, "one zstd level range");
 	s->sc.zstd_level = c->zstd_level;
+	s->sc.no_buildid_cache = c->no_buildid_cache; /* read by snapshot_ctx__init */
 	s->sc.max_bytes = c->keep_bytes;
 	if (snapshot_ctx__init(&s->sc, s->r))
 		return cancelled() ? -EINTR : -EINVAL;
