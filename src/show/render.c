@@ -39,7 +39,7 @@ static const char page_js[] =
 "(function(){\n"
 "const D=JSON.parse(document.getElementById('data').textContent);\n"
 "const NS='http://www.w3.org/2000/svg';\n"
-"const LW=80, LH=36, TOP=28, span=Math.max(1,D.win[1]-D.win[0]);\n"
+"const LW=80, LH=46, TOP=28, span=Math.max(1,D.win[1]-D.win[0]);\n"
 "const svg=document.getElementById('tl');\n"
 "let W=Math.max(400,document.getElementById('wrap').clientWidth-LW-10);\n"
 "const H=TOP+D.cpus.length*LH+10;\n"
@@ -64,17 +64,18 @@ static const char page_js[] =
 "const t=el('title',{},r);t.textContent=s.label;});\n"
 "const gr=el('g',{id:'runs'},view);\n"
 "D.runs.forEach(r=>{const i=laneOf[r[0]];if(i===undefined)return;"
-"el('rect',{x:bx(r[1]),y:TOP+i*LH+2,width:Math.max(bx(r[2])-bx(r[1]),0.0001),height:14,"
+"el('rect',{x:bx(r[1]),y:TOP+i*LH+2,width:Math.max(bx(r[2])-bx(r[1]),0.0001),height:20,"
 "fill:tcol(r[4]),'class':'run'},gr);});\n"
 "const gm=el('g',{id:'marks'},view);\n"
 "const byLane=D.cpus.map(()=>[]);\n"
 "D.recs.forEach((r,k)=>{const i=laneOf[r[1]];byLane[i].push(k);"
-"el('line',{x1:bx(r[0]),x2:bx(r[0]),y1:TOP+i*LH+18,y2:TOP+i*LH+30,stroke:pal[r[2]%pal.length],"
+"el('line',{x1:bx(r[0]),x2:bx(r[0]),y1:TOP+i*LH+25,y2:TOP+i*LH+40,stroke:pal[r[2]%pal.length],"
 "'class':'mark'},gm);});\n"
 "const runsByLane=D.cpus.map(()=>[]);D.runs.forEach((r,k)=>{const i=laneOf[r[0]];if(i!==undefined)runsByLane[i].push(k);});\n"
 "if(D.trig){const x=bx(D.trig.t);"
 "el('line',{id:'trigger',x1:x,x2:x,y1:TOP-8,y2:TOP+D.cpus.length*LH,'class':'trigger'},view);}\n"
 "const axis=el('g',{id:'axis'},svg);\n"
+"const labels=el('g',{id:'labels','clip-path':'url(#clip)'},svg);\n"
 "let v0=0,v1=span;\n"
 "function fmt(ns){const a=Math.abs(ns);let s;if(a>=1e9)s=(ns/1e9).toFixed(3)+' s';"
 "else if(a>=1e6)s=(ns/1e6).toFixed(3)+' ms';else if(a>=1e3)s=(ns/1e3).toFixed(3)+' us';"
@@ -83,6 +84,11 @@ static const char page_js[] =
 "function draw(){const sx=span/(v1-v0);"
 "view.setAttribute('transform','translate('+(LW-bx(v0)*sx)+',0) scale('+sx+',1)');"
 "while(axis.firstChild)axis.removeChild(axis.firstChild);"
+"while(labels.firstChild)labels.removeChild(labels.firstChild);"
+"for(const u of D.runs){const i=laneOf[u[0]];if(i===undefined||u[2]<v0||u[1]>v1)continue;"
+"const a=LW+(Math.max(u[1],v0)-v0)/(v1-v0)*W,b=LW+(Math.min(u[2],v1)-v0)/(v1-v0)*W;"
+"if(b-a<70)continue;const l=el('text',{x:a+3,y:TOP+i*LH+16,'class':'runlabel'},labels);"
+"l.textContent=u[5]+' '+u[4];}"
 "const raw=(v1-v0)/8, p=Math.pow(10,Math.floor(Math.log10(raw)));"
 "const step=[1,2,5,10].map(m=>m*p).find(s=>s>=raw)||raw;"
 "for(let t=Math.ceil((v0-ref)/step)*step+ref;t<=v1;t+=step){const x=LW+(t-v0)/(v1-v0)*W;"
@@ -125,7 +131,7 @@ static const char page_js[] =
 "D.t0s=function(rel){const b=BigInt(D.t0)+BigInt(Math.round(rel));const s=b/1000000000n,n=b%1000000000n;"
 "return s+'.'+n.toString().padStart(9,'0');};\n"
 "const lg=document.getElementById('legend');\n"
-"D.events.forEach((n,i)=>{const s=document.createElement('span');s.className='ev';"
+"D.events.forEach((n,i)=>{if(!D.evcount[i])return;const s=document.createElement('span');s.className='ev';"
 "s.innerHTML='<i style=\"background:'+pal[i%pal.length]+'\"></i>'+esc(n)+' ('+D.evcount[i]+')';lg.appendChild(s);});\n"
 "D.spans.forEach(sp=>{const s=document.createElement('span');s.className='ev';"
 "s.innerHTML='<i class=\"sw '+sp.kind+'\"></i>'+esc(sp.label);lg.appendChild(s);});\n"
@@ -140,11 +146,11 @@ static const char page_js[] =
 static const char page_css[] =
 "body{font:13px/1.4 system-ui,sans-serif;margin:12px;color:#222;background:#fff}\n"
 "h1{font-size:16px;margin:0 0 6px}\n"
-"pre{font:12px/1.35 ui-monospace,monospace;background:#f6f6f6;padding:8px;overflow:auto;max-height:40vh}\n"
+"pre{font:12px/1.35 ui-monospace,monospace;background:#f6f6f6;padding:8px;overflow:auto;max-height:none}\n"
 "#wrap{border:1px solid #ccc;overflow:hidden;user-select:none;cursor:crosshair}\n"
 ".lanebg{fill:#fafafa;stroke:#e3e3e3}.lanelabel{font-size:12px;fill:#444}\n"
 ".mark{stroke-width:1px;vector-effect:non-scaling-stroke}\n"
-".run{stroke:none;opacity:.9}\n"
+".run{stroke:none;opacity:.9}.runlabel{font-size:11px;fill:#111;pointer-events:none}\n"
 ".trigger{stroke:#d62728;stroke-width:2px;vector-effect:non-scaling-stroke}\n"
 ".span{stroke:none}.span.latency{fill:rgba(255,127,14,.22)}.span.rate{fill:rgba(148,103,189,.22)}"
 ".span.post{fill:rgba(120,120,120,.18)}\n"
@@ -182,15 +188,16 @@ int show__write_html(const struct show *s, FILE *out, int nlast)
 		  strlen(jv_str(s->sc, "trigger.name", s->data_path)));
 	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>trigrec snapshot: ", page_css);
 	html_text(out, s->data_path, strlen(s->data_path));
-	fputs("</h1>\n<details open><summary>what fired, the window, the busiest tasks and events"
-	      "</summary><pre id=\"summary\">", out);
-	html_text(out, sum, sumlen);
-	free(sum);
-	fputs("</pre></details>\n<div id=\"legend\"></div>\n<div id=\"range\"></div>\n"
+	fputs("</h1>\n<div id=\"legend\"></div>\n<div id=\"range\"></div>\n"
 	      "<div id=\"wrap\"><svg id=\"tl\" xmlns=\"http://www.w3.org/2000/svg\"></svg></div>\n"
 	      "<p>One lane per CPU: the bar shows which task ran (from sched_switch, where recorded; "
 	      "hover for the task), each tick below it is one record (hover for its fields). "
 	      "Wheel: zoom; drag: pan; double-click: the whole window.</p>\n"
+	      "<details open><summary>what fired, the window, the busiest tasks and events "
+	      "(trigrec show)</summary><pre id=\"summary\">", out);
+	html_text(out, sum, sumlen);
+	free(sum);
+	fputs("</pre></details>\n"
 	      "<div id=\"tip\"></div>\n<script id=\"data\" type=\"application/json\">\n{", out);
 	/* times relative to the window start: exact in a double (the absolute ones are not) */
 	fprintf(out, "\"t0\":\"%" PRIu64 "\",\"win\":[0,%" PRIu64 "],\"cpus\":[", t0,
