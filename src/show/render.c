@@ -141,6 +141,21 @@ static const char page_js[] =
 "document.body.dataset.marks=document.querySelectorAll('line.mark').length;\n"
 "document.body.dataset.runs=document.querySelectorAll('rect.run').length;\n"
 "document.body.dataset.rendered='yes';\n"
+/* #selftest: drive hover, wheel and drag as a user would; the tests read the results from the DOM */
+"if(location.hash==='#selftest'&&D.trig){const r=svg.getBoundingClientRect(),i=laneOf[D.trig.cpu];"
+"const mx=t=>r.left+LW+(t-v0)/(v1-v0)*W,my=r.top+TOP+i*LH+32;"
+"svg.dispatchEvent(new MouseEvent('mousemove',{clientX:mx(D.trig.t),clientY:my,bubbles:true}));"
+"document.body.dataset.tip=tip.textContent;"
+"const w0=v1-v0;svg.dispatchEvent(new WheelEvent('wheel',{deltaY:-600,clientX:mx(D.trig.t),"
+"clientY:my,bubbles:true,cancelable:true}));"
+"document.body.dataset.zoom=(w0/(v1-v0)).toFixed(2);"
+"document.body.dataset.trigInView=(D.trig.t>=v0&&D.trig.t<=v1)?'yes':'no';"
+"const a0=v0,x0=mx((v0+v1)/2);svg.dispatchEvent(new MouseEvent('mousedown',{clientX:x0,clientY:my,bubbles:true}));"
+"svg.dispatchEvent(new MouseEvent('mousemove',{clientX:x0+W/4,clientY:my,bubbles:true}));"
+"window.dispatchEvent(new MouseEvent('mouseup',{}));"
+"document.body.dataset.pan=(v0<a0)?'left':(v0>a0?'right':'none');"
+"svg.dispatchEvent(new MouseEvent('dblclick',{bubbles:true}));"
+"document.body.dataset.reset=(v0===0&&v1===span)?'yes':'no';}\n"
 "})();\n";
 
 static const char page_css[] =

@@ -8,8 +8,10 @@
 #  - --chrome-json: valid JSON (python3), a track per CPU and per thread, an
 #    instant per record, the trigger as a global instant;
 #  - --html: loaded in headless Chromium, its DOM after the scripts ran has a
-#    lane per CPU, a mark per record, the trigger marker and the spans; a
-#    screenshot is kept in tests/out/show.png;
+#    lane per CPU, a mark per record, the trigger marker and the spans; with
+#    #selftest the page itself hovers the trigger's mark, zooms, drags and
+#    resets, and the DOM says what happened; a screenshot is kept in
+#    tests/out/show.png;
 #  - a rate trigger with a post window, zstd-compressed; and the errors.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -140,10 +142,10 @@ check_eq "the thread's track" "$(grep '^thread=' <<<"$res")" "thread=trigwork $T
 check_eq "timestamps" "$(grep '^sane=' <<<"$res")" "sane=True"
 t_end
 
-# chromium_dom HTML OUT: the DOM after the page's scripts ran.
+# chromium_dom HTML OUT [#FRAGMENT]: the DOM after the page's scripts ran.
 chromium_dom() {
 	timeout -k 5 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
-		--user-data-dir="$TMP/chromium" --window-size=1400,900 --dump-dom "file://$1" \
+		--user-data-dir="$TMP/chromium" --window-size=1400,900 --dump-dom "file://$1${3-}" \
 		>"$2" 2>"$2.err"
 }
 # dom_counts FILE: what the checks need, one "key=value" a line.
@@ -170,7 +172,8 @@ class P(HTMLParser):
 P().feed(open(sys.argv[1]).read())
 for k, v in c.items(): print("%s=%d" % (k, v))
 print("rendered=%s" % body.get("data-rendered", "no"))
-print("data-marks=%s" % body.get("data-marks", "?"))
+for k, v in body.items():
+    if k.startswith("data-"): print("%s=%s" % (k, v))
 PYEOF
 }
 
@@ -192,6 +195,18 @@ else
 		check_eq "no external resource" "$(grep '^ext=' <<<"$d")" "ext=0"
 	else
 		t_fail "chromium --dump-dom failed: $(log_tail "$TMP/dom.html.err")"
+	fi
+	# #selftest: the page hovers the trigger's mark, zooms with the wheel there, drags, resets
+	if chromium_dom "$TMP/show.html" "$TMP/dom2.html" "#selftest"; then
+		d=$(dom_counts "$TMP/dom2.html")
+		check_match "hover on the trigger's mark shows its event and fields" "$(grep '^data-tip=' <<<"$d")" \
+			"^data-tip=syscalls:sys_exit_nanosleep 0 ns from the trigger$(fmt_ns "$tt") CPU $(j trigger.cpu)trigwork $(j trigger.pid)/$TID.*ret=0$"
+		check_match "wheel zooms in" "$(grep '^data-zoom=' <<<"$d")" '^data-zoom=([2-9]|[1-9][0-9]+)\.[0-9]+$'
+		check_eq "around the cursor: the trigger stays in view" "$(grep '^data-trig-in-view=' <<<"$d")" "data-trig-in-view=yes"
+		check_eq "dragging right shows earlier times" "$(grep '^data-pan=' <<<"$d")" "data-pan=left"
+		check_eq "double-click shows the whole window" "$(grep '^data-reset=' <<<"$d")" "data-reset=yes"
+	else
+		t_fail "chromium --dump-dom #selftest failed: $(log_tail "$TMP/dom2.html.err")"
 	fi
 	rm -f "$OUTDIR/show.png"
 	timeout -k 5 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
