@@ -324,7 +324,29 @@ static int walk_records(struct pdr_file *f, const uint8_t *p, size_t len, uint64
 	return 0;
 }
 
-/* The data section with every PERF_RECORD_COMPRESSED replaced by what it holds. */
+/* Room for n more bytes in f->plain (doubling). */
+static int plain_room(struct pdr_file *f, size_t *cap, size_t len, size_t n)
+{
+	uint8_t *np;
+	size_t nc = *cap;
+
+	while (nc - len < n)
+		nc = nc * 2 + n;
+	if (nc == *cap)
+		return 0;
+	np = realloc(f->plain, nc);
+	if (!np)
+		return -ENOMEM;
+	f->plain = np;
+	*cap = nc;
+	return 0;
+}
+
+/*
+ * The data section with every PERF_RECORD_COMPRESSED replaced by what it
+ * holds: one zstd stream through the whole section, as perf reads it
+ * (records may continue from one payload into the next).
+ */
 static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *plain_len,
 		      char *err, size_t errlen)
 {
@@ -333,11 +355,8 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 	int ret = 0;
 
 	f->plain = malloc(cap);
-	if (!ds || !f->plain) {
-		snprintf(err, errlen, "out of memory for the decompressed data");
-		ret = -ENOMEM;
-		goto out;
-	}
+	if (!ds || !f->plain)
+		goto oom;
 	ZSTD_initDStream(ds);
 	for (size_t o = 0; o < len; ) {
 		const struct perf_event_header *h = (const void *)(p + o);
@@ -348,19 +367,22 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 			goto out;
 		}
 		if (h->type != REC_COMPRESSED) {
-			if (cap - n < h->size) {
-				ret = -ENOMEM;
-				goto grow;
-			}
+			if (plain_room(f, &cap, n, h->size))
+				goto oom;
 			memcpy(f->plain + n, h, h->size);
 			n += h->size;
 		} else {
 			ZSTD_inBuffer in = { h + 1, h->size - sizeof(*h), 0 };
 
-			while (in.pos < in.size) {
-				ZSTD_outBuffer ob = { f->plain + n, cap - n, 0 };
-				size_t r = ZSTD_decompressStream(ds, &ob, &in);
+			/* until the payload is consumed and zstd holds nothing back (output not full) */
+			for (;;) {
+				ZSTD_outBuffer ob;
+				size_t r;
 
+				if (plain_room(f, &cap, n, 65536))
+					goto oom;
+				ob = (ZSTD_outBuffer){ f->plain + n, cap - n, 0 };
+				r = ZSTD_decompressStream(ds, &ob, &in);
 				if (ZSTD_isError(r)) {
 					snprintf(err, errlen, "PERF_RECORD_COMPRESSED at data offset %zu: "
 						 "zstd: %s", o, ZSTD_getErrorName(r));
@@ -368,27 +390,11 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 					goto out;
 				}
 				n += ob.pos;
-				if (n == cap) {
-					uint8_t *np = realloc(f->plain, cap *= 2);
-
-					if (!np)
-						goto oom;
-					f->plain = np;
-				}
+				if (in.pos == in.size && ob.pos < ob.size)
+					break;
 			}
 		}
 		o += h->size;
-		continue;
-grow:
-		{
-			uint8_t *np = realloc(f->plain, cap = cap * 2 + h->size);
-
-			if (!np)
-				goto oom;
-			f->plain = np;
-			ret = 0;
-			/* not advanced: the record is copied on the next turn */
-		}
 	}
 	*plain_len = n;
 	goto out;

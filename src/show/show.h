@@ -69,7 +69,7 @@ void show__free(struct show *s);
 
 /* The terminal report; nlast: how many of the triggering thread's records. */
 void show__print(const struct show *s, FILE *out, int nlast);
-/* The HTML page (render.c); max_marks: records drawn at most. 0 or -errno. */
+/* The HTML page (render.c), with the report (nlast as above) under the timeline. 0 or -errno. */
 int show__write_html(const struct show *s, FILE *out, int nlast);
 /* Trace Event Format JSON (render.c). 0 or -errno. */
 int show__write_chrome(const struct show *s, FILE *out);

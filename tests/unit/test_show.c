@@ -191,7 +191,7 @@ static int pg(uint8_t *buf, uint64_t t, uint32_t cpu, uint32_t pid, uint32_t tid
 static uint64_t ids_sw[] = { 101, 102 }, ids_pg[] = { 201, 202 }, ids_d[] = { 301, 302 };
 
 /* The snapshot: a worker (100) and another (200, threads 200 and 201); a rate trigger on CPU 1. */
-static int write_snapshot(const char *dir, int zlevel, char *data, char *json)
+static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *json, int bulk)
 {
 	struct pd_event evs[3] = { 0 };
 	struct pd_meta meta = { .hostname = "h", .osrelease = "6.0", .version = "t", .arch = "x",
@@ -249,6 +249,8 @@ static int write_snapshot(const char *dir, int zlevel, char *data, char *json)
 	PUT(sw(rec, T0 + 1500, 0, "worker", 100, "swapper/0", 0));
 	PUT(pg(rec, T0 + 1550, 1, 200, 201, 9));  /* another thread of 200 */
 	PUT(pg(rec, T0 + 1600, 1, 200, 200, 7));  /* the trigger's record */
+	for (int i = 0; i < bulk; i++)
+		PUT(pg(rec, T0 + 2000 + i, i & 1, 300, 300 + i % 7, 1000000 + i));
 #undef PUT
 	if (!err)
 		err = pd_writer__finish(w, &meta);
@@ -274,6 +276,11 @@ static int write_snapshot(const char *dir, int zlevel, char *data, char *json)
 		"{\"cpu\": 2, \"ring\": \"main\", \"wrapped\": false, \"lost\": 0}, {\"cpu\": 0, "
 		"\"ring\": \"tracking\"}]}\n", data, T0 + 1590, T0 + 1000, T0 + 1600);
 	return fclose(f) ? -errno : 0;
+}
+
+static int write_snapshot(const char *dir, int zlevel, char *data, char *json)
+{
+	return write_snapshot_bulk(dir, zlevel, data, json, 0);
 }
 
 static char *report(const struct show *s, int nlast, size_t *len)
@@ -437,6 +444,51 @@ TEST(snapshot_read_back_zstd)
 	return check_snapshot(3);
 }
 
+/* 200 000 records: many COMPRESSED payloads, one zstd stream; the same records as plain. */
+TEST(zstd_many_payloads)
+{
+	char dir[] = "/tmp/trigrec-show-XXXXXX", d1[128], j1[128], d2[128], j2[128], err[512];
+	char a[256], b[256], cmd[160];
+	struct show *p = NULL, *z = NULL;
+	int bulk = 200000;
+
+	CHECK(mkdtemp(dir));
+	CHECK_EQ(write_snapshot_bulk(dir, 0, d1, j1, bulk), 0);
+	snprintf(cmd, sizeof(cmd), "mv %s %s/plain.data", d1, dir);
+	CHECK_EQ(system(cmd), 0);
+	snprintf(d1, sizeof(d1), "%s/plain.data", dir);
+	CHECK_EQ(write_snapshot_bulk(dir, 1, d2, j2, bulk), 0);
+	p = show__open_pair(d1, NULL, err, sizeof(err));
+	z = show__open_pair(d2, NULL, err, sizeof(err));
+	CHECK(p && z);
+	if (p && z) {
+		CHECK_EQ(z->pd->compressed, 1);
+		CHECK_EQ(p->nr, 8 + bulk);
+		CHECK_EQ(z->nr, p->nr);
+		for (size_t i = 0; i < p->nr && i < z->nr; i += 997) {
+			pdr_fields_str(p->pd->attrs[p->recs[i].attr].fmt, p->recs[i].pr->raw,
+				       p->recs[i].pr->raw_size, a, sizeof(a));
+			pdr_fields_str(z->pd->attrs[z->recs[i].attr].fmt, z->recs[i].pr->raw,
+				       z->recs[i].pr->raw_size, b, sizeof(b));
+			CHECK_STR(a, b);
+			CHECK_EQ(p->recs[i].time, z->recs[i].time);
+			CHECK_EQ(p->recs[i].tid, z->recs[i].tid);
+		}
+		snprintf(a, sizeof(a), "__syscall_nr=121 pid=%d", 1000000 + bulk - 1);
+		pdr_fields_str(z->pd->attrs[1].fmt, z->recs[z->nr - 1].pr->raw,
+			       z->recs[z->nr - 1].pr->raw_size, b, sizeof(b));
+		CHECK_STR(b, a);
+	} else {
+		fprintf(stderr, "    %s\n", err);
+	}
+	show__free(p);
+	show__free(z);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "    could not remove %s\n", dir);
+	return 0;
+}
+
 TEST(damaged_files_are_refused_with_a_reason)
 {
 	char err[512];
@@ -469,5 +521,5 @@ TEST(times_and_escapes)
 }
 
 RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_back),
-	  T(snapshot_read_back_zstd), T(damaged_files_are_refused_with_a_reason),
+	  T(snapshot_read_back_zstd), T(zstd_many_payloads), T(damaged_files_are_refused_with_a_reason),
 	  T(times_and_escapes))
