@@ -359,8 +359,11 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 		goto oom;
 	ZSTD_initDStream(ds);
 	for (size_t o = 0; o < len; ) {
-		const struct perf_event_header *h = (const void *)(p + o);
+		/* COMPRESSED sizes are not multiples of 8: headers are copied, never cast */
+		struct perf_event_header hh = { 0 }, *h = &hh;
 
+		if (len - o >= sizeof(hh))
+			memcpy(&hh, p + o, sizeof(hh));
 		if (len - o < sizeof(*h) || h->size < sizeof(*h) || h->size > len - o) {
 			snprintf(err, errlen, "record at data offset %zu is cut short", o);
 			ret = -EINVAL;
@@ -369,10 +372,10 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 		if (h->type != REC_COMPRESSED) {
 			if (plain_room(f, &cap, n, h->size))
 				goto oom;
-			memcpy(f->plain + n, h, h->size);
+			memcpy(f->plain + n, p + o, h->size);
 			n += h->size;
 		} else {
-			ZSTD_inBuffer in = { h + 1, h->size - sizeof(*h), 0 };
+			ZSTD_inBuffer in = { p + o + sizeof(hh), h->size - sizeof(hh), 0 };
 
 			/* until the payload is consumed and zstd holds nothing back (output not full) */
 			for (;;) {
@@ -541,17 +544,19 @@ struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t err
 
 	data = b + fh.data.offset;
 	for (size_t o = 0; o + sizeof(struct perf_event_header) <= fh.data.size; ) {
-		const struct perf_event_header *h = (const void *)(data + o);
+		struct perf_event_header h;
 
-		if (h->type == REC_COMPRESSED) {
+		memcpy(&h, data + o, sizeof(h));
+		if (h.type == REC_COMPRESSED) {
 			f->compressed = 1;
 			break;
 		}
-		if (h->size < sizeof(*h))
+		if (h.size < sizeof(h))
 			break;
-		o += h->size;
+		o += h.size;
 	}
-	if (f->compressed) {
+	/* Records are read in place, so they must be 8-byte aligned: copy them when not. */
+	if (f->compressed || (uintptr_t)data % 8) {
 		if (decompress(f, data, fh.data.size, &plain_len, err, errlen))
 			goto fail;
 		if (walk_records(f, f->plain, plain_len, 0, map, nmap, err, errlen))
