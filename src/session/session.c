@@ -832,6 +832,13 @@ int session__start(struct session *s)
 static void summary(struct session *s)
 {
 	struct trigrec_stats ts, g = { 0 }, all = { 0 };
+	struct sideband_stats ss;
+
+	sideband__stats(s->sb, &ss);
+	vlog("side-band: %lu harvests; %lu waited for a free buffer set, %lu for their trigger's "
+	     "own record (%lu gave up); %lu post windows cut short by the stop", ss.snapshots,
+	     ss.waited_for_writer, ss.trigger_record_waited, ss.trigger_record_late,
+	     ss.post_cut_short);
 
 	for (int i = 0; i < s->c->nr_trigs; i++) {
 		if (bpfctl__stats(s->b, i, &ts))
