@@ -715,12 +715,18 @@ int session__start(struct session *s)
 		return -EINTR;
 	if (!s->b)
 		return -EINVAL;
+	/*
+	 * Names of threads alive now: once before the rings start recording, so a
+	 * task that exits while they are opened (slow on an emulated CPU) still
+	 * has its name, and once after, for those born in between. Later ones are
+	 * named by the tracking ring's COMM and FORK records.
+	 */
+	procs__scan(&s->sc.procs);
 	err = recorder__open(s->r);
 	if (cancelled())
 		return -EINTR;
 	if (err)
 		return err;
-	/* Names of threads alive now, before any can exit unseen (BPF loading takes a while). */
 	procs__scan(&s->sc.procs);
 	err = bpfctl__attach(s->b, s->r, c->cmd ? s->child : c->pid);
 	if (cancelled())
