@@ -888,6 +888,48 @@ static void summary(struct session *s)
 }
 
 /*
+ * While stopping: wait until fd is readable, still reading signals. A second
+ * Ctrl-C, or a SIGTERM, calls abort (which exits at once); the workload's
+ * exit is noted.
+ */
+static void wait_stopping(struct session *s, int fd, int *interrupts, int *reaped,
+			  int *child_status, void (*abort)(struct session *s))
+{
+	for (;;) {
+		struct pollfd pf[2] = { { .fd = fd, .events = POLLIN },
+					{ .fd = s->sfd, .events = POLLIN } };
+		struct signalfd_siginfo si;
+
+		if (poll(pf, 2, -1) < 0 && errno != EINTR)
+			break;
+		if (pf[0].revents)
+			break;
+		if (!(pf[1].revents & POLLIN) || read(s->sfd, &si, sizeof(si)) != sizeof(si))
+			continue;
+		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
+			if (++*interrupts > 1 || si.ssi_signo == SIGTERM)
+				abort(s);
+		} else if (si.ssi_signo == SIGCHLD && s->child > 0 && !*reaped &&
+			   waitpid(s->child, child_status, WNOHANG) == s->child) {
+			*reaped = 1;
+		}
+	}
+}
+
+static void abort_stop(struct session *s)
+{
+	elog("interrupted twice: exiting without finishing");
+	_exit(130);
+}
+
+static void abort_hooks(struct session *s)
+{
+	hooks__kill_all(s->hooks);
+	elog("interrupted twice: on_snapshot runs killed, exiting without waiting for them");
+	_exit(130);
+}
+
+/*
  * After the last file: let on_snapshot runs finish, at most one time limit
  * from now (then they are stopped), still reading signals: a second Ctrl-C
  * kills them and exits at once.
@@ -905,29 +947,8 @@ static void stop_hooks(struct session *s, int *interrupts, int *reaped, int *chi
 		ilog("waiting up to %s for %u on_snapshot run%s (Ctrl-C again to stop them now)", t,
 		     n, n == 1 ? "" : "s");
 	}
-	for (;;) {
-		struct pollfd pf[2] = { { .fd = hooks__finished_fd(s->hooks), .events = POLLIN },
-					{ .fd = s->sfd, .events = POLLIN } };
-		struct signalfd_siginfo si;
-
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (pf[0].revents)
-			break;
-		if (!(pf[1].revents & POLLIN) || read(s->sfd, &si, sizeof(si)) != sizeof(si))
-			continue;
-		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
-			if (++*interrupts > 1 || si.ssi_signo == SIGTERM) {
-				hooks__kill_all(s->hooks);
-				elog("interrupted twice: on_snapshot runs killed, exiting without "
-				     "waiting for them");
-				_exit(130);
-			}
-		} else if (si.ssi_signo == SIGCHLD && s->child > 0 && !*reaped &&
-			   waitpid(s->child, child_status, WNOHANG) == s->child) {
-			*reaped = 1;
-		}
-	}
+	wait_stopping(s, hooks__finished_fd(s->hooks), interrupts, reaped, child_status,
+		      abort_hooks);
 }
 
 int session__run(struct session *s)
@@ -986,27 +1007,8 @@ int session__run(struct session *s)
 	 * are still read meanwhile, so a second Ctrl-C or SIGTERM exits at once.
 	 */
 	sideband__request_stop(s->sb);
-	for (;;) {
-		struct pollfd pf[2] = { { .fd = sideband__finished_fd(s->sb), .events = POLLIN },
-					{ .fd = s->sfd, .events = POLLIN } };
-		struct signalfd_siginfo si;
-
-		if (poll(pf, 2, -1) < 0 && errno != EINTR)
-			break;
-		if (pf[0].revents)
-			break;
-		if (!(pf[1].revents & POLLIN) || read(s->sfd, &si, sizeof(si)) != sizeof(si))
-			continue;
-		if (si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM) {
-			if (++interrupts > 1 || si.ssi_signo == SIGTERM) {
-				elog("interrupted twice: exiting without finishing");
-				_exit(130);
-			}
-		} else if (si.ssi_signo == SIGCHLD && s->child > 0 && !reaped &&
-			   waitpid(s->child, &child_status, WNOHANG) == s->child) {
-			reaped = 1;
-		}
-	}
+	wait_stopping(s, sideband__finished_fd(s->sb), &interrupts, &reaped, &child_status,
+		      abort_stop);
 	sideband__stop(s->sb);
 	stop_hooks(s, &interrupts, &reaped, &child_status);
 	summary(s);

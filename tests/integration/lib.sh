@@ -171,12 +171,19 @@ tr_start() {
 	"$TRIGREC" record "$@" >"$log" 2>&1 &
 	TR_PID=$!
 	_bg+=("$TR_PID")
+	_tr_until "$log" "$log" "trigrec: recording " "trigrec not recording after ${TIMEOUT}s"
+}
+
+# _tr_until LOG FILE TEXT WHY: until FILE holds TEXT (0); 1 when trigrec
+# ($TR_PID) died first (TR_RC set) or after $TIMEOUT (WHY appended to LOG).
+_tr_until() {
+	local i
 	for ((i = 0; i < TIMEOUT * 50; i++)); do
-		_has "$log" "trigrec: recording " && return 0
+		_has "$2" "$3" && return 0
 		kill -0 "$TR_PID" 2>/dev/null || { wait "$TR_PID"; TR_RC=$?; return 1; }
 		_nap 0.02
 	done
-	echo "test: trigrec not recording after ${TIMEOUT}s" >>"$log"
+	echo "test: $4" >>"$1"
 	return 1
 }
 
@@ -206,13 +213,7 @@ while True:
 	NOTIFY_SOCKET=$TMP/notify.sock "$TRIGREC" "$@" >"$log" 2>&1 &
 	TR_PID=$!
 	_bg+=("$TR_PID")
-	for ((i = 0; i < TIMEOUT * 50; i++)); do
-		_has "$TMP/notify.out" "READY=1" && return 0
-		kill -0 "$TR_PID" 2>/dev/null || { wait "$TR_PID"; TR_RC=$?; return 1; }
-		_nap 0.02
-	done
-	echo "test: trigrec sent no READY=1 within ${TIMEOUT}s" >>"$log"
-	return 1
+	_tr_until "$log" "$TMP/notify.out" "READY=1" "trigrec sent no READY=1 within ${TIMEOUT}s"
 }
 
 # ctxsw PID: voluntary + involuntary context switches of all its threads.

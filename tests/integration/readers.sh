@@ -171,10 +171,21 @@ for kind in tracepoints sampling mixed post empty; do
 		t_begin "readers: $kind: perf timechart"
 		if run_perf tc timechart -i "$F" -o "$TMP/$kind.svg"; then
 			check_match "svg" "$(head -c 300 "$TMP/$kind.svg")" '<svg'
-			# perf leaves out tasks that do not switch while drawn (its own
-			# chart of burn leaves burn out), so which task is named depends
-			# on the window: at least one task that switched in it must be.
-			named=0 comms=$("$PERF" script -i "$F" -F trace 2>/dev/null | grep -o 'prev_comm=[^ ]*' | sort -u | cut -d= -f2)
+			# perf draws a task only with a run time, which it counts from
+			# the task's switch-in to its switch-out, both in the window
+			# (its own chart of burn leaves burn out), so which task is
+			# named depends on the window: with fewer than 15 such tasks it
+			# draws every one, else the 15 that ran longest.
+			named=0 comms=$("$PERF" script -i "$F" -F trace 2>/dev/null | awk '
+				/prev_comm=/ {
+					for (i = 1; i <= NF; i++) {
+						if ($i ~ /^prev_pid=/) pp = substr($i, 10)
+						if ($i ~ /^prev_comm=/) pc = substr($i, 11)
+						if ($i ~ /^next_pid=/) np = substr($i, 10)
+					}
+					if ((pp in ran) && pp != 0) print pc
+					ran[np] = 1
+				}' | sort -u)
 			for c in $comms; do
 				grep -qF "$c" "$TMP/$kind.svg" && named=$((named + 1))
 			done

@@ -84,7 +84,7 @@ stats_load() {
 	S=()
 	while IFS=$'\t' read -r name rest; do
 		S[$name.seen]=1
-		for k in evaluated matched fired coalesced cooldown limit stale rbfull; do
+		for k in evaluated matched fired coalesced cooldown limit budget stale rbfull; do
 			v=${rest%%,*}
 			S[$name.$k]=${v##* }
 			rest=${rest#*, }
