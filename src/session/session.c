@@ -716,12 +716,18 @@ int session__start(struct session *s)
 		return -EINTR;
 	if (!s->b)
 		return -EINVAL;
+	/*
+	 * Names of threads alive now: once before the rings start recording, so a
+	 * task that exits while they are opened (slow on an emulated CPU) still
+	 * has its name, and once after, for those born in between. Later ones are
+	 * named by the tracking ring's COMM and FORK records.
+	 */
+	procs__scan(&s->sc.procs);
 	err = recorder__open(s->r);
 	if (cancelled())
 		return -EINTR;
 	if (err)
 		return err;
-	/* Names of threads alive now, before any can exit unseen (BPF loading takes a while). */
 	procs__scan(&s->sc.procs);
 	err = bpfctl__attach(s->b, s->r, c->cmd ? s->child : c->pid);
 	if (cancelled())
@@ -834,6 +840,13 @@ int session__start(struct session *s)
 static void summary(struct session *s)
 {
 	struct trigrec_stats ts, g = { 0 }, all = { 0 };
+	struct sideband_stats ss;
+
+	sideband__stats(s->sb, &ss);
+	vlog("side-band: %lu harvests; %lu waited for a free buffer set, %lu for their trigger's "
+	     "own record (%lu gave up); %lu post windows cut short by the stop", ss.snapshots,
+	     ss.waited_for_writer, ss.trigger_record_waited, ss.trigger_record_late,
+	     ss.post_cut_short);
 
 	for (int i = 0; i < s->c->nr_trigs; i++) {
 		if (bpfctl__stats(s->b, i, &ts))
