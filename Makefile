@@ -48,7 +48,7 @@ KERNELS_PKGS := qemu-system-x86 busybox-static cpio python3
 # Only the tests read snapshots with these (hotspot's perf.data parser brings
 # about 100 Qt/KDE packages; rclone for the shipping recipe in ship.sh): `make check`
 # installs them, `make` does not.
-TEST_DEPS_PKGS := hotspot python3 binutils bzip2 prometheus rclone
+TEST_DEPS_PKGS := hotspot python3 binutils bzip2 prometheus rclone chromium chromium-driver
 
 EXTRA_CFLAGS ?=
 CFLAGS    ?= -O2 -g

@@ -208,6 +208,12 @@ SET(o_no_align)
 	return 0;
 }
 
+SET(o_no_buildid_cache)
+{
+	CFG->no_buildid_cache = 1;
+	return 0;
+}
+
 SET(o_no_gates)
 {
 	CFG->bpf.no_gates = 1;
@@ -393,6 +399,8 @@ const struct opt_spec record_opts[] = {
 	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
 	{ 'z', "compression-level", "[N]", "compress snapshots with zstd, as perf record -z:\n"
 	  "level N from 1 (fastest, the default) to 22\n(smallest); 0 = off", o_compress },
+	{ 0, "no-buildid-cache", NULL, "do not copy the DSOs of a snapshot into perf's\n"
+	  "build-id cache (~/.debug or $PERF_BUILDID_DIR);\nbuild-ids are still written", o_no_buildid_cache },
 	{ 0, "keep-files", "N", "retention in -o: keep at most N snapshots (a .data\n"
 	  "and its .json each), removing the oldest; 0 = no limit", o_keep_files },
 	{ 0, "keep-bytes", "SIZE", "keep at most SIZE of snapshots (2G); a snapshot\n"

@@ -59,6 +59,7 @@ CLI_MORE_EXAMPLES;
 /* The record options that `run` takes to override a script; each is declared once, there. */
 static const char *const run_names[] = {
 	"output", "keep-files", "keep-bytes", "keep-age", "mmap-pages", "compression-level",
+	"no-buildid-cache",
 	"count", "no-final-snapshot", "control", "budget", "on-snapshot", "on-snapshot-timeout",
 	"on-snapshot-jobs", "verbose", "quiet", "log-format", "help",
 };
@@ -168,6 +169,8 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		c->count = o->count;
 	if (o->no_final)
 		c->no_final = 1;
+	if (o->no_buildid_cache)
+		c->no_buildid_cache = 1;
 	if (o->on_snapshot) {
 		hook_argv_free(c->on_snapshot);
 		if (!(c->on_snapshot = config__argv_dup(o->on_snapshot, -1)))

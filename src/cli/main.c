@@ -27,6 +27,7 @@ static const struct command {
 	{ "list",    cmd_list,    "list events, -v with their fields (trigrec list [-v] [GLOB...])" },
 	{ "control", cmd_control, "talk to a running recorder: SOCKET snapshot [NAME]|stats|status|stop" },
 	{ "status",  cmd_status,  "what a running recorder is doing (trigrec status SOCKET|NAME)" },
+	{ "show",    cmd_show,    "what a snapshot holds, why it fired; --html page, --chrome-json" },
 	{ "help",    cmd_help,    "this text, or trigrec help COMMAND" },
 };
 #define NR_COMMANDS (int)(sizeof(commands) / sizeof(commands[0]))
@@ -52,6 +53,8 @@ static void usage(FILE *f)
 	      "  trigrec record --trigger 'signal:signal_deliver if sig == 11' -- ./app\n"
 	      "  # Which events and fields are there?\n"
 	      "  trigrec list -v sched:sched_switch\n"
+	      "  # Why was this snapshot taken? (and a page with its timeline)\n"
+	      "  trigrec show --html snap.html 20261201-124651.044770-sys_enter_getsid.data\n"
 	      CLI_MORE_EXAMPLES, f);
 }
 

@@ -270,6 +270,38 @@ static uint64_t wait_post(struct sideband *s, uint64_t freeze_at)
  * The file is written by the writer thread. Returns the queued job.
  * last: the final snapshot; the events are disabled before it is queued.
  */
+/*
+ * The trigger's own record is written by perf right after the BPF program
+ * that posted the message returns, on the trigger's CPU, with preemption
+ * off: on a real CPU it is in the ring long before this thread wakes. A
+ * virtual CPU descheduled by its host can take longer (seen on 6.1 under
+ * qemu TCG), and a pause before the record lands loses it. So wait, briefly
+ * and bounded, until that CPU's newest record is stamped at or after the
+ * trigger; the freeze holds everything else meanwhile.
+ */
+#define TRIGGER_RECORD_WAIT_NS (20 * 1000 * 1000ull)
+static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger_msg *m)
+{
+	uint64_t t, until = 0;
+
+	while (recorder__newest_time(s->r, (int)m->cpu, &t) == 0 && t < m->time_ns) {
+		uint64_t now = mono_ns();
+		struct timespec ts = { 0, 20000 };
+
+		if (!until)
+			until = now + TRIGGER_RECORD_WAIT_NS;
+		if (now >= until) {
+			s->st.trigger_record_late++;
+			vlog("the trigger's record was not in CPU %u's ring after %llu ms: harvesting "
+			     "without it", m->cpu, TRIGGER_RECORD_WAIT_NS / 1000000);
+			return;
+		}
+		nanosleep(&ts, NULL);
+	}
+	if (until)
+		s->st.trigger_record_waited++;
+}
+
 static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 			uint64_t freeze_at, uint64_t woke, const char *name, const char *text,
 			int wait, int last)
@@ -280,6 +312,8 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 
 	/* A post window (a trigger's, or a named manual snapshot's): returns at once without one. */
 	freeze_at = wait_post(s, freeze_at);
+	if (m && m->hook_recorded)
+		wait_trigger_record(s, m);
 	/* A free buffer set; both busy means two files are being written: wait. */
 	pthread_mutex_lock(&s->mu);
 	for (;;) {

@@ -108,6 +108,8 @@ struct sideband_stats {
 	unsigned long manual_coalesced;  /* manual requests folded into a trigger's snapshot */
 	unsigned long waited_for_writer; /* harvests that waited for a free buffer set */
 	unsigned long post_cut_short;    /* post windows ended early by a stop */
+	unsigned long trigger_record_waited; /* harvests that waited for the trigger's own record */
+	unsigned long trigger_record_late;   /* ... and gave up after TRIGGER_RECORD_WAIT_NS */
 };
 void sideband__stats(struct sideband *s, struct sideband_stats *out);
 void sideband__free(struct sideband *s);

@@ -378,7 +378,7 @@ enum stmt_id {
 	ST_RECORD, ST_BUFFER, ST_CALLGRAPH, ST_FREQUENCY, ST_PERIOD, ST_CPUS, ST_CGROUP,
 	ST_COMMAND, ST_PID, ST_OUTPUT, ST_KEEP, ST_NAME, ST_ON_SNAPSHOT, ST_ON_SNAPSHOT_TIMEOUT,
 	ST_ON_SNAPSHOT_JOBS, ST_POST, ST_CONTROL, ST_MAX_STARTS, ST_MAX_KEYS, ST_METRICS,
-	ST_METRICS_FILE, ST_BUDGET, ST_COMPRESS, ST_TRIGGER, NR_STMT
+	ST_METRICS_FILE, ST_BUDGET, ST_COMPRESS, ST_BUILDID_CACHE, ST_TRIGGER, NR_STMT
 };
 
 struct hook_use {
@@ -1413,6 +1413,31 @@ static int st_compress(struct sp *p, const struct stok *kw)
 	return expect_eol(p, usage);
 }
 
+/* buildid_cache on | off: whether snapshots fill perf's build-id cache (~/.debug) */
+static int st_buildid_cache(struct sp *p, const struct stok *kw)
+{
+	static const char usage[] = "buildid_cache on|off (off: leave perf's ~/.debug alone)";
+	struct stok m;
+	int r = 0;
+
+	if (once(p, ST_BUILDID_CACHE, kw) || arg(p, M_LIST, &m, kw->val, usage))
+		return -EINVAL;
+	if (!strcmp(m.val, "off") || !strcmp(m.val, "none"))
+		p->c->no_buildid_cache = 1;
+	else if (!strcmp(m.val, "on"))
+		p->c->no_buildid_cache = 0;
+	else {
+		add_err(p->s, m.pos, "buildid_cache %s: say on or off (%s)", m.val, usage);
+		r = -EINVAL;
+	}
+	stok_free(&m);
+	if (r) {
+		skip_line(p);
+		return r;
+	}
+	return expect_eol(p, usage);
+}
+
 static int st_callgraph(struct sp *p, const struct stok *kw)
 {
 	if (once(p, ST_CALLGRAPH, kw))
@@ -1972,6 +1997,7 @@ static const struct stmt {
 	{ "metrics_file", ST_METRICS_FILE, st_metrics_file },
 	{ "budget", ST_BUDGET, st_budget },
 	{ "compress", ST_COMPRESS, st_compress },
+	{ "buildid_cache", ST_BUILDID_CACHE, st_buildid_cache },
 	{ "trigger", ST_TRIGGER, st_trigger },
 };
 
@@ -1994,7 +2020,8 @@ static const struct { const char *w; const char *kw; } aliases[] = {
 	{ "--budget", "budget" }, { "call-graph", "callgraph" }, { "--metrics", "metrics" }, { "--metrics-file", "metrics_file" },
 	{ "metrics-file", "metrics_file" }, { "-z", "compress zstd" },
 	{ "--compression-level", "compress zstd LEVEL" }, { "compression", "compress zstd" },
-	{ "zstd", "compress zstd" },
+	{ "zstd", "compress zstd" }, { "--no-buildid-cache", "buildid_cache off" },
+	{ "no-buildid-cache", "buildid_cache off" }, { "buildid-cache", "buildid_cache" },
 };
 
 static void unknown_statement(struct sp *p, const struct stok *t)
@@ -2040,7 +2067,7 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 		add_err(p->s, t->pos, "unknown statement %s: statements are record, buffer, "
 			"callgraph, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
 			"on_snapshot, on_snapshot_timeout, on_snapshot_jobs, post, control, max_starts, "
-			"max_keys, metrics, metrics_file, budget, compress and trigger",
+			"max_keys, metrics, metrics_file, budget, compress, buildid_cache and trigger",
 			desc(t, p, d, sizeof(d)));
 }
 

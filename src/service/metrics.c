@@ -67,14 +67,14 @@ struct metrics *metrics__new(const struct trigrec_config *c)
 	m->names = calloc(c->nr_trigs + 1, sizeof(*m->names));
 	for (int i = 0; m->names && i < c->nr_trigs; i++)
 		if (!(m->names[i] = strdup(c->trigs[i].name))) {
-			for (int k = 0; k < i; k++)
-				free(m->names[k]);
-			free(m->names);
-			m->names = NULL; /* ends the loop: it freed what it walks */
+			free(m->tc);
+			m->tc = NULL;
 		}
 	if (!m->tc || !m->names) {
-		free(m->tc);
+		for (int k = 0; m->names && k < m->nr_trigs; k++)
+			free(m->names[k]);
 		free(m->names);
+		free(m->tc);
 		free(m);
 		return NULL;
 	}
@@ -479,6 +479,9 @@ void metrics__free(struct metrics *m)
 	if (m->httpd)
 		MHD_stop_daemon(m->httpd);
 	pthread_mutex_destroy(&m->mu);
+	for (int k = 0; k < m->nr_trigs; k++)
+		free(m->names[k]);
+	free(m->names);
 	free(m->tc);
 	free(m);
 }

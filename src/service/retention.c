@@ -42,7 +42,8 @@ size_t retention_choose(struct ret_snap *snaps, size_t n, const struct retention
 	int64_t horizon = l->age_ns && (uint64_t)now_ns > l->age_ns ? now_ns - (int64_t)l->age_ns
 								    : INT64_MIN;
 
-	qsort(snaps, n, sizeof(*snaps), snap_cmp);
+	if (n) /* qsort(NULL, 0, ...) is undefined */
+		qsort(snaps, n, sizeof(*snaps), snap_cmp);
 	for (size_t i = 0; i < n; i++) {
 		snaps[i].del = 0;
 		bytes += snaps[i].bytes;

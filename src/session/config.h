@@ -65,6 +65,8 @@ struct trigrec_config {
 	int no_align;                /* --no-align */
 	char *control;               /* --control PATH, NULL = none */
 	int zstd_level;              /* -z/--compression-level, script `compress zstd N`: 0 = off */
+	int no_buildid_cache;        /* --no-buildid-cache, script `buildid_cache off`: leave
+	                              * perf's ~/.debug alone (build-ids are still written) */
 
 	/* Retention (validated here; enforced by the service). 0 = no limit. */
 	uint64_t keep_files;

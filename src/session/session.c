@@ -323,6 +323,7 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 	     a->on_snapshot_timeout_ns != b->on_snapshot_timeout_ns ||
 	     a->on_snapshot_jobs != b->on_snapshot_jobs, "on_snapshot");
 	DIFF(a->zstd_level != b->zstd_level, "compress");
+	DIFF(a->no_buildid_cache != b->no_buildid_cache, "buildid_cache");
 	DIFF(str_differ(a->control, b->control) || a->count != b->count ||
 	     a->no_final != b->no_final || a->no_align != b->no_align, "run options");
 #undef DIFF
@@ -716,12 +717,18 @@ int session__start(struct session *s)
 		return -EINTR;
 	if (!s->b)
 		return -EINVAL;
+	/*
+	 * Names of threads alive now: once before the rings start recording, so a
+	 * task that exits while they are opened (slow on an emulated CPU) still
+	 * has its name, and once after, for those born in between. Later ones are
+	 * named by the tracking ring's COMM and FORK records.
+	 */
+	procs__scan(&s->sc.procs);
 	err = recorder__open(s->r);
 	if (cancelled())
 		return -EINTR;
 	if (err)
 		return err;
-	/* Names of threads alive now, before any can exit unseen (BPF loading takes a while). */
 	procs__scan(&s->sc.procs);
 	err = bpfctl__attach(s->b, s->r, c->cmd ? s->child : c->pid);
 	if (cancelled())
@@ -742,6 +749,7 @@ int session__start(struct session *s)
 	s->sc.callgraph = c->callgraph;
 	_Static_assert(CONFIG_ZSTD_LEVEL_MAX == PD_ZSTD_LEVEL_MAX, "one zstd level range");
 	s->sc.zstd_level = c->zstd_level;
+	s->sc.no_buildid_cache = c->no_buildid_cache; /* read by snapshot_ctx__init */
 	s->sc.max_bytes = c->keep_bytes;
 	if (snapshot_ctx__init(&s->sc, s->r))
 		return cancelled() ? -EINTR : -EINVAL;
@@ -833,6 +841,13 @@ int session__start(struct session *s)
 static void summary(struct session *s)
 {
 	struct trigrec_stats ts, g = { 0 }, all = { 0 };
+	struct sideband_stats ss;
+
+	sideband__stats(s->sb, &ss);
+	vlog("side-band: %lu harvests; %lu waited for a free buffer set, %lu for their trigger's "
+	     "own record (%lu gave up); %lu post windows cut short by the stop", ss.snapshots,
+	     ss.waited_for_writer, ss.trigger_record_waited, ss.trigger_record_late,
+	     ss.post_cut_short);
 
 	for (int i = 0; i < s->c->nr_trigs; i++) {
 		if (bpfctl__stats(s->b, i, &ts))

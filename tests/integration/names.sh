@@ -99,10 +99,9 @@ fi
 t_end
 
 # Tasks that began before the recorder and end while it starts up (while
-# libbpf loads BTF, ~0.1-0.2 s): their names are only in /proc, and only
-# briefly. Staggered, so that some end inside that stretch.
-# Known gap: trigrec reads /proc only after loading BPF, well after its rings
-# started recording; a task that exits in between stays ":PID".
+# it opens the rings and libbpf loads BTF, ~0.1-0.2 s): their names are only
+# in /proc, and only briefly. Staggered, so that some end inside that
+# stretch. trigrec reads /proc before the rings start and again after.
 D=$TMP/early
 early=()
 for d in 0.02 0.04 0.06 0.08 0.10 0.12 0.14 0.16 0.18 0.20 0.25 0.30; do
@@ -122,7 +121,7 @@ if tr_start "$TMP/early.log" -a -o "$D" --no-final-snapshot -e sched:sched_switc
 	if [ "$nearly" -eq 0 ]; then
 		t_skip "none of the early tasks left a record in the snapshot"
 	else
-		check_eq "records of early tasks (sleep) without a name (of $nearly; trigrec reads /proc only after loading BPF, ~0.15 s after its rings start)" \
+		check_eq "records of early tasks (sleep) without a name (of $nearly)" \
 			"$("$PERF" script -i "$F1" 2>/dev/null | grep -cE "^ *:($pat) ")" 0
 	fi
 else

@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/* `trigrec show FILE`: the first thing to run on a snapshot (show/show.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli/cli.h"
+#include "show/show.h"
+#include "util/log.h"
+#include "util/util.h"
+
+static struct show_opts {
+	int help;
+	int nlast;
+	const char *html, *chrome;
+} so;
+
+#define SET(fn) static int fn(struct opt_ctx *x, const char *a, char *err, size_t len)
+
+SET(o_last)
+{
+	uint64_t v;
+	int e = parse_u64(a, 0, 100000, &v, err, len);
+
+	so.nlast = v;
+	return e;
+}
+
+SET(o_html)
+{
+	so.html = a;
+	return 0;
+}
+
+SET(o_chrome)
+{
+	so.chrome = a;
+	return 0;
+}
+
+SET(o_help)
+{
+	x->help = 1;
+	return 0;
+}
+
+static const struct opt_spec show_opts[] = {
+	{ 'n', "last", "N", "how many records of the triggering thread to list\n"
+	  "(up to and with the trigger's own; default 10)", o_last, "Options:" },
+	{ 0, "html", "OUT.html", "also write one self-contained page (no network):\n"
+	  "a timeline with a lane per CPU, the tasks that ran\n(sched_switch), every record, "
+	  "the trigger, the\nlatency span, rate window and post window;\nwheel zooms, drag pans, "
+	  "hover shows fields", o_html },
+	{ 0, "chrome-json", "OUT.json", "also write Trace Event Format JSON for the Perfetto\n"
+	  "UI (ui.perfetto.dev) or chrome://tracing: a track\nper CPU (task runs) and per "
+	  "thread (records),\nthe trigger as a global instant", o_chrome },
+	{ 'h', "help", NULL, "this text", o_help },
+};
+#define NR_SHOW_OPTS (int)(sizeof(show_opts) / sizeof(show_opts[0]))
+
+static void usage(FILE *f)
+{
+	fputs("usage: trigrec show [options] FILE\n"
+	      "\n"
+	      "Tell what a snapshot holds. FILE is its .data or its .json sidecar (the\n"
+	      "other is read from beside it). Prints what fired and why (the trigger's\n"
+	      "text and fields; for a latency trigger both ends and the duration, for a\n"
+	      "rate trigger the count and the window), the window per CPU, the busiest\n"
+	      "tasks and events, and the last records of the triggering thread up to\n"
+	      "the trigger. Reads the perf.data itself (zstd-compressed too): neither\n"
+	      "perf nor tracefs is needed, so it works on any machine.\n", f);
+	opts__help(f, show_opts, NR_SHOW_OPTS);
+	fputs("\n"
+	      "Examples (common questions):\n"
+	      "  # Why was this snapshot taken, and what was the thread doing?\n"
+	      "  trigrec show 20261201-124651.044770-slow_fsync.data\n"
+	      "  # The last 30 records of the thread, and a page to look at in a browser:\n"
+	      "  trigrec show -n 30 --html /tmp/snap.html /var/lib/trigrec/web/*-crash.data\n"
+	      "  # Open it in the Perfetto UI (ui.perfetto.dev, Open trace file):\n"
+	      "  trigrec show --chrome-json /tmp/snap.json F.data\n"
+	      CLI_MORE_EXAMPLES, f);
+}
+
+static int write_out(const char *path, const char *what, const struct show *s,
+		     int (*fn)(const struct show *, FILE *, int), int nlast)
+{
+	FILE *f = fopen(path, "we");
+	int err;
+
+	if (!f) {
+		elog("%s %s: %s (choose a writable path)", what, path, strerror(errno));
+		return -errno;
+	}
+	err = fn(s, f, nlast);
+	if (fclose(f) && !err)
+		err = -errno;
+	if (err) {
+		elog("%s %s: %s", what, path, strerror(-err));
+		return err;
+	}
+	return 0;
+}
+
+static int chrome_fn(const struct show *s, FILE *f, int nlast)
+{
+	return show__write_chrome(s, f);
+}
+
+int cmd_show(int argc, char **argv)
+{
+	struct opt_ctx ctx = { 0 };
+	const char *file = NULL;
+	struct show *s;
+	char err[1024];
+	int i, ret = 0;
+
+	so = (struct show_opts){ .nlast = 10 };
+	/* options before and after FILE */
+	for (i = 0; i < argc; ) {
+		int k = opts__parse(show_opts, NR_SHOW_OPTS, "show", argc - i, argv + i, &ctx);
+
+		if (k < 0)
+			return 2;
+		if (ctx.help) {
+			usage(stdout);
+			return 0;
+		}
+		i += k;
+		if (i >= argc)
+			break;
+		if (file) {
+			elog("show takes one FILE (got %s and %s)", file, argv[i]);
+			return 2;
+		}
+		file = argv[i];
+	}
+	if (!file) {
+		elog("show: give a snapshot, its .data or its .json");
+		usage(stderr);
+		return 2;
+	}
+	s = show__open(file, err, sizeof(err));
+	if (!s) {
+		elog("cannot read snapshot %s: %s", file, err);
+		return 1;
+	}
+	show__print(s, stdout, so.nlast);
+	if (so.html && write_out(so.html, "--html", s, show__write_html, so.nlast))
+		ret = 1;
+	if (so.chrome && write_out(so.chrome, "--chrome-json", s, chrome_fn, 0))
+		ret = 1;
+	if (!ret && so.html)
+		ilog("wrote %s", so.html);
+	if (!ret && so.chrome)
+		ilog("wrote %s", so.chrome);
+	show__free(s);
+	return ret;
+}

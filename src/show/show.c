@@ -1,0 +1,774 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "show/show.h"
+#include "util/util.h"
+
+/* ---- names: tid -> comm, as the COMM and FORK records say, in time order ---- */
+
+struct comm_ent { uint32_t tid; char comm[16]; };
+struct comms { struct comm_ent *e; size_t cap, n; };
+
+static struct comm_ent *comms_slot(struct comms *c, uint32_t tid, int add)
+{
+	if (add && (c->n + 1) * 2 > c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 1024;
+		struct comm_ent *ne = calloc(ncap, sizeof(*ne));
+
+		if (!ne)
+			return NULL;
+		for (size_t i = 0; i < c->cap; i++) {
+			size_t h;
+
+			if (!c->e[i].comm[0])
+				continue;
+			for (h = c->e[i].tid * 2654435761u % ncap; ne[h].comm[0]; h = (h + 1) % ncap)
+				;
+			ne[h] = c->e[i];
+		}
+		free(c->e);
+		c->e = ne;
+		c->cap = ncap;
+	}
+	if (!c->cap)
+		return NULL;
+	for (size_t h = tid * 2654435761u % c->cap; ; h = (h + 1) % c->cap) {
+		if (c->e[h].comm[0] && c->e[h].tid == tid)
+			return &c->e[h];
+		if (!c->e[h].comm[0]) {
+			if (!add)
+				return NULL;
+			c->e[h].tid = tid;
+			c->n++;
+			return &c->e[h];
+		}
+	}
+}
+
+static void comms_set(struct comms *c, uint32_t tid, const char *comm)
+{
+	struct comm_ent *e = comm[0] ? comms_slot(c, tid, 1) : NULL;
+
+	if (e)
+		snprintf(e->comm, sizeof(e->comm), "%s", comm);
+}
+
+/* As perf script names threads: ":TID" when no record named it. */
+static const char *comms_get(struct comms *c, uint32_t tid, char *buf, size_t len)
+{
+	struct comm_ent *e = comms_slot(c, tid, 0);
+
+	if (e)
+		return e->comm;
+	if (tid)
+		snprintf(buf, len, ":%u", tid);
+	else
+		snprintf(buf, len, "swapper");
+	return buf;
+}
+
+/* ---- helpers ---- */
+
+const char *show_fmt_time(uint64_t ns, char *buf, size_t len)
+{
+	snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
+	return buf;
+}
+
+static const char *dur(uint64_t ns, char *buf, size_t len)
+{
+	if (ns >= 1000000000ull)
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, len, "%.3f ms", ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, len, "%.3f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	return buf;
+}
+
+void show_json_str(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if (*s < 0x20 || *s == '<' || *s == '>' || *s == '&' || *s == 0x7f)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct show_rec *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->pr < y->pr ? -1 : x->pr > y->pr; /* file order among equal times */
+}
+
+static int is_switch(const struct show *s, int attr)
+{
+	const struct tp_format *f = attr >= 0 ? s->pd->attrs[attr].fmt : NULL;
+
+	return f && !strcmp(f->sys, "sched") && !strcmp(f->name, "sched_switch");
+}
+
+static void field_text(const struct show_rec *r, const struct pdr_attr *a, const char *name,
+		       char *buf, size_t len)
+{
+	const struct tp_field *fl = a->fmt ? tp_format__field(a->fmt, name) : NULL;
+
+	buf[0] = 0;
+	if (fl && r->pr->raw)
+		pdr_field_str(fl, r->pr->raw, r->pr->raw_size, buf, len);
+}
+
+/* ---- runs ---- */
+
+static int add_run(struct show *s, size_t *cap, uint32_t cpu, uint32_t pid, uint32_t tid,
+		   const char *comm, uint64_t start, uint64_t end)
+{
+	struct show_run *r;
+
+	if (!tid || end < start)
+		return 0; /* idle is the lane's background */
+	if (s->nr_runs == *cap) {
+		size_t nc = *cap ? *cap * 2 : 1024;
+		struct show_run *nr = realloc(s->runs, nc * sizeof(*nr));
+
+		if (!nr)
+			return -ENOMEM;
+		s->runs = nr;
+		*cap = nc;
+	}
+	r = &s->runs[s->nr_runs++];
+	*r = (struct show_run){ cpu, pid, tid, start, end, "" };
+	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	return 0;
+}
+
+static int u64_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Per CPU: before its first switch, prev ran (since the window's start); after its last, next. */
+int show_runs_build(struct show *s)
+{
+	struct last { int seen; uint64_t t; uint32_t tid; char comm[16]; } *last;
+	int maxcpu = 0;
+	size_t cap = 0;
+	int err = 0;
+
+	for (int i = 0; i < s->nr_cpus; i++)
+		if (s->cpus[i] > maxcpu)
+			maxcpu = s->cpus[i];
+	for (size_t i = 0; i < s->nr; i++)
+		if ((int)s->recs[i].cpu > maxcpu)
+			maxcpu = s->recs[i].cpu;
+	last = calloc(maxcpu + 1, sizeof(*last));
+	if (!last)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr && !err; i++) {
+		const struct show_rec *r = &s->recs[i];
+		const struct pdr_attr *a = &s->pd->attrs[r->attr];
+		struct last *l = &last[r->cpu];
+		int64_t prev = 0, next = 0;
+		char pc[16], nc[16];
+
+		if (!is_switch(s, r->attr) || !r->pr->raw)
+			continue;
+		s->has_switch = 1;
+		pdr_field_int(a->fmt, r->pr->raw, r->pr->raw_size, "prev_pid", &prev);
+		pdr_field_int(a->fmt, r->pr->raw, r->pr->raw_size, "next_pid", &next);
+		field_text(r, a, "prev_comm", pc, sizeof(pc));
+		field_text(r, a, "next_comm", nc, sizeof(nc));
+		/* the process of a thread is only known when it has records of its own */
+		err = add_run(s, &cap, r->cpu, prev, prev, pc, l->seen ? l->t : s->win_start, r->time);
+		l->seen = 1;
+		l->t = r->time;
+		l->tid = next;
+		snprintf(l->comm, sizeof(l->comm), "%s", nc);
+	}
+	for (int c = 0; c <= maxcpu && !err; c++)
+		if (last[c].seen)
+			err = add_run(s, &cap, c, last[c].tid, last[c].tid, last[c].comm, last[c].t,
+				      s->win_end);
+	/* pids: a thread's process from its own samples (sorted tid -> pid pairs) */
+	if (!err && s->nr_runs) {
+		uint64_t *tp = malloc((s->nr + 1) * sizeof(*tp));
+
+		if (!tp) {
+			free(last);
+			return -ENOMEM;
+		}
+		for (size_t i = 0; i < s->nr; i++)
+			tp[i] = (uint64_t)s->recs[i].tid << 32 | s->recs[i].pid;
+		qsort(tp, s->nr, sizeof(*tp), u64_cmp);
+		for (size_t i = 0; i < s->nr_runs; i++) {
+			uint64_t key = (uint64_t)s->runs[i].tid << 32;
+			size_t lo = 0, hi = s->nr;
+
+			while (lo < hi) {
+				size_t mid = (lo + hi) / 2;
+
+				if (tp[mid] < key)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			s->runs[i].pid = lo < s->nr && tp[lo] >> 32 == s->runs[i].tid ?
+					 (uint32_t)tp[lo] : s->runs[i].tid;
+		}
+		free(tp);
+	}
+	free(last);
+	return err;
+}
+
+/* ---- loading ---- */
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t cap = 0, n = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (cap - n < 65536) {
+			char *nb = realloc(buf, cap = cap * 2 + 65536);
+
+			if (!nb) {
+				free(buf);
+				fclose(f);
+				errno = ENOMEM;
+				return NULL;
+			}
+			buf = nb;
+		}
+		r = fread(buf + n, 1, cap - n - 1, f);
+		n += r;
+	} while (r > 0);
+	fclose(f);
+	buf[n] = 0;
+	*len = n;
+	return buf;
+}
+
+static int add_cpu(struct show *s, int cpu)
+{
+	int *nc;
+
+	for (int i = 0; i < s->nr_cpus; i++)
+		if (s->cpus[i] == cpu)
+			return 0;
+	nc = realloc(s->cpus, (s->nr_cpus + 1) * sizeof(*nc));
+	if (!nc)
+		return -ENOMEM;
+	s->cpus = nc;
+	s->cpus[s->nr_cpus++] = cpu;
+	return 0;
+}
+
+static int int_cmp(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+static void add_span(struct show *s, const char *kind, uint64_t start, uint64_t end,
+		     const char *label)
+{
+	struct show_span *sp;
+
+	if (s->nr_spans == 3 || end < start)
+		return;
+	sp = &s->spans[s->nr_spans++];
+	sp->kind = kind;
+	sp->start = start;
+	sp->end = end;
+	snprintf(sp->label, sizeof(sp->label), "%s", label);
+}
+
+static int analyse(struct show *s)
+{
+	struct comms cm = { 0 };
+	size_t n = 0;
+	int err = 0;
+
+	s->recs = calloc(s->pd->nr_recs + 1, sizeof(*s->recs));
+	if (!s->recs)
+		return -ENOMEM;
+	/* Names first from time-0 COMMs, then in time order (trigrec writes sorted files). */
+	for (size_t i = 0; i < s->pd->nr_recs; i++) {
+		const struct pdr_rec *pr = &s->pd->recs[i];
+
+		if (pr->hdr->type == PERF_RECORD_SAMPLE && pr->attr >= 0) {
+			struct show_rec *r = &s->recs[n++];
+
+			r->time = pr->time;
+			r->cpu = pr->cpu;
+			r->pid = pr->pid;
+			r->tid = pr->tid;
+			r->attr = pr->attr;
+			r->pr = pr;
+		}
+	}
+	s->nr = n;
+	qsort(s->recs, n, sizeof(*s->recs), rec_cmp);
+	/* COMM/FORK records interleaved by time with the samples: a name as of each record. */
+	{
+		const struct pdr_rec **names = malloc((s->pd->nr_recs + 1) * sizeof(*names));
+		size_t nn = 0, k = 0;
+		char tmp[16];
+
+		if (!names)
+			return -ENOMEM;
+		for (size_t i = 0; i < s->pd->nr_recs; i++) {
+			uint32_t t = s->pd->recs[i].hdr->type;
+
+			if (t == PERF_RECORD_COMM || t == PERF_RECORD_FORK)
+				names[nn++] = &s->pd->recs[i];
+		}
+		for (size_t i = 0; i < n; i++) {
+			for (; k < nn && names[k]->time <= s->recs[i].time; k++) {
+				const uint32_t *f = (const uint32_t *)(names[k]->hdr + 1);
+
+				if (names[k]->hdr->type == PERF_RECORD_COMM)
+					comms_set(&cm, f[1], (const char *)(f + 2));
+				else if (comms_slot(&cm, f[3], 0)) /* pid ppid tid ptid: named after the parent */
+					comms_set(&cm, f[2], comms_get(&cm, f[3], tmp, sizeof(tmp)));
+			}
+			snprintf(s->recs[i].comm, sizeof(s->recs[i].comm), "%s",
+				 comms_get(&cm, s->recs[i].tid, tmp, sizeof(tmp)));
+		}
+		free(names);
+	}
+	free(cm.e);
+
+	/* The window: the sidecar's, else the records'. */
+	s->win_start = jv_u64(s->sc, "window.start_ns", n ? s->recs[0].time : 0);
+	s->win_end = jv_u64(s->sc, "window.end_ns", n ? s->recs[n - 1].time : 0);
+	if (!s->win_start && n)
+		s->win_start = s->recs[0].time;
+	{
+		const struct jv *cpus = jv_get(s->sc, "cpus");
+
+		for (int i = 0; cpus && cpus->type == JV_ARR && i < cpus->n && !err; i++)
+			if (strcmp(jv_str(&cpus->kids[i], "ring", "main"), "tracking"))
+				err = add_cpu(s, jv_i64(&cpus->kids[i], "cpu", 0));
+		for (size_t i = 0; i < n && !err; i++)
+			err = add_cpu(s, s->recs[i].cpu);
+		if (err)
+			return err;
+		qsort(s->cpus, s->nr_cpus, sizeof(*s->cpus), int_cmp);
+	}
+
+	/* The trigger: its message (not for manual and final snapshots), its record. */
+	s->trig_rec = -1;
+	s->has_trigger = jv_get(s->sc, "trigger.tid") != NULL;
+	s->trig_time = jv_u64(s->sc, "trigger.time_ns", s->win_end);
+	if (s->has_trigger) {
+		s->trig_cpu = jv_u64(s->sc, "trigger.cpu", 0);
+		s->trig_pid = jv_u64(s->sc, "trigger.pid", 0);
+		s->trig_tid = jv_u64(s->sc, "trigger.tid", 0);
+		/* perf stamps the record a little after the BPF program: the first at or after */
+		for (size_t i = 0; i < n; i++) {
+			const struct show_rec *r = &s->recs[i];
+
+			if (r->time >= s->trig_time && r->cpu == s->trig_cpu && r->tid == s->trig_tid) {
+				s->trig_rec = i;
+				break;
+			}
+		}
+	}
+	{
+		char a[48], b[48], label[160];
+		uint64_t post = jv_u64(s->sc, "window.post_ns", 0);
+
+		if (jv_get(s->sc, "trigger.latency")) {
+			uint64_t st = jv_u64(s->sc, "trigger.latency.start.time_ns", 0);
+			uint64_t en = jv_u64(s->sc, "trigger.latency.end.time_ns", s->trig_time);
+
+			snprintf(label, sizeof(label), "latency %s (threshold %s)",
+				 dur(jv_u64(s->sc, "trigger.latency.duration_ns", en - st), a, sizeof(a)),
+				 dur(jv_u64(s->sc, "trigger.latency.threshold_ns", 0), b, sizeof(b)));
+			add_span(s, "latency", st, en, label);
+		}
+		if (jv_get(s->sc, "trigger.rate")) {
+			uint64_t w = jv_u64(s->sc, "trigger.rate.window_ns", 0);
+
+			snprintf(label, sizeof(label), "rate: %" PRIu64 " in %s (threshold %" PRIu64 ")",
+				 jv_u64(s->sc, "trigger.rate.count", 0), dur(w, a, sizeof(a)),
+				 jv_u64(s->sc, "trigger.rate.threshold", 0));
+			add_span(s, "rate", s->trig_time > w ? s->trig_time - w : 0, s->trig_time, label);
+		}
+		if (post) {
+			snprintf(label, sizeof(label), "post window %s", dur(post, a, sizeof(a)));
+			add_span(s, "post", s->trig_time, s->trig_time + post, label);
+		}
+	}
+	return show_runs_build(s);
+}
+
+struct show *show__open_pair(const char *data_path, const char *json_path, char *err,
+			     size_t errlen)
+{
+	struct show *s = calloc(1, sizeof(*s));
+	char perr[512];
+
+	if (!s) {
+		snprintf(err, errlen, "out of memory");
+		return NULL;
+	}
+	snprintf(s->data_path, sizeof(s->data_path), "%s", data_path);
+	snprintf(s->json_path, sizeof(s->json_path), "%s", json_path ? json_path : "");
+	if (json_path) {
+		size_t len = 0;
+		char *txt = slurp(json_path, &len);
+
+		if (!txt)
+			snprintf(s->sc_err, sizeof(s->sc_err), "%s: %s", json_path, strerror(errno));
+		else if (!(s->sc = jv_parse(txt, len, perr, sizeof(perr))))
+			snprintf(s->sc_err, sizeof(s->sc_err), "%s: not valid JSON: %s", json_path, perr);
+		free(txt);
+	}
+	s->pd = pdr_open(data_path, perr, sizeof(perr));
+	if (!s->pd) {
+		snprintf(err, errlen, "%s", perr);
+		show__free(s);
+		return NULL;
+	}
+	if (analyse(s)) {
+		snprintf(err, errlen, "out of memory reading %s", data_path);
+		show__free(s);
+		return NULL;
+	}
+	return s;
+}
+
+static int ends_with(const char *s, const char *suf)
+{
+	size_t a = strlen(s), b = strlen(suf);
+
+	return a >= b && !strcmp(s + a - b, suf);
+}
+
+struct show *show__open(const char *path, char *err, size_t errlen)
+{
+	char data[4096], json[4096];
+	size_t n = strlen(path);
+
+	if (n >= sizeof(data) - 6) {
+		snprintf(err, errlen, "path too long");
+		return NULL;
+	}
+	if (ends_with(path, ".json")) {
+		snprintf(json, sizeof(json), "%s", path);
+		snprintf(data, sizeof(data), "%.*s.data", (int)(n - 5), path);
+	} else {
+		snprintf(data, sizeof(data), "%s", path);
+		if (ends_with(path, ".data"))
+			snprintf(json, sizeof(json), "%.*s.json", (int)(n - 5), path);
+		else
+			snprintf(json, sizeof(json), "%s.json", path);
+	}
+	return show__open_pair(data, json, err, errlen);
+}
+
+void show__free(struct show *s)
+{
+	if (!s)
+		return;
+	jv_free(s->sc);
+	pdr_close(s->pd);
+	free(s->recs);
+	free(s->runs);
+	free(s->cpus);
+	free(s);
+}
+
+/* ---- the terminal report ---- */
+
+/* A record's fields, "name=value ...": tracepoint fields, else the sample's ip. */
+static void rec_fields(const struct show *s, const struct show_rec *r, char *buf, size_t len)
+{
+	const struct pdr_attr *a = &s->pd->attrs[r->attr];
+
+	if (a->fmt && r->pr->raw)
+		pdr_fields_str(a->fmt, r->pr->raw, r->pr->raw_size, buf, len);
+	else
+		snprintf(buf, len, "ip=0x%" PRIx64, r->pr->ip);
+}
+
+static void json_scalar(const struct jv *v, char *buf, size_t len)
+{
+	switch (v->type) {
+	case JV_STR: case JV_NUM: snprintf(buf, len, "%s", v->str); break;
+	case JV_TRUE: snprintf(buf, len, "true"); break;
+	case JV_FALSE: snprintf(buf, len, "false"); break;
+	case JV_NULL: snprintf(buf, len, "null"); break;
+	case JV_ARR: {
+		size_t o = snprintf(buf, len, "[");
+
+		for (int i = 0; i < v->n && o < len; i++)
+			o += snprintf(buf + o, len - o, "%s%s", i ? ", " : "",
+				      v->kids[i].str ? v->kids[i].str : "?");
+		if (o < len)
+			snprintf(buf + o, len - o, "]");
+		break;
+	}
+	default: snprintf(buf, len, "{...}");
+	}
+}
+
+struct count { uint64_t key; uint64_t n, ns; const char *name; uint32_t pid; };
+
+static int count_cmp(const void *a, const void *b)
+{
+	const struct count *x = a, *y = b;
+
+	if (x->n != y->n)
+		return x->n > y->n ? -1 : 1;
+	if (x->ns != y->ns)
+		return x->ns > y->ns ? -1 : 1;
+	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static struct count *count_add(struct count **v, size_t *n, size_t *cap, uint64_t key)
+{
+	for (size_t i = 0; i < *n; i++) /* linear: a window has few distinct tasks and events */
+		if ((*v)[i].key == key)
+			return &(*v)[i];
+	if (*n == *cap) {
+		struct count *nv = realloc(*v, (*cap = *cap ? *cap * 2 : 64) * sizeof(**v));
+
+		if (!nv)
+			return NULL;
+		*v = nv;
+	}
+	memset(&(*v)[*n], 0, sizeof(**v));
+	(*v)[*n].key = key;
+	return &(*v)[(*n)++];
+}
+
+static void print_trigger(const struct show *s, FILE *out)
+{
+	const struct jv *sc = s->sc;
+	const struct jv *fields = jv_get(sc, "trigger.fields");
+	char a[48], b[48], c[48], d[48];
+
+	fprintf(out, "trigger   %s", jv_str(sc, "trigger.name", "?"));
+	if (jv_get(sc, "trigger.kind"))
+		fprintf(out, " (%s trigger)", jv_str(sc, "trigger.kind", ""));
+	else if (!s->has_trigger)
+		fprintf(out, " (%s)", !strcmp(jv_str(sc, "trigger.name", ""), "final") ?
+			"the final snapshot, at the end of the run" : "taken on demand");
+	fprintf(out, "\n  text    %s\n", jv_str(sc, "trigger.text", ""));
+	if (s->has_trigger) {
+		fprintf(out, "  fired   at %s on CPU %" PRIu64 " by %s pid %" PRIu64 " tid %" PRIu64 "\n",
+			show_fmt_time(s->trig_time, a, sizeof(a)), jv_u64(sc, "trigger.cpu", 0),
+			jv_str(sc, "trigger.comm", "?"), jv_u64(sc, "trigger.pid", 0),
+			jv_u64(sc, "trigger.tid", 0));
+	} else {
+		fprintf(out, "  at      %s\n", show_fmt_time(s->trig_time, a, sizeof(a)));
+	}
+	if (jv_get(sc, "trigger.event")) {
+		fprintf(out, "  event   %s:", jv_str(sc, "trigger.event", ""));
+		for (int i = 0; fields && fields->type == JV_OBJ && i < fields->n; i++) {
+			char v[512];
+
+			json_scalar(&fields->kids[i], v, sizeof(v));
+			fprintf(out, " %s=%s", fields->kids[i].key, v);
+		}
+		fputc('\n', out);
+	}
+	if (jv_get(sc, "trigger.latency")) {
+		uint64_t st = jv_u64(sc, "trigger.latency.start.time_ns", 0);
+		uint64_t en = jv_u64(sc, "trigger.latency.end.time_ns", 0);
+
+		fprintf(out, "  latency %s, over the threshold of %s\n",
+			dur(jv_u64(sc, "trigger.latency.duration_ns", 0), a, sizeof(a)),
+			dur(jv_u64(sc, "trigger.latency.threshold_ns", 0), b, sizeof(b)));
+		fprintf(out, "    start %s at %s on CPU %" PRIu64 ", tid %" PRIu64 " (key %s)\n",
+			jv_str(sc, "trigger.latency.start.event", "?"), show_fmt_time(st, c, sizeof(c)),
+			jv_u64(sc, "trigger.latency.start.cpu", 0), jv_u64(sc, "trigger.latency.start.tid", 0),
+			jv_str(sc, "trigger.latency.start.key", ""));
+		fprintf(out, "    end   %s at %s on CPU %" PRIu64 ", tid %" PRIu64 " (key %s)\n",
+			jv_str(sc, "trigger.latency.end.event", "?"), show_fmt_time(en, d, sizeof(d)),
+			jv_u64(sc, "trigger.latency.end.cpu", 0), jv_u64(sc, "trigger.latency.end.tid", 0),
+			jv_str(sc, "trigger.latency.end.key", ""));
+	}
+	if (jv_get(sc, "trigger.rate")) {
+		uint64_t w = jv_u64(sc, "trigger.rate.window_ns", 0);
+
+		fprintf(out, "  rate    %" PRIu64 " events in %s, over the threshold of %" PRIu64
+			" (key %s), from %s to %s\n", jv_u64(sc, "trigger.rate.count", 0),
+			dur(w, a, sizeof(a)), jv_u64(sc, "trigger.rate.threshold", 0),
+			jv_str(sc, "trigger.rate.key", ""),
+			show_fmt_time(s->trig_time > w ? s->trig_time - w : 0, b, sizeof(b)),
+			show_fmt_time(s->trig_time, c, sizeof(c)));
+	}
+	if (jv_get(sc, "trigger.matches"))
+		fprintf(out, "  matches %" PRIu64 "\n", jv_u64(sc, "trigger.matches", 0));
+	if (jv_u64(sc, "window.post_ns", 0))
+		fprintf(out, "  post    %s after the trigger, to %s\n",
+			dur(jv_u64(sc, "window.post_ns", 0), a, sizeof(a)),
+			show_fmt_time(s->trig_time + jv_u64(sc, "window.post_ns", 0), b, sizeof(b)));
+	if (jv_u64(sc, "coalesced_triggers", 0))
+		fprintf(out, "  coalesced %" PRIu64 " more firings while this one was taken\n",
+			jv_u64(sc, "coalesced_triggers", 0));
+}
+
+static void print_cpus(const struct show *s, FILE *out)
+{
+	const struct jv *cpus = jv_get(s->sc, "cpus");
+
+	fprintf(out, "  %-4s %8s  %-21s %-21s %-8s %s\n", "cpu", "records", "first", "last",
+		"wrapped", "lost");
+	for (int i = 0; i < s->nr_cpus; i++) {
+		int cpu = s->cpus[i];
+		uint64_t nrec = 0, first = 0, last = 0;
+		const struct jv *ring = NULL;
+		char a[32], b[32];
+
+		for (size_t k = 0; k < s->nr; k++) {
+			if ((int)s->recs[k].cpu != cpu)
+				continue;
+			if (!nrec++)
+				first = s->recs[k].time;
+			last = s->recs[k].time;
+		}
+		for (int k = 0; cpus && cpus->type == JV_ARR && k < cpus->n && !ring; k++)
+			if (jv_i64(&cpus->kids[k], "cpu", -1) == cpu &&
+			    strcmp(jv_str(&cpus->kids[k], "ring", "main"), "tracking"))
+				ring = &cpus->kids[k];
+		fprintf(out, "  %-4d %8" PRIu64 "  %-21s %-21s %-8s %s\n", cpu, nrec,
+			nrec ? show_fmt_time(first, a, sizeof(a)) : "-",
+			nrec ? show_fmt_time(last, b, sizeof(b)) : "-",
+			ring ? (jv_bool(ring, "wrapped", 0) ? "yes" : "no") : "?",
+			ring ? jv_str(ring, "lost", "0") : "?");
+	}
+}
+
+static void print_busiest(const struct show *s, FILE *out)
+{
+	struct count *tasks = NULL, *evs = NULL;
+	size_t nt = 0, ct = 0, ne = 0, ce = 0;
+	char a[32];
+
+	for (size_t i = 0; i < s->nr; i++) {
+		struct count *t = count_add(&tasks, &nt, &ct, s->recs[i].tid);
+		struct count *e = count_add(&evs, &ne, &ce, s->recs[i].attr);
+
+		if (!t || !e)
+			goto out;
+		t->n++;
+		t->name = s->recs[i].comm;
+		t->pid = s->recs[i].pid;
+		e->n++;
+		e->name = s->pd->attrs[s->recs[i].attr].name;
+	}
+	for (size_t i = 0; i < s->nr_runs; i++) {
+		struct count *t = count_add(&tasks, &nt, &ct, s->runs[i].tid);
+
+		if (!t)
+			goto out;
+		t->ns += s->runs[i].end - s->runs[i].start;
+		if (!t->name) {
+			t->name = s->runs[i].comm;
+			t->pid = s->runs[i].pid;
+		}
+	}
+	if (tasks)
+		qsort(tasks, nt, sizeof(*tasks), count_cmp);
+	if (evs)
+		qsort(evs, ne, sizeof(*evs), count_cmp);
+	fprintf(out, "busiest tasks (records%s):\n", s->has_switch ?
+		"; on-CPU time from sched_switch" : "; no sched_switch recorded: no on-CPU time");
+	fprintf(out, "  %8s  %-12s %-15s %s\n", "records", s->has_switch ? "on-cpu" : "",
+		"pid/tid", "comm");
+	for (size_t i = 0; i < nt && i < 10; i++) {
+		char pt[32];
+
+		snprintf(pt, sizeof(pt), "%u/%" PRIu64, tasks[i].pid, tasks[i].key);
+		fprintf(out, "  %8" PRIu64 "  %-12s %-15s %s\n", tasks[i].n,
+			s->has_switch ? dur(tasks[i].ns, a, sizeof(a)) : "", pt,
+			tasks[i].name ? tasks[i].name : "");
+	}
+	fprintf(out, "busiest events:\n  %8s  %s\n", "records", "event");
+	for (size_t i = 0; i < ne && i < 10; i++)
+		fprintf(out, "  %8" PRIu64 "  %s\n", evs[i].n, evs[i].name);
+out:
+	free(tasks);
+	free(evs);
+}
+
+static void print_last(const struct show *s, FILE *out, int nlast)
+{
+	long end = s->trig_rec;
+	size_t idx[nlast > 0 ? nlast : 1];
+	int n = 0;
+	char a[32], f[1024];
+
+	if (!s->has_trigger) {
+		fprintf(out, "no triggering thread (the snapshot was not taken by a trigger)\n");
+		return;
+	}
+	if (end < 0) {
+		/* the trigger's record is not in the file (its event not recorded): up to its time */
+		for (end = (long)s->nr - 1; end >= 0 && s->recs[end].time > s->trig_time; end--)
+			;
+	}
+	for (long i = end; i >= 0 && n < nlast; i--)
+		if (s->recs[i].tid == s->trig_tid)
+			idx[n++] = i;
+	fprintf(out, "last %d record%s of %s %u/%u up to the trigger%s:\n", n, n == 1 ? "" : "s",
+		jv_str(s->sc, "trigger.comm", "?"), s->trig_pid, s->trig_tid,
+		s->trig_rec < 0 ? " (its own record is not in the file: its event is not recorded)" : "");
+	fprintf(out, "  %-21s %-4s %-32s %s\n", "time", "cpu", "event", "fields");
+	while (n--) {
+		const struct show_rec *r = &s->recs[idx[n]];
+
+		rec_fields(s, r, f, sizeof(f));
+		fprintf(out, "  %-21s %-4u %-32s %s%s\n", show_fmt_time(r->time, a, sizeof(a)), r->cpu,
+			s->pd->attrs[r->attr].name, f, (long)idx[n] == s->trig_rec ? "  <- trigger" : "");
+	}
+}
+
+void show__print(const struct show *s, FILE *out, int nlast)
+{
+	char a[32], b[32], c[32];
+
+	fprintf(out, "snapshot  %s\n", s->data_path);
+	if (s->sc)
+		fprintf(out, "sidecar   %s\n", s->json_path);
+	else
+		fprintf(out, "sidecar   none: %s (only the perf.data is told)\n", s->sc_err);
+	if (s->pd->hostname[0])
+		fprintf(out, "host      %s, Linux %s\n", s->pd->hostname, s->pd->osrelease);
+	if (s->sc)
+		print_trigger(s, out);
+	fprintf(out, "window    %s .. %s (%s)%s, %zu records (samples)%s\n",
+		show_fmt_time(s->win_start, a, sizeof(a)), show_fmt_time(s->win_end, b, sizeof(b)),
+		dur(s->win_end - s->win_start, c, sizeof(c)),
+		s->sc ? (jv_bool(s->sc, "window.aligned", 1) ? ", aligned" : ", not aligned") : "",
+		s->nr, s->pd->compressed ? ", zstd-compressed" : "");
+	print_cpus(s, out);
+	print_busiest(s, out);
+	if (s->sc)
+		print_last(s, out, nlast);
+}

@@ -1,0 +1,274 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# trigrec show on snapshots of a known workload (tests/helpers/trigwork):
+#  - the terminal report: the trigger's name, text and fields, the latency's
+#    two ends, the per-CPU window, the busiest events, and the triggering
+#    thread's last records, each checked against the sidecar and against
+#    what stock `perf script` decodes from the same .data;
+#  - --chrome-json: valid JSON (python3), a track per CPU and per thread, an
+#    instant per record, the trigger as a global instant;
+#  - --html: loaded in headless Chromium, its DOM after the scripts ran has a
+#    lane per CPU, a mark per record, the trigger marker and the spans; with
+#    #selftest the page itself hovers the trigger's mark, zooms, drags and
+#    resets, and the DOM says what happened; a screenshot is kept in
+#    tests/out/show.png;
+#  - a rate trigger with a post window, zstd-compressed; and the errors.
+. "$(dirname "$0")/lib.sh"
+need_root
+TRIGWORK=$OUTPUT/tests/trigwork
+OUTDIR=$ROOT/tests/out
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
+mkdir -p "$OUTDIR"
+
+# fmt_ns NS: as perf script --ns prints a time.
+fmt_ns() { printf '%d.%09d' $(($1 / 1000000000)) $(($1 % 1000000000)); }
+
+# ---- snapshot 1: a latency trigger on nanosleep, system-wide, default set ----
+
+D1=$TMP/lat
+tr_run "$TMP/lat.log" -a -m 1M --no-final-snapshot -o "$D1" \
+	--trigger 'latency syscalls:sys_enter_nanosleep by tid -> syscalls:sys_exit_nanosleep by tid > 20ms where comm == "trigwork" name slow' \
+	-- "$TRIGWORK" -o "$TMP/marks" getpgid 5 3 nsleep 5 getpgid 7 2 tsleep 30 getpgid 9
+rc=$?
+F=$(snaps "$D1" slow | head -1)
+t_begin "show: a latency snapshot of trigwork"
+check_eq "trigrec exit ($(log_tail "$TMP/lat.log"))" "$rc" 0
+[ -n "$F" ] || t_fail "no snapshot 'slow' in $D1: $(ls "$D1" 2>&1 | tr '\n' ' ')"
+t_end
+if [ -z "$F" ] || ! json_load "${F%.data}.json"; then
+	t_blocked "show: the rest" "no snapshot or sidecar"
+	exit 1
+fi
+decode "$F" text >"$TMP/lat.tsv"
+"$TRIGREC" show -n 6 --html "$TMP/show.html" --chrome-json "$TMP/show.json" "$F" >"$TMP/show.out" 2>"$TMP/show.err"
+src=$?
+TID=$(j trigger.tid)
+
+t_begin "show: what fired: name, text, where, fields, both ends of the latency"
+check_eq "exit ($(log_tail "$TMP/show.err"))" "$src" 0
+out=$(cat "$TMP/show.out")
+line() { grep -m1 -- "$1" "$TMP/show.out"; }
+check_eq "snapshot line" "$(line '^snapshot')" "snapshot  $F"
+check_eq "sidecar line" "$(line '^sidecar')" "sidecar   ${F%.data}.json"
+check_eq "trigger line" "$(line '^trigger')" "trigger   slow (latency trigger)"
+check_eq "text line" "$(line '^  text')" "  text    $(j trigger.text)"
+check_eq "fired line" "$(line '^  fired')" \
+	"  fired   at $(fmt_ns "$(j trigger.time_ns)") on CPU $(j trigger.cpu) by trigwork pid $(j trigger.pid) tid $TID"
+fields=$("$PY" -c 'import json,sys; d=json.load(open(sys.argv[1]))["trigger"]["fields"]; print(" ".join("%s=%s" % kv for kv in d.items()))' "${F%.data}.json")
+check_eq "event line" "$(line '^  event')" "  event   syscalls:sys_exit_nanosleep: $fields"
+check_match "fields have ret=0" "$fields" '(^| )ret=0$'
+check_match "latency line" "$(line '^  latency')" '^  latency 3[0-9]\.[0-9]{3} ms, over the threshold of 20\.000 ms$'
+check_eq "start line" "$(line '^    start')" \
+	"    start syscalls:sys_enter_nanosleep at $(fmt_ns "$(j trigger.latency.start.time_ns)") on CPU $(j trigger.latency.start.cpu), tid $TID (key tid)"
+check_eq "end line" "$(line '^    end')" \
+	"    end   syscalls:sys_exit_nanosleep at $(fmt_ns "$(j trigger.latency.end.time_ns)") on CPU $(j trigger.latency.end.cpu), tid $TID (key tid)"
+# trigwork's own clock readings bracket the sleep: the thread is the sleeper (tsleep: a new thread)
+sl=$(grep '^nsleep .* ms=30 ' "$TMP/marks")
+check_eq "the sleeping thread" "$TID" "$(sed -E 's/.* tid=([0-9]+) .*/\1/' <<<"$sl")"
+check_ge "start after trigwork's start mark" "$(j trigger.latency.start.time_ns)" "$(sed -E 's/.* start=([0-9]+).*/\1/' <<<"$sl")"
+check_le "end before trigwork's end mark" "$(j trigger.latency.end.time_ns)" "$(sed -E 's/.* end=([0-9]+).*/\1/' <<<"$sl")"
+t_end
+
+t_begin "show: the window per CPU and the busiest events agree with perf script"
+nrec=$(wc -l <"$TMP/lat.tsv")
+check_match "window line" "$(line '^window')" \
+	"^window    $(fmt_ns "$(j window.start_ns)") \.\. $(fmt_ns "$(j window.end_ns)") \(.*\), aligned, $nrec records \(samples\)$"
+ncpu=0
+for ((i = 0; i < ${J[cpus#]}; i++)); do
+	[ "$(j cpus.$i.ring)" = main ] || continue
+	c=$(j cpus.$i.cpu)
+	ncpu=$((ncpu + 1))
+	n=$(awk -F'\t' -v c="$c" '$2 == c' "$TMP/lat.tsv" | wc -l)
+	first=$(awk -F'\t' -v c="$c" '$2 == c { print $1; exit }' "$TMP/lat.tsv")
+	last=$(awk -F'\t' -v c="$c" '$2 == c { l = $1 } END { print l }' "$TMP/lat.tsv")
+	w=$([ "$(j cpus.$i.wrapped)" = true ] && echo yes || echo no)
+	if [ "$n" -gt 0 ]; then first=$(fmt_ns "$first") last=$(fmt_ns "$last"); else first=- last=-; fi
+	exp=$(printf '  %-4d %8d  %-21s %-21s %-8s %s' "$c" "$n" "$first" "$last" "$w" "$(j cpus.$i.lost)")
+	check_eq "cpu $c row" "$(grep -m1 -E "^  $c +[0-9]+  " "$TMP/show.out")" "$exp"
+done
+check_gt "CPUs" "$ncpu" 0
+awk -F'\t' '{ n[$5]++ } END { for (e in n) printf "%8d  %s\n", n[e], e }' "$TMP/lat.tsv" | sort >"$TMP/ev.want"
+sed -n '/^busiest events:/,/^last /p' "$TMP/show.out" | grep -E '^ +[0-9]+  ' | sed 's/^  //' | sort >"$TMP/ev.got"
+check_eq "busiest events (every event, counts as perf script's)" "$(cat "$TMP/ev.got")" "$(cat "$TMP/ev.want")"
+top=$(awk -F'\t' '{ n[$4]++ } END { for (t in n) if (n[t] > m) m = n[t]; print m }' "$TMP/lat.tsv")
+check_eq "the busiest task's records: the most any thread has in perf script" \
+	"$(sed -n '/^busiest tasks/,/^busiest events/p' "$TMP/show.out" | sed -n 3p | awk '{ print $1 }')" "$top"
+t_end
+
+t_begin "show: the triggering thread's last records are perf script's, ending at the trigger"
+# perf script's records of that thread up to its exit-nanosleep (the trigger's own record)
+trig_line=$(awk -F'\t' -v t="$TID" '$4 == t && $5 == "syscalls:sys_exit_nanosleep"' "$TMP/lat.tsv" | tail -1)
+check_ne "trigger record in perf script" "$trig_line" ""
+tt=$(cut -f1 <<<"$trig_line")
+awk -F'\t' -v t="$TID" -v end="$tt" '$4 == t && $1 <= end { printf "%s %s %s\n", $1, $2, $5 }' "$TMP/lat.tsv" |
+	tail -6 | while read -r ns cpu ev; do printf '%s %s %s\n' "$(fmt_ns "$ns")" "$cpu" "$ev"; done >"$TMP/last.want"
+sed -n '/^last [0-9]* records\? of /,$p' "$TMP/show.out" | tail -n +3 | awk '{ print $1, $2, $3 }' >"$TMP/last.got"
+check_eq "header" "$(grep '^last ' "$TMP/show.out")" \
+	"last $(wc -l <"$TMP/last.want") records of trigwork $(j trigger.pid)/$TID up to the trigger:"
+check_eq "records (time cpu event)" "$(cat "$TMP/last.got")" "$(cat "$TMP/last.want")"
+check_match "the last is marked" "$(tail -1 "$TMP/show.out")" ' ret=0  <- trigger$'
+check_eq "the trigger's record time" "$(tail -1 "$TMP/show.out" | awk '{ print $1 }')" "$(fmt_ns "$tt")"
+t_end
+
+t_begin "show: --chrome-json is Trace Event Format with CPU and thread tracks"
+check_cmd "json.tool" "$PY" -m json.tool "$TMP/show.json"
+res=$("$PY" - "$TMP/show.json" "$TID" <<'PYEOF'
+import json, sys
+d = json.load(open(sys.argv[1])); tid = int(sys.argv[2])
+ev = d["traceEvents"]
+names = {(e["pid"], e["tid"]): e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+cpus = sorted(n for n in names.values() if n.startswith("CPU "))
+inst = [e for e in ev if e["ph"] == "i" and e.get("s") == "t"]
+trig = [e for e in ev if e["ph"] == "i" and e.get("s") == "g"]
+runs = [e for e in ev if e["ph"] == "X" and e.get("cat") == "sched"]
+lat = [e for e in ev if e["ph"] == "X" and e.get("cat") == "latency"]
+thr = [n for (p, t), n in names.items() if t == tid]
+print("cpus=%s" % ",".join(c[4:] for c in cpus))
+print("instants=%d" % len(inst))
+print("trigger=%s %.3f" % (trig[0]["name"], trig[0]["ts"]) if len(trig) == 1 else "trigger=%d" % len(trig))
+print("runs>0=%s" % (len(runs) > 0 and all(r["dur"] >= 0 for r in runs)))
+print("latency=%d" % len(lat))
+print("thread=%s" % (thr[0] if thr else "none"))
+print("sane=%s" % all(isinstance(e["ts"], (int, float)) for e in ev if e["ph"] != "M"))
+PYEOF
+)
+cpus_json=$(for ((i = 0; i < ${J[cpus#]}; i++)); do [ "$(j cpus.$i.ring)" = main ] && printf '%s\n' "$(j cpus.$i.cpu)"; done | sort -n | paste -sd,)
+check_eq "CPU tracks" "$(grep '^cpus=' <<<"$res")" "cpus=$cpus_json"
+check_eq "one instant per record" "$(grep '^instants=' <<<"$res")" "instants=$nrec"
+check_eq "the trigger instant" "$(grep '^trigger=' <<<"$res")" "trigger=trigger slow $((tt / 1000)).$(printf %03d $((tt % 1000)))"
+check_eq "task runs from sched_switch" "$(grep '^runs>0=' <<<"$res")" "runs>0=True"
+check_eq "the latency span" "$(grep '^latency=' <<<"$res")" "latency=1"
+check_eq "the thread's track" "$(grep '^thread=' <<<"$res")" "thread=trigwork $TID"
+check_eq "timestamps" "$(grep '^sane=' <<<"$res")" "sane=True"
+t_end
+
+# chromium_dom HTML OUT [#FRAGMENT]: the DOM after the page's scripts ran.
+chromium_dom() {
+	timeout -k 5 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$TMP/chromium" --window-size=1400,900 --dump-dom "file://$1${3-}" \
+		>"$2" 2>"$2.err"
+}
+# dom_counts FILE: what the checks need, one "key=value" a line.
+dom_counts() {
+	"$PY" - "$1" <<'PYEOF'
+import sys
+from html.parser import HTMLParser
+c = {"lane": 0, "mark": 0, "run": 0, "trigger": 0, "latency": 0, "rate": 0, "post": 0, "ext": 0}
+body = {}
+class P(HTMLParser):
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        cls = (a.get("class") or "").split()
+        if tag == "g" and "lane" in cls: c["lane"] += 1
+        if tag == "line" and "mark" in cls: c["mark"] += 1
+        if tag == "rect" and "run" in cls: c["run"] += 1
+        if tag == "rect" and "span" in cls:
+            for k in ("latency", "rate", "post"):
+                if k in cls: c[k] += 1
+        if a.get("id") == "trigger": c["trigger"] += 1
+        if tag == "body": body.update(a)
+        for k in ("src", "href"):
+            if (a.get(k) or "").startswith(("http:", "https:", "//")): c["ext"] += 1
+P().feed(open(sys.argv[1]).read())
+for k, v in c.items(): print("%s=%d" % (k, v))
+print("rendered=%s" % body.get("data-rendered", "no"))
+for k, v in body.items():
+    if k.startswith("data-"): print("%s=%s" % (k, v))
+PYEOF
+}
+
+t_begin "show: --html in headless Chromium: a lane per CPU, a mark per record, the trigger"
+if [ -z "$CHROMIUM" ]; then
+	t_skip "no chromium (Debian packages chromium, chromium-driver: make check installs them)"
+else
+	check_match "self-contained: no external script, style or link" \
+		"$(grep -ciE '<script[^>]+src=|<link|@import|url\(http' "$TMP/show.html")" '^0$'
+	if chromium_dom "$TMP/show.html" "$TMP/dom.html"; then
+		d=$(dom_counts "$TMP/dom.html")
+		check_eq "scripts ran" "$(grep '^rendered=' <<<"$d")" "rendered=yes"
+		check_eq "lanes (one per CPU)" "$(grep '^lane=' <<<"$d")" "lane=$ncpu"
+		check_eq "marks (one per record)" "$(grep '^mark=' <<<"$d")" "mark=$nrec"
+		check_eq "the page's own count" "$(grep '^data-marks=' <<<"$d")" "data-marks=$nrec"
+		check_eq "trigger marker" "$(grep '^trigger=' <<<"$d")" "trigger=1"
+		check_eq "latency span" "$(grep '^latency=' <<<"$d")" "latency=1"
+		check_match "task runs drawn" "$(grep '^run=' <<<"$d")" '^run=[1-9][0-9]*$'
+		check_eq "no external resource" "$(grep '^ext=' <<<"$d")" "ext=0"
+	else
+		t_fail "chromium --dump-dom failed: $(log_tail "$TMP/dom.html.err")"
+	fi
+	# #selftest: the page hovers the trigger's mark, zooms with the wheel there, drags, resets
+	if chromium_dom "$TMP/show.html" "$TMP/dom2.html" "#selftest"; then
+		d=$(dom_counts "$TMP/dom2.html")
+		check_match "hover on the trigger's mark shows its event and fields" "$(grep '^data-tip=' <<<"$d")" \
+			"^data-tip=syscalls:sys_exit_nanosleep 0 ns from the trigger$(fmt_ns "$tt") CPU $(j trigger.cpu)trigwork $(j trigger.pid)/$TID.*ret=0$"
+		check_match "wheel zooms in" "$(grep '^data-zoom=' <<<"$d")" '^data-zoom=([2-9]|[1-9][0-9]+)\.[0-9]+$'
+		check_eq "around the cursor: the trigger stays in view" "$(grep '^data-trig-in-view=' <<<"$d")" "data-trig-in-view=yes"
+		check_eq "dragging right shows earlier times" "$(grep '^data-pan=' <<<"$d")" "data-pan=left"
+		check_eq "double-click shows the whole window" "$(grep '^data-reset=' <<<"$d")" "data-reset=yes"
+	else
+		t_fail "chromium --dump-dom #selftest failed: $(log_tail "$TMP/dom2.html.err")"
+	fi
+	rm -f "$OUTDIR/show.png"
+	timeout -k 5 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$TMP/chromium" --hide-scrollbars --window-size=1400,1000 \
+		--screenshot="$OUTDIR/show.png" "file://$TMP/show.html" >"$TMP/shot.log" 2>&1
+	check_match "screenshot tests/out/show.png is a PNG" "$(head -c 8 "$OUTDIR/show.png" 2>/dev/null | od -An -c | tr -d ' ')" '^211PNG'
+	cp "$TMP/show.html" "$OUTDIR/show.html" 2>/dev/null
+fi
+t_end
+
+# ---- snapshot 2: a rate trigger with a post window, zstd ----
+
+D2=$TMP/rate
+tr_run "$TMP/rate.log" -z 3 -m 1M --no-final-snapshot -o "$D2" \
+	-e syscalls:sys_enter_getpgid,sched:sched_switch \
+	--trigger 'rate syscalls:sys_enter_getpgid by tid > 50/50ms post 5ms name burst' \
+	-- "$TRIGWORK" -o "$TMP/marks2" getpgid 3 20 nsleep 2 getpgid 4 100 nsleep 20
+rc=$?
+G=$(snaps "$D2" burst | head -1)
+t_begin "show: a rate trigger's count and window, the post window, zstd"
+check_eq "trigrec exit ($(log_tail "$TMP/rate.log"))" "$rc" 0
+if [ -n "$G" ] && json_load "${G%.data}.json"; then
+	"$TRIGREC" show --html "$TMP/rate.html" --chrome-json "$TMP/rate.json" "${G%.data}.json" >"$TMP/rate.out" 2>"$TMP/rate.err"
+	check_eq "exit ($(log_tail "$TMP/rate.err"))" "$?" 0
+	decode "$G" >"$TMP/rate.tsv"
+	tg=$(j trigger.time_ns) w=$(j trigger.rate.window_ns)
+	check_eq "trigger line" "$(grep -m1 '^trigger' "$TMP/rate.out")" "trigger   burst (rate trigger)"
+	check_match "rate line" "$(grep -m1 '^  rate' "$TMP/rate.out")" \
+		"^  rate    $(j trigger.rate.count) events in .*, over the threshold of 50 \(key tid\), from $(fmt_ns $((tg - w))) to $(fmt_ns "$tg")$"
+	check_eq "count over the threshold" "$(j trigger.rate.count)" 51
+	check_eq "post line" "$(grep -m1 '^  post' "$TMP/rate.out")" "  post    5.000 ms after the trigger, to $(fmt_ns $((tg + 5000000)))"
+	check_match "window line" "$(grep -m1 '^window' "$TMP/rate.out")" ", $(wc -l <"$TMP/rate.tsv") records \(samples\), zstd-compressed$"
+	check_match "last record of the thread: the trigger (pid=4)" \
+		"$(grep -- '<- trigger$' "$TMP/rate.out")" 'syscalls:sys_enter_getpgid +__syscall_nr=[0-9]+ pid=4  <- trigger$'
+	check_cmd "chrome json" "$PY" -m json.tool "$TMP/rate.json"
+	if [ -n "$CHROMIUM" ] && chromium_dom "$TMP/rate.html" "$TMP/rdom.html"; then
+		d=$(dom_counts "$TMP/rdom.html")
+		check_eq "marks" "$(grep '^mark=' <<<"$d")" "mark=$(wc -l <"$TMP/rate.tsv")"
+		check_eq "rate span" "$(grep '^rate=' <<<"$d")" "rate=1"
+		check_eq "post span" "$(grep '^post=' <<<"$d")" "post=1"
+	fi
+else
+	t_fail "no snapshot 'burst': $(log_tail "$TMP/rate.log")"
+fi
+t_end
+
+t_begin "show: errors say what is wrong"
+"$TRIGREC" show "$TMP/nope.data" >/dev/null 2>"$TMP/e1"
+check_eq "missing file: exit" "$?" 1
+check_match "missing file: message" "$(cat "$TMP/e1")" "cannot read snapshot $TMP/nope.data: .*No such file"
+head -c 300 /dev/zero >"$TMP/zero.data"
+"$TRIGREC" show "$TMP/zero.data" >/dev/null 2>"$TMP/e2"
+check_eq "unfinished file: exit" "$?" 1
+check_match "unfinished file: message" "$(cat "$TMP/e2")" "not a perf.data file .*a write that never finished"
+"$TRIGREC" show >/dev/null 2>"$TMP/e3"
+check_eq "no FILE: exit" "$?" 2
+"$TRIGREC" show "$F" "$F" >/dev/null 2>"$TMP/e4"
+check_eq "two FILEs: exit" "$?" 2
+# a .data without its sidecar is still told (what the perf.data has)
+cp "$F" "$TMP/alone.data"
+"$TRIGREC" show "$TMP/alone.data" >"$TMP/alone.out" 2>&1
+check_eq "without a sidecar: exit" "$?" 0
+check_match "without a sidecar: said" "$(cat "$TMP/alone.out")" "sidecar   none: $TMP/alone.json: No such file"
+check_match "without a sidecar: records" "$(cat "$TMP/alone.out")" ", $nrec records \(samples\)"
+t_end

@@ -1,0 +1,525 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `trigrec show`'s pure parts: the JSON reader, the perf.data reader (on a
+ * file pd_writer writes, plain and zstd-compressed, with hand-made
+ * TRACING_DATA, so no tracefs is needed), task runs from sched_switch, the
+ * report, and that the HTML and Trace Event outputs are what they claim.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+#include "check.h"
+#include "show/show.h"
+#include "snapshot/perfdata.h"
+
+/* ------------------------------------------------------------- JSON -- */
+
+TEST(json_values_and_paths)
+{
+	const char *t = "{\"a\": {\"b\": [10, 18446744073709551615, -3, 1.5e3]}, \"s\": \"x\\\"y\\u00e9\\ud83d\\ude00\","
+			" \"t\": true, \"f\": false, \"n\": null, \"e\": {}, \"z\": []}";
+	char err[128];
+	struct jv *v = jv_parse(t, strlen(t), err, sizeof(err));
+
+	CHECK(v);
+	if (!v)
+		return 1;
+	CHECK_EQ(jv_u64(v, "a.b.0", 0), 10);
+	CHECK(jv_u64(v, "a.b.1", 0) == UINT64_MAX);
+	CHECK_EQ(jv_i64(v, "a.b.2", 0), -3);
+	CHECK_EQ(jv_u64(v, "a.b.2", 7), 7);   /* negative: not a u64 */
+	CHECK_STR(jv_str(v, "a.b.3", ""), "1.5e3");
+	CHECK_STR(jv_str(v, "s", ""), "x\"y\xc3\xa9\xf0\x9f\x98\x80");
+	CHECK_EQ(jv_bool(v, "t", 0), 1);
+	CHECK_EQ(jv_bool(v, "f", 1), 0);
+	CHECK_EQ(jv_get(v, "n")->type, JV_NULL);
+	CHECK_EQ(jv_get(v, "e")->n, 0);
+	CHECK_EQ(jv_get(v, "z")->type, JV_ARR);
+	CHECK(!jv_get(v, "a.b.4"));
+	CHECK(!jv_get(v, "a.c"));
+	CHECK(!jv_get(v, "s.x"));
+	CHECK_STR(jv_str(v, "missing", "def"), "def");
+	jv_free(v);
+	return 0;
+}
+
+TEST(json_errors_say_where)
+{
+	static const struct { const char *t, *err; } bad[] = {
+		{ "{\"a\": 1,}", "line 1 col 9: expected a member name" },
+		{ "[1 2]", "line 1 col 4: expected ',' or ']'" },
+		{ "{\"a\"\n: tru}", "line 2 col 3: unexpected character" },
+		{ "\"abc", "line 1 col 2: unterminated string" },
+		{ "01", "line 1 col 2: text after the value" },
+		{ "[1] x", "line 1 col 5: text after the value" },
+		{ "\"\\x\"", "line 1 col 4: bad escape" },
+		{ "", "line 1 col 1: unexpected end" },
+		{ "-", "line 1 col 2: bad number" },
+	};
+	char err[128];
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct jv *v = jv_parse(bad[i].t, strlen(bad[i].t), err, sizeof(err));
+
+		CHECK(!v);
+		CHECK_STR(err, bad[i].err);
+		jv_free(v);
+	}
+	{
+		char deep[200];
+
+		memset(deep, '[', 100);
+		memset(deep + 100, ']', 100);
+		CHECK(!jv_parse(deep, 200, err, sizeof(err)));
+		CHECK(strstr(err, "nested too deeply"));
+	}
+	return 0;
+}
+
+/* --------------------------------------------------------- fixture -- */
+
+#define COMMON \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+static const char fmt_sw[] =
+	"name: sched_switch\nID: 316\nformat:\n" COMMON
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_comm=%s\"\n";
+static const char fmt_pg[] =
+	"name: sys_enter_getpgid\nID: 700\nformat:\n" COMMON
+	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"\tfield:pid_t pid;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+	"print fmt: \"pid: 0x%08lx\"\n";
+
+#define ST_TP (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	       PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+#define T0 7000000000000ull
+
+static void put(struct pd_buf *b, const void *p, size_t n) { pd_buf__put(b, p, n); }
+
+static void *tracing_data(size_t *len)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	struct pd_buf b = { 0 };
+	uint8_t one[2] = { 0, 8 };
+
+	put(&b, magic, sizeof(magic));
+	put(&b, "0.6", 4);
+	put(&b, one, 2);
+	pd_buf__u32(&b, 4096);
+	put(&b, "header_page", 12);
+	pd_buf__u64(&b, 0);
+	put(&b, "header_event", 13);
+	pd_buf__u64(&b, 0);
+	pd_buf__u32(&b, 0);
+	pd_buf__u32(&b, 2);
+	put(&b, "sched", 6);
+	pd_buf__u32(&b, 1);
+	pd_buf__u64(&b, strlen(fmt_sw));
+	put(&b, fmt_sw, strlen(fmt_sw));
+	put(&b, "syscalls", 9);
+	pd_buf__u32(&b, 1);
+	pd_buf__u64(&b, strlen(fmt_pg));
+	put(&b, fmt_pg, strlen(fmt_pg));
+	pd_buf__u32(&b, 0);
+	pd_buf__u32(&b, 0);
+	pd_buf__u64(&b, 0);
+	*len = b.len;
+	return b.p;
+}
+
+/* A tracepoint sample as trigrec's file has it: IDENTIFIER TID TIME CPU RAW. */
+static int tp_sample(uint8_t *buf, uint64_t id, uint32_t pid, uint32_t tid, uint64_t time,
+		     uint32_t cpu, const uint8_t *raw, uint32_t rawlen)
+{
+	struct perf_event_header *h = (void *)buf;
+	uint8_t *p = buf + sizeof(*h);
+	uint32_t z = 0, rs = (rawlen + 4 + 7) / 8 * 8 - 4;
+
+	memcpy(p, &id, 8); p += 8;
+	memcpy(p, &pid, 4); memcpy(p + 4, &tid, 4); p += 8;
+	memcpy(p, &time, 8); p += 8;
+	memcpy(p, &cpu, 4); memcpy(p + 4, &z, 4); p += 8;
+	memcpy(p, &rs, 4); p += 4;
+	memset(p, 0, rs);
+	memcpy(p, raw, rawlen);
+	p += rs;
+	h->type = PERF_RECORD_SAMPLE;
+	h->misc = 0;
+	h->size = p - buf;
+	return h->size;
+}
+
+static int sw(uint8_t *buf, uint64_t t, uint32_t cpu, const char *pc, int32_t pp, const char *nc,
+	      int32_t np)
+{
+	uint8_t raw[64] = { 0 };
+	uint16_t type = 316;
+
+	memcpy(raw, &type, 2);
+	memcpy(raw + 4, &pp, 4);
+	strncpy((char *)raw + 8, pc, 16);
+	memcpy(raw + 24, &pp, 4);
+	strncpy((char *)raw + 40, nc, 16);
+	memcpy(raw + 56, &np, 4);
+	return tp_sample(buf, 101 + cpu, pp, pp, t, cpu, raw, sizeof(raw));
+}
+
+static int pg(uint8_t *buf, uint64_t t, uint32_t cpu, uint32_t pid, uint32_t tid, uint64_t v)
+{
+	uint8_t raw[24] = { 0 };
+	uint16_t type = 700;
+	int32_t nr = 121;
+
+	memcpy(raw, &type, 2);
+	memcpy(raw + 4, &tid, 4);
+	memcpy(raw + 8, &nr, 4);
+	memcpy(raw + 16, &v, 8);
+	return tp_sample(buf, 201 + cpu, pid, tid, t, cpu, raw, sizeof(raw));
+}
+
+static uint64_t ids_sw[] = { 101, 102 }, ids_pg[] = { 201, 202 }, ids_d[] = { 301, 302 };
+
+/* The snapshot: a worker (100) and another (200, threads 200 and 201); a rate trigger on CPU 1. */
+static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *json, int bulk)
+{
+	struct pd_event evs[3] = { 0 };
+	struct pd_meta meta = { .hostname = "h", .osrelease = "6.0", .version = "t", .arch = "x",
+				.cpudesc = "", .cpuid = "" };
+	uint8_t rec[512];
+	struct pd_writer *w;
+	size_t tdlen;
+	void *td = tracing_data(&tdlen);
+	int fd, n, err;
+	FILE *f;
+
+	for (int i = 0; i < 3; i++) {
+		evs[i].attr.size = sizeof(evs[i].attr);
+		evs[i].attr.sample_period = 1;
+		evs[i].attr.sample_id_all = 1;
+		evs[i].attr.sample_type = ST_TP;
+		evs[i].nr_ids = 2;
+	}
+	evs[0].attr.type = evs[1].attr.type = PERF_TYPE_TRACEPOINT;
+	evs[0].attr.config = 316;
+	evs[1].attr.config = 700;
+	evs[0].ids = ids_sw;
+	evs[1].ids = ids_pg;
+	strcpy(evs[0].name, "sched:sched_switch");
+	strcpy(evs[1].name, "syscalls:sys_enter_getpgid");
+	evs[2].attr.type = PERF_TYPE_SOFTWARE;
+	evs[2].attr.config = PERF_COUNT_SW_DUMMY;
+	evs[2].attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+				  PERF_SAMPLE_CPU;
+	evs[2].attr.comm = 1;
+	evs[2].ids = ids_d;
+	strcpy(evs[2].name, "dummy:tracking");
+	meta.tracing_data = td;
+	meta.tracing_data_len = tdlen;
+
+	sprintf(data, "%s/snap.data", dir);
+	sprintf(json, "%s/snap.json", dir);
+	fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	w = fd >= 0 ? pd_writer__new(fd, evs, 3) : NULL;
+	err = w ? 0 : -EIO;
+	if (!err && zlevel)
+		err = pd_writer__set_zstd(w, zlevel, 0);
+	if (!err)
+		err = pd_writer__begin(w);
+#define PUT(expr) do { n = (expr); if (!err) err = n < 0 ? n : pd_writer__write(w, rec, n); } while (0)
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 301, 100, 100, "worker", 0, 0, 0));
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 301, 200, 200, "other", 0, 0, 0));
+	PUT(sw(rec, T0 + 1000, 0, "swapper/0", 0, "worker", 100));
+	PUT(pg(rec, T0 + 1100, 0, 100, 100, 5));
+	PUT(sw(rec, T0 + 1200, 1, "swapper/1", 0, "other", 200));
+	PUT(pg(rec, T0 + 1300, 0, 100, 100, 6));
+	/* a rename (exec) between two of thread 200's records */
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 302, 200, 200, "renamed", 1, T0 + 1350, 1));
+	PUT(pg(rec, T0 + 1400, 1, 200, 200, 8));
+	PUT(sw(rec, T0 + 1500, 0, "worker", 100, "swapper/0", 0));
+	PUT(pg(rec, T0 + 1550, 1, 200, 201, 9));  /* another thread of 200 */
+	PUT(pg(rec, T0 + 1600, 1, 200, 200, 7));  /* the trigger's record */
+	for (int i = 0; i < bulk; i++)
+		PUT(pg(rec, T0 + 2000 + i, i & 1, 300, 300 + i % 7, 1000000 + i));
+#undef PUT
+	if (!err)
+		err = pd_writer__finish(w, &meta);
+	pd_writer__free(w);
+	if (fd >= 0)
+		close(fd);
+	free(td);
+	if (err)
+		return err;
+	f = fopen(json, "w");
+	if (!f)
+		return -errno;
+	fprintf(f, "{\"file\": \"%s\", \"trigger\": {\"name\": \"burst\", \"text\": \"rate "
+		"syscalls:sys_enter_getpgid by tid > 2/1us name burst\", \"id\": 0, \"time_ns\": %llu, "
+		"\"wall_time_ns\": 1, \"cpu\": 1, \"pid\": 200, \"tid\": 200, \"comm\": \"renamed\", "
+		"\"event\": \"syscalls:sys_enter_getpgid\", \"fields\": {\"__syscall_nr\": 121, "
+		"\"pid\": 7}, \"kind\": \"rate\", \"rate\": {\"count\": 3, \"threshold\": 2, "
+		"\"window_ns\": 1000, \"key\": \"tid\", \"key_values\": [200, 0]}},\n"
+		"\"coalesced_triggers\": 0, \"window\": {\"start_ns\": %llu, \"end_ns\": %llu, "
+		"\"duration_ns\": 600, \"post_ns\": 0, \"aligned\": true}, \"records\": 9, \"bytes\": 1,"
+		"\"lost_while_frozen\": 0, \"cpus\": [{\"cpu\": 0, \"ring\": \"main\", \"wrapped\": false, "
+		"\"lost\": 0}, {\"cpu\": 1, \"ring\": \"main\", \"wrapped\": true, \"lost\": 2}, "
+		"{\"cpu\": 2, \"ring\": \"main\", \"wrapped\": false, \"lost\": 0}, {\"cpu\": 0, "
+		"\"ring\": \"tracking\"}]}\n", data, T0 + 1590, T0 + 1000, T0 + 1600);
+	return fclose(f) ? -errno : 0;
+}
+
+static int write_snapshot(const char *dir, int zlevel, char *data, char *json)
+{
+	return write_snapshot_bulk(dir, zlevel, data, json, 0);
+}
+
+static char *report(const struct show *s, int nlast, size_t *len)
+{
+	char *out = NULL;
+	FILE *f = open_memstream(&out, len);
+
+	show__print(s, f, nlast);
+	fclose(f);
+	return out;
+}
+
+static int check_snapshot(int zlevel)
+{
+	char dir[] = "/tmp/trigrec-show-XXXXXX", data[128], json[128], err[512], cmd[160];
+	struct show *s = NULL;
+	char *txt = NULL, *html = NULL, *chrome = NULL;
+	size_t len, hlen, clen;
+	FILE *f;
+
+	CHECK(mkdtemp(dir));
+	CHECK_EQ(write_snapshot(dir, zlevel, data, json), 0);
+	/* either name finds the pair */
+	s = show__open(json, err, sizeof(err));
+	CHECK(s);
+	if (!s) {
+		fprintf(stderr, "    %s\n", err);
+		goto out;
+	}
+	CHECK_STR(s->data_path, data);
+	CHECK(s->sc);
+	CHECK_EQ(s->pd->compressed, !!zlevel);
+	CHECK_EQ(s->nr, 8);                      /* samples only, not the COMMs */
+	CHECK_EQ(s->nr_cpus, 3);                 /* CPU 2 has a ring but no record: still a lane */
+	CHECK_STR(s->pd->attrs[1].name, "syscalls:sys_enter_getpgid");
+	CHECK(s->pd->attrs[1].fmt);
+	CHECK_EQ(s->trig_rec, 7);                /* the first record at/after the trigger time */
+	CHECK_STR(s->recs[4].comm, "renamed");   /* the exec COMM at 1350 renamed thread 200 */
+	CHECK_STR(s->recs[2].comm, "swapper");   /* the switch to 200 is idle's record */
+	CHECK_STR(s->recs[3].comm, "worker");
+	CHECK_STR(s->recs[6].comm, ":201");      /* never named: as perf script says it */
+	/* runs: worker on CPU 0 1000..1500, other on CPU 1 from 1200 to the window's end */
+	CHECK_EQ(s->nr_runs, 2);
+	CHECK_EQ(s->has_switch, 1);
+	for (size_t i = 0; i < s->nr_runs; i++) {
+		const struct show_run *r = &s->runs[i];
+
+		if (r->cpu == 0) {
+			CHECK_EQ(r->tid, 100);
+			CHECK_EQ(r->start, T0 + 1000);
+			CHECK_EQ(r->end, T0 + 1500);
+			CHECK_STR(r->comm, "worker");
+		} else {
+			CHECK_EQ(r->tid, 200);
+			CHECK_EQ(r->pid, 200);
+			CHECK_EQ(r->start, T0 + 1200);
+			CHECK_EQ(r->end, T0 + 1600);
+		}
+	}
+	CHECK_EQ(s->nr_spans, 1);
+	CHECK_STR(s->spans[0].kind, "rate");
+	CHECK_EQ(s->spans[0].start, T0 + 590);
+
+	txt = report(s, 3, &len);
+	CHECK(strstr(txt, "trigger   burst (rate trigger)\n"));
+	CHECK(strstr(txt, "  event   syscalls:sys_enter_getpgid: __syscall_nr=121 pid=7\n"));
+	CHECK(strstr(txt, "  rate    3 events in 1.000 us, over the threshold of 2 (key tid), "
+		      "from 7000.000000590 to 7000.000001590\n"));
+	CHECK(strstr(txt, "  1           4  7000.000001200        7000.000001600        yes      2\n"));
+	CHECK(strstr(txt, "  2           0  -                     -                     no       0\n"));
+	/* thread 201's record at 1550 and idle's switch at 1200 are not the triggering thread's */
+	CHECK(strstr(txt, "last 2 records of renamed 200/200 up to the trigger:\n"
+		      "  time                  cpu  event                            fields\n"
+		      "  7000.000001400        1    syscalls:sys_enter_getpgid       __syscall_nr=121 pid=8\n"
+		      "  7000.000001600        1    syscalls:sys_enter_getpgid       __syscall_nr=121 pid=7  "
+		      "<- trigger\n"));
+	CHECK(strstr(txt, "         3  500 ns       100/100         worker\n"
+		      "         2  400 ns       200/200         renamed\n"));
+	CHECK(strstr(txt, "window    7000.000001000 .. 7000.000001600 (600 ns), aligned, 8 records"));
+	free(txt);
+	txt = report(s, 1, &len);
+	CHECK(strstr(txt, "last 1 record of renamed 200/200 up to the trigger:\n"));
+	if (check_failed_in_test)
+		fputs(txt, stderr);
+
+	f = open_memstream(&html, &hlen);
+	CHECK_EQ(show__write_html(s, f, 10), 0);
+	fclose(f);
+	CHECK(strstr(html, "<script id=\"data\" type=\"application/json\">"));
+	CHECK(!strstr(html, "http://") || !strstr(html, "src=\"http")); /* nothing fetched */
+	CHECK(!strstr(html, "<script src"));
+	CHECK(!strstr(html, "<link"));
+	{
+		/* the data block is JSON with every record, every run, the trigger */
+		char *b = strstr(html, "type=\"application/json\">") + 24, *e = strstr(b, "</script>");
+		struct jv *d = jv_parse(b, e - b, err, sizeof(err));
+
+		CHECK(d);
+		CHECK_EQ(jv_get(d, "recs") ? jv_get(d, "recs")->n : -1, 8);
+		CHECK_EQ(jv_get(d, "runs") ? jv_get(d, "runs")->n : -1, 2);
+		CHECK_EQ(jv_get(d, "cpus") ? jv_get(d, "cpus")->n : -1, 3);
+		CHECK_EQ(jv_u64(d, "trig.t", 0), 600);
+		CHECK_STR(jv_str(d, "t0", ""), "7000000001000");
+		CHECK_STR(jv_str(d, "recs.7.6", ""), "__syscall_nr=121 pid=7");
+		jv_free(d);
+	}
+
+	f = open_memstream(&chrome, &clen);
+	CHECK_EQ(show__write_chrome(s, f), 0);
+	fclose(f);
+	{
+		struct jv *c = jv_parse(chrome, clen, err, sizeof(err));
+		const struct jv *ev = jv_get(c, "traceEvents");
+		int inst = 0, runs = 0, trig = 0, cpus = 0, threads = 0;
+
+		CHECK(c && ev);
+		for (int i = 0; ev && i < ev->n; i++) {
+			const char *ph = jv_str(&ev->kids[i], "ph", "");
+			const char *name = jv_str(&ev->kids[i], "name", "");
+
+			inst += !strcmp(ph, "i") && !strcmp(jv_str(&ev->kids[i], "s", ""), "t");
+			runs += !strcmp(ph, "X") && !strcmp(jv_str(&ev->kids[i], "cat", ""), "sched");
+			trig += !strcmp(ph, "i") && !strcmp(name, "trigger burst") &&
+				!strcmp(jv_str(&ev->kids[i], "ts", ""), "7000000001.600");
+			if (!strcmp(ph, "M") && !strcmp(name, "thread_name")) {
+				const char *n = jv_str(&ev->kids[i], "args.name", "");
+
+				cpus += !strncmp(n, "CPU ", 4);
+				threads += !strcmp(n, "renamed 200") || !strcmp(n, "worker 100") ||
+					   !strcmp(n, ":201 201");
+			}
+			if (!strcmp(name, "syscalls:sys_enter_getpgid") &&
+			    !strcmp(jv_str(&ev->kids[i], "ts", ""), "7000000001.600"))
+				CHECK_EQ(jv_u64(&ev->kids[i], "args.pid", 0), 7);
+		}
+		CHECK_EQ(inst, 8);
+		CHECK_EQ(runs, 2);
+		CHECK_EQ(trig, 1);
+		CHECK_EQ(cpus, 3);
+		CHECK_EQ(threads, 3);
+		jv_free(c);
+	}
+out:
+	free(txt);
+	free(html);
+	free(chrome);
+	show__free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "    could not remove %s\n", dir);
+	return 0;
+}
+
+TEST(snapshot_read_back)
+{
+	return check_snapshot(0);
+}
+
+TEST(snapshot_read_back_zstd)
+{
+	return check_snapshot(3);
+}
+
+/* 200 000 records: many COMPRESSED payloads, one zstd stream; the same records as plain. */
+TEST(zstd_many_payloads)
+{
+	char dir[] = "/tmp/trigrec-show-XXXXXX", d1[128], j1[128], d2[128], j2[128], err[512];
+	char a[256], b[256], cmd[160];
+	struct show *p = NULL, *z = NULL;
+	int bulk = 200000;
+
+	CHECK(mkdtemp(dir));
+	CHECK_EQ(write_snapshot_bulk(dir, 0, d1, j1, bulk), 0);
+	snprintf(cmd, sizeof(cmd), "mv %s %s/plain.data", d1, dir);
+	CHECK_EQ(system(cmd), 0);
+	snprintf(d1, sizeof(d1), "%s/plain.data", dir);
+	CHECK_EQ(write_snapshot_bulk(dir, 1, d2, j2, bulk), 0);
+	p = show__open_pair(d1, NULL, err, sizeof(err));
+	z = show__open_pair(d2, NULL, err, sizeof(err));
+	CHECK(p && z);
+	if (p && z) {
+		CHECK_EQ(z->pd->compressed, 1);
+		CHECK_EQ(p->nr, 8 + bulk);
+		CHECK_EQ(z->nr, p->nr);
+		for (size_t i = 0; i < p->nr && i < z->nr; i += 997) {
+			pdr_fields_str(p->pd->attrs[p->recs[i].attr].fmt, p->recs[i].pr->raw,
+				       p->recs[i].pr->raw_size, a, sizeof(a));
+			pdr_fields_str(z->pd->attrs[z->recs[i].attr].fmt, z->recs[i].pr->raw,
+				       z->recs[i].pr->raw_size, b, sizeof(b));
+			CHECK_STR(a, b);
+			CHECK_EQ(p->recs[i].time, z->recs[i].time);
+			CHECK_EQ(p->recs[i].tid, z->recs[i].tid);
+		}
+		snprintf(a, sizeof(a), "__syscall_nr=121 pid=%d", 1000000 + bulk - 1);
+		pdr_fields_str(z->pd->attrs[1].fmt, z->recs[z->nr - 1].pr->raw,
+			       z->recs[z->nr - 1].pr->raw_size, b, sizeof(b));
+		CHECK_STR(b, a);
+	} else {
+		fprintf(stderr, "    %s\n", err);
+	}
+	show__free(p);
+	show__free(z);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "    could not remove %s\n", dir);
+	return 0;
+}
+
+TEST(damaged_files_are_refused_with_a_reason)
+{
+	char err[512];
+	uint8_t zeros[200] = { 0 };
+	struct pdr_file *f = pdr_open_mem(zeros, sizeof(zeros), err, sizeof(err));
+
+	CHECK(!f);
+	CHECK(strstr(err, "all zeros: a write that never finished"));
+	CHECK(!pdr_open_mem(zeros, 50, err, sizeof(err)));
+	CHECK(strstr(err, "too short"));
+	CHECK(!pdr_open("/nonexistent/x.data", err, sizeof(err)));
+	CHECK(strstr(err, "No such file"));
+	return 0;
+}
+
+TEST(times_and_escapes)
+{
+	char b[32], *out = NULL;
+	size_t n;
+	FILE *f;
+
+	CHECK_STR(show_fmt_time(12345678901234ull, b, sizeof(b)), "12345.678901234");
+	CHECK_STR(show_fmt_time(5, b, sizeof(b)), "0.000000005");
+	f = open_memstream(&out, &n);
+	show_json_str(f, "a\"</script>\n\\");
+	fclose(f);
+	CHECK_STR(out, "\"a\\\"\\u003c/script\\u003e\\u000a\\\\\"");
+	free(out);
+	return 0;
+}
+
+RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_back),
+	  T(snapshot_read_back_zstd), T(zstd_many_payloads), T(damaged_files_are_refused_with_a_reason),
+	  T(times_and_escapes))
