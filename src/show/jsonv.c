@@ -173,8 +173,10 @@ static int container(struct jp *j, struct jv *v, char close)
 		if (close == '}') {
 			if (j->p >= j->end || *j->p != '"')
 				return fail(j, "expected a member name");
-			if ((err = string(j, &key)))
+			if ((err = string(j, &key))) {
+				free(key); /* a bad escape fails after the allocation */
 				return err;
+			}
 			ws(j);
 			if (j->p >= j->end || *j->p != ':') {
 				free(key);

@@ -331,6 +331,7 @@ static int analyse(struct show *s)
 	qsort(s->recs, n, sizeof(*s->recs), rec_cmp);
 	/* COMM/FORK records interleaved by time with the samples: a name as of each record. */
 	{
+		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
 		const struct pdr_rec **names = malloc((s->pd->nr_recs + 1) * sizeof(*names));
 		size_t nn = 0, k = 0;
 		char tmp[16];
