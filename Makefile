@@ -210,7 +210,7 @@ CLANG_FORMAT ?= clang-format
 VERIFIER_STATS := $(OUTPUT)/tools/verifier-stats
 
 lint-deps: $(OUTPUT)/.deps-lint-ok
-$(OUTPUT)/.deps-lint-ok: | $(OUTPUT)/.deps-ok
+$(OUTPUT)/.deps-lint-ok: Makefile | $(OUTPUT)/.deps-ok
 	$(Q)./tools/install-deps.sh $(LINT_PKGS)
 	$(Q)touch $@
 
