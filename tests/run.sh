@@ -138,7 +138,10 @@ if [ "$unit_only" -eq 0 ]; then
 		# output goes to a file (followed until the test ends), not a pipe
 		# that a stray background process could hold open.
 		show_cmd "timeout -k 10 $INTEG_TIMEOUT bash $t"
-		timeout -k 10 "$INTEG_TIMEOUT" bash "$t" >"$log" 2>&1 </dev/null &
+		# The file exists before tail opens it (the job's own redirection
+		# may come later: tail -f then gave up, and the live output was lost).
+		: >"$log"
+		timeout -k 10 "$INTEG_TIMEOUT" bash "$t" >>"$log" 2>&1 </dev/null &
 		tpid=$!
 		tail -n +1 -s 0.1 --pid=$tpid -f "$log" | grep -vE '^integ [^ ]+: [0-9]+ passed'
 		wait $tpid
