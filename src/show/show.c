@@ -706,8 +706,9 @@ static void print_busiest(const struct show *s, FILE *out)
 		char pt[32];
 
 		snprintf(pt, sizeof(pt), "%u/%" PRIu64, tasks[i].pid, tasks[i].key);
+		/* idle's time is what the runs leave out: not summed */
 		fprintf(out, "  %8" PRIu64 "  %-12s %-15s %s\n", tasks[i].n,
-			s->has_switch ? dur(tasks[i].ns, a, sizeof(a)) : "", pt,
+			!s->has_switch ? "" : tasks[i].key ? dur(tasks[i].ns, a, sizeof(a)) : "-", pt,
 			tasks[i].name ? tasks[i].name : "");
 	}
 	fprintf(out, "busiest events:\n  %8s  %s\n", "records", "event");
