@@ -122,9 +122,10 @@ if [ -n "${FILE[plain]}" ] && [ -n "${FILE[z1]}" ]; then
 	done
 	check_match "samples line" "$(cat "$TMP/z1.report")" "^# Samples: "
 	check_match "seqgen line" "$(cat "$TMP/z1.report")" "100\.00% +$T +seqgen"
-	check_eq "report body differs from the plain file's in" \
-		"$(diff <(grep -v '^# \(Total Lost\|Samples\|Event count\)' "$TMP/plain.report" | grep -v '^#$') \
-			<(grep -v '^# \(Total Lost\|Samples\|Event count\)' "$TMP/z1.report" | grep -v '^#$') | grep -c '^[<>]')" 0
+	d=$(diff <(grep -v '^# \(Total Lost\|Samples\|Event count\)' "$TMP/plain.report" | grep -v '^#$') \
+		<(grep -v '^# \(Total Lost\|Samples\|Event count\)' "$TMP/z1.report" | grep -v '^#$') | grep '^[<>]')
+	check_eq "report body differs from the plain file's in ($(printf '%s' "$d" | tr '\n' '|' | cut -c1-300))" \
+		"$(printf '%s' "$d" | grep -c .)" 0
 else
 	t_fail "missing snapshots"
 fi

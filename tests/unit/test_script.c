@@ -444,6 +444,12 @@ TEST(statement_errors)
 	ERRS("record sched:sched_switch\ncompress zstd\ncompress none\n",
 	     "3:1:'compress' given twice (first at 2:1)");
 	ERRS("record sched:sched_switch\n-z\n", "2:1:in a script, write 'compress zstd'");
+	/* buildid_cache: on or off, once */
+	ERRS("record sched:sched_switch\nbuildid_cache maybe\n",
+	     "2:15:buildid_cache maybe: say on or off (buildid_cache on|off (off: leave perf's ~/.debug alone))");
+	ERRS("record sched:sched_switch\nbuildid_cache off\nbuildid_cache on\n",
+	     "3:1:'buildid_cache' given twice (first at 2:1)");
+	ERRS("record sched:sched_switch\n--no-buildid-cache\n", "2:1:in a script, write 'buildid_cache off'");
 	ERRS("record sched:sched_switch\nsched:sched_wakeup\n",
 	     "2:1:record it with 'record sched:sched_wakeup'");
 	ERRS("record sched:sched_switch\nlatency a:b -> c:d > 1ms\n",
@@ -930,6 +936,7 @@ TEST(dump_script_reads_back)
 		 "on_snapshot_timeout 90s\non_snapshot_jobs 3\n"
 		 "name web-1\ncontrol /run/t.sock\nmax_starts 2048\nmax_keys 4096\n"
 		 "metrics 127.0.0.1:9464\nmetrics_file /tmp/m.prom\ncompress zstd 7\n"
+		 "buildid_cache off\n"
 		 "trigger m { manual post 250ms }\n"
 		 "trigger x {\n  rate sched:sched_switch by prev_pid > 10/1s\n  cooldown 1s per key\n}\n",
 		 &c);
@@ -963,6 +970,8 @@ TEST(dump_script_reads_back)
 	CHECK_STR(d.metrics_file, "/tmp/m.prom");
 	CHECK_EQ(c.zstd_level, 7);
 	CHECK_EQ(d.zstd_level, 7);
+	CHECK_EQ(c.no_buildid_cache, 1);
+	CHECK_EQ(d.no_buildid_cache, 1);
 	CHECK(d.cmd && d.cmd[1] && !strcmp(d.cmd[1], "1 2"));
 	{
 		int n = 0;
