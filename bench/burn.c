@@ -34,9 +34,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'j': threads = atol(optarg); break;
 		case 't': secs = atol(optarg); break;
-		default:
-			fprintf(stderr, "usage: burn [-j THREADS] [-t SECONDS]\n");
-			return 2;
+		default: fprintf(stderr, "usage: burn [-j THREADS] [-t SECONDS]\n"); return 2;
 		}
 	}
 	if (threads < 1)

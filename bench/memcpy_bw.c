@@ -76,7 +76,8 @@ int main(int argc, char **argv)
 		else if (*end == 'G' || *end == 'g')
 			sz <<= 30;
 		if (!sz || sz > POOL / 4) {
-			fprintf(stderr, "memcpy_bw: size %s out of range (1..%lu)\n", argv[a], POOL / 4);
+			fprintf(stderr, "memcpy_bw: size %s out of range (1..%lu)\n", argv[a],
+				POOL / 4);
 			free(src);
 			free(dst);
 			return 2;
@@ -84,8 +85,8 @@ int main(int argc, char **argv)
 		chunks = POOL / sz;
 		hot = run(src, dst, sz, 1);
 		cold = run(src, dst, sz, chunks);
-		printf("size=%zu hot_ns=%lld cold_ns=%lld hot_gbps=%.2f cold_gbps=%.2f\n", sz, hot, cold,
-		       hot ? (double)sz / hot : 0.0, cold ? (double)sz / cold : 0.0);
+		printf("size=%zu hot_ns=%lld cold_ns=%lld hot_gbps=%.2f cold_gbps=%.2f\n", sz, hot,
+		       cold, hot ? (double)sz / hot : 0.0, cold ? (double)sz / cold : 0.0);
 	}
 	free(src);
 	free(dst);

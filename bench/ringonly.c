@@ -22,10 +22,11 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-#define TP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
-#define TRACK_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			   PERF_SAMPLE_CPU)
+#define TP_SAMPLE_TYPE                                                                   \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+	 PERF_SAMPLE_RAW)
+#define TRACK_SAMPLE_TYPE \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
 static long tp_id(const char *spec)
 {
@@ -115,8 +116,7 @@ int main(int argc, char **argv)
 				ring <<= 20;
 			break;
 		}
-		default:
-			goto usage;
+		default: goto usage;
 		}
 	}
 	if (!nev || optind >= argc)

@@ -46,7 +46,8 @@ int main(int argc, char **argv)
 			break;
 		case 'c': cpu = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: syscall_loop [-n N] [-s getpgid|getppid] [-c CPU]\n");
+			fprintf(stderr,
+				"usage: syscall_loop [-n N] [-s getpgid|getppid] [-c CPU]\n");
 			return 2;
 		}
 	}

@@ -70,7 +70,8 @@ int main(int argc, char **argv)
 		case 'b': base = atoll(optarg); break;
 		case 'j': threads = atoi(optarg); break;
 		default:
-			fprintf(stderr, "usage: trigseq [-p PRE_US] [-k K] [-g GAP_US] [-a AFTER_US] "
+			fprintf(stderr,
+				"usage: trigseq [-p PRE_US] [-k K] [-g GAP_US] [-a AFTER_US] "
 				"[-b BASE] [-j THREADS]\n");
 			return 2;
 		}
@@ -114,7 +115,8 @@ int main(int argc, char **argv)
 	for (int j = 1; j < threads; j++)
 		pthread_join(t[j], NULL);
 	for (int j = 0; j < k; j++)
-		printf("trigger=%d seq=%ld at_ns=%lld real_ns=%lld\n", j + 1, seq[j], at[j], real[j]);
+		printf("trigger=%d seq=%ld at_ns=%lld real_ns=%lld\n", j + 1, seq[j], at[j],
+		       real[j]);
 	printf("last_seq=%lld\n", i - 1);
 	free(at);
 	free(seq);

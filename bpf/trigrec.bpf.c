@@ -21,8 +21,8 @@ char LICENSE[] SEC("license") = "Dual BSD/GPL";
 #define SCRATCH_BYTES 512
 
 /* Set by userspace between open and load. */
-const volatile __u32 scope_tgid = 0; /* 0: triggers fire for any task */
-const volatile __u32 self_tgid = 0;  /* trigrec itself: never fires a trigger (no feedback loop) */
+const volatile __u32 scope_tgid = 0;  /* 0: triggers fire for any task */
+const volatile __u32 self_tgid = 0;   /* trigrec itself: never fires a trigger (no feedback loop) */
 const volatile __u32 scope_gates = 0; /* task mode: gates only drop the scope's records */
 const volatile __u32 cpu_limited = 0; /* -C: gates only drop records of recorded CPUs */
 const volatile __u8 cpu_recorded[TRIGREC_MAX_CPUS] = {};
@@ -90,7 +90,7 @@ struct {
 /* Keyed state: latency starts, rate buckets, per-key cooldowns. */
 struct tkey {
 	__u32 trig;
-	__u32 kind;  /* which table the entry belongs to, so one key space serves all */
+	__u32 kind; /* which table the entry belongs to, so one key space serves all */
 	__u64 k[TRIGREC_MAX_KEY_PARTS];
 };
 
@@ -126,7 +126,7 @@ struct {
  * hash update + delete, and the slots vanish with the thread.
  */
 struct task_slot {
-	__u32 trig1;   /* trigger id + 1; 0 = free */
+	__u32 trig1; /* trigger id + 1; 0 = free */
 	__u32 cpu;
 	__u64 ts;
 };
@@ -264,9 +264,7 @@ static __always_inline __u64 load_value(struct scratch *s, __u8 src, __u8 size, 
 		if (off > SCRATCH_BYTES - 8)
 			return 0;
 		switch (size) {
-		case 1:
-			v = is_signed ? (__u64)(__s64) * (__s8 *)&s->d[off] : s->d[off];
-			break;
+		case 1: v = is_signed ? (__u64)(__s64) * (__s8 *)&s->d[off] : s->d[off]; break;
 		case 2: {
 			__u16 x;
 
@@ -281,18 +279,13 @@ static __always_inline __u64 load_value(struct scratch *s, __u8 src, __u8 size, 
 			v = is_signed ? (__u64)(__s64)(__s32)x : x;
 			break;
 		}
-		default:
-			__builtin_memcpy(&v, &s->d[off], 8);
+		default: __builtin_memcpy(&v, &s->d[off], 8);
 		}
 		return v;
-	case TRIGREC_SRC_PID:
-		return bpf_get_current_pid_tgid() >> 32;
-	case TRIGREC_SRC_TID:
-		return (__u32)bpf_get_current_pid_tgid();
-	case TRIGREC_SRC_CPU:
-		return bpf_get_smp_processor_id();
-	case TRIGREC_SRC_CGROUP:
-		return bpf_get_current_cgroup_id();
+	case TRIGREC_SRC_PID: return bpf_get_current_pid_tgid() >> 32;
+	case TRIGREC_SRC_TID: return (__u32)bpf_get_current_pid_tgid();
+	case TRIGREC_SRC_CPU: return bpf_get_smp_processor_id();
+	case TRIGREC_SRC_CGROUP: return bpf_get_current_cgroup_id();
 	}
 	return 0;
 }
@@ -406,12 +399,9 @@ __noinline int str_op(const struct str64 *str, const struct trigrec_filter *f, _
 	pat = f->str[idx & (TRIGREC_MAX_STRS - 1)];
 	switch (op) {
 	case TRIGREC_OP_STR_EQ:
-	case TRIGREC_OP_GLOB_FULL:
-		return match_at(str, pat, 0, 1);
-	case TRIGREC_OP_STR_NE:
-		return !match_at(str, pat, 0, 1);
-	case TRIGREC_OP_GLOB_PREFIX:
-		return match_at(str, pat, 0, 0);
+	case TRIGREC_OP_GLOB_FULL: return match_at(str, pat, 0, 1);
+	case TRIGREC_OP_STR_NE: return !match_at(str, pat, 0, 1);
+	case TRIGREC_OP_GLOB_PREFIX: return match_at(str, pat, 0, 0);
 	case TRIGREC_OP_GLOB_SUFFIX: {
 		struct len_ctx lc = { .s = str->c, .max = TRIGREC_FIELD_STR_LEN - 1 };
 
@@ -478,7 +468,8 @@ __noinline int eval_filter(struct scratch *s, const struct trigrec_filter *f)
 			res = 1;
 		} else {
 			res = int_op(c->op, c->is_signed,
-				     load_value(s, c->src, c->size, c->is_signed, c->offset), c->imm);
+				     load_value(s, c->src, c->size, c->is_signed, c->offset),
+				     c->imm);
 		}
 		pc = res ? c->jt : c->jf;
 		if (pc == TRIGREC_ACCEPT)

@@ -14,41 +14,41 @@
 #endif
 
 /* Limits, enforced by userspace before load and by the verifier's view of the maps. */
-#define TRIGREC_MAX_HOOKS          512 /* tracepoints carrying the hook program */
-#define TRIGREC_MAX_TRIGGERS        64 /* triggers in one run */
-#define TRIGREC_MAX_HOOK_TRIGGERS    8 /* triggers evaluated on one tracepoint */
-#define TRIGREC_TRIGGER_DATA       256 /* bytes of the trigger event's record kept */
-#define TRIGREC_COMM_LEN            16
-#define TRIGREC_SCOPE_DEPTH         16 /* ancestors checked for -p / -- command scope */
+#define TRIGREC_MAX_HOOKS 512	    /* tracepoints carrying the hook program */
+#define TRIGREC_MAX_TRIGGERS 64	    /* triggers in one run */
+#define TRIGREC_MAX_HOOK_TRIGGERS 8 /* triggers evaluated on one tracepoint */
+#define TRIGREC_TRIGGER_DATA 256    /* bytes of the trigger event's record kept */
+#define TRIGREC_COMM_LEN 16
+#define TRIGREC_SCOPE_DEPTH 16 /* ancestors checked for -p / -- command scope */
 #define TRIGREC_RINGBUF_BYTES (256 * 1024)
-#define TRIGREC_MAX_CPUS          1024 /* CPUs the gates know individually (-C) */
+#define TRIGREC_MAX_CPUS 1024 /* CPUs the gates know individually (-C) */
 
 /* hook_cfg.flags */
-#define TRIGREC_HOOK_RECORDED  (1u << 0) /* the tracepoint is recorded */
-#define TRIGREC_HOOK_GATED     (1u << 1) /* drop its records while frozen */
+#define TRIGREC_HOOK_RECORDED (1u << 0) /* the tracepoint is recorded */
+#define TRIGREC_HOOK_GATED (1u << 1)	/* drop its records while frozen */
 
 /* Trigger kinds (trigger_cfg.kind). */
 enum trigrec_trigger_kind {
-	TRIGREC_TRIG_EVENT = 1,   /* EVENT [if FILTER] [count >= N] */
+	TRIGREC_TRIG_EVENT = 1,	  /* EVENT [if FILTER] [count >= N] */
 	TRIGREC_TRIG_LATENCY = 2, /* latency A [if F] [by K] -> B [if F] [by K] > DURATION */
-	TRIGREC_TRIG_RATE = 3,    /* rate EVENT [if F] [by K] > N/DURATION */
+	TRIGREC_TRIG_RATE = 3,	  /* rate EVENT [if F] [by K] > N/DURATION */
 };
 
 /* Which side of a trigger a hook evaluates (hook_cfg.trig[] high bits). */
 enum trigrec_role {
-	TRIGREC_ROLE_EVENT = 0,   /* EVENT and RATE triggers, and LATENCY's end */
-	TRIGREC_ROLE_START = 1,   /* LATENCY's start */
+	TRIGREC_ROLE_EVENT = 0, /* EVENT and RATE triggers, and LATENCY's end */
+	TRIGREC_ROLE_START = 1, /* LATENCY's start */
 };
 #define TRIGREC_HOOK_TRIG(id, role) ((__u32)(id) | ((__u32)(role) << 16))
-#define TRIGREC_HOOK_TRIG_ID(v)     ((v) & 0xffff)
-#define TRIGREC_HOOK_TRIG_ROLE(v)   ((v) >> 16)
+#define TRIGREC_HOOK_TRIG_ID(v) ((v)&0xffff)
+#define TRIGREC_HOOK_TRIG_ROLE(v) ((v) >> 16)
 
 /* Value of the `hooks` array map; the index is the BPF cookie of each attachment. */
 struct trigrec_hook_cfg {
 	__u32 flags;
-	__u32 ntrig;                               /* entries used in trig[] */
-	__u32 trig[TRIGREC_MAX_HOOK_TRIGGERS];     /* TRIGREC_HOOK_TRIG(id, role) */
-	__u32 data_size;                           /* bytes of the raw record to copy */
+	__u32 ntrig;			       /* entries used in trig[] */
+	__u32 trig[TRIGREC_MAX_HOOK_TRIGGERS]; /* TRIGREC_HOOK_TRIG(id, role) */
+	__u32 data_size;		       /* bytes of the raw record to copy */
 	__u32 pad;
 };
 
@@ -58,49 +58,53 @@ struct trigrec_hook_cfg {
  * or to ACCEPT/REJECT, so evaluation is a bounded loop with forward jumps
  * only (&&, ||, ! and parentheses all compile to jumps).
  */
-#define TRIGREC_MAX_CLAUSES  16
-#define TRIGREC_MAX_STRS      4   /* string constants per filter */
-#define TRIGREC_STR_LEN      32   /* bytes per string constant, NUL included */
-#define TRIGREC_FIELD_STR_LEN 64  /* bytes of a string field compared */
-#define TRIGREC_ACCEPT      0xfe
-#define TRIGREC_REJECT      0xff
+#define TRIGREC_MAX_CLAUSES 16
+#define TRIGREC_MAX_STRS 4	 /* string constants per filter */
+#define TRIGREC_STR_LEN 32	 /* bytes per string constant, NUL included */
+#define TRIGREC_FIELD_STR_LEN 64 /* bytes of a string field compared */
+#define TRIGREC_ACCEPT 0xfe
+#define TRIGREC_REJECT 0xff
 
 enum trigrec_op {
-	TRIGREC_OP_EQ = 1, TRIGREC_OP_NE, TRIGREC_OP_LT, TRIGREC_OP_LE, TRIGREC_OP_GT,
+	TRIGREC_OP_EQ = 1,
+	TRIGREC_OP_NE,
+	TRIGREC_OP_LT,
+	TRIGREC_OP_LE,
+	TRIGREC_OP_GT,
 	TRIGREC_OP_GE,
-	TRIGREC_OP_BITAND,      /* (value & imm) != 0 */
-	TRIGREC_OP_STR_EQ,      /* string == str[imm] */
+	TRIGREC_OP_BITAND, /* (value & imm) != 0 */
+	TRIGREC_OP_STR_EQ, /* string == str[imm] */
 	TRIGREC_OP_STR_NE,
-	TRIGREC_OP_GLOB_FULL,   /* string ~ "abc" (no wildcard: same as ==) */
+	TRIGREC_OP_GLOB_FULL,	/* string ~ "abc" (no wildcard: same as ==) */
 	TRIGREC_OP_GLOB_PREFIX, /* string ~ "abc*" */
 	TRIGREC_OP_GLOB_SUFFIX, /* string ~ "*abc" */
 	TRIGREC_OP_GLOB_MIDDLE, /* string ~ "*abc*" */
-	TRIGREC_OP_TRUE,        /* always true (empty filter) */
+	TRIGREC_OP_TRUE,	/* always true (empty filter) */
 };
 
 enum trigrec_src {
-	TRIGREC_SRC_FIELD = 1,  /* integer field: offset, size, is_signed */
-	TRIGREC_SRC_CHARS,      /* char array field: offset, size */
-	TRIGREC_SRC_DATALOC,    /* __data_loc string: u32 at offset = len << 16 | off */
-	TRIGREC_SRC_COMM,       /* current task's comm */
-	TRIGREC_SRC_PID,        /* current tgid */
-	TRIGREC_SRC_TID,        /* current thread id */
+	TRIGREC_SRC_FIELD = 1, /* integer field: offset, size, is_signed */
+	TRIGREC_SRC_CHARS,     /* char array field: offset, size */
+	TRIGREC_SRC_DATALOC,   /* __data_loc string: u32 at offset = len << 16 | off */
+	TRIGREC_SRC_COMM,      /* current task's comm */
+	TRIGREC_SRC_PID,       /* current tgid */
+	TRIGREC_SRC_TID,       /* current thread id */
 	TRIGREC_SRC_CPU,
-	TRIGREC_SRC_CGROUP,     /* bpf_get_current_cgroup_id() */
+	TRIGREC_SRC_CGROUP, /* bpf_get_current_cgroup_id() */
 };
 
 struct trigrec_clause {
-	__u8 op;          /* enum trigrec_op */
-	__u8 src;         /* enum trigrec_src */
-	__u8 size;        /* field bytes: 1, 2, 4, 8 (or char array length, max 255) */
+	__u8 op;   /* enum trigrec_op */
+	__u8 src;  /* enum trigrec_src */
+	__u8 size; /* field bytes: 1, 2, 4, 8 (or char array length, max 255) */
 	__u8 is_signed;
-	__u16 offset;     /* field offset in the record */
-	__u8 jt, jf;      /* next clause when true / false (or ACCEPT / REJECT) */
-	__u64 imm;        /* constant, bit mask, or index into str[] */
+	__u16 offset; /* field offset in the record */
+	__u8 jt, jf;  /* next clause when true / false (or ACCEPT / REJECT) */
+	__u64 imm;    /* constant, bit mask, or index into str[] */
 };
 
 struct trigrec_filter {
-	__u32 n;          /* clauses used; 0 = always true */
+	__u32 n; /* clauses used; 0 = always true */
 	__u32 pad;
 	struct trigrec_clause c[TRIGREC_MAX_CLAUSES];
 	char str[TRIGREC_MAX_STRS][TRIGREC_STR_LEN];
@@ -109,7 +113,7 @@ struct trigrec_filter {
 /* A key: up to two values taken from the record or the current task. */
 #define TRIGREC_MAX_KEY_PARTS 2
 struct trigrec_key_part {
-	__u8 src;         /* enum trigrec_src; 0 = unused */
+	__u8 src; /* enum trigrec_src; 0 = unused */
 	__u8 size;
 	__u16 offset;
 	__u32 pad;
@@ -125,46 +129,47 @@ struct trigrec_side {
 };
 
 /* trigger_cfg.flags */
-#define TRIGREC_TF_TASK_KEY (1u << 0) /* LATENCY keyed by the current thread on both
+#define TRIGREC_TF_TASK_KEY \
+	(1u << 0)	     /* LATENCY keyed by the current thread on both
 				       * sides: starts live in task storage, not a hash */
-#define TRIGREC_TASK_SLOTS  4         /* such triggers per thread (more use the hash) */
+#define TRIGREC_TASK_SLOTS 4 /* such triggers per thread (more use the hash) */
 
 /* Value of the `triggers` array map, index = trigger id. */
 struct trigrec_trigger_cfg {
-	__u32 kind;            /* enum trigrec_trigger_kind */
+	__u32 kind; /* enum trigrec_trigger_kind */
 	__u32 flags;
-	__u64 post_ns;         /* keep recording this long after firing */
+	__u64 post_ns;	       /* keep recording this long after firing */
 	__u64 threshold;       /* EVENT: count >= N (0/1 = every match); LATENCY: ns; RATE: N */
 	__u64 window_ns;       /* RATE: window; LATENCY: starts older than this are stale */
 	__u64 cooldown_ns;     /* no firing within this long of the last one */
 	__u64 key_cooldown_ns; /* per key */
-	__u64 limit;           /* token bucket: `limit` snapshots at once, refilled at
+	__u64 limit;	       /* token bucket: `limit` snapshots at once, refilled at
 				* limit per limit_period_ns (0 = none) */
 	__u64 limit_period_ns;
-	__u64 max_total;       /* at most this many snapshots in the run (0 = none) */
+	__u64 max_total;	     /* at most this many snapshots in the run (0 = none) */
 	struct trigrec_side side[2]; /* [TRIGREC_ROLE_EVENT], [TRIGREC_ROLE_START] */
 };
 
 /* Live per-trigger state (`trig_state` array map, index = trigger id). */
 struct trigrec_trig_state {
-	__u64 matches;         /* condition true (EVENT count) */
+	__u64 matches; /* condition true (EVENT count) */
 	__u64 last_fire_ns;
-	__u64 limit_tat_ns;    /* limit's token bucket as GCRA: when it is full again */
+	__u64 limit_tat_ns; /* limit's token bucket as GCRA: when it is full again */
 	__u64 pad;
 	__u64 fired_total;
 };
 
 /* Per-CPU counters (`stats` map, index = trigger id; slot MAX_TRIGGERS = global). */
 struct trigrec_stats {
-	__u64 fired;        /* snapshots started by this trigger */
-	__u64 coalesced;    /* fired while a snapshot was already in progress */
-	__u64 rb_dropped;   /* side-band ring buffer full: firing undone */
-	__u64 gated;        /* records dropped by the freeze gates (global slot) */
-	__u64 evaluated;    /* times the condition was evaluated */
-	__u64 matched;      /* times the condition held (before policy) */
+	__u64 fired;		   /* snapshots started by this trigger */
+	__u64 coalesced;	   /* fired while a snapshot was already in progress */
+	__u64 rb_dropped;	   /* side-band ring buffer full: firing undone */
+	__u64 gated;		   /* records dropped by the freeze gates (global slot) */
+	__u64 evaluated;	   /* times the condition was evaluated */
+	__u64 matched;		   /* times the condition held (before policy) */
 	__u64 suppressed_cooldown; /* held back by cooldown or per-key cooldown */
-	__u64 suppressed_limit;    /* held back by limit (the default one too) or max */
-	__u64 stale_starts;        /* LATENCY: starts dropped for age */
+	__u64 suppressed_limit;	   /* held back by limit (the default one too) or max */
+	__u64 stale_starts;	   /* LATENCY: starts dropped for age */
 	__u64 suppressed_budget;   /* held back by the run's global snapshot budget */
 };
 
@@ -174,14 +179,14 @@ enum trigrec_msg_type {
 };
 
 struct trigrec_trigger_msg {
-	__u32 type;          /* TRIGREC_MSG_TRIGGER */
+	__u32 type; /* TRIGREC_MSG_TRIGGER */
 	__u32 trigger_id;
-	__u64 time_ns;       /* bpf_ktime_get_ns() when it fired (CLOCK_MONOTONIC) */
-	__u64 freeze_at;     /* gates drop records stamped after this time */
+	__u64 time_ns;	 /* bpf_ktime_get_ns() when it fired (CLOCK_MONOTONIC) */
+	__u64 freeze_at; /* gates drop records stamped after this time */
 	__u32 cpu;
-	__u32 pid;           /* tgid */
+	__u32 pid; /* tgid */
 	__u32 tid;
-	__u32 hook;          /* cookie of the tracepoint that fired */
+	__u32 hook;	     /* cookie of the tracepoint that fired */
 	__u32 hook_recorded; /* the trigger's own record is in the rings */
 	__u32 data_size;     /* valid bytes in data[] */
 	/*
@@ -194,12 +199,12 @@ struct trigrec_trigger_msg {
 	char comm[TRIGREC_COMM_LEN];
 	/* Context of stateful triggers. */
 	__u64 key[TRIGREC_MAX_KEY_PARTS];
-	__u64 start_ns;      /* LATENCY: time of the start event */
-	__u64 latency_ns;    /* LATENCY: measured duration */
-	__u32 start_tid;     /* LATENCY: thread of the start event */
+	__u64 start_ns;	  /* LATENCY: time of the start event */
+	__u64 latency_ns; /* LATENCY: measured duration */
+	__u32 start_tid;  /* LATENCY: thread of the start event */
 	__u32 start_cpu;
-	__u64 count;         /* RATE: events in the window; EVENT: matches so far */
-	__u64 window_ns;     /* RATE: the window */
+	__u64 count;			 /* RATE: events in the window; EVENT: matches so far */
+	__u64 window_ns;		 /* RATE: the window */
 	__u8 data[TRIGREC_TRIGGER_DATA]; /* the tracepoint record, common fields first */
 };
 
@@ -212,8 +217,9 @@ struct trigrec_trigger_msg {
 
 _Static_assert(sizeof(struct trigrec_hook_cfg) == 48, "hook_cfg layout");
 _Static_assert(sizeof(struct trigrec_clause) == 16, "clause layout");
-_Static_assert(sizeof(struct trigrec_filter) == 8 + 16 * TRIGREC_MAX_CLAUSES +
-	       TRIGREC_MAX_STRS * TRIGREC_STR_LEN, "filter layout");
+_Static_assert(sizeof(struct trigrec_filter) ==
+		       8 + 16 * TRIGREC_MAX_CLAUSES + TRIGREC_MAX_STRS * TRIGREC_STR_LEN,
+	       "filter layout");
 _Static_assert(sizeof(struct trigrec_keyspec) == 16, "keyspec layout");
 _Static_assert(sizeof(struct trigrec_trigger_cfg) == 72 + 2 * sizeof(struct trigrec_side),
 	       "trigger_cfg layout");

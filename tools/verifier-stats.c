@@ -45,7 +45,8 @@ int main(int argc, char **argv)
 	libbpf_set_print(quiet_libbpf);
 	skel = trigrec_bpf__open();
 	if (!skel) {
-		fprintf(stderr, "verifier-stats: cannot open the BPF object: %s\n", strerror(errno));
+		fprintf(stderr, "verifier-stats: cannot open the BPF object: %s\n",
+			strerror(errno));
 		return 1;
 	}
 	skel->rodata->scope_tgid = 1;
@@ -59,7 +60,8 @@ int main(int argc, char **argv)
 	}
 	bpf_object__for_each_program(prog, skel->obj) {
 		if (nprog == (int)(sizeof(logs) / sizeof(logs[0]))) {
-			fprintf(stderr, "verifier-stats: more than %d programs: raise logs[]\n", nprog);
+			fprintf(stderr, "verifier-stats: more than %d programs: raise logs[]\n",
+				nprog);
 			goto out;
 		}
 		logs[nprog] = calloc(1, LOG_BYTES);
@@ -86,8 +88,8 @@ int main(int argc, char **argv)
 		unsigned long insns, states = 0;
 		const char *s;
 
-		prog = i ? bpf_object__next_program(skel->obj, prog)
-			 : bpf_object__next_program(skel->obj, NULL);
+		prog = i ? bpf_object__next_program(skel->obj, prog) :
+			   bpf_object__next_program(skel->obj, NULL);
 		if (!p || sscanf(p, "processed %lu insns", &insns) != 1) {
 			fprintf(stderr, "verifier-stats: %s: no \"processed N insns\" in its log\n",
 				bpf_program__name(prog));

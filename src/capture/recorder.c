@@ -41,10 +41,11 @@ static int cancelled(const struct recorder_opts *o)
  * ~95 ns less per recorded event, which pays for the gate.
  */
 #define TP_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
-#define SW_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | \
-			PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
-#define TRACK_SAMPLE_TYPE (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-			   PERF_SAMPLE_CPU)
+#define SW_SAMPLE_TYPE                                                                  \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_PERIOD)
+#define TRACK_SAMPLE_TYPE \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 
 static const struct {
 	const char *name;
@@ -68,7 +69,8 @@ static void copy_str(char *dst, size_t len, const char *src)
 	dst[n] = 0;
 }
 
-static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group, unsigned long fl)
+static long perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
+			    unsigned long fl)
 {
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group, fl);
 }
@@ -206,7 +208,8 @@ static void suggest_event(const char *bad)
 	else
 		elog("unknown event '%s': use a tracepoint as SYSTEM:NAME (see `trigrec list`) "
 		     "or one of cpu-clock, task-clock, page-faults, context-switches, "
-		     "cpu-migrations, minor-faults, major-faults", SHORT(bad));
+		     "cpu-migrations, minor-faults, major-faults",
+		     SHORT(bad));
 }
 
 static int add_spec_item(struct recorder *r, const char *item, const char *filter)
@@ -217,7 +220,8 @@ static int add_spec_item(struct recorder *r, const char *item, const char *filte
 	if (sw >= 0) {
 		if (filter) {
 			elog("--filter '%s' follows -e %s, a sampling event: filters apply "
-			     "to tracepoints only", SHORT(filter), item);
+			     "to tracepoints only",
+			     SHORT(filter), item);
 			return -EINVAL;
 		}
 		return add_sampling(r, sw);
@@ -229,8 +233,8 @@ static int add_spec_item(struct recorder *r, const char *item, const char *filte
 	if (filter && strlen(filter) >= (size_t)sysconf(_SC_PAGESIZE)) {
 		/* The kernel copies a filter with strndup_user(PAGE_SIZE) and says only EINVAL. */
 		elog("--filter for -e %s is %zu bytes: the kernel takes at most %ld; shorten it "
-		     "(ranges such as 'id >= 10 && id <= 20' instead of long || lists)", SHORT(item),
-		     strlen(filter), sysconf(_SC_PAGESIZE) - 1);
+		     "(ranges such as 'id >= 10 && id <= 20' instead of long || lists)",
+		     SHORT(item), strlen(filter), sysconf(_SC_PAGESIZE) - 1);
 		return -E2BIG;
 	}
 	if (!tracefs_root())
@@ -238,8 +242,8 @@ static int add_spec_item(struct recorder *r, const char *item, const char *filte
 	n = tracefs_glob(item, &tps);
 	if (n == -EINVAL) {
 		elog("no tracepoint matches '%s': that is not SYSTEM:NAME with a system name "
-		     "under %zu bytes and an event name under %zu (see `trigrec list`)", SHORT(item),
-		     sizeof(tps->sys), sizeof(tps->name));
+		     "under %zu bytes and an event name under %zu (see `trigrec list`)",
+		     SHORT(item), sizeof(tps->sys), sizeof(tps->name));
 		return n;
 	}
 	if (n < 0) {
@@ -293,7 +297,8 @@ static int check_freq(const struct recorder *r)
 			     "would refuse %s: lower -F to %lld or less, sample by period instead (-c), "
 			     "or raise the limit (sysctl -w kernel.perf_event_max_sample_rate=%llu; the "
 			     "kernel lowers it again by itself when sampling interrupts take too long, "
-			     "see dmesg)", (unsigned long long)a->sample_freq,
+			     "see dmesg)",
+			     (unsigned long long)a->sample_freq,
 			     r->opts.freq ? "" : " (the default)", max, r->evs[i].pd.name, max,
 			     (unsigned long long)a->sample_freq);
 			return -EINVAL;
@@ -402,8 +407,10 @@ static int open_cgroup(struct recorder *r)
 		int err = errno;
 
 		elog("--cgroup %s: cannot open %s: %s (give a cgroup v2 directory%s%s)", SHORT(cg),
-		     SHORT(r->cgroup_path), strerror(err), mnt[0] ? "; cgroup v2 is mounted at " : "",
-		     mnt[0] ? mnt : "; cgroup v2 is not mounted: mount -t cgroup2 none /sys/fs/cgroup");
+		     SHORT(r->cgroup_path), strerror(err),
+		     mnt[0] ? "; cgroup v2 is mounted at " : "",
+		     mnt[0] ? mnt :
+			      "; cgroup v2 is not mounted: mount -t cgroup2 none /sys/fs/cgroup");
 		return -err;
 	}
 	if (fstatfs(r->cgroup_fd, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC) {
@@ -412,14 +419,15 @@ static int open_cgroup(struct recorder *r)
 			     SHORT(cg), SHORT(r->cgroup_path), mnt);
 		else
 			elog("--cgroup %s: %s is not a cgroup v2 directory, and cgroup v2 is not "
-			     "mounted (mount -t cgroup2 none /sys/fs/cgroup)", SHORT(cg),
-			     SHORT(r->cgroup_path));
+			     "mounted (mount -t cgroup2 none /sys/fs/cgroup)",
+			     SHORT(cg), SHORT(r->cgroup_path));
 		return -EINVAL;
 	}
 	if (perf_event_on_v1()) {
 		elog("--cgroup %s: the perf_event controller is mounted on a cgroup v1 hierarchy, so "
 		     "perf cannot follow v2 cgroups; unmount it (see /proc/cgroups and /proc/mounts) "
-		     "or boot with cgroup_no_v1=perf_event", SHORT(cg));
+		     "or boot with cgroup_no_v1=perf_event",
+		     SHORT(cg));
 		return -EINVAL;
 	}
 	return 0;
@@ -501,8 +509,7 @@ struct recorder *recorder__new(const struct recorder_opts *opts)
 		goto fail;
 	}
 	/* Everything below is known now: say it before opening anything. */
-	if (check_freq(r) || check_nofile(r) || (opts->cgroup && open_cgroup(r)) ||
-	    check_memory(r))
+	if (check_freq(r) || check_nofile(r) || (opts->cgroup && open_cgroup(r)) || check_memory(r))
 		goto fail;
 	return r;
 fail:
@@ -592,25 +599,26 @@ static int open_error(const struct recorder *r, const struct rec_event *e, int c
 	case EMFILE:
 	case ENFILE:
 		elog("too many open files opening %s on CPU %d: raise the limit (ulimit -n) "
-		     "or record fewer events", e->pd.name, cpu);
+		     "or record fewer events",
+		     e->pd.name, cpu);
 		break;
-	case ESRCH:
-		elog("cannot open %s: the target process is gone", e->pd.name);
-		break;
+	case ESRCH: elog("cannot open %s: the target process is gone", e->pd.name); break;
 	case EOVERFLOW:
 		elog("cannot open %s with -g: call chains of up to %u frames are above "
 		     "kernel.perf_event_max_stack (%lld); raise it (sysctl -w "
-		     "kernel.perf_event_max_stack=%u)", e->pd.name, a->sample_max_stack,
-		     read_sysctl("perf_event_max_stack", -1), a->sample_max_stack);
+		     "kernel.perf_event_max_stack=%u)",
+		     e->pd.name, a->sample_max_stack, read_sysctl("perf_event_max_stack", -1),
+		     a->sample_max_stack);
 		break;
 	case ENOENT:
 	case ENODEV:
 		if (e->kind == REC_EV_TRACEPOINT)
 			elog("cannot open %s on CPU %d: the tracepoint is gone (was its module "
-			     "unloaded?): %s", e->pd.name, cpu, strerror(err));
+			     "unloaded?): %s",
+			     e->pd.name, cpu, strerror(err));
 		else
-			elog("cannot open %s on CPU %d: this kernel does not have it (%s)", e->pd.name,
-			     cpu, strerror(err));
+			elog("cannot open %s on CPU %d: this kernel does not have it (%s)",
+			     e->pd.name, cpu, strerror(err));
 		break;
 	case EBUSY:
 		elog("cannot open %s on CPU %d: in exclusive use by another program (%s)",
@@ -619,7 +627,8 @@ static int open_error(const struct recorder *r, const struct rec_event *e, int c
 	case EBADF:
 		if (r->cgroup_fd >= 0) {
 			elog("cannot open %s on CPU %d for --cgroup %s: the kernel does not take that "
-			     "directory as a perf_event cgroup (EBADF)", e->pd.name, cpu, r->cgroup_path);
+			     "directory as a perf_event cgroup (EBADF)",
+			     e->pd.name, cpu, r->cgroup_path);
 			break;
 		}
 		/* fall through */
@@ -629,8 +638,8 @@ static int open_error(const struct recorder *r, const struct rec_event *e, int c
 		if (a->freq && v >= 0 && a->sample_freq > (unsigned long long)v) {
 			elog("cannot open %s: -F %llu is above kernel.perf_event_max_sample_rate, "
 			     "which the kernel has lowered to %lld since trigrec started (sampling "
-			     "interrupts took too long; see dmesg): lower -F", e->pd.name,
-			     (unsigned long long)a->sample_freq, v);
+			     "interrupts took too long; see dmesg): lower -F",
+			     e->pd.name, (unsigned long long)a->sample_freq, v);
 		} else if (opens_without(e, cpu, "write_backward")) {
 			elog("cannot open %s: this kernel has no backward-writing perf rings "
 			     "(write_backward, Linux 4.7+), which trigrec's overwritable rings need",
@@ -641,11 +650,11 @@ static int open_error(const struct recorder *r, const struct rec_event *e, int c
 			     e->pd.name);
 		} else {
 			elog("the kernel rejected %s on CPU %d (%s) for a reason trigrec cannot tell "
-			     "from here: check dmesg, and rerun with -vv", e->pd.name, cpu, strerror(err));
+			     "from here: check dmesg, and rerun with -vv",
+			     e->pd.name, cpu, strerror(err));
 		}
 		break;
-	default:
-		elog("cannot open %s on CPU %d: %s", e->pd.name, cpu, strerror(err));
+	default: elog("cannot open %s on CPU %d: %s", e->pd.name, cpu, strerror(err));
 	}
 	return -err;
 }
@@ -669,9 +678,10 @@ static int map_ring(struct recorder *r, int cpu, int fd, uint64_t pages, int tra
 
 		elog("cannot map the %s ring of CPU %d (%s): %s%s", tracking ? "tracking" : "main",
 		     cpu, fmt_size(len, sz, sizeof(sz)), strerror(err),
-		     err == EPERM ? " (over the locked-memory limit: lower -m, or raise "
-				    "kernel.perf_event_mlock_kb)" :
-		     err == ENOMEM ? " (lower -m)" : "");
+		     err == EPERM  ? " (over the locked-memory limit: lower -m, or raise "
+				     "kernel.perf_event_mlock_kb)" :
+		     err == ENOMEM ? " (lower -m)" :
+				     "");
 		return -err;
 	}
 	ring = &rings[r->nr_rings++];
@@ -727,7 +737,8 @@ static int open_one(struct recorder *r, struct rec_event *e, pid_t pid, int cpu,
 		*leader = fd;
 	} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, *leader)) {
 		err = errno;
-		elog("cannot redirect %s on CPU %d into the CPU's ring: %s", e->pd.name, cpu, strerror(err));
+		elog("cannot redirect %s on CPU %d into the CPU's ring: %s", e->pd.name, cpu,
+		     strerror(err));
 		return -err;
 	}
 	if (e->filter && ioctl(fd, PERF_EVENT_IOC_SET_FILTER, e->filter)) {
@@ -736,8 +747,8 @@ static int open_one(struct recorder *r, struct rec_event *e, pid_t pid, int cpu,
 		err = errno;
 		list_fields(e, fields, sizeof(fields));
 		elog("bad --filter '%s' for %s: the kernel rejected it (%s). Filters use ftrace "
-		     "syntax over the event's fields: %s", SHORT(e->filter), e->pd.name, strerror(err),
-		     fields);
+		     "syntax over the event's fields: %s",
+		     SHORT(e->filter), e->pd.name, strerror(err), fields);
 		explain_filter(e);
 		return -EINVAL;
 	}
@@ -794,7 +805,8 @@ int recorder__open(struct recorder *r)
 			return -ENOMEM;
 		for (int k = 0; k < e->nr_fds; k++) {
 			if (ioctl(e->fds[k], PERF_EVENT_IOC_ID, &e->pd.ids[k])) {
-				elog("PERF_EVENT_IOC_ID failed for %s: %s", e->pd.name, strerror(errno));
+				elog("PERF_EVENT_IOC_ID failed for %s: %s", e->pd.name,
+				     strerror(errno));
 				return -errno;
 			}
 		}

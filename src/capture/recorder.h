@@ -23,15 +23,15 @@ struct rec_event_spec {
 struct recorder_opts {
 	const struct rec_event_spec *events;
 	int nr_events;
-	uint64_t mmap_pages;   /* main ring pages per CPU (power of two) */
-	uint64_t track_pages;  /* tracking ring pages per CPU */
-	uint64_t freq;         /* sampling events: frequency (Hz), used when period == 0 */
-	uint64_t period;       /* sampling events: -c */
-	int callgraph;         /* -g */
+	uint64_t mmap_pages;	      /* main ring pages per CPU (power of two) */
+	uint64_t track_pages;	      /* tracking ring pages per CPU */
+	uint64_t freq;		      /* sampling events: frequency (Hz), used when period == 0 */
+	uint64_t period;	      /* sampling events: -c */
+	int callgraph;		      /* -g */
 	const unsigned char *cpumask; /* CPUs to record; NULL = all online */
-	const pid_t *tids;     /* task mode: these threads (inherit to children); NULL = system-wide */
+	const pid_t *tids; /* task mode: these threads (inherit to children); NULL = system-wide */
 	int nr_tids;
-	int enable_on_exec;    /* -- command: start counting at exec */
+	int enable_on_exec; /* -- command: start counting at exec */
 	/*
 	 * cgroup v2 directory (absolute, or relative to the cgroup2 mount):
 	 * record only tasks in it and its descendants, on every selected CPU
@@ -61,9 +61,9 @@ const char *rec_sw_event_suggest(const char *bad);
 #define REC_TP_FILE_EXTRA (PERF_SAMPLE_TID | PERF_SAMPLE_CPU)
 
 struct rec_event {
-	struct pd_event pd;      /* attr, name, ids (filled by recorder__open) */
+	struct pd_event pd; /* attr, name, ids (filled by recorder__open) */
 	enum rec_event_kind kind;
-	struct tp_format *fmt;   /* tracepoints */
+	struct tp_format *fmt; /* tracepoints */
 	const char *filter;
 	int *fds;
 	int nr_fds;
@@ -71,19 +71,19 @@ struct rec_event {
 
 struct rec_ring {
 	int cpu;
-	int fd;           /* the leader event whose buffer this is */
-	int tracking;     /* 1 = the tracking ring */
-	void *base;       /* mmap: control page + data */
+	int fd;	      /* the leader event whose buffer this is */
+	int tracking; /* 1 = the tracking ring */
+	void *base;   /* mmap: control page + data */
 	size_t map_len;
-	uint64_t size;    /* data area bytes */
+	uint64_t size; /* data area bytes */
 };
 
 /* One ring as copied by a harvest. */
 struct ring_copy {
-	void *buf;        /* `cap` bytes (the ring's size), mapped and faulted in up front */
+	void *buf; /* `cap` bytes (the ring's size), mapped and faulted in up front */
 	size_t cap;
-	size_t len;       /* valid bytes, newest record first */
-	int wrapped;      /* the ring had overwritten records */
+	size_t len;  /* valid bytes, newest record first */
+	int wrapped; /* the ring had overwritten records */
 };
 
 /*
@@ -96,14 +96,14 @@ struct harvest {
 };
 
 struct recorder {
-	struct rec_event *evs;   /* recorded events; the tracking event is last */
+	struct rec_event *evs; /* recorded events; the tracking event is last */
 	int nr_evs;
-	struct rec_ring *rings;  /* main rings then tracking rings */
+	struct rec_ring *rings; /* main rings then tracking rings */
 	int nr_rings;
 	int *cpus;
 	int nr_cpus;
-	int cgroup_fd;           /* opts.cgroup opened, or -1 */
-	char cgroup_path[4096];  /* ... resolved to a full path */
+	int cgroup_fd;		/* opts.cgroup opened, or -1 */
+	char cgroup_path[4096]; /* ... resolved to a full path */
 	struct recorder_opts opts;
 };
 

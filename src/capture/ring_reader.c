@@ -12,8 +12,7 @@
 #include <string.h>
 #include "capture/ring_reader.h"
 
-size_t ring_copy_range(const void *data, uint64_t size, uint64_t head, uint64_t prev,
-		       void *out)
+size_t ring_copy_range(const void *data, uint64_t size, uint64_t head, uint64_t prev, void *out)
 {
 	const unsigned char *src = data;
 	unsigned char *dst = out;

@@ -26,8 +26,7 @@ size_t ring_copy_linear(const void *data, uint64_t size, uint64_t head, void *ou
  * prev (ring_copy_linear() is prev = 0): min(prev - head, size) bytes.
  * Lets a later snapshot skip records an earlier one already took.
  */
-size_t ring_copy_range(const void *data, uint64_t size, uint64_t head, uint64_t prev,
-		       void *out);
+size_t ring_copy_range(const void *data, uint64_t size, uint64_t head, uint64_t prev, void *out);
 
 /*
  * After copying, a writer on another CPU may still have moved head (pause does

@@ -67,7 +67,8 @@ static void advice(const struct ringmem_need *n, const struct ringmem_have *h, c
 			cpus = c;
 	}
 	if (m.main_pages && cpus)
-		snprintf(out, len, "lower -m (-m %s fits on these %d CPUs) or record fewer CPUs "
+		snprintf(out, len,
+			 "lower -m (-m %s fits on these %d CPUs) or record fewer CPUs "
 			 "with -C (at most %d at this -m)",
 			 fmt_size(m.main_pages * n->page_size, sz, sizeof(sz)), n->nr_cpus, cpus);
 	else if (m.main_pages)
@@ -79,8 +80,7 @@ static void advice(const struct ringmem_need *n, const struct ringmem_have *h, c
 		snprintf(out, len, "even the smallest -m on one CPU does not fit");
 }
 
-int ringmem_check(const struct ringmem_need *n, const struct ringmem_have *h, char *msg,
-		  size_t len)
+int ringmem_check(const struct ringmem_need *n, const struct ringmem_have *h, char *msg, size_t len)
 {
 	struct ringmem_total t;
 	char tot[32], rings[32], copies[32], m[32], tr[32], lim[32], lim2[32], fix[160];
@@ -96,42 +96,51 @@ int ringmem_check(const struct ringmem_need *n, const struct ringmem_have *h, ch
 		advice(n, h, fix, sizeof(fix));
 	switch (why) {
 	case 1: {
-		uint64_t rl = h->memlock_rlimit, need_kb, cpus = h->online_cpus > 0 ? h->online_cpus : 1;
+		uint64_t rl = h->memlock_rlimit, need_kb,
+			 cpus = h->online_cpus > 0 ? h->online_cpus : 1;
 
 		need_kb = t.rings > rl ? (t.rings - rl + cpus * 1024 - 1) / (cpus * 1024) : 0;
-		snprintf(msg, len, "-m %s on %d CPU%s needs %s of rings locked in memory (%d x (%s "
-			 "main + %s tracking + 2 control pages)), but without CAP_IPC_LOCK perf lets "
-			 "this user lock %s (kernel.perf_event_mlock_kb = %llu KiB per CPU x %d online "
-			 "CPUs, shared by all perf users of the uid, plus RLIMIT_MEMLOCK %s): %s; or "
-			 "raise the limit (sysctl -w kernel.perf_event_mlock_kb=%llu, or ulimit -l), or "
-			 "run as root",
-			 m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", rings, n->nr_cpus, m, tr,
-			 fmt_size(mlock_allowed(h), lim, sizeof(lim)),
-			 (unsigned long long)h->perf_mlock_kb, (int)cpus, fmt_size(rl, lim2, sizeof(lim2)),
-			 fix, (unsigned long long)need_kb);
+		snprintf(
+			msg, len,
+			"-m %s on %d CPU%s needs %s of rings locked in memory (%d x (%s "
+			"main + %s tracking + 2 control pages)), but without CAP_IPC_LOCK perf lets "
+			"this user lock %s (kernel.perf_event_mlock_kb = %llu KiB per CPU x %d online "
+			"CPUs, shared by all perf users of the uid, plus RLIMIT_MEMLOCK %s): %s; or "
+			"raise the limit (sysctl -w kernel.perf_event_mlock_kb=%llu, or ulimit -l), or "
+			"run as root",
+			m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", rings, n->nr_cpus, m, tr,
+			fmt_size(mlock_allowed(h), lim, sizeof(lim)),
+			(unsigned long long)h->perf_mlock_kb, (int)cpus,
+			fmt_size(rl, lim2, sizeof(lim2)), fix, (unsigned long long)need_kb);
 		return -ENOMEM;
 	}
 	case 2:
-		snprintf(msg, len, "-m %s on %d CPU%s needs %s of snapshot copies in trigrec's memory "
-			 "(%d sets x %d CPUs x (%s main + %s tracking)), but memory cgroup %s lets it "
-			 "grow by only %s (limit %s); it would be killed by the OOM killer: %s; or "
-			 "raise the cgroup's memory limit",
-			 m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", copies, n->copies, n->nr_cpus, m, tr,
-			 h->cg_path[0] ? h->cg_path : "(ours)", fmt_size(h->cg_headroom, lim, sizeof(lim)),
-			 fmt_size(h->cg_limit, lim2, sizeof(lim2)), fix);
+		snprintf(
+			msg, len,
+			"-m %s on %d CPU%s needs %s of snapshot copies in trigrec's memory "
+			"(%d sets x %d CPUs x (%s main + %s tracking)), but memory cgroup %s lets it "
+			"grow by only %s (limit %s); it would be killed by the OOM killer: %s; or "
+			"raise the cgroup's memory limit",
+			m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", copies, n->copies, n->nr_cpus, m,
+			tr, h->cg_path[0] ? h->cg_path : "(ours)",
+			fmt_size(h->cg_headroom, lim, sizeof(lim)),
+			fmt_size(h->cg_limit, lim2, sizeof(lim2)), fix);
 		return -ENOMEM;
 	case 3:
-		snprintf(msg, len, "-m %s on %d CPU%s needs %s: %s of rings pinned in the kernel "
-			 "(%d x (%s main + %s tracking + 2 control pages)) and %s of snapshot copies in "
-			 "trigrec (%d sets of every ring), but only %s is available (MemAvailable): %s",
-			 m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", tot, rings, n->nr_cpus, m, tr,
-			 copies, n->copies, fmt_size(h->mem_available, lim, sizeof(lim)), fix);
+		snprintf(
+			msg, len,
+			"-m %s on %d CPU%s needs %s: %s of rings pinned in the kernel "
+			"(%d x (%s main + %s tracking + 2 control pages)) and %s of snapshot copies in "
+			"trigrec (%d sets of every ring), but only %s is available (MemAvailable): %s",
+			m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", tot, rings, n->nr_cpus, m, tr,
+			copies, n->copies, fmt_size(h->mem_available, lim, sizeof(lim)), fix);
 		return -ENOMEM;
 	}
 	if (h->mem_available && t.total > h->mem_available / 2) {
-		snprintf(msg, len, "-m %s on %d CPU%s takes %s (%s of rings pinned in the kernel, %s of "
-			 "snapshot copies), more than half of the %s available", m, n->nr_cpus,
-			 n->nr_cpus == 1 ? "" : "s", tot, rings, copies,
+		snprintf(msg, len,
+			 "-m %s on %d CPU%s takes %s (%s of rings pinned in the kernel, %s of "
+			 "snapshot copies), more than half of the %s available",
+			 m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", tot, rings, copies,
 			 fmt_size(h->mem_available, lim, sizeof(lim)));
 		return 1;
 	}
@@ -215,7 +224,8 @@ static void probe_memcg(struct ringmem_have *h)
 
 		snprintf(dir, sizeof(dir), "%s%s", mnt, rel);
 		snprintf(lp, sizeof(lp), "%s/%s", dir, v1 ? "memory.limit_in_bytes" : "memory.max");
-		snprintf(up, sizeof(up), "%s/%s", dir, v1 ? "memory.usage_in_bytes" : "memory.current");
+		snprintf(up, sizeof(up), "%s/%s", dir,
+			 v1 ? "memory.usage_in_bytes" : "memory.current");
 		/* v1 says "no limit" with a huge number, near LLONG_MAX. */
 		if (!read_u64_file(lp, &limit, &lmax) && !lmax && limit < (1ULL << 62) &&
 		    !read_u64_file(up, &usage, &umax)) {

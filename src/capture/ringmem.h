@@ -14,30 +14,30 @@
 
 struct ringmem_need {
 	uint64_t page_size;
-	uint64_t main_pages;     /* per CPU (-m) */
-	uint64_t track_pages;    /* per CPU */
-	int nr_cpus;             /* recorded CPUs */
-	int copies;              /* harvest buffer sets */
+	uint64_t main_pages;  /* per CPU (-m) */
+	uint64_t track_pages; /* per CPU */
+	int nr_cpus;	      /* recorded CPUs */
+	int copies;	      /* harvest buffer sets */
 };
 
 #define RINGMEM_UNLIMITED UINT64_MAX
 
 struct ringmem_have {
-	uint64_t mem_available;  /* MemAvailable of /proc/meminfo, bytes; 0 = unknown */
+	uint64_t mem_available; /* MemAvailable of /proc/meminfo, bytes; 0 = unknown */
 	/* Memory cgroup (charged for the copies, not for the rings). */
-	uint64_t cg_headroom;    /* smallest limit - usage over our cgroup and its ancestors */
-	uint64_t cg_limit;       /* the limit of that cgroup */
-	char cg_path[256];       /* its directory, for the message */
+	uint64_t cg_headroom; /* smallest limit - usage over our cgroup and its ancestors */
+	uint64_t cg_limit;    /* the limit of that cgroup */
+	char cg_path[256];    /* its directory, for the message */
 	/* perf's mlock accounting of the rings (kernel/events/core.c, perf_mmap). */
-	int mlock_limited;       /* no CAP_IPC_LOCK and kernel.perf_event_paranoid > -1 */
-	uint64_t perf_mlock_kb;  /* kernel.perf_event_mlock_kb: per online CPU, per user */
+	int mlock_limited;	/* no CAP_IPC_LOCK and kernel.perf_event_paranoid > -1 */
+	uint64_t perf_mlock_kb; /* kernel.perf_event_mlock_kb: per online CPU, per user */
 	int online_cpus;
 	uint64_t memlock_rlimit; /* RLIMIT_MEMLOCK (soft), bytes; RINGMEM_UNLIMITED = none */
 };
 
 struct ringmem_total {
-	uint64_t rings;          /* pinned in the kernel */
-	uint64_t copies;         /* in trigrec's memory */
+	uint64_t rings;	 /* pinned in the kernel */
+	uint64_t copies; /* in trigrec's memory */
 	uint64_t total;
 };
 

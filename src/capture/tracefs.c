@@ -63,12 +63,13 @@ static void explain_denied_root(void)
 	char mode[32] = "";
 
 	if (!stat(denied_path, &st))
-		snprintf(mode, sizeof(mode), "mode %04o, owner %u:%u, ", (unsigned)(st.st_mode & 07777),
-			 (unsigned)st.st_uid, (unsigned)st.st_gid);
+		snprintf(mode, sizeof(mode), "mode %04o, owner %u:%u, ",
+			 (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid);
 	elog("tracefs is mounted at %s but uid %u cannot read it (%s%s): run trigrec as root, or "
 	     "let it in: `mount -o remount,mode=0755 %s` for everyone, or `mount -o "
-	     "remount,gid=GROUP %s` plus group read access for one group", denied_path,
-	     (unsigned)geteuid(), mode, strerror(denied_errno), denied_path, denied_path);
+	     "remount,gid=GROUP %s` plus group read access for one group",
+	     denied_path, (unsigned)geteuid(), mode, strerror(denied_errno), denied_path,
+	     denied_path);
 }
 
 static void find_root(void)
@@ -103,15 +104,17 @@ static void find_root(void)
 		elog("tracefs is not mounted and mounting it at %s failed (%s)%s; "
 		     "run `mount -t tracefs nodev %s` as root",
 		     TRACEFS_DEFAULT, strerror(e),
-		     e == EPERM ? ": this needs root (CAP_SYS_ADMIN)" :
-		     e == ENOENT || e == ENODEV ? ": the kernel may lack CONFIG_TRACING" : "",
+		     e == EPERM			? ": this needs root (CAP_SYS_ADMIN)" :
+		     e == ENOENT || e == ENODEV ? ": the kernel may lack CONFIG_TRACING" :
+						  "",
 		     TRACEFS_DEFAULT);
 		return;
 	}
 	vlog("mounted tracefs at %s", TRACEFS_DEFAULT);
 	if (!use_root(TRACEFS_DEFAULT))
 		elog("tracefs mounted at %s has no events/ directory; the kernel needs "
-		     "CONFIG_FTRACE/CONFIG_TRACEPOINTS for tracepoints", TRACEFS_DEFAULT);
+		     "CONFIG_FTRACE/CONFIG_TRACEPOINTS for tracepoints",
+		     TRACEFS_DEFAULT);
 }
 
 const char *tracefs_root(void)
@@ -434,7 +437,8 @@ void tracefs_suggest(const char *bad, char *out, size_t outlen, int max)
 	/* Only the closest ones: a worse second guess is mostly noise. */
 	for (int i = 0; i < ns && i < max && s[i].score == s[0].score; i++) {
 		const struct tp_name *t = &all[s[i].idx];
-		int w = snprintf(out + used, outlen - used, "%s%s:%s", i ? " or " : "", t->sys, t->name);
+		int w = snprintf(out + used, outlen - used, "%s%s:%s", i ? " or " : "", t->sys,
+				 t->name);
 
 		/* Whole names only: drop one that does not fit. */
 		if (w < 0 || (size_t)w >= outlen - used) {
@@ -575,7 +579,7 @@ struct tp_format *tp_format__parse(const char *sys, const char *name, const char
 	f->text[len] = '\0';
 	f->text_len = len;
 
-	for (p = f->text, end = f->text + len; p < end; ) {
+	for (p = f->text, end = f->text + len; p < end;) {
 		const char *eol = memchr(p, '\n', (size_t)(end - p)), *q = p;
 
 		if (!eol)

@@ -40,20 +40,20 @@ void tracefs_suggest(const char *bad, char *out, size_t outlen, int max);
 
 /* One field of a tracepoint format. */
 enum tp_field_kind {
-	TP_FIELD_INT,      /* integer of size 1/2/4/8 */
-	TP_FIELD_CHARARRAY,/* char name[N] */
-	TP_FIELD_DATALOC,  /* __data_loc: u32 (len << 16 | offset) */
-	TP_FIELD_ARRAY,    /* other fixed arrays */
-	TP_FIELD_PTR,      /* pointers (treated as unsigned long) */
+	TP_FIELD_INT,	    /* integer of size 1/2/4/8 */
+	TP_FIELD_CHARARRAY, /* char name[N] */
+	TP_FIELD_DATALOC,   /* __data_loc: u32 (len << 16 | offset) */
+	TP_FIELD_ARRAY,	    /* other fixed arrays */
+	TP_FIELD_PTR,	    /* pointers (treated as unsigned long) */
 };
 
 struct tp_field {
 	char name[64];
-	char type[96];      /* type text as in the format ("unsigned short", "char[16]", ...) */
+	char type[96]; /* type text as in the format ("unsigned short", "char[16]", ...) */
 	uint32_t offset;
 	uint32_t size;
 	int is_signed;
-	int is_common;      /* common_* fields */
+	int is_common; /* common_* fields */
 	enum tp_field_kind kind;
 };
 
@@ -63,8 +63,8 @@ struct tp_format {
 	int id;
 	int nr_fields;
 	struct tp_field *fields;
-	uint32_t fixed_size;  /* end of the last field: the record's fixed part */
-	char *text;           /* the whole format file, as read */
+	uint32_t fixed_size; /* end of the last field: the record's fixed part */
+	char *text;	     /* the whole format file, as read */
 	size_t text_len;
 };
 

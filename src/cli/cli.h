@@ -8,13 +8,13 @@
 int cmd_record(int argc, char **argv);
 int cmd_list(int argc, char **argv);
 int cmd_control(int argc, char **argv);
-int cmd_status(int argc, char **argv);   /* cmd_status.c */
-int cmd_run(int argc, char **argv);     /* cmd_script.c */
+int cmd_status(int argc, char **argv); /* cmd_status.c */
+int cmd_run(int argc, char **argv);    /* cmd_script.c */
 int cmd_check(int argc, char **argv);
-int cmd_show(int argc, char **argv);    /* cmd_show.c */
+int cmd_show(int argc, char **argv); /* cmd_show.c */
 
 /* The last line of every command's --help: where the worked examples are. */
-#define CLI_MORE_EXAMPLES \
+#define CLI_MORE_EXAMPLES                                                                      \
 	"More: examples/*.trig in trigrec's source, one commented script per common problem\n" \
 	"(crash, oom-kill, slow-syscalls, runq-latency, ...): trigrec run examples/crash.trig\n"
 

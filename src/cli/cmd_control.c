@@ -9,23 +9,22 @@
 #include "util/log.h"
 
 static const char control_usage[] =
-"usage: trigrec control SOCKET snapshot [NAME] | stats | status [json] | reload | stop\n"
-"\n"
-"Talk to a recorder started with --control SOCKET: take a snapshot now\n"
-"(named NAME), print its counters (stats: one line), what it is doing\n"
-"(status: as trigrec status), re-read its script (trigrec run only:\n"
-"the triggers change, the recorded history is kept; a script with errors\n"
-"is refused and the old one keeps running), or stop it (with its final\n"
-"snapshot).\n"
-"\n"
-"Examples (common questions):\n"
-"  # Something just went wrong: save the last seconds now\n"
-"  trigrec control /run/trigrec.sock snapshot stutter\n"
-"  # Is it recording, and has anything been lost?\n"
-"  trigrec control /run/trigrec.sock stats\n"
-"  # I edited the script: apply it\n"
-"  trigrec control /run/trigrec.sock reload\n"
-CLI_MORE_EXAMPLES;
+	"usage: trigrec control SOCKET snapshot [NAME] | stats | status [json] | reload | stop\n"
+	"\n"
+	"Talk to a recorder started with --control SOCKET: take a snapshot now\n"
+	"(named NAME), print its counters (stats: one line), what it is doing\n"
+	"(status: as trigrec status), re-read its script (trigrec run only:\n"
+	"the triggers change, the recorded history is kept; a script with errors\n"
+	"is refused and the old one keeps running), or stop it (with its final\n"
+	"snapshot).\n"
+	"\n"
+	"Examples (common questions):\n"
+	"  # Something just went wrong: save the last seconds now\n"
+	"  trigrec control /run/trigrec.sock snapshot stutter\n"
+	"  # Is it recording, and has anything been lost?\n"
+	"  trigrec control /run/trigrec.sock stats\n"
+	"  # I edited the script: apply it\n"
+	"  trigrec control /run/trigrec.sock reload\n" CLI_MORE_EXAMPLES;
 
 int cmd_control(int argc, char **argv)
 {
@@ -52,9 +51,10 @@ int cmd_control(int argc, char **argv)
 					     CONTROL_CLIENT_TIMEOUT_MS);
 	else
 		n = control_client__call(argv[1], line, reply, sizeof(reply),
-					 !strcmp(argv[2], "snapshot") || !strcmp(argv[2], "reload") ?
-					 CONTROL_SNAPSHOT_TIMEOUT_MS :
-					 CONTROL_CLIENT_TIMEOUT_MS);
+					 !strcmp(argv[2], "snapshot") ||
+							 !strcmp(argv[2], "reload") ?
+						 CONTROL_SNAPSHOT_TIMEOUT_MS :
+						 CONTROL_CLIENT_TIMEOUT_MS);
 	if (n < 0)
 		return n == -EINVAL || n == -ENAMETOOLONG ? 2 : 1;
 	fputs(reply, stdout);

@@ -11,32 +11,32 @@
 #include "util/log.h"
 
 static const char list_usage[] =
-"usage: trigrec list [-v] [GLOB...]\n"
-"\n"
-"List tracepoints (SYS:NAME, from tracefs) and software events, one a line with\n"
-"its kind: [tracepoint] or [software event]. A GLOB selects tracepoints:\n"
-"'sched:*', '*:*switch*'; a bare word is a subsystem ('sched'), or a software\n"
-"event ('cpu-*'). Without GLOB, everything.\n"
-"\n"
-"  -v, --verbose   also each event's fields, one a line, from its tracefs format:\n"
-"                      NAME  TYPE  size:N  signed:0|1  CLASS  ops: OPERATORS  [key]  (advice)\n"
-"                  CLASS is what a trigger or filter can do with it: string\n"
-"                  (== != ~), integer (== != < <= > >= &), pointer (the address\n"
-"                  only: the memory it points to is not in the record) or array\n"
-"                  (not comparable); key: allowed in `by KEY`. Then the synthetic\n"
-"                  fields every trigger accepts (comm, pid, tid, cpu, cgroup).\n"
-"  -h, --help      this text\n"
-"\n"
-"Examples (common questions):\n"
-"  trigrec list sched                          # which scheduler events exist?\n"
-"  trigrec list 'syscalls:sys_enter_open*'     # is there a tracepoint for openat?\n"
-"  trigrec list -v sched:sched_switch          # which fields can a trigger test?\n"
-"  trigrec list -v block:block_rq_issue | grep ' integer '   # what can be a key?\n"
-"  trigrec list cpu-clock                      # is it a software event?\n"
-CLI_MORE_EXAMPLES;
+	"usage: trigrec list [-v] [GLOB...]\n"
+	"\n"
+	"List tracepoints (SYS:NAME, from tracefs) and software events, one a line with\n"
+	"its kind: [tracepoint] or [software event]. A GLOB selects tracepoints:\n"
+	"'sched:*', '*:*switch*'; a bare word is a subsystem ('sched'), or a software\n"
+	"event ('cpu-*'). Without GLOB, everything.\n"
+	"\n"
+	"  -v, --verbose   also each event's fields, one a line, from its tracefs format:\n"
+	"                      NAME  TYPE  size:N  signed:0|1  CLASS  ops: OPERATORS  [key]  (advice)\n"
+	"                  CLASS is what a trigger or filter can do with it: string\n"
+	"                  (== != ~), integer (== != < <= > >= &), pointer (the address\n"
+	"                  only: the memory it points to is not in the record) or array\n"
+	"                  (not comparable); key: allowed in `by KEY`. Then the synthetic\n"
+	"                  fields every trigger accepts (comm, pid, tid, cpu, cgroup).\n"
+	"  -h, --help      this text\n"
+	"\n"
+	"Examples (common questions):\n"
+	"  trigrec list sched                          # which scheduler events exist?\n"
+	"  trigrec list 'syscalls:sys_enter_open*'     # is there a tracepoint for openat?\n"
+	"  trigrec list -v sched:sched_switch          # which fields can a trigger test?\n"
+	"  trigrec list -v block:block_rq_issue | grep ' integer '   # what can be a key?\n"
+	"  trigrec list cpu-clock                      # is it a software event?\n" CLI_MORE_EXAMPLES;
 
-static const char *sw_names[] = { "cpu-clock", "task-clock", "page-faults", "context-switches",
-				  "cpu-migrations", "minor-faults", "major-faults" };
+static const char *sw_names[] = { "cpu-clock",	      "task-clock",	"page-faults",
+				  "context-switches", "cpu-migrations", "minor-faults",
+				  "major-faults" };
 #define NR_SW (int)(sizeof(sw_names) / sizeof(sw_names[0]))
 
 static void print_kind(const char *name, const char *kind)
@@ -82,7 +82,8 @@ static int print_fields(const struct tp_name *tp)
 	/* Say it where it bites: here `pid` is the event's field, not the current task's. */
 	if (*shadow)
 		printf("    (%s: the event's own field here; write it in upper case for the "
-		       "current task's)\n", shadow);
+		       "current task's)\n",
+		       shadow);
 	tp_format__free(f);
 	return 0;
 }

@@ -13,55 +13,54 @@
 #include "util/util.h"
 
 static const char record_head[] =
-"usage: trigrec record [options] [-- command [args]]\n"
-"\n"
-"Record events into overwritable per-CPU rings. When a trigger fires, BPF\n"
-"freezes recording in the kernel at that instant; the side-band thread copies\n"
-"the rings out and writes <YYYYmmdd-HHMMSS.uuuuuu>-<trigger>.data (perf.data,\n"
-"read it with perf script / perf report) and a .json sidecar.\n";
+	"usage: trigrec record [options] [-- command [args]]\n"
+	"\n"
+	"Record events into overwritable per-CPU rings. When a trigger fires, BPF\n"
+	"freezes recording in the kernel at that instant; the side-band thread copies\n"
+	"the rings out and writes <YYYYmmdd-HHMMSS.uuuuuu>-<trigger>.data (perf.data,\n"
+	"read it with perf script / perf report) and a .json sidecar.\n";
 
 static const char record_tail[] =
-"\n"
-"TRIGGER is\n"
-"  EVENT [if FILTER] [count >= N]\n"
-"  latency EVENT [if F] [by KEY] -> EVENT [if F] [by KEY] > DURATION\n"
-"  rate EVENT [if F] [by KEY] > N/DURATION\n"
-"then any of: post DURATION (at most 1h), cooldown DURATION [per key],\n"
-"limit N/PERIOD | none, max N, name NAME. Without limit, a trigger writes at\n"
-"most 10 snapshots at once, then one a second (limit 10/10s); limit none\n"
-"lifts it. FILTER: ftrace syntax over the event's fields and comm,\n"
-"pid, tid, cpu, cgroup (docs/triggers.md). With -p or a command, triggers\n"
-"only fire in that process tree.\n"
-"\n"
-"Without -e, the default set is recorded: the triggers' own events, then\n"
-"sched:sched_switch, sched_wakeup, sched_process_fork, sched_process_exec,\n"
-"sched_process_exit and signal:signal_deliver (those this kernel has). It is\n"
-"printed at start (\"recording the default set: ...; give -e to choose\") and\n"
-"written by --dump-script. With neither -e nor --trigger, trigrec records it\n"
-"until you ask for a snapshot.\n"
-"\n"
-"Signals: SIGUSR2 takes a snapshot now; Ctrl-C stops (with a final snapshot);\n"
-"a second Ctrl-C exits at once.\n"
-"\n"
-"Examples (common questions):\n"
-"  # What was the machine doing when I noticed a problem? Snapshot on demand:\n"
-"  trigrec record --control /run/trigrec.sock     # then: trigrec control /run/trigrec.sock snapshot\n"
-"  # Why did my program crash? The last moments before its SIGSEGV:\n"
-"  trigrec record --trigger 'signal:signal_deliver if sig == 11' -- ./app\n"
-"  # Which fsync takes over 100 ms, and what ran meanwhile?\n"
-"  trigrec record --trigger 'latency syscalls:sys_enter_fsync by tid ->\n"
-"      syscalls:sys_exit_fsync by tid > 100ms' -- ./app\n"
-"  # Which system call of my program is slow? (fields: trigrec list -v raw_syscalls)\n"
-"  trigrec record -e 'raw_syscalls:*' -e sched:sched_switch \\\n"
-"      --trigger 'latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms' -- ./app\n"
-"  # Who floods the machine with openat?\n"
-"  trigrec record -e 'sched:*' --trigger 'rate syscalls:sys_enter_openat by pid > 5000/1s\n"
-"      cooldown 10s per key limit 3/min' --control /run/trigrec.sock\n"
-"  # Where is a process spending its CPU when it gets a signal?\n"
-"  trigrec record -e cpu-clock -g --trigger signal:signal_deliver --post 20ms -p 1234\n"
-"  # Keep it as a script: trigrec run mine.trig\n"
-"  trigrec record ... --dump-script > mine.trig\n"
-CLI_MORE_EXAMPLES;
+	"\n"
+	"TRIGGER is\n"
+	"  EVENT [if FILTER] [count >= N]\n"
+	"  latency EVENT [if F] [by KEY] -> EVENT [if F] [by KEY] > DURATION\n"
+	"  rate EVENT [if F] [by KEY] > N/DURATION\n"
+	"then any of: post DURATION (at most 1h), cooldown DURATION [per key],\n"
+	"limit N/PERIOD | none, max N, name NAME. Without limit, a trigger writes at\n"
+	"most 10 snapshots at once, then one a second (limit 10/10s); limit none\n"
+	"lifts it. FILTER: ftrace syntax over the event's fields and comm,\n"
+	"pid, tid, cpu, cgroup (docs/triggers.md). With -p or a command, triggers\n"
+	"only fire in that process tree.\n"
+	"\n"
+	"Without -e, the default set is recorded: the triggers' own events, then\n"
+	"sched:sched_switch, sched_wakeup, sched_process_fork, sched_process_exec,\n"
+	"sched_process_exit and signal:signal_deliver (those this kernel has). It is\n"
+	"printed at start (\"recording the default set: ...; give -e to choose\") and\n"
+	"written by --dump-script. With neither -e nor --trigger, trigrec records it\n"
+	"until you ask for a snapshot.\n"
+	"\n"
+	"Signals: SIGUSR2 takes a snapshot now; Ctrl-C stops (with a final snapshot);\n"
+	"a second Ctrl-C exits at once.\n"
+	"\n"
+	"Examples (common questions):\n"
+	"  # What was the machine doing when I noticed a problem? Snapshot on demand:\n"
+	"  trigrec record --control /run/trigrec.sock     # then: trigrec control /run/trigrec.sock snapshot\n"
+	"  # Why did my program crash? The last moments before its SIGSEGV:\n"
+	"  trigrec record --trigger 'signal:signal_deliver if sig == 11' -- ./app\n"
+	"  # Which fsync takes over 100 ms, and what ran meanwhile?\n"
+	"  trigrec record --trigger 'latency syscalls:sys_enter_fsync by tid ->\n"
+	"      syscalls:sys_exit_fsync by tid > 100ms' -- ./app\n"
+	"  # Which system call of my program is slow? (fields: trigrec list -v raw_syscalls)\n"
+	"  trigrec record -e 'raw_syscalls:*' -e sched:sched_switch \\\n"
+	"      --trigger 'latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms' -- ./app\n"
+	"  # Who floods the machine with openat?\n"
+	"  trigrec record -e 'sched:*' --trigger 'rate syscalls:sys_enter_openat by pid > 5000/1s\n"
+	"      cooldown 10s per key limit 3/min' --control /run/trigrec.sock\n"
+	"  # Where is a process spending its CPU when it gets a signal?\n"
+	"  trigrec record -e cpu-clock -g --trigger signal:signal_deliver --post 20ms -p 1234\n"
+	"  # Keep it as a script: trigrec run mine.trig\n"
+	"  trigrec record ... --dump-script > mine.trig\n" CLI_MORE_EXAMPLES;
 
 #define SET(fn) static int fn(struct opt_ctx *x, const char *a, char *err, size_t len)
 #define CFG (x->cfg)
@@ -140,8 +139,10 @@ SET(o_pid)
 SET(o_cgroup)
 {
 	if (*a != '/') {
-		snprintf(err, len, "'%s': give the cgroup v2 directory as an absolute path "
-			 "(e.g. /sys/fs/cgroup/system.slice/nginx.service)", a);
+		snprintf(err, len,
+			 "'%s': give the cgroup v2 directory as an absolute path "
+			 "(e.g. /sys/fs/cgroup/system.slice/nginx.service)",
+			 a);
 		return -EINVAL;
 	}
 	return config__set_str(&CFG->cgroup, a);
@@ -244,7 +245,8 @@ SET(o_control)
 
 	/* An empty path would bind an abstract socket, which has no permissions. */
 	if (!*a) {
-		snprintf(err, len, "empty path (an abstract socket anyone could reach is refused; "
+		snprintf(err, len,
+			 "empty path (an abstract socket anyone could reach is refused; "
 			 "give a file path such as /run/trigrec.sock)");
 		return -EINVAL;
 	}
@@ -365,64 +367,100 @@ SET(o_help)
 }
 
 const struct opt_spec record_opts[] = {
-	{ 'e', "event", "EVENT", "tracepoint SYS:NAME (globs: 'sched:*') or software\n"
+	{ 'e', "event", "EVENT",
+	  "tracepoint SYS:NAME (globs: 'sched:*') or software\n"
 	  "event (cpu-clock, task-clock, page-faults,\ncontext-switches, cpu-migrations, minor-faults,\n"
-	  "major-faults); repeatable, comma lists; none:\nthe default set (below); trigrec list -v shows them", o_event, "Events:" },
+	  "major-faults); repeatable, comma lists; none:\nthe default set (below); trigrec list -v shows them",
+	  o_event, "Events:" },
 	{ 0, "filter", "FILTER", "ftrace filter for the preceding -e (in the kernel)", o_filter },
 	{ 'F', "freq", "HZ", "sampling frequency for software events (default 4000)", o_freq },
 	{ 'c', "period", "N", "sample every N events instead of -F", o_period },
 	{ 'g', "call-graph", NULL, "record call chains", o_callgraph },
-	{ 'm', "mmap-pages", "N|SIZE", "ring per CPU: pages (power of two) or a size\n"
-	  "(512K, 4M); default 1M", o_mmap },
-	{ 'a', "all-cpus", NULL, "every CPU, every task (with a command: system-wide\n"
-	  "while it runs; its triggers still only fire in it)", o_all,
-	  "Scope (default -a when there is no command and no -p):" },
+	{ 'm', "mmap-pages", "N|SIZE",
+	  "ring per CPU: pages (power of two) or a size\n"
+	  "(512K, 4M); default 1M",
+	  o_mmap },
+	{ 'a', "all-cpus", NULL,
+	  "every CPU, every task (with a command: system-wide\n"
+	  "while it runs; its triggers still only fire in it)",
+	  o_all, "Scope (default -a when there is no command and no -p):" },
 	{ 'C', "cpu", "LIST", "only these CPUs (0-3,5)", o_cpu },
-	{ 'G', "cgroup", "PATH", "only tasks in this cgroup (v2 directory), as perf\n"
-	  "record -G; triggers only fire there", o_cgroup },
-	{ 'p', "pid", "PID", "only this process (its threads and children); stop\nwhen it exits", o_pid },
+	{ 'G', "cgroup", "PATH",
+	  "only tasks in this cgroup (v2 directory), as perf\n"
+	  "record -G; triggers only fire there",
+	  o_cgroup },
+	{ 'p', "pid", "PID", "only this process (its threads and children); stop\nwhen it exits",
+	  o_pid },
 	{ 0, "trigger", "TRIGGER", "snapshot when TRIGGER holds (repeatable; below)", o_trigger,
 	  "Triggers and snapshots:" },
 	{ 0, "post", "DURATION", "keep recording this long after the trigger (10ms)", o_post },
 	{ 0, "count", "N", "stop after N snapshots (at least 1)", o_count },
 	{ 0, "no-final-snapshot", NULL, "do not write a snapshot at the end", o_no_final },
-	{ 0, "control", "PATH", "owner-only UNIX socket for `trigrec control PATH\n"
-	  "snapshot [NAME]|stats|stop` and `trigrec status PATH`", o_control },
-	{ 0, "budget", "N/PERIOD[,N/PERIOD]", "at most N snapshots per PERIOD across all\n"
-	  "triggers (storm control, e.g. 10/min,60/hour);\non top of each trigger's limit", o_budget },
-	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)", o_max_starts },
+	{ 0, "control", "PATH",
+	  "owner-only UNIX socket for `trigrec control PATH\n"
+	  "snapshot [NAME]|stats|stop` and `trigrec status PATH`",
+	  o_control },
+	{ 0, "budget", "N/PERIOD[,N/PERIOD]",
+	  "at most N snapshots per PERIOD across all\n"
+	  "triggers (storm control, e.g. 10/min,60/hour);\non top of each trigger's limit",
+	  o_budget },
+	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)",
+	  o_max_starts },
 	{ 0, "max-keys", "N", "rate buckets / per-key cooldowns, LRU (default 16384)", o_max_keys },
-	{ 0, "no-gates", NULL, "no freeze gates: cheaper, but records after a trigger\n"
-	  "overwrite history until the harvest (still cut exactly)", o_no_gates },
-	{ 0, "no-align", NULL, "keep every CPU's full history, even where another\n"
-	  "CPU's ring has already overwritten the same span", o_no_align },
+	{ 0, "no-gates", NULL,
+	  "no freeze gates: cheaper, but records after a trigger\n"
+	  "overwrite history until the harvest (still cut exactly)",
+	  o_no_gates },
+	{ 0, "no-align", NULL,
+	  "keep every CPU's full history, even where another\n"
+	  "CPU's ring has already overwritten the same span",
+	  o_no_align },
 	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
-	{ 'z', "compression-level", "[N]", "compress snapshots with zstd, as perf record -z:\n"
-	  "level N from 1 (fastest, the default) to 22\n(smallest); 0 = off", o_compress },
-	{ 0, "no-buildid-cache", NULL, "do not copy the DSOs of a snapshot into perf's\n"
-	  "build-id cache (~/.debug or $PERF_BUILDID_DIR);\nbuild-ids are still written", o_no_buildid_cache },
-	{ 0, "keep-files", "N", "retention in -o: keep at most N snapshots (a .data\n"
-	  "and its .json each), removing the oldest; 0 = no limit", o_keep_files },
-	{ 0, "keep-bytes", "SIZE", "keep at most SIZE of snapshots (2G); a snapshot\n"
-	  "bigger than that alone is refused", o_keep_bytes },
-	{ 0, "keep-age", "AGE", "remove snapshots older than AGE (7d, 12h)",
-	  o_keep_age },
-	{ 0, "on-snapshot", "'CMD ARG...'", "run CMD for each snapshot written, with its .data\n"
+	{ 'z', "compression-level", "[N]",
+	  "compress snapshots with zstd, as perf record -z:\n"
+	  "level N from 1 (fastest, the default) to 22\n(smallest); 0 = off",
+	  o_compress },
+	{ 0, "no-buildid-cache", NULL,
+	  "do not copy the DSOs of a snapshot into perf's\n"
+	  "build-id cache (~/.debug or $PERF_BUILDID_DIR);\nbuild-ids are still written",
+	  o_no_buildid_cache },
+	{ 0, "keep-files", "N",
+	  "retention in -o: keep at most N snapshots (a .data\n"
+	  "and its .json each), removing the oldest; 0 = no limit",
+	  o_keep_files },
+	{ 0, "keep-bytes", "SIZE",
+	  "keep at most SIZE of snapshots (2G); a snapshot\n"
+	  "bigger than that alone is refused",
+	  o_keep_bytes },
+	{ 0, "keep-age", "AGE", "remove snapshots older than AGE (7d, 12h)", o_keep_age },
+	{ 0, "on-snapshot", "'CMD ARG...'",
+	  "run CMD for each snapshot written, with its .data\n"
 	  "and .json paths appended, or put where {data},\n"
 	  "{json}, {dir}, {name}, {trigger}, {host} appear.\n"
-	  "Split on blanks, '...' and \"...\" quote; no shell", o_on_snapshot, "Shipping:" },
-	{ 0, "on-snapshot-timeout", "DURATION", "stop a run after this long: SIGTERM, SIGKILL 5s\n"
-	  "later (default 60s; 100ms to 24h)", o_on_snapshot_timeout },
-	{ 0, "on-snapshot-jobs", "K", "at most K runs at once (default 2, max 64); 16\n"
-	  "more wait, the rest are dropped and counted", o_on_snapshot_jobs },
-	{ 0, "metrics", "ADDR", "serve Prometheus metrics on http://ADDR/metrics\n"
-	  "(PORT or HOST:PORT; loopback unless a host is given)", o_metrics,
-	  "Monitoring:" },
-	{ 0, "metrics-file", "PATH", "node_exporter textfile, rewritten atomically at\n"
-	  "start, after each snapshot and at exit", o_metrics_file },
-	{ 0, "dump-script", NULL, "print these options as a trigger script and exit", o_dump_script },
+	  "Split on blanks, '...' and \"...\" quote; no shell",
+	  o_on_snapshot, "Shipping:" },
+	{ 0, "on-snapshot-timeout", "DURATION",
+	  "stop a run after this long: SIGTERM, SIGKILL 5s\n"
+	  "later (default 60s; 100ms to 24h)",
+	  o_on_snapshot_timeout },
+	{ 0, "on-snapshot-jobs", "K",
+	  "at most K runs at once (default 2, max 64); 16\n"
+	  "more wait, the rest are dropped and counted",
+	  o_on_snapshot_jobs },
+	{ 0, "metrics", "ADDR",
+	  "serve Prometheus metrics on http://ADDR/metrics\n"
+	  "(PORT or HOST:PORT; loopback unless a host is given)",
+	  o_metrics, "Monitoring:" },
+	{ 0, "metrics-file", "PATH",
+	  "node_exporter textfile, rewritten atomically at\n"
+	  "start, after each snapshot and at exit",
+	  o_metrics_file },
+	{ 0, "dump-script", NULL, "print these options as a trigger script and exit",
+	  o_dump_script },
 	{ 'v', "verbose", NULL, "more messages (repeat for more)", o_verbose, "Other:" },
-	{ 0, "log-format", "FMT", "text (default) or logfmt (default when stderr is\nthe journal: one key=value line per event)", o_log_format },
+	{ 0, "log-format", "FMT",
+	  "text (default) or logfmt (default when stderr is\nthe journal: one key=value line per event)",
+	  o_log_format },
 	{ 'q', "quiet", NULL, "errors only", o_quiet },
 	{ 'h', "help", NULL, "this text", o_help },
 };

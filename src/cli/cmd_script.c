@@ -14,54 +14,66 @@
 #include "util/log.h"
 
 static const char check_usage[] =
-"usage: trigrec check FILE|-\n"
-"\n"
-"Parse a trigger script and check it against the running kernel and this host:\n"
-"events and fields exist with compatible types, kernel filters, the run's\n"
-"limits, the output directory, cgroup, command and on_snapshot program. Nothing\n"
-"is loaded into the kernel. Every error is printed as FILE:LINE:COL: message,\n"
-"with the line and a caret. Exit status 0 when the script is valid, 2 when not.\n"
-"'-' reads the script from standard input. Language: docs/script-language.md.\n"
-"\n"
-"Examples (common questions):\n"
-"  # Will my script run on this machine?\n"
-"  trigrec check web.trig\n"
-"  # Is my command line right, and what does it mean as a script?\n"
-"  trigrec record -e sched:sched_switch --trigger sched:sched_process_exit \\\n"
-"      --dump-script | trigrec check -\n"
-"  # Which fields can my trigger test?\n"
-"  trigrec list -v sched:sched_switch\n"
-CLI_MORE_EXAMPLES;
+	"usage: trigrec check FILE|-\n"
+	"\n"
+	"Parse a trigger script and check it against the running kernel and this host:\n"
+	"events and fields exist with compatible types, kernel filters, the run's\n"
+	"limits, the output directory, cgroup, command and on_snapshot program. Nothing\n"
+	"is loaded into the kernel. Every error is printed as FILE:LINE:COL: message,\n"
+	"with the line and a caret. Exit status 0 when the script is valid, 2 when not.\n"
+	"'-' reads the script from standard input. Language: docs/script-language.md.\n"
+	"\n"
+	"Examples (common questions):\n"
+	"  # Will my script run on this machine?\n"
+	"  trigrec check web.trig\n"
+	"  # Is my command line right, and what does it mean as a script?\n"
+	"  trigrec record -e sched:sched_switch --trigger sched:sched_process_exit \\\n"
+	"      --dump-script | trigrec check -\n"
+	"  # Which fields can my trigger test?\n"
+	"  trigrec list -v sched:sched_switch\n" CLI_MORE_EXAMPLES;
 
 static const char run_head[] =
-"usage: trigrec run FILE [options]\n"
-"\n"
-"Run a trigger script in the foreground until Ctrl-C, its command ends or\n"
-"--count snapshots, printing each snapshot as it is written (as `trigrec\n"
-"record` does). An invalid script prints every error and exits with 2.\n"
-"Options given after FILE override the script's.\n";
+	"usage: trigrec run FILE [options]\n"
+	"\n"
+	"Run a trigger script in the foreground until Ctrl-C, its command ends or\n"
+	"--count snapshots, printing each snapshot as it is written (as `trigrec\n"
+	"record` does). An invalid script prints every error and exits with 2.\n"
+	"Options given after FILE override the script's.\n";
 
 static const char run_tail[] =
-"\n"
-"A script without a `record` line records the default set, as trigrec record\n"
-"does without -e (trigrec record -h).\n"
-"\n"
-"Examples (common questions):\n"
-"  # Catch crashes with a ready-made script:\n"
-"  trigrec run examples/crash.trig\n"
-"  # Try a script with its snapshots elsewhere, and more messages:\n"
-"  trigrec run web.trig -o /tmp/snaps -m 4M -v\n"
-"  # Apply an edited script without losing the recorded history:\n"
-"  trigrec run web.trig --control /run/web.sock   # then: trigrec control /run/web.sock reload\n"
-"  #!/usr/local/bin/trigrec run     (first line of an executable script)\n"
-CLI_MORE_EXAMPLES;
+	"\n"
+	"A script without a `record` line records the default set, as trigrec record\n"
+	"does without -e (trigrec record -h).\n"
+	"\n"
+	"Examples (common questions):\n"
+	"  # Catch crashes with a ready-made script:\n"
+	"  trigrec run examples/crash.trig\n"
+	"  # Try a script with its snapshots elsewhere, and more messages:\n"
+	"  trigrec run web.trig -o /tmp/snaps -m 4M -v\n"
+	"  # Apply an edited script without losing the recorded history:\n"
+	"  trigrec run web.trig --control /run/web.sock   # then: trigrec control /run/web.sock reload\n"
+	"  #!/usr/local/bin/trigrec run     (first line of an executable script)\n" CLI_MORE_EXAMPLES;
 
 /* The record options that `run` takes to override a script; each is declared once, there. */
 static const char *const run_names[] = {
-	"output", "keep-files", "keep-bytes", "keep-age", "mmap-pages", "compression-level",
+	"output",
+	"keep-files",
+	"keep-bytes",
+	"keep-age",
+	"mmap-pages",
+	"compression-level",
 	"no-buildid-cache",
-	"count", "no-final-snapshot", "control", "budget", "on-snapshot", "on-snapshot-timeout",
-	"on-snapshot-jobs", "verbose", "quiet", "log-format", "help",
+	"count",
+	"no-final-snapshot",
+	"control",
+	"budget",
+	"on-snapshot",
+	"on-snapshot-timeout",
+	"on-snapshot-jobs",
+	"verbose",
+	"quiet",
+	"log-format",
+	"help",
 };
 #define NR_RUN_OPTS (int)(sizeof(run_names) / sizeof(run_names[0]))
 static struct opt_spec run_opts[NR_RUN_OPTS];
@@ -110,7 +122,8 @@ static int one_file(int argc, char **argv, const char *usage, const char **file)
 		if (argc < 2)
 			elog("%s: give a script file, or - for standard input", argv[0]);
 		else if (argc > 2)
-			elog("%s: one script at a time (got '%s' after %s)", argv[0], argv[2], argv[1]);
+			elog("%s: one script at a time (got '%s' after %s)", argv[0], argv[2],
+			     argv[1]);
 		else
 			elog("unknown option %s for %s", argv[1], argv[0]);
 		fputs(usage, stderr);
@@ -188,7 +201,8 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		c->keep_age_ns = o->keep_age_ns;
 	if (o->bpf.budget_n[0]) {
 		memcpy(c->bpf.budget_n, o->bpf.budget_n, sizeof(c->bpf.budget_n));
-		memcpy(c->bpf.budget_period_ns, o->bpf.budget_period_ns, sizeof(c->bpf.budget_period_ns));
+		memcpy(c->bpf.budget_period_ns, o->bpf.budget_period_ns,
+		       sizeof(c->bpf.budget_period_ns));
 	}
 	return 0;
 }
@@ -207,7 +221,8 @@ static int reload_script(void *ctx, struct trigrec_config *c, char *err, size_t 
 	int ret = 0;
 
 	if (!strcmp(rr->file, "-")) {
-		snprintf(err, len, "the script was read from standard input: it cannot be read again "
+		snprintf(err, len,
+			 "the script was read from standard input: it cannot be read again "
 			 "(run a file to be able to reload)");
 		return -ENOTSUP;
 	}
@@ -270,7 +285,8 @@ int cmd_run(int argc, char **argv)
 			goto out;
 		if (!x.help && first + more < argc) {
 			elog("run: unexpected argument '%s' after the options: the command to run "
-			     "goes in the script ('command ARGS...')", argv[first + more]);
+			     "goes in the script ('command ARGS...')",
+			     argv[first + more]);
 			goto out;
 		}
 	}

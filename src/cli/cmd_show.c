@@ -45,15 +45,21 @@ SET(o_help)
 }
 
 static const struct opt_spec show_opts[] = {
-	{ 'n', "last", "N", "how many records of the triggering thread to list\n"
-	  "(up to and with the trigger's own; default 10)", o_last, "Options:" },
-	{ 0, "html", "OUT.html", "also write one self-contained page (no network):\n"
+	{ 'n', "last", "N",
+	  "how many records of the triggering thread to list\n"
+	  "(up to and with the trigger's own; default 10)",
+	  o_last, "Options:" },
+	{ 0, "html", "OUT.html",
+	  "also write one self-contained page (no network):\n"
 	  "a timeline with a lane per CPU, the tasks that ran\n(sched_switch), every record, "
 	  "the trigger, the\nlatency span, rate window and post window;\nwheel zooms, drag pans, "
-	  "hover shows fields", o_html },
-	{ 0, "chrome-json", "OUT.json", "also write Trace Event Format JSON for the Perfetto\n"
+	  "hover shows fields",
+	  o_html },
+	{ 0, "chrome-json", "OUT.json",
+	  "also write Trace Event Format JSON for the Perfetto\n"
 	  "UI (ui.perfetto.dev) or chrome://tracing: a track\nper CPU (task runs) and per "
-	  "thread (records),\nthe trigger as a global instant", o_chrome },
+	  "thread (records),\nthe trigger as a global instant",
+	  o_chrome },
 	{ 'h', "help", NULL, "this text", o_help },
 };
 #define NR_SHOW_OPTS (int)(sizeof(show_opts) / sizeof(show_opts[0]))
@@ -68,7 +74,8 @@ static void usage(FILE *f)
 	      "rate trigger the count and the window), the window per CPU, the busiest\n"
 	      "tasks and events, and the last records of the triggering thread up to\n"
 	      "the trigger. Reads the perf.data itself (zstd-compressed too): neither\n"
-	      "perf nor tracefs is needed, so it works on any machine.\n", f);
+	      "perf nor tracefs is needed, so it works on any machine.\n",
+	      f);
 	opts__help(f, show_opts, NR_SHOW_OPTS);
 	fputs("\n"
 	      "Examples (common questions):\n"
@@ -77,8 +84,8 @@ static void usage(FILE *f)
 	      "  # The last 30 records of the thread, and a page to look at in a browser:\n"
 	      "  trigrec show -n 30 --html /tmp/snap.html /var/lib/trigrec/web/*-crash.data\n"
 	      "  # Open it in the Perfetto UI (ui.perfetto.dev, Open trace file):\n"
-	      "  trigrec show --chrome-json /tmp/snap.json F.data\n"
-	      CLI_MORE_EXAMPLES, f);
+	      "  trigrec show --chrome-json /tmp/snap.json F.data\n" CLI_MORE_EXAMPLES,
+	      f);
 }
 
 static int write_out(const char *path, const char *what, const struct show *s,
@@ -116,7 +123,7 @@ int cmd_show(int argc, char **argv)
 
 	so = (struct show_opts){ .nlast = 10 };
 	/* options before and after FILE */
-	for (i = 0; i < argc; ) {
+	for (i = 0; i < argc;) {
 		int k = opts__parse(show_opts, NR_SHOW_OPTS, "show", argc - i, argv + i, &ctx);
 
 		if (k < 0)

@@ -12,27 +12,26 @@
 #define RUN_DIR "/run/trigrec"
 
 static const char status_usage[] =
-"usage: trigrec status [--json] SOCKET|NAME\n"
-"\n"
-"Ask a recorder started with --control SOCKET what it is doing: its script,\n"
-"pid and uptime, each trigger's counters (fired, snapshots, coalesced,\n"
-"suppressed), the last snapshot, and the output directory's disk use.\n"
-"One \"key: value\" line each, stable for grep. NAME (no '/', not a file here)\n"
-"stands for " RUN_DIR "/NAME.sock, the socket of the unit trigrec@NAME\n"
-"(trigrec.service: NAME is trigrec).\n"
-"\n"
-"Options:\n"
-"      --json              the same as one JSON object on one line\n"
-"  -h, --help              this text\n"
-"\n"
-"Examples (common questions):\n"
-"  # Is the recorder of trigrec@web.service running, and has it fired?\n"
-"  trigrec status web\n"
-"  # When was the last snapshot?\n"
-"  trigrec status /run/trigrec/web.sock | grep '^last snapshot:'\n"
-"  # Each trigger's counters, for a script:\n"
-"  trigrec status --json web | jq .triggers\n"
-CLI_MORE_EXAMPLES;
+	"usage: trigrec status [--json] SOCKET|NAME\n"
+	"\n"
+	"Ask a recorder started with --control SOCKET what it is doing: its script,\n"
+	"pid and uptime, each trigger's counters (fired, snapshots, coalesced,\n"
+	"suppressed), the last snapshot, and the output directory's disk use.\n"
+	"One \"key: value\" line each, stable for grep. NAME (no '/', not a file here)\n"
+	"stands for " RUN_DIR "/NAME.sock, the socket of the unit trigrec@NAME\n"
+	"(trigrec.service: NAME is trigrec).\n"
+	"\n"
+	"Options:\n"
+	"      --json              the same as one JSON object on one line\n"
+	"  -h, --help              this text\n"
+	"\n"
+	"Examples (common questions):\n"
+	"  # Is the recorder of trigrec@web.service running, and has it fired?\n"
+	"  trigrec status web\n"
+	"  # When was the last snapshot?\n"
+	"  trigrec status /run/trigrec/web.sock | grep '^last snapshot:'\n"
+	"  # Each trigger's counters, for a script:\n"
+	"  trigrec status --json web | jq .triggers\n" CLI_MORE_EXAMPLES;
 
 int cmd_status(int argc, char **argv)
 {
@@ -62,7 +61,8 @@ int cmd_status(int argc, char **argv)
 		return 2;
 	}
 	if (!strchr(sock, '/') && access(sock, F_OK)) {
-		if ((size_t)snprintf(path, sizeof(path), RUN_DIR "/%s.sock", sock) >= sizeof(path)) {
+		if ((size_t)snprintf(path, sizeof(path), RUN_DIR "/%s.sock", sock) >=
+		    sizeof(path)) {
 			elog("status: name %s too long", sock);
 			return 2;
 		}

@@ -21,14 +21,15 @@ static const struct command {
 	int (*fn)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
-	{ "record",  cmd_record,  "record until a trigger fires, write snapshots" },
-	{ "run",     cmd_run,     "run a trigger script (trigrec run FILE [options])" },
-	{ "check",   cmd_check,   "check a trigger script against this kernel (FILE or -)" },
-	{ "list",    cmd_list,    "list events, -v with their fields (trigrec list [-v] [GLOB...])" },
-	{ "control", cmd_control, "talk to a running recorder: SOCKET snapshot [NAME]|stats|status|stop" },
-	{ "status",  cmd_status,  "what a running recorder is doing (trigrec status SOCKET|NAME)" },
-	{ "show",    cmd_show,    "what a snapshot holds, why it fired; --html page, --chrome-json" },
-	{ "help",    cmd_help,    "this text, or trigrec help COMMAND" },
+	{ "record", cmd_record, "record until a trigger fires, write snapshots" },
+	{ "run", cmd_run, "run a trigger script (trigrec run FILE [options])" },
+	{ "check", cmd_check, "check a trigger script against this kernel (FILE or -)" },
+	{ "list", cmd_list, "list events, -v with their fields (trigrec list [-v] [GLOB...])" },
+	{ "control", cmd_control,
+	  "talk to a running recorder: SOCKET snapshot [NAME]|stats|status|stop" },
+	{ "status", cmd_status, "what a running recorder is doing (trigrec status SOCKET|NAME)" },
+	{ "show", cmd_show, "what a snapshot holds, why it fired; --html page, --chrome-json" },
+	{ "help", cmd_help, "this text, or trigrec help COMMAND" },
 };
 #define NR_COMMANDS (int)(sizeof(commands) / sizeof(commands[0]))
 
@@ -39,7 +40,8 @@ static void usage(FILE *f)
 	      "An eBPF-driven flight recorder: perf events kept in overwritable per-CPU\n"
 	      "rings, frozen in the kernel the instant a trigger fires, saved as perf.data.\n"
 	      "\n"
-	      "Commands:\n", f);
+	      "Commands:\n",
+	      f);
 	for (int i = 0; i < NR_COMMANDS; i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
 	fputs("\nOptions: -v/--verbose (repeat for more), -q/--quiet, --version, -h/--help\n"
@@ -54,8 +56,8 @@ static void usage(FILE *f)
 	      "  # Which events and fields are there?\n"
 	      "  trigrec list -v sched:sched_switch\n"
 	      "  # Why was this snapshot taken? (and a page with its timeline)\n"
-	      "  trigrec show --html snap.html 20261201-124651.044770-sys_enter_getsid.data\n"
-	      CLI_MORE_EXAMPLES, f);
+	      "  trigrec show --html snap.html 20261201-124651.044770-sys_enter_getsid.data\n" CLI_MORE_EXAMPLES,
+	      f);
 }
 
 static const struct command *find_command(const char *name)

@@ -51,7 +51,8 @@ int opts__parse(const struct opt_spec *tab, int n, const char *cmd, int argc, ch
 	for (int i = 0; i < n; i++) {
 		lo[i].name = tab[i].long_name;
 		lo[i].has_arg = opt_optional(&tab[i]) ? optional_argument :
-				tab[i].arg ? required_argument : no_argument;
+				tab[i].arg	      ? required_argument :
+							no_argument;
 		/* Long-only options are told apart by their index past the char range. */
 		lo[i].val = tab[i].short_name ? tab[i].short_name : 256 + i;
 		if (tab[i].short_name) {
@@ -75,7 +76,8 @@ int opts__parse(const struct opt_spec *tab, int n, const char *cmd, int argc, ch
 				if (tab[i].short_name == optopt)
 					k = i;
 			if (k >= 0)
-				elog("option %s needs a value", opt_name(&tab[k], name, sizeof(name)));
+				elog("option %s needs a value",
+				     opt_name(&tab[k], name, sizeof(name)));
 			else if (optopt)
 				elog("unknown option -%c", optopt);
 			else
@@ -94,7 +96,8 @@ int opts__parse(const struct opt_spec *tab, int n, const char *cmd, int argc, ch
 			optarg = argv[optind++];
 		if (tab[idx].set(ctx, optarg, err, sizeof(err))) {
 			if (err[0])
-				elog("invalid %s: %s", opt_name(&tab[idx], name, sizeof(name)), err);
+				elog("invalid %s: %s", opt_name(&tab[idx], name, sizeof(name)),
+				     err);
 			goto out;
 		}
 		if (ctx->help)

@@ -11,19 +11,19 @@
 
 struct opt_ctx {
 	struct trigrec_config *cfg;
-	int help;          /* -h given */
-	int dump_script;   /* --dump-script given */
+	int help;	 /* -h given */
+	int dump_script; /* --dump-script given */
 };
 
 struct opt_spec {
-	char short_name;       /* 'e', or 0 for long-only */
+	char short_name; /* 'e', or 0 for long-only */
 	const char *long_name;
-	const char *arg;       /* argument name in the help ("EVENT"); NULL: a flag;
+	const char *arg;  /* argument name in the help ("EVENT"); NULL: a flag;
 	                        * "[N]": optional (-z, -z3, -z 3, --x=3, --x 3) */
-	const char *help;      /* lines after the first are indented under it */
+	const char *help; /* lines after the first are indented under it */
 	/* 0, or -errno after writing the reason to err (the caller names the option). */
 	int (*set)(struct opt_ctx *ctx, const char *arg, char *err, size_t errlen);
-	const char *group;     /* starts a help section with this heading */
+	const char *group; /* starts a help section with this heading */
 };
 
 /*

@@ -90,8 +90,9 @@ static int hook_trigger(struct bpfctl *b, const struct recorder *r, const struct
 		c = &b->hooks[h].cfg;
 		if (c->ntrig >= TRIGREC_MAX_HOOK_TRIGGERS) {
 			elog("trigger '%s': more than %d triggers on %s:%s (at most %d per tracepoint); "
-			     "merge some of them with || in one filter", SHORT(t->text),
-			     TRIGREC_MAX_HOOK_TRIGGERS, tps[i].sys, tps[i].name, TRIGREC_MAX_HOOK_TRIGGERS);
+			     "merge some of them with || in one filter",
+			     SHORT(t->text), TRIGREC_MAX_HOOK_TRIGGERS, tps[i].sys, tps[i].name,
+			     TRIGREC_MAX_HOOK_TRIGGERS);
 			free(tps);
 			return -E2BIG;
 		}
@@ -104,7 +105,11 @@ static int hook_trigger(struct bpfctl *b, const struct recorder *r, const struct
 /* The -e items that matched most tracepoints, for the too-many message. */
 static void top_globs(const struct recorder *r, char *out, size_t len)
 {
-	struct { const char *spec; size_t len; int n; } top[3] = { { 0 } };
+	struct {
+		const char *spec;
+		size_t len;
+		int n;
+	} top[3] = { { 0 } };
 	size_t o = 0;
 
 	out[0] = '\0';
@@ -205,10 +210,11 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 		elog("too many tracepoints: %d would carry trigrec's BPF program (%d recorded, each "
 		     "with its freeze gate, and %d only for triggers), at most %d "
 		     "(TRIGREC_MAX_HOOKS) in one run. Narrow the globs%s%s (`trigrec list GLOB` shows "
-		     "what one matches)%s", b->nr_hooks, nrec, nonly, TRIGREC_MAX_HOOKS,
-		     globs[0] ? ": " : "", globs,
+		     "what one matches)%s",
+		     b->nr_hooks, nrec, nonly, TRIGREC_MAX_HOOKS, globs[0] ? ": " : "", globs,
 		     nrec > TRIGREC_MAX_HOOKS / 2 ? ", or add --no-gates so that recorded "
-		     "tracepoints need no program" : "");
+						    "tracepoints need no program" :
+						    "");
 		goto fail;
 	}
 	/* Reading formats costs ~0.1 ms each: done once the count is known to fit. */
@@ -313,7 +319,8 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 		if (bpf_map__update_elem(b->skel->maps.cgroup_scope, &key, sizeof(key), &fd,
 					 sizeof(fd), 0)) {
 			err = -errno;
-			elog("cannot scope triggers to cgroup %s: %s", r->cgroup_path, strerror(errno));
+			elog("cannot scope triggers to cgroup %s: %s", r->cgroup_path,
+			     strerror(errno));
 			return err;
 		}
 	}
@@ -328,7 +335,8 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 			task_keyed++;
 		}
 
-		if (bpf_map__update_elem(b->skel->maps.triggers, &key, sizeof(key), tc, sizeof(*tc), 0))
+		if (bpf_map__update_elem(b->skel->maps.triggers, &key, sizeof(key), tc, sizeof(*tc),
+					 0))
 			goto map_fail;
 	}
 	for (int i = 0; i < b->nr_hooks; i++) {
@@ -341,8 +349,8 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 	/* Attach: every hook carries its index as cookie, so one program serves all. */
 	for (int i = 0; i < b->nr_hooks; i++) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
-		struct bpf_program *prog = b->hooks[i].cfg.ntrig ? b->skel->progs.tp_hook :
-								    b->skel->progs.tp_gate;
+		struct bpf_program *prog =
+			b->hooks[i].cfg.ntrig ? b->skel->progs.tp_hook : b->skel->progs.tp_gate;
 		struct bpf_link *l;
 
 		if (cancelled(b))
@@ -375,8 +383,8 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 			if (!l) {
 				/* Still exact: the snapshot trims this event by timestamp. */
 				wlog("cannot gate %s (%s): records after a trigger may overwrite "
-				     "history; the snapshot is still trimmed at the cut", e->pd.name,
-				     strerror(errno));
+				     "history; the snapshot is still trimmed at the cut",
+				     e->pd.name, strerror(errno));
 				continue;
 			}
 			if (add_link(b, l))

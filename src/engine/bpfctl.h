@@ -28,11 +28,11 @@ struct bpf_hook {
 };
 
 struct bpfctl_opts {
-	uint32_t lat_starts;   /* latency starts in flight (LRU); 0 = default 65536 */
-	uint32_t keys;         /* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
-	int no_gates;          /* --no-gates: cut by timestamp only (for measuring the gates) */
-	uint32_t generation;   /* trigger table generation, tagged on side-band messages */
-	uint64_t budget_n[2];  /* global snapshot budget: n per period (0 = none) */
+	uint32_t lat_starts;  /* latency starts in flight (LRU); 0 = default 65536 */
+	uint32_t keys;	      /* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
+	int no_gates;	      /* --no-gates: cut by timestamp only (for measuring the gates) */
+	uint32_t generation;  /* trigger table generation, tagged on side-band messages */
+	uint64_t budget_n[2]; /* global snapshot budget: n per period (0 = none) */
 	uint64_t budget_period_ns[2];
 	/*
 	 * Set (by a signal handler, see util/cancel.h) to abandon
@@ -45,7 +45,7 @@ struct bpfctl {
 	struct trigrec_bpf *skel;
 	struct bpf_link **links;
 	int nr_links;
-	struct bpf_hook *hooks;  /* index = BPF cookie */
+	struct bpf_hook *hooks; /* index = BPF cookie */
 	int nr_hooks;
 	const struct trig_def *trigs;
 	int nr_trigs;

@@ -80,7 +80,8 @@ static int probe_loop(void)
 static const struct feature features[] = {
 	{ "kernel BTF (/sys/kernel/btf/vmlinux, CONFIG_DEBUG_INFO_BTF=y)", "5.4",
 	  "CO-RE relocations of the BPF object", probe_btf },
-	{ "BPF ring buffer (BPF_MAP_TYPE_RINGBUF)", "5.8", "the side-band messages", probe_ringbuf },
+	{ "BPF ring buffer (BPF_MAP_TYPE_RINGBUF)", "5.8", "the side-band messages",
+	  probe_ringbuf },
 	{ "bpf_get_current_task_btf() in tracepoint programs", "5.11",
 	  "latency spans keyed by thread", probe_task_btf },
 	{ "task storage (bpf_task_storage_get) in tracepoint programs", "5.12",
@@ -108,7 +109,8 @@ int features__check(void)
 	for (int i = 0; i < n; i++) {
 		int r = f[i].probe();
 
-		vlog("kernel feature: %s: %s", f[i].name, r == FEATURE_UNKNOWN ? "unknown" : state[r]);
+		vlog("kernel feature: %s: %s", f[i].name,
+		     r == FEATURE_UNKNOWN ? "unknown" : state[r]);
 		if (r != FEATURE_MISSING)
 			continue;
 		len += snprintf(missing + len, len < sizeof(missing) ? sizeof(missing) - len : 0,

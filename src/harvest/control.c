@@ -16,9 +16,9 @@
 #include "util/util.h"
 
 struct control {
-	char *path;               /* NULL when adopted: the caller owns the socket */
-	int fd;                   /* listening */
-	int stop_fd;              /* eventfd: control__free() wakes the thread */
+	char *path;  /* NULL when adopted: the caller owns the socket */
+	int fd;	     /* listening */
+	int stop_fd; /* eventfd: control__free() wakes the thread */
 	uid_t owner;
 	control_handler_fn fn;
 	void *ctx;
@@ -62,7 +62,8 @@ struct control *control__open(const char *path)
 	}
 	if (strlen(path) > SUN_PATH_MAX) {
 		elog("--control %s: path too long for a UNIX socket (%zu bytes, at most %zu): "
-		     "choose a shorter one", path, strlen(path), SUN_PATH_MAX);
+		     "choose a shorter one",
+		     path, strlen(path), SUN_PATH_MAX);
 		return NULL;
 	}
 	memcpy(sa.sun_path, path, strlen(path));
@@ -179,8 +180,10 @@ static int peer_allowed(struct control *c, int fd)
 		return 1;
 	/* Read the request (and ignore it): closing on unread data would reset the reply away. */
 	read_request(fd, msg, sizeof(msg));
-	snprintf(msg, sizeof(msg), "error permission denied: uid %u may not control this recorder "
-		 "(only uid %u and root)\n", (unsigned)cr.uid, (unsigned)c->owner);
+	snprintf(msg, sizeof(msg),
+		 "error permission denied: uid %u may not control this recorder "
+		 "(only uid %u and root)\n",
+		 (unsigned)cr.uid, (unsigned)c->owner);
 	if (send(fd, msg, strlen(msg), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 		dlog("control client went away: %s", strerror(errno));
 	if (log_limit__hit(&c->refused, mono_ns(), &left_out, &span)) {
@@ -190,7 +193,8 @@ static int peer_allowed(struct control *c, int fd)
 			snprintf(more, sizeof(more), "; %lu more refused in the last %s", left_out,
 				 fmt_duration(span, d, sizeof(d)));
 		wlog("control socket: refused a client with uid %u (pid %d): only uid %u and root "
-		     "may use it%s", (unsigned)cr.uid, (int)cr.pid, (unsigned)c->owner, more);
+		     "may use it%s",
+		     (unsigned)cr.uid, (int)cr.pid, (unsigned)c->owner, more);
 	}
 	return 0;
 }
@@ -286,8 +290,8 @@ void control__free(struct control *c)
 }
 
 /* all: read until the server closes (a multi-line reply), else up to the first newline. */
-static int client_call(const char *path, const char *line, char *reply, size_t len,
-		       int timeout_ms, int all)
+static int client_call(const char *path, const char *line, char *reply, size_t len, int timeout_ms,
+		       int all)
 {
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
 	uint64_t deadline = mono_ns() + timeout_ms * 1000000ull;
@@ -298,7 +302,8 @@ static int client_call(const char *path, const char *line, char *reply, size_t l
 
 	if (!path[0] || strlen(path) > SUN_PATH_MAX) {
 		elog("control socket path %s: give the --control PATH of the recorder (a file path "
-		     "of 1 to %zu bytes)", path[0] ? "too long" : "empty", SUN_PATH_MAX);
+		     "of 1 to %zu bytes)",
+		     path[0] ? "too long" : "empty", SUN_PATH_MAX);
 		return -EINVAL;
 	}
 	if ((size_t)snprintf(req, sizeof(req), "%s\n", line) >= sizeof(req)) {
@@ -334,8 +339,8 @@ static int client_call(const char *path, const char *line, char *reply, size_t l
 		if (!ms || (r = poll(&pf, 1, ms)) == 0) {
 			err = -ETIMEDOUT;
 			elog("no reply from %s within %d.%d s: the recorder may be stuck or busy "
-			     "(a large snapshot takes a while to write)", path, timeout_ms / 1000,
-			     timeout_ms % 1000 / 100);
+			     "(a large snapshot takes a while to write)",
+			     path, timeout_ms / 1000, timeout_ms % 1000 / 100);
 			goto out;
 		}
 		if (r < 0 && errno == EINTR)

@@ -16,16 +16,16 @@
 #include "harvest/sideband.h"
 #include "util/util.h"
 
-#define REQ_SNAPSHOT 1u  /* SIGUSR2 */
-#define REQ_STOP     2u
-#define REQ_CONTROL  4u  /* a control client's snapshot is posted in s->mreq */
-#define REQ_RELOAD   8u  /* swap the BPF object (s->reload) */
+#define REQ_SNAPSHOT 1u /* SIGUSR2 */
+#define REQ_STOP 2u
+#define REQ_CONTROL 4u /* a control client's snapshot is posted in s->mreq */
+#define REQ_RELOAD 8u  /* swap the BPF object (s->reload) */
 
 #define NR_JOBS 2 /* harvests in flight: one being written, one being taken */
 
 /* A harvested snapshot waiting for (or in) the writer thread. */
 struct job {
-	int state;                         /* JOB_FREE, JOB_QUEUED, JOB_WRITING */
+	int state; /* JOB_FREE, JOB_QUEUED, JOB_WRITING */
 	unsigned long seq;
 	struct harvest *h;
 	struct trigrec_trigger_msg msg;
@@ -47,8 +47,8 @@ struct manual_req {
 	int state;
 	char name[64];
 	char text[64];
-	struct job *job;   /* MREQ_TAKEN: the harvest being written */
-	int result;        /* MREQ_ANSWERED: 0 = coalesced, <0 = -errno */
+	struct job *job; /* MREQ_TAKEN: the harvest being written */
+	int result;	 /* MREQ_ANSWERED: 0 = coalesced, <0 = -errno */
 };
 
 enum { JOB_FREE, JOB_QUEUED, JOB_WRITING };
@@ -60,18 +60,18 @@ struct sideband {
 	struct sideband_opts o;
 	struct ring_buffer *rb;
 	int epfd, evfd;
-	int finished_fd;           /* eventfd: written once stopping is over */
+	int finished_fd; /* eventfd: written once stopping is over */
 	pthread_t thr;
 	int started;
-	unsigned int req;          /* REQ_* bits, atomic */
-	int stopping;              /* atomic: no more manual snapshots */
-	int thread_done;           /* the side-band thread has returned (under mu) */
-	struct manual_req mreq;    /* under mu */
-	struct control *ctl;       /* transitional: sideband_opts.control_fd */
-	int events_stopped;        /* side-band thread */
-	uint64_t coalesced_seen;   /* sum of BPF coalesced counters already reported */
+	unsigned int req;	 /* REQ_* bits, atomic */
+	int stopping;		 /* atomic: no more manual snapshots */
+	int thread_done;	 /* the side-band thread has returned (under mu) */
+	struct manual_req mreq;	 /* under mu */
+	struct control *ctl;	 /* transitional: sideband_opts.control_fd */
+	int events_stopped;	 /* side-band thread */
+	uint64_t coalesced_seen; /* sum of BPF coalesced counters already reported */
 	uint64_t gated_seen;
-	uint64_t last_resume;      /* floor of the next snapshot's window */
+	uint64_t last_resume; /* floor of the next snapshot's window */
 	struct sideband_stats st;
 	/* Writer thread: files are written while the next freeze can already happen. */
 	pthread_t writer;
@@ -82,14 +82,14 @@ struct sideband {
 	unsigned long next_seq;
 	int writer_stop;
 	int sync_init;
-	unsigned long written;     /* jobs finished (writer thread) */
+	unsigned long written; /* jobs finished (writer thread) */
 	/* Reload: posted by sideband__reload(), done on the side-band thread (under mu). */
 	struct {
 		sideband_swap_fn fn;
 		void *ctx;
 		int posted, done, err;
 	} reload;
-	uint32_t generation;       /* of s->b: messages of another one are dropped */
+	uint32_t generation; /* of s->b: messages of another one are dropped */
 	unsigned long stale_msgs;
 };
 
@@ -132,7 +132,9 @@ static void write_job(struct sideband *s, struct job *j)
 	now = mono_ns();
 	if (s->o.written) {
 		struct snap_report rep = {
-			.trigger = t->def ? t->id : !strcmp(t->name, "final") ? -2 : -1,
+			.trigger = t->def		     ? t->id :
+				   !strcmp(t->name, "final") ? -2 :
+							       -1,
 			.name = t->name,
 			.err = j->err,
 			.out = j->err ? NULL : &j->out,
@@ -165,12 +167,13 @@ static void write_job(struct sideband *s, struct job *j)
 		log_kv_addu(kv, sizeof(kv), "write_ns", now - j->tm.resume);
 		log_kv_addu(kv, sizeof(kv), "bytes", j->out.data_bytes + j->out.sidecar_bytes);
 		log_kv_addu(kv, sizeof(kv), "coalesced", t->coalesced);
-		log_event(LOG_INFO, kv, "snapshot %s (%s%s; frozen %s, written in %s)", j->out.path, t->name, what,
-	     fmt_duration(j->tm.resume - t->freeze_at, d1, sizeof(d1)),
-	     fmt_duration(now - j->tm.resume, d2, sizeof(d2)));
+		log_event(LOG_INFO, kv, "snapshot %s (%s%s; frozen %s, written in %s)", j->out.path,
+			  t->name, what, fmt_duration(j->tm.resume - t->freeze_at, d1, sizeof(d1)),
+			  fmt_duration(now - j->tm.resume, d2, sizeof(d2)));
 	}
 	if (t->coalesced)
-		ilog("  %llu more trigger firings coalesced into it", (unsigned long long)t->coalesced);
+		ilog("  %llu more trigger firings coalesced into it",
+		     (unsigned long long)t->coalesced);
 }
 
 static void *writer_main(void *arg)
@@ -256,7 +259,8 @@ static uint64_t wait_post(struct sideband *s, uint64_t freeze_at)
 		ts.tv_sec = (freeze_at - now) / 1000000000ull;
 		ts.tv_nsec = (freeze_at - now) % 1000000000ull;
 		/* Other REQ_* bits stay set for the main loop; only the eventfd's count is read here. */
-		if (ppoll(&pf, 1, &ts, NULL) > 0 && read(s->evfd, &v, sizeof(v)) < 0 && errno != EAGAIN)
+		if (ppoll(&pf, 1, &ts, NULL) > 0 && read(s->evfd, &v, sizeof(v)) < 0 &&
+		    errno != EAGAIN)
 			wlog("side-band eventfd: %s", strerror(errno));
 		/* A control client's snapshot falls in this trigger's window: say so now, not in an hour. */
 		if (__atomic_fetch_and(&s->req, ~REQ_CONTROL, __ATOMIC_ACQ_REL) & REQ_CONTROL)
@@ -293,7 +297,8 @@ static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger
 		if (now >= until) {
 			s->st.trigger_record_late++;
 			vlog("the trigger's record was not in CPU %u's ring after %llu ms: harvesting "
-			     "without it", m->cpu, TRIGGER_RECORD_WAIT_NS / 1000000);
+			     "without it",
+			     m->cpu, TRIGGER_RECORD_WAIT_NS / 1000000);
 			return;
 		}
 		nanosleep(&ts, NULL);
@@ -302,9 +307,8 @@ static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger
 		s->st.trigger_record_waited++;
 }
 
-static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
-			uint64_t freeze_at, uint64_t woke, const char *name, const char *text,
-			int wait, int last)
+static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64_t freeze_at,
+			uint64_t woke, const char *name, const char *text, int wait, int last)
 {
 	uint64_t coalesced, gated;
 	struct job *j = NULL;
@@ -440,7 +444,8 @@ static void serve_mreq(struct sideband *s)
 	}
 	memcpy(name, s->mreq.name, sizeof(name));
 	memcpy(text, s->mreq.text, sizeof(text));
-	s->mreq.state = MREQ_SERVING; /* a post window serves control requests: not this one again */
+	s->mreq.state =
+		MREQ_SERVING; /* a post window serves control requests: not this one again */
 	pthread_mutex_unlock(&s->mu);
 	j = s->stopping ? NULL : manual(s, name, text, 1);
 	pthread_mutex_lock(&s->mu);
@@ -451,8 +456,8 @@ static void serve_mreq(struct sideband *s)
 	pthread_mutex_unlock(&s->mu);
 }
 
-int sideband__snapshot_wait(struct sideband *s, const char *name, const char *text,
-			    char *path, size_t pathlen)
+int sideband__snapshot_wait(struct sideband *s, const char *name, const char *text, char *path,
+			    size_t pathlen)
 {
 	int r;
 
@@ -508,7 +513,9 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 		for (; *arg && k < (int)sizeof(name) - 1; arg++)
 			name[k++] = (*arg == '_' || *arg == '-' || *arg == '.' ||
 				     (*arg >= '0' && *arg <= '9') || (*arg >= 'a' && *arg <= 'z') ||
-				     (*arg >= 'A' && *arg <= 'Z')) ? *arg : '_';
+				     (*arg >= 'A' && *arg <= 'Z')) ?
+					    *arg :
+					    '_';
 		if (k)
 			name[k] = 0;
 		r = sideband__snapshot_wait(s, name, "control socket", path, sizeof(path));
@@ -537,9 +544,10 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 				continue;
 			o += snprintf(reply + o, len - o,
 				      "; %s evaluated %llu matched %llu fired %llu coalesced %llu "
-				      "cooldown %llu limit %llu stale %llu", s->b->trigs[i].name,
-				      (unsigned long long)t.evaluated, (unsigned long long)t.matched,
-				      (unsigned long long)t.fired, (unsigned long long)t.coalesced,
+				      "cooldown %llu limit %llu stale %llu",
+				      s->b->trigs[i].name, (unsigned long long)t.evaluated,
+				      (unsigned long long)t.matched, (unsigned long long)t.fired,
+				      (unsigned long long)t.coalesced,
 				      (unsigned long long)t.suppressed_cooldown,
 				      (unsigned long long)t.suppressed_limit,
 				      (unsigned long long)t.stale_starts);
@@ -551,14 +559,17 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 		if (s->o.reload)
 			s->o.reload(s->o.ctx, reply, len);
 		else
-			snprintf(reply, len, "error reload: this recorder was not started from a script "
+			snprintf(reply, len,
+				 "error reload: this recorder was not started from a script "
 				 "(trigrec run FILE)\n");
 	} else if (!strcmp(line, "stop")) {
 		snprintf(reply, len, "ok\n");
 		notify_done(s);
 	} else {
-		snprintf(reply, len, "error unknown command '%.64s' (snapshot [NAME], stats, status, reload, stop)\n",
-			 line);
+		snprintf(
+			reply, len,
+			"error unknown command '%.64s' (snapshot [NAME], stats, status, reload, stop)\n",
+			line);
 	}
 }
 
@@ -602,13 +613,15 @@ static void do_reload(struct sideband *s)
 		rb = ring_buffer__new(bpfctl__sideband_fd(nb), on_msg, s, NULL);
 		if (!rb) {
 			err = -errno;
-			elog("reload: cannot read the new side-band ring buffer: %s", strerror(errno));
+			elog("reload: cannot read the new side-band ring buffer: %s",
+			     strerror(errno));
 		} else {
 			epoll_ctl(s->epfd, EPOLL_CTL_DEL, ring_buffer__epoll_fd(s->rb), NULL);
 			ring_buffer__free(s->rb);
 			s->rb = rb;
 			if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, ring_buffer__epoll_fd(rb), &ev))
-				elog("reload: cannot watch the side-band ring buffer: %s", strerror(errno));
+				elog("reload: cannot watch the side-band ring buffer: %s",
+				     strerror(errno));
 		}
 		s->b = nb;
 		s->generation = nb->opts.generation;
@@ -686,7 +699,7 @@ static void *thread_main(void *arg)
 	stop_events(s); /* without a final snapshot: nothing more is wanted either */
 	pthread_mutex_lock(&s->mu);
 	s->thread_done = 1;
-	s->writer_stop = 1;     /* the writer finishes what is queued, then exits */
+	s->writer_stop = 1; /* the writer finishes what is queued, then exits */
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 	return NULL;

@@ -20,12 +20,12 @@ struct sideband;
 
 /* One finished snapshot, written or failed (for the session's hooks). */
 struct snap_report {
-	int trigger;                   /* trigger id; -1 manual, -2 final */
-	const char *name;              /* trigger name, "manual", "final" or a manual NAME */
-	int err;                       /* 0 = written, else -errno */
+	int trigger;			/* trigger id; -1 manual, -2 final */
+	const char *name;		/* trigger name, "manual", "final" or a manual NAME */
+	int err;			/* 0 = written, else -errno */
 	const struct snap_written *out; /* NULL when it failed */
-	uint64_t freeze_ns;            /* freeze to resume */
-	uint64_t to_file_ns;           /* freeze requested to file published */
+	uint64_t freeze_ns;		/* freeze to resume */
+	uint64_t to_file_ns;		/* freeze requested to file published */
 };
 typedef void (*snap_written_fn)(void *ctx, const struct snap_report *rep);
 /*
@@ -39,8 +39,8 @@ typedef void (*sideband_reload_req_fn)(void *ctx, char *reply, size_t len);
 
 struct sideband_opts {
 	unsigned long max_snapshots; /* --count: stop after this many (0 = no limit) */
-	int final_snapshot;          /* take one at stop */
-	int done_fd;                 /* eventfd written when the recorder wants to stop:
+	int final_snapshot;	     /* take one at stop */
+	int done_fd;		     /* eventfd written when the recorder wants to stop:
 				      * --count reached, or a `stop` control request */
 	/*
 	 * Transitional, for the `record` of src/cli/main.c until the session
@@ -71,8 +71,8 @@ void sideband__request_snapshot(struct sideband *s);
  * coalesced into a trigger's snapshot in progress, -ESHUTDOWN when stopping,
  * other -errno when the file could not be written.
  */
-int sideband__snapshot_wait(struct sideband *s, const char *name, const char *text,
-			    char *path, size_t pathlen);
+int sideband__snapshot_wait(struct sideband *s, const char *name, const char *text, char *path,
+			    size_t pathlen);
 /*
  * A control request (control_handler_fn for harvest/control.h):
  *   snapshot [NAME] -> "ok PATH" | "coalesced" | "error MESSAGE"
@@ -104,10 +104,10 @@ int sideband__finished_fd(struct sideband *s);
 void sideband__stop(struct sideband *s);
 /* Counters for the exit summary. */
 struct sideband_stats {
-	unsigned long snapshots;         /* harvests taken */
-	unsigned long manual_coalesced;  /* manual requests folded into a trigger's snapshot */
-	unsigned long waited_for_writer; /* harvests that waited for a free buffer set */
-	unsigned long post_cut_short;    /* post windows ended early by a stop */
+	unsigned long snapshots;	     /* harvests taken */
+	unsigned long manual_coalesced;	     /* manual requests folded into a trigger's snapshot */
+	unsigned long waited_for_writer;     /* harvests that waited for a free buffer set */
+	unsigned long post_cut_short;	     /* post windows ended early by a stop */
 	unsigned long trigger_record_waited; /* harvests that waited for the trigger's own record */
 	unsigned long trigger_record_late;   /* ... and gave up after TRIGGER_RECORD_WAIT_NS */
 };

@@ -34,12 +34,12 @@
 
 struct script {
 	char *path;
-	char *text;             /* len bytes + NUL */
+	char *text; /* len bytes + NUL */
 	size_t len;
-	char *display;          /* text with NULs and bad UTF-8 shown as '?', NULL = text */
+	char *display; /* text with NULs and bad UTF-8 shown as '?', NULL = text */
 	struct tl_error *errs;
 	int nr_errs, cap_errs;
-	int full;               /* SCRIPT_MAX_ERRORS reached */
+	int full; /* SCRIPT_MAX_ERRORS reached */
 	/* Where host-dependent settings were written (line 0 = not in the script). */
 	struct tl_pos outdir_pos, cgroup_pos, cmd_pos, pid_pos, onsnap_pos, control_pos, mfile_pos;
 };
@@ -67,8 +67,10 @@ static void add_errv(struct script *s, struct tl_pos pos, const char *fmt, va_li
 	e = &s->errs[s->nr_errs++];
 	e->pos = pos;
 	if (s->nr_errs == SCRIPT_MAX_ERRORS) {
-		snprintf(e->msg, sizeof(e->msg), "too many errors (%d): stopping here; fix these "
-			 "and check again", SCRIPT_MAX_ERRORS);
+		snprintf(e->msg, sizeof(e->msg),
+			 "too many errors (%d): stopping here; fix these "
+			 "and check again",
+			 SCRIPT_MAX_ERRORS);
 		s->full = 1;
 		return;
 	}
@@ -209,9 +211,10 @@ struct script *script__load(const char *path, char *err, size_t errlen)
 		goto out;
 	}
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > SCRIPT_MAX_BYTES) {
-		load_err(err, errlen, "%s is %llu bytes: a script is at most %u bytes (1 MiB); is "
-			 "this the right file?", name, (unsigned long long)st.st_size,
-			 SCRIPT_MAX_BYTES);
+		load_err(err, errlen,
+			 "%s is %llu bytes: a script is at most %u bytes (1 MiB); is "
+			 "this the right file?",
+			 name, (unsigned long long)st.st_size, SCRIPT_MAX_BYTES);
 		goto out;
 	}
 	/* Pipes, /dev/zero and files that grow: read at most one byte past the cap. */
@@ -243,9 +246,10 @@ struct script *script__load(const char *path, char *err, size_t errlen)
 			break;
 		len += (size_t)n;
 		if (len > SCRIPT_MAX_BYTES) {
-			load_err(err, errlen, "%s: more than %u bytes (1 MiB), the most a script may "
-				 "have; stopped reading there (is this the right file?)", name,
-				 SCRIPT_MAX_BYTES);
+			load_err(err, errlen,
+				 "%s: more than %u bytes (1 MiB), the most a script may "
+				 "have; stopped reading there (is this the right file?)",
+				 name, SCRIPT_MAX_BYTES);
 			goto out;
 		}
 	}
@@ -302,7 +306,7 @@ static int check_text(struct script *s)
 	int line = 1;
 	size_t line_start = 0;
 
-	for (size_t i = 0; i <= s->len; ) {
+	for (size_t i = 0; i <= s->len;) {
 		int n;
 
 		if (i == s->len || t[i] == '\n') {
@@ -311,8 +315,8 @@ static int check_text(struct script *s)
 			if (ll > SCRIPT_MAX_LINE && longs++ < 3)
 				add_err(s, (struct tl_pos){ line, SCRIPT_MAX_LINE + 1 },
 					"line %d is %zu bytes long: a line holds at most %d bytes "
-					"(split the statement, or is this the right file?)", line, ll,
-					SCRIPT_MAX_LINE);
+					"(split the statement, or is this the right file?)",
+					line, ll, SCRIPT_MAX_LINE);
 			if (i == s->len)
 				break;
 			line++;
@@ -335,16 +339,20 @@ static int check_text(struct script *s)
 		i += (size_t)n;
 	}
 	if (nuls)
-		add_err(s, nul_pos, "NUL byte%s (%zu in the file): a script is text; is this the "
-			"right file?", nuls > 1 ? "s" : "", nuls);
+		add_err(s, nul_pos,
+			"NUL byte%s (%zu in the file): a script is text; is this the "
+			"right file?",
+			nuls > 1 ? "s" : "", nuls);
 	if (bads)
-		add_err(s, bad_pos, "invalid UTF-8 (%zu byte%s in the file): save the script as "
-			"UTF-8", bads, bads > 1 ? "s" : "");
+		add_err(s, bad_pos,
+			"invalid UTF-8 (%zu byte%s in the file): save the script as "
+			"UTF-8",
+			bads, bads > 1 ? "s" : "");
 	if (nuls || bads) {
 		/* Show the lines with '?' for the bytes a terminal cannot show. */
 		s->display = malloc(s->len + 1);
 		if (s->display) {
-			for (size_t i = 0; i < s->len; ) {
+			for (size_t i = 0; i < s->len;) {
 				int n = t[i] ? utf8_len(t + i, s->len - i) : 0;
 
 				if (!n) {
@@ -364,28 +372,50 @@ static int check_text(struct script *s)
 /* Tokens                                                               */
 
 enum stk { S_EOF, S_EOL, S_WORD, S_STR, S_COMMA, S_LBRACE, S_RBRACE, S_BAD };
-enum { M_LIST, M_ARGV };   /* ARGV: only whitespace separates words */
+enum { M_LIST, M_ARGV }; /* ARGV: only whitespace separates words */
 
 struct stok {
 	enum stk k;
 	struct tl_pos pos;
-	size_t off, len;        /* source text */
-	char *val;              /* WORD, STR: the value (malloc'ed) */
+	size_t off, len; /* source text */
+	char *val;	 /* WORD, STR: the value (malloc'ed) */
 };
 
 /* Statements given at most once; record, trigger are repeatable. */
 enum stmt_id {
-	ST_RECORD, ST_BUFFER, ST_CALLGRAPH, ST_FREQUENCY, ST_PERIOD, ST_CPUS, ST_CGROUP,
-	ST_COMMAND, ST_PID, ST_OUTPUT, ST_KEEP, ST_NAME, ST_ON_SNAPSHOT, ST_ON_SNAPSHOT_TIMEOUT,
-	ST_ON_SNAPSHOT_JOBS, ST_POST, ST_CONTROL, ST_MAX_STARTS, ST_MAX_KEYS, ST_METRICS,
-	ST_METRICS_FILE, ST_BUDGET, ST_COMPRESS, ST_BUILDID_CACHE, ST_TRIGGER, NR_STMT
+	ST_RECORD,
+	ST_BUFFER,
+	ST_CALLGRAPH,
+	ST_FREQUENCY,
+	ST_PERIOD,
+	ST_CPUS,
+	ST_CGROUP,
+	ST_COMMAND,
+	ST_PID,
+	ST_OUTPUT,
+	ST_KEEP,
+	ST_NAME,
+	ST_ON_SNAPSHOT,
+	ST_ON_SNAPSHOT_TIMEOUT,
+	ST_ON_SNAPSHOT_JOBS,
+	ST_POST,
+	ST_CONTROL,
+	ST_MAX_STARTS,
+	ST_MAX_KEYS,
+	ST_METRICS,
+	ST_METRICS_FILE,
+	ST_BUDGET,
+	ST_COMPRESS,
+	ST_BUILDID_CACHE,
+	ST_TRIGGER,
+	NR_STMT
 };
 
 struct hook_use {
-	char tp[192];           /* "sys:name" */
+	char tp[192]; /* "sys:name" */
 	int ntrig;
-	struct tl_pos rec_pos;  /* first `record` of it (line 0 = not recorded) */
-	const char *filter;     /* its kernel filter (config-owned), NULL = none */
+	struct tl_pos rec_pos; /* first `record` of it (line 0 = not recorded) */
+	const char *filter;    /* its kernel filter (config-owned), NULL = none */
 };
 
 struct sp {
@@ -395,7 +425,10 @@ struct sp {
 	size_t i;
 	int line, col;
 	struct tl_pos seen[NR_STMT];
-	struct { char name[64]; struct tl_pos pos; } *names;
+	struct {
+		char name[64];
+		struct tl_pos pos;
+	} * names;
 	int nr_names;
 	struct hook_use *hooks;
 	int nr_hooks;
@@ -476,8 +509,10 @@ static int lex_str(struct sp *p, struct stok *t)
 			char e = p->t[p->i + 1];
 
 			if (e != '"' && e != '\'' && e != '\\') {
-				add_err(p->s, here(p), "unsupported escape '\\%c' in string: only \\\", "
-					"\\' and \\\\ are recognized", e && e != '\n' ? e : ' ');
+				add_err(p->s, here(p),
+					"unsupported escape '\\%c' in string: only \\\", "
+					"\\' and \\\\ are recognized",
+					e && e != '\n' ? e : ' ');
 				free(v);
 				return -EINVAL;
 			}
@@ -566,10 +601,8 @@ static void skip_line(struct sp *p)
 static const char *desc(const struct stok *t, const struct sp *p, char *buf, size_t len)
 {
 	switch (t->k) {
-	case S_EOF:
-		return "the end of the file";
-	case S_EOL:
-		return "the end of the line";
+	case S_EOF: return "the end of the file";
+	case S_EOL: return "the end of the line";
 	default:
 		snprintf(buf, len, "'%.*s'", t->len > 40 ? 40 : (int)t->len, p->t + t->off);
 		if (t->len > 40)
@@ -590,8 +623,8 @@ static int expect_eol(struct sp *p, const char *usage)
 		return 0;
 	}
 	if (t.k != S_BAD)
-		add_err(p->s, t.pos, "unexpected %s: the statement is '%s'", desc(&t, p, d, sizeof(d)),
-			usage);
+		add_err(p->s, t.pos, "unexpected %s: the statement is '%s'",
+			desc(&t, p, d, sizeof(d)), usage);
 	stok_free(&t);
 	skip_line(p);
 	return -EINVAL;
@@ -625,9 +658,9 @@ static int arg(struct sp *p, int mode, struct stok *t, const char *kw, const cha
 struct ff {
 	struct sp *p;
 	const struct tp_format *fmt;
-	const char *f;          /* the filter */
+	const char *f; /* the filter */
 	size_t i;
-	struct tl_pos pos;      /* of f[0]; a filter is on one line */
+	struct tl_pos pos; /* of f[0]; a filter is on one line */
 	int depth;
 	int err;
 };
@@ -662,9 +695,12 @@ static void ff_blank(struct ff *ff)
 enum ffkind { FF_NUM, FF_STR, FF_ANY };
 
 /* Fields the kernel adds to every event (trace_define_generic_fields). */
-static const struct { const char *name; enum ffkind k; } ff_generic[] = {
-	{ "CPU", FF_NUM }, { "cpu", FF_NUM }, { "common_cpu", FF_NUM },
-	{ "COMM", FF_STR }, { "comm", FF_STR }, { "STACKTRACE", FF_ANY }, { "stacktrace", FF_ANY },
+static const struct {
+	const char *name;
+	enum ffkind k;
+} ff_generic[] = {
+	{ "CPU", FF_NUM },  { "cpu", FF_NUM },	      { "common_cpu", FF_NUM }, { "COMM", FF_STR },
+	{ "comm", FF_STR }, { "STACKTRACE", FF_ANY }, { "stacktrace", FF_ANY },
 };
 
 static int ff_field(struct ff *ff, const char *name, size_t at, enum ffkind *k)
@@ -677,9 +713,7 @@ static int ff_field(struct ff *ff, const char *name, size_t at, enum ffkind *k)
 	if (fl) {
 		switch (fl->kind) {
 		case TP_FIELD_CHARARRAY:
-		case TP_FIELD_DATALOC:
-			*k = FF_STR;
-			break;
+		case TP_FIELD_DATALOC: *k = FF_STR; break;
 		case TP_FIELD_PTR:
 			/* "char *" is a string to the kernel except in syscall events. */
 			*k = FF_ANY;
@@ -687,8 +721,7 @@ static int ff_field(struct ff *ff, const char *name, size_t at, enum ffkind *k)
 		case TP_FIELD_ARRAY:
 			ff_err(ff, at, "cannot filter on array field %s (%s)", name, fl->type);
 			return -EINVAL;
-		default:
-			*k = FF_NUM;
+		default: *k = FF_NUM;
 		}
 		return 0;
 	}
@@ -783,11 +816,13 @@ static void ff_pred(struct ff *ff)
 		}
 		ff->i++;
 		if (k == FF_NUM) {
-			ff_err(ff, vs, "%s is a number: compare it with a number, not a string", name);
+			ff_err(ff, vs, "%s is a number: compare it with a number, not a string",
+			       name);
 			return;
 		}
 		if (strcmp(op, "==") && strcmp(op, "!=") && strcmp(op, "~")) {
-			ff_err(ff, os, "'%s' does not apply to strings: %s takes ==, != or ~", op, name);
+			ff_err(ff, os, "'%s' does not apply to strings: %s takes ==, != or ~", op,
+			       name);
 			return;
 		}
 	} else if (isdigit((unsigned char)f[ff->i]) || f[ff->i] == '-') {
@@ -808,23 +843,28 @@ static void ff_pred(struct ff *ff)
 		else
 			(void)strtoull(num, &end, 0);
 		if (errno || *end || end == num) {
-			ff_err(ff, vs, "'%s' is not a number (decimal, 0x hex or 0 octal, as the "
-			       "kernel reads it)", num);
-			return;
-		}
-		if (k == FF_STR) {
-			ff_err(ff, vs, "%s is a string: quote the value (%s %s \"%s\")", name, name, op,
+			ff_err(ff, vs,
+			       "'%s' is not a number (decimal, 0x hex or 0 octal, as the "
+			       "kernel reads it)",
 			       num);
 			return;
 		}
+		if (k == FF_STR) {
+			ff_err(ff, vs, "%s is a string: quote the value (%s %s \"%s\")", name, name,
+			       op, num);
+			return;
+		}
 		if (!strcmp(op, "~")) {
-			ff_err(ff, os, "'~' matches strings, but %s is a number: use == != < <= > >= or &",
+			ff_err(ff, os,
+			       "'~' matches strings, but %s is a number: use == != < <= > >= or &",
 			       name);
 			return;
 		}
 	} else {
-		ff_err(ff, vs, "expected a value after '%s': a number, or a \"quoted string\" "
-		       "(the kernel needs the quotes)", op);
+		ff_err(ff, vs,
+		       "expected a value after '%s': a number, or a \"quoted string\" "
+		       "(the kernel needs the quotes)",
+		       op);
 	}
 }
 
@@ -910,8 +950,8 @@ static struct hook_use *hook_use(struct sp *p, const char *sys, const char *name
  * tracepoint once, with the first filter given, so a second that differs is
  * an error rather than silently dropped).
  */
-static int count_hooks(struct sp *p, const char *pattern, int trig, int rec,
-		       const char *filter, struct tl_pos pos, const char *what)
+static int count_hooks(struct sp *p, const char *pattern, int trig, int rec, const char *filter,
+		       struct tl_pos pos, const char *what)
 {
 	struct tp_name *tps = NULL;
 	int n = trig_event_glob(pattern, &tps), ret = 0;
@@ -924,20 +964,25 @@ static int count_hooks(struct sp *p, const char *pattern, int trig, int rec,
 			add_err(p->s, pos, "out of memory");
 			ret = -ENOMEM;
 		} else if (p->nr_hooks > TRIGREC_MAX_HOOKS && before == TRIGREC_MAX_HOOKS) {
-			add_err(p->s, pos, "%s brings the tracepoints recorded or triggering to more "
+			add_err(p->s, pos,
+				"%s brings the tracepoints recorded or triggering to more "
 				"than %d, the most one run can hook (TRIGREC_MAX_HOOKS): record "
-				"narrower globs", what, TRIGREC_MAX_HOOKS);
+				"narrower globs",
+				what, TRIGREC_MAX_HOOKS);
 			ret = -E2BIG;
 		} else if (trig && ++h->ntrig == TRIGREC_MAX_HOOK_TRIGGERS + 1) {
-			add_err(p->s, pos, "more than %d triggers on %s (TRIGREC_MAX_HOOK_TRIGGERS): "
-				"merge some of them", TRIGREC_MAX_HOOK_TRIGGERS, h->tp);
+			add_err(p->s, pos,
+				"more than %d triggers on %s (TRIGREC_MAX_HOOK_TRIGGERS): "
+				"merge some of them",
+				TRIGREC_MAX_HOOK_TRIGGERS, h->tp);
 			ret = -E2BIG;
 		} else if (rec && h->rec_pos.line && (filter || h->filter) &&
 			   !(filter && h->filter && !strcmp(filter, h->filter))) {
-			add_err(p->s, pos, "%s is already recorded at %d:%d %s: a tracepoint is "
+			add_err(p->s, pos,
+				"%s is already recorded at %d:%d %s: a tracepoint is "
 				"recorded once, with one filter; combine the conditions with || or &&",
-				h->tp, h->rec_pos.line, h->rec_pos.col, h->filter ?
-				"with another filter" : "without a filter");
+				h->tp, h->rec_pos.line, h->rec_pos.col,
+				h->filter ? "with another filter" : "without a filter");
 			ret = -EINVAL;
 		} else if (rec && !h->rec_pos.line) {
 			h->rec_pos = pos;
@@ -1005,7 +1050,8 @@ static int record_item(struct sp *p, const struct stok *ev)
 		while (fe > fs && is_hspace((unsigned char)p->t[fe - 1]))
 			fe--;
 		if (fe == fs) {
-			add_err(p->s, fpos, "expected a filter after 'if' (ftrace syntax, e.g. "
+			add_err(p->s, fpos,
+				"expected a filter after 'if' (ftrace syntax, e.g. "
 				"prev_state == 2)");
 			ret = -EINVAL;
 			goto out;
@@ -1020,8 +1066,10 @@ static int record_item(struct sp *p, const struct stok *ev)
 
 	if (rec_sw_event_find(name) >= 0) {
 		if (filter) {
-			add_err(p->s, fpos, "%s is a software event: kernel filters apply to "
-				"tracepoints only", name);
+			add_err(p->s, fpos,
+				"%s is a software event: kernel filters apply to "
+				"tracepoints only",
+				name);
 			ret = -EINVAL;
 		}
 		goto add;
@@ -1040,10 +1088,12 @@ static int record_item(struct sp *p, const struct stok *ev)
 			add_err(p->s, ev->pos, "unknown event '%s' (did you mean %s?)", name,
 				sw ? sw : sugg);
 		else
-			add_err(p->s, ev->pos, "unknown event '%s': give a tracepoint as SYS:NAME "
+			add_err(p->s, ev->pos,
+				"unknown event '%s': give a tracepoint as SYS:NAME "
 				"(see `trigrec list`) or a software event (cpu-clock, task-clock, "
 				"page-faults, context-switches, cpu-migrations, minor-faults, "
-				"major-faults)", name);
+				"major-faults)",
+				name);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -1057,11 +1107,13 @@ static int record_item(struct sp *p, const struct stok *ev)
 		if (!strpbrk(name, "*?["))
 			trig_event_suggest(name, sugg, sizeof(sugg));
 		if (sugg[0])
-			add_err(p->s, ev->pos, "unknown tracepoint %s (did you mean %s?)", name, sugg);
+			add_err(p->s, ev->pos, "unknown tracepoint %s (did you mean %s?)", name,
+				sugg);
 		else if (!strpbrk(name, "*?["))
 			add_err(p->s, ev->pos, "unknown tracepoint %s (see `trigrec list`)", name);
 		else
-			add_err(p->s, ev->pos, "no tracepoint matches '%s' (see `trigrec list`)", name);
+			add_err(p->s, ev->pos, "no tracepoint matches '%s' (see `trigrec list`)",
+				name);
 		ret = -EINVAL;
 		goto out;
 	}
@@ -1104,7 +1156,8 @@ static int st_record(struct sp *p, const struct stok *kw)
 		next(p, M_LIST, &ev);
 		if (ev.k != S_WORD && ev.k != S_STR) {
 			if (ev.k != S_BAD)
-				add_err(p->s, ev.pos, "expected an event (SYS:NAME, a glob such as "
+				add_err(p->s, ev.pos,
+					"expected an event (SYS:NAME, a glob such as "
 					"sched:*, or a software event such as cpu-clock), got %s",
 					desc(&ev, p, d, sizeof(d)));
 			if (ev.k != S_EOL)
@@ -1127,9 +1180,10 @@ static int st_record(struct sp *p, const struct stok *kw)
 		if (t.k == S_EOL || t.k == S_EOF)
 			return r;
 		if (t.k != S_BAD)
-			add_err(p->s, t.pos, "expected ',' or the end of the line after the event, "
-				"got %s: separate events with commas (%s)", desc(&t, p, d, sizeof(d)),
-				usage);
+			add_err(p->s, t.pos,
+				"expected ',' or the end of the line after the event, "
+				"got %s: separate events with commas (%s)",
+				desc(&t, p, d, sizeof(d)), usage);
 		stok_free(&t);
 		skip_line(p);
 		return -EINVAL;
@@ -1170,8 +1224,10 @@ static int v_frequency(struct sp *p, const struct stok *v)
 	char err[256];
 
 	if (p->seen[ST_PERIOD].line) {
-		add_err(p->s, v->pos, "frequency and period (at %d:%d) exclude each other: sample "
-			"by frequency or by period", p->seen[ST_PERIOD].line, p->seen[ST_PERIOD].col);
+		add_err(p->s, v->pos,
+			"frequency and period (at %d:%d) exclude each other: sample "
+			"by frequency or by period",
+			p->seen[ST_PERIOD].line, p->seen[ST_PERIOD].col);
 		return -EINVAL;
 	}
 	if (parse_u64(v->val, 1, 1000000, &p->c->freq, err, sizeof(err))) {
@@ -1186,9 +1242,10 @@ static int v_period(struct sp *p, const struct stok *v)
 	char err[256];
 
 	if (p->seen[ST_FREQUENCY].line) {
-		add_err(p->s, v->pos, "period and frequency (at %d:%d) exclude each other: sample "
-			"by frequency or by period", p->seen[ST_FREQUENCY].line,
-			p->seen[ST_FREQUENCY].col);
+		add_err(p->s, v->pos,
+			"period and frequency (at %d:%d) exclude each other: sample "
+			"by frequency or by period",
+			p->seen[ST_FREQUENCY].line, p->seen[ST_FREQUENCY].col);
 		return -EINVAL;
 	}
 	if (parse_u64(v->val, 1, UINT64_MAX >> 1, &p->c->period, err, sizeof(err))) {
@@ -1204,8 +1261,10 @@ static int v_pid(struct sp *p, const struct stok *v)
 	uint64_t pid;
 
 	if (p->seen[ST_COMMAND].line) {
-		add_err(p->s, v->pos, "pid and command (at %d:%d) exclude each other: record one "
-			"or the other", p->seen[ST_COMMAND].line, p->seen[ST_COMMAND].col);
+		add_err(p->s, v->pos,
+			"pid and command (at %d:%d) exclude each other: record one "
+			"or the other",
+			p->seen[ST_COMMAND].line, p->seen[ST_COMMAND].col);
 		return -EINVAL;
 	}
 	if (parse_u64(v->val, 1, 1u << 30, &pid, err, sizeof(err))) {
@@ -1269,8 +1328,10 @@ static int valid_name(const char *s, size_t max)
 static int v_name(struct sp *p, const struct stok *v)
 {
 	if (!valid_name(v->val, 63)) {
-		add_err(p->s, v->pos, "name '%.*s': a file name prefix of 1 to 63 characters from "
-			"A-Z a-z 0-9 _ . -", 64, v->val);
+		add_err(p->s, v->pos,
+			"name '%.*s': a file name prefix of 1 to 63 characters from "
+			"A-Z a-z 0-9 _ . -",
+			64, v->val);
 		return -EINVAL;
 	}
 	return config__set_str(&p->c->name_prefix, v->val) ? nomem(p, v->pos) : 0;
@@ -1279,8 +1340,10 @@ static int v_name(struct sp *p, const struct stok *v)
 static int v_cgroup(struct sp *p, const struct stok *v)
 {
 	if (v->val[0] != '/') {
-		add_err(p->s, v->pos, "cgroup '%s': give the cgroup's directory as an absolute path "
-			"(e.g. /sys/fs/cgroup/system.slice/nginx.service)", v->val);
+		add_err(p->s, v->pos,
+			"cgroup '%s': give the cgroup's directory as an absolute path "
+			"(e.g. /sys/fs/cgroup/system.slice/nginx.service)",
+			v->val);
 		return -EINVAL;
 	}
 	p->s->cgroup_pos = v->pos;
@@ -1290,8 +1353,10 @@ static int v_cgroup(struct sp *p, const struct stok *v)
 static int v_control(struct sp *p, const struct stok *v)
 {
 	if (strlen(v->val) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-		add_err(p->s, v->pos, "control %s: path too long for a UNIX socket (at most %zu "
-			"bytes)", v->val, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+		add_err(p->s, v->pos,
+			"control %s: path too long for a UNIX socket (at most %zu "
+			"bytes)",
+			v->val, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
 		return -EINVAL;
 	}
 	p->s->control_pos = v->pos;
@@ -1393,8 +1458,8 @@ static int st_compress(struct sp *p, const struct stok *kw)
 	if (!strcmp(m.val, "none") || !strcmp(m.val, "off")) {
 		level = 0;
 	} else if (strcmp(m.val, "zstd")) {
-		add_err(p->s, m.pos, "compress %s: perf.data compresses only with zstd (%s)",
-			m.val, usage);
+		add_err(p->s, m.pos, "compress %s: perf.data compresses only with zstd (%s)", m.val,
+			usage);
 		r = -EINVAL;
 	} else if (peek(p, M_LIST, NULL) == S_WORD) {
 		next(p, M_LIST, &v);
@@ -1465,7 +1530,8 @@ static int st_cpus(struct sp *p, const struct stok *kw)
 		e--;
 	skip_line(p);
 	if (e == s) {
-		add_err(p->s, pos, "expected a CPU list after 'cpus' (e.g. cpus 0-3,5, or cpus all)");
+		add_err(p->s, pos,
+			"expected a CPU list after 'cpus' (e.g. cpus 0-3,5, or cpus all)");
 		return -EINVAL;
 	}
 	list = strndup(p->t + s, e - s);
@@ -1545,8 +1611,10 @@ static int st_command(struct sp *p, const struct stok *kw)
 	if (once(p, ST_COMMAND, kw))
 		return -EINVAL;
 	if (p->seen[ST_PID].line) {
-		add_err(p->s, kw->pos, "command and pid (at %d:%d) exclude each other: record one "
-			"or the other", p->seen[ST_PID].line, p->seen[ST_PID].col);
+		add_err(p->s, kw->pos,
+			"command and pid (at %d:%d) exclude each other: record one "
+			"or the other",
+			p->seen[ST_PID].line, p->seen[ST_PID].col);
 		skip_line(p);
 		return -EINVAL;
 	}
@@ -1587,11 +1655,12 @@ static int keep_list(struct sp *p)
 		n = strlen(v.val);
 		if (v.val[strspn(v.val, "0123456789")] == '\0') {
 			/* A bare number must say what it counts. */
-			if (peek(p, M_LIST, &u) != S_WORD || (strcmp(u.val, "files") &&
-							      strcmp(u.val, "file"))) {
-				add_err(p->s, v.pos, "'%s' alone: say what to keep: %s files, a size "
-					"(%sM, %sG) or an age (%sh, %sd)", v.val, v.val, v.val, v.val,
-					v.val, v.val);
+			if (peek(p, M_LIST, &u) != S_WORD ||
+			    (strcmp(u.val, "files") && strcmp(u.val, "file"))) {
+				add_err(p->s, v.pos,
+					"'%s' alone: say what to keep: %s files, a size "
+					"(%sM, %sG) or an age (%sh, %sd)",
+					v.val, v.val, v.val, v.val, v.val, v.val);
 				stok_free(&u);
 				stok_free(&v);
 				skip_line(p);
@@ -1608,8 +1677,10 @@ static int keep_list(struct sp *p)
 				p->c->keep_files = x;
 			}
 		} else if (n > 1 && v.val[n - 1] == 'm' && isdigit((unsigned char)v.val[n - 2])) {
-			add_err(p->s, v.pos, "'%s' is ambiguous in keep: write %.*sM for MiB, or an age "
-				"in s, h or d", v.val, (int)n - 1, v.val);
+			add_err(p->s, v.pos,
+				"'%s' is ambiguous in keep: write %.*sM for MiB, or an age "
+				"in s, h or d",
+				v.val, (int)n - 1, v.val);
 			kind = -1;
 			r = -EINVAL;
 		} else if (!parse_size(v.val, &x, err, sizeof(err))) {
@@ -1626,8 +1697,8 @@ static int keep_list(struct sp *p)
 		}
 		if (kind >= 0 && !r) {
 			if (p->keep_pos[kind].line) {
-				add_err(p->s, v.pos, "keep gives %s twice (first at %d:%d)", kinds[kind],
-					p->keep_pos[kind].line, p->keep_pos[kind].col);
+				add_err(p->s, v.pos, "keep gives %s twice (first at %d:%d)",
+					kinds[kind], p->keep_pos[kind].line, p->keep_pos[kind].col);
 				r = -EINVAL;
 			} else {
 				p->keep_pos[kind] = v.pos;
@@ -1647,7 +1718,8 @@ static int keep_list(struct sp *p)
 		if (u.k == S_EOL || u.k == S_EOF)
 			return 0;
 		if (u.k != S_BAD)
-			add_err(p->s, u.pos, "expected ',' or the end of the line in keep, got %s (%s)",
+			add_err(p->s, u.pos,
+				"expected ',' or the end of the line in keep, got %s (%s)",
 				desc(&u, p, d, sizeof(d)), usage);
 		stok_free(&u);
 		skip_line(p);
@@ -1693,8 +1765,10 @@ static int st_output(struct sp *p, const struct stok *kw)
 		return keep_list(p);
 	}
 	if (t.k != S_BAD)
-		add_err(p->s, t.pos, "unexpected %s after the output directory: the statement is "
-			"'%s' (quote a directory with spaces)", desc(&t, p, d, sizeof(d)), usage);
+		add_err(p->s, t.pos,
+			"unexpected %s after the output directory: the statement is "
+			"'%s' (quote a directory with spaces)",
+			desc(&t, p, d, sizeof(d)), usage);
 	stok_free(&t);
 	skip_line(p);
 	return -EINVAL;
@@ -1771,9 +1845,10 @@ static int find_close(struct sp *p, const struct tl_pos *open, const char *name)
 		else if (c == '}')
 			depth--;
 		else if (c == '{' && !nested++ && ++depth)
-			add_err(p->s, here(p), "'{' inside trigger '%s' (opened at %d:%d): triggers do "
-				"not nest, and a trigger has no braces of its own", name, open->line,
-				open->col);
+			add_err(p->s, here(p),
+				"'{' inside trigger '%s' (opened at %d:%d): triggers do "
+				"not nest, and a trigger has no braces of its own",
+				name, open->line, open->col);
 		else if (c == '{')
 			depth++;
 		adv(p);
@@ -1786,9 +1861,10 @@ static int trigger_name_seen(struct sp *p, const char *name, struct tl_pos pos)
 
 	for (int i = 0; i < p->nr_names; i++) {
 		if (!strcmp(p->names[i].name, name)) {
-			add_err(p->s, pos, "a trigger named '%s' is already defined at %d:%d: trigger "
-				"names must differ (they name the snapshot files)", name,
-				p->names[i].pos.line, p->names[i].pos.col);
+			add_err(p->s, pos,
+				"a trigger named '%s' is already defined at %d:%d: trigger "
+				"names must differ (they name the snapshot files)",
+				name, p->names[i].pos.line, p->names[i].pos.col);
 			return -EINVAL;
 		}
 	}
@@ -1804,19 +1880,22 @@ static int trigger_name_seen(struct sp *p, const char *name, struct tl_pos pos)
 /* The compiled trigger into the config, with the run's limits. */
 static int add_trigger(struct sp *p, struct trig_def *d, const struct stok *nm)
 {
-	struct cfg_origin o = { .file = p->c->script_path, .line = nm->pos.line,
+	struct cfg_origin o = { .file = p->c->script_path,
+				.line = nm->pos.line,
 				.col = nm->pos.col };
 
 	if (d->manual)
 		return config__add_trigger(p->c, d, &o) ? nomem(p, nm->pos) : 0;
 	if (++p->kernel_trigs > TRIGREC_MAX_TRIGGERS) {
-		add_err(p->s, nm->pos, "trigger '%s' is one too many: a run has at most %d "
-			"triggers (TRIGREC_MAX_TRIGGERS); manual ones do not count", d->name,
-			TRIGREC_MAX_TRIGGERS);
+		add_err(p->s, nm->pos,
+			"trigger '%s' is one too many: a run has at most %d "
+			"triggers (TRIGREC_MAX_TRIGGERS); manual ones do not count",
+			d->name, TRIGREC_MAX_TRIGGERS);
 		return -E2BIG;
 	}
 	for (int role = 0; role < 2; role++)
-		if (d->event[role][0] && count_hooks(p, d->event[role], 1, 0, NULL, nm->pos, d->name))
+		if (d->event[role][0] &&
+		    count_hooks(p, d->event[role], 1, 0, NULL, nm->pos, d->name))
 			return -E2BIG;
 	return config__add_trigger(p->c, d, &o) ? nomem(p, nm->pos) : 0;
 }
@@ -1836,9 +1915,13 @@ static int st_trigger(struct sp *p, const struct stok *kw)
 	next(p, M_LIST, &nm);
 	if (nm.k != S_WORD && nm.k != S_STR) {
 		if (nm.k != S_BAD)
-			add_err(p->s, nm.pos, "expected the trigger's name after 'trigger', got %s: "
-				"%s", desc(&nm, p, d, sizeof(d)), nm.k == S_LBRACE ?
-				"a trigger needs a name (it names the snapshot files)" : usage);
+			add_err(p->s, nm.pos,
+				"expected the trigger's name after 'trigger', got %s: "
+				"%s",
+				desc(&nm, p, d, sizeof(d)),
+				nm.k == S_LBRACE ?
+					"a trigger needs a name (it names the snapshot files)" :
+					usage);
 		if (nm.k != S_LBRACE) {
 			stok_free(&nm);
 			if (nm.k != S_EOL)
@@ -1850,8 +1933,10 @@ static int st_trigger(struct sp *p, const struct stok *kw)
 		goto body;
 	}
 	if (!valid_name(nm.val, 63))
-		add_err(p->s, nm.pos, "trigger name '%.*s': 1 to 63 characters from A-Z a-z 0-9 _ . - "
-			"(it names the snapshot files)", 64, nm.val);
+		add_err(p->s, nm.pos,
+			"trigger name '%.*s': 1 to 63 characters from A-Z a-z 0-9 _ . - "
+			"(it names the snapshot files)",
+			64, nm.val);
 	else
 		trigger_name_seen(p, nm.val, nm.pos);
 	next(p, M_LIST, &br);
@@ -1864,8 +1949,10 @@ static int st_trigger(struct sp *p, const struct stok *kw)
 body:
 	if (br.k != S_LBRACE) {
 		if (br.k != S_BAD)
-			add_err(p->s, br.pos, "expected '{' after 'trigger %s', got %s: the statement "
-				"is '%s'", nm.val ? nm.val : "", desc(&br, p, d, sizeof(d)), usage);
+			add_err(p->s, br.pos,
+				"expected '{' after 'trigger %s', got %s: the statement "
+				"is '%s'",
+				nm.val ? nm.val : "", desc(&br, p, d, sizeof(d)), usage);
 		if (br.k != S_EOL)
 			skip_line(p);
 		goto out;
@@ -1876,8 +1963,10 @@ body:
 	closed = find_close(p, &open, nm.val ? nm.val : "");
 	be = p->i;
 	if (closed < 0) {
-		add_err(p->s, open, "the '{' of trigger '%s' is never closed: add '}' after its "
-			"body", nm.val ? nm.val : "");
+		add_err(p->s, open,
+			"the '{' of trigger '%s' is never closed: add '}' after its "
+			"body",
+			nm.val ? nm.val : "");
 		goto out;
 	}
 	adv(p); /* '}' */
@@ -1887,9 +1976,10 @@ body:
 		next(p, M_LIST, &t);
 		if (t.k != S_EOL && t.k != S_EOF) {
 			if (t.k != S_BAD)
-				add_err(p->s, t.pos, "unexpected %s after the '}' of trigger '%s': start "
-					"the next statement on a new line", desc(&t, p, d, sizeof(d)),
-					nm.val ? nm.val : "");
+				add_err(p->s, t.pos,
+					"unexpected %s after the '}' of trigger '%s': start "
+					"the next statement on a new line",
+					desc(&t, p, d, sizeof(d)), nm.val ? nm.val : "");
 			skip_line(p);
 		}
 		stok_free(&t);
@@ -1918,8 +2008,10 @@ body:
 	}
 	/* `name` in the body may only repeat the block's (as --dump-script writes it). */
 	if (trig_ast_name_pos(a, &npos) && strcmp(def.name, nm.val)) {
-		add_err(p->s, npos, "'name %s' inside trigger '%s': the block already names it; "
-			"drop this option", def.name, nm.val);
+		add_err(p->s, npos,
+			"'name %s' inside trigger '%s': the block already names it; "
+			"drop this option",
+			def.name, nm.val);
 		goto out;
 	}
 	snprintf(def.name, sizeof(def.name), "%s", nm.val);
@@ -1986,9 +2078,10 @@ static const struct stmt {
 	{ "keep", ST_KEEP, st_keep },
 	{ "name", ST_NAME, NULL, "name PREFIX", v_name },
 	{ "on_snapshot", ST_ON_SNAPSHOT, st_on_snapshot },
-	{ "on_snapshot_timeout", ST_ON_SNAPSHOT_TIMEOUT, NULL, "on_snapshot_timeout DURATION (e.g. 60s)",
-	  v_onsnap_timeout },
-	{ "on_snapshot_jobs", ST_ON_SNAPSHOT_JOBS, NULL, "on_snapshot_jobs N (e.g. 2)", v_onsnap_jobs },
+	{ "on_snapshot_timeout", ST_ON_SNAPSHOT_TIMEOUT, NULL,
+	  "on_snapshot_timeout DURATION (e.g. 60s)", v_onsnap_timeout },
+	{ "on_snapshot_jobs", ST_ON_SNAPSHOT_JOBS, NULL, "on_snapshot_jobs N (e.g. 2)",
+	  v_onsnap_jobs },
 	{ "post", ST_POST, NULL, "post DURATION (e.g. post 10ms)", v_post },
 	{ "control", ST_CONTROL, st_control },
 	{ "max_starts", ST_MAX_STARTS, NULL, "max_starts N", v_max_starts },
@@ -2002,26 +2095,60 @@ static const struct stmt {
 };
 
 /* Words people bring from the command line or other tools. */
-static const struct { const char *w; const char *kw; } aliases[] = {
-	{ "-e", "record" }, { "--event", "record" }, { "event", "record" }, { "events", "record" },
-	{ "-m", "buffer" }, { "--mmap-pages", "buffer" }, { "mmap_pages", "buffer" },
-	{ "-g", "callgraph" }, { "--call-graph", "callgraph" }, { "call_graph", "callgraph" },
-	{ "-F", "frequency" }, { "--freq", "frequency" }, { "freq", "frequency" },
-	{ "-c", "period" }, { "--period", "period" },
-	{ "-C", "cpus" }, { "--cpu", "cpus" }, { "cpu", "cpus" }, { "-a", "cpus all" },
-	{ "-p", "pid" }, { "--pid", "pid" }, { "-G", "cgroup" }, { "--cgroup", "cgroup" },
-	{ "-o", "output" }, { "--output", "output" },
-	{ "--post", "post" }, { "--trigger", "trigger NAME { ... }" },
-	{ "--control", "control" }, { "--max-starts", "max_starts" }, { "--max-keys", "max_keys" },
-	{ "on-snapshot", "on_snapshot" }, { "--on-snapshot", "on_snapshot" },
-	{ "--on-snapshot-timeout", "on_snapshot_timeout" }, { "on-snapshot-timeout", "on_snapshot_timeout" },
-	{ "--on-snapshot-jobs", "on_snapshot_jobs" }, { "on-snapshot-jobs", "on_snapshot_jobs" },
-	{ "max-starts", "max_starts" }, { "max-keys", "max_keys" },
-	{ "--budget", "budget" }, { "call-graph", "callgraph" }, { "--metrics", "metrics" }, { "--metrics-file", "metrics_file" },
-	{ "metrics-file", "metrics_file" }, { "-z", "compress zstd" },
-	{ "--compression-level", "compress zstd LEVEL" }, { "compression", "compress zstd" },
-	{ "zstd", "compress zstd" }, { "--no-buildid-cache", "buildid_cache off" },
-	{ "no-buildid-cache", "buildid_cache off" }, { "buildid-cache", "buildid_cache" },
+static const struct {
+	const char *w;
+	const char *kw;
+} aliases[] = {
+	{ "-e", "record" },
+	{ "--event", "record" },
+	{ "event", "record" },
+	{ "events", "record" },
+	{ "-m", "buffer" },
+	{ "--mmap-pages", "buffer" },
+	{ "mmap_pages", "buffer" },
+	{ "-g", "callgraph" },
+	{ "--call-graph", "callgraph" },
+	{ "call_graph", "callgraph" },
+	{ "-F", "frequency" },
+	{ "--freq", "frequency" },
+	{ "freq", "frequency" },
+	{ "-c", "period" },
+	{ "--period", "period" },
+	{ "-C", "cpus" },
+	{ "--cpu", "cpus" },
+	{ "cpu", "cpus" },
+	{ "-a", "cpus all" },
+	{ "-p", "pid" },
+	{ "--pid", "pid" },
+	{ "-G", "cgroup" },
+	{ "--cgroup", "cgroup" },
+	{ "-o", "output" },
+	{ "--output", "output" },
+	{ "--post", "post" },
+	{ "--trigger", "trigger NAME { ... }" },
+	{ "--control", "control" },
+	{ "--max-starts", "max_starts" },
+	{ "--max-keys", "max_keys" },
+	{ "on-snapshot", "on_snapshot" },
+	{ "--on-snapshot", "on_snapshot" },
+	{ "--on-snapshot-timeout", "on_snapshot_timeout" },
+	{ "on-snapshot-timeout", "on_snapshot_timeout" },
+	{ "--on-snapshot-jobs", "on_snapshot_jobs" },
+	{ "on-snapshot-jobs", "on_snapshot_jobs" },
+	{ "max-starts", "max_starts" },
+	{ "max-keys", "max_keys" },
+	{ "--budget", "budget" },
+	{ "call-graph", "callgraph" },
+	{ "--metrics", "metrics" },
+	{ "--metrics-file", "metrics_file" },
+	{ "metrics-file", "metrics_file" },
+	{ "-z", "compress zstd" },
+	{ "--compression-level", "compress zstd LEVEL" },
+	{ "compression", "compress zstd" },
+	{ "zstd", "compress zstd" },
+	{ "--no-buildid-cache", "buildid_cache off" },
+	{ "no-buildid-cache", "buildid_cache off" },
+	{ "buildid-cache", "buildid_cache" },
 };
 
 static void unknown_statement(struct sp *p, const struct stok *t)
@@ -2031,24 +2158,29 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 	char d[64];
 
 	if (strpbrk(t->val, ":/") || rec_sw_event_find(t->val) >= 0) {
-		add_err(p->s, t->pos, "an event at the start of a line: record it with 'record %s', "
-			"or trigger on it with 'trigger NAME { on %s }'", t->val, t->val);
+		add_err(p->s, t->pos,
+			"an event at the start of a line: record it with 'record %s', "
+			"or trigger on it with 'trigger NAME { on %s }'",
+			t->val, t->val);
 		return;
 	}
 	if (!strcmp(t->val, "on") || !strcmp(t->val, "latency") || !strcmp(t->val, "rate") ||
 	    !strcmp(t->val, "manual")) {
-		add_err(p->s, t->pos, "'%s' at the start of a line: a trigger goes in a block, "
-			"'trigger NAME { %s ... }'", t->val, t->val);
+		add_err(p->s, t->pos,
+			"'%s' at the start of a line: a trigger goes in a block, "
+			"'trigger NAME { %s ... }'",
+			t->val, t->val);
 		return;
 	}
 	if (!strcmp(t->val, "filter") || !strcmp(t->val, "--filter")) {
-		add_err(p->s, t->pos, "a kernel filter follows its event: 'record EVENT if FILTER'");
+		add_err(p->s, t->pos,
+			"a kernel filter follows its event: 'record EVENT if FILTER'");
 		return;
 	}
 	for (size_t i = 0; i < sizeof(aliases) / sizeof(aliases[0]); i++) {
 		if (!strcmp(t->val, aliases[i].w)) {
-			add_err(p->s, t->pos, "unknown statement '%s': in a script, write '%s'", t->val,
-				aliases[i].kw);
+			add_err(p->s, t->pos, "unknown statement '%s': in a script, write '%s'",
+				t->val, aliases[i].kw);
 			return;
 		}
 	}
@@ -2064,7 +2196,8 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 		add_err(p->s, t->pos, "unknown statement %s (did you mean '%s'?)",
 			desc(t, p, d, sizeof(d)), best);
 	else
-		add_err(p->s, t->pos, "unknown statement %s: statements are record, buffer, "
+		add_err(p->s, t->pos,
+			"unknown statement %s: statements are record, buffer, "
 			"callgraph, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
 			"on_snapshot, on_snapshot_timeout, on_snapshot_jobs, post, control, max_starts, "
 			"max_keys, metrics, metrics_file, budget, compress, buildid_cache and trigger",
@@ -2096,7 +2229,8 @@ int script__parse(struct script *s, struct trigrec_config *c)
 			continue;
 		}
 		if (t.k != S_WORD) {
-			add_err(s, t.pos, "expected a statement (record, trigger, output, ...), got %s",
+			add_err(s, t.pos,
+				"expected a statement (record, trigger, output, ...), got %s",
 				desc(&t, &p, d, sizeof(d)));
 			stok_free(&t);
 			skip_line(&p);
@@ -2108,8 +2242,8 @@ int script__parse(struct script *s, struct trigrec_config *c)
 		if (!st) {
 			unknown_statement(&p, &t);
 			skip_line(&p);
-		} else if ((st->fn ? st->fn(&p, &t)
-				   : one_value(&p, &t, st->id, st->usage, st->value)) == -ENOMEM) {
+		} else if ((st->fn ? st->fn(&p, &t) :
+				     one_value(&p, &t, st->id, st->usage, st->value)) == -ENOMEM) {
 			stok_free(&t);
 			break;
 		}
@@ -2146,7 +2280,7 @@ static const char *runnable(const char *cmd, char *why, size_t len)
 			why[0] = '\0';
 		return why;
 	}
-	for (p = path ? path : "/usr/bin:/bin"; p && *p; ) {
+	for (p = path ? path : "/usr/bin:/bin"; p && *p;) {
 		const char *e = strchr(p, ':');
 		int n = e ? (int)(e - p) : (int)strlen(p);
 		struct stat st;
@@ -2182,8 +2316,8 @@ static void dir_exists(struct script *s, const char *path, struct tl_pos pos, co
 		else
 			*sl = '\0';
 		if (stat(dir, &st) || !S_ISDIR(st.st_mode))
-			add_err(s, pos_or_top(pos), "%s %s: directory %s does not exist", what, path,
-				dir);
+			add_err(s, pos_or_top(pos), "%s %s: directory %s does not exist", what,
+				path, dir);
 	}
 	free(dir);
 }
@@ -2197,12 +2331,16 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 	if (c->outdir && s->outdir_pos.line) {
 		if (!stat(c->outdir, &st)) {
 			if (!S_ISDIR(st.st_mode))
-				add_err(s, s->outdir_pos, "output %s is not a directory", c->outdir);
+				add_err(s, s->outdir_pos, "output %s is not a directory",
+					c->outdir);
 			else if (access(c->outdir, W_OK | X_OK))
-				add_err(s, s->outdir_pos, "output directory %s is not writable: %s (fix "
-					"its permissions or choose another)", c->outdir, strerror(errno));
+				add_err(s, s->outdir_pos,
+					"output directory %s is not writable: %s (fix "
+					"its permissions or choose another)",
+					c->outdir, strerror(errno));
 		} else if (errno != ENOENT) {
-			add_err(s, s->outdir_pos, "output directory %s: %s", c->outdir, strerror(errno));
+			add_err(s, s->outdir_pos, "output directory %s: %s", c->outdir,
+				strerror(errno));
 		} else {
 			/* trigrec creates the last component only. */
 			char *parent = strdup(c->outdir), *sl;
@@ -2218,13 +2356,16 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 				else
 					*sl = '\0';
 				if (stat(parent, &st) || !S_ISDIR(st.st_mode))
-					add_err(s, s->outdir_pos, "output directory %s does not exist, and "
+					add_err(s, s->outdir_pos,
+						"output directory %s does not exist, and "
 						"neither does its parent %s: trigrec creates only the last "
-						"directory (mkdir -p %s first)", c->outdir, parent, parent);
+						"directory (mkdir -p %s first)",
+						c->outdir, parent, parent);
 				else if (access(parent, W_OK | X_OK))
-					add_err(s, s->outdir_pos, "output directory %s does not exist and "
-						"cannot be created in %s: %s", c->outdir, parent,
-						strerror(errno));
+					add_err(s, s->outdir_pos,
+						"output directory %s does not exist and "
+						"cannot be created in %s: %s",
+						c->outdir, parent, strerror(errno));
 				free(parent);
 			}
 		}
@@ -2234,10 +2375,13 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 
 		if (stat(c->cgroup, &st) || !S_ISDIR(st.st_mode))
 			add_err(s, pos_or_top(s->cgroup_pos), "cgroup %s: %s", c->cgroup,
-				errno && !S_ISDIR(st.st_mode) ? "not a directory" : strerror(errno));
+				errno && !S_ISDIR(st.st_mode) ? "not a directory" :
+								strerror(errno));
 		else if (statfs(c->cgroup, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC)
-			add_err(s, pos_or_top(s->cgroup_pos), "cgroup %s is not in a cgroup v2 "
-				"hierarchy (cgroup2 is usually mounted at /sys/fs/cgroup)", c->cgroup);
+			add_err(s, pos_or_top(s->cgroup_pos),
+				"cgroup %s is not in a cgroup v2 "
+				"hierarchy (cgroup2 is usually mounted at /sys/fs/cgroup)",
+				c->cgroup);
 	}
 	if (c->cmd && c->cmd[0] && runnable(c->cmd[0], why, sizeof(why))[0])
 		add_err(s, pos_or_top(s->cmd_pos), "cannot run %s: %s", c->cmd[0], why);

@@ -19,10 +19,10 @@
 #include "lang/trigger_lang.h"
 #include "session/config.h"
 
-#define SCRIPT_MAX_BYTES   (1u << 20) /* a script is at most 1 MiB */
-#define SCRIPT_MAX_LINE    4096       /* bytes per line */
-#define SCRIPT_MAX_TRIGGER 8192       /* bytes of one trigger block's body */
-#define SCRIPT_MAX_ERRORS  50         /* errors collected before giving up */
+#define SCRIPT_MAX_BYTES (1u << 20) /* a script is at most 1 MiB */
+#define SCRIPT_MAX_LINE 4096	    /* bytes per line */
+#define SCRIPT_MAX_TRIGGER 8192	    /* bytes of one trigger block's body */
+#define SCRIPT_MAX_ERRORS 50	    /* errors collected before giving up */
 
 struct script;
 

@@ -41,30 +41,46 @@ set_err(struct tl_error *err, struct tl_pos pos, const char *fmt, ...)
 enum tok_kind { TK_EOF, TK_WORD, TK_NUM, TK_STR, TK_PUNCT };
 
 enum punct {
-	P_NONE, P_LPAREN, P_RPAREN, P_COMMA, P_SLASH, P_ARROW, P_MINUS, P_NOT,
-	P_AND, P_OR, P_BITAND, P_TILDE, P_EQ, P_NE, P_LT, P_LE, P_GT, P_GE,
+	P_NONE,
+	P_LPAREN,
+	P_RPAREN,
+	P_COMMA,
+	P_SLASH,
+	P_ARROW,
+	P_MINUS,
+	P_NOT,
+	P_AND,
+	P_OR,
+	P_BITAND,
+	P_TILDE,
+	P_EQ,
+	P_NE,
+	P_LT,
+	P_LE,
+	P_GT,
+	P_GE,
 };
 
 static const char *const punct_text[] = {
-	[P_NONE] = "", [P_LPAREN] = "(", [P_RPAREN] = ")", [P_COMMA] = ",", [P_SLASH] = "/",
-	[P_ARROW] = "->", [P_MINUS] = "-", [P_NOT] = "!", [P_AND] = "&&", [P_OR] = "||",
-	[P_BITAND] = "&", [P_TILDE] = "~", [P_EQ] = "==", [P_NE] = "!=", [P_LT] = "<",
-	[P_LE] = "<=", [P_GT] = ">", [P_GE] = ">=",
+	[P_NONE] = "",	  [P_LPAREN] = "(", [P_RPAREN] = ")", [P_COMMA] = ",", [P_SLASH] = "/",
+	[P_ARROW] = "->", [P_MINUS] = "-",  [P_NOT] = "!",    [P_AND] = "&&",  [P_OR] = "||",
+	[P_BITAND] = "&", [P_TILDE] = "~",  [P_EQ] = "==",    [P_NE] = "!=",   [P_LT] = "<",
+	[P_LE] = "<=",	  [P_GT] = ">",	    [P_GE] = ">=",
 };
 
 struct tok {
 	enum tok_kind kind;
-	enum punct p;          /* TK_PUNCT */
+	enum punct p; /* TK_PUNCT */
 	struct tl_pos pos;
-	const char *s;         /* source text of the token */
+	const char *s; /* source text of the token */
 	size_t len;
-	char *str;             /* TK_STR: the decoded string (malloc'ed) */
+	char *str; /* TK_STR: the decoded string (malloc'ed) */
 };
 
 struct lexer {
 	const char *text;
 	size_t i;
-	int line, col;         /* of text[i] */
+	int line, col; /* of text[i] */
 	struct tok *t;
 	int n, cap;
 };
@@ -154,9 +170,10 @@ static int word_char_len(const char *s)
 
 	if (c >= 0x80)
 		return word_utf8(s);
-	return isalnum(c) || c == '_' || c == '*' || c == '?' || c == '[' || c == ']' ||
-	       c == ':' || c == '/' || c == '.' || (c == '-' && s[1] != '>' && s[1] &&
-	       (isalnum((unsigned char)s[1]) || s[1] == '_' || (unsigned char)s[1] >= 0x80));
+	return isalnum(c) || c == '_' || c == '*' || c == '?' || c == '[' || c == ']' || c == ':' ||
+	       c == '/' || c == '.' ||
+	       (c == '-' && s[1] != '>' && s[1] &&
+		(isalnum((unsigned char)s[1]) || s[1] == '_' || (unsigned char)s[1] >= 0x80));
 }
 
 static struct tok *lx_push(struct lexer *lx, enum tok_kind k, struct tl_pos pos, size_t start)
@@ -216,8 +233,10 @@ static int lex_string(struct lexer *lx, struct tl_error *err)
 			if (e != '"' && e != '\'' && e != '\\') {
 				struct tl_pos ep = { lx->line, lx->col };
 
-				set_err(err, ep, "unsupported escape '\\%c' in string: only \\\", \\' "
-					"and \\\\ are recognized", e && e != '\n' ? e : ' ');
+				set_err(err, ep,
+					"unsupported escape '\\%c' in string: only \\\", \\' "
+					"and \\\\ are recognized",
+					e && e != '\n' ? e : ' ');
 				free(buf);
 				return -EINVAL;
 			}
@@ -288,7 +307,8 @@ static int lex(const char *text, int first_line, int first_col, struct lexer *lx
 				int k = isalnum((unsigned char)*q) || *q == '.' || *q == '_';
 
 				/* The micro signs of "2µs": U+00B5 and U+03BC. */
-				if (!k && (!strncmp(q, "\xc2\xb5", 2) || !strncmp(q, "\xce\xbc", 2)))
+				if (!k &&
+				    (!strncmp(q, "\xc2\xb5", 2) || !strncmp(q, "\xce\xbc", 2)))
 					k = 2;
 				if (!k)
 					break;
@@ -371,7 +391,8 @@ static int lex(const char *text, int first_line, int first_col, struct lexer *lx
 			else if ((what = lookalike(cp, &fix)) && strstr(what, "space"))
 				set_err(err, pos, "%s (U+%04X): %s", what, (unsigned)cp, fix);
 			else if (what)
-				set_err(err, pos, "%s '%.*s' (U+%04X): %s", what, k, s, (unsigned)cp, fix);
+				set_err(err, pos, "%s '%.*s' (U+%04X): %s", what, k, s,
+					(unsigned)cp, fix);
 			else
 				set_err(err, pos, "unexpected character '%.*s' (U+%04X)", k, s,
 					(unsigned)cp);
@@ -408,17 +429,17 @@ enum vkind { V_INT = 1, V_STR, V_WORD };
 
 struct tl_node {
 	enum nkind kind;
-	struct tl_node *l, *r;          /* N_AND, N_OR: both; N_NOT: l */
+	struct tl_node *l, *r; /* N_AND, N_OR: both; N_NOT: l */
 	/* N_CMP */
 	char field[64];
 	struct tl_pos field_pos;
 	enum punct op;
 	struct tl_pos op_pos;
 	enum vkind vk;
-	uint64_t mag;                   /* V_INT: magnitude */
-	int neg;                        /* V_INT: negative */
-	int hex;                        /* V_INT: written in 0x hex */
-	char *sval;                     /* V_STR, V_WORD */
+	uint64_t mag; /* V_INT: magnitude */
+	int neg;      /* V_INT: negative */
+	int hex;      /* V_INT: written in 0x hex */
+	char *sval;   /* V_STR, V_WORD */
 	struct tl_pos val_pos;
 };
 
@@ -440,13 +461,13 @@ struct tl_side {
 struct trig_ast {
 	enum trigrec_trigger_kind kind;
 	struct tl_pos kind_pos;
-	struct tl_side side[2];         /* [TRIGREC_ROLE_EVENT], [TRIGREC_ROLE_START] */
-	struct tl_node *both;           /* LATENCY: the filter after the threshold */
-	uint64_t threshold;             /* count N, latency ns, rate N */
-	uint64_t window_ns;             /* RATE */
+	struct tl_side side[2]; /* [TRIGREC_ROLE_EVENT], [TRIGREC_ROLE_START] */
+	struct tl_node *both;	/* LATENCY: the filter after the threshold */
+	uint64_t threshold;	/* count N, latency ns, rate N */
+	uint64_t window_ns;	/* RATE */
 	int has_post, has_cooldown, has_key_cooldown, has_limit, has_max, has_name, has_where;
 	struct tl_pos opt_pos[7];
-	int manual;                     /* `manual`: no event, taken on request */
+	int manual; /* `manual`: no event, taken on request */
 	uint64_t post_ns, cooldown_ns, key_cooldown_ns, limit, limit_period_ns, max_total;
 	char name[64];
 };
@@ -479,7 +500,7 @@ struct parser {
 	int n, i;
 	struct tl_error *err;
 	int depth;
-	int nodes;             /* allocated so far, against TL_MAX_NODES */
+	int nodes; /* allocated so far, against TL_MAX_NODES */
 };
 
 static struct tok *cur(struct parser *ps)
@@ -527,7 +548,8 @@ perr(struct parser *ps, struct tl_pos pos, const char *fmt, ...)
 }
 
 /* Copy a WORD token into dst (size len); error if it does not fit. */
-static int word_copy(struct parser *ps, const struct tok *t, char *dst, size_t len, const char *what)
+static int word_copy(struct parser *ps, const struct tok *t, char *dst, size_t len,
+		     const char *what)
 {
 	if (t->len >= len)
 		return perr(ps, t->pos, "%s too long (%zu characters; at most %zu)", what, t->len,
@@ -545,7 +567,8 @@ static int parse_int_tok(struct parser *ps, const struct tok *t, uint64_t *v, co
 	if (t->kind != TK_NUM) {
 		char d[64];
 
-		return perr(ps, t->pos, "expected %s (a number), got %s", what, tok_desc(t, d, sizeof(d)));
+		return perr(ps, t->pos, "expected %s (a number), got %s", what,
+			    tok_desc(t, d, sizeof(d)));
 	}
 	if (t->len >= sizeof(buf))
 		return perr(ps, t->pos, "%s: number too long", what);
@@ -605,12 +628,23 @@ static int parse_dur(struct parser *ps, uint64_t *ns, const char *what)
 /* PERIOD: a duration, or a unit word meaning one of it ("min", "hour", "s"). */
 static int parse_period(struct parser *ps, uint64_t *ns, const char *what)
 {
-	static const struct { const char *w; uint64_t ns; } words[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
-		{ "s", 1000000000ULL }, { "sec", 1000000000ULL }, { "second", 1000000000ULL },
-		{ "m", 60000000000ULL }, { "min", 60000000000ULL }, { "minute", 60000000000ULL },
-		{ "h", 3600000000000ULL }, { "hour", 3600000000000ULL },
-		{ "d", 86400000000000ULL }, { "day", 86400000000000ULL },
+	static const struct {
+		const char *w;
+		uint64_t ns;
+	} words[] = {
+		{ "ns", 1 },
+		{ "us", 1000 },
+		{ "ms", 1000000 },
+		{ "s", 1000000000ULL },
+		{ "sec", 1000000000ULL },
+		{ "second", 1000000000ULL },
+		{ "m", 60000000000ULL },
+		{ "min", 60000000000ULL },
+		{ "minute", 60000000000ULL },
+		{ "h", 3600000000000ULL },
+		{ "hour", 3600000000000ULL },
+		{ "d", 86400000000000ULL },
+		{ "day", 86400000000000ULL },
 	};
 	struct tok *t = cur(ps);
 
@@ -622,8 +656,10 @@ static int parse_period(struct parser *ps, uint64_t *ns, const char *what)
 				return 0;
 			}
 		}
-		return perr(ps, t->pos, "%s: unknown period '%.*s' (use a duration such as 30s, "
-			    "or s, min, hour)", what, t->len > 40 ? 40 : (int)t->len, t->s);
+		return perr(ps, t->pos,
+			    "%s: unknown period '%.*s' (use a duration such as 30s, "
+			    "or s, min, hour)",
+			    what, t->len > 40 ? 40 : (int)t->len, t->s);
 	}
 	return parse_dur(ps, ns, what);
 }
@@ -637,9 +673,11 @@ static struct tl_node *node_new(struct parser *ps, enum nkind k)
 	struct tl_node *n;
 
 	if (++ps->nodes > TL_MAX_NODES) {
-		perr(ps, cur(ps)->pos, "condition too large: more than %d terms (comparisons, &&, "
+		perr(ps, cur(ps)->pos,
+		     "condition too large: more than %d terms (comparisons, &&, "
 		     "||, !) in one trigger (TL_MAX_NODES); a side compiles at most %d comparisons "
-		     "(TRIGREC_MAX_CLAUSES)", TL_MAX_NODES, TRIGREC_MAX_CLAUSES);
+		     "(TRIGREC_MAX_CLAUSES)",
+		     TL_MAX_NODES, TRIGREC_MAX_CLAUSES);
 		return NULL;
 	}
 	n = calloc(1, sizeof(*n));
@@ -655,11 +693,15 @@ static int is_cmp_op(const struct tok *t)
 	if (t->kind != TK_PUNCT)
 		return 0;
 	switch (t->p) {
-	case P_EQ: case P_NE: case P_LT: case P_LE: case P_GT: case P_GE:
-	case P_BITAND: case P_TILDE:
-		return 1;
-	default:
-		return 0;
+	case P_EQ:
+	case P_NE:
+	case P_LT:
+	case P_LE:
+	case P_GT:
+	case P_GE:
+	case P_BITAND:
+	case P_TILDE: return 1;
+	default: return 0;
 	}
 }
 
@@ -673,17 +715,21 @@ static struct tl_node *parse_cmp(struct parser *ps)
 
 	if (f->kind != TK_WORD) {
 		if (f->kind == TK_EOF)
-			perr(ps, f->pos, "expected a condition (FIELD OP VALUE, e.g. pid == 42) "
+			perr(ps, f->pos,
+			     "expected a condition (FIELD OP VALUE, e.g. pid == 42) "
 			     "but the trigger ends here");
 		else
-			perr(ps, f->pos, "expected a field name to compare (e.g. pid == 42), got %s",
+			perr(ps, f->pos,
+			     "expected a field name to compare (e.g. pid == 42), got %s",
 			     tok_desc(f, d, sizeof(d)));
 		return NULL;
 	}
 	op = peek(ps, 1);
 	if (!is_cmp_op(op)) {
-		perr(ps, op->pos, "expected a comparison operator (== != < <= > >= & ~) after '%.*s', "
-		     "got %s", f->len > 40 ? 40 : (int)f->len, f->s, tok_desc(op, d, sizeof(d)));
+		perr(ps, op->pos,
+		     "expected a comparison operator (== != < <= > >= & ~) after '%.*s', "
+		     "got %s",
+		     f->len > 40 ? 40 : (int)f->len, f->s, tok_desc(op, d, sizeof(d)));
 		return NULL;
 	}
 	n = node_new(ps, N_CMP);
@@ -745,8 +791,10 @@ static struct tl_node *parse_unary(struct parser *ps)
 	struct tl_node *n;
 
 	if (++ps->depth > TL_MAX_DEPTH) {
-		perr(ps, t->pos, "condition nested too deeply (more than %d levels of ! and "
-		     "parentheses, TL_MAX_DEPTH)", TL_MAX_DEPTH);
+		perr(ps, t->pos,
+		     "condition nested too deeply (more than %d levels of ! and "
+		     "parentheses, TL_MAX_DEPTH)",
+		     TL_MAX_DEPTH);
 		return NULL;
 	}
 	if (is_punct(t, P_NOT)) {
@@ -845,12 +893,18 @@ static int parse_key(struct parser *ps, struct tl_key *k)
 		char d[64];
 
 		if (t->kind != TK_WORD)
-			return perr(ps, t->pos, "expected a key field after '%s' (e.g. by pid, or "
-				    "by dev, sector), got %s", k->n ? "," : paren ? "(" : "by",
+			return perr(ps, t->pos,
+				    "expected a key field after '%s' (e.g. by pid, or "
+				    "by dev, sector), got %s",
+				    k->n  ? "," :
+				    paren ? "(" :
+					    "by",
 				    tok_desc(t, d, sizeof(d)));
 		if (k->n == TRIGREC_MAX_KEY_PARTS)
-			return perr(ps, t->pos, "too many key fields: a key has at most %d parts "
-				    "(TRIGREC_MAX_KEY_PARTS)", TRIGREC_MAX_KEY_PARTS);
+			return perr(ps, t->pos,
+				    "too many key fields: a key has at most %d parts "
+				    "(TRIGREC_MAX_KEY_PARTS)",
+				    TRIGREC_MAX_KEY_PARTS);
 		if (word_copy(ps, t, k->name[k->n], sizeof(k->name[k->n]), "key field name"))
 			return -EINVAL;
 		k->pos[k->n++] = t->pos;
@@ -888,26 +942,31 @@ static int misplaced(struct parser *ps, const struct trig_ast *a, const char *ex
 	char d[64];
 
 	if (is_word(t, "count"))
-		return perr(ps, t->pos, "'count >= N' applies to plain event triggers only; for "
+		return perr(ps, t->pos,
+			    "'count >= N' applies to plain event triggers only; for "
 			    "a number of events in a time window use 'rate EVENT > N/DURATION'");
 	if (is_word(t, "by"))
-		return perr(ps, t->pos, a->kind == TRIGREC_TRIG_EVENT ?
-			    "'by' applies to latency and rate triggers only (a plain event "
-			    "trigger has no key)" :
-			    "'by' is misplaced here: it goes after the event and its 'if' "
-			    "condition (EVENT [if COND] [by KEY])");
+		return perr(ps, t->pos,
+			    a->kind == TRIGREC_TRIG_EVENT ?
+				    "'by' applies to latency and rate triggers only (a plain event "
+				    "trigger has no key)" :
+				    "'by' is misplaced here: it goes after the event and its 'if' "
+				    "condition (EVENT [if COND] [by KEY])");
 	if (is_word(t, "if"))
-		return perr(ps, t->pos, "'if' is misplaced here: the condition goes right after "
+		return perr(ps, t->pos,
+			    "'if' is misplaced here: the condition goes right after "
 			    "the event (EVENT if COND ...)");
 	if (is_punct(t, P_ARROW))
-		return perr(ps, t->pos, "'->' belongs to latency triggers: write "
+		return perr(ps, t->pos,
+			    "'->' belongs to latency triggers: write "
 			    "'latency START -> END > DURATION'");
 	return perr(ps, t->pos, "%s, got %s", expected, tok_desc(t, d, sizeof(d)));
 }
 
 enum { O_POST, O_COOLDOWN, O_KEY_COOLDOWN, O_LIMIT, O_MAX, O_NAME, O_WHERE };
 
-static const char *const option_words[] = { "post", "cooldown", "limit", "max", "name", "where", NULL };
+static const char *const option_words[] = { "post", "cooldown", "limit", "max",
+					    "name", "where",	NULL };
 static const char *const kind_words[] = { "latency", "rate", "manual", "event", NULL };
 
 /* The word of `words` one or two edits from the token (about one per three letters), or NULL. */
@@ -937,8 +996,10 @@ static int dup_opt(struct parser *ps, struct trig_ast *a, int *has, int which, s
 		   const char *what)
 {
 	if (*has)
-		return perr(ps, t->pos, "duplicate option '%s' (already given at %d:%d): give "
-			    "it once", what, a->opt_pos[which].line, a->opt_pos[which].col);
+		return perr(ps, t->pos,
+			    "duplicate option '%s' (already given at %d:%d): give "
+			    "it once",
+			    what, a->opt_pos[which].line, a->opt_pos[which].col);
 	*has = 1;
 	a->opt_pos[which] = t->pos;
 	return 0;
@@ -952,10 +1013,12 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 
 		if (t->kind == TK_EOF)
 			return 0;
-		if (a->manual && (is_word(t, "cooldown") || is_word(t, "limit") || is_word(t, "max") ||
-				  is_word(t, "where")))
-			return perr(ps, t->pos, "a manual trigger takes only post and name: '%.*s' "
-				    "applies to triggers the kernel fires", (int)t->len, t->s);
+		if (a->manual && (is_word(t, "cooldown") || is_word(t, "limit") ||
+				  is_word(t, "max") || is_word(t, "where")))
+			return perr(ps, t->pos,
+				    "a manual trigger takes only post and name: '%.*s' "
+				    "applies to triggers the kernel fires",
+				    (int)t->len, t->s);
 		if (is_word(t, "post")) {
 			if (dup_opt(ps, a, &a->has_post, O_POST, t, "post"))
 				return -EINVAL;
@@ -964,7 +1027,8 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			if (parse_dur(ps, &a->post_ns, "post"))
 				return -EINVAL;
 			if (a->post_ns > TL_MAX_POST_NS)
-				return perr(ps, t->pos, "post %.*s is longer than the maximum of 1h (as "
+				return perr(ps, t->pos,
+					    "post %.*s is longer than the maximum of 1h (as "
 					    "for --post)",
 					    t->len > 40 ? 40 : (int)t->len, t->s);
 		} else if (is_word(t, "cooldown")) {
@@ -977,19 +1041,24 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 				struct tok *k = peek(ps, 1);
 
 				if (!is_word(k, "key"))
-					return perr(ps, k->pos, "expected 'key' after 'per' "
+					return perr(ps, k->pos,
+						    "expected 'key' after 'per' "
 						    "(cooldown DURATION per key), got %s",
 						    tok_desc(k, d, sizeof(d)));
 				if (dup_opt(ps, a, &a->has_key_cooldown, O_KEY_COOLDOWN, t,
 					    "cooldown ... per key"))
 					return -EINVAL;
-				if (a->kind == TRIGREC_TRIG_EVENT || (a->kind == TRIGREC_TRIG_RATE &&
-				    !a->side[TRIGREC_ROLE_EVENT].key.given))
-					return perr(ps, cur(ps)->pos, "'per key' needs a keyed "
-						    "trigger: %s", a->kind == TRIGREC_TRIG_EVENT ?
-						    "a plain event trigger has no key (drop 'per key')" :
-						    "add 'by KEY' to the rate (e.g. rate EVENT by pid > "
-						    "N/1s), or drop 'per key'");
+				if (a->kind == TRIGREC_TRIG_EVENT ||
+				    (a->kind == TRIGREC_TRIG_RATE &&
+				     !a->side[TRIGREC_ROLE_EVENT].key.given))
+					return perr(
+						ps, cur(ps)->pos,
+						"'per key' needs a keyed "
+						"trigger: %s",
+						a->kind == TRIGREC_TRIG_EVENT ?
+							"a plain event trigger has no key (drop 'per key')" :
+							"add 'by KEY' to the rate (e.g. rate EVENT by pid > "
+							"N/1s), or drop 'per key'");
 				a->key_cooldown_ns = ns;
 				ps->i += 2;
 			} else {
@@ -1010,12 +1079,15 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 				continue;
 			}
 			if (cur(ps)->kind == TK_WORD)
-				return perr(ps, cur(ps)->pos, "expected limit N/PERIOD (e.g. limit 3/min) "
-					    "or limit none, got %s", tok_desc(cur(ps), d, sizeof(d)));
+				return perr(ps, cur(ps)->pos,
+					    "expected limit N/PERIOD (e.g. limit 3/min) "
+					    "or limit none, got %s",
+					    tok_desc(cur(ps), d, sizeof(d)));
 			if (parse_int_range(ps, 1, 1000000000, &a->limit, "limit"))
 				return -EINVAL;
 			if (!is_punct(cur(ps), P_SLASH))
-				return perr(ps, cur(ps)->pos, "expected '/' and a period after the "
+				return perr(ps, cur(ps)->pos,
+					    "expected '/' and a period after the "
 					    "limit count (e.g. limit 3/min, limit 5/30s), got %s",
 					    tok_desc(cur(ps), d, sizeof(d)));
 			ps->i++;
@@ -1025,7 +1097,8 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			if (!a->limit_period_ns)
 				return perr(ps, pt->pos, "limit period must be longer than 0");
 			if (a->limit_period_ns > TL_MAX_LIMIT_PERIOD_NS)
-				return perr(ps, pt->pos, "limit period is longer than a year (8760h): "
+				return perr(ps, pt->pos,
+					    "limit period is longer than a year (8760h): "
 					    "use max N for a limit over the whole run");
 		} else if (is_word(t, "max")) {
 			if (dup_opt(ps, a, &a->has_max, O_MAX, t, "max"))
@@ -1034,8 +1107,9 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			if (parse_int_range(ps, 1, 1000000000, &a->max_total, "max"))
 				return -EINVAL;
 		} else if (is_word(t, "where")) {
-			struct tl_node *w, **dst = a->kind == TRIGREC_TRIG_LATENCY ? &a->both :
-						   &a->side[TRIGREC_ROLE_EVENT].filter;
+			struct tl_node *w, **dst = a->kind == TRIGREC_TRIG_LATENCY ?
+							   &a->both :
+							   &a->side[TRIGREC_ROLE_EVENT].filter;
 
 			/* Sugar for the trigger's condition, on a line of its own in scripts. */
 			if (dup_opt(ps, a, &a->has_where, O_WHERE, t, "where"))
@@ -1065,15 +1139,19 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			n = cur(ps);
 			if (n->kind == TK_STR) {
 				if (strlen(n->str) >= sizeof(a->name))
-					return perr(ps, n->pos, "name too long (at most %zu "
-						    "characters)", sizeof(a->name) - 1);
+					return perr(ps, n->pos,
+						    "name too long (at most %zu "
+						    "characters)",
+						    sizeof(a->name) - 1);
 				strcpy(a->name, n->str);
 			} else if (n->kind == TK_WORD || n->kind == TK_NUM) {
 				if (word_copy(ps, n, a->name, sizeof(a->name), "name"))
 					return -EINVAL;
 			} else {
-				return perr(ps, n->pos, "expected a name after 'name' (e.g. name "
-					    "slow_io), got %s", tok_desc(n, d, sizeof(d)));
+				return perr(ps, n->pos,
+					    "expected a name after 'name' (e.g. name "
+					    "slow_io), got %s",
+					    tok_desc(n, d, sizeof(d)));
 			}
 			if (!a->name[0])
 				return perr(ps, n->pos, "the name cannot be empty");
@@ -1086,16 +1164,20 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			if (is_word(t, "and") || is_word(t, "or") || is_word(t, "not"))
 				hint = " (conditions use &&, || and !)";
 			else if ((hint = closest_word(t, option_words)))
-				return perr(ps, t->pos, "unknown option '%.*s' (did you mean '%s'?)",
+				return perr(ps, t->pos,
+					    "unknown option '%.*s' (did you mean '%s'?)",
 					    t->len > 40 ? 40 : (int)t->len, t->s, hint);
 			else
 				hint = "";
-			return perr(ps, t->pos, "unknown option '%.*s': options are post DURATION, "
-				    "cooldown DURATION [per key], limit N/PERIOD, max N, name NAME, "
-				    "where COND%s",
-				    t->len > 40 ? 40 : (int)t->len, t->s, hint);
+			return perr(
+				ps, t->pos,
+				"unknown option '%.*s': options are post DURATION, "
+				"cooldown DURATION [per key], limit N/PERIOD, max N, name NAME, "
+				"where COND%s",
+				t->len > 40 ? 40 : (int)t->len, t->s, hint);
 		} else {
-			return misplaced(ps, a, "expected an option (post, cooldown, limit, max, "
+			return misplaced(ps, a,
+					 "expected an option (post, cooldown, limit, max, "
 					 "name, where) or the end of the trigger");
 		}
 	}
@@ -1140,7 +1222,8 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 
 	a->kind_pos = t->pos;
 	if (t->kind == TK_EOF)
-		return perr(ps, t->pos, "empty trigger: give a tracepoint (e.g. "
+		return perr(ps, t->pos,
+			    "empty trigger: give a tracepoint (e.g. "
 			    "sched:sched_process_exit), latency, rate or manual");
 	a->kind = TRIGREC_TRIG_EVENT;
 	/* A tracepoint is SYS:NAME, so these words at the start are always keywords. */
@@ -1170,17 +1253,20 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 
 	if (a->kind == TRIGREC_TRIG_LATENCY) {
 		if (parse_side(ps, st, "the start tracepoint") ||
-		    expect_after_side(ps, a, P_ARROW, 0, "missing '->': a latency trigger is "
+		    expect_after_side(ps, a, P_ARROW, 0,
+				      "missing '->': a latency trigger is "
 				      "'latency START -> END > DURATION'") ||
 		    parse_side(ps, ev, "the end tracepoint after '->'") ||
-		    expect_after_side(ps, a, P_GT, 0, "missing threshold: add '> DURATION' after "
+		    expect_after_side(ps, a, P_GT, 0,
+				      "missing threshold: add '> DURATION' after "
 				      "the end tracepoint (e.g. latency A -> B > 10ms)"))
 			return -EINVAL;
 		t = cur(ps);
 		if (parse_dur(ps, &a->threshold, "latency threshold"))
 			return -EINVAL;
 		if (!a->threshold)
-			return perr(ps, t->pos, "latency threshold must be longer than 0 (e.g. > 1ms)");
+			return perr(ps, t->pos,
+				    "latency threshold must be longer than 0 (e.g. > 1ms)");
 		if (parse_opt_filter(ps, &a->both))
 			return -EINVAL;
 		/* The window ages out starts whose end never came. */
@@ -1189,14 +1275,17 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 			a->window_ns = 10000000000ULL;
 	} else if (a->kind == TRIGREC_TRIG_RATE) {
 		if (parse_side(ps, ev, "a tracepoint after 'rate'") ||
-		    expect_after_side(ps, a, P_GT, 1, "missing threshold: add '> N/DURATION' (e.g. "
+		    expect_after_side(ps, a, P_GT, 1,
+				      "missing threshold: add '> N/DURATION' (e.g. "
 				      "rate EVENT > 1000/1s)"))
 			return -EINVAL;
 		if (parse_int_range(ps, 1, 1000000000, &a->threshold, "rate count"))
 			return -EINVAL;
 		if (!is_punct(cur(ps), P_SLASH))
-			return perr(ps, cur(ps)->pos, "expected '/' and a window after the rate count "
-				    "(e.g. > 1000/1s), got %s", tok_desc(cur(ps), d, sizeof(d)));
+			return perr(ps, cur(ps)->pos,
+				    "expected '/' and a window after the rate count "
+				    "(e.g. > 1000/1s), got %s",
+				    tok_desc(cur(ps), d, sizeof(d)));
 		ps->i++;
 		t = cur(ps);
 		if (parse_period(ps, &a->window_ns, "rate window"))
@@ -1205,8 +1294,10 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 			return perr(ps, t->pos, "rate window must be longer than 0 (e.g. /1s)");
 		if (is_word(cur(ps), "by")) {
 			if (ev->key.given)
-				return perr(ps, cur(ps)->pos, "duplicate 'by': the key was already "
-					    "given at %d:%d", ev->key.by_pos.line, ev->key.by_pos.col);
+				return perr(ps, cur(ps)->pos,
+					    "duplicate 'by': the key was already "
+					    "given at %d:%d",
+					    ev->key.by_pos.line, ev->key.by_pos.col);
 			if (parse_key(ps, &ev->key))
 				return -EINVAL;
 		}
@@ -1217,18 +1308,23 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 			return -EINVAL;
 		if (is_word(cur(ps), "count")) {
 			if (!is_punct(peek(ps, 1), P_GE))
-				return perr(ps, peek(ps, 1)->pos, "expected '>=' after 'count' "
+				return perr(ps, peek(ps, 1)->pos,
+					    "expected '>=' after 'count' "
 					    "(count >= N fires on the Nth match)");
 			ps->i += 2;
 			t = cur(ps);
 			if (is_punct(t, P_MINUS) && peek(ps, 1)->kind == TK_NUM)
-				return perr(ps, t->pos, "count cannot be negative: the minimum is 1 "
-					    "(count >= 1, like no count at all, fires on every match)");
+				return perr(
+					ps, t->pos,
+					"count cannot be negative: the minimum is 1 "
+					"(count >= 1, like no count at all, fires on every match)");
 			if (t->kind == TK_NUM && !parse_int_tok(ps, t, &a->threshold, "count") &&
 			    !a->threshold)
-				return perr(ps, t->pos, "count %.*s is too small: the minimum is 1 "
-					    "(count >= 1, like no count at all, fires on every match)",
-					    t->len > 40 ? 40 : (int)t->len, t->s);
+				return perr(
+					ps, t->pos,
+					"count %.*s is too small: the minimum is 1 "
+					"(count >= 1, like no count at all, fires on every match)",
+					t->len > 40 ? 40 : (int)t->len, t->s);
 			if (parse_int_range(ps, 1, UINT64_MAX, &a->threshold, "count"))
 				return -EINVAL;
 		}
@@ -1239,7 +1335,7 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 /* The whole text, comments and strings included, must be UTF-8: say where it is not. */
 static int check_utf8(const char *text, struct tl_pos pos, struct tl_error *err)
 {
-	for (const char *p = text; *p; ) {
+	for (const char *p = text; *p;) {
 		int n = utf8_char(p, NULL);
 
 		if (!n) {
@@ -1272,8 +1368,10 @@ struct trig_ast *trig_parse(const char *text, int first_line, int first_col, str
 	if (first_col < 1)
 		first_col = 1;
 	if (strnlen(text, TL_MAX_TEXT + 1) > TL_MAX_TEXT) {
-		set_err(err, (struct tl_pos){ first_line, first_col }, "trigger text too long: more "
-			"than %d bytes (TL_MAX_TEXT); a trigger is a line or a few", TL_MAX_TEXT);
+		set_err(err, (struct tl_pos){ first_line, first_col },
+			"trigger text too long: more "
+			"than %d bytes (TL_MAX_TEXT); a trigger is a line or a few",
+			TL_MAX_TEXT);
 		return NULL;
 	}
 	if (check_utf8(text, (struct tl_pos){ first_line, first_col }, err))
@@ -1422,12 +1520,12 @@ static int pseudo_index(const char *name)
 
 /* One side's tracepoint, resolved. */
 struct side_ctx {
-	char pattern[200];         /* as written, sys/name normalized to sys:name */
+	char pattern[200]; /* as written, sys/name normalized to sys:name */
 	struct tl_pos pos;
 	struct tp_name *matches;
 	int nmatch;
-	struct tp_format *fmt;     /* when nmatch == 1 */
-	int uses_fields;           /* a filter or key named a field of the event */
+	struct tp_format *fmt; /* when nmatch == 1 */
+	int uses_fields;       /* a filter or key named a field of the event */
 };
 
 /* A value a clause or key part reads. */
@@ -1437,19 +1535,49 @@ struct src_ref {
 	uint8_t is_signed;
 	uint16_t offset;
 	int is_string;
-	const struct tp_field *field;  /* NULL for pseudo-fields */
+	const struct tp_field *field; /* NULL for pseudo-fields */
 };
 
 /* The type text names a signed integer ("int", "long", "pid_t"...). */
 static int type_is_signed(const char *type)
 {
 	static const char *const signed_types[] = {
-		"int", "long", "short", "long long", "long int", "short int", "long long int",
-		"signed", "signed int", "signed long", "signed char", "signed short",
-		"s8", "s16", "s32", "s64", "__s8", "__s16", "__s32", "__s64",
-		"int8_t", "int16_t", "int32_t", "int64_t", "pid_t", "ssize_t", "loff_t",
-		"off_t", "time_t", "clockid_t", "key_serial_t", "timer_t", "mqd_t",
-		"__kernel_old_time_t", "ktime_t", "rwf_t",
+		"int",
+		"long",
+		"short",
+		"long long",
+		"long int",
+		"short int",
+		"long long int",
+		"signed",
+		"signed int",
+		"signed long",
+		"signed char",
+		"signed short",
+		"s8",
+		"s16",
+		"s32",
+		"s64",
+		"__s8",
+		"__s16",
+		"__s32",
+		"__s64",
+		"int8_t",
+		"int16_t",
+		"int32_t",
+		"int64_t",
+		"pid_t",
+		"ssize_t",
+		"loff_t",
+		"off_t",
+		"time_t",
+		"clockid_t",
+		"key_serial_t",
+		"timer_t",
+		"mqd_t",
+		"__kernel_old_time_t",
+		"ktime_t",
+		"rwf_t",
 	};
 	const char *p = type;
 
@@ -1473,8 +1601,10 @@ static int field_ref(const struct side_ctx *sc, const struct tp_field *f, const 
 	memset(r, 0, sizeof(*r));
 	r->field = f;
 	if (f->offset > 0xffff) {
-		set_err(err, pos, "field '%s' of %s is at offset %u, beyond the 65535 a filter "
-			"can address", name, sc->pattern, f->offset);
+		set_err(err, pos,
+			"field '%s' of %s is at offset %u, beyond the 65535 a filter "
+			"can address",
+			name, sc->pattern, f->offset);
 		return -EINVAL;
 	}
 	r->offset = (uint16_t)f->offset;
@@ -1502,12 +1632,13 @@ static int field_ref(const struct side_ctx *sc, const struct tp_field *f, const 
 		r->is_string = 1;
 		return 0;
 	case TP_FIELD_ARRAY:
-	default:
-		break;
+	default: break;
 	}
 array:
-	set_err(err, pos, "cannot compare array field %s (%s) of %s: only integers, char arrays "
-		"and strings can be compared", name, f->type, sc->pattern);
+	set_err(err, pos,
+		"cannot compare array field %s (%s) of %s: only integers, char arrays "
+		"and strings can be compared",
+		name, f->type, sc->pattern);
 	return -EINVAL;
 }
 
@@ -1530,30 +1661,33 @@ void tl_field_use(const struct tp_field *f, struct tl_field_use *u)
 		if (f->kind == TP_FIELD_PTR) {
 			u->cls = TL_FIELD_POINTER;
 			u->cls_name = "pointer";
-			u->note = strstr(f->type, "char") ?
-				  "the address only: the text it points to is not in the record, "
-				  "so it cannot be compared as text; select on comm, pid or another "
-				  "field instead (== 0 tests NULL)" :
-				  "the address only: what it points to is not in the record "
-				  "(== 0 tests NULL)";
+			u->note =
+				strstr(f->type, "char") ?
+					"the address only: the text it points to is not in the record, "
+					"so it cannot be compared as text; select on comm, pid or another "
+					"field instead (== 0 tests NULL)" :
+					"the address only: what it points to is not in the record "
+					"(== 0 tests NULL)";
 			return;
 		}
 		u->cls = TL_FIELD_INTEGER;
 		u->cls_name = "integer";
 		u->is_signed = f->is_signed || type_is_signed(f->type);
 		if (u->is_signed && !f->is_signed)
-			u->note = "compared as signed: declared so, though the format says signed:0";
+			u->note =
+				"compared as signed: declared so, though the format says signed:0";
 		return;
 	case TP_FIELD_CHARARRAY:
 	case TP_FIELD_DATALOC:
 		u->cls = TL_FIELD_STRING;
 		u->cls_name = "string";
 		u->ops = STR_OPS;
-		u->note = f->kind == TP_FIELD_CHARARRAY ? "~ globs: \"abc\", \"abc*\", \"*abc\", \"*abc*\"; "
-			  "not a key" : "variable length (__data_loc); ~ globs as for char[N]; not a key";
+		u->note = f->kind == TP_FIELD_CHARARRAY ?
+				  "~ globs: \"abc\", \"abc*\", \"*abc\", \"*abc*\"; "
+				  "not a key" :
+				  "variable length (__data_loc); ~ globs as for char[N]; not a key";
 		return;
-	default:
-		break;
+	default: break;
 	}
 	u->cls = TL_FIELD_NONE;
 	u->cls_name = "array";
@@ -1564,7 +1698,9 @@ void tl_field_use(const struct tp_field *f, struct tl_field_use *u)
 
 int tl_synth_field(int i, struct tl_synth_field *out)
 {
-	static const struct { const char *type, *desc; } d[] = {
+	static const struct {
+		const char *type, *desc;
+	} d[] = {
 		{ "char[16]", "the current task's name (/proc/PID/comm)" },
 		{ "u32", "the current task's process id (tgid), as ps shows it" },
 		{ "u32", "the current task's thread id" },
@@ -1605,12 +1741,8 @@ static void pseudo_ref(int idx, struct src_ref *r)
 		r->size = TRIGREC_COMM_LEN;
 		r->is_string = 1;
 		break;
-	case TRIGREC_SRC_CGROUP:
-		r->size = 8;
-		break;
-	default:
-		r->size = 4;
-		break;
+	case TRIGREC_SRC_CGROUP: r->size = 8; break;
+	default: r->size = 4; break;
 	}
 }
 
@@ -1651,9 +1783,10 @@ static void unknown_field(const struct side_ctx *sc, const char *name, struct tl
 			snprintf(sugg, sizeof(sugg), " (did you mean '%s'?)", pseudo_names[i]);
 		}
 	}
-	set_err(err, pos, "unknown field '%s' for %s:%s%s%s; its fields are: %s%s"
-		"common_*; or use comm, pid, tid, cpu, cgroup", name, f->sys, f->name, sugg, ctx_note,
-		list, used ? ", " : "");
+	set_err(err, pos,
+		"unknown field '%s' for %s:%s%s%s; its fields are: %s%s"
+		"common_*; or use comm, pid, tid, cpu, cgroup",
+		name, f->sys, f->name, sugg, ctx_note, list, used ? ", " : "");
 }
 
 /* Resolve a name in a filter or key on one side. */
@@ -1693,10 +1826,11 @@ static int resolve(struct side_ctx *sc, const char *name, struct tl_pos pos, con
 				for (size_t k = 0; k <= strlen(name) && k < sizeof(up); k++)
 					up[k] = (char)toupper((unsigned char)name[k]);
 				up[sizeof(up) - 1] = '\0';
-				set_err(err, pos, "'%s' is ambiguous: %s matches %d tracepoints and "
+				set_err(err, pos,
+					"'%s' is ambiguous: %s matches %d tracepoints and "
 					"%s:%s has a field '%s'; write %s for the current task's "
-					"value, or name one tracepoint to use its field", name,
-					sc->pattern, sc->nmatch, sc->matches[i].sys,
+					"value, or name one tracepoint to use its field",
+					name, sc->pattern, sc->nmatch, sc->matches[i].sys,
 					sc->matches[i].name, name, up);
 				return -EINVAL;
 			}
@@ -1704,10 +1838,11 @@ static int resolve(struct side_ctx *sc, const char *name, struct tl_pos pos, con
 		pseudo_ref(pi - 1, r);
 		return 0;
 	}
-	set_err(err, pos, "field '%s' needs a single tracepoint, but %s matches %d (%s:%s, %s:%s%s); "
-		"name one tracepoint, or use only comm, pid, tid, cpu, cgroup", name, sc->pattern,
-		sc->nmatch, sc->matches[0].sys, sc->matches[0].name, sc->matches[1].sys,
-		sc->matches[1].name, sc->nmatch > 2 ? ", ..." : "");
+	set_err(err, pos,
+		"field '%s' needs a single tracepoint, but %s matches %d (%s:%s, %s:%s%s); "
+		"name one tracepoint, or use only comm, pid, tid, cpu, cgroup",
+		name, sc->pattern, sc->nmatch, sc->matches[0].sys, sc->matches[0].name,
+		sc->matches[1].sys, sc->matches[1].name, sc->nmatch > 2 ? ", ..." : "");
 	return -EINVAL;
 }
 
@@ -1724,8 +1859,11 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 		if (!has_glob(sc->pattern))
 			tp_suggest(sc->pattern, sugg, sizeof(sugg));
 		set_err(err, sc->pos, "'%s' is not a tracepoint: give it as SYS:NAME%s%s%s",
-			sc->pattern, sugg[0] ? " (did you mean " : " (e.g. sched:sched_switch; see "
-			"`trigrec list`)", sugg, sugg[0] ? "?)" : "");
+			sc->pattern,
+			sugg[0] ? " (did you mean " :
+				  " (e.g. sched:sched_switch; see "
+				  "`trigrec list`)",
+			sugg, sugg[0] ? "?)" : "");
 		return -EINVAL;
 	}
 	*sep = ':';
@@ -1735,8 +1873,10 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 		return -EINVAL;
 	}
 	if (!fake_fmts && !tracefs_root()) {
-		set_err(err, sc->pos, "cannot look up %s: tracefs is not available (mount it with "
-			"`mount -t tracefs nodev /sys/kernel/tracing`, as root)", sc->pattern);
+		set_err(err, sc->pos,
+			"cannot look up %s: tracefs is not available (mount it with "
+			"`mount -t tracefs nodev /sys/kernel/tracing`, as root)",
+			sc->pattern);
 		return -ENODEV;
 	}
 	sc->nmatch = tp_glob(sc->pattern, &sc->matches);
@@ -1753,11 +1893,13 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 		}
 		tp_suggest(sc->pattern, sugg, sizeof(sugg));
 		if (sugg[0])
-			set_err(err, sc->pos, "unknown tracepoint %s (did you mean %s?)", sc->pattern,
-				sugg);
+			set_err(err, sc->pos, "unknown tracepoint %s (did you mean %s?)",
+				sc->pattern, sugg);
 		else
-			set_err(err, sc->pos, "unknown tracepoint %s (see `trigrec list` for the "
-				"tracepoints of this kernel)", sc->pattern);
+			set_err(err, sc->pos,
+				"unknown tracepoint %s (see `trigrec list` for the "
+				"tracepoints of this kernel)",
+				sc->pattern);
 		return -EINVAL;
 	}
 	if (sc->nmatch == 1) {
@@ -1793,13 +1935,13 @@ struct fbuild {
 	struct side_ctx *sc;
 	struct trigrec_filter *f;
 	struct trigrec_clause tmp[TRIGREC_MAX_CLAUSES];
-	int m;                   /* clauses emitted, in reverse order */
-	int nstr;                /* str[] slots used */
+	int m;	  /* clauses emitted, in reverse order */
+	int nstr; /* str[] slots used */
 	/* Pass 1: each comparison's clause, in source order (strings and errors too). */
 	const struct tl_node *leaf[TRIGREC_MAX_CLAUSES];
 	struct trigrec_clause leaf_c[TRIGREC_MAX_CLAUSES];
 	int nleaf;
-	const char *note;        /* context for errors in the shared latency filter */
+	const char *note; /* context for errors in the shared latency filter */
 	struct tl_error *err;
 };
 
@@ -1831,7 +1973,8 @@ static int add_str(struct fbuild *fb, const char *s, struct tl_pos pos, __u64 *i
 	int i;
 
 	if (len >= TRIGREC_STR_LEN) {
-		set_err(fb->err, pos, "string \"%.40s%s\" is %zu bytes long; at most %d are supported "
+		set_err(fb->err, pos,
+			"string \"%.40s%s\" is %zu bytes long; at most %d are supported "
 			"(TRIGREC_STR_LEN %d, NUL included): compare a shorter prefix with ~ \"...*\"",
 			s, len > 40 ? "..." : "", len, TRIGREC_STR_LEN - 1, TRIGREC_STR_LEN);
 		return -EINVAL;
@@ -1843,8 +1986,10 @@ static int add_str(struct fbuild *fb, const char *s, struct tl_pos pos, __u64 *i
 		}
 	}
 	if (fb->nstr == TRIGREC_MAX_STRS) {
-		set_err(fb->err, pos, "too many different strings in one filter: at most %d are "
-			"supported (TRIGREC_MAX_STRS)", TRIGREC_MAX_STRS);
+		set_err(fb->err, pos,
+			"too many different strings in one filter: at most %d are "
+			"supported (TRIGREC_MAX_STRS)",
+			TRIGREC_MAX_STRS);
 		return -EINVAL;
 	}
 	memcpy(fb->f->str[fb->nstr], s, len + 1);
@@ -1863,9 +2008,11 @@ static int glob_form(struct fbuild *fb, const struct tl_node *n, char **lit, int
 
 	for (size_t i = 0; i < bl; i++) {
 		if (b[i] == '*' || b[i] == '?' || b[i] == '[') {
-			set_err(fb->err, n->val_pos, "unsupported pattern \"%s\": '%c' is not "
+			set_err(fb->err, n->val_pos,
+				"unsupported pattern \"%s\": '%c' is not "
 				"supported there; ~ supports \"abc\", \"abc*\", \"*abc\" and "
-				"\"*abc*\" ('*' only at the start and/or end)", s, b[i]);
+				"\"*abc*\" ('*' only at the start and/or end)",
+				s, b[i]);
 			return -EINVAL;
 		}
 	}
@@ -1874,16 +2021,20 @@ static int glob_form(struct fbuild *fb, const struct tl_node *n, char **lit, int
 		set_err(fb->err, n->val_pos, "out of memory");
 		return -ENOMEM;
 	}
-	*op = lead && trail ? TRIGREC_OP_GLOB_MIDDLE : lead ? TRIGREC_OP_GLOB_SUFFIX :
-	      trail ? TRIGREC_OP_GLOB_PREFIX : TRIGREC_OP_GLOB_FULL;
+	*op = lead && trail ? TRIGREC_OP_GLOB_MIDDLE :
+	      lead	    ? TRIGREC_OP_GLOB_SUFFIX :
+	      trail	    ? TRIGREC_OP_GLOB_PREFIX :
+			      TRIGREC_OP_GLOB_FULL;
 	return 0;
 }
 
 static const char *src_type_desc(const struct src_ref *r, char *buf, size_t len)
 {
 	if (r->field && r->field->kind == TP_FIELD_PTR && strstr(r->field->type, "char"))
-		snprintf(buf, len, "%s, a pointer: the text it points to is not in the record, "
-			 "only the address can be compared", r->field->type);
+		snprintf(buf, len,
+			 "%s, a pointer: the text it points to is not in the record, "
+			 "only the address can be compared",
+			 r->field->type);
 	else if (r->field)
 		snprintf(buf, len, "%s", r->field->type);
 	else
@@ -1910,16 +2061,18 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 		int op, ret;
 
 		if (n->op != P_EQ && n->op != P_NE && n->op != P_TILDE) {
-			set_err(fb->err, n->op_pos, "'%s' compares numbers, but %s is a string (%s): "
-				"use ==, != or ~ (glob)", punct_text[n->op], n->field,
-				src_type_desc(&r, ty, sizeof(ty)));
+			set_err(fb->err, n->op_pos,
+				"'%s' compares numbers, but %s is a string (%s): "
+				"use ==, != or ~ (glob)",
+				punct_text[n->op], n->field, src_type_desc(&r, ty, sizeof(ty)));
 			return -EINVAL;
 		}
 		if (n->vk == V_INT) {
-			set_err(fb->err, n->val_pos, "%s is a string (%s): quote the value, e.g. "
-				"%s %s \"%s%llu\"", n->field, src_type_desc(&r, ty, sizeof(ty)),
-				n->field, punct_text[n->op], n->neg ? "-" : "",
-				(unsigned long long)n->mag);
+			set_err(fb->err, n->val_pos,
+				"%s is a string (%s): quote the value, e.g. "
+				"%s %s \"%s%llu\"",
+				n->field, src_type_desc(&r, ty, sizeof(ty)), n->field,
+				punct_text[n->op], n->neg ? "-" : "", (unsigned long long)n->mag);
 			return -EINVAL;
 		}
 		if (n->op == P_TILDE) {
@@ -1932,10 +2085,11 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 		/* char[N] holds at most N-1 characters: a longer constant can never match. */
 		if ((r.src == TRIGREC_SRC_CHARS || r.src == TRIGREC_SRC_COMM) &&
 		    strlen(cmp) >= r.size) {
-			set_err(fb->err, n->val_pos, "\"%s\" can never match: %s (%s) holds at most "
-				"%d characters; compare a prefix with %s ~ \"%.*s*\"", cmp, n->field,
-				src_type_desc(&r, ty, sizeof(ty)), r.size - 1, n->field,
-				r.size > 1 ? r.size - 1 : 1, cmp);
+			set_err(fb->err, n->val_pos,
+				"\"%s\" can never match: %s (%s) holds at most "
+				"%d characters; compare a prefix with %s ~ \"%.*s*\"",
+				cmp, n->field, src_type_desc(&r, ty, sizeof(ty)), r.size - 1,
+				n->field, r.size > 1 ? r.size - 1 : 1, cmp);
 			free(lit);
 			return -EINVAL;
 		}
@@ -1947,19 +2101,23 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 
 	/* Integer. */
 	if (n->op == P_TILDE) {
-		set_err(fb->err, n->op_pos, "'~' matches strings, but %s is an integer (%s): use ==, "
-			"!=, <, <=, >, >= or & (bit test)", n->field, src_type_desc(&r, ty, sizeof(ty)));
+		set_err(fb->err, n->op_pos,
+			"'~' matches strings, but %s is an integer (%s): use ==, "
+			"!=, <, <=, >, >= or & (bit test)",
+			n->field, src_type_desc(&r, ty, sizeof(ty)));
 		return -EINVAL;
 	}
 	if (n->vk != V_INT) {
 		if (n->vk == V_WORD)
-			set_err(fb->err, n->val_pos, "%s is an integer (%s): '%s' is not a number "
-				"(use decimal, 0x hex or a negative number)", n->field,
-				src_type_desc(&r, ty, sizeof(ty)), n->sval);
+			set_err(fb->err, n->val_pos,
+				"%s is an integer (%s): '%s' is not a number "
+				"(use decimal, 0x hex or a negative number)",
+				n->field, src_type_desc(&r, ty, sizeof(ty)), n->sval);
 		else
-			set_err(fb->err, n->val_pos, "%s is an integer (%s), but \"%s\" is a string: "
-				"compare it with a number", n->field,
-				src_type_desc(&r, ty, sizeof(ty)), n->sval);
+			set_err(fb->err, n->val_pos,
+				"%s is an integer (%s), but \"%s\" is a string: "
+				"compare it with a number",
+				n->field, src_type_desc(&r, ty, sizeof(ty)), n->sval);
 		return -EINVAL;
 	}
 	{
@@ -1971,14 +2129,17 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 			uint64_t lim = 1ULL << (bits - 1); /* magnitude of the most negative */
 
 			if (!r.is_signed) {
-				set_err(fb->err, n->val_pos, "%s is unsigned (%s): it cannot be -%llu",
-					n->field, src_type_desc(&r, ty, sizeof(ty)),
+				set_err(fb->err, n->val_pos,
+					"%s is unsigned (%s): it cannot be -%llu", n->field,
+					src_type_desc(&r, ty, sizeof(ty)),
 					(unsigned long long)n->mag);
 				return -EINVAL;
 			}
 			if (n->mag > lim) {
-				set_err(fb->err, n->val_pos, "-%llu does not fit %s (%s, %u bytes: "
-					"at least -%llu)", (unsigned long long)n->mag, n->field,
+				set_err(fb->err, n->val_pos,
+					"-%llu does not fit %s (%s, %u bytes: "
+					"at least -%llu)",
+					(unsigned long long)n->mag, n->field,
 					src_type_desc(&r, ty, sizeof(ty)), r.size,
 					(unsigned long long)lim);
 				return -EINVAL;
@@ -1989,10 +2150,13 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 			uint64_t max = r.is_signed && !n->hex ? umax >> 1 : umax;
 
 			if (n->mag > max) {
-				set_err(fb->err, n->val_pos, "%llu does not fit %s (%s, %u byte%s: at "
-					"most %llu%s)", (unsigned long long)n->mag, n->field,
-					src_type_desc(&r, ty, sizeof(ty)), r.size, r.size > 1 ? "s" : "",
-					(unsigned long long)max, max < umax ? ", or a 0x bit pattern" : "");
+				set_err(fb->err, n->val_pos,
+					"%llu does not fit %s (%s, %u byte%s: at "
+					"most %llu%s)",
+					(unsigned long long)n->mag, n->field,
+					src_type_desc(&r, ty, sizeof(ty)), r.size,
+					r.size > 1 ? "s" : "", (unsigned long long)max,
+					max < umax ? ", or a 0x bit pattern" : "");
 				return -EINVAL;
 			}
 			v = n->mag;
@@ -2037,14 +2201,9 @@ static int emit(struct fbuild *fb, const struct tl_node *n, int t, int f)
 		fb->tmp[fb->m].jt = (uint8_t)t;
 		fb->tmp[fb->m].jf = (uint8_t)f;
 		return fb->m++;
-	case N_AND:
-		b = emit(fb, n->r, t, f);
-		return b < 0 ? b : emit(fb, n->l, b, f);
-	case N_OR:
-		b = emit(fb, n->r, t, f);
-		return b < 0 ? b : emit(fb, n->l, t, b);
-	case N_NOT:
-		return emit(fb, n->l, f, t);
+	case N_AND: b = emit(fb, n->r, t, f); return b < 0 ? b : emit(fb, n->l, b, f);
+	case N_OR: b = emit(fb, n->r, t, f); return b < 0 ? b : emit(fb, n->l, t, b);
+	case N_NOT: return emit(fb, n->l, f, t);
 	}
 	return -1;
 }
@@ -2088,7 +2247,8 @@ static int compile_filter(struct side_ctx *sc, const struct tl_node *own,
 		ko = k;
 		if (!x)
 			x = nth_leaf(shared, &ko);
-		set_err(err, x ? x->field_pos : sc->pos, "filter of %s has %d comparisons; at "
+		set_err(err, x ? x->field_pos : sc->pos,
+			"filter of %s has %d comparisons; at "
 			"most %d are supported (TRIGREC_MAX_CLAUSES): simplify the condition",
 			sc->pattern, nl, TRIGREC_MAX_CLAUSES);
 		return -EINVAL;
@@ -2139,8 +2299,10 @@ static int compile_key(struct side_ctx *sc, const struct tl_key *k, struct trigr
 			return -EINVAL;
 		if (r.is_string || r.size > 8 || r.src == TRIGREC_SRC_CHARS ||
 		    r.src == TRIGREC_SRC_DATALOC || r.src == TRIGREC_SRC_COMM) {
-			set_err(err, k->pos[i], "%s is a string: a key must be an integer (pid, tid, "
-				"cpu, cgroup or an integer field of %s)", k->name[i], sc->pattern);
+			set_err(err, k->pos[i],
+				"%s is a string: a key must be an integer (pid, tid, "
+				"cpu, cgroup or an integer field of %s)",
+				k->name[i], sc->pattern);
 			return -EINVAL;
 		}
 		out->p[i].src = (uint8_t)r.src;
@@ -2241,9 +2403,10 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 		else if (!ke->given)
 			ke = ks;
 		if (ks->n != ke->n) {
-			set_err(err, ke->by_pos, "the end key has %d part%s but the start key has %d: "
-				"both sides need the same number of key fields", ke->n,
-				ke->n == 1 ? "" : "s", ks->n);
+			set_err(err, ke->by_pos,
+				"the end key has %d part%s but the start key has %d: "
+				"both sides need the same number of key fields",
+				ke->n, ke->n == 1 ? "" : "s", ks->n);
 			goto out;
 		}
 		if (compile_filter(&sc[TRIGREC_ROLE_START], a->side[TRIGREC_ROLE_START].filter,
@@ -2267,10 +2430,10 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 		if (compile_filter(&sc[TRIGREC_ROLE_EVENT], s->filter, NULL,
 				   &out->cfg.side[TRIGREC_ROLE_EVENT].filter, err))
 			goto out;
-		if (s->key.given &&
-		    compile_key(&sc[TRIGREC_ROLE_EVENT], &s->key, &out->cfg.side[TRIGREC_ROLE_EVENT].key,
-				out->key_desc[TRIGREC_ROLE_EVENT],
-				sizeof(out->key_desc[TRIGREC_ROLE_EVENT]), err))
+		if (s->key.given && compile_key(&sc[TRIGREC_ROLE_EVENT], &s->key,
+						&out->cfg.side[TRIGREC_ROLE_EVENT].key,
+						out->key_desc[TRIGREC_ROLE_EVENT],
+						sizeof(out->key_desc[TRIGREC_ROLE_EVENT]), err))
 			goto out;
 	}
 	side_event_name(&sc[TRIGREC_ROLE_EVENT], out->event[TRIGREC_ROLE_EVENT],
@@ -2302,7 +2465,7 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 			memmove(ev, q + 1, strlen(q + 1) + 1);
 		else if (q)
 			*q = '\0';
-		for (char *r = ev, *w = ev; ; r++) {
+		for (char *r = ev, *w = ev;; r++) {
 			if (!strchr("*?[]", *r) || !*r)
 				*w++ = *r;
 			if (!*r)
@@ -2312,8 +2475,11 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 		part = ev[0] ? ev : "any";
 		char nm[sizeof(out->event[0]) + 16];
 
-		snprintf(nm, sizeof(nm), "%s%s", a->kind == TRIGREC_TRIG_LATENCY ? "latency-" :
-			 a->kind == TRIGREC_TRIG_RATE ? "rate-" : "", part);
+		snprintf(nm, sizeof(nm), "%s%s",
+			 a->kind == TRIGREC_TRIG_LATENCY ? "latency-" :
+			 a->kind == TRIGREC_TRIG_RATE	 ? "rate-" :
+							   "",
+			 part);
 		nm[sizeof(out->name) - 1] = '\0';
 		strcpy(out->name, nm);
 	}
@@ -2344,11 +2510,11 @@ int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err)
  * A line longer than TL_ERR_LINE bytes (a 1 MB line, not a long trigger) is
  * shown as a window of TL_ERR_WINDOW bytes around the column.
  */
-#define TL_ERR_LINE   1024
+#define TL_ERR_LINE 1024
 #define TL_ERR_WINDOW 240
 
-void tl_error_format(const struct tl_error *e, const char *origin, const char *src,
-		     char *buf, size_t len)
+void tl_error_format(const struct tl_error *e, const char *origin, const char *src, char *buf,
+		     size_t len)
 {
 	const char *line = NULL, *eol, *b, *end, *at;
 	size_t used, llen, off;
@@ -2356,8 +2522,8 @@ void tl_error_format(const struct tl_error *e, const char *origin, const char *s
 
 	if (!buf || !len)
 		return;
-	w = snprintf(buf, len, "%s:%d:%d: %s", origin && *origin ? origin : "trigger",
-		     e->pos.line, e->pos.col, e->msg);
+	w = snprintf(buf, len, "%s:%d:%d: %s", origin && *origin ? origin : "trigger", e->pos.line,
+		     e->pos.col, e->msg);
 	if (w < 0 || (size_t)w >= len)
 		return;
 	used = (size_t)w;

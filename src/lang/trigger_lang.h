@@ -12,17 +12,17 @@
 #include "trigrec_abi.h"
 
 struct tl_pos {
-	int line;   /* 1-based; saturates at INT_MAX */
-	int col;    /* 1-based, in bytes; saturates at INT_MAX */
+	int line; /* 1-based; saturates at INT_MAX */
+	int col;  /* 1-based, in bytes; saturates at INT_MAX */
 };
 
 /*
  * Limits that keep hostile or broken input cheap: each is an error naming
  * it, found before anything large is built.
  */
-#define TL_MAX_TEXT   65536       /* bytes of one trigger's text */
-#define TL_MAX_NODES  1024        /* comparisons, &&, || and ! in one trigger */
-#define TL_MAX_DEPTH  64          /* nesting of ! and parentheses */
+#define TL_MAX_TEXT 65536			 /* bytes of one trigger's text */
+#define TL_MAX_NODES 1024			 /* comparisons, &&, || and ! in one trigger */
+#define TL_MAX_DEPTH 64				 /* nesting of ! and parentheses */
 #define TL_MAX_POST_NS (3600ULL * 1000000000ULL) /* post: at most 1h, as --post */
 #define TL_MAX_LIMIT_PERIOD_NS (8760ULL * 3600 * 1000000000ULL) /* limit N/PERIOD: a year */
 /*
@@ -39,14 +39,14 @@ struct tl_error {
 
 /* One trigger, compiled, as the recorder runs it. */
 struct trig_def {
-	char name[64];           /* file-name safe: [A-Za-z0-9_.-] */
-	char text[512];          /* as the user wrote it */
+	char name[64];	/* file-name safe: [A-Za-z0-9_.-] */
+	char text[512]; /* as the user wrote it */
 	enum trigrec_trigger_kind kind;
 	/* Tracepoint of each side as "sys:name" (ROLE_START is empty unless LATENCY). */
 	char event[2][200];
-	int has_post;            /* post given in the trigger (else the CLI's --post applies) */
-	int has_limit;           /* `limit` given (N/PERIOD or none); else cfg.limit is the default */
-	int manual;              /* `manual`: no kernel part (kind 0); taken by SIGUSR2 or
+	int has_post;  /* post given in the trigger (else the CLI's --post applies) */
+	int has_limit; /* `limit` given (N/PERIOD or none); else cfg.limit is the default */
+	int manual;    /* `manual`: no kernel part (kind 0); taken by SIGUSR2 or
 				    `trigrec control SOCK snapshot NAME` */
 	struct trigrec_trigger_cfg cfg;
 	/* Human-readable parts for reports: "tid", "dev,sector". */
@@ -104,19 +104,19 @@ void trig_event_suggest(const char *bad, char *out, size_t len);
 enum tl_field_class { TL_FIELD_STRING, TL_FIELD_INTEGER, TL_FIELD_POINTER, TL_FIELD_NONE };
 struct tl_field_use {
 	enum tl_field_class cls;
-	const char *cls_name;      /* "string", "integer", "pointer", "array" */
-	const char *ops;           /* "== != ~", "== != < <= > >= &", or "none" */
-	int is_signed;             /* compared as signed (the declared type, not only signed:) */
-	int key;                   /* accepted in `by KEY` */
-	const char *note;          /* "" or advice: what it holds, what to use instead */
+	const char *cls_name; /* "string", "integer", "pointer", "array" */
+	const char *ops;      /* "== != ~", "== != < <= > >= &", or "none" */
+	int is_signed;	      /* compared as signed (the declared type, not only signed:) */
+	int key;	      /* accepted in `by KEY` */
+	const char *note;     /* "" or advice: what it holds, what to use instead */
 };
 struct tp_field;
 void tl_field_use(const struct tp_field *f, struct tl_field_use *out);
 
 /* The synthetic fields every trigger accepts, i = 0 .. n-1; n is returned for any i. */
 struct tl_synth_field {
-	const char *name;          /* "comm"; written upper case (COMM) where an event has its own */
-	const char *type;          /* "char[16]", "u32", "u64" */
+	const char *name; /* "comm"; written upper case (COMM) where an event has its own */
+	const char *type; /* "char[16]", "u32", "u64" */
 	unsigned int size;
 	const char *desc;
 	struct tl_field_use use;
@@ -130,7 +130,7 @@ int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err)
  * "origin:line:col: message" followed by the source line and a caret under
  * the column. `src` is the whole text the positions refer to.
  */
-void tl_error_format(const struct tl_error *e, const char *origin, const char *src,
-		     char *buf, size_t len);
+void tl_error_format(const struct tl_error *e, const char *origin, const char *src, char *buf,
+		     size_t len);
 
 #endif

@@ -33,15 +33,15 @@ struct pending {
 };
 
 struct run {
-	pid_t pid;               /* 0 = free slot; set and cleared under mu */
+	pid_t pid; /* 0 = free slot; set and cleared under mu */
 	int pidfd, out_fd;
 	uint64_t start, term_at, kill_at;
 	int term_sent, kill_sent, timed_out;
-	char label[96];          /* "rclone[1234]" */
-	char snap[256];          /* the .data's file name, for messages */
+	char label[96]; /* "rclone[1234]" */
+	char snap[256]; /* the .data's file name, for messages */
 	char line[HOOKS_LINE_BYTES + 8];
 	size_t len;
-	int cutting;             /* a line longer than HOOKS_LINE_BYTES: skip to its end */
+	int cutting; /* a line longer than HOOKS_LINE_BYTES: skip to its end */
 	unsigned int lines;
 	unsigned long unlogged;
 };
@@ -59,12 +59,12 @@ struct hooks {
 	int thr_started;
 	int wake_fd, fin_fd;
 
-	pthread_mutex_t mu;      /* guards everything below */
-	struct pending *q;       /* ring of qmax */
+	pthread_mutex_t mu; /* guards everything below */
+	struct pending *q;  /* ring of qmax */
 	unsigned int qhead, qlen;
 	int stopping, quit;
 	uint64_t stop_deadline;
-	struct run *runs;        /* jobs slots */
+	struct run *runs; /* jobs slots */
 	unsigned int nrunning;
 	struct hooks_stats st;
 
@@ -134,7 +134,7 @@ static char *subst(const char *w, const char *const val[NR_PH])
 	out = malloc(cap);
 	if (!out)
 		return NULL;
-	for (const char *p = w; *p; ) {
+	for (const char *p = w; *p;) {
 		int k = placeholder_at(p, &l);
 
 		if (k >= 0) {
@@ -226,7 +226,8 @@ int hook_argv_split(const char *line, char ***out, char *err, size_t errlen)
 				w[wl++] = *p;
 			}
 			if (!*p) {
-				snprintf(err, errlen, "unterminated %s quote (the command is split on "
+				snprintf(err, errlen,
+					 "unterminated %s quote (the command is split on "
 					 "blanks with '...' and \"...\" quoting, no shell)",
 					 q == '"' ? "double" : "single");
 				free(w);
@@ -245,7 +246,8 @@ int hook_argv_split(const char *line, char ***out, char *err, size_t errlen)
 		w = NULL;
 	}
 	if (!n) {
-		snprintf(err, errlen, "empty command (give a program and its arguments, e.g. "
+		snprintf(err, errlen,
+			 "empty command (give a program and its arguments, e.g. "
 			 "'rclone copy {data} remote:snaps')");
 		return -EINVAL;
 	}
@@ -395,7 +397,7 @@ static void start_run(struct hooks *h, struct run *r, struct pending *p)
 	 * terminal's Ctrl-C goes to trigrec, which decides when hooks end. */
 	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |
-				      POSIX_SPAWN_SETPGROUP);
+					      POSIX_SPAWN_SETPGROUP);
 	err = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
@@ -514,10 +516,12 @@ static uint64_t enforce(struct hooks *h, struct run *r, uint64_t now, int stoppi
 		secs(t, sizeof(t), now - r->start);
 		if (stopping && term_at == stop_deadline && stop_deadline < r->term_at)
 			wlog("on_snapshot %s: still running when the stop's wait ended (%s after "
-			     "it started): sending SIGTERM (%s)", r->label, t, r->snap);
+			     "it started): sending SIGTERM (%s)",
+			     r->label, t, r->snap);
 		else
 			wlog("on_snapshot %s: still running after %s, its time limit "
-			     "(on_snapshot_timeout): sending SIGTERM (%s)", r->label, t, r->snap);
+			     "(on_snapshot_timeout): sending SIGTERM (%s)",
+			     r->label, t, r->snap);
 		kill(-r->pid, SIGTERM);
 		r->term_sent = r->timed_out = 1;
 		r->kill_at = now + h->grace_ns;
@@ -527,7 +531,8 @@ static uint64_t enforce(struct hooks *h, struct run *r, uint64_t now, int stoppi
 		if (now < r->kill_at)
 			return r->kill_at;
 		secs(t, sizeof(t), h->grace_ns);
-		wlog("on_snapshot %s: still running %s after SIGTERM: sending SIGKILL", r->label, t);
+		wlog("on_snapshot %s: still running %s after SIGTERM: sending SIGKILL", r->label,
+		     t);
 		kill(-r->pid, SIGKILL);
 		r->kill_sent = 1;
 	}
@@ -575,7 +580,8 @@ static void *runner(void *arg)
 		fin = stopping && !h->qlen && !h->nrunning && !nstart;
 		pthread_mutex_unlock(&h->mu);
 		if (ndrop)
-			wlog("on_snapshot: %u queued run%s dropped: %s", ndrop, ndrop == 1 ? "" : "s",
+			wlog("on_snapshot: %u queued run%s dropped: %s", ndrop,
+			     ndrop == 1 ? "" : "s",
 			     quit ? "exiting now" : "not started within the stop's wait");
 		for (unsigned int i = 0; i < ndrop; i++)
 			report(h, HOOK_DROPPED);
@@ -617,7 +623,8 @@ static void *runner(void *arg)
 			next = stop_deadline;
 		/* No deadline: sleep until something happens (no wake-ups while idle). */
 		timeout = next == UINT64_MAX ? -1 :
-			  next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+			  next <= now	     ? 0 :
+					       (int)((next - now + 999999) / 1000000);
 		if (poll(pf, n, timeout) < 0 && errno != EINTR) {
 			elog("on_snapshot: poll: %s", strerror(errno));
 			break;
@@ -736,10 +743,13 @@ int hooks__submit(struct hooks *h, const struct hook_snap *s)
 		char more[96] = "";
 
 		if (sup)
-			snprintf(more, sizeof(more), " (and %lu more in the last %.0fs)", sup, span / 1e9);
+			snprintf(more, sizeof(more), " (and %lu more in the last %.0fs)", sup,
+				 span / 1e9);
 		wlog("on_snapshot: %s not run for %s: %s%s", h->prog, base_name(s->data),
-		     stopping ? "stopping" : !p.data ? "out of memory" :
-		     "every job is busy and the queue is full (on_snapshot_jobs)", more);
+		     stopping ? "stopping" :
+		     !p.data  ? "out of memory" :
+				"every job is busy and the queue is full (on_snapshot_jobs)",
+		     more);
 	}
 	pending_free(&p);
 	report(h, HOOK_DROPPED);
@@ -799,8 +809,8 @@ void hooks__free(struct hooks *h)
 	}
 	sup = log_limit__flush(&h->drop_ll, mono_ns(), &span);
 	if (sup)
-		wlog("on_snapshot: %lu more run%s dropped in the last %.0fs", sup, sup == 1 ? "" : "s",
-		     span / 1e9);
+		wlog("on_snapshot: %lu more run%s dropped in the last %.0fs", sup,
+		     sup == 1 ? "" : "s", span / 1e9);
 	for (unsigned int i = 0; h->q && i < h->qmax; i++)
 		pending_free(&h->q[i]);
 	free(h->q);

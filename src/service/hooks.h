@@ -38,20 +38,20 @@ typedef void (*hook_done_fn)(void *ctx, enum hook_result r);
 #define HOOKS_LINE_BYTES 1024
 
 struct hooks_opts {
-	char *const *argv;       /* program and arguments, NULL-terminated (copied) */
-	uint64_t timeout_ns;     /* per run */
-	unsigned int jobs;       /* running at once, at least 1 */
-	unsigned int queue;      /* 0 = HOOKS_QUEUE */
-	uint64_t kill_grace_ns;  /* 0 = HOOKS_KILL_GRACE_NS */
-	hook_done_fn done;       /* may be NULL */
+	char *const *argv;	/* program and arguments, NULL-terminated (copied) */
+	uint64_t timeout_ns;	/* per run */
+	unsigned int jobs;	/* running at once, at least 1 */
+	unsigned int queue;	/* 0 = HOOKS_QUEUE */
+	uint64_t kill_grace_ns; /* 0 = HOOKS_KILL_GRACE_NS */
+	hook_done_fn done;	/* may be NULL */
 	void *ctx;
 };
 
 /* One finished snapshot. */
 struct hook_snap {
-	const char *data;        /* path of the .data file */
-	const char *sidecar;     /* path of the .json */
-	const char *trigger;     /* trigger name */
+	const char *data;    /* path of the .data file */
+	const char *sidecar; /* path of the .json */
+	const char *trigger; /* trigger name */
 };
 
 /* Starts the runner thread (with every signal blocked). NULL after an elog(). */
@@ -75,7 +75,7 @@ void hooks__kill_all(struct hooks *h);
 struct hooks_stats {
 	uint64_t runs[HOOK_NR_RESULTS];
 	uint64_t started;
-	unsigned int max_running;  /* the most that ran at once */
+	unsigned int max_running; /* the most that ran at once */
 };
 void hooks__stats(struct hooks *h, struct hooks_stats *out);
 /* Kills what still runs, drops the queue, joins the thread. */

@@ -20,13 +20,13 @@
 #include "util/log.h"
 
 /* Buckets: the freeze is normally sub-millisecond; a file takes ms to seconds. */
-static const double freeze_le[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01,
-				    0.025, 0.1, 1 };
+static const double freeze_le[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
+				    0.005,  0.01,    0.025,  0.1,   1 };
 static const double file_le[] = { 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10 };
 #define NB 10
 
 struct hist {
-	uint64_t bucket[NB];  /* cumulative on output, per bucket here */
+	uint64_t bucket[NB]; /* cumulative on output, per bucket here */
 	uint64_t count;
 	double sum;
 };
@@ -37,19 +37,19 @@ struct trig_counts {
 };
 
 struct metrics {
-	char **names;            /* trigger names (copies: a reload replaces the config's) */
+	char **names; /* trigger names (copies: a reload replaces the config's) */
 	int nr_trigs;
 	struct bpfctl *b;
 	struct recorder *r;
 	pthread_mutex_t mu;
-	struct trig_counts *tc;  /* nr_trigs + 2 */
+	struct trig_counts *tc; /* nr_trigs + 2 */
 	struct hist freeze, to_file;
 	uint64_t bytes_written;
-	uint64_t records_lost;   /* PERF_RECORD_LOST in written snapshots */
+	uint64_t records_lost;			    /* PERF_RECORD_LOST in written snapshots */
 	uint64_t ret_removed, dir_files, dir_bytes; /* metrics__retention() */
 	uint64_t reloads, reload_failures;
 	double start_time;
-	int on_snapshot;         /* an on_snapshot command is configured (not reloadable) */
+	int on_snapshot; /* an on_snapshot command is configured (not reloadable) */
 	uint64_t hook_runs[HOOK_NR_RESULTS]; /* on_snapshot runs by result */
 	struct MHD_Daemon *httpd;
 };
@@ -226,12 +226,16 @@ int metrics__render(struct metrics *m, FILE *f)
 		for (int i = 0; i < m->r->nr_rings; i++)
 			ring_bytes[!!m->r->rings[i].tracking] += m->r->rings[i].size;
 
-	fprintf(f, "# HELP trigrec_build_info trigrec's version (always 1).\n"
-		   "# TYPE trigrec_build_info gauge\n"
-		   "trigrec_build_info{version=\"%s\"} 1\n", TRIGREC_VERSION);
-	fprintf(f, "# HELP trigrec_start_time_seconds When this recorder started (Unix time).\n"
-		   "# TYPE trigrec_start_time_seconds gauge\n"
-		   "trigrec_start_time_seconds %.3f\n", m->start_time);
+	fprintf(f,
+		"# HELP trigrec_build_info trigrec's version (always 1).\n"
+		"# TYPE trigrec_build_info gauge\n"
+		"trigrec_build_info{version=\"%s\"} 1\n",
+		TRIGREC_VERSION);
+	fprintf(f,
+		"# HELP trigrec_start_time_seconds When this recorder started (Unix time).\n"
+		"# TYPE trigrec_start_time_seconds gauge\n"
+		"trigrec_start_time_seconds %.3f\n",
+		m->start_time);
 	fprintf(f, "# HELP trigrec_snapshots_total Snapshots by trigger and result.\n"
 		   "# TYPE trigrec_snapshots_total counter\n");
 	for (int i = 0; i < n + 2; i++) {
@@ -241,13 +245,15 @@ int metrics__render(struct metrics *m, FILE *f)
 			slot_name(m, i), U(m->tc[i].failed));
 	}
 	if (st) {
-		fprintf(f, "# HELP trigrec_trigger_evaluations_total Times a trigger's condition was evaluated.\n"
-			   "# TYPE trigrec_trigger_evaluations_total counter\n");
+		fprintf(f,
+			"# HELP trigrec_trigger_evaluations_total Times a trigger's condition was evaluated.\n"
+			"# TYPE trigrec_trigger_evaluations_total counter\n");
 		for (int i = 0; i < n; i++)
 			fprintf(f, "trigrec_trigger_evaluations_total{trigger=\"%s\"} %llu\n",
 				slot_name(m, i), U(st[i].evaluated));
-		fprintf(f, "# HELP trigrec_trigger_matches_total Times a trigger's condition held, before its policy.\n"
-			   "# TYPE trigrec_trigger_matches_total counter\n");
+		fprintf(f,
+			"# HELP trigrec_trigger_matches_total Times a trigger's condition held, before its policy.\n"
+			"# TYPE trigrec_trigger_matches_total counter\n");
 		for (int i = 0; i < n; i++)
 			fprintf(f, "trigrec_trigger_matches_total{trigger=\"%s\"} %llu\n",
 				slot_name(m, i), U(st[i].matched));
@@ -256,39 +262,49 @@ int metrics__render(struct metrics *m, FILE *f)
 		for (int i = 0; i < n; i++)
 			fprintf(f, "trigrec_trigger_firings_total{trigger=\"%s\"} %llu\n",
 				slot_name(m, i), U(st[i].fired));
-		fprintf(f, "# HELP trigrec_trigger_suppressed_total Firings that did not become a snapshot, by reason.\n"
-			   "# TYPE trigrec_trigger_suppressed_total counter\n");
+		fprintf(f,
+			"# HELP trigrec_trigger_suppressed_total Firings that did not become a snapshot, by reason.\n"
+			"# TYPE trigrec_trigger_suppressed_total counter\n");
 		for (int i = 0; i < n; i++) {
 			static const char *why[] = { "cooldown", "limit", "budget", "coalesced",
 						     "sideband_full" };
 			uint64_t v[] = { st[i].suppressed_cooldown, st[i].suppressed_limit,
-					 st[i].suppressed_budget, st[i].coalesced, st[i].rb_dropped };
+					 st[i].suppressed_budget, st[i].coalesced,
+					 st[i].rb_dropped };
 
 			for (int k = 0; k < 5; k++)
-				fprintf(f, "trigrec_trigger_suppressed_total{trigger=\"%s\",reason=\"%s\"} %llu\n",
+				fprintf(f,
+					"trigrec_trigger_suppressed_total{trigger=\"%s\",reason=\"%s\"} %llu\n",
 					slot_name(m, i), why[k], U(v[k]));
 		}
 	}
-	fprintf(f, "# HELP trigrec_records_lost_total Records lost: dropped while frozen, or reported lost by the kernel in written snapshots.\n"
-		   "# TYPE trigrec_records_lost_total counter\n"
-		   "trigrec_records_lost_total{reason=\"frozen\"} %llu\n"
-		   "trigrec_records_lost_total{reason=\"ring\"} %llu\n", U(g.gated), U(m->records_lost));
-	fprintf(f, "# HELP trigrec_ring_bytes Kernel ring memory, all CPUs.\n"
-		   "# TYPE trigrec_ring_bytes gauge\n"
-		   "trigrec_ring_bytes{ring=\"main\"} %llu\n"
-		   "trigrec_ring_bytes{ring=\"tracking\"} %llu\n", U(ring_bytes[0]), U(ring_bytes[1]));
-	fprintf(f, "# HELP trigrec_output_bytes_total Bytes of snapshot files written.\n"
-		   "# TYPE trigrec_output_bytes_total counter\n"
-		   "trigrec_output_bytes_total %llu\n", U(m->bytes_written));
-	fprintf(f, "# HELP trigrec_output_bytes Bytes of snapshots (.data + .json) in the output directory now.\n"
-		   "# TYPE trigrec_output_bytes gauge\n"
-		   "trigrec_output_bytes %llu\n"
-		   "# HELP trigrec_output_snapshots Snapshots (.data + .json pairs) in the output directory now.\n"
-		   "# TYPE trigrec_output_snapshots gauge\n"
-		   "trigrec_output_snapshots %llu\n"
-		   "# HELP trigrec_retention_deleted_total Snapshots removed by retention (keep files, bytes, age).\n"
-		   "# TYPE trigrec_retention_deleted_total counter\n"
-		   "trigrec_retention_deleted_total %llu\n",
+	fprintf(f,
+		"# HELP trigrec_records_lost_total Records lost: dropped while frozen, or reported lost by the kernel in written snapshots.\n"
+		"# TYPE trigrec_records_lost_total counter\n"
+		"trigrec_records_lost_total{reason=\"frozen\"} %llu\n"
+		"trigrec_records_lost_total{reason=\"ring\"} %llu\n",
+		U(g.gated), U(m->records_lost));
+	fprintf(f,
+		"# HELP trigrec_ring_bytes Kernel ring memory, all CPUs.\n"
+		"# TYPE trigrec_ring_bytes gauge\n"
+		"trigrec_ring_bytes{ring=\"main\"} %llu\n"
+		"trigrec_ring_bytes{ring=\"tracking\"} %llu\n",
+		U(ring_bytes[0]), U(ring_bytes[1]));
+	fprintf(f,
+		"# HELP trigrec_output_bytes_total Bytes of snapshot files written.\n"
+		"# TYPE trigrec_output_bytes_total counter\n"
+		"trigrec_output_bytes_total %llu\n",
+		U(m->bytes_written));
+	fprintf(f,
+		"# HELP trigrec_output_bytes Bytes of snapshots (.data + .json) in the output directory now.\n"
+		"# TYPE trigrec_output_bytes gauge\n"
+		"trigrec_output_bytes %llu\n"
+		"# HELP trigrec_output_snapshots Snapshots (.data + .json pairs) in the output directory now.\n"
+		"# TYPE trigrec_output_snapshots gauge\n"
+		"trigrec_output_snapshots %llu\n"
+		"# HELP trigrec_retention_deleted_total Snapshots removed by retention (keep files, bytes, age).\n"
+		"# TYPE trigrec_retention_deleted_total counter\n"
+		"trigrec_retention_deleted_total %llu\n",
 		U(m->dir_bytes), U(m->dir_files), U(m->ret_removed));
 	if (m->on_snapshot) {
 		fprintf(f, "# HELP trigrec_on_snapshot_runs_total on_snapshot commands by result "
@@ -298,14 +314,17 @@ int metrics__render(struct metrics *m, FILE *f)
 			fprintf(f, "trigrec_on_snapshot_runs_total{result=\"%s\"} %llu\n",
 				hook_result_names[i], U(m->hook_runs[i]));
 	}
-	fprintf(f, "# HELP trigrec_reloads_total Script reloads (SIGHUP, control reload), by result.\n"
-		   "# TYPE trigrec_reloads_total counter\n"
-		   "trigrec_reloads_total{result=\"ok\"} %llu\n"
-		   "trigrec_reloads_total{result=\"failed\"} %llu\n", U(m->reloads), U(m->reload_failures));
-	hist_out(f, "trigrec_freeze_seconds", "Time recording was frozen per snapshot (freeze to resume).",
-		 &m->freeze, freeze_le);
-	hist_out(f, "trigrec_trigger_to_file_seconds", "Time from the trigger to the published file.",
-		 &m->to_file, file_le);
+	fprintf(f,
+		"# HELP trigrec_reloads_total Script reloads (SIGHUP, control reload), by result.\n"
+		"# TYPE trigrec_reloads_total counter\n"
+		"trigrec_reloads_total{result=\"ok\"} %llu\n"
+		"trigrec_reloads_total{result=\"failed\"} %llu\n",
+		U(m->reloads), U(m->reload_failures));
+	hist_out(f, "trigrec_freeze_seconds",
+		 "Time recording was frozen per snapshot (freeze to resume).", &m->freeze,
+		 freeze_le);
+	hist_out(f, "trigrec_trigger_to_file_seconds",
+		 "Time from the trigger to the published file.", &m->to_file, file_le);
 	pthread_mutex_unlock(&m->mu);
 	free(st);
 	return ferror(f) ? -EIO : 0;
@@ -355,7 +374,8 @@ int metrics_parse_addr(const char *addr, struct sockaddr_storage *ss, char *err,
 
 	memset(ss, 0, sizeof(*ss));
 	if (!addr || !*addr) {
-		snprintf(err, errlen, "empty address (give PORT or HOST:PORT, e.g. 127.0.0.1:9464)");
+		snprintf(err, errlen,
+			 "empty address (give PORT or HOST:PORT, e.g. 127.0.0.1:9464)");
 		return -EINVAL;
 	}
 	port = strrchr(addr, ':');
@@ -405,8 +425,10 @@ int metrics_parse_addr(const char *addr, struct sockaddr_storage *ss, char *err,
 		if (!host[0] || !strcmp(host, "localhost"))
 			strcpy(host, "127.0.0.1");
 		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
-			snprintf(err, errlen, "'%s': not an IPv4 address (use a numeric address, "
-				 "[::1] for IPv6)", addr);
+			snprintf(err, errlen,
+				 "'%s': not an IPv4 address (use a numeric address, "
+				 "[::1] for IPv6)",
+				 addr);
 			return -EINVAL;
 		}
 	}
@@ -430,11 +452,10 @@ int metrics__serve(struct metrics *m, const char *addr)
 	/* Its thread must not take the process's signals (they go to the session's signalfd). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	m->httpd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m,
-				    MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
-				    MHD_OPTION_CONNECTION_LIMIT, (unsigned int)8,
-				    MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)10,
-				    MHD_OPTION_END);
+	m->httpd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m, MHD_OPTION_SOCK_ADDR,
+				    (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+				    (unsigned int)8, MHD_OPTION_CONNECTION_TIMEOUT,
+				    (unsigned int)10, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!m->httpd) {
 		elog("--metrics %s: cannot listen there (%s): is the port in use?", addr,

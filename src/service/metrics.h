@@ -17,12 +17,12 @@ struct trigrec_config;
 
 /* What a snapshot came to, for the counters and histograms. */
 struct metrics_snapshot {
-	int trigger;          /* trigger id; -1 manual, -2 final */
-	int ok;               /* written (1) or failed (0) */
-	double freeze_s;      /* recording frozen: freeze to resume */
-	double to_file_s;     /* trigger to file published */
-	uint64_t bytes;       /* perf.data + sidecar bytes written */
-	uint64_t lost;        /* PERF_RECORD_LOST counts in the window */
+	int trigger;	  /* trigger id; -1 manual, -2 final */
+	int ok;		  /* written (1) or failed (0) */
+	double freeze_s;  /* recording frozen: freeze to resume */
+	double to_file_s; /* trigger to file published */
+	uint64_t bytes;	  /* perf.data + sidecar bytes written */
+	uint64_t lost;	  /* PERF_RECORD_LOST counts in the window */
 };
 
 struct metrics *metrics__new(const struct trigrec_config *c);

@@ -16,7 +16,7 @@ struct retention {
 	char *path;
 	int fd;
 	struct retention_limits l;
-	struct ret_snap *snaps;  /* scan buffer, reused: no allocation per snapshot once grown */
+	struct ret_snap *snaps; /* scan buffer, reused: no allocation per snapshot once grown */
 	size_t cap;
 	struct retention_stats st;
 	/* The one-line-per-10-s summary after snapshots: counts since the last line. */
@@ -39,8 +39,8 @@ size_t retention_choose(struct ret_snap *snaps, size_t n, const struct retention
 			int64_t now_ns, const char *protect)
 {
 	uint64_t files = n, bytes = 0, marked = 0;
-	int64_t horizon = l->age_ns && (uint64_t)now_ns > l->age_ns ? now_ns - (int64_t)l->age_ns
-								    : INT64_MIN;
+	int64_t horizon =
+		l->age_ns && (uint64_t)now_ns > l->age_ns ? now_ns - (int64_t)l->age_ns : INT64_MIN;
 
 	if (n) /* qsort(NULL, 0, ...) is undefined */
 		qsort(snaps, n, sizeof(*snaps), snap_cmp);
@@ -79,7 +79,10 @@ size_t retention_choose(struct ret_snap *snaps, size_t n, const struct retention
  */
 static time_t hour_start(const char *stamp, const struct tm *in)
 {
-	static __thread struct { char key[12]; time_t t; } cache[16];
+	static __thread struct {
+		char key[12];
+		time_t t;
+	} cache[16];
 	unsigned h = 0;
 	struct tm tm = *in;
 
@@ -113,8 +116,8 @@ size_t retention_data_name(const char *full, int64_t *time_ns)
 	if (len <= off + pl + 5 || len - 5 > OUTDIR_NAME_MAX || strcmp(full + len - 5, ".data"))
 		return 0;
 	/* The stamp is the writer's localtime_r(): mktime() is its inverse (DST picks one). */
-	sscanf(name, "%4d%2d%2d-%2d%2d%2d.%6d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday,
-	       &tm.tm_hour, &tm.tm_min, &tm.tm_sec, &us);
+	sscanf(name, "%4d%2d%2d-%2d%2d%2d.%6d", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
+	       &tm.tm_min, &tm.tm_sec, &us);
 	if (tm.tm_mon < 1 || tm.tm_mon > 12 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
 	    tm.tm_hour > 23 || tm.tm_min > 59 || tm.tm_sec > 60) {
 		*time_ns = -1;
@@ -122,7 +125,8 @@ size_t retention_data_name(const char *full, int64_t *time_ns)
 	}
 	sec = hour_start(name, &tm);
 	*time_ns = sec == (time_t)-1 ? -1 :
-		   ((int64_t)sec + tm.tm_min * 60 + tm.tm_sec) * 1000000000 + (int64_t)us * 1000;
+				       ((int64_t)sec + tm.tm_min * 60 + tm.tm_sec) * 1000000000 +
+					       (int64_t)us * 1000;
 	return len - 5;
 }
 
@@ -135,7 +139,8 @@ const char *retention_limits_fmt(const struct retention_limits *l, char *buf, si
 	if (l->files)
 		o += snprintf(buf + o, len - o, "%llu files", (unsigned long long)l->files);
 	if (l->bytes && o < (int)len)
-		o += snprintf(buf + o, len - o, "%s%s", o ? ", " : "", fmt_size(l->bytes, a, sizeof(a)));
+		o += snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
+			      fmt_size(l->bytes, a, sizeof(a)));
 	if (l->age_ns && o < (int)len)
 		o += snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
 			      fmt_duration(l->age_ns, b, sizeof(b)));
@@ -147,8 +152,13 @@ const char *retention_limits_fmt(const struct retention_limits *l, char *buf, si
 static const char *why_fmt(int why)
 {
 	static const char *names[] = {
-		"", "over the file count", "over the byte budget", "over the file count and bytes",
-		"too old", "too old and over the file count", "too old and over the byte budget",
+		"",
+		"over the file count",
+		"over the byte budget",
+		"over the file count and bytes",
+		"too old",
+		"too old and over the file count",
+		"too old and over the byte budget",
 		"too old and over the file count and bytes",
 	};
 	return names[why & 7];
@@ -180,7 +190,8 @@ static int own_file(int dfd, const char *name, uid_t uid, uint64_t *bytes, int64
 {
 	struct stat st;
 
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) || st.st_uid != uid)
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+	    st.st_uid != uid)
 		return 0;
 	*bytes = st.st_size;
 	if (mtime_ns)
@@ -246,14 +257,15 @@ static void summary_line(struct retention *r, const char *more)
 	log_kv_addu(kv, sizeof(kv), "removed_bytes", r->pend_bytes);
 	log_kv_addu(kv, sizeof(kv), "snapshots", r->st.files);
 	log_kv_addu(kv, sizeof(kv), "bytes", r->st.bytes);
-	log_event(LOG_INFO, kv, "retention: removed %llu snapshot%s (%s) from %s, %s (keep %s)%s%s; "
-	     "%llu snapshot%s (%s) there now",
-	     (unsigned long long)r->pend_n, r->pend_n == 1 ? "" : "s",
-	     fmt_size(r->pend_bytes, a, sizeof(a)), r->path, why_fmt(r->pend_why),
-	     retention_limits_fmt(&r->l, lims, sizeof(lims)), more ? more : "",
-	     r->pend_failed ? "; some could not be removed (-v says why)" : "",
-	     (unsigned long long)r->st.files, r->st.files == 1 ? "" : "s",
-	     fmt_size(r->st.bytes, b, sizeof(b)));
+	log_event(LOG_INFO, kv,
+		  "retention: removed %llu snapshot%s (%s) from %s, %s (keep %s)%s%s; "
+		  "%llu snapshot%s (%s) there now",
+		  (unsigned long long)r->pend_n, r->pend_n == 1 ? "" : "s",
+		  fmt_size(r->pend_bytes, a, sizeof(a)), r->path, why_fmt(r->pend_why),
+		  retention_limits_fmt(&r->l, lims, sizeof(lims)), more ? more : "",
+		  r->pend_failed ? "; some could not be removed (-v says why)" : "",
+		  (unsigned long long)r->st.files, r->st.files == 1 ? "" : "s",
+		  fmt_size(r->st.bytes, b, sizeof(b)));
 	r->pend_n = r->pend_bytes = r->pend_failed = 0;
 	r->pend_why = 0;
 }
@@ -291,7 +303,8 @@ int retention__enforce(struct retention *r, const char *just_published, uint64_t
 	n = scan(r);
 	if (n < 0) {
 		if (n != r->last_err)
-			wlog("retention: cannot read %s: %s; nothing removed", r->path, strerror(-n));
+			wlog("retention: cannot read %s: %s; nothing removed", r->path,
+			     strerror(-n));
 		r->last_err = n;
 		return n;
 	}
@@ -343,7 +356,8 @@ int retention__enforce(struct retention *r, const char *just_published, uint64_t
 		} else if (log_limit__hit(&r->lim, mono_ns(), &left, &span)) {
 			char more[64], d[32];
 
-			snprintf(more, sizeof(more), " in the last %s", fmt_duration(span, d, sizeof(d)));
+			snprintf(more, sizeof(more), " in the last %s",
+				 fmt_duration(span, d, sizeof(d)));
 			summary_line(r, left ? more : NULL);
 		}
 	}

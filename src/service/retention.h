@@ -26,9 +26,9 @@
 #include "snapshot/outdir.h"
 
 struct retention_limits {
-	uint64_t files;          /* snapshots (each a .data and its .json); 0 = no limit */
-	uint64_t bytes;          /* .data + .json sizes; 0 = no limit */
-	uint64_t age_ns;         /* 0 = no limit */
+	uint64_t files;	 /* snapshots (each a .data and its .json); 0 = no limit */
+	uint64_t bytes;	 /* .data + .json sizes; 0 = no limit */
+	uint64_t age_ns; /* 0 = no limit */
 };
 
 /* Why a snapshot is removed (bits of ret_snap.del). */
@@ -41,9 +41,9 @@ enum {
 /* One snapshot found in the directory. */
 struct ret_snap {
 	char base[OUTDIR_NAME_MAX + 1]; /* the name without ".data" */
-	int64_t time_ns;         /* realtime ns: the stamp in the name, else the .data's mtime */
-	uint64_t bytes;          /* .data + .json */
-	int del;                 /* set by retention_choose(): RET_OVER_* bits, 0 = kept */
+	int64_t time_ns; /* realtime ns: the stamp in the name, else the .data's mtime */
+	uint64_t bytes;	 /* .data + .json */
+	int del;	 /* set by retention_choose(): RET_OVER_* bits, 0 = kept */
 };
 
 /*
@@ -85,12 +85,12 @@ void retention__free(struct retention *r);
 int retention__enforce(struct retention *r, const char *just_published, uint64_t published_bytes);
 
 struct retention_stats {
-	uint64_t removed;        /* snapshots removed since start */
+	uint64_t removed; /* snapshots removed since start */
 	uint64_t removed_bytes;
-	uint64_t failed;         /* removals that failed (unlink errors) */
-	uint64_t files;          /* snapshots in the directory after the last enforcement */
-	uint64_t bytes;          /* their bytes */
-	uint64_t last_ns;        /* time the last scan + removals took (monotonic ns) */
+	uint64_t failed;  /* removals that failed (unlink errors) */
+	uint64_t files;	  /* snapshots in the directory after the last enforcement */
+	uint64_t bytes;	  /* their bytes */
+	uint64_t last_ns; /* time the last scan + removals took (monotonic ns) */
 };
 void retention__stats(const struct retention *r, struct retention_stats *out);
 

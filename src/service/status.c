@@ -25,11 +25,11 @@ struct name_count {
 };
 
 struct status {
-	pthread_mutex_t mu;         /* observe (writer thread) vs render (control thread) */
-	char *script;               /* NULL: `trigrec record` */
+	pthread_mutex_t mu; /* observe (writer thread) vs render (control thread) */
+	char *script;	    /* NULL: `trigrec record` */
 	char *outdir;
-	struct timespec started;    /* CLOCK_REALTIME, for the operator */
-	uint64_t started_mono;      /* for the uptime: immune to clock steps */
+	struct timespec started; /* CLOCK_REALTIME, for the operator */
+	uint64_t started_mono;	 /* for the uptime: immune to clock steps */
 	unsigned long written, failed, manual, final;
 	struct name_count per[TRIGREC_MAX_TRIGGERS + 16];
 	int nr_per;
@@ -106,7 +106,8 @@ void status__observe(struct status *st, const struct snap_report *rep)
 		else if ((n = count_for(st, name)))
 			(*n)++;
 		st->has_last = 1;
-		snprintf(st->last_path, sizeof(st->last_path), "%s", rep->out ? rep->out->path : "");
+		snprintf(st->last_path, sizeof(st->last_path), "%s",
+			 rep->out ? rep->out->path : "");
 		snprintf(st->last_name, sizeof(st->last_name), "%s", name);
 		clock_gettime(CLOCK_REALTIME, &st->last_at);
 		st->last_mono = mono_ns();
@@ -121,7 +122,8 @@ int status__is_snapshot_file(const char *name)
 	/* Dot files are temporaries of a write in progress (outdir.c), not snapshots yet. */
 	if (name[0] == '.')
 		return 0;
-	return (n > 5 && !strcmp(name + n - 5, ".data")) || (n > 5 && !strcmp(name + n - 5, ".json"));
+	return (n > 5 && !strcmp(name + n - 5, ".data")) ||
+	       (n > 5 && !strcmp(name + n - 5, ".json"));
 }
 
 /* trigrec's files in dir: count, bytes (their sizes) and .data files. -errno when unreadable. */
@@ -206,10 +208,12 @@ static void render_text(struct status *st, const struct status_trigger *trigs, i
 	fprintf(out, "%-15s %s\n", "started:", fmt_when(&st->started, t1, sizeof(t1)));
 	fprintf(out, "%-15s %s (%llu s)\n", "uptime:", fmt_age(up, t2, sizeof(t2)), ULL(up));
 	if (du_err)
-		fprintf(out, "%-15s %s (unreadable: %s)\n", "output:", st->outdir, strerror(-du_err));
+		fprintf(out, "%-15s %s (unreadable: %s)\n", "output:", st->outdir,
+			strerror(-du_err));
 	else
-		fprintf(out, "%-15s %s (%lu files, %lu snapshots, %llu bytes, %s)\n", "output:",
-			st->outdir, files, datas, ULL(bytes), fmt_size(bytes, sz, sizeof(sz)));
+		fprintf(out, "%-15s %s (%lu files, %lu snapshots, %llu bytes, %s)\n",
+			"output:", st->outdir, files, datas, ULL(bytes),
+			fmt_size(bytes, sz, sizeof(sz)));
 	fprintf(out, "%-15s %lu written (%lu by triggers, %lu manual, %lu final), %lu failed\n",
 		"snapshots:", st->written, st->written - st->manual - st->final, st->manual,
 		st->final, st->failed);
@@ -230,9 +234,11 @@ static void render_text(struct status *st, const struct status_trigger *trigs, i
 			fprintf(out, "trigger %s: counters unreadable\n", trigs[i].name);
 			continue;
 		}
-		fprintf(out, "trigger %s: fired %llu, snapshots %lu, coalesced %llu, suppressed %llu "
+		fprintf(out,
+			"trigger %s: fired %llu, snapshots %lu, coalesced %llu, suppressed %llu "
 			"(cooldown %llu, limit %llu, budget %llu), side-band full %llu, evaluated %llu, "
-			"matched %llu\n", trigs[i].name, ULL(s->fired), written_by(st, trigs[i].name),
+			"matched %llu\n",
+			trigs[i].name, ULL(s->fired), written_by(st, trigs[i].name),
 			ULL(s->coalesced), ULL(suppressed(s)), ULL(s->suppressed_cooldown),
 			ULL(s->suppressed_limit), ULL(s->suppressed_budget), ULL(s->rb_dropped),
 			ULL(s->evaluated), ULL(s->matched));
@@ -264,9 +270,11 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 		fprintf(out, ",\"files\":%lu,\"snapshots\":%lu,\"bytes\":%llu", files, datas,
 			ULL(bytes));
 	}
-	fprintf(out, "},\"snapshots\":{\"written\":%lu,\"by_triggers\":%lu,\"manual\":%lu,"
-		"\"final\":%lu,\"failed\":%lu},\"last_snapshot\":", st->written,
-		st->written - st->manual - st->final, st->manual, st->final, st->failed);
+	fprintf(out,
+		"},\"snapshots\":{\"written\":%lu,\"by_triggers\":%lu,\"manual\":%lu,"
+		"\"final\":%lu,\"failed\":%lu},\"last_snapshot\":",
+		st->written, st->written - st->manual - st->final, st->manual, st->final,
+		st->failed);
 	if (st->has_last) {
 		fputs("{\"path\":", out);
 		json_str(out, st->last_path, sizeof(st->last_path));
@@ -288,20 +296,21 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 			fputs("}", out);
 			continue;
 		}
-		fprintf(out, ",\"fired\":%llu,\"snapshots\":%lu,\"coalesced\":%llu,\"suppressed\":%llu,"
+		fprintf(out,
+			",\"fired\":%llu,\"snapshots\":%lu,\"coalesced\":%llu,\"suppressed\":%llu,"
 			"\"suppressed_cooldown\":%llu,\"suppressed_limit\":%llu,"
 			"\"suppressed_budget\":%llu,\"sideband_full\":%llu,"
-			"\"evaluated\":%llu,\"matched\":%llu}", ULL(s->fired),
-			written_by(st, trigs[i].name), ULL(s->coalesced), ULL(suppressed(s)),
-			ULL(s->suppressed_cooldown), ULL(s->suppressed_limit),
+			"\"evaluated\":%llu,\"matched\":%llu}",
+			ULL(s->fired), written_by(st, trigs[i].name), ULL(s->coalesced),
+			ULL(suppressed(s)), ULL(s->suppressed_cooldown), ULL(s->suppressed_limit),
 			ULL(s->suppressed_budget), ULL(s->rb_dropped), ULL(s->evaluated),
 			ULL(s->matched));
 	}
 	fputs("]}\n", out);
 }
 
-int status__render(struct status *st, const struct status_trigger *trigs, int nr_trigs,
-		   int json, FILE *out)
+int status__render(struct status *st, const struct status_trigger *trigs, int nr_trigs, int json,
+		   FILE *out)
 {
 	unsigned long files, datas;
 	uint64_t bytes, now = mono_ns();

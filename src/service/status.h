@@ -42,8 +42,8 @@ struct status_trigger {
  * triggers of the running recorder. Reads the output directory (trigrec's
  * own files: *.data and *.json). 0, or -errno when out failed.
  */
-int status__render(struct status *st, const struct status_trigger *trigs, int nr_trigs,
-		   int json, FILE *out);
+int status__render(struct status *st, const struct status_trigger *trigs, int nr_trigs, int json,
+		   FILE *out);
 
 /* What `status` counts as trigrec's files in the output directory. */
 int status__is_snapshot_file(const char *name);

@@ -8,8 +8,8 @@
 #include "session/config.h"
 #include "util/util.h"
 
-#define DEFAULT_MMAP_PAGES  256 /* 1 MiB per CPU with 4 KiB pages */
-#define DEFAULT_TRACK_PAGES 16  /* COMM/FORK/EXIT: small, and rarely wraps */
+#define DEFAULT_MMAP_PAGES 256 /* 1 MiB per CPU with 4 KiB pages */
+#define DEFAULT_TRACK_PAGES 16 /* COMM/FORK/EXIT: small, and rarely wraps */
 #define MAX_POST_NS (3600ull * 1000000000ull)
 
 void config__init(struct trigrec_config *c)
@@ -92,9 +92,10 @@ int config__parse_zstd_level(const char *s, int *level, char *err, size_t errlen
 	errno = 0;
 	v = s && *s >= '0' && *s <= '9' ? strtol(s, &end, 10) : -1;
 	if (v < 0 || errno || *end || v > CONFIG_ZSTD_LEVEL_MAX) {
-		snprintf(err, errlen, "'%s': zstd levels are 1 (fastest, the default of perf record "
-			 "-z) to %d (smallest); 0 turns compression off", s ? s : "",
-			 CONFIG_ZSTD_LEVEL_MAX);
+		snprintf(err, errlen,
+			 "'%s': zstd levels are 1 (fastest, the default of perf record "
+			 "-z) to %d (smallest); 0 turns compression off",
+			 s ? s : "", CONFIG_ZSTD_LEVEL_MAX);
 		return -EINVAL;
 	}
 	*level = (int)v;
@@ -183,8 +184,13 @@ int config__add_trigger(struct trigrec_config *c, const struct trig_def *t,
  * events scale with context switches, not with the system call rate).
  */
 static const char *const default_events[] = {
-	"sched:sched_switch", "sched:sched_wakeup", "sched:sched_process_fork",
-	"sched:sched_process_exec", "sched:sched_process_exit", "signal:signal_deliver", NULL,
+	"sched:sched_switch",
+	"sched:sched_wakeup",
+	"sched:sched_process_fork",
+	"sched:sched_process_exec",
+	"sched:sched_process_exit",
+	"signal:signal_deliver",
+	NULL,
 };
 
 const char *const *config__default_events(void)
@@ -229,13 +235,14 @@ static int add_default_events(struct trigrec_config *c, char *err, size_t errlen
 		int n = trig_event_glob(*d, &tps);
 
 		free(tps);
-		if (n > 0 ? !has_event(c, *d) && config__add_event(c, *d, NULL)
-			  : append_missing(c, *d))
+		if (n > 0 ? !has_event(c, *d) && config__add_event(c, *d, NULL) :
+			    append_missing(c, *d))
 			return -ENOMEM;
 	}
 	c->default_set = 1;
 	if (!c->nr_events) {
-		snprintf(err, errlen, "nothing to record: no event was given and none of the default "
+		snprintf(err, errlen,
+			 "nothing to record: no event was given and none of the default "
 			 "set (%s) exists on this kernel; give -e EVENT (trigrec list shows them)",
 			 c->default_missing ? c->default_missing : "");
 		return -EINVAL;
@@ -248,11 +255,13 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 	int ret;
 
 	if (c->cmd && c->pid) {
-		snprintf(err, errlen, "-p and a command exclude each other: record one or the other");
+		snprintf(err, errlen,
+			 "-p and a command exclude each other: record one or the other");
 		return -EINVAL;
 	}
 	if (c->period && c->freq) {
-		snprintf(err, errlen, "-F and -c exclude each other: sample by frequency or by period");
+		snprintf(err, errlen,
+			 "-F and -c exclude each other: sample by frequency or by period");
 		return -EINVAL;
 	}
 	if (c->post_ns > MAX_POST_NS) {
@@ -300,16 +309,23 @@ static void put_size(FILE *out, uint64_t bytes)
 	else if (bytes && !(bytes % 1024))
 		fprintf(out, "%lluK", (unsigned long long)(bytes >> 10));
 	else
-		fprintf(out, "%lluB", (unsigned long long)bytes); /* a bare number is pages to `buffer` */
+		fprintf(out, "%lluB",
+			(unsigned long long)bytes); /* a bare number is pages to `buffer` */
 }
 
 /* minutes: 0 in `keep`, where "5m" could be read as 5 MiB and is refused. */
 static void put_duration_m(FILE *out, uint64_t ns, int minutes)
 {
-	static const struct { uint64_t ns; const char *unit; } u[] = {
-		{ 86400ull * 1000000000ull, "d" }, { 3600ull * 1000000000ull, "h" },
-		{ 60ull * 1000000000ull, "m" }, { 1000000000ull, "s" },
-		{ 1000000ull, "ms" }, { 1000ull, "us" },
+	static const struct {
+		uint64_t ns;
+		const char *unit;
+	} u[] = {
+		{ 86400ull * 1000000000ull, "d" },
+		{ 3600ull * 1000000000ull, "h" },
+		{ 60ull * 1000000000ull, "m" },
+		{ 1000000000ull, "s" },
+		{ 1000000ull, "ms" },
+		{ 1000ull, "us" },
 	};
 
 	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
@@ -329,10 +345,13 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 {
 	long page = sysconf(_SC_PAGESIZE);
 
-	fprintf(out, "# trigrec script (trigrec run FILE); written by trigrec record --dump-script\n");
+	fprintf(out,
+		"# trigrec script (trigrec run FILE); written by trigrec record --dump-script\n");
 	if (c->default_set)
-		fprintf(out, "# no event was chosen: the default set (the triggers' events and the "
-			"scheduler's)%s%s\n", c->default_missing ? "; not on this kernel: " : "",
+		fprintf(out,
+			"# no event was chosen: the default set (the triggers' events and the "
+			"scheduler's)%s%s\n",
+			c->default_missing ? "; not on this kernel: " : "",
 			c->default_missing ? c->default_missing : "");
 	for (int i = 0; i < c->nr_events; i++) {
 		fputs("record ", out);
@@ -419,10 +438,13 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 			uint64_t p = c->bpf.budget_period_ns[i];
 			char d[32];
 
-			fprintf(out, "%s%llu/%s", i ? ", " : "", (unsigned long long)c->bpf.budget_n[i],
-				p == 86400000000000ULL ? "day" : p == 3600000000000ULL ? "hour" :
-				p == 60000000000ULL ? "min" : p == 1000000000ULL ? "s" :
-				fmt_duration(p, d, sizeof(d)));
+			fprintf(out, "%s%llu/%s", i ? ", " : "",
+				(unsigned long long)c->bpf.budget_n[i],
+				p == 86400000000000ULL ? "day" :
+				p == 3600000000000ULL  ? "hour" :
+				p == 60000000000ULL    ? "min" :
+				p == 1000000000ULL     ? "s" :
+							 fmt_duration(p, d, sizeof(d)));
 		}
 		fputc('\n', out);
 	}

@@ -20,52 +20,52 @@
 
 /* Where a setting came from, for errors that point back at it. */
 struct cfg_origin {
-	const char *file;        /* script path, "-" for stdin, NULL for the command line */
-	int line, col;           /* 1-based; 0 when not from a script */
+	const char *file; /* script path, "-" for stdin, NULL for the command line */
+	int line, col;	  /* 1-based; 0 when not from a script */
 };
 
 /* A named snapshot that only `trigrec control SOCK snapshot NAME` (or SIGUSR2) takes. */
 struct cfg_manual {
 	char name[64];
-	uint64_t post_ns;            /* 0 = the run's post_ns */
+	uint64_t post_ns; /* 0 = the run's post_ns */
 };
 
 struct trigrec_config {
 	/* What to record: -e/--filter pairs (spec and filter are owned strings). */
 	struct rec_event_spec *events;
 	int nr_events;
-	uint64_t mmap_pages;         /* main ring pages per CPU (power of two) */
-	uint64_t track_pages;        /* tracking ring pages per CPU */
-	uint64_t freq;               /* -F (0 = default for sampling events) */
-	uint64_t period;             /* -c */
-	int callgraph;               /* -g */
+	uint64_t mmap_pages;  /* main ring pages per CPU (power of two) */
+	uint64_t track_pages; /* tracking ring pages per CPU */
+	uint64_t freq;	      /* -F (0 = default for sampling events) */
+	uint64_t period;      /* -c */
+	int callgraph;	      /* -g */
 
 	/* Scope. Default: system-wide unless a command or -p is given. */
-	int all_cpus;                /* -a */
-	unsigned char *cpumask;      /* -C: nr_cpumask entries, 1 = record; NULL = all */
+	int all_cpus;		/* -a */
+	unsigned char *cpumask; /* -C: nr_cpumask entries, 1 = record; NULL = all */
 	int nr_cpumask;
-	pid_t pid;                   /* -p */
-	char *cgroup;                /* cgroup path (v2), NULL = none */
-	char **cmd;                  /* -- command [args], NULL-terminated, owned */
+	pid_t pid;    /* -p */
+	char *cgroup; /* cgroup path (v2), NULL = none */
+	char **cmd;   /* -- command [args], NULL-terminated, owned */
 
 	/* Triggers (compiled) and their defaults. */
 	struct trig_def *trigs;
 	int nr_trigs;
 	struct cfg_origin *trig_origin; /* nr_trigs entries: where each was written */
-	struct cfg_manual *manual;   /* script `trigger NAME { manual }` */
+	struct cfg_manual *manual;	/* script `trigger NAME { manual }` */
 	int nr_manual;
-	uint64_t post_ns;            /* --post: for triggers that do not say `post` */
-	struct bpfctl_opts bpf;      /* --max-starts, --max-keys, --no-gates */
+	uint64_t post_ns;	/* --post: for triggers that do not say `post` */
+	struct bpfctl_opts bpf; /* --max-starts, --max-keys, --no-gates */
 
 	/* Snapshots. */
-	char *outdir;                /* -o (default ".") */
-	char *name_prefix;           /* script `name PREFIX`: file names start with it (NULL = none) */
-	unsigned long count;         /* --count: stop after N snapshots (0 = no limit) */
-	int no_final;                /* --no-final-snapshot */
-	int no_align;                /* --no-align */
-	char *control;               /* --control PATH, NULL = none */
-	int zstd_level;              /* -z/--compression-level, script `compress zstd N`: 0 = off */
-	int no_buildid_cache;        /* --no-buildid-cache, script `buildid_cache off`: leave
+	char *outdir;	      /* -o (default ".") */
+	char *name_prefix;    /* script `name PREFIX`: file names start with it (NULL = none) */
+	unsigned long count;  /* --count: stop after N snapshots (0 = no limit) */
+	int no_final;	      /* --no-final-snapshot */
+	int no_align;	      /* --no-align */
+	char *control;	      /* --control PATH, NULL = none */
+	int zstd_level;	      /* -z/--compression-level, script `compress zstd N`: 0 = off */
+	int no_buildid_cache; /* --no-buildid-cache, script `buildid_cache off`: leave
 	                              * perf's ~/.debug alone (build-ids are still written) */
 
 	/* Retention (validated here; enforced by the service). 0 = no limit. */

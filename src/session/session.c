@@ -49,14 +49,14 @@ struct session {
 	struct sideband *sb;
 	struct snapshot_ctx sc;
 	struct metrics *m;
-	struct status *status;   /* what `trigrec status` reports */
-	struct retention *ret;   /* NULL: no limit and no metrics */
+	struct status *status; /* what `trigrec status` reports */
+	struct retention *ret; /* NULL: no limit and no metrics */
 	pid_t *tids;
 	pid_t child;
 	struct control *ctl;
-	struct hooks *hooks;     /* on_snapshot runner, NULL = none */
+	struct hooks *hooks; /* on_snapshot runner, NULL = none */
 	int go_fd, sfd, done_fd, pid_fd;
-	int create_outdir;       /* -o does not exist yet: made once set-up succeeded */
+	int create_outdir; /* -o does not exist yet: made once set-up succeeded */
 	int started;
 	/* Reloads (session__reload()): serialized, counted by generation. */
 	session_reload_fn reload_fn;
@@ -113,7 +113,7 @@ static int check_command(const char *what, const char *cmd)
 		elog("%scannot run %s: %s", what, cmd, strerror(errno));
 		return -errno;
 	}
-	for (p = path ? path : "/usr/bin:/bin"; p && *p; ) {
+	for (p = path ? path : "/usr/bin:/bin"; p && *p;) {
 		const char *e = strchr(p, ':');
 		int n = e ? e - p : (int)strlen(p);
 
@@ -138,13 +138,15 @@ static int check_outdir(const char *dir)
 
 	if (stat(dir, &st)) {
 		if (errno != ENOENT) {
-			elog("output directory %s: %s (choose another with -o)", dir, strerror(errno));
+			elog("output directory %s: %s (choose another with -o)", dir,
+			     strerror(errno));
 			return -errno;
 		}
 		snprintf(parent, sizeof(parent), "%s", dir);
 		if (access(dirname(parent), W_OK | X_OK)) {
 			elog("output directory %s: cannot create it in %s: %s (create it, or choose "
-			     "another with -o)", dir, parent, strerror(errno));
+			     "another with -o)",
+			     dir, parent, strerror(errno));
 			return -errno;
 		}
 		return 1;
@@ -299,10 +301,10 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 	for (int i = 0; !ev && i < a->nr_events; i++)
 		ev = str_differ(a->events[i].spec, b->events[i].spec) ||
 		     str_differ(a->events[i].filter, b->events[i].filter);
-#define DIFF(cond, name)                                                                  \
-	do {                                                                              \
-		if ((cond) && o < len)                                                    \
-			o += snprintf(out + o, len - o, "%s%s", o ? ", " : "", name);     \
+#define DIFF(cond, name)                                                              \
+	do {                                                                          \
+		if ((cond) && o < len)                                                \
+			o += snprintf(out + o, len - o, "%s%s", o ? ", " : "", name); \
 	} while (0)
 	out[0] = 0;
 	DIFF(ev, "record (events, filters)");
@@ -310,36 +312,41 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 	DIFF(a->freq != b->freq || a->period != b->period || a->callgraph != b->callgraph,
 	     "sampling (-F, -c, -g)");
 	DIFF(a->all_cpus != b->all_cpus || a->nr_cpumask != b->nr_cpumask ||
-	     (a->nr_cpumask && memcmp(a->cpumask, b->cpumask, a->nr_cpumask)) ||
-	     a->pid != b->pid || str_differ(a->cgroup, b->cgroup) || argv_differ(a->cmd, b->cmd),
+		     (a->nr_cpumask && memcmp(a->cpumask, b->cpumask, a->nr_cpumask)) ||
+		     a->pid != b->pid || str_differ(a->cgroup, b->cgroup) ||
+		     argv_differ(a->cmd, b->cmd),
 	     "scope (cpus, cgroup, command)");
 	DIFF(str_differ(a->outdir, b->outdir) || str_differ(a->name_prefix, b->name_prefix),
 	     "output");
 	DIFF(a->keep_files != b->keep_files || a->keep_bytes != b->keep_bytes ||
-	     a->keep_age_ns != b->keep_age_ns, "keep");
+		     a->keep_age_ns != b->keep_age_ns,
+	     "keep");
 	DIFF(str_differ(a->metrics_addr, b->metrics_addr) ||
-	     str_differ(a->metrics_file, b->metrics_file), "metrics");
+		     str_differ(a->metrics_file, b->metrics_file),
+	     "metrics");
 	DIFF(argv_differ(a->on_snapshot, b->on_snapshot) ||
-	     a->on_snapshot_timeout_ns != b->on_snapshot_timeout_ns ||
-	     a->on_snapshot_jobs != b->on_snapshot_jobs, "on_snapshot");
+		     a->on_snapshot_timeout_ns != b->on_snapshot_timeout_ns ||
+		     a->on_snapshot_jobs != b->on_snapshot_jobs,
+	     "on_snapshot");
 	DIFF(a->zstd_level != b->zstd_level, "compress");
 	DIFF(a->no_buildid_cache != b->no_buildid_cache, "buildid_cache");
 	DIFF(str_differ(a->control, b->control) || a->count != b->count ||
-	     a->no_final != b->no_final || a->no_align != b->no_align, "run options");
+		     a->no_final != b->no_final || a->no_align != b->no_align,
+	     "run options");
 #undef DIFF
 }
 
 struct reload_ctx {
 	struct session *s;
 	struct trigrec_config *nc;
-	struct bpfctl *planned;  /* the new table, planned (checked) on the caller's thread */
+	struct bpfctl *planned; /* the new table, planned (checked) on the caller's thread */
 };
 
-#define SWAP(a, b)                       \
-	do {                             \
+#define SWAP(a, b)                        \
+	do {                              \
 		__typeof__(a) tmp_ = (a); \
-		(a) = (b);               \
-		(b) = tmp_;              \
+		(a) = (b);                \
+		(b) = tmp_;               \
 	} while (0)
 
 /* The config's triggers, swapped with the new config's (the new config then holds the old ones). */
@@ -408,7 +415,8 @@ int session__reload(struct session *s, char *msg, size_t len)
 	int ret;
 
 	if (!s->reload_fn) {
-		snprintf(msg, len, "this recorder was not started from a script (trigrec run FILE)");
+		snprintf(msg, len,
+			 "this recorder was not started from a script (trigrec run FILE)");
 		return -ENOTSUP;
 	}
 	pthread_mutex_lock(&s->reload_mu);
@@ -419,7 +427,8 @@ int session__reload(struct session *s, char *msg, size_t len)
 		bo.generation = s->generation + 1;
 		rc.planned = bpfctl__plan(s->r, nc.trigs, nc.nr_trigs, &bo);
 		if (!rc.planned) {
-			snprintf(err, sizeof(err), "the new triggers do not fit (see the message above)");
+			snprintf(err, sizeof(err),
+				 "the new triggers do not fit (see the message above)");
 			ret = -EINVAL;
 		}
 	}
@@ -441,8 +450,11 @@ int session__reload(struct session *s, char *msg, size_t len)
 	not_reloadable(s->c, &nc, skipped, sizeof(skipped));
 	ret = sideband__reload(s->sb, swap_bpf, &rc);
 	if (ret) {
-		snprintf(msg, len, "%s", ret == -ESHUTDOWN ? "stopping: not reloaded" :
-			 "the new triggers could not be loaded; the old ones are armed again");
+		snprintf(
+			msg, len, "%s",
+			ret == -ESHUTDOWN ?
+				"stopping: not reloaded" :
+				"the new triggers could not be loaded; the old ones are armed again");
 		log_kv_add(kv, sizeof(kv), "result", "failed");
 		log_event(-2, kv, "reload failed: %s", msg);
 		if (s->m)
@@ -457,8 +469,9 @@ int session__reload(struct session *s, char *msg, size_t len)
 		log_kv_add(kv, sizeof(kv), "not_applied", skipped);
 	snprintf(msg, len, "reloaded: generation %u, %d trigger%s, in %s%s%s%s", s->generation,
 		 s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
-		 fmt_duration(mono_ns() - t0, d, sizeof(d)), skipped[0] ? "; not applied until a restart: " : "",
-		 skipped, skipped[0] ? " changed" : "");
+		 fmt_duration(mono_ns() - t0, d, sizeof(d)),
+		 skipped[0] ? "; not applied until a restart: " : "", skipped,
+		 skipped[0] ? " changed" : "");
 	log_event(LOG_INFO, kv, "%s", msg);
 out:
 	bpfctl__free(rc.planned);
@@ -511,18 +524,20 @@ static void announce(struct session *s)
 	log_kv_addu(kv, sizeof(kv), "ring_bytes", r->rings[0].size);
 	log_kv_addu(kv, sizeof(kv), "triggers", s->c->nr_trigs);
 	log_kv_add(kv, sizeof(kv), "outdir", s->c->outdir);
-	log_event(LOG_INFO, kv, "recording %d event%s on %d CPU%s (%llu KiB ring per CPU), %d trigger%s%s; "
-	     "snapshots go to %s", ntp, ntp == 1 ? "" : "s", r->nr_cpus,
-	     r->nr_cpus == 1 ? "" : "s", (unsigned long long)r->rings[0].size / 1024,
-	     s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
-	     s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir);
+	log_event(LOG_INFO, kv,
+		  "recording %d event%s on %d CPU%s (%llu KiB ring per CPU), %d trigger%s%s; "
+		  "snapshots go to %s",
+		  ntp, ntp == 1 ? "" : "s", r->nr_cpus, r->nr_cpus == 1 ? "" : "s",
+		  (unsigned long long)r->rings[0].size / 1024, s->c->nr_trigs,
+		  s->c->nr_trigs == 1 ? "" : "s", s->c->cmd ? "" : "; Ctrl-C to stop",
+		  s->c->outdir);
 	/* After "recording ...": that line is what tells a waiting script the rings are live. */
 	if (s->c->default_set) {
 		char set[1024] = "";
 
 		for (int i = 0; i < s->c->nr_events; i++)
-			snprintf(set + strlen(set), sizeof(set) - strlen(set), "%s%s", i ? ", " : "",
-				 s->c->events[i].spec);
+			snprintf(set + strlen(set), sizeof(set) - strlen(set), "%s%s",
+				 i ? ", " : "", s->c->events[i].spec);
 		ilog("recording the default set: %s; give -e to choose", set);
 		if (s->c->default_missing)
 			vlog("default set: %s not on this kernel, skipped", s->c->default_missing);
@@ -772,7 +787,8 @@ int session__start(struct session *s)
 		struct hooks_opts ho = { .argv = c->on_snapshot,
 					 .timeout_ns = c->on_snapshot_timeout_ns,
 					 .jobs = c->on_snapshot_jobs,
-					 .done = on_hook_done, .ctx = s };
+					 .done = on_hook_done,
+					 .ctx = s };
 
 		s->hooks = hooks__new(&ho);
 		if (!s->hooks)
@@ -786,8 +802,10 @@ int session__start(struct session *s)
 	{
 		struct sideband_opts so = { .max_snapshots = c->count,
 					    .final_snapshot = !c->no_final,
-					    .done_fd = s->done_fd, .control_fd = -1,
-					    .written = on_written, .ctx = s,
+					    .done_fd = s->done_fd,
+					    .control_fd = -1,
+					    .written = on_written,
+					    .ctx = s,
 					    .reload = s->reload_fn ? control_reload : NULL,
 					    .manual_post = manual_post };
 
@@ -845,8 +863,8 @@ static void summary(struct session *s)
 
 	sideband__stats(s->sb, &ss);
 	vlog("side-band: %lu harvests; %lu waited for a free buffer set, %lu for their trigger's "
-	     "own record (%lu gave up); %lu post windows cut short by the stop", ss.snapshots,
-	     ss.waited_for_writer, ss.trigger_record_waited, ss.trigger_record_late,
+	     "own record (%lu gave up); %lu post windows cut short by the stop",
+	     ss.snapshots, ss.waited_for_writer, ss.trigger_record_waited, ss.trigger_record_late,
 	     ss.post_cut_short);
 
 	for (int i = 0; i < s->c->nr_trigs; i++) {
@@ -865,15 +883,17 @@ static void summary(struct session *s)
 		log_kv_addu(kv, sizeof(kv), "suppressed_limit", ts.suppressed_limit);
 		log_kv_addu(kv, sizeof(kv), "suppressed_budget", ts.suppressed_budget);
 		log_kv_addu(kv, sizeof(kv), "sideband_full", ts.rb_dropped);
-		log_event(LOG_INFO, kv, "trigger %s: evaluated %llu, matched %llu, fired %llu, coalesced %llu, "
-		     "suppressed by cooldown %llu, by limit/max %llu, by the budget %llu, "
-		     "stale starts %llu, side-band full %llu", s->c->trigs[i].name,
-		     (unsigned long long)ts.evaluated, (unsigned long long)ts.matched,
-		     (unsigned long long)ts.fired, (unsigned long long)ts.coalesced,
-		     (unsigned long long)ts.suppressed_cooldown,
-		     (unsigned long long)ts.suppressed_limit,
-		     (unsigned long long)ts.suppressed_budget,
-		     (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped);
+		log_event(LOG_INFO, kv,
+			  "trigger %s: evaluated %llu, matched %llu, fired %llu, coalesced %llu, "
+			  "suppressed by cooldown %llu, by limit/max %llu, by the budget %llu, "
+			  "stale starts %llu, side-band full %llu",
+			  s->c->trigs[i].name, (unsigned long long)ts.evaluated,
+			  (unsigned long long)ts.matched, (unsigned long long)ts.fired,
+			  (unsigned long long)ts.coalesced,
+			  (unsigned long long)ts.suppressed_cooldown,
+			  (unsigned long long)ts.suppressed_limit,
+			  (unsigned long long)ts.suppressed_budget,
+			  (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped);
 	}
 	bpfctl__stats(s->b, TRIGREC_MAX_TRIGGERS, &g);
 	if (s->hooks) {
@@ -881,7 +901,8 @@ static void summary(struct session *s)
 
 		hooks__stats(s->hooks, &hs);
 		ilog("on_snapshot: %llu run%s: ok %llu, failed %llu, timeout %llu, dropped %llu; "
-		     "at most %u at once", (unsigned long long)hs.started, hs.started == 1 ? "" : "s",
+		     "at most %u at once",
+		     (unsigned long long)hs.started, hs.started == 1 ? "" : "s",
 		     (unsigned long long)hs.runs[HOOK_OK], (unsigned long long)hs.runs[HOOK_FAILED],
 		     (unsigned long long)hs.runs[HOOK_TIMEOUT],
 		     (unsigned long long)hs.runs[HOOK_DROPPED], hs.max_running);
@@ -895,11 +916,13 @@ static void summary(struct session *s)
 		log_kv_addu(kv, sizeof(kv), "coalesced", all.coalesced);
 		log_kv_addu(kv, sizeof(kv), "sideband_full", all.rb_dropped);
 		log_kv_addu(kv, sizeof(kv), "gated", g.gated);
-		log_event(LOG_INFO, kv, "%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
-	     "lost (side-band full) %llu; records held back by the freeze %llu",
-	     s->sc.written, s->sc.written == 1 ? "" : "s", s->sc.failed,
-	     (unsigned long long)all.fired, (unsigned long long)all.coalesced,
-	     (unsigned long long)all.rb_dropped, (unsigned long long)g.gated);
+		log_event(
+			LOG_INFO, kv,
+			"%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
+			"lost (side-band full) %llu; records held back by the freeze %llu",
+			s->sc.written, s->sc.written == 1 ? "" : "s", s->sc.failed,
+			(unsigned long long)all.fired, (unsigned long long)all.coalesced,
+			(unsigned long long)all.rb_dropped, (unsigned long long)g.gated);
 	}
 }
 
@@ -1058,8 +1081,8 @@ void session__free(struct session *s)
 	control__free(s->ctl); /* its thread calls into the side-band: stop it first */
 	sideband__free(s->sb);
 	retention__free(s->ret); /* after the writer thread: it enforces after each snapshot */
-	hooks__free(s->hooks); /* after the writer, which hands it jobs */
-	metrics__free(s->m); /* its HTTP thread reads the BPF counters: stop it first */
+	hooks__free(s->hooks);	 /* after the writer, which hands it jobs */
+	metrics__free(s->m);	 /* its HTTP thread reads the BPF counters: stop it first */
 	status__free(s->status); /* the control and writer threads, its users, are gone */
 	bpfctl__free(s->b);
 	recorder__free(s->r);

@@ -100,7 +100,9 @@ static int string(struct jp *j, char **out)
 		}
 		c = *j->p++;
 		switch (c) {
-		case '"': case '\\': case '/': *o++ = c; break;
+		case '"':
+		case '\\':
+		case '/': *o++ = c; break;
 		case 'b': *o++ = '\b'; break;
 		case 'f': *o++ = '\f'; break;
 		case 'n': *o++ = '\n'; break;
@@ -125,8 +127,7 @@ static int string(struct jp *j, char **out)
 			put_utf8(&o, v);
 			break;
 		}
-		default:
-			return fail(j, "bad escape");
+		default: return fail(j, "bad escape");
 		}
 	}
 	*o = 0;

@@ -14,9 +14,9 @@ enum jv_type { JV_NULL, JV_FALSE, JV_TRUE, JV_NUM, JV_STR, JV_ARR, JV_OBJ };
 
 struct jv {
 	enum jv_type type;
-	char *str;            /* JV_STR: the decoded string; JV_NUM: the number's text */
-	char *key;            /* the member name, when the parent is an object */
-	struct jv *kids;      /* JV_ARR, JV_OBJ: n children */
+	char *str;	 /* JV_STR: the decoded string; JV_NUM: the number's text */
+	char *key;	 /* the member name, when the parent is an object */
+	struct jv *kids; /* JV_ARR, JV_OBJ: n children */
 	int n;
 };
 

@@ -10,15 +10,17 @@
 #include <zstd.h>
 #include "show/pdread.h"
 
-#define PERF_MAGIC2      0x32454c4946524550ull /* "PERFILE2" */
+#define PERF_MAGIC2 0x32454c4946524550ull /* "PERFILE2" */
 #define FEAT_TRACING_DATA 1
-#define FEAT_HOSTNAME     3
-#define FEAT_OSRELEASE    4
-#define FEAT_EVENT_DESC   12
-#define FEAT_SAMPLE_TIME  21
-#define REC_COMPRESSED    81
+#define FEAT_HOSTNAME 3
+#define FEAT_OSRELEASE 4
+#define FEAT_EVENT_DESC 12
+#define FEAT_SAMPLE_TIME 21
+#define REC_COMPRESSED 81
 
-struct sect { uint64_t offset, size; };
+struct sect {
+	uint64_t offset, size;
+};
 struct file_header {
 	uint64_t magic, size, attr_size;
 	struct sect attrs, data, event_types;
@@ -93,7 +95,8 @@ static struct tp_format *parse_one_format(const char *sys, const char *text, siz
 	char name[128] = "";
 	const char *n = NULL;
 
-	for (const char *q = text; q && q < text + len; q = memchr(q, '\n', text + len - q), q = q ? q + 1 : q) {
+	for (const char *q = text; q && q < text + len;
+	     q = memchr(q, '\n', text + len - q), q = q ? q + 1 : q) {
 		if (!strncmp(q, "name: ", 6)) {
 			n = q + 6;
 			break;
@@ -102,7 +105,8 @@ static struct tp_format *parse_one_format(const char *sys, const char *text, siz
 	if (n) {
 		size_t l = strcspn(n, "\n");
 
-		snprintf(name, sizeof(name), "%.*s", (int)(l < sizeof(name) ? l : sizeof(name) - 1), n);
+		snprintf(name, sizeof(name), "%.*s", (int)(l < sizeof(name) ? l : sizeof(name) - 1),
+			 n);
 	}
 	return tp_format__parse(sys, name, text, len);
 }
@@ -119,10 +123,10 @@ int pdr_tracing_formats(const uint8_t *p, size_t len, struct tp_format ***out)
 	if (len < sizeof(magic) || memcmp(p, magic, sizeof(magic)))
 		return -EINVAL;
 	rd_take(&r, sizeof(magic));
-	rd_cstr(&r);              /* version */
-	rd_take(&r, 2);           /* endianness, sizeof(long) */
-	rd_u32(&r);               /* page size */
-	for (int i = 0; i < 2; i++) {     /* header_page, header_event */
+	rd_cstr(&r);		      /* version */
+	rd_take(&r, 2);		      /* endianness, sizeof(long) */
+	rd_u32(&r);		      /* page size */
+	for (int i = 0; i < 2; i++) { /* header_page, header_event */
 		uint64_t sz;
 
 		rd_cstr(&r);
@@ -157,7 +161,8 @@ int pdr_tracing_formats(const uint8_t *p, size_t len, struct tp_format ***out)
 				continue; /* one unreadable format leaves that event's fields undecoded */
 			if (n == cap) {
 				/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-				struct tp_format **nv = realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+				struct tp_format **nv =
+					realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
 
 				if (!nv) {
 					tp_format__free(f);
@@ -181,7 +186,10 @@ bad:
 
 /* ---- records ---- */
 
-struct idmap_ent { uint64_t id; int attr; };
+struct idmap_ent {
+	uint64_t id;
+	int attr;
+};
 
 static int id_cmp(const void *a, const void *b)
 {
@@ -277,15 +285,17 @@ static int walk_records(struct pdr_file *f, const uint8_t *p, size_t len, uint64
 {
 	size_t cap = 0;
 
-	for (size_t o = 0; o < len; ) {
+	for (size_t o = 0; o < len;) {
 		const struct perf_event_header *h = (const void *)(p + o);
 		struct pdr_rec *rec;
 		uint64_t id = 0;
 
 		if (len - o < sizeof(*h) || h->size < sizeof(*h) || h->size > len - o) {
-			snprintf(err, errlen, "record at %s offset %" PRIu64 " has size %u but %zu bytes "
-				 "are left: the file is cut short or corrupt", f->plain ? "decompressed" :
-				 "file", base_off + o, len - o >= sizeof(*h) ? h->size : 0, len - o);
+			snprintf(err, errlen,
+				 "record at %s offset %" PRIu64 " has size %u but %zu bytes "
+				 "are left: the file is cut short or corrupt",
+				 f->plain ? "decompressed" : "file", base_off + o,
+				 len - o >= sizeof(*h) ? h->size : 0, len - o);
 			return -EINVAL;
 		}
 		o += h->size;
@@ -309,7 +319,8 @@ static int walk_records(struct pdr_file *f, const uint8_t *p, size_t len, uint64
 			if (h->size >= sizeof(*h) + 8)
 				memcpy(&id, h + 1, 8);
 			rec->attr = find_attr(map, nmap, f->nr_attrs, id);
-			if (rec->attr >= 0 && !(f->attrs[rec->attr].attr.sample_type & PERF_SAMPLE_IDENTIFIER))
+			if (rec->attr >= 0 &&
+			    !(f->attrs[rec->attr].attr.sample_type & PERF_SAMPLE_IDENTIFIER))
 				rec->attr = f->nr_attrs == 1 ? 0 : -1;
 			if (rec->attr >= 0 && decode_sample(&f->attrs[rec->attr], h, rec))
 				rec->attr = -1;
@@ -359,7 +370,7 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 	if (!ds || !f->plain)
 		goto oom;
 	ZSTD_initDStream(ds);
-	for (size_t o = 0; o < len; ) {
+	for (size_t o = 0; o < len;) {
 		/* COMPRESSED sizes are not multiples of 8: headers are copied, never cast */
 		struct perf_event_header hh = { 0 }, *h = &hh;
 
@@ -388,8 +399,10 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 				ob = (ZSTD_outBuffer){ f->plain + n, cap - n, 0 };
 				r = ZSTD_decompressStream(ds, &ob, &in);
 				if (ZSTD_isError(r)) {
-					snprintf(err, errlen, "PERF_RECORD_COMPRESSED at data offset %zu: "
-						 "zstd: %s", o, ZSTD_getErrorName(r));
+					snprintf(err, errlen,
+						 "PERF_RECORD_COMPRESSED at data offset %zu: "
+						 "zstd: %s",
+						 o, ZSTD_getErrorName(r));
 					ret = -EINVAL;
 					goto out;
 				}
@@ -472,9 +485,10 @@ struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t err
 	if (fh.attr_size < 16 + PERF_ATTR_SIZE_VER0 || fh.attrs.offset > len ||
 	    fh.attrs.size > len - fh.attrs.offset || fh.data.offset > len ||
 	    fh.data.size > len - fh.data.offset) {
-		snprintf(err, errlen, "header sections out of the file's %zu bytes (attrs %" PRIu64
-			 "+%" PRIu64 ", data %" PRIu64 "+%" PRIu64 "): cut short?", len,
-			 fh.attrs.offset, fh.attrs.size, fh.data.offset, fh.data.size);
+		snprintf(err, errlen,
+			 "header sections out of the file's %zu bytes (attrs %" PRIu64 "+%" PRIu64
+			 ", data %" PRIu64 "+%" PRIu64 "): cut short?",
+			 len, fh.attrs.offset, fh.attrs.size, fh.data.offset, fh.data.size);
 		goto fail;
 	}
 	nattr = fh.attrs.size / fh.attr_size;
@@ -487,8 +501,8 @@ struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t err
 		size_t asz = fh.attr_size - 16;
 		struct sect ids;
 
-		memcpy(&f->attrs[i].attr, e, asz < sizeof(struct perf_event_attr) ? asz :
-		       sizeof(struct perf_event_attr));
+		memcpy(&f->attrs[i].attr, e,
+		       asz < sizeof(struct perf_event_attr) ? asz : sizeof(struct perf_event_attr));
 		memcpy(&ids, e + asz, sizeof(ids));
 		if (ids.offset > len || ids.size > len - ids.offset) {
 			snprintf(err, errlen, "attr %zu: ids out of the file", i);
@@ -544,7 +558,7 @@ struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t err
 	name_attrs(f, ed, edlen);
 
 	data = b + fh.data.offset;
-	for (size_t o = 0; o + sizeof(struct perf_event_header) <= fh.data.size; ) {
+	for (size_t o = 0; o + sizeof(struct perf_event_header) <= fh.data.size;) {
 		struct perf_event_header h;
 
 		memcpy(&h, data + o, sizeof(h));
@@ -587,8 +601,8 @@ struct pdr_file *pdr_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
-		snprintf(err, errlen, "%s: %s", path, !S_ISREG(st.st_mode) ? "not a regular file" :
-			 "empty file");
+		snprintf(err, errlen, "%s: %s", path,
+			 !S_ISREG(st.st_mode) ? "not a regular file" : "empty file");
 		close(fd);
 		return NULL;
 	}
@@ -629,7 +643,10 @@ void pdr_close(struct pdr_file *f)
 
 static uint64_t get_u(const uint8_t *p, uint32_t size)
 {
-	uint8_t b1; uint16_t b2; uint32_t b4; uint64_t b8 = 0;
+	uint8_t b1;
+	uint16_t b2;
+	uint32_t b4;
+	uint64_t b8 = 0;
 
 	switch (size) {
 	case 1: memcpy(&b1, p, 1); return b1;
@@ -658,8 +675,8 @@ static void put_text(char *buf, size_t len, const uint8_t *s, size_t n)
 	buf[o] = 0;
 }
 
-void pdr_field_str(const struct tp_field *fl, const uint8_t *raw, uint32_t raw_size,
-		   char *buf, size_t len)
+void pdr_field_str(const struct tp_field *fl, const uint8_t *raw, uint32_t raw_size, char *buf,
+		   size_t len)
 {
 	buf[0] = 0;
 	if (!len || fl->offset + fl->size > raw_size)
@@ -667,9 +684,7 @@ void pdr_field_str(const struct tp_field *fl, const uint8_t *raw, uint32_t raw_s
 	const uint8_t *d = raw + fl->offset;
 
 	switch (fl->kind) {
-	case TP_FIELD_CHARARRAY:
-		put_text(buf, len, d, fl->size);
-		break;
+	case TP_FIELD_CHARARRAY: put_text(buf, len, d, fl->size); break;
 	case TP_FIELD_DATALOC: {
 		uint32_t v = get_u(d, 4), off = v & 0xffff, n = v >> 16;
 
@@ -687,14 +702,13 @@ void pdr_field_str(const struct tp_field *fl, const uint8_t *raw, uint32_t raw_s
 		size_t o = snprintf(buf, len, "[");
 
 		for (uint32_t k = 0; es && k < n && o < len; k++)
-			o += snprintf(buf + o, len - o, "%s%" PRIu64, k ? ", " : "", get_u(d + k * es, es));
+			o += snprintf(buf + o, len - o, "%s%" PRIu64, k ? ", " : "",
+				      get_u(d + k * es, es));
 		if (o < len)
 			snprintf(buf + o, len - o, "]");
 		break;
 	}
-	case TP_FIELD_PTR:
-		snprintf(buf, len, "0x%" PRIx64, get_u(d, fl->size));
-		break;
+	case TP_FIELD_PTR: snprintf(buf, len, "0x%" PRIx64, get_u(d, fl->size)); break;
 	default:
 		if (fl->is_signed)
 			snprintf(buf, len, "%" PRId64, get_s(d, fl->size));
@@ -703,8 +717,8 @@ void pdr_field_str(const struct tp_field *fl, const uint8_t *raw, uint32_t raw_s
 	}
 }
 
-void pdr_fields_str(const struct tp_format *fmt, const uint8_t *raw, uint32_t raw_size,
-		    char *buf, size_t len)
+void pdr_fields_str(const struct tp_format *fmt, const uint8_t *raw, uint32_t raw_size, char *buf,
+		    size_t len)
 {
 	size_t o = 0;
 
@@ -731,6 +745,7 @@ int pdr_field_int(const struct tp_format *fmt, const uint8_t *raw, uint32_t raw_
 	if (!fl || !raw || (fl->kind != TP_FIELD_INT && fl->kind != TP_FIELD_PTR) ||
 	    fl->offset + fl->size > raw_size || fl->size > 8)
 		return -ENOENT;
-	*out = fl->is_signed ? get_s(raw + fl->offset, fl->size) : (int64_t)get_u(raw + fl->offset, fl->size);
+	*out = fl->is_signed ? get_s(raw + fl->offset, fl->size) :
+			       (int64_t)get_u(raw + fl->offset, fl->size);
 	return 0;
 }

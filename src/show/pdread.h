@@ -15,36 +15,36 @@
 #include "capture/tracefs.h"
 
 struct pdr_attr {
-	struct perf_event_attr attr;  /* the file's attr (size as the file has it, at most ours) */
+	struct perf_event_attr attr; /* the file's attr (size as the file has it, at most ours) */
 	uint64_t *ids;
 	uint32_t nr_ids;
-	char name[256];               /* EVENT_DESC, else "sys:name" from TRACING_DATA, else "attrN" */
-	const struct tp_format *fmt;  /* tracepoint format, or NULL */
+	char name[256]; /* EVENT_DESC, else "sys:name" from TRACING_DATA, else "attrN" */
+	const struct tp_format *fmt; /* tracepoint format, or NULL */
 };
 
 /* One record of the data section, decoded as far as show needs. */
 struct pdr_rec {
 	const struct perf_event_header *hdr;
-	int attr;                     /* index in attrs, -1: unknown id */
-	uint64_t time;                /* 0 when the record has none */
+	int attr;      /* index in attrs, -1: unknown id */
+	uint64_t time; /* 0 when the record has none */
 	uint32_t pid, tid, cpu;
 	uint64_t ip;
-	const uint8_t *raw;           /* SAMPLE with RAW: the tracepoint entry */
+	const uint8_t *raw; /* SAMPLE with RAW: the tracepoint entry */
 	uint32_t raw_size;
 };
 
 struct pdr_file {
 	struct pdr_attr *attrs;
 	int nr_attrs;
-	struct pdr_rec *recs;         /* in file order (trigrec writes them sorted) */
+	struct pdr_rec *recs; /* in file order (trigrec writes them sorted) */
 	size_t nr_recs;
 	uint64_t first_time, last_time; /* SAMPLE_TIME feature, 0 when absent */
 	char hostname[128], osrelease[128];
-	int compressed;               /* the data section held PERF_RECORD_COMPRESSED */
+	int compressed; /* the data section held PERF_RECORD_COMPRESSED */
 	/* private */
 	void *map;
 	size_t map_len;
-	uint8_t *plain;               /* decompressed data section */
+	uint8_t *plain; /* decompressed data section */
 	struct tp_format **fmts;
 	int nr_fmts;
 };
@@ -63,11 +63,11 @@ int pdr_tracing_formats(const uint8_t *p, size_t len, struct tp_format ***out);
  * decimal, pointers in hex (0x...), char arrays and __data_loc strings as
  * text (not quoted), other arrays as [a, b]. Into buf (always terminated).
  */
-void pdr_field_str(const struct tp_field *fl, const uint8_t *raw, uint32_t raw_size,
-		   char *buf, size_t len);
+void pdr_field_str(const struct tp_field *fl, const uint8_t *raw, uint32_t raw_size, char *buf,
+		   size_t len);
 /* Every non-common field, "name=value name=value". */
-void pdr_fields_str(const struct tp_format *fmt, const uint8_t *raw, uint32_t raw_size,
-		    char *buf, size_t len);
+void pdr_fields_str(const struct tp_format *fmt, const uint8_t *raw, uint32_t raw_size, char *buf,
+		    size_t len);
 /* A field's integer value (0 when absent or not an integer). */
 int pdr_field_int(const struct tp_format *fmt, const uint8_t *raw, uint32_t raw_size,
 		  const char *name, int64_t *out);

@@ -36,156 +36,156 @@ static void html_text(FILE *f, const char *s, size_t n)
 
 /* The page's script: builds the SVG from the JSON in #data, then zoom, pan and hover. */
 static const char page_js[] =
-"(function(){\n"
-"const T0=performance.now();\n"
-"const D=JSON.parse(document.getElementById('data').textContent);\n"
-"const NS='http://www.w3.org/2000/svg';\n"
-"const LW=80, LH=46, TOP=28, span=Math.max(1,D.win[1]-D.win[0]);\n"
-"const svg=document.getElementById('tl');\n"
-"let W=Math.max(400,document.getElementById('wrap').clientWidth-LW-10);\n"
-"const H=TOP+D.cpus.length*LH+10;\n"
-"svg.setAttribute('width',LW+W+10); svg.setAttribute('height',H);\n"
-"function el(tag,attrs,parent){const e=document.createElementNS(NS,tag);"
-"for(const k in attrs)e.setAttribute(k,attrs[k]);if(parent)parent.appendChild(e);return e;}\n"
-"const laneOf={}; D.cpus.forEach((c,i)=>laneOf[c]=i);\n"
-"const pal=['#1f77b4','#2ca02c','#9467bd','#8c564b','#e377c2','#17becf','#bcbd22','#7f7f7f','#ff7f0e','#393b79'];\n"
-"function tcol(tid){let h=(tid*2654435761)>>>0;return 'hsl('+(h%360)+',55%,'+(62+(h>>9)%16)+'%)';}\n"
-"const defs=el('defs',{},svg);const cp=el('clipPath',{id:'clip'},defs);"
-"el('rect',{x:LW,y:0,width:W,height:H},cp);\n"
-"const lanes=el('g',{id:'lanes'},svg);\n"
-"D.cpus.forEach((c,i)=>{const g=el('g',{'class':'lane','data-cpu':c},lanes);"
-"el('rect',{x:LW,y:TOP+i*LH,width:W,height:LH-4,'class':'lanebg'},g);"
-"const t=el('text',{x:6,y:TOP+i*LH+LH/2+2,'class':'lanelabel'},g);t.textContent='CPU '+c;});\n"
-"const clip=el('g',{'clip-path':'url(#clip)'},svg);\n"
-"const view=el('g',{id:'view'},clip);\n"
-"function bx(t){return t/span*W;}\n"
-"const gs=el('g',{id:'spans'},view);\n"
-"D.spans.forEach(s=>{const r=el('rect',{x:bx(s.s),y:TOP-6,width:Math.max(bx(s.e)-bx(s.s),0.0001),"
-"height:D.cpus.length*LH+2,'class':'span '+s.kind},gs);"
-"const t=el('title',{},r);t.textContent=s.label;});\n"
-"const gr=el('g',{id:'runs'},view);\n"
-"D.runs.forEach(r=>{const i=laneOf[r[0]];if(i===undefined)return;"
-"el('rect',{x:bx(r[1]),y:TOP+i*LH+2,width:Math.max(bx(r[2])-bx(r[1]),0.0001),height:20,"
-"fill:tcol(r[4]),'class':'run'},gr);});\n"
-"const gm=el('g',{id:'marks'},view);\n"
-"const byLane=D.cpus.map(()=>[]);\n"
-/* one element per record while the DOM copes; beyond, one path per lane and event (same marks) */
-"const MANY=20000;\n"
-"if(D.recs.length<=MANY){D.recs.forEach((r,k)=>{const i=laneOf[r[1]];byLane[i].push(k);"
-"el('line',{x1:bx(r[0]),x2:bx(r[0]),y1:TOP+i*LH+25,y2:TOP+i*LH+40,stroke:pal[r[2]%pal.length],"
-"'class':'mark'},gm);});}\n"
-"else{const ds=new Map();D.recs.forEach((r,k)=>{const i=laneOf[r[1]];byLane[i].push(k);const key=i*1000+r[2];"
-"let a=ds.get(key);if(!a)ds.set(key,a=[]);a.push('M'+bx(r[0]).toFixed(4)+' '+(TOP+i*LH+25)+'v15');});"
-"for(const [key,a] of ds)el('path',{d:a.join(''),stroke:pal[(key%1000)%pal.length],'class':'marks',"
-"'data-n':a.length},gm);}\n"
-"const runsByLane=D.cpus.map(()=>[]);D.runs.forEach((r,k)=>{const i=laneOf[r[0]];if(i!==undefined)runsByLane[i].push(k);});\n"
-"if(D.trig){const x=bx(D.trig.t);"
-"el('line',{id:'trigger',x1:x,x2:x,y1:TOP-8,y2:TOP+D.cpus.length*LH,'class':'trigger'},view);}\n"
-"const axis=el('g',{id:'axis'},svg);\n"
-"const labels=el('g',{id:'labels','clip-path':'url(#clip)'},svg);\n"
-"let v0=0,v1=span;\n"
-"function fmt(ns){const a=Math.abs(ns);let s;if(a>=1e9)s=(ns/1e9).toFixed(3)+' s';"
-"else if(a>=1e6)s=(ns/1e6).toFixed(3)+' ms';else if(a>=1e3)s=(ns/1e3).toFixed(3)+' us';"
-"else s=ns.toFixed(0)+' ns';return s;}\n"
-"const ref=D.trig?D.trig.t:0;\n"
-"function draw(){const sx=span/(v1-v0);"
-"view.setAttribute('transform','translate('+(LW-bx(v0)*sx)+',0) scale('+sx+',1)');"
-"while(axis.firstChild)axis.removeChild(axis.firstChild);"
-"while(labels.firstChild)labels.removeChild(labels.firstChild);"
-"for(const u of D.runs){const i=laneOf[u[0]];if(i===undefined||u[2]<v0||u[1]>v1)continue;"
-"const a=LW+(Math.max(u[1],v0)-v0)/(v1-v0)*W,b=LW+(Math.min(u[2],v1)-v0)/(v1-v0)*W;"
-"if(b-a<70)continue;const l=el('text',{x:a+3,y:TOP+i*LH+16,'class':'runlabel'},labels);"
-"l.textContent=u[5]+' '+u[4];}"
-"const raw=(v1-v0)/8, p=Math.pow(10,Math.floor(Math.log10(raw)));"
-"const step=[1,2,5,10].map(m=>m*p).find(s=>s>=raw)||raw;"
-"for(let t=Math.ceil((v0-ref)/step)*step+ref;t<=v1;t+=step){const x=LW+(t-v0)/(v1-v0)*W;"
-"el('line',{x1:x,x2:x,y1:TOP-10,y2:TOP-4,'class':'tick'},axis);"
-"const l=el('text',{x:x+2,y:TOP-12,'class':'ticklabel'},axis);"
-"l.textContent=(t-ref>0?'+':'')+fmt(t-ref);}"
-"document.getElementById('range').textContent='view '+fmt(v0-ref)+' .. '+fmt(v1-ref)+"
-"(D.trig?' from the trigger':' from the window start')+' ('+fmt(v1-v0)+' wide)';}\n"
-"draw();\n"
-"function tAt(px){return v0+(px-LW)/W*(v1-v0);}\n"
-"svg.addEventListener('wheel',e=>{e.preventDefault();const r=svg.getBoundingClientRect();"
-"const t=tAt(e.clientX-r.left),f=Math.pow(1.0015,e.deltaY);"
-"let w=Math.min(span,Math.max(1000,(v1-v0)*f));v0=t-(t-v0)*w/(v1-v0);v1=v0+w;"
-"if(v0<0){v1-=v0;v0=0;}if(v1>span){v0-=v1-span;v1=span;}draw();},{passive:false});\n"
-"let drag=null;svg.addEventListener('mousedown',e=>{drag={x:e.clientX,v0:v0,v1:v1};});\n"
-"window.addEventListener('mouseup',()=>{drag=null;});\n"
-"svg.addEventListener('dblclick',()=>{v0=0;v1=span;draw();});\n"
-"const tip=document.getElementById('tip');\n"
-"function near(list,t,get){let lo=0,hi=list.length;while(lo<hi){const m=(lo+hi)>>1;"
-"if(get(list[m])<t)lo=m+1;else hi=m;}let best=-1,bd=Infinity;"
-"for(const k of [lo-1,lo]){if(k<0||k>=list.length)continue;const d=Math.abs(get(list[k])-t);"
-"if(d<bd){bd=d;best=list[k];}}return [best,bd];}\n"
-"svg.addEventListener('mousemove',e=>{const r=svg.getBoundingClientRect();"
-"if(drag){const dt=(e.clientX-drag.x)/W*(drag.v1-drag.v0);let a=drag.v0-dt,b=drag.v1-dt;"
-"if(a<0){b-=a;a=0;}if(b>span){a-=b-span;b=span;}v0=a;v1=b;draw();tip.style.display='none';return;}"
-"const x=e.clientX-r.left,y=e.clientY-r.top,i=Math.floor((y-TOP)/LH);"
-"if(i<0||i>=D.cpus.length||x<LW){tip.style.display='none';return;}"
-"const t=tAt(x),px=(v1-v0)/W;let h='';"
-"const [k,d]=near(byLane[i],t,k=>D.recs[k][0]);"
-"if(k>=0&&d<=5*px){const q=D.recs[k];h='<b>'+esc(D.events[q[2]])+'</b> '+fmt(q[0]-ref)+"
-"(D.trig?' from the trigger':'')+'<br>'+D.t0s(q[0])+' CPU '+q[1]+'<br>'+esc(q[5])+' '+q[3]+'/'+q[4]+"
-"'<br>'+esc(q[6]).replace(/ (?=[a-z_0-9]+=)/g,'<br>');}"
-"else{for(const k2 of runsByLane[i]){const u=D.runs[k2];if(u[1]<=t&&t<=u[2]){"
-"h='<b>'+esc(u[5])+'</b> '+u[3]+'/'+u[4]+' on CPU '+u[0]+'<br>ran '+fmt(u[2]-u[1])+"
-"' from '+fmt(u[1]-ref)+(D.trig?' (from the trigger)':'');break;}}}"
-"if(!h){tip.style.display='none';return;}tip.innerHTML=h;tip.style.display='block';"
-"tip.style.left=(e.pageX+12)+'px';tip.style.top=(e.pageY+12)+'px';});\n"
-"svg.addEventListener('mouseleave',()=>{tip.style.display='none';});\n"
-"function esc(s){return String(s).replace(/[&<>\"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&quot;'}[c]));}\n"
-"D.t0s=function(rel){const b=BigInt(D.t0)+BigInt(Math.round(rel));const s=b/1000000000n,n=b%1000000000n;"
-"return s+'.'+n.toString().padStart(9,'0');};\n"
-"const lg=document.getElementById('legend');\n"
-"D.events.forEach((n,i)=>{if(!D.evcount[i])return;const s=document.createElement('span');s.className='ev';"
-"s.innerHTML='<i style=\"background:'+pal[i%pal.length]+'\"></i>'+esc(n)+' ('+D.evcount[i]+')';lg.appendChild(s);});\n"
-"D.spans.forEach(sp=>{const s=document.createElement('span');s.className='ev';"
-"s.innerHTML='<i class=\"sw '+sp.kind+'\"></i>'+esc(sp.label);lg.appendChild(s);});\n"
-"if(D.trig){const s=document.createElement('span');s.className='ev';"
-"s.innerHTML='<i class=\"sw trig\"></i>trigger '+esc(D.trig.name);lg.appendChild(s);}\n"
-"document.body.dataset.lanes=document.querySelectorAll('g.lane').length;\n"
-"let nm=document.querySelectorAll('line.mark').length;"
-"document.querySelectorAll('path.marks').forEach(p=>nm+=+p.dataset.n);document.body.dataset.marks=nm;\n"
-"document.body.dataset.runs=document.querySelectorAll('rect.run').length;\n"
-"document.body.dataset.rendered='yes';\n"
-"document.body.dataset.ms=(performance.now()-T0).toFixed(0);\n"
-/* #selftest: drive hover, wheel and drag as a user would; the tests read the results from the DOM */
-"if(location.hash==='#selftest'&&D.trig){const r=svg.getBoundingClientRect(),i=laneOf[D.trig.cpu];"
-"const mx=t=>r.left+LW+(t-v0)/(v1-v0)*W,my=r.top+TOP+i*LH+32;"
-"svg.dispatchEvent(new MouseEvent('mousemove',{clientX:mx(D.trig.t),clientY:my,bubbles:true}));"
-"document.body.dataset.tip=tip.textContent;"
-"const w0=v1-v0;svg.dispatchEvent(new WheelEvent('wheel',{deltaY:-600,clientX:mx(D.trig.t),"
-"clientY:my,bubbles:true,cancelable:true}));"
-"document.body.dataset.zoom=(w0/(v1-v0)).toFixed(2);"
-"document.body.dataset.trigInView=(D.trig.t>=v0&&D.trig.t<=v1)?'yes':'no';"
-"const a0=v0,x0=mx((v0+v1)/2);svg.dispatchEvent(new MouseEvent('mousedown',{clientX:x0,clientY:my,bubbles:true}));"
-"svg.dispatchEvent(new MouseEvent('mousemove',{clientX:x0+W/4,clientY:my,bubbles:true}));"
-"window.dispatchEvent(new MouseEvent('mouseup',{}));"
-"document.body.dataset.pan=(v0<a0)?'left':(v0>a0?'right':'none');"
-"svg.dispatchEvent(new MouseEvent('dblclick',{bubbles:true}));"
-"document.body.dataset.reset=(v0===0&&v1===span)?'yes':'no';}\n"
-"})();\n";
+	"(function(){\n"
+	"const T0=performance.now();\n"
+	"const D=JSON.parse(document.getElementById('data').textContent);\n"
+	"const NS='http://www.w3.org/2000/svg';\n"
+	"const LW=80, LH=46, TOP=28, span=Math.max(1,D.win[1]-D.win[0]);\n"
+	"const svg=document.getElementById('tl');\n"
+	"let W=Math.max(400,document.getElementById('wrap').clientWidth-LW-10);\n"
+	"const H=TOP+D.cpus.length*LH+10;\n"
+	"svg.setAttribute('width',LW+W+10); svg.setAttribute('height',H);\n"
+	"function el(tag,attrs,parent){const e=document.createElementNS(NS,tag);"
+	"for(const k in attrs)e.setAttribute(k,attrs[k]);if(parent)parent.appendChild(e);return e;}\n"
+	"const laneOf={}; D.cpus.forEach((c,i)=>laneOf[c]=i);\n"
+	"const pal=['#1f77b4','#2ca02c','#9467bd','#8c564b','#e377c2','#17becf','#bcbd22','#7f7f7f','#ff7f0e','#393b79'];\n"
+	"function tcol(tid){let h=(tid*2654435761)>>>0;return 'hsl('+(h%360)+',55%,'+(62+(h>>9)%16)+'%)';}\n"
+	"const defs=el('defs',{},svg);const cp=el('clipPath',{id:'clip'},defs);"
+	"el('rect',{x:LW,y:0,width:W,height:H},cp);\n"
+	"const lanes=el('g',{id:'lanes'},svg);\n"
+	"D.cpus.forEach((c,i)=>{const g=el('g',{'class':'lane','data-cpu':c},lanes);"
+	"el('rect',{x:LW,y:TOP+i*LH,width:W,height:LH-4,'class':'lanebg'},g);"
+	"const t=el('text',{x:6,y:TOP+i*LH+LH/2+2,'class':'lanelabel'},g);t.textContent='CPU '+c;});\n"
+	"const clip=el('g',{'clip-path':'url(#clip)'},svg);\n"
+	"const view=el('g',{id:'view'},clip);\n"
+	"function bx(t){return t/span*W;}\n"
+	"const gs=el('g',{id:'spans'},view);\n"
+	"D.spans.forEach(s=>{const r=el('rect',{x:bx(s.s),y:TOP-6,width:Math.max(bx(s.e)-bx(s.s),0.0001),"
+	"height:D.cpus.length*LH+2,'class':'span '+s.kind},gs);"
+	"const t=el('title',{},r);t.textContent=s.label;});\n"
+	"const gr=el('g',{id:'runs'},view);\n"
+	"D.runs.forEach(r=>{const i=laneOf[r[0]];if(i===undefined)return;"
+	"el('rect',{x:bx(r[1]),y:TOP+i*LH+2,width:Math.max(bx(r[2])-bx(r[1]),0.0001),height:20,"
+	"fill:tcol(r[4]),'class':'run'},gr);});\n"
+	"const gm=el('g',{id:'marks'},view);\n"
+	"const byLane=D.cpus.map(()=>[]);\n"
+	/* one element per record while the DOM copes; beyond, one path per lane and event (same marks) */
+	"const MANY=20000;\n"
+	"if(D.recs.length<=MANY){D.recs.forEach((r,k)=>{const i=laneOf[r[1]];byLane[i].push(k);"
+	"el('line',{x1:bx(r[0]),x2:bx(r[0]),y1:TOP+i*LH+25,y2:TOP+i*LH+40,stroke:pal[r[2]%pal.length],"
+	"'class':'mark'},gm);});}\n"
+	"else{const ds=new Map();D.recs.forEach((r,k)=>{const i=laneOf[r[1]];byLane[i].push(k);const key=i*1000+r[2];"
+	"let a=ds.get(key);if(!a)ds.set(key,a=[]);a.push('M'+bx(r[0]).toFixed(4)+' '+(TOP+i*LH+25)+'v15');});"
+	"for(const [key,a] of ds)el('path',{d:a.join(''),stroke:pal[(key%1000)%pal.length],'class':'marks',"
+	"'data-n':a.length},gm);}\n"
+	"const runsByLane=D.cpus.map(()=>[]);D.runs.forEach((r,k)=>{const i=laneOf[r[0]];if(i!==undefined)runsByLane[i].push(k);});\n"
+	"if(D.trig){const x=bx(D.trig.t);"
+	"el('line',{id:'trigger',x1:x,x2:x,y1:TOP-8,y2:TOP+D.cpus.length*LH,'class':'trigger'},view);}\n"
+	"const axis=el('g',{id:'axis'},svg);\n"
+	"const labels=el('g',{id:'labels','clip-path':'url(#clip)'},svg);\n"
+	"let v0=0,v1=span;\n"
+	"function fmt(ns){const a=Math.abs(ns);let s;if(a>=1e9)s=(ns/1e9).toFixed(3)+' s';"
+	"else if(a>=1e6)s=(ns/1e6).toFixed(3)+' ms';else if(a>=1e3)s=(ns/1e3).toFixed(3)+' us';"
+	"else s=ns.toFixed(0)+' ns';return s;}\n"
+	"const ref=D.trig?D.trig.t:0;\n"
+	"function draw(){const sx=span/(v1-v0);"
+	"view.setAttribute('transform','translate('+(LW-bx(v0)*sx)+',0) scale('+sx+',1)');"
+	"while(axis.firstChild)axis.removeChild(axis.firstChild);"
+	"while(labels.firstChild)labels.removeChild(labels.firstChild);"
+	"for(const u of D.runs){const i=laneOf[u[0]];if(i===undefined||u[2]<v0||u[1]>v1)continue;"
+	"const a=LW+(Math.max(u[1],v0)-v0)/(v1-v0)*W,b=LW+(Math.min(u[2],v1)-v0)/(v1-v0)*W;"
+	"if(b-a<70)continue;const l=el('text',{x:a+3,y:TOP+i*LH+16,'class':'runlabel'},labels);"
+	"l.textContent=u[5]+' '+u[4];}"
+	"const raw=(v1-v0)/8, p=Math.pow(10,Math.floor(Math.log10(raw)));"
+	"const step=[1,2,5,10].map(m=>m*p).find(s=>s>=raw)||raw;"
+	"for(let t=Math.ceil((v0-ref)/step)*step+ref;t<=v1;t+=step){const x=LW+(t-v0)/(v1-v0)*W;"
+	"el('line',{x1:x,x2:x,y1:TOP-10,y2:TOP-4,'class':'tick'},axis);"
+	"const l=el('text',{x:x+2,y:TOP-12,'class':'ticklabel'},axis);"
+	"l.textContent=(t-ref>0?'+':'')+fmt(t-ref);}"
+	"document.getElementById('range').textContent='view '+fmt(v0-ref)+' .. '+fmt(v1-ref)+"
+	"(D.trig?' from the trigger':' from the window start')+' ('+fmt(v1-v0)+' wide)';}\n"
+	"draw();\n"
+	"function tAt(px){return v0+(px-LW)/W*(v1-v0);}\n"
+	"svg.addEventListener('wheel',e=>{e.preventDefault();const r=svg.getBoundingClientRect();"
+	"const t=tAt(e.clientX-r.left),f=Math.pow(1.0015,e.deltaY);"
+	"let w=Math.min(span,Math.max(1000,(v1-v0)*f));v0=t-(t-v0)*w/(v1-v0);v1=v0+w;"
+	"if(v0<0){v1-=v0;v0=0;}if(v1>span){v0-=v1-span;v1=span;}draw();},{passive:false});\n"
+	"let drag=null;svg.addEventListener('mousedown',e=>{drag={x:e.clientX,v0:v0,v1:v1};});\n"
+	"window.addEventListener('mouseup',()=>{drag=null;});\n"
+	"svg.addEventListener('dblclick',()=>{v0=0;v1=span;draw();});\n"
+	"const tip=document.getElementById('tip');\n"
+	"function near(list,t,get){let lo=0,hi=list.length;while(lo<hi){const m=(lo+hi)>>1;"
+	"if(get(list[m])<t)lo=m+1;else hi=m;}let best=-1,bd=Infinity;"
+	"for(const k of [lo-1,lo]){if(k<0||k>=list.length)continue;const d=Math.abs(get(list[k])-t);"
+	"if(d<bd){bd=d;best=list[k];}}return [best,bd];}\n"
+	"svg.addEventListener('mousemove',e=>{const r=svg.getBoundingClientRect();"
+	"if(drag){const dt=(e.clientX-drag.x)/W*(drag.v1-drag.v0);let a=drag.v0-dt,b=drag.v1-dt;"
+	"if(a<0){b-=a;a=0;}if(b>span){a-=b-span;b=span;}v0=a;v1=b;draw();tip.style.display='none';return;}"
+	"const x=e.clientX-r.left,y=e.clientY-r.top,i=Math.floor((y-TOP)/LH);"
+	"if(i<0||i>=D.cpus.length||x<LW){tip.style.display='none';return;}"
+	"const t=tAt(x),px=(v1-v0)/W;let h='';"
+	"const [k,d]=near(byLane[i],t,k=>D.recs[k][0]);"
+	"if(k>=0&&d<=5*px){const q=D.recs[k];h='<b>'+esc(D.events[q[2]])+'</b> '+fmt(q[0]-ref)+"
+	"(D.trig?' from the trigger':'')+'<br>'+D.t0s(q[0])+' CPU '+q[1]+'<br>'+esc(q[5])+' '+q[3]+'/'+q[4]+"
+	"'<br>'+esc(q[6]).replace(/ (?=[a-z_0-9]+=)/g,'<br>');}"
+	"else{for(const k2 of runsByLane[i]){const u=D.runs[k2];if(u[1]<=t&&t<=u[2]){"
+	"h='<b>'+esc(u[5])+'</b> '+u[3]+'/'+u[4]+' on CPU '+u[0]+'<br>ran '+fmt(u[2]-u[1])+"
+	"' from '+fmt(u[1]-ref)+(D.trig?' (from the trigger)':'');break;}}}"
+	"if(!h){tip.style.display='none';return;}tip.innerHTML=h;tip.style.display='block';"
+	"tip.style.left=(e.pageX+12)+'px';tip.style.top=(e.pageY+12)+'px';});\n"
+	"svg.addEventListener('mouseleave',()=>{tip.style.display='none';});\n"
+	"function esc(s){return String(s).replace(/[&<>\"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&quot;'}[c]));}\n"
+	"D.t0s=function(rel){const b=BigInt(D.t0)+BigInt(Math.round(rel));const s=b/1000000000n,n=b%1000000000n;"
+	"return s+'.'+n.toString().padStart(9,'0');};\n"
+	"const lg=document.getElementById('legend');\n"
+	"D.events.forEach((n,i)=>{if(!D.evcount[i])return;const s=document.createElement('span');s.className='ev';"
+	"s.innerHTML='<i style=\"background:'+pal[i%pal.length]+'\"></i>'+esc(n)+' ('+D.evcount[i]+')';lg.appendChild(s);});\n"
+	"D.spans.forEach(sp=>{const s=document.createElement('span');s.className='ev';"
+	"s.innerHTML='<i class=\"sw '+sp.kind+'\"></i>'+esc(sp.label);lg.appendChild(s);});\n"
+	"if(D.trig){const s=document.createElement('span');s.className='ev';"
+	"s.innerHTML='<i class=\"sw trig\"></i>trigger '+esc(D.trig.name);lg.appendChild(s);}\n"
+	"document.body.dataset.lanes=document.querySelectorAll('g.lane').length;\n"
+	"let nm=document.querySelectorAll('line.mark').length;"
+	"document.querySelectorAll('path.marks').forEach(p=>nm+=+p.dataset.n);document.body.dataset.marks=nm;\n"
+	"document.body.dataset.runs=document.querySelectorAll('rect.run').length;\n"
+	"document.body.dataset.rendered='yes';\n"
+	"document.body.dataset.ms=(performance.now()-T0).toFixed(0);\n"
+	/* #selftest: drive hover, wheel and drag as a user would; the tests read the results from the DOM */
+	"if(location.hash==='#selftest'&&D.trig){const r=svg.getBoundingClientRect(),i=laneOf[D.trig.cpu];"
+	"const mx=t=>r.left+LW+(t-v0)/(v1-v0)*W,my=r.top+TOP+i*LH+32;"
+	"svg.dispatchEvent(new MouseEvent('mousemove',{clientX:mx(D.trig.t),clientY:my,bubbles:true}));"
+	"document.body.dataset.tip=tip.textContent;"
+	"const w0=v1-v0;svg.dispatchEvent(new WheelEvent('wheel',{deltaY:-600,clientX:mx(D.trig.t),"
+	"clientY:my,bubbles:true,cancelable:true}));"
+	"document.body.dataset.zoom=(w0/(v1-v0)).toFixed(2);"
+	"document.body.dataset.trigInView=(D.trig.t>=v0&&D.trig.t<=v1)?'yes':'no';"
+	"const a0=v0,x0=mx((v0+v1)/2);svg.dispatchEvent(new MouseEvent('mousedown',{clientX:x0,clientY:my,bubbles:true}));"
+	"svg.dispatchEvent(new MouseEvent('mousemove',{clientX:x0+W/4,clientY:my,bubbles:true}));"
+	"window.dispatchEvent(new MouseEvent('mouseup',{}));"
+	"document.body.dataset.pan=(v0<a0)?'left':(v0>a0?'right':'none');"
+	"svg.dispatchEvent(new MouseEvent('dblclick',{bubbles:true}));"
+	"document.body.dataset.reset=(v0===0&&v1===span)?'yes':'no';}\n"
+	"})();\n";
 
 static const char page_css[] =
-"body{font:13px/1.4 system-ui,sans-serif;margin:12px;color:#222;background:#fff}\n"
-"h1{font-size:16px;margin:0 0 6px}\n"
-"pre{font:12px/1.35 ui-monospace,monospace;background:#f6f6f6;padding:8px;overflow:auto;max-height:none}\n"
-"#wrap{border:1px solid #ccc;overflow:hidden;user-select:none;cursor:crosshair}\n"
-".lanebg{fill:#fafafa;stroke:#e3e3e3}.lanelabel{font-size:12px;fill:#444}\n"
-".mark,.marks{stroke-width:1px;vector-effect:non-scaling-stroke;fill:none}\n"
-".run{stroke:none;opacity:.9}.runlabel{font-size:11px;fill:#111;pointer-events:none}\n"
-".trigger{stroke:#d62728;stroke-width:2px;vector-effect:non-scaling-stroke}\n"
-".span{stroke:none}.span.latency{fill:rgba(255,127,14,.22)}.span.rate{fill:rgba(148,103,189,.22)}"
-".span.post{fill:rgba(120,120,120,.18)}\n"
-".tick{stroke:#999;vector-effect:non-scaling-stroke}.ticklabel{font-size:10px;fill:#666}\n"
-"#tip{position:absolute;display:none;background:#fffff0;border:1px solid #aaa;padding:4px 6px;"
-"font:12px ui-monospace,monospace;max-width:520px;pointer-events:none;box-shadow:1px 1px 4px #0003}\n"
-"#legend .ev{display:inline-block;margin:2px 12px 2px 0}#legend i{display:inline-block;width:10px;height:10px;"
-"margin-right:4px;vertical-align:-1px}\n"
-"i.sw.latency{background:rgba(255,127,14,.45)}i.sw.rate{background:rgba(148,103,189,.45)}"
-"i.sw.post{background:rgba(120,120,120,.4)}i.sw.trig{background:#d62728;width:3px}\n"
-"#range{color:#555;margin:4px 0}\n";
+	"body{font:13px/1.4 system-ui,sans-serif;margin:12px;color:#222;background:#fff}\n"
+	"h1{font-size:16px;margin:0 0 6px}\n"
+	"pre{font:12px/1.35 ui-monospace,monospace;background:#f6f6f6;padding:8px;overflow:auto;max-height:none}\n"
+	"#wrap{border:1px solid #ccc;overflow:hidden;user-select:none;cursor:crosshair}\n"
+	".lanebg{fill:#fafafa;stroke:#e3e3e3}.lanelabel{font-size:12px;fill:#444}\n"
+	".mark,.marks{stroke-width:1px;vector-effect:non-scaling-stroke;fill:none}\n"
+	".run{stroke:none;opacity:.9}.runlabel{font-size:11px;fill:#111;pointer-events:none}\n"
+	".trigger{stroke:#d62728;stroke-width:2px;vector-effect:non-scaling-stroke}\n"
+	".span{stroke:none}.span.latency{fill:rgba(255,127,14,.22)}.span.rate{fill:rgba(148,103,189,.22)}"
+	".span.post{fill:rgba(120,120,120,.18)}\n"
+	".tick{stroke:#999;vector-effect:non-scaling-stroke}.ticklabel{font-size:10px;fill:#666}\n"
+	"#tip{position:absolute;display:none;background:#fffff0;border:1px solid #aaa;padding:4px 6px;"
+	"font:12px ui-monospace,monospace;max-width:520px;pointer-events:none;box-shadow:1px 1px 4px #0003}\n"
+	"#legend .ev{display:inline-block;margin:2px 12px 2px 0}#legend i{display:inline-block;width:10px;height:10px;"
+	"margin-right:4px;vertical-align:-1px}\n"
+	"i.sw.latency{background:rgba(255,127,14,.45)}i.sw.rate{background:rgba(148,103,189,.45)}"
+	"i.sw.post{background:rgba(120,120,120,.4)}i.sw.trig{background:#d62728;width:3px}\n"
+	"#range{color:#555;margin:4px 0}\n";
 
 int show__write_html(const struct show *s, FILE *out, int nlast)
 {
@@ -207,10 +207,12 @@ int show__write_html(const struct show *s, FILE *out, int nlast)
 	for (size_t i = 0; i < s->nr; i++)
 		evcount[s->recs[i].attr]++;
 
-	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>trigrec show: ", out);
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>trigrec show: ",
+	      out);
 	html_text(out, jv_str(s->sc, "trigger.name", s->data_path),
 		  strlen(jv_str(s->sc, "trigger.name", s->data_path)));
-	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>trigrec snapshot: ", page_css);
+	fprintf(out,
+		"</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>trigrec snapshot: ", page_css);
 	html_text(out, s->data_path, strlen(s->data_path));
 	fputs("</h1>\n<div id=\"legend\"></div>\n<div id=\"range\"></div>\n"
 	      "<div id=\"wrap\"><svg id=\"tl\" xmlns=\"http://www.w3.org/2000/svg\"></svg></div>\n"
@@ -218,11 +220,13 @@ int show__write_html(const struct show *s, FILE *out, int nlast)
 	      "hover for the task), each tick below it is one record (hover for its fields). "
 	      "Wheel: zoom; drag: pan; double-click: the whole window.</p>\n"
 	      "<details open><summary>what fired, the window, the busiest tasks and events "
-	      "(trigrec show)</summary><pre id=\"summary\">", out);
+	      "(trigrec show)</summary><pre id=\"summary\">",
+	      out);
 	html_text(out, sum, sumlen);
 	free(sum);
 	fputs("</pre></details>\n"
-	      "<div id=\"tip\"></div>\n<script id=\"data\" type=\"application/json\">\n{", out);
+	      "<div id=\"tip\"></div>\n<script id=\"data\" type=\"application/json\">\n{",
+	      out);
 	/* times relative to the window start: exact in a double (the absolute ones are not) */
 	fprintf(out, "\"t0\":\"%" PRIu64 "\",\"win\":[0,%" PRIu64 "],\"cpus\":[", t0,
 		s->win_end > t0 ? s->win_end - t0 : 0);
@@ -269,7 +273,8 @@ int show__write_html(const struct show *s, FILE *out, int nlast)
 	fputs("],\n\"trig\":", out);
 	if (s->sc) {
 		fprintf(out, "{\"t\":%" PRId64 ",\"cpu\":%u,\"tid\":%u,\"name\":",
-			(int64_t)((s->trig_rec >= 0 ? s->recs[s->trig_rec].time : s->trig_time) - t0),
+			(int64_t)((s->trig_rec >= 0 ? s->recs[s->trig_rec].time : s->trig_time) -
+				  t0),
 			s->trig_cpu, s->trig_tid);
 		show_json_str(out, jv_str(s->sc, "trigger.name", ""));
 		fputc('}', out);
@@ -293,14 +298,16 @@ static void us(FILE *out, uint64_t ns)
 static void meta(FILE *out, const char *what, uint32_t pid, uint32_t tid, const char *name,
 		 int sort)
 {
-	fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":",
-		what, pid, tid);
+	fprintf(out,
+		",\n{\"ph\":\"M\",\"name\":\"%s\",\"pid\":%u,\"tid\":%u,\"args\":{\"name\":", what,
+		pid, tid);
 	show_json_str(out, name);
 	fputs("}}", out);
 	if (sort >= 0)
-		fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%u,\"tid\":%u,"
-			"\"args\":{\"sort_index\":%d}}", what[0] == 'p' ? "process" : "thread", pid,
-			tid, sort);
+		fprintf(out,
+			",\n{\"ph\":\"M\",\"name\":\"%s_sort_index\",\"pid\":%u,\"tid\":%u,"
+			"\"args\":{\"sort_index\":%d}}",
+			what[0] == 'p' ? "process" : "thread", pid, tid, sort);
 }
 
 /* The record's fields as args: numbers where the format says integer. */
@@ -345,10 +352,14 @@ int show__write_chrome(const struct show *s, FILE *out)
 	fputs(",\"trigger\":", out);
 	show_json_str(out, jv_str(s->sc, "trigger.text", ""));
 	fputs("},\"traceEvents\":[\n", out);
-	fprintf(out, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":%u,"
-		"\"args\":{\"name\":\"CPUs\"}}", CPU_PID, trk);
-	fprintf(out, ",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":%u,"
-		"\"args\":{\"sort_index\":-1}}", CPU_PID, trk);
+	fprintf(out,
+		"{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%u,\"tid\":%u,"
+		"\"args\":{\"name\":\"CPUs\"}}",
+		CPU_PID, trk);
+	fprintf(out,
+		",\n{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%u,\"tid\":%u,"
+		"\"args\":{\"sort_index\":-1}}",
+		CPU_PID, trk);
 	meta(out, "thread_name", CPU_PID, trk, "trigrec: trigger", -1);
 	for (int i = 0; i < s->nr_cpus; i++) {
 		snprintf(name, sizeof(name), "CPU %d", s->cpus[i]);
@@ -364,22 +375,24 @@ int show__write_chrome(const struct show *s, FILE *out)
 		if (k < nseen)
 			continue;
 		seen[nseen++] = r->tid;
-		for (size_t j = s->nr; j-- > i; )
+		for (size_t j = s->nr; j-- > i;)
 			if (s->recs[j].tid == r->tid) {
 				char tn[48];
 
 				snprintf(tn, sizeof(tn), "%s %u", s->recs[j].comm, r->tid);
 				meta(out, "thread_name", r->pid, r->tid, tn, -1);
 				if (r->pid == r->tid)
-					meta(out, "process_name", r->pid, r->tid, s->recs[j].comm, -1);
+					meta(out, "process_name", r->pid, r->tid, s->recs[j].comm,
+					     -1);
 				break;
 			}
 	}
 	for (size_t i = 0; i < s->nr_runs; i++) {
 		const struct show_run *r = &s->runs[i];
 
-		fprintf(out, ",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":%u,\"tid\":%u,\"ts\":",
-			CPU_PID, CPU_PID + r->cpu);
+		fprintf(out,
+			",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":%u,\"tid\":%u,\"ts\":", CPU_PID,
+			CPU_PID + r->cpu);
 		us(out, r->start);
 		fputs(",\"dur\":", out);
 		us(out, r->end - r->start);
@@ -391,7 +404,8 @@ int show__write_chrome(const struct show *s, FILE *out)
 	for (size_t i = 0; i < s->nr; i++) {
 		const struct show_rec *r = &s->recs[i];
 
-		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"record\",\"pid\":%u,\"tid\":%u,\"ts\":",
+		fprintf(out,
+			",\n{\"ph\":\"i\",\"s\":\"t\",\"cat\":\"record\",\"pid\":%u,\"tid\":%u,\"ts\":",
 			r->pid, r->tid);
 		us(out, r->time);
 		fputs(",\"name\":", out);
@@ -401,7 +415,8 @@ int show__write_chrome(const struct show *s, FILE *out)
 		fputc('}', out);
 	}
 	if (s->sc) {
-		fprintf(out, ",\n{\"ph\":\"i\",\"s\":\"g\",\"cat\":\"trigger\",\"pid\":%u,\"tid\":%u,\"ts\":",
+		fprintf(out,
+			",\n{\"ph\":\"i\",\"s\":\"g\",\"cat\":\"trigger\",\"pid\":%u,\"tid\":%u,\"ts\":",
 			CPU_PID, trk);
 		us(out, s->trig_rec >= 0 ? s->recs[s->trig_rec].time : s->trig_time);
 		snprintf(name, sizeof(name), "trigger %s", jv_str(s->sc, "trigger.name", ""));

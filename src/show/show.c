@@ -9,8 +9,14 @@
 
 /* ---- names: tid -> comm, as the COMM and FORK records say, in time order ---- */
 
-struct comm_ent { uint32_t tid; char comm[16]; };
-struct comms { struct comm_ent *e; size_t cap, n; };
+struct comm_ent {
+	uint32_t tid;
+	char comm[16];
+};
+struct comms {
+	struct comm_ent *e;
+	size_t cap, n;
+};
 
 static struct comm_ent *comms_slot(struct comms *c, uint32_t tid, int add)
 {
@@ -25,7 +31,8 @@ static struct comm_ent *comms_slot(struct comms *c, uint32_t tid, int add)
 
 			if (!c->e[i].comm[0])
 				continue;
-			for (h = c->e[i].tid * 2654435761u % ncap; ne[h].comm[0]; h = (h + 1) % ncap)
+			for (h = c->e[i].tid * 2654435761u % ncap; ne[h].comm[0];
+			     h = (h + 1) % ncap)
 				;
 			ne[h] = c->e[i];
 		}
@@ -35,7 +42,7 @@ static struct comm_ent *comms_slot(struct comms *c, uint32_t tid, int add)
 	}
 	if (!c->cap)
 		return NULL;
-	for (size_t h = tid * 2654435761u % c->cap; ; h = (h + 1) % c->cap) {
+	for (size_t h = tid * 2654435761u % c->cap;; h = (h + 1) % c->cap) {
 		if (c->e[h].comm[0] && c->e[h].tid == tid)
 			return &c->e[h];
 		if (!c->e[h].comm[0]) {
@@ -167,7 +174,12 @@ static int u64_cmp(const void *a, const void *b)
 /* Per CPU: before its first switch, prev ran (since the window's start); after its last, next. */
 int show_runs_build(struct show *s)
 {
-	struct last { int seen; uint64_t t; uint32_t tid; char comm[16]; } *last;
+	struct last {
+		int seen;
+		uint64_t t;
+		uint32_t tid;
+		char comm[16];
+	} * last;
 	int maxcpu = 0;
 	size_t cap = 0;
 	int err = 0;
@@ -196,7 +208,8 @@ int show_runs_build(struct show *s)
 		field_text(r, a, "prev_comm", pc, sizeof(pc));
 		field_text(r, a, "next_comm", nc, sizeof(nc));
 		/* the process of a thread is only known when it has records of its own */
-		err = add_run(s, &cap, r->cpu, prev, prev, pc, l->seen ? l->t : s->win_start, r->time);
+		err = add_run(s, &cap, r->cpu, prev, prev, pc, l->seen ? l->t : s->win_start,
+			      r->time);
 		l->seen = 1;
 		l->t = r->time;
 		l->tid = next;
@@ -230,7 +243,8 @@ int show_runs_build(struct show *s)
 					hi = mid;
 			}
 			s->runs[i].pid = lo < s->nr && tp[lo] >> 32 == s->runs[i].tid ?
-					 (uint32_t)tp[lo] : s->runs[i].tid;
+						 (uint32_t)tp[lo] :
+						 s->runs[i].tid;
 		}
 		free(tp);
 	}
@@ -350,8 +364,11 @@ static int analyse(struct show *s)
 
 				if (names[k]->hdr->type == PERF_RECORD_COMM)
 					comms_set(&cm, f[1], (const char *)(f + 2));
-				else if (comms_slot(&cm, f[3], 0)) /* pid ppid tid ptid: named after the parent */
-					comms_set(&cm, f[2], comms_get(&cm, f[3], tmp, sizeof(tmp)));
+				else if (comms_slot(
+						 &cm, f[3],
+						 0)) /* pid ppid tid ptid: named after the parent */
+					comms_set(&cm, f[2],
+						  comms_get(&cm, f[3], tmp, sizeof(tmp)));
 			}
 			snprintf(s->recs[i].comm, sizeof(s->recs[i].comm), "%s",
 				 comms_get(&cm, s->recs[i].tid, tmp, sizeof(tmp)));
@@ -390,7 +407,8 @@ static int analyse(struct show *s)
 		for (size_t i = 0; i < n; i++) {
 			const struct show_rec *r = &s->recs[i];
 
-			if (r->time >= s->trig_time && r->cpu == s->trig_cpu && r->tid == s->trig_tid) {
+			if (r->time >= s->trig_time && r->cpu == s->trig_cpu &&
+			    r->tid == s->trig_tid) {
 				s->trig_rec = i;
 				break;
 			}
@@ -405,17 +423,21 @@ static int analyse(struct show *s)
 			uint64_t en = jv_u64(s->sc, "trigger.latency.end.time_ns", s->trig_time);
 
 			snprintf(label, sizeof(label), "latency %s (threshold %s)",
-				 dur(jv_u64(s->sc, "trigger.latency.duration_ns", en - st), a, sizeof(a)),
-				 dur(jv_u64(s->sc, "trigger.latency.threshold_ns", 0), b, sizeof(b)));
+				 dur(jv_u64(s->sc, "trigger.latency.duration_ns", en - st), a,
+				     sizeof(a)),
+				 dur(jv_u64(s->sc, "trigger.latency.threshold_ns", 0), b,
+				     sizeof(b)));
 			add_span(s, "latency", st, en, label);
 		}
 		if (jv_get(s->sc, "trigger.rate")) {
 			uint64_t w = jv_u64(s->sc, "trigger.rate.window_ns", 0);
 
-			snprintf(label, sizeof(label), "rate: %" PRIu64 " in %s (threshold %" PRIu64 ")",
+			snprintf(label, sizeof(label),
+				 "rate: %" PRIu64 " in %s (threshold %" PRIu64 ")",
 				 jv_u64(s->sc, "trigger.rate.count", 0), dur(w, a, sizeof(a)),
 				 jv_u64(s->sc, "trigger.rate.threshold", 0));
-			add_span(s, "rate", s->trig_time > w ? s->trig_time - w : 0, s->trig_time, label);
+			add_span(s, "rate", s->trig_time > w ? s->trig_time - w : 0, s->trig_time,
+				 label);
 		}
 		if (post) {
 			snprintf(label, sizeof(label), "post window %s", dur(post, a, sizeof(a)));
@@ -425,8 +447,7 @@ static int analyse(struct show *s)
 	return show_runs_build(s);
 }
 
-struct show *show__open_pair(const char *data_path, const char *json_path, char *err,
-			     size_t errlen)
+struct show *show__open_pair(const char *data_path, const char *json_path, char *err, size_t errlen)
 {
 	struct show *s = calloc(1, sizeof(*s));
 	char perr[512];
@@ -442,9 +463,11 @@ struct show *show__open_pair(const char *data_path, const char *json_path, char 
 		char *txt = slurp(json_path, &len);
 
 		if (!txt)
-			snprintf(s->sc_err, sizeof(s->sc_err), "%s: %s", json_path, strerror(errno));
+			snprintf(s->sc_err, sizeof(s->sc_err), "%s: %s", json_path,
+				 strerror(errno));
 		else if (!(s->sc = jv_parse(txt, len, perr, sizeof(perr))))
-			snprintf(s->sc_err, sizeof(s->sc_err), "%s: not valid JSON: %s", json_path, perr);
+			snprintf(s->sc_err, sizeof(s->sc_err), "%s: not valid JSON: %s", json_path,
+				 perr);
 		free(txt);
 	}
 	s->pd = pdr_open(data_path, perr, sizeof(perr));
@@ -518,7 +541,8 @@ static void rec_fields(const struct show *s, const struct show_rec *r, char *buf
 static void json_scalar(const struct jv *v, char *buf, size_t len)
 {
 	switch (v->type) {
-	case JV_STR: case JV_NUM: snprintf(buf, len, "%s", v->str); break;
+	case JV_STR:
+	case JV_NUM: snprintf(buf, len, "%s", v->str); break;
 	case JV_TRUE: snprintf(buf, len, "true"); break;
 	case JV_FALSE: snprintf(buf, len, "false"); break;
 	case JV_NULL: snprintf(buf, len, "null"); break;
@@ -536,7 +560,12 @@ static void json_scalar(const struct jv *v, char *buf, size_t len)
 	}
 }
 
-struct count { uint64_t key; uint64_t n, ns; const char *name; uint32_t pid; };
+struct count {
+	uint64_t key;
+	uint64_t n, ns;
+	const char *name;
+	uint32_t pid;
+};
 
 static int count_cmp(const void *a, const void *b)
 {
@@ -576,11 +605,15 @@ static void print_trigger(const struct show *s, FILE *out)
 	if (jv_get(sc, "trigger.kind"))
 		fprintf(out, " (%s trigger)", jv_str(sc, "trigger.kind", ""));
 	else if (!s->has_trigger)
-		fprintf(out, " (%s)", !strcmp(jv_str(sc, "trigger.name", ""), "final") ?
-			"the final snapshot, at the end of the run" : "taken on demand");
+		fprintf(out, " (%s)",
+			!strcmp(jv_str(sc, "trigger.name", ""), "final") ?
+				"the final snapshot, at the end of the run" :
+				"taken on demand");
 	fprintf(out, "\n  text    %s\n", jv_str(sc, "trigger.text", ""));
 	if (s->has_trigger) {
-		fprintf(out, "  fired   at %s on CPU %" PRIu64 " by %s pid %" PRIu64 " tid %" PRIu64 "\n",
+		fprintf(out,
+			"  fired   at %s on CPU %" PRIu64 " by %s pid %" PRIu64 " tid %" PRIu64
+			"\n",
 			show_fmt_time(s->trig_time, a, sizeof(a)), jv_u64(sc, "trigger.cpu", 0),
 			jv_str(sc, "trigger.comm", "?"), jv_u64(sc, "trigger.pid", 0),
 			jv_u64(sc, "trigger.tid", 0));
@@ -605,21 +638,24 @@ static void print_trigger(const struct show *s, FILE *out)
 			dur(jv_u64(sc, "trigger.latency.duration_ns", 0), a, sizeof(a)),
 			dur(jv_u64(sc, "trigger.latency.threshold_ns", 0), b, sizeof(b)));
 		fprintf(out, "    start %s at %s on CPU %" PRIu64 ", tid %" PRIu64 " (key %s)\n",
-			jv_str(sc, "trigger.latency.start.event", "?"), show_fmt_time(st, c, sizeof(c)),
-			jv_u64(sc, "trigger.latency.start.cpu", 0), jv_u64(sc, "trigger.latency.start.tid", 0),
+			jv_str(sc, "trigger.latency.start.event", "?"),
+			show_fmt_time(st, c, sizeof(c)), jv_u64(sc, "trigger.latency.start.cpu", 0),
+			jv_u64(sc, "trigger.latency.start.tid", 0),
 			jv_str(sc, "trigger.latency.start.key", ""));
 		fprintf(out, "    end   %s at %s on CPU %" PRIu64 ", tid %" PRIu64 " (key %s)\n",
-			jv_str(sc, "trigger.latency.end.event", "?"), show_fmt_time(en, d, sizeof(d)),
-			jv_u64(sc, "trigger.latency.end.cpu", 0), jv_u64(sc, "trigger.latency.end.tid", 0),
+			jv_str(sc, "trigger.latency.end.event", "?"),
+			show_fmt_time(en, d, sizeof(d)), jv_u64(sc, "trigger.latency.end.cpu", 0),
+			jv_u64(sc, "trigger.latency.end.tid", 0),
 			jv_str(sc, "trigger.latency.end.key", ""));
 	}
 	if (jv_get(sc, "trigger.rate")) {
 		uint64_t w = jv_u64(sc, "trigger.rate.window_ns", 0);
 
-		fprintf(out, "  rate    %" PRIu64 " events in %s, over the threshold of %" PRIu64
-			" (key %s), from %s to %s\n", jv_u64(sc, "trigger.rate.count", 0),
-			dur(w, a, sizeof(a)), jv_u64(sc, "trigger.rate.threshold", 0),
-			jv_str(sc, "trigger.rate.key", ""),
+		fprintf(out,
+			"  rate    %" PRIu64 " events in %s, over the threshold of %" PRIu64
+			" (key %s), from %s to %s\n",
+			jv_u64(sc, "trigger.rate.count", 0), dur(w, a, sizeof(a)),
+			jv_u64(sc, "trigger.rate.threshold", 0), jv_str(sc, "trigger.rate.key", ""),
 			show_fmt_time(s->trig_time > w ? s->trig_time - w : 0, b, sizeof(b)),
 			show_fmt_time(s->trig_time, c, sizeof(c)));
 	}
@@ -628,7 +664,8 @@ static void print_trigger(const struct show *s, FILE *out)
 	if (jv_u64(sc, "window.post_ns", 0))
 		fprintf(out, "  post    %s after the trigger, to %s\n",
 			dur(jv_u64(sc, "window.post_ns", 0), a, sizeof(a)),
-			show_fmt_time(s->trig_time + jv_u64(sc, "window.post_ns", 0), b, sizeof(b)));
+			show_fmt_time(s->trig_time + jv_u64(sc, "window.post_ns", 0), b,
+				      sizeof(b)));
 	if (jv_u64(sc, "coalesced_triggers", 0))
 		fprintf(out, "  coalesced %" PRIu64 " more firings while this one was taken\n",
 			jv_u64(sc, "coalesced_triggers", 0));
@@ -698,18 +735,21 @@ static void print_busiest(const struct show *s, FILE *out)
 		qsort(tasks, nt, sizeof(*tasks), count_cmp);
 	if (evs)
 		qsort(evs, ne, sizeof(*evs), count_cmp);
-	fprintf(out, "busiest tasks (records%s):\n", s->has_switch ?
-		"; on-CPU time from sched_switch" : "; no sched_switch recorded: no on-CPU time");
-	fprintf(out, "  %8s  %-12s %-15s %s\n", "records", s->has_switch ? "on-cpu" : "",
-		"pid/tid", "comm");
+	fprintf(out, "busiest tasks (records%s):\n",
+		s->has_switch ? "; on-CPU time from sched_switch" :
+				"; no sched_switch recorded: no on-CPU time");
+	fprintf(out, "  %8s  %-12s %-15s %s\n", "records", s->has_switch ? "on-cpu" : "", "pid/tid",
+		"comm");
 	for (size_t i = 0; i < nt && i < 10; i++) {
 		char pt[32];
 
 		snprintf(pt, sizeof(pt), "%u/%" PRIu64, tasks[i].pid, tasks[i].key);
 		/* idle's time is what the runs leave out: not summed */
 		fprintf(out, "  %8" PRIu64 "  %-12s %-15s %s\n", tasks[i].n,
-			!s->has_switch ? "" : tasks[i].key ? dur(tasks[i].ns, a, sizeof(a)) : "-", pt,
-			tasks[i].name ? tasks[i].name : "");
+			!s->has_switch ? "" :
+			tasks[i].key   ? dur(tasks[i].ns, a, sizeof(a)) :
+					 "-",
+			pt, tasks[i].name ? tasks[i].name : "");
 	}
 	fprintf(out, "busiest events:\n  %8s  %s\n", "records", "event");
 	for (size_t i = 0; i < ne && i < 10; i++)
@@ -740,14 +780,17 @@ static void print_last(const struct show *s, FILE *out, int nlast)
 			idx[n++] = i;
 	fprintf(out, "last %d record%s of %s %u/%u up to the trigger%s:\n", n, n == 1 ? "" : "s",
 		jv_str(s->sc, "trigger.comm", "?"), s->trig_pid, s->trig_tid,
-		s->trig_rec < 0 ? " (its own record is not in the file: its event is not recorded)" : "");
+		s->trig_rec < 0 ?
+			" (its own record is not in the file: its event is not recorded)" :
+			"");
 	fprintf(out, "  %-21s %-4s %-32s %s\n", "time", "cpu", "event", "fields");
 	while (n--) {
 		const struct show_rec *r = &s->recs[idx[n]];
 
 		rec_fields(s, r, f, sizeof(f));
-		fprintf(out, "  %-21s %-4u %-32s %s%s\n", show_fmt_time(r->time, a, sizeof(a)), r->cpu,
-			s->pd->attrs[r->attr].name, f, (long)idx[n] == s->trig_rec ? "  <- trigger" : "");
+		fprintf(out, "  %-21s %-4u %-32s %s%s\n", show_fmt_time(r->time, a, sizeof(a)),
+			r->cpu, s->pd->attrs[r->attr].name, f,
+			(long)idx[n] == s->trig_rec ? "  <- trigger" : "");
 	}
 }
 

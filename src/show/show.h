@@ -16,9 +16,9 @@
 struct show_rec {
 	uint64_t time;
 	uint32_t cpu, pid, tid;
-	int attr;                  /* index in pd->attrs */
+	int attr; /* index in pd->attrs */
 	const struct pdr_rec *pr;
-	char comm[16];             /* the thread's name at that time */
+	char comm[16]; /* the thread's name at that time */
 };
 
 /* A task on a CPU between two sched_switch records (or the window's ends). */
@@ -30,26 +30,26 @@ struct show_run {
 
 /* A span drawn over the timeline. */
 struct show_span {
-	const char *kind;          /* "latency", "rate", "post" */
+	const char *kind; /* "latency", "rate", "post" */
 	uint64_t start, end;
 	char label[160];
 };
 
 struct show {
 	char data_path[4096], json_path[4096];
-	struct jv *sc;             /* the sidecar; NULL when missing (said in sc_err) */
+	struct jv *sc; /* the sidecar; NULL when missing (said in sc_err) */
 	char sc_err[1024];
 	struct pdr_file *pd;
 	struct show_rec *recs;
 	size_t nr;
 	struct show_run *runs;
 	size_t nr_runs;
-	int has_switch;            /* sched:sched_switch recorded: runs are known */
-	int *cpus;                 /* lanes: every CPU of the sidecar's main rings and of the records */
+	int has_switch; /* sched:sched_switch recorded: runs are known */
+	int *cpus;	/* lanes: every CPU of the sidecar's main rings and of the records */
 	int nr_cpus;
 	uint64_t win_start, win_end;
 	/* the trigger (from the sidecar; trig_rec: its own record in the data, or -1) */
-	int has_trigger;           /* a trigger's message: not manual or final */
+	int has_trigger; /* a trigger's message: not manual or final */
 	uint64_t trig_time;
 	uint32_t trig_cpu, trig_pid, trig_tid;
 	long trig_rec;

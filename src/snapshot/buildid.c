@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include "snapshot/buildid.h"
 
-#define NOTE_MAX (1u << 16)  /* a build-id note segment is tiny; bound what we read */
+#define NOTE_MAX (1u << 16) /* a build-id note segment is tiny; bound what we read */
 
 /* ---------------------------------------------------------------- notes -- */
 
@@ -81,32 +81,32 @@ static int notes_at(int fd, uint64_t off, uint64_t size, size_t align, struct bu
  * program headers first (always there in what can be mapped), then the
  * section headers, like perf's readers.
  */
-#define SCAN_ELF(Ehdr, Phdr, Shdr)							\
-	do {										\
-		Ehdr eh;								\
-		if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))			\
-			return -ENOEXEC;						\
-		for (int i = 0; i < eh.e_phnum; i++) {					\
-			Phdr ph;							\
-			if (eh.e_phentsize < sizeof(ph) ||				\
-			    pread(fd, &ph, sizeof(ph), eh.e_phoff + (uint64_t)i * eh.e_phentsize) \
-			    != sizeof(ph))						\
-				break;							\
-			if (ph.p_type == PT_NOTE &&					\
-			    !notes_at(fd, ph.p_offset, ph.p_filesz, ph.p_align, bid))	\
-				return 0;						\
-		}									\
-		for (int i = 0; i < eh.e_shnum; i++) {					\
-			Shdr sh;							\
-			if (eh.e_shentsize < sizeof(sh) ||				\
-			    pread(fd, &sh, sizeof(sh), eh.e_shoff + (uint64_t)i * eh.e_shentsize) \
-			    != sizeof(sh))						\
-				break;							\
-			if (sh.sh_type == SHT_NOTE &&					\
-			    !notes_at(fd, sh.sh_offset, sh.sh_size, sh.sh_addralign, bid)) \
-				return 0;						\
-		}									\
-		return -ENOENT;								\
+#define SCAN_ELF(Ehdr, Phdr, Shdr)                                                          \
+	do {                                                                                \
+		Ehdr eh;                                                                    \
+		if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))                            \
+			return -ENOEXEC;                                                    \
+		for (int i = 0; i < eh.e_phnum; i++) {                                      \
+			Phdr ph;                                                            \
+			if (eh.e_phentsize < sizeof(ph) ||                                  \
+			    pread(fd, &ph, sizeof(ph),                                      \
+				  eh.e_phoff + (uint64_t)i * eh.e_phentsize) != sizeof(ph)) \
+				break;                                                      \
+			if (ph.p_type == PT_NOTE &&                                         \
+			    !notes_at(fd, ph.p_offset, ph.p_filesz, ph.p_align, bid))       \
+				return 0;                                                   \
+		}                                                                           \
+		for (int i = 0; i < eh.e_shnum; i++) {                                      \
+			Shdr sh;                                                            \
+			if (eh.e_shentsize < sizeof(sh) ||                                  \
+			    pread(fd, &sh, sizeof(sh),                                      \
+				  eh.e_shoff + (uint64_t)i * eh.e_shentsize) != sizeof(sh)) \
+				break;                                                      \
+			if (sh.sh_type == SHT_NOTE &&                                       \
+			    !notes_at(fd, sh.sh_offset, sh.sh_size, sh.sh_addralign, bid))  \
+				return 0;                                                   \
+		}                                                                           \
+		return -ENOENT;                                                             \
 	} while (0)
 
 int build_id__from_fd(int fd, struct build_id *bid)
@@ -189,11 +189,11 @@ struct bid_ent {
 	dev_t dev;
 	ino_t ino;
 	struct timespec mtime;
-	struct build_id bid;   /* size 0: the file has none (remembered too) */
+	struct build_id bid; /* size 0: the file has none (remembered too) */
 };
 
 struct bid_cache {
-	char *dir;                 /* perf's build-id cache, NULL = do not fill it */
+	char *dir; /* perf's build-id cache, NULL = do not fill it */
 	struct bid_ent *v;
 	size_t n, cap;
 	struct build_id kernel, vdso;
@@ -357,8 +357,8 @@ static int cache_kernel(struct bid_cache *c, struct build_id *bid)
 		/* kallsyms: what perf report uses for the kernel on another machine */
 		fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			cache_store(c, &c->kernel, "[kernel.kallsyms]", "kallsyms", NULL, fd, NULL, 0,
-				    0644);
+			cache_store(c, &c->kernel, "[kernel.kallsyms]", "kallsyms", NULL, fd, NULL,
+				    0, 0644);
 			close(fd);
 		}
 	}
@@ -416,8 +416,8 @@ static int cache_file(struct bid_cache *c, const char *path, uint32_t pid, uint6
 		struct bid_ent *x = &c->v[i];
 
 		if (x->dev == st.st_dev && x->ino == st.st_ino &&
-		    x->mtime.tv_sec == st.st_mtim.tv_sec && x->mtime.tv_nsec == st.st_mtim.tv_nsec &&
-		    !strcmp(x->path, path)) {
+		    x->mtime.tv_sec == st.st_mtim.tv_sec &&
+		    x->mtime.tv_nsec == st.st_mtim.tv_nsec && !strcmp(x->path, path)) {
 			e = x;
 			break;
 		}
@@ -461,7 +461,7 @@ static int cache_file(struct bid_cache *c, const char *path, uint32_t pid, uint6
 struct bid_set {
 	struct bid_cache *c;
 	struct pd_build_id *v;
-	char **names;     /* every name seen, found or not (open addressing) */
+	char **names; /* every name seen, found or not (open addressing) */
 	size_t n, cap, nnames, hcap;
 };
 
@@ -509,7 +509,8 @@ static int seen_add(struct bid_set *s, const char *name)
 		for (size_t k = 0; k < s->hcap; k++) {
 			if (!s->names[k])
 				continue;
-			for (i = str_hash(s->names[k]) & (ncap - 1); nn[i]; i = (i + 1) & (ncap - 1))
+			for (i = str_hash(s->names[k]) & (ncap - 1); nn[i];
+			     i = (i + 1) & (ncap - 1))
 				;
 			nn[i] = s->names[k];
 		}
@@ -527,8 +528,7 @@ static int seen_add(struct bid_set *s, const char *name)
 	return 1;
 }
 
-static int set_push(struct bid_set *s, const struct build_id *bid, uint16_t misc,
-		    const char *name)
+static int set_push(struct bid_set *s, const struct build_id *bid, uint16_t misc, const char *name)
 {
 	struct pd_build_id *e;
 
@@ -580,7 +580,8 @@ int bid_set__map(struct bid_set *s, uint32_t pid, uint64_t start, uint64_t len, 
 	size_t nl = strlen(name);
 	int r;
 
-	if (strcmp(name, "[vdso]") && (name[0] != '/' || (nl > 10 && !strcmp(name + nl - 10, " (deleted)"))))
+	if (strcmp(name, "[vdso]") &&
+	    (name[0] != '/' || (nl > 10 && !strcmp(name + nl - 10, " (deleted)"))))
 		return 0;
 	r = seen_add(s, name);
 	if (r <= 0)
@@ -599,7 +600,8 @@ int bid_set__map(struct bid_set *s, uint32_t pid, uint64_t start, uint64_t len, 
 int bid_set__mmap2(struct bid_set *s, const struct perf_event_header *rec)
 {
 	/* u32 pid, tid; u64 start, len, pgoff; then maj/min/ino/ino_gen or a build-id */
-	const unsigned char *p = (const void *)(rec + 1), *end = (const unsigned char *)rec + rec->size;
+	const unsigned char *p = (const void *)(rec + 1),
+			    *end = (const unsigned char *)rec + rec->size;
 	uint32_t pid;
 	uint64_t v[3], ino;
 	const char *name = (const char *)p + 8 + 24 + 32;

@@ -18,7 +18,7 @@
 
 struct build_id {
 	uint8_t data[PD_BUILD_ID_MAX];
-	uint8_t size;   /* 0: none */
+	uint8_t size; /* 0: none */
 };
 
 /* The NT_GNU_BUILD_ID of an ELF note stream (align: 4 or 8). 0 or -ENOENT. */

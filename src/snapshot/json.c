@@ -23,7 +23,7 @@ void json_str(FILE *f, const char *str, size_t max)
 	while (n < max && s[n])
 		n++;
 	fputc('"', f);
-	for (size_t i = 0; i < n; ) {
+	for (size_t i = 0; i < n;) {
 		unsigned char c = s[i];
 		size_t l;
 

@@ -16,7 +16,7 @@
 struct outdir {
 	char *path;
 	int fd;
-	int tmpfile_ok;  /* the filesystem has O_TMPFILE */
+	int tmpfile_ok;	   /* the filesystem has O_TMPFILE */
 	uint64_t max_pair; /* outdir__set_max_pair(); 0 = no limit */
 	uint64_t refused;  /* size of the last pair refused for it */
 };
@@ -43,8 +43,10 @@ int outdir__create(struct outdir *d, struct out_file *f)
 
 		if (getrandom(&rnd, sizeof(rnd), 0) != sizeof(rnd))
 			return f->fd = -1, -errno;
-		snprintf(f->name, sizeof(f->name), ".trigrec-%d-%016" PRIx64 ".tmp", (int)getpid(), rnd);
-		f->fd = openat(d->fd, f->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		snprintf(f->name, sizeof(f->name), ".trigrec-%d-%016" PRIx64 ".tmp", (int)getpid(),
+			 rnd);
+		f->fd = openat(d->fd, f->name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+			       0600);
 		if (f->fd >= 0)
 			return 0;
 		if (errno != EEXIST)
@@ -212,7 +214,8 @@ static int tmp_name_pid(const char *name)
 {
 	int pid, n = 0;
 
-	if (sscanf(name, ".trigrec-%d-%*[0-9a-f]%n", &pid, &n) != 1 || !n || strcmp(name + n, ".tmp"))
+	if (sscanf(name, ".trigrec-%d-%*[0-9a-f]%n", &pid, &n) != 1 || !n ||
+	    strcmp(name + n, ".tmp"))
 		return 0;
 	return pid > 0 ? pid : 0;
 }
@@ -259,8 +262,8 @@ static void clean_leftovers(struct outdir *d)
 		struct stat st;
 		int pid;
 
-		if (fstatat(d->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
-		    !S_ISREG(st.st_mode) || st.st_uid != geteuid())
+		if (fstatat(d->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
+		    st.st_uid != geteuid())
 			continue;
 		if (is_sidecar_name(de->d_name) && len <= OUTDIR_NAME_MAX) {
 			snprintf(dname, sizeof(dname), "%.*s.data", (int)len - 5, de->d_name);
@@ -274,8 +277,8 @@ static void clean_leftovers(struct outdir *d)
 	closedir(dir);
 	if (tmps || sidecars)
 		ilog("removed what a killed run left in %s: %lu temporary file%s, %lu sidecar%s "
-		     "without its .data", d->path, tmps, tmps == 1 ? "" : "s", sidecars,
-		     sidecars == 1 ? "" : "s");
+		     "without its .data",
+		     d->path, tmps, tmps == 1 ? "" : "s", sidecars, sidecars == 1 ? "" : "s");
 }
 
 struct outdir *outdir__open(const char *path)
@@ -287,8 +290,8 @@ struct outdir *outdir__open(const char *path)
 	/* Refuse now what would otherwise cut every snapshot's name short later. */
 	if (len + 1 + OUTDIR_NAME_MAX >= PATH_MAX) {
 		elog("output directory path is %zu bytes long: with a snapshot's file name (up to "
-		     "%d bytes) it exceeds PATH_MAX (%d); choose a shorter -o", len,
-		     OUTDIR_NAME_MAX, PATH_MAX);
+		     "%d bytes) it exceeds PATH_MAX (%d); choose a shorter -o",
+		     len, OUTDIR_NAME_MAX, PATH_MAX);
 		return NULL;
 	}
 	d = calloc(1, sizeof(*d));
@@ -310,7 +313,8 @@ struct outdir *outdir__open(const char *path)
 		close(fd);
 	} else if (!tmpfile_missing(errno)) {
 		elog("output directory %s: cannot create files there: %s (fix its permissions, "
-		     "or choose another with -o)", path, strerror(errno));
+		     "or choose another with -o)",
+		     path, strerror(errno));
 		goto fail;
 	} else {
 		vlog("%s has no O_TMPFILE: snapshots are written under unguessable temporary names",

@@ -34,8 +34,8 @@ int outdir_stamp_offset(const char *name);
 
 /* A file being written, not yet named. */
 struct out_file {
-	int fd;          /* -1 when closed */
-	char name[64];   /* its temporary name without O_TMPFILE, else "" */
+	int fd;	       /* -1 when closed */
+	char name[64]; /* its temporary name without O_TMPFILE, else "" */
 };
 
 /*

@@ -21,10 +21,10 @@
 #include "snapshot/pdhost.h"
 #include "util/util.h"
 
-#define SYS_CPU  "/sys/devices/system/cpu"
+#define SYS_CPU "/sys/devices/system/cpu"
 #define SYS_NODE "/sys/devices/system/node"
-#define SYS_PMU  "/sys/bus/event_source/devices"
-#define MAX_CACHE_LVL 4          /* perf 6.1's MAX_CACHE_LVL */
+#define SYS_PMU "/sys/bus/event_source/devices"
+#define MAX_CACHE_LVL 4 /* perf 6.1's MAX_CACHE_LVL */
 
 /* First line of a file without its newline; -1 when unreadable or empty. */
 static int read_line(const char *path, char *buf, size_t len)
@@ -274,8 +274,8 @@ static void cpu_topology(struct pd_buf *b, uint32_t nr_avail)
 	if (!online || !nr_avail || cpus_online_mask(online, nr_avail) < 0)
 		goto out;
 	/* perf reads dies only on x86_64 and s390x, when cpu0 has die_cpus_list */
-	has_die = !uname(&uts) && (!strncmp(uts.machine, "x86_64", 6) ||
-				   !strncmp(uts.machine, "s390x", 5)) &&
+	has_die = !uname(&uts) &&
+		  (!strncmp(uts.machine, "x86_64", 6) || !strncmp(uts.machine, "s390x", 5)) &&
 		  !access(SYS_CPU "/cpu0/topology/die_cpus_list", F_OK);
 	for (uint32_t cpu = 0; cpu < nr_avail && !err; cpu++) {
 		if (!online[cpu])
@@ -284,8 +284,8 @@ static void cpu_topology(struct pd_buf *b, uint32_t nr_avail)
 			err = strset_add(&pkg, buf);
 		if (!err && has_die && !topo_list(cpu, "die_cpus_list", NULL, buf, sizeof(buf)))
 			err = strset_add(&die, buf);
-		if (!err && !topo_list(cpu, "core_cpus_list", "thread_siblings_list", buf,
-				       sizeof(buf)))
+		if (!err &&
+		    !topo_list(cpu, "core_cpus_list", "thread_siblings_list", buf, sizeof(buf)))
 			err = strset_add(&core, buf);
 	}
 	if (err)
@@ -496,9 +496,14 @@ static int cache_read(struct cache_level *c, int cpu, int idx)
 	snprintf(dir, sizeof(dir), SYS_CPU "/cpu%d/cache/index%d", cpu, idx);
 	if (stat(dir, &st))
 		return 1;
-#define RD_INT(f, v) snprintf(path, sizeof(path), "%s/" f, dir); if (read_int(path, &c->v)) return -1
-#define RD_STR(f, v) snprintf(path, sizeof(path), "%s/" f, dir); \
-	if (read_trimmed(path, c->v, sizeof(c->v))) return -1
+#define RD_INT(f, v)                                \
+	snprintf(path, sizeof(path), "%s/" f, dir); \
+	if (read_int(path, &c->v))                  \
+	return -1
+#define RD_STR(f, v)                                \
+	snprintf(path, sizeof(path), "%s/" f, dir); \
+	if (read_trimmed(path, c->v, sizeof(c->v))) \
+	return -1
 	RD_INT("level", level);
 	RD_INT("coherency_line_size", line_size);
 	RD_INT("number_of_sets", sets);
@@ -644,7 +649,8 @@ static void mem_topology(struct pd_buf *b)
 		for (uint64_t i = 0; i < nr; i++) {
 			pd_buf__u64(b, v[i].node);
 			pd_buf__u64(b, v[i].size);
-			pd_buf__u64(b, v[i].size); /* the bitmap: its size in bits, then u64 words */
+			pd_buf__u64(b,
+				    v[i].size); /* the bitmap: its size in bits, then u64 words */
 			pd_buf__put(b, v[i].set, (v[i].size + 63) / 64 * 8);
 		}
 	}

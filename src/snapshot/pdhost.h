@@ -13,7 +13,7 @@
 struct pd_host {
 	char hostname[65], osrelease[65], arch[65];
 	char cpudesc[256], cpuid[128];
-	uint32_t nr_cpus_avail;   /* highest present CPU + 1, as perf writes it */
+	uint32_t nr_cpus_avail; /* highest present CPU + 1, as perf writes it */
 	uint32_t nr_cpus_online;
 	uint64_t total_mem_kb;
 	struct pd_buf feat[PD_HOST_NR]; /* payloads; len 0 = unknown here, not written */

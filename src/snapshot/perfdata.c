@@ -14,11 +14,11 @@
 #include "snapshot/perfdata.h"
 #include "capture/tracefs.h"
 
-#define PD_ATTR_SIZE	128			/* the largest attr.size perf 6.1 accepts */
-#define PD_ATTR_ENTRY	(PD_ATTR_SIZE + 16)	/* attr + {ids offset, ids size} */
-#define PD_HEADER_SIZE	104
-#define PD_WBUF_SIZE	(4u << 20)
-#define PD_MAX_REC	65535
+#define PD_ATTR_SIZE 128		  /* the largest attr.size perf 6.1 accepts */
+#define PD_ATTR_ENTRY (PD_ATTR_SIZE + 16) /* attr + {ids offset, ids size} */
+#define PD_HEADER_SIZE 104
+#define PD_WBUF_SIZE (4u << 20)
+#define PD_MAX_REC 65535
 
 /* Feature bits (tools/perf/util/header.h). */
 enum {
@@ -51,8 +51,9 @@ enum {
 };
 
 /* Fields of the sample_id trailer, in the order the kernel writes them. */
-#define PD_ID_FIELDS (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | \
-		      PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
+#define PD_ID_FIELDS                                                                   \
+	(PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | \
+	 PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER)
 
 static inline size_t align8(size_t n)
 {
@@ -64,7 +65,7 @@ static inline size_t align8(size_t n)
 struct pd_idmap {
 	uint64_t mask;
 	uint64_t *keys;
-	int *vals;	/* event index, -1 = empty slot */
+	int *vals; /* event index, -1 = empty slot */
 };
 
 static inline uint64_t id_hash(uint64_t id)
@@ -271,8 +272,8 @@ static void put_id_trailer(unsigned char *p, const struct perf_event_attr *attr,
 }
 
 int pd_synth_comm(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
-		  uint32_t pid, uint32_t tid, const char *comm, int exec,
-		  uint64_t time, uint32_t cpu)
+		  uint32_t pid, uint32_t tid, const char *comm, int exec, uint64_t time,
+		  uint32_t cpu)
 {
 	size_t clen = strnlen(comm, 4095) + 1;
 	size_t body = sizeof(struct perf_event_header) + 8 + align8(clen);
@@ -297,9 +298,9 @@ int pd_synth_comm(void *buf, size_t cap, const struct perf_event_attr *attr, uin
 
 /* MMAP and MMAP2 differ only in the fields between pgoff and the name. */
 static int synth_map(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
-		     uint32_t type, uint16_t misc, uint32_t pid, uint32_t tid,
-		     const void *mid, size_t mid_len, uint64_t start, uint64_t len,
-		     uint64_t pgoff, const char *filename)
+		     uint32_t type, uint16_t misc, uint32_t pid, uint32_t tid, const void *mid,
+		     size_t mid_len, uint64_t start, uint64_t len, uint64_t pgoff,
+		     const char *filename)
 {
 	size_t flen = strnlen(filename, 4095) + 1;
 	size_t body = sizeof(struct perf_event_header) + 8 + 24 + mid_len + align8(flen);
@@ -345,8 +346,8 @@ int pd_synth_mmap2(void *buf, size_t cap, const struct perf_event_attr *attr, ui
 	_Static_assert(sizeof(mid) == 32, "mmap2 middle");
 	if (!(prot & 4)) /* PROT_EXEC */
 		misc |= PERF_RECORD_MISC_MMAP_DATA;
-	return synth_map(buf, cap, attr, id, PERF_RECORD_MMAP2, misc, pid, tid,
-			 &mid, sizeof(mid), start, len, pgoff, filename);
+	return synth_map(buf, cap, attr, id, PERF_RECORD_MMAP2, misc, pid, tid, &mid, sizeof(mid),
+			 start, len, pgoff, filename);
 }
 
 /* ------------------------------------------------------- growable buffer -- */
@@ -373,10 +374,22 @@ void pd_buf__put(struct pd_buf *d, const void *src, size_t n)
 	d->len += n;
 }
 
-void pd_buf__u32(struct pd_buf *d, uint32_t v) { pd_buf__put(d, &v, 4); }
-void pd_buf__u64(struct pd_buf *d, uint64_t v) { pd_buf__put(d, &v, 8); }
-static void db_u8(struct pd_buf *d, uint8_t v) { pd_buf__put(d, &v, 1); }
-static void db_cstr(struct pd_buf *d, const char *s) { pd_buf__put(d, s, strlen(s) + 1); }
+void pd_buf__u32(struct pd_buf *d, uint32_t v)
+{
+	pd_buf__put(d, &v, 4);
+}
+void pd_buf__u64(struct pd_buf *d, uint64_t v)
+{
+	pd_buf__put(d, &v, 8);
+}
+static void db_u8(struct pd_buf *d, uint8_t v)
+{
+	pd_buf__put(d, &v, 1);
+}
+static void db_cstr(struct pd_buf *d, const char *s)
+{
+	pd_buf__put(d, s, strlen(s) + 1);
+}
 
 static void db_zero(struct pd_buf *d, size_t n)
 {
@@ -505,16 +518,16 @@ int pd_tracing_data(const struct pd_event *evs, int nr, void **out, size_t *len)
 		for (int j = i; j < nr; j++) {
 			if (!first[j] || strcmp(evs[j].tp_sys, evs[i].tp_sys))
 				continue;
-			snprintf(path, sizeof(path), "events/%s/%s/format",
-				 evs[j].tp_sys, evs[j].tp_name);
+			snprintf(path, sizeof(path), "events/%s/%s/format", evs[j].tp_sys,
+				 evs[j].tp_name);
 			err = read_tracefs_into(&d, path);
 			if (err)
 				goto fail;
 		}
 	}
-	pd_buf__u32(&d, 0);	/* kallsyms */
-	pd_buf__u32(&d, 0);	/* printk formats */
-	pd_buf__u64(&d, 0);	/* saved_cmdlines */
+	pd_buf__u32(&d, 0); /* kallsyms */
+	pd_buf__u32(&d, 0); /* printk formats */
+	pd_buf__u64(&d, 0); /* saved_cmdlines */
 	if (d.err) {
 		err = d.err;
 		goto fail;
@@ -535,21 +548,21 @@ struct pd_writer {
 	int fd;
 	const struct pd_event *evs;
 	int nr;
-	unsigned char *buf;	/* pending bytes, written at file offset `flushed` */
+	unsigned char *buf; /* pending bytes, written at file offset `flushed` */
 	size_t blen;
 	uint64_t flushed;
 	uint64_t attrs_offset, data_offset, data_size;
-	int err;		/* sticky: once a write failed, everything fails */
+	int err; /* sticky: once a write failed, everything fails */
 	int begun, finished;
 	/* Compression (pd_writer__set_zstd), NULL zc when off. */
 	ZSTD_CCtx *zc;
-	unsigned char *zin;	/* the slice being filled, uncompressed */
+	unsigned char *zin; /* the slice being filled, uncompressed */
 	size_t zin_len;
-	unsigned char *zout;	/* one slice, compressed */
+	unsigned char *zout; /* one slice, compressed */
 	size_t zout_cap;
-	unsigned char *zrec;	/* the COMPRESSED record being filled: header + payload */
+	unsigned char *zrec; /* the COMPRESSED record being filled: header + payload */
 	size_t zrec_len;
-	uint64_t zrec_raw;	/* uncompressed bytes its payload decompresses to */
+	uint64_t zrec_raw; /* uncompressed bytes its payload decompresses to */
 	struct pd_comp_stats zst;
 };
 
@@ -666,9 +679,9 @@ static inline uint64_t w_pos(const struct pd_writer *w)
  * decompressed size stays within comp_mmap_len. Compared with perf, which
  * flushes once per ring read, the extra block ends cost about 1% of ratio.
  */
-#define PD_COMP_SLICE		(63u << 10)	/* input per flush */
-#define PD_COMP_MAX_PAYLOAD	(65535u - 8)	/* header.size is a u16 */
-#define PD_COMP_MMAP_LEN	(512u << 10)	/* comp_mmap_len (perf's default is 516 KiB) */
+#define PD_COMP_SLICE (63u << 10)	 /* input per flush */
+#define PD_COMP_MAX_PAYLOAD (65535u - 8) /* header.size is a u16 */
+#define PD_COMP_MMAP_LEN (512u << 10)	 /* comp_mmap_len (perf's default is 516 KiB) */
 
 _Static_assert(PD_COMP_SLICE + 3 + ZSTD_FRAMEHEADERSIZE_MAX + 4 <= PD_COMP_MAX_PAYLOAD,
 	       "a flushed slice must fit one COMPRESSED record");
@@ -936,24 +949,12 @@ static int feature_payload(const struct pd_writer *w, const struct pd_meta *meta
 		for (int i = 0; i < meta->nr_build_ids; i++)
 			build_id_entry(d, &meta->build_ids[i]);
 		return 0;
-	case FEAT_HOSTNAME:
-		s = meta->hostname;
-		break;
-	case FEAT_OSRELEASE:
-		s = meta->osrelease;
-		break;
-	case FEAT_VERSION:
-		s = meta->version;
-		break;
-	case FEAT_ARCH:
-		s = meta->arch;
-		break;
-	case FEAT_CPUDESC:
-		s = meta->cpudesc;
-		break;
-	case FEAT_CPUID:
-		s = meta->cpuid;
-		break;
+	case FEAT_HOSTNAME: s = meta->hostname; break;
+	case FEAT_OSRELEASE: s = meta->osrelease; break;
+	case FEAT_VERSION: s = meta->version; break;
+	case FEAT_ARCH: s = meta->arch; break;
+	case FEAT_CPUDESC: s = meta->cpudesc; break;
+	case FEAT_CPUID: s = meta->cpuid; break;
 	case FEAT_TOTAL_MEM:
 		if (!meta->total_mem_kb)
 			return 1;
@@ -1009,8 +1010,10 @@ static int feature_payload(const struct pd_writer *w, const struct pd_meta *meta
 		pd_buf__u32(d, 1);
 		pd_buf__u32(d, 1); /* PERF_COMP_ZSTD */
 		pd_buf__u32(d, w->zst.level);
-		pd_buf__u32(d, w->zst.bytes_out ?
-			    (uint32_t)((double)w->zst.bytes_in / w->zst.bytes_out + 0.5) : 0);
+		pd_buf__u32(d,
+			    w->zst.bytes_out ?
+				    (uint32_t)((double)w->zst.bytes_in / w->zst.bytes_out + 0.5) :
+				    0);
 		pd_buf__u32(d, PD_COMP_MMAP_LEN);
 		return 0;
 	case FEAT_CLOCK_DATA:
@@ -1021,8 +1024,7 @@ static int feature_payload(const struct pd_writer *w, const struct pd_meta *meta
 		pd_buf__u64(d, meta->tod_ns);
 		pd_buf__u64(d, meta->clockid_ns);
 		return 0;
-	default:
-		return 1;
+	default: return 1;
 	}
 	pd_buf__str(d, s ? s : "");
 	return 0;
@@ -1092,12 +1094,15 @@ int pd_writer__finish(struct pd_writer *w, const struct pd_meta *meta)
 	memset(hdr, 0, sizeof(hdr));
 	{
 		uint64_t v[9] = {
-			0x32454c4946524550ull,	/* "PERFILE2" */
+			0x32454c4946524550ull, /* "PERFILE2" */
 			PD_HEADER_SIZE,
 			PD_ATTR_ENTRY,
-			w->attrs_offset, (uint64_t)w->nr * PD_ATTR_ENTRY,
-			w->data_offset, w->data_size,
-			0, 0,			/* event_types */
+			w->attrs_offset,
+			(uint64_t)w->nr * PD_ATTR_ENTRY,
+			w->data_offset,
+			w->data_size,
+			0,
+			0, /* event_types */
 		};
 
 		memcpy(hdr, v, sizeof(v));

@@ -15,8 +15,8 @@
 /* An attr as it will appear in the file, with the kernel ids of its fds. */
 struct pd_event {
 	struct perf_event_attr attr; /* attr.size is forced to 128 when written */
-	char name[160];              /* "sched:sched_switch", "cpu-clock", "dummy:tracking" */
-	uint64_t *ids;               /* PERF_EVENT_IOC_ID of every fd of this event */
+	char name[160];		     /* "sched:sched_switch", "cpu-clock", "dummy:tracking" */
+	uint64_t *ids;		     /* PERF_EVENT_IOC_ID of every fd of this event */
 	uint32_t nr_ids;
 	/* For tracepoints: system and name, to put their format in TRACING_DATA. */
 	char tp_sys[64];
@@ -25,9 +25,9 @@ struct pd_event {
 
 /* What trigrec needs to know of any record (sample or not). */
 struct pd_rec_info {
-	int event;       /* index into the pd_event array, -1 when the id is unknown */
+	int event; /* index into the pd_event array, -1 when the id is unknown */
 	uint64_t id;
-	uint64_t time;   /* 0 when the record carries none */
+	uint64_t time; /* 0 when the record carries none */
 	uint32_t pid, tid;
 	uint32_t cpu;
 	int has_time;
@@ -56,8 +56,8 @@ int pd_rec_decode(const struct pd_idmap *m, const struct pd_event *evs,
  * STREAM_ID, CPU, IDENTIFIER as set) with the given id, time and cpu.
  */
 int pd_synth_comm(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
-		  uint32_t pid, uint32_t tid, const char *comm, int exec,
-		  uint64_t time, uint32_t cpu);
+		  uint32_t pid, uint32_t tid, const char *comm, int exec, uint64_t time,
+		  uint32_t cpu);
 /* Kernel map: pid -1, misc KERNEL, "[kernel.kallsyms]_text", start = pgoff = _text. */
 int pd_synth_kernel_mmap(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
 			 uint64_t start, uint64_t len);
@@ -88,11 +88,11 @@ void pd_buf__free(struct pd_buf *b);
 /* One BUILD_ID feature entry (perf's struct perf_record_header_build_id). */
 #define PD_BUILD_ID_MAX 20
 struct pd_build_id {
-	int32_t pid;          /* -1: the host */
-	uint16_t misc;        /* PERF_RECORD_MISC_KERNEL or PERF_RECORD_MISC_USER */
-	uint8_t size;         /* bytes used in data */
+	int32_t pid;   /* -1: the host */
+	uint16_t misc; /* PERF_RECORD_MISC_KERNEL or PERF_RECORD_MISC_USER */
+	uint8_t size;  /* bytes used in data */
 	uint8_t data[PD_BUILD_ID_MAX];
-	const char *name;     /* "[kernel.kallsyms]", "[vdso]" or the file's path */
+	const char *name; /* "[kernel.kallsyms]", "[vdso]" or the file's path */
 };
 
 /* Payloads of the features that describe the host, built once (pdhost.h). */
@@ -117,14 +117,14 @@ struct pd_meta {
 	 */
 	const char *hostname, *osrelease, *version, *arch, *cpudesc, *cpuid;
 	uint32_t nr_cpus_avail, nr_cpus_online;
-	uint64_t total_mem_kb;  /* TOTAL_MEM, when != 0 */
+	uint64_t total_mem_kb; /* TOTAL_MEM, when != 0 */
 	int argc;
-	char **argv;           /* CMDLINE feature */
+	char **argv;			/* CMDLINE feature */
 	uint64_t first_time, last_time; /* SAMPLE_TIME */
-	uint32_t clockid;      /* CLOCKID / CLOCK_DATA */
+	uint32_t clockid;		/* CLOCKID / CLOCK_DATA */
 	uint64_t clock_res_ns;
 	uint64_t tod_ns, clockid_ns; /* a pair read at the same moment, for CLOCK_DATA */
-	const void *tracing_data; /* built by pd_tracing_data() */
+	const void *tracing_data;    /* built by pd_tracing_data() */
 	size_t tracing_data_len;
 	/* Written as they are when len != 0 (and not written otherwise). */
 	const struct pd_buf *host[PD_HOST_NR];
@@ -164,15 +164,15 @@ void pd_writer__free(struct pd_writer *w);
  * would otherwise allocate ~800 MiB). Returns 0, -EINVAL or -ENOMEM.
  */
 #define PD_ZSTD_LEVEL_MAX 22
-#define PD_RECORD_COMPRESSED 81	/* PERF_RECORD_COMPRESSED (tools/perf/util/event.h) */
+#define PD_RECORD_COMPRESSED 81 /* PERF_RECORD_COMPRESSED (tools/perf/util/event.h) */
 int pd_writer__set_zstd(struct pd_writer *w, int level, uint64_t size_hint);
 
 struct pd_comp_stats {
-	int level;             /* 0: not compressed */
-	uint64_t bytes_in;     /* records given to pd_writer__write */
-	uint64_t bytes_out;    /* COMPRESSED records written, headers included */
-	uint64_t records;      /* COMPRESSED records written */
-	uint64_t ns;           /* time spent in zstd */
+	int level;	    /* 0: not compressed */
+	uint64_t bytes_in;  /* records given to pd_writer__write */
+	uint64_t bytes_out; /* COMPRESSED records written, headers included */
+	uint64_t records;   /* COMPRESSED records written */
+	uint64_t ns;	    /* time spent in zstd */
 };
 void pd_writer__comp_stats(const struct pd_writer *w, struct pd_comp_stats *st);
 

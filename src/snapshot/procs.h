@@ -9,17 +9,17 @@
 #include <stdint.h>
 
 struct proc_ent {
-	uint32_t tid, pid;     /* pid 0: the thread was gone when looked up */
+	uint32_t tid, pid; /* pid 0: the thread was gone when looked up */
 	char comm[16];
-	int used;   /* scratch: seen in the snapshot being written */
+	int used; /* scratch: seen in the snapshot being written */
 };
 
 struct procs {
-	struct proc_ent *tab;  /* open addressing, key tid (0 = empty) */
+	struct proc_ent *tab; /* open addressing, key tid (0 = empty) */
 	uint32_t cap, n;
 };
 
-int procs__scan(struct procs *p);                   /* add/refresh every live thread */
+int procs__scan(struct procs *p);			    /* add/refresh every live thread */
 struct proc_ent *procs__get(struct procs *p, uint32_t tid); /* cached, else read /proc now */
 /* Remember tid -> pid from a FORK/COMM/EXIT record (name unknown) when not known yet. */
 void procs__note(struct procs *p, uint32_t pid, uint32_t tid);

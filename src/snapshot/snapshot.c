@@ -24,10 +24,10 @@
 struct snap_rec {
 	uint64_t time;
 	const struct perf_event_header *hdr;
-	uint32_t pos;      /* offset in the ring copy: larger = older */
+	uint32_t pos; /* offset in the ring copy: larger = older */
 	uint32_t pid, tid;
 	uint16_t ring;
-	uint16_t event;    /* index in r->evs, found once when collecting */
+	uint16_t event; /* index in r->evs, found once when collecting */
 };
 
 /* Tracking-ring records (COMM/FORK/EXIT) name threads; they are not history. */
@@ -58,8 +58,8 @@ struct collect {
 };
 
 /* A tracepoint record completed (tpsample.c) and appended to the file. */
-static int write_rewritten(struct pd_writer *w, const struct snap_rec *s, uint64_t st,
-			   uint32_t cpu, uint8_t *buf, size_t cap)
+static int write_rewritten(struct pd_writer *w, const struct snap_rec *s, uint64_t st, uint32_t cpu,
+			   uint8_t *buf, size_t cap)
 {
 	int n = tp_complete(s->hdr, st, s->pid, s->tid, cpu, buf, cap);
 
@@ -127,7 +127,8 @@ static uint64_t kernel_text(void)
 	if (!f)
 		return 0;
 	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 && !strcmp(sym, "_text")) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
+		    !strcmp(sym, "_text")) {
 			res = addr;
 			break;
 		}
@@ -186,7 +187,8 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 	if (left_out) {
 		errs_fmt(sc, errs, sizeof(errs));
 		snprintf(more, sizeof(more), "; %lu more snapshot failure%s (%s) in the last %s",
-			 left_out, left_out == 1 ? "" : "s", errs, fmt_duration(span, d, sizeof(d)));
+			 left_out, left_out == 1 ? "" : "s", errs,
+			 fmt_duration(span, d, sizeof(d)));
 		memset(sc->fail_errs, 0, sizeof(sc->fail_errs));
 	}
 	char kv[256] = "event=snapshot_failed";
@@ -194,7 +196,8 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 	if (err == -EFBIG) {
 		char x[32], y[32];
 
-		snprintf(why, sizeof(why), " (it alone is %s with its sidecar, over the retention "
+		snprintf(why, sizeof(why),
+			 " (it alone is %s with its sidecar, over the retention "
 			 "byte budget of %s: raise --keep-bytes or the script's `keep SIZE`, or "
 			 "make snapshots smaller with a smaller -m ring or fewer events)",
 			 fmt_size(outdir__refused_bytes(sc->od), x, sizeof(x)),
@@ -207,8 +210,9 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 	log_kv_addu(kv, sizeof(kv), "left_out", left_out);
 	log_event(-2, kv, "snapshot %s-%s failed: %s%s; recording continues%s%s", stem, name,
 		  err == -EFBIG ? "refused, too big for the output directory's byte budget" :
-		  strerror(-err), why, more[0] ? more : "", sc->fail_lim.total == 1 ?
-		  " (further failures are summed up every 10 s)" : "");
+				  strerror(-err),
+		  why, more[0] ? more : "",
+		  sc->fail_lim.total == 1 ? " (further failures are summed up every 10 s)" : "");
 }
 
 int snapshot_ctx__open_outdir(struct snapshot_ctx *sc)
@@ -235,7 +239,7 @@ static int snapshot_ctx__init_header(struct snapshot_ctx *sc)
 	if (!sc->host || pd_host__init(sc->host))
 		return -ENOMEM;
 	sc->bids = bid_cache__new(sc->no_buildid_cache ? NULL :
-				  bid_cache__default_dir(dir, sizeof(dir)));
+							 bid_cache__default_dir(dir, sizeof(dir)));
 	if (!sc->bids)
 		return -ENOMEM;
 	/* perf writes its own path first, then its arguments */
@@ -298,8 +302,8 @@ int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 			const struct tp_field *fl = &f->fields[j];
 			size_t l = strlen(fl->name);
 
-			if (!fl->is_common && fl->size == 4 && l >= 3 && !strcmp(fl->name + l - 3, "pid") &&
-			    sc->pid_fields[i].n < 4)
+			if (!fl->is_common && fl->size == 4 && l >= 3 &&
+			    !strcmp(fl->name + l - 3, "pid") && sc->pid_fields[i].n < 4)
 				sc->pid_fields[i].off[sc->pid_fields[i].n++] = fl->offset;
 		}
 	}
@@ -357,9 +361,21 @@ static int64_t rd_sint(const uint8_t *p, uint32_t size)
 {
 	switch (size) {
 	case 1: return *(const int8_t *)p;
-	case 2: { int16_t v; memcpy(&v, p, 2); return v; }
-	case 4: { int32_t v; memcpy(&v, p, 4); return v; }
-	default: { int64_t v; memcpy(&v, p, 8); return v; }
+	case 2: {
+		int16_t v;
+		memcpy(&v, p, 2);
+		return v;
+	}
+	case 4: {
+		int32_t v;
+		memcpy(&v, p, 4);
+		return v;
+	}
+	default: {
+		int64_t v;
+		memcpy(&v, p, 8);
+		return v;
+	}
 	}
 }
 
@@ -379,11 +395,10 @@ static void json_fields(FILE *f, const struct tp_format *fmt, const uint8_t *d, 
 		json_str(f, fl->name, sizeof(fl->name));
 		fputs(": ", f);
 		switch (fl->kind) {
-		case TP_FIELD_CHARARRAY:
-			json_str(f, (const char *)d + fl->offset, fl->size);
-			break;
+		case TP_FIELD_CHARARRAY: json_str(f, (const char *)d + fl->offset, fl->size); break;
 		case TP_FIELD_DATALOC: {
-			uint32_t loc = rd_uint(d + fl->offset, 4), off = loc & 0xffff, l = loc >> 16;
+			uint32_t loc = rd_uint(d + fl->offset, 4), off = loc & 0xffff,
+				 l = loc >> 16;
 
 			if (off + l <= dlen)
 				json_str(f, (const char *)d + off, l);
@@ -397,7 +412,8 @@ static void json_fields(FILE *f, const struct tp_format *fmt, const uint8_t *d, 
 
 			fputc('[', f);
 			for (uint32_t k = 0; es && k < n; k++)
-				fprintf(f, "%s%" PRIu64, k ? ", " : "", rd_uint(d + fl->offset + k * es, es));
+				fprintf(f, "%s%" PRIu64, k ? ", " : "",
+					rd_uint(d + fl->offset + k * es, es));
 			fputc(']', f);
 			break;
 		}
@@ -427,7 +443,7 @@ static void fmt_stamp(int64_t real_ns, char *buf, size_t len)
 
 struct snap_result {
 	uint64_t cut, start, align;
-	uint64_t first;          /* oldest record kept: where the window really starts */
+	uint64_t first; /* oldest record kept: where the window really starts */
 	size_t kept, kept_bytes;
 	struct ring_stat *rs;
 	struct pd_comp_stats zst; /* level 0: not compressed */
@@ -464,13 +480,15 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 	json_str(f, t->name, 256);
 	fprintf(f, ", \"text\": ");
 	json_str(f, t->text, 4096);
-	fprintf(f, ", \"id\": %d, \"time_ns\": %" PRIu64 ", \"wall_time_ns\": %" PRId64,
-		t->id, t0, (int64_t)t0 + sc->mono_to_real);
+	fprintf(f, ", \"id\": %d, \"time_ns\": %" PRIu64 ", \"wall_time_ns\": %" PRId64, t->id, t0,
+		(int64_t)t0 + sc->mono_to_real);
 	if (m) {
-		fprintf(f, ", \"cpu\": %u, \"pid\": %u, \"tid\": %u, \"comm\": ", m->cpu, m->pid, m->tid);
+		fprintf(f, ", \"cpu\": %u, \"pid\": %u, \"tid\": %u, \"comm\": ", m->cpu, m->pid,
+			m->tid);
 		json_str(f, m->comm, sizeof(m->comm));
 		if (t->fmt) {
-			fprintf(f, ", \"event\": \"%s:%s\", \"fields\": ", t->fmt->sys, t->fmt->name);
+			fprintf(f, ", \"event\": \"%s:%s\", \"fields\": ", t->fmt->sys,
+				t->fmt->name);
 			json_fields(f, t->fmt, m->data, m->data_size);
 		}
 	}
@@ -480,24 +498,29 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 
 		fprintf(f, ", \"kind\": \"%s\"", kinds[d->kind <= 3 ? d->kind : 0]);
 		if (d->kind == TRIGREC_TRIG_LATENCY) {
-			fprintf(f, ", \"latency\": {\"duration_ns\": %" PRIu64 ", \"threshold_ns\": %"
-				PRIu64 ", \"start\": {\"event\": ", (uint64_t)m->latency_ns,
-				(uint64_t)d->cfg.threshold);
+			fprintf(f,
+				", \"latency\": {\"duration_ns\": %" PRIu64
+				", \"threshold_ns\": %" PRIu64 ", \"start\": {\"event\": ",
+				(uint64_t)m->latency_ns, (uint64_t)d->cfg.threshold);
 			json_str(f, d->event[TRIGREC_ROLE_START], sizeof(d->event[0]));
-			fprintf(f, ", \"time_ns\": %" PRIu64 ", \"tid\": %u, \"cpu\": %u, \"key\": ",
+			fprintf(f,
+				", \"time_ns\": %" PRIu64 ", \"tid\": %u, \"cpu\": %u, \"key\": ",
 				(uint64_t)m->start_ns, m->start_tid, m->start_cpu);
 			json_str(f, d->key_desc[TRIGREC_ROLE_START], sizeof(d->key_desc[0]));
 			fprintf(f, "}, \"end\": {\"event\": ");
 			json_str(f, d->event[TRIGREC_ROLE_EVENT], sizeof(d->event[0]));
-			fprintf(f, ", \"time_ns\": %" PRIu64 ", \"tid\": %u, \"cpu\": %u, \"key\": ",
+			fprintf(f,
+				", \"time_ns\": %" PRIu64 ", \"tid\": %u, \"cpu\": %u, \"key\": ",
 				(uint64_t)m->time_ns, m->tid, m->cpu);
 			json_str(f, d->key_desc[TRIGREC_ROLE_EVENT], sizeof(d->key_desc[0]));
 			fprintf(f, "}, \"key_values\": [%" PRIu64 ", %" PRIu64 "]}",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
 		} else if (d->kind == TRIGREC_TRIG_RATE) {
-			fprintf(f, ", \"rate\": {\"count\": %" PRIu64 ", \"threshold\": %" PRIu64
-				", \"window_ns\": %" PRIu64 ", \"key\": ", (uint64_t)m->count,
-				(uint64_t)d->cfg.threshold, (uint64_t)m->window_ns);
+			fprintf(f,
+				", \"rate\": {\"count\": %" PRIu64 ", \"threshold\": %" PRIu64
+				", \"window_ns\": %" PRIu64 ", \"key\": ",
+				(uint64_t)m->count, (uint64_t)d->cfg.threshold,
+				(uint64_t)m->window_ns);
 			json_str(f, d->key_desc[TRIGREC_ROLE_EVENT], sizeof(d->key_desc[0]));
 			fprintf(f, ", \"key_values\": [%" PRIu64 ", %" PRIu64 "]}",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
@@ -506,31 +529,37 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 		}
 	}
 	fprintf(f, "},\n  \"coalesced_triggers\": %" PRIu64 ",\n", t->coalesced);
-	fprintf(f, "  \"window\": {\"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
+	fprintf(f,
+		"  \"window\": {\"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
 		", \"duration_ns\": %" PRIu64 ", \"post_ns\": %" PRIu64 ", \"aligned\": %s},\n",
 		res->first, res->cut, res->first ? res->cut - res->first : 0,
-		m && t->freeze_at > m->time_ns ? (uint64_t)(t->freeze_at - m->time_ns) : (uint64_t)0,
+		m && t->freeze_at > m->time_ns ? (uint64_t)(t->freeze_at - m->time_ns) :
+						 (uint64_t)0,
 		sc->no_align ? "false" : "true");
 	fprintf(f, "  \"records\": %zu, \"bytes\": %zu,\n", res->kept, res->kept_bytes);
 	if (res->zst.level)
-		fprintf(f, "  \"compression\": {\"method\": \"zstd\", \"level\": %d, \"bytes_in\": %"
-			PRIu64 ", \"bytes_out\": %" PRIu64 ", \"ratio\": %.3f, \"records\": %" PRIu64
-			", \"time_ns\": %" PRIu64 "},\n", res->zst.level, res->zst.bytes_in,
-			res->zst.bytes_out, res->zst.bytes_out ?
-			(double)res->zst.bytes_in / res->zst.bytes_out : 0.0,
+		fprintf(f,
+			"  \"compression\": {\"method\": \"zstd\", \"level\": %d, \"bytes_in\": %" PRIu64
+			", \"bytes_out\": %" PRIu64 ", \"ratio\": %.3f, \"records\": %" PRIu64
+			", \"time_ns\": %" PRIu64 "},\n",
+			res->zst.level, res->zst.bytes_in, res->zst.bytes_out,
+			res->zst.bytes_out ? (double)res->zst.bytes_in / res->zst.bytes_out : 0.0,
 			res->zst.records, res->zst.ns);
 	fprintf(f, "  \"lost_while_frozen\": %" PRIu64 ",\n  \"cpus\": [", t->gated);
 	for (int i = 0; i < r->nr_rings; i++) {
 		const struct rec_ring *ring = &r->rings[i];
 		const struct ring_stat *s = &res->rs[i];
 
-		fprintf(f, "%s\n    {\"cpu\": %d, \"ring\": \"%s\", \"ring_bytes\": %" PRIu64
+		fprintf(f,
+			"%s\n    {\"cpu\": %d, \"ring\": \"%s\", \"ring_bytes\": %" PRIu64
 			", \"wrapped\": %s, \"oldest_ns\": %" PRIu64 ", \"records\": %" PRIu64
 			", \"bytes\": %" PRIu64 ", \"lost\": %" PRIu64 "}",
 			i ? "," : "", ring->cpu, ring->tracking ? "tracking" : "main", ring->size,
-			h->rings[i].wrapped ? "true" : "false", s->oldest, s->records, s->bytes, s->lost);
+			h->rings[i].wrapped ? "true" : "false", s->oldest, s->records, s->bytes,
+			s->lost);
 	}
-	fprintf(f, "\n  ],\n  \"timing\": {\"trigger_to_wake_ns\": %" PRIu64
+	fprintf(f,
+		"\n  ],\n  \"timing\": {\"trigger_to_wake_ns\": %" PRIu64
 		", \"freeze_to_resume_ns\": %" PRIu64 ", \"pause_to_resume_ns\": %" PRIu64
 		", \"resume_to_file_ns\": %" PRIu64 "}\n}\n",
 		tm->woke > t0 ? tm->woke - t0 : (uint64_t)0,
@@ -582,9 +611,10 @@ static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t
 		if (!name[0])
 			snprintf(name, sizeof(name), "//anon");
 		prot = (perms[0] == 'r' ? 1 : 0) | (perms[1] == 'w' ? 2 : 0) | 4;
-		err = write_synth(w, buf, pd_synth_mmap2(buf, sizeof(buf), &tev->pd.attr,
-				  tev->pd.ids[0], pid, pid, start, end - start, off, maj, min, ino,
-				  prot, perms[3] == 's' ? 1 : 2, name));
+		err = write_synth(w, buf,
+				  pd_synth_mmap2(buf, sizeof(buf), &tev->pd.attr, tev->pd.ids[0],
+						 pid, pid, start, end - start, off, maj, min, ino,
+						 prot, perms[3] == 's' ? 1 : 2, name));
 		if (!err)
 			err = bid_set__map(bs, pid, start, end - start, ino, name);
 	}
@@ -597,8 +627,7 @@ static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t
  * next_pid, sched_wakeup's pid...): perf record names every thread, and perf
  * sched and perf timechart name tasks through these. Up to 4 into out.
  */
-static int pid_field_tids(const struct snapshot_ctx *sc, const struct snap_rec *s,
-			  uint32_t *out)
+static int pid_field_tids(const struct snapshot_ctx *sc, const struct snap_rec *s, uint32_t *out)
 {
 	const uint8_t *raw = tp_raw(s->hdr, sc->kevs[s->event].attr.sample_type);
 	uint32_t size;
@@ -699,7 +728,8 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 
 		if (s->time > res.cut)
 			continue;
-		if (!is_tracking(r, s) && s->time >= res.start && (!res.first || s->time < res.first))
+		if (!is_tracking(r, s) && s->time >= res.start &&
+		    (!res.first || s->time < res.first))
 			res.first = s->time;
 		/* Tracking records older than the window still name threads: keep them. */
 		if (!is_tracking(r, s) && s->time < res.start)
@@ -778,8 +808,9 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	err = bid_set__kernel(bs);
 	if (err)
 		goto out;
-	err = write_synth(w, buf, pd_synth_kernel_mmap(buf, sizeof(buf), &tev->pd.attr,
-			  tev->pd.ids[0], sc->kernel_start, ~0ull - sc->kernel_start));
+	err = write_synth(w, buf,
+			  pd_synth_kernel_mmap(buf, sizeof(buf), &tev->pd.attr, tev->pd.ids[0],
+					       sc->kernel_start, ~0ull - sc->kernel_start));
 	for (size_t i = 0; i < k && !err; i++) {
 		const struct snap_rec *s = &c.recs[i];
 		uint32_t tids[5] = { s->tid };
@@ -803,10 +834,13 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 				continue;
 			if (!(pe->used & 1)) {
 				pe->used |= 1;
-				err = write_synth(w, buf, pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
-						  tev->pd.ids[0], pe->pid, pe->tid, pe->comm, 0, 0, 0));
+				err = write_synth(w, buf,
+						  pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
+								tev->pd.ids[0], pe->pid, pe->tid,
+								pe->comm, 0, 0, 0));
 			}
-			if (!err && j == 0 && !(pe->used & 2) && sc->callgraph && pe->pid == pe->tid) {
+			if (!err && j == 0 && !(pe->used & 2) && sc->callgraph &&
+			    pe->pid == pe->tid) {
 				pe->used |= 2;
 				err = synth_maps(w, tev, pe->pid, bs);
 			}
@@ -829,10 +863,14 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	{
 		struct pd_meta meta = {
 			.version = "trigrec " TRIGREC_VERSION,
-			.argc = sc->cmdline ? sc->argc : 0, .argv = sc->cmdline,
-			.first_time = res.first, .last_time = res.cut,
-			.clockid = CLOCK_MONOTONIC, .clock_res_ns = 1,
-			.tracing_data = sc->tracing_data, .tracing_data_len = sc->tracing_data_len,
+			.argc = sc->cmdline ? sc->argc : 0,
+			.argv = sc->cmdline,
+			.first_time = res.first,
+			.last_time = res.cut,
+			.clockid = CLOCK_MONOTONIC,
+			.clock_res_ns = 1,
+			.tracing_data = sc->tracing_data,
+			.tracing_data_len = sc->tracing_data_len,
 		};
 		struct timespec rt, mo;
 

@@ -16,22 +16,22 @@
 
 /* What started a snapshot. */
 struct snap_trigger {
-	const char *name;        /* file-name part: trigger name, "manual" or "final" */
-	const char *text;        /* the trigger as written, or a description */
-	int id;                  /* trigger id, -1 for manual and final */
+	const char *name; /* file-name part: trigger name, "manual" or "final" */
+	const char *text; /* the trigger as written, or a description */
+	int id;		  /* trigger id, -1 for manual and final */
 	const struct trigrec_trigger_msg *msg; /* NULL for manual and final */
-	const struct tp_format *fmt;           /* format of msg->hook's tracepoint */
-	const struct trig_def *def;            /* the trigger (NULL for manual and final) */
-	uint64_t freeze_at;      /* cut requested (monotonic ns) */
-	uint64_t coalesced;      /* triggers that fired while this one was being taken */
-	uint64_t gated;          /* records the gates dropped while frozen */
-	uint64_t floor;          /* previous snapshot's resume: windows never reach past a freeze */
+	const struct tp_format *fmt;	       /* format of msg->hook's tracepoint */
+	const struct trig_def *def;	       /* the trigger (NULL for manual and final) */
+	uint64_t freeze_at;		       /* cut requested (monotonic ns) */
+	uint64_t coalesced; /* triggers that fired while this one was being taken */
+	uint64_t gated;	    /* records the gates dropped while frozen */
+	uint64_t floor;	    /* previous snapshot's resume: windows never reach past a freeze */
 };
 
 struct snap_timing {
-	uint64_t woke;           /* side-band thread woke up (monotonic ns) */
-	uint64_t pause;          /* rings paused */
-	uint64_t resume;         /* rings resumed, gates open again */
+	uint64_t woke;	 /* side-band thread woke up (monotonic ns) */
+	uint64_t pause;	 /* rings paused */
+	uint64_t resume; /* rings resumed, gates open again */
 };
 
 struct snapshot_ctx {
@@ -41,29 +41,35 @@ struct snapshot_ctx {
 	struct procs procs;
 	int no_align;
 	int callgraph;
-	int zstd_level;          /* compress the data section (perf record -z); 0 = off */
-	int64_t mono_to_real;    /* realtime ns - monotonic ns */
-	struct pd_event *kevs;   /* attrs as the kernel writes records: for decoding */
-	struct pd_event *fevs;   /* attrs as the file presents them (tracepoints + TID, CPU) */
-	struct pd_idmap *idmap;  /* record id -> index in kevs */
-	void *tracing_data;      /* TRACING_DATA payload, built once */
+	int zstd_level;		/* compress the data section (perf record -z); 0 = off */
+	int64_t mono_to_real;	/* realtime ns - monotonic ns */
+	struct pd_event *kevs;	/* attrs as the kernel writes records: for decoding */
+	struct pd_event *fevs;	/* attrs as the file presents them (tracepoints + TID, CPU) */
+	struct pd_idmap *idmap; /* record id -> index in kevs */
+	void *tracing_data;	/* TRACING_DATA payload, built once */
 	size_t tracing_data_len;
-	uint64_t kernel_start;   /* _text */
+	uint64_t kernel_start; /* _text */
 	/* perf.data header: the host, once per run; build-ids cached for the run */
 	struct pd_host *host;
 	struct bid_cache *bids;
-	int no_buildid_cache;    /* set before init: do not fill perf's ~/.debug */
+	int no_buildid_cache;	 /* set before init: do not fill perf's ~/.debug */
 	const char *name_prefix; /* `name PREFIX`: file names start with "PREFIX-" (NULL = none) */
-	uint64_t max_bytes;      /* retention byte budget: a bigger snapshot (.data + .json)
+	uint64_t max_bytes;	 /* retention byte budget: a bigger snapshot (.data + .json)
 				  * is refused (-EFBIG) before it gets a name; 0 = none */
-	char **cmdline;          /* CMDLINE: this executable's path, then argv[1..] */
-	struct { uint16_t off[4]; int n; } *pid_fields; /* per event: 4-byte "*pid" fields */
-	unsigned long written;   /* snapshots written */
-	unsigned long failed;    /* snapshots that could not be written */
+	char **cmdline;		 /* CMDLINE: this executable's path, then argv[1..] */
+	struct {
+		uint16_t off[4];
+		int n;
+	} * pid_fields;	       /* per event: 4-byte "*pid" fields */
+	unsigned long written; /* snapshots written */
+	unsigned long failed;  /* snapshots that could not be written */
 	/* Set up by snapshot_ctx__init(); used by the writer thread only. */
-	struct outdir *od;       /* outdir, opened once (snapshot/outdir.h) */
+	struct outdir *od;	   /* outdir, opened once (snapshot/outdir.h) */
 	struct log_limit fail_lim; /* one failure line per period, not one per snapshot */
-	struct { int err; unsigned long n; } fail_errs[4]; /* failures left out, by errno */
+	struct {
+		int err;
+		unsigned long n;
+	} fail_errs[4]; /* failures left out, by errno */
 };
 
 /*
@@ -85,12 +91,12 @@ int snapshot_ctx__open_outdir(struct snapshot_ctx *sc);
 
 /* What a written snapshot came to (for logs, metrics, retention, hooks). */
 struct snap_written {
-	char path[4096];         /* the perf.data file */
-	char sidecar[4096];      /* its JSON sidecar */
-	uint64_t data_bytes;     /* size of the perf.data file */
+	char path[4096];     /* the perf.data file */
+	char sidecar[4096];  /* its JSON sidecar */
+	uint64_t data_bytes; /* size of the perf.data file */
 	uint64_t sidecar_bytes;
-	uint64_t records;        /* records kept in the window */
-	uint64_t lost;           /* PERF_RECORD_LOST counts in the window */
+	uint64_t records; /* records kept in the window */
+	uint64_t lost;	  /* PERF_RECORD_LOST counts in the window */
 };
 
 /*

@@ -18,10 +18,10 @@ const uint8_t *tp_raw(const struct perf_event_header *h, uint64_t st)
 {
 	const uint8_t *p = (const uint8_t *)(h + 1), *end = (const uint8_t *)h + h->size;
 
-	p += 8;                                   /* IDENTIFIER */
+	p += 8; /* IDENTIFIER */
 	if (st & PERF_SAMPLE_IP)
 		p += 8;
-	p += 8;                                   /* TIME */
+	p += 8; /* TIME */
 	if (st & PERF_SAMPLE_CALLCHAIN) {
 		uint64_t nr;
 
@@ -58,15 +58,15 @@ int tp_complete(const struct perf_event_header *h, uint64_t st, uint32_t pid, ui
 
 		if (size < i + head + 8)
 			return -EINVAL;
-		memcpy(buf + o, in + i, head);        /* IDENTIFIER, IP */
+		memcpy(buf + o, in + i, head); /* IDENTIFIER, IP */
 		o += head, i += head;
-		memcpy(buf + o, tidpid, 8);           /* TID */
+		memcpy(buf + o, tidpid, 8); /* TID */
 		o += 8;
-		memcpy(buf + o, in + i, 8);           /* TIME */
+		memcpy(buf + o, in + i, 8); /* TIME */
 		o += 8, i += 8;
-		memcpy(buf + o, cpures, 8);           /* CPU */
+		memcpy(buf + o, cpures, 8); /* CPU */
 		o += 8;
-		memcpy(buf + o, in + i, size - i);    /* CALLCHAIN, RAW */
+		memcpy(buf + o, in + i, size - i); /* CALLCHAIN, RAW */
 	} else {
 		/* The kernel's trailer is TIME, IDENTIFIER: the last 16 bytes. */
 		size_t body;
@@ -78,7 +78,7 @@ int tp_complete(const struct perf_event_header *h, uint64_t st, uint32_t pid, ui
 		o += body - i;
 		memset(tidpid, 0, sizeof(tidpid));
 		memcpy(buf + o, tidpid, 8);
-		memcpy(buf + o + 8, in + body, 8);    /* TIME */
+		memcpy(buf + o + 8, in + body, 8); /* TIME */
 		memcpy(buf + o + 16, cpures, 8);
 		memcpy(buf + o + 24, in + body + 8, 8); /* IDENTIFIER */
 	}

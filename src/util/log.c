@@ -39,7 +39,8 @@ static void kv_value(FILE *f, const char *v, size_t n)
 	int bare = n > 0;
 
 	for (size_t i = 0; i < n && bare; i++)
-		if (v[i] <= ' ' || v[i] == '"' || v[i] == '=' || v[i] == '\\' || (unsigned char)v[i] >= 0x7f)
+		if (v[i] <= ' ' || v[i] == '"' || v[i] == '=' || v[i] == '\\' ||
+		    (unsigned char)v[i] >= 0x7f)
 			bare = 0;
 	if (bare) {
 		fwrite(v, 1, n, f);

@@ -27,7 +27,8 @@ void log_msg(int level, const char *fmt, ...) __attribute__((format(printf, 2, 3
  * stop): the message as log_msg() prints it, and in logfmt also the fields
  * kv (already logfmt: "event=snapshot trigger=slow", see log_kv_add()).
  */
-void log_event(int level, const char *kv, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void log_event(int level, const char *kv, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 /* Append " key=value" to buf (quoted and escaped when it has to be). */
 void log_kv_add(char *buf, size_t len, const char *key, const char *val);
 void log_kv_addu(char *buf, size_t len, const char *key, unsigned long long val);
@@ -60,11 +61,14 @@ const char *log_short(const char *s, char *buf, size_t len);
  */
 struct log_limit {
 	uint64_t period_ns;
-	uint64_t last;             /* when the last line was logged (monotonic ns), 0 = never */
-	unsigned long suppressed;  /* counted since then without a line */
-	unsigned long total;       /* every occurrence */
+	uint64_t last;		  /* when the last line was logged (monotonic ns), 0 = never */
+	unsigned long suppressed; /* counted since then without a line */
+	unsigned long total;	  /* every occurrence */
 };
-#define LOG_LIMIT_INIT(period) { .period_ns = (period) }
+#define LOG_LIMIT_INIT(period)        \
+	{                             \
+		.period_ns = (period) \
+	}
 /*
  * Count one occurrence at `now`. 1 = log it (*suppressed: how many were left
  * out before it, *span_ns: over how long), 0 = counted only.

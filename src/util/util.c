@@ -75,11 +75,12 @@ static int word_is(const char *p, const char *e, const char *w)
 /* Binary units only: "K" is 1024 here, as in perf -m and buffer_size_kb. */
 static int size_unit(const char *p, const char *e, unsigned *shift)
 {
-	static const struct { const char *w; unsigned shift; } units[] = {
-		{ "", 0 }, { "b", 0 },
-		{ "k", 10 }, { "kb", 10 }, { "kib", 10 },
-		{ "m", 20 }, { "mb", 20 }, { "mib", 20 },
-		{ "g", 30 }, { "gb", 30 }, { "gib", 30 },
+	static const struct {
+		const char *w;
+		unsigned shift;
+	} units[] = {
+		{ "", 0 },    { "b", 0 },    { "k", 10 }, { "kb", 10 }, { "kib", 10 }, { "m", 20 },
+		{ "mb", 20 }, { "mib", 20 }, { "g", 30 }, { "gb", 30 }, { "gib", 30 },
 	};
 
 	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
@@ -118,19 +119,22 @@ static int size_parse(const char *s, uint64_t *bytes, int *has_unit, char *err, 
 	if (*p == '+')
 		p++;
 	if (!scan_digits(&p, e, &v, &ovf)) {
-		seterr(err, errlen, "'%.*s': not a size (expected a number with an optional unit, e.g. 512K, 4M or 1G)",
+		seterr(err, errlen,
+		       "'%.*s': not a size (expected a number with an optional unit, e.g. 512K, 4M or 1G)",
 		       QLEN, s);
 		return -EINVAL;
 	}
 	if (p < e && (*p == '.' || *p == ',')) {
-		seterr(err, errlen, "'%.*s': fractional sizes are not supported (use a whole number in a smaller unit, e.g. 1536K rather than 1.5M)",
+		seterr(err, errlen,
+		       "'%.*s': fractional sizes are not supported (use a whole number in a smaller unit, e.g. 1536K rather than 1.5M)",
 		       QLEN, s);
 		return -EINVAL;
 	}
 	while (p < e && isspace((unsigned char)*p))
 		p++;
 	if (size_unit(p, e, &shift)) {
-		seterr(err, errlen, "'%.*s': unknown unit '%.*s' (use K, M or G)", QLEN, s, UNITLEN(p, e), p);
+		seterr(err, errlen, "'%.*s': unknown unit '%.*s' (use K, M or G)", QLEN, s,
+		       UNITLEN(p, e), p);
 		return -EINVAL;
 	}
 	if (ovf || v > (UINT64_MAX >> shift)) {
@@ -188,21 +192,24 @@ int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen)
 		if (s) {
 			trim(s, &b, &e);
 			if (b < e && strspn(b, "0") == (size_t)(e - b))
-				seterr(err, errlen, "'%.*s': need at least 1 page (use a power of two such as 1, 2 or 4, or a size such as 512K)",
+				seterr(err, errlen,
+				       "'%.*s': need at least 1 page (use a power of two such as 1, 2 or 4, or a size such as 512K)",
 				       QLEN, s);
 		}
 		return ret;
 	}
 	if (!has_unit) {
 		if (v > max_pages) {
-			seterr(err, errlen, "'%.*s': too many pages (at most %llu pages = 1G per CPU)",
-			       QLEN, s, (unsigned long long)max_pages);
+			seterr(err, errlen,
+			       "'%.*s': too many pages (at most %llu pages = 1G per CPU)", QLEN, s,
+			       (unsigned long long)max_pages);
 			return -EINVAL;
 		}
 		if (!is_pow2(v)) {
 			uint64_t hi = roundup_pow2(v);
 
-			seterr(err, errlen, "'%.*s': the number of pages must be a power of two (e.g. %llu or %llu), or give a size such as 512K",
+			seterr(err, errlen,
+			       "'%.*s': the number of pages must be a power of two (e.g. %llu or %llu), or give a size such as 512K",
 			       QLEN, s, (unsigned long long)(hi >> 1), (unsigned long long)hi);
 			return -EINVAL;
 		}
@@ -220,10 +227,18 @@ int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen)
 
 static int duration_unit(const char *p, const char *e, uint64_t *mult)
 {
-	static const struct { const char *w; uint64_t mult; } units[] = {
-		{ "ns", 1 }, { "us", 1000 }, { "\xc2\xb5s", 1000 }, { "\xce\xbcs", 1000 }, /* µ: micro sign, Greek mu */
+	static const struct {
+		const char *w;
+		uint64_t mult;
+	} units[] = {
+		{ "ns", 1 },
+		{ "us", 1000 },
+		{ "\xc2\xb5s", 1000 },
+		{ "\xce\xbcs", 1000 }, /* µ: micro sign, Greek mu */
 		{ "ms", 1000000 },
-		{ "s", 1000000000ULL }, { "m", 60000000000ULL }, { "h", 3600000000000ULL },
+		{ "s", 1000000000ULL },
+		{ "m", 60000000000ULL },
+		{ "h", 3600000000000ULL },
 		{ "d", 86400000000000ULL },
 	};
 
@@ -276,15 +291,16 @@ int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 	}
 	num_end = p;
 	if (!nd) {
-		seterr(err, errlen, "'%.*s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)",
+		seterr(err, errlen,
+		       "'%.*s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)",
 		       QLEN, s);
 		return -EINVAL;
 	}
 	while (p < e && isspace((unsigned char)*p))
 		p++;
 	if (p == e) {
-		seterr(err, errlen, "'%.*s': missing unit (add a unit, e.g. %.*sms)",
-		       QLEN, s, (int)(num_end - num), num);
+		seterr(err, errlen, "'%.*s': missing unit (add a unit, e.g. %.*sms)", QLEN, s,
+		       (int)(num_end - num), num);
 		return -EINVAL;
 	}
 	if (duration_unit(p, e, &mult)) {
@@ -303,7 +319,8 @@ int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 	}
 	total = (unsigned __int128)ip * mult + frac / den;
 	if (ovf || total > UINT64_MAX) {
-		seterr(err, errlen, "'%.*s': duration too large (must be under 584 years)", QLEN, s);
+		seterr(err, errlen, "'%.*s': duration too large (must be under 584 years)", QLEN,
+		       s);
 		return -EINVAL;
 	}
 	*ns = (uint64_t)total;
@@ -334,8 +351,9 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *er
 	/* Decimal unless 0x: "010" is ten, not an octal eight. */
 	if (e - p > 2 && p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) {
 		for (p += 2; p < e && isxdigit((unsigned char)*p); p++, n++) {
-			unsigned d = isdigit((unsigned char)*p) ? (unsigned)(*p - '0')
-							       : (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
+			unsigned d = isdigit((unsigned char)*p) ?
+					     (unsigned)(*p - '0') :
+					     (unsigned)(tolower((unsigned char)*p) - 'a' + 10);
 
 			if (v >> 60)
 				ovf = 1;
@@ -346,7 +364,8 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *er
 		n = scan_digits(&p, e, &v, &ovf);
 	}
 	if (!n || p != e) {
-		seterr(err, errlen, "'%.*s': not a number (expected decimal, or hex with 0x)", QLEN, s);
+		seterr(err, errlen, "'%.*s': not a number (expected decimal, or hex with 0x)", QLEN,
+		       s);
 		return -EINVAL;
 	}
 	if (ovf || v > max || v < min) {
@@ -366,8 +385,8 @@ int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *er
  * Walk a CPU list. strict: user input, reject out-of-range CPUs (else they are
  * ignored, for sysfs files). *highest gets the largest CPU named.
  */
-static int cpulist_parse(const char *s, unsigned char *mask, int max_cpus, int strict,
-			 int *highest, char *err, size_t errlen)
+static int cpulist_parse(const char *s, unsigned char *mask, int max_cpus, int strict, int *highest,
+			 char *err, size_t errlen)
 {
 	const char *p, *e;
 	int hi_seen = -1;
@@ -390,7 +409,8 @@ static int cpulist_parse(const char *s, unsigned char *mask, int max_cpus, int s
 		while (p < e && isspace((unsigned char)*p))
 			p++;
 		if (p == e || *p == ',') {
-			seterr(err, errlen, "'%.*s': empty entry in CPU list (expected e.g. 0-3,5)", QLEN, s);
+			seterr(err, errlen, "'%.*s': empty entry in CPU list (expected e.g. 0-3,5)",
+			       QLEN, s);
 			return -EINVAL;
 		}
 		if (!scan_digits(&p, e, &lo, &ovf))
@@ -411,8 +431,8 @@ static int cpulist_parse(const char *s, unsigned char *mask, int max_cpus, int s
 		if (ovf)
 			lo = hi = UINT64_MAX;
 		if (hi < lo) {
-			seterr(err, errlen, "'%.*s': reversed range %llu-%llu (write %llu-%llu)", QLEN, s,
-			       (unsigned long long)lo, (unsigned long long)hi,
+			seterr(err, errlen, "'%.*s': reversed range %llu-%llu (write %llu-%llu)",
+			       QLEN, s, (unsigned long long)lo, (unsigned long long)hi,
 			       (unsigned long long)hi, (unsigned long long)lo);
 			return -EINVAL;
 		}
@@ -425,10 +445,12 @@ static int cpulist_parse(const char *s, unsigned char *mask, int max_cpus, int s
 			else
 				snprintf(range, sizeof(range), "CPUs 0-%d", max_cpus - 1);
 			if (ovf)
-				seterr(err, errlen, "'%.*s': CPU number too large (this system has %d possible %s)",
+				seterr(err, errlen,
+				       "'%.*s': CPU number too large (this system has %d possible %s)",
 				       QLEN, s, max_cpus, range);
 			else
-				seterr(err, errlen, "'%.*s': CPU %llu does not exist (this system has %d possible %s)",
+				seterr(err, errlen,
+				       "'%.*s': CPU %llu does not exist (this system has %d possible %s)",
 				       QLEN, s, (unsigned long long)bad, max_cpus, range);
 			return -EINVAL;
 		}
@@ -454,7 +476,8 @@ bad:
 int parse_cpulist(const char *s, unsigned char *mask, int max_cpus, char *err, size_t errlen)
 {
 	if (max_cpus <= 0) {
-		seterr(err, errlen, "internal error: no CPUs to choose from (max_cpus=%d)", max_cpus);
+		seterr(err, errlen, "internal error: no CPUs to choose from (max_cpus=%d)",
+		       max_cpus);
 		return -EINVAL;
 	}
 	return cpulist_parse(s, mask, max_cpus, 1, NULL, err, errlen);
@@ -617,8 +640,13 @@ uint64_t mono_ns(void)
 
 const char *fmt_duration(uint64_t ns, char *buf, size_t len)
 {
-	static const struct { uint64_t div; const char *unit; } units[] = {
-		{ 1000000000ULL, "s" }, { 1000000, "ms" }, { 1000, "us" },
+	static const struct {
+		uint64_t div;
+		const char *unit;
+	} units[] = {
+		{ 1000000000ULL, "s" },
+		{ 1000000, "ms" },
+		{ 1000, "us" },
 	};
 
 	if (!buf || !len)
@@ -719,36 +747,45 @@ void explain_denied(int bpf, char *out, size_t len)
 	ns[n > 0 ? n : 0] = '\0';
 	/* 4026531837 (PROC_USER_INIT_INO) is the initial user namespace on every kernel. */
 	if (n > 0 && strcmp(ns, "user:[4026531837]")) {
-		append(out, len, &o, "trigrec runs in a user namespace (%s, e.g. a rootless container), "
+		append(out, len, &o,
+		       "trigrec runs in a user namespace (%s, e.g. a rootless container), "
 		       "where %s count for nothing in perf_event_open and bpf(): run it in the "
-		       "host's initial namespace", ns, priv ? "its capabilities" : "capabilities");
+		       "host's initial namespace",
+		       ns, priv ? "its capabilities" : "capabilities");
 		any = 1;
 	}
 	if (!priv && !any) {
-		append(out, len, &o, "%s: run as root, or grant CAP_PERFMON and CAP_BPF "
-		       "(setcap cap_perfmon,cap_bpf+ep trigrec)", bpf ? "loading BPF programs needs "
-		       "CAP_BPF (or CAP_SYS_ADMIN)" : "system-wide perf events need CAP_PERFMON "
-		       "(or CAP_SYS_ADMIN)");
+		append(out, len, &o,
+		       "%s: run as root, or grant CAP_PERFMON and CAP_BPF "
+		       "(setcap cap_perfmon,cap_bpf+ep trigrec)",
+		       bpf ? "loading BPF programs needs "
+			     "CAP_BPF (or CAP_SYS_ADMIN)" :
+			     "system-wide perf events need CAP_PERFMON "
+			     "(or CAP_SYS_ADMIN)");
 		v = read_long(bpf ? "/proc/sys/kernel/unprivileged_bpf_disabled" :
-			      "/proc/sys/kernel/perf_event_paranoid");
+				    "/proc/sys/kernel/perf_event_paranoid");
 		if (v != LONG_MIN)
-			append(out, len, &o, "; kernel.%s is %ld", bpf ? "unprivileged_bpf_disabled" :
-			       "perf_event_paranoid", v);
+			append(out, len, &o, "; kernel.%s is %ld",
+			       bpf ? "unprivileged_bpf_disabled" : "perf_event_paranoid", v);
 		return;
 	}
 	if (any)
 		return;
 	/* We hold the privilege: something else refuses. Name what we can see. */
 	append(out, len, &o, "trigrec has %s, so something else refuses:",
-	       geteuid() == 0 ? "root's capabilities" : bpf ? "CAP_BPF" : "CAP_PERFMON");
+	       geteuid() == 0 ? "root's capabilities" :
+	       bpf	      ? "CAP_BPF" :
+				"CAP_PERFMON");
 	if (!read_small("/sys/kernel/security/lockdown", buf, sizeof(buf)) &&
 	    (p = strchr(buf, '[')) && strncmp(p, "[none]", 6)) {
 		char *e = strchr(p, ']');
 
 		if (e)
 			*e = '\0';
-		append(out, len, &o, " kernel lockdown is in %s mode (booted with lockdown= or "
-		       "Secure Boot; it cannot be lifted at run time);", p + 1);
+		append(out, len, &o,
+		       " kernel lockdown is in %s mode (booted with lockdown= or "
+		       "Secure Boot; it cannot be lifted at run time);",
+		       p + 1);
 	}
 	{
 		FILE *f = fopen("/proc/self/status", "r");
@@ -757,9 +794,11 @@ void explain_denied(int bpf, char *out, size_t len)
 		while (f && fgets(line, sizeof(line), f)) {
 			if (sscanf(line, "Seccomp: %ld", &v) == 1) {
 				if (v > 0)
-					append(out, len, &o, " a seccomp filter is active (Seccomp: %ld, "
+					append(out, len, &o,
+					       " a seccomp filter is active (Seccomp: %ld, "
 					       "as in containers): allow perf_event_open and bpf in its "
-					       "profile;", v);
+					       "profile;",
+					       v);
 				break;
 			}
 		}
@@ -767,28 +806,36 @@ void explain_denied(int bpf, char *out, size_t len)
 			fclose(f);
 	}
 	if (!read_small("/sys/kernel/security/lsm", buf, sizeof(buf))) {
-		static const char *const policy_lsms[] = { "selinux", "apparmor", "smack", "tomoyo", "bpf" };
+		static const char *const policy_lsms[] = { "selinux", "apparmor", "smack", "tomoyo",
+							   "bpf" };
 		char found[128] = "";
 		size_t fo = 0;
 
 		for (char *s = buf, *tok; (tok = strsep(&s, ",\n"));)
 			for (size_t i = 0; i < sizeof(policy_lsms) / sizeof(policy_lsms[0]); i++)
 				if (!strcmp(tok, policy_lsms[i]))
-					append(found, sizeof(found), &fo, "%s%s", fo ? ", " : "", tok);
+					append(found, sizeof(found), &fo, "%s%s", fo ? ", " : "",
+					       tok);
 		if (found[0])
-			append(out, len, &o, " a security module may deny it (active: %s): look for "
-			       "a denial in the audit log or dmesg;", found);
+			append(out, len, &o,
+			       " a security module may deny it (active: %s): look for "
+			       "a denial in the audit log or dmesg;",
+			       found);
 	}
 	append(out, len, &o, " check dmesg for the kernel's reason");
 }
 
 int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char *err, size_t errlen)
 {
-	static const struct { const char *w; uint64_t ns; } words[] = {
-		{ "s", 1000000000ULL }, { "sec", 1000000000ULL }, { "second", 1000000000ULL },
-		{ "m", 60000000000ULL }, { "min", 60000000000ULL }, { "minute", 60000000000ULL },
-		{ "h", 3600000000000ULL }, { "hour", 3600000000000ULL },
-		{ "d", 86400000000000ULL }, { "day", 86400000000000ULL },
+	static const struct {
+		const char *w;
+		uint64_t ns;
+	} words[] = {
+		{ "s", 1000000000ULL },	     { "sec", 1000000000ULL },
+		{ "second", 1000000000ULL }, { "m", 60000000000ULL },
+		{ "min", 60000000000ULL },   { "minute", 60000000000ULL },
+		{ "h", 3600000000000ULL },   { "hour", 3600000000000ULL },
+		{ "d", 86400000000000ULL },  { "day", 86400000000000ULL },
 	};
 	const char *p = s;
 	int k = 0;
@@ -804,7 +851,8 @@ int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char 
 			break;
 		len = strcspn(p, ", \t");
 		if (k == max) {
-			snprintf(err, errlen, "'%s': at most %d budgets (e.g. 10/min, 60/hour)", s, max);
+			snprintf(err, errlen, "'%s': at most %d budgets (e.g. 10/min, 60/hour)", s,
+				 max);
 			return -EINVAL;
 		}
 		if (len >= sizeof(item)) {

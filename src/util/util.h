@@ -25,7 +25,8 @@ int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
  * spaces ("10/min, 60/hour"); PERIOD is s, min, hour, day or a duration
  * ("30s"). Fills n[] and period_ns[] (unused slots 0); returns how many.
  */
-int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char *err, size_t errlen);
+int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char *err,
+		 size_t errlen);
 /* Unsigned integers with range check, decimal or 0x hex. */
 int parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out, char *err, size_t errlen);
 /* "0-3,5,7-8" into a bitmap of up to max_cpus entries (1 = selected); checks against max_cpus. */
@@ -56,10 +57,10 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t len);
 const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 
 /* Capabilities by number (linux/capability.h), for caps_effective(). */
-#define CAP_NR_IPC_LOCK   14
-#define CAP_NR_SYS_ADMIN  21
-#define CAP_NR_PERFMON    38
-#define CAP_NR_BPF        39
+#define CAP_NR_IPC_LOCK 14
+#define CAP_NR_SYS_ADMIN 21
+#define CAP_NR_PERFMON 38
+#define CAP_NR_BPF 39
 #define CAP_BIT(n) (1ULL << (n))
 /* Our effective capability set (CapEff of /proc/self/status); 0 if unreadable. */
 uint64_t caps_effective(void);

@@ -27,9 +27,14 @@
 
 static struct tp_format *fmts[NELEM(kernel_formats)];
 
-#define REQUIRE(cond) do { if (!(cond)) { \
-	fprintf(stderr, "fuzz_script: %s:%d: %s does not hold\n", __FILE__, __LINE__, #cond); \
-	abort(); } } while (0)
+#define REQUIRE(cond)                                                                       \
+	do {                                                                                \
+		if (!(cond)) {                                                              \
+			fprintf(stderr, "fuzz_script: %s:%d: %s does not hold\n", __FILE__, \
+				__LINE__, #cond);                                           \
+			abort();                                                            \
+		}                                                                           \
+	} while (0)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {

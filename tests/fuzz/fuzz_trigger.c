@@ -25,9 +25,14 @@
 
 static struct tp_format *fmts[3 + NELEM(kernel_formats)];
 
-#define REQUIRE(cond) do { if (!(cond)) { \
-	fprintf(stderr, "fuzz_trigger: %s:%d: %s does not hold\n", __FILE__, __LINE__, #cond); \
-	abort(); } } while (0)
+#define REQUIRE(cond)                                                                        \
+	do {                                                                                 \
+		if (!(cond)) {                                                               \
+			fprintf(stderr, "fuzz_trigger: %s:%d: %s does not hold\n", __FILE__, \
+				__LINE__, #cond);                                            \
+			abort();                                                             \
+		}                                                                            \
+	} while (0)
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -37,8 +42,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	fmts[n++] = tp_format__parse("test", "ev2", fmt_ev2, sizeof(fmt_ev2) - 1);
 	fmts[n++] = tp_format__parse("other", "thing", fmt_thing, sizeof(fmt_thing) - 1);
 	for (size_t i = 0; i < NELEM(kernel_formats); i++)
-		fmts[n++] = tp_format__parse(kernel_formats[i].sys, kernel_formats[i].name,
-					     kernel_formats[i].text, strlen(kernel_formats[i].text));
+		fmts[n++] =
+			tp_format__parse(kernel_formats[i].sys, kernel_formats[i].name,
+					 kernel_formats[i].text, strlen(kernel_formats[i].text));
 	for (int i = 0; i < n; i++)
 		REQUIRE(fmts[i] != NULL);
 	trig_set_formats((const struct tp_format *const *)fmts, n);

@@ -69,7 +69,8 @@ int main(int argc, char **argv)
 		case 'a': arg = atol(optarg); break;
 		case 'n': pin = 0; break;
 		default:
-			fprintf(stderr, "usage: burn [-j THREADS] [-d SECONDS] [-s SPIN] [-a ARG] [-n]\n");
+			fprintf(stderr,
+				"usage: burn [-j THREADS] [-d SECONDS] [-s SPIN] [-a ARG] [-n]\n");
 			return 2;
 		}
 	}

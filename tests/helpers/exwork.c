@@ -233,7 +233,8 @@ static int faults(long mb, long rounds)
 	long long t0 = now_ns();
 
 	for (long r = 0; r < rounds; r++) {
-		char *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		char *p =
+			mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p == MAP_FAILED)
 			return die("faults: mmap");
@@ -342,7 +343,8 @@ static int nap(long ms)
 int main(int argc, char **argv)
 {
 	const char *s = argc > 1 ? argv[1] : "";
-	long a = argc > 2 ? strtol(argv[2], NULL, 0) : 0, b = argc > 3 ? strtol(argv[3], NULL, 0) : -1;
+	long a = argc > 2 ? strtol(argv[2], NULL, 0) : 0,
+	     b = argc > 3 ? strtol(argv[3], NULL, 0) : -1;
 
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (!strcmp(s, "crash"))
@@ -365,7 +367,8 @@ int main(int argc, char **argv)
 		return emfile();
 	if (!strcmp(s, "nap"))
 		return nap(a);
-	fprintf(stderr, "usage: exwork crash | lockwait MS | runq MS [CPU] | dstall MS | faults MB [N]"
-			" | syscalls N | alloc MB | tcpreset | emfile | nap MS\n");
+	fprintf(stderr,
+		"usage: exwork crash | lockwait MS | runq MS [CPU] | dstall MS | faults MB [N]"
+		" | syscalls N | alloc MB | tcpreset | emfile | nap MS\n");
 	return 2;
 }

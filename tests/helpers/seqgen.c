@@ -30,7 +30,8 @@ int main(int argc, char **argv)
 		case 'b': base = atol(optarg); break;
 		case 'w': start_us = atol(optarg); break;
 		default:
-			fprintf(stderr, "usage: seqgen -n TOTAL -t TRIG_AT [-u USEC_AFTER] [-b BASE] [-w USEC_START]\n");
+			fprintf(stderr,
+				"usage: seqgen -n TOTAL -t TRIG_AT [-u USEC_AFTER] [-b BASE] [-w USEC_START]\n");
 			return 2;
 		}
 	}

@@ -46,9 +46,7 @@ int main(int argc, char **argv)
 		switch (c) {
 		case 'd': d = atof(optarg); break;
 		case 'm': mark = atol(optarg); break;
-		default:
-			fprintf(stderr, "usage: symwork [-d SECONDS] [-m MARK]\n");
-			return 2;
+		default: fprintf(stderr, "usage: symwork [-d SECONDS] [-m MARK]\n"); return 2;
 		}
 	}
 	end = now() + d;

@@ -242,8 +242,8 @@ static int step(char **a, int n)
 		for (long i = 0; i < cnt; i++)
 			syscall(nr, v);
 		t2 = now_ns();
-		fprintf(out, "%s v=%ld n=%ld pid=%d tid=%d t=%lld t_end=%lld\n", s, v, cnt, getpid(),
-			gettid_(), t, t2);
+		fprintf(out, "%s v=%ld n=%ld pid=%d tid=%d t=%lld t_end=%lld\n", s, v, cnt,
+			getpid(), gettid_(), t, t2);
 	} else if (!strcmp(s, "setpgid")) {
 		t = now_ns();
 		syscall(SYS_setpgid, num(a, n, 1, 0x3fffffff), num(a, n, 2, 0));
@@ -258,8 +258,8 @@ static int step(char **a, int n)
 			if (us)
 				pause_ns(us * 1000ll);
 		}
-		fprintf(out, "seq n=%ld base=%ld pid=%d t=%lld t_end=%lld\n", cnt, base, getpid(), t,
-			now_ns());
+		fprintf(out, "seq n=%ld base=%ld pid=%d t=%lld t_end=%lld\n", cnt, base, getpid(),
+			t, now_ns());
 	} else if (!strcmp(s, "spread")) {
 		long cnt = num(a, n, 1, 0), ms = num(a, n, 2, 1000), v = num(a, n, 3, 0);
 		long long gap = cnt ? ms * 1000000ll / cnt : 0;
@@ -302,8 +302,8 @@ static int step(char **a, int n)
 
 static int is_step(const char *s)
 {
-	static const char *names[] = { "getsid", "getpgid", "setpgid", "seq", "spread", "nsleep",
-				       "tsleep", "pause", "par", "rqlat", "mark", "exit" };
+	static const char *names[] = { "getsid", "getpgid", "setpgid", "seq",	"spread", "nsleep",
+				       "tsleep", "pause",   "par",     "rqlat", "mark",	  "exit" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i]))
@@ -342,14 +342,14 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			break;
-		case 'i':
-			cmds = optarg;
-			break;
+		case 'i': cmds = optarg; break;
 		case 'r':
 			base_param.sched_priority = 1;
 			if (sched_setscheduler(0, SCHED_FIFO, &base_param)) {
-				fprintf(stderr, "trigwork: -r: SCHED_FIFO: %s (timing steps may be "
-					"delayed by CPU load)\n", strerror(errno));
+				fprintf(stderr,
+					"trigwork: -r: SCHED_FIFO: %s (timing steps may be "
+					"delayed by CPU load)\n",
+					strerror(errno));
 				base_param.sched_priority = 0;
 			} else {
 				base_policy = SCHED_FIFO;
@@ -378,7 +378,8 @@ int main(int argc, char **argv)
 			int n = 0;
 
 			nline++;
-			for (char *p = strtok(line, " \t\r\n"); p && n < 256; p = strtok(NULL, " \t\r\n"))
+			for (char *p = strtok(line, " \t\r\n"); p && n < 256;
+			     p = strtok(NULL, " \t\r\n"))
 				w[n++] = p;
 			r = steps(w, n);
 			fprintf(out, "ack %ld%s\n", nline, r == 1 ? " error" : "");

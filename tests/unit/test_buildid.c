@@ -69,8 +69,8 @@ TEST(note_stream)
 {
 	/* one foreign note, then GNU build-id 0xaabbcc (3 bytes, padded to 4) */
 	unsigned char n[] = {
-		4, 0, 0, 0,  4, 0, 0, 0,  1, 0, 0, 0,  'X', 'Y', 'Z', 0,  1, 2, 3, 4,
-		4, 0, 0, 0,  3, 0, 0, 0,  3, 0, 0, 0,  'G', 'N', 'U', 0,  0xaa, 0xbb, 0xcc, 0,
+		4, 0, 0, 0, 4, 0, 0, 0, 1, 0, 0, 0, 'X', 'Y', 'Z', 0, 1,    2,	  3,	4,
+		4, 0, 0, 0, 3, 0, 0, 0, 3, 0, 0, 0, 'G', 'N', 'U', 0, 0xaa, 0xbb, 0xcc, 0,
 	};
 	struct build_id bid;
 	char hex[64];
@@ -133,7 +133,7 @@ TEST(set_and_cache)
 	/* pid 0: no map_files, read by path (inode checked) */
 	CHECK_EQ(bid_set__map(s, 0, 0x1000, 0x1000, st.st_ino, copy), 0);
 	CHECK_EQ(bid_set__map(s, 0, 0x5000, 0x1000, st.st_ino, copy), 0); /* same name: once */
-	CHECK_EQ(bid_set__map(s, 0, 0x1000, 0x1000, 0, "[heap]"), 0);      /* not a file */
+	CHECK_EQ(bid_set__map(s, 0, 0x1000, 0x1000, 0, "[heap]"), 0);	  /* not a file */
 	CHECK_EQ(bid_set__map(s, 0, 0x1000, 0x1000, 0, "[vdso]"), 0);
 	e = bid_set__entries(s, &nr);
 	CHECK_EQ(nr, 3);

@@ -155,9 +155,11 @@ static struct tp_format *fmt(const char *sys, const char *name)
 {
 	char text[256];
 
-	snprintf(text, sizeof(text), "name: %s\nID: 1\nformat:\n"
+	snprintf(text, sizeof(text),
+		 "name: %s\nID: 1\nformat:\n"
 		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n\n"
-		 "print fmt: \"\"\n", name);
+		 "print fmt: \"\"\n",
+		 name);
 	return tp_format__parse(sys, name, text, strlen(text));
 }
 
@@ -166,7 +168,7 @@ TEST(default_set_when_no_event_is_chosen)
 {
 	struct tp_format *f[] = {
 		fmt("syscalls", "sys_enter_fsync"), fmt("syscalls", "sys_exit_fsync"),
-		fmt("sched", "sched_switch"), fmt("sched", "sched_wakeup"),
+		fmt("sched", "sched_switch"),	    fmt("sched", "sched_wakeup"),
 		fmt("signal", "signal_deliver"),
 	};
 	struct trig_def lat = { .name = "lat", .text = "latency ..." }, ev = { .name = "sw" };
@@ -197,7 +199,7 @@ TEST(default_set_when_no_event_is_chosen)
 		CHECK(c.events[4].filter == NULL);
 	}
 	CHECK_STR(c.default_missing, "sched:sched_process_fork, sched:sched_process_exec, "
-		  "sched:sched_process_exit");
+				     "sched:sched_process_exit");
 	/* A second finalize (run's overrides) leaves the set alone. */
 	CHECK_EQ(config__finalize(&c, err, sizeof(err)), 0);
 	CHECK_EQ(c.nr_events, 5);
@@ -206,8 +208,8 @@ TEST(default_set_when_no_event_is_chosen)
 	CHECK_EQ(config__dump_script(&c, out), 0);
 	fclose(out);
 	CHECK(strstr(buf, "\nrecord syscalls:sys_enter_fsync\nrecord syscalls:sys_exit_fsync\n"
-		      "record sched:sched_switch\nrecord sched:sched_wakeup\n"
-		      "record signal:signal_deliver\n") != NULL);
+			  "record sched:sched_switch\nrecord sched:sched_wakeup\n"
+			  "record signal:signal_deliver\n") != NULL);
 	CHECK(strstr(buf, "# no event was chosen: the default set") != NULL);
 	CHECK(strstr(buf, "not on this kernel: sched:sched_process_fork") != NULL);
 	free(buf);
@@ -235,7 +237,7 @@ TEST(default_set_when_no_event_is_chosen)
 	config__init(&c);
 	CHECK_EQ(config__finalize(&c, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "nothing to record: no event was given and none of the default set "
-		      "(sched:sched_switch, ") != NULL);
+			  "(sched:sched_switch, ") != NULL);
 	CHECK(strstr(err, "give -e EVENT") != NULL);
 	config__fini(&c);
 
@@ -259,6 +261,6 @@ TEST(cpulist_round_trip)
 }
 
 RUN_TESTS(T(defaults_in_one_place), T(builders_copy_what_they_are_given),
-	  T(manual_triggers_have_no_kernel_part), T(finalize_cross_checks_and_post_default), T(dump_script_says_every_setting),
-	  T(default_set_when_no_event_is_chosen),
+	  T(manual_triggers_have_no_kernel_part), T(finalize_cross_checks_and_post_default),
+	  T(dump_script_says_every_setting), T(default_set_when_no_event_is_chosen),
 	  T(cpulist_round_trip))

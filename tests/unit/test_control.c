@@ -72,15 +72,15 @@ TEST(bad_paths_refused)
 	CHECK(control__open(longp) == NULL);
 	fd = open(sock, O_WRONLY | O_CREAT, 0600);
 	close(fd);
-	CHECK(control__open(sock) == NULL);          /* a regular file */
+	CHECK(control__open(sock) == NULL); /* a regular file */
 	unlink(sock);
 	CHECK_EQ(symlink("/tmp", sock), 0);
-	CHECK(control__open(sock) == NULL);          /* a symlink */
+	CHECK(control__open(sock) == NULL); /* a symlink */
 	unlink(sock);
 	fd = mute_server(sock);
 	CHECK(fd >= 0);
-	CHECK(control__open(sock) == NULL);          /* someone is listening */
-	close(fd);                                   /* stale now: replaced */
+	CHECK(control__open(sock) == NULL); /* someone is listening */
+	close(fd);			    /* stale now: replaced */
 	c = control__open(sock);
 	CHECK(c != NULL);
 	control__free(c);
@@ -155,7 +155,7 @@ TEST(stranger_refused)
 	waitpid(p, &st, 0);
 	CHECK_EQ(WEXITSTATUS(st), 0);
 	CHECK_STR(reply, "error permission denied: uid 65534 may not control this recorder "
-		  "(only uid 0 and root)\n");
+			 "(only uid 0 and root)\n");
 	CHECK_EQ(calls, 0);
 	/* The owner still is served. */
 	CHECK_EQ(control_client__call(sock, "stats", reply, sizeof(reply), 2000), 11);

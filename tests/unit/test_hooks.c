@@ -34,15 +34,23 @@ static int argv_is(char **v, const char *const *want)
 	return 1;
 }
 
-#define SPLIT_OK(line, ...) do { char **_v = NULL, _e[256] = ""; \
-	CHECK_EQ(hook_argv_split(line, &_v, _e, sizeof(_e)), 0); \
-	CHECK(argv_is(_v, (const char *const[]){ __VA_ARGS__, NULL })); \
-	hook_argv_free(_v); } while (0)
-#define SPLIT_ERR(line, msg) do { char **_v = (char **)1, _e[256] = ""; \
-	CHECK_EQ(hook_argv_split(line, &_v, _e, sizeof(_e)), -EINVAL); \
-	CHECK(_v == NULL); \
-	if (!strstr(_e, msg)) { fprintf(stderr, "    error \"%s\" lacks \"%s\"\n", _e, msg); \
-		CHECK(0); } } while (0)
+#define SPLIT_OK(line, ...)                                                     \
+	do {                                                                    \
+		char **_v = NULL, _e[256] = "";                                 \
+		CHECK_EQ(hook_argv_split(line, &_v, _e, sizeof(_e)), 0);        \
+		CHECK(argv_is(_v, (const char *const[]){ __VA_ARGS__, NULL })); \
+		hook_argv_free(_v);                                             \
+	} while (0)
+#define SPLIT_ERR(line, msg)                                                         \
+	do {                                                                         \
+		char **_v = (char **)1, _e[256] = "";                                \
+		CHECK_EQ(hook_argv_split(line, &_v, _e, sizeof(_e)), -EINVAL);       \
+		CHECK(_v == NULL);                                                   \
+		if (!strstr(_e, msg)) {                                              \
+			fprintf(stderr, "    error \"%s\" lacks \"%s\"\n", _e, msg); \
+			CHECK(0);                                                    \
+		}                                                                    \
+	} while (0)
 
 TEST(split_like_a_script_argv)
 {
@@ -79,20 +87,22 @@ TEST(build_appends_the_paths_without_placeholders)
 
 TEST(build_replaces_placeholders)
 {
-	char *tmpl[] = { "rclone", "copy", "--include", "{name}.*", "{dir}",
-			 "ship:{host}/{trigger}", "{data,json}", "{nope}", "{data", "x{json}y{data}",
-			 NULL };
+	char *tmpl[] = { "rclone",	   "copy",   "--include",
+			 "{name}.*",	   "{dir}",  "ship:{host}/{trigger}",
+			 "{data,json}",	   "{nope}", "{data",
+			 "x{json}y{data}", NULL };
 	struct hook_snap s = { "out/20261201-1.000001-slow-2.data",
 			       "out/20261201-1.000001-slow-2.json", "slow" };
 	char **v = hook_argv_build(tmpl, &s, "web1");
 
 	CHECK(hook_argv_has_placeholder(tmpl));
 	/* Only the names it knows; rclone's own {a,b} globs pass through. */
-	CHECK(argv_is(v, (const char *const[]){ "rclone", "copy", "--include",
-						"20261201-1.000001-slow-2.*", "out",
-						"ship:web1/slow", "{data,json}", "{nope}", "{data",
-						"xout/20261201-1.000001-slow-2.jsonyout/20261201-1.000001-slow-2.data",
-						NULL }));
+	CHECK(argv_is(
+		v, (const char *const[]){
+			   "rclone", "copy", "--include", "20261201-1.000001-slow-2.*", "out",
+			   "ship:web1/slow", "{data,json}", "{nope}", "{data",
+			   "xout/20261201-1.000001-slow-2.jsonyout/20261201-1.000001-slow-2.data",
+			   NULL }));
 	hook_argv_free(v);
 	/* A file in the current directory, and one in /. */
 	{
@@ -118,11 +128,15 @@ static void count(void *ctx, enum hook_result r)
 	__atomic_fetch_add(&results[r], 1, __ATOMIC_SEQ_CST);
 }
 
-static struct hooks *runner(char **argv, uint64_t timeout_ns, unsigned int jobs,
-			    unsigned int queue, uint64_t grace_ns)
+static struct hooks *runner(char **argv, uint64_t timeout_ns, unsigned int jobs, unsigned int queue,
+			    uint64_t grace_ns)
 {
-	struct hooks_opts o = { .argv = argv, .timeout_ns = timeout_ns, .jobs = jobs,
-				.queue = queue, .kill_grace_ns = grace_ns, .done = count };
+	struct hooks_opts o = { .argv = argv,
+				.timeout_ns = timeout_ns,
+				.jobs = jobs,
+				.queue = queue,
+				.kill_grace_ns = grace_ns,
+				.done = count };
 
 	memset(results, 0, sizeof(results));
 	return hooks__new(&o);
@@ -312,13 +326,15 @@ static void slurp(const char *path, char *buf, size_t len)
 TEST(child_fds_and_output_logged)
 {
 	char *argv[] = { "/bin/sh", "-c",
-			 "readlink /proc/self/fd/0; echo to-stderr >&2; exec ls /proc/self/fd", "{data}",
-			 NULL };
-	char *argv2[] = { "/bin/sh", "-c",
-			  /* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one script, two lines */
-			  "i=0; while [ $i -lt 60 ]; do echo line$i; i=$((i+1)); done; "
-			  "head -c 3000 /dev/zero | tr '\\0' x; echo; printf 'no-newline'", "{data}",
-			  NULL };
+			 "readlink /proc/self/fd/0; echo to-stderr >&2; exec ls /proc/self/fd",
+			 "{data}", NULL };
+	char *argv2[] = {
+		"/bin/sh", "-c",
+		/* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one script, two lines */
+		"i=0; while [ $i -lt 60 ]; do echo line$i; i=$((i+1)); done; "
+		"head -c 3000 /dev/zero | tr '\\0' x; echo; printf 'no-newline'",
+		"{data}", NULL
+	};
 	char log[] = "/tmp/test_hooks.XXXXXX", buf[65536], want[64];
 	int leak = open("/dev/null", O_RDONLY); /* no O_CLOEXEC on purpose */
 	int lfd = mkstemp(log), saved = dup(2);
@@ -403,7 +419,8 @@ TEST(long_lines_are_cut)
 }
 
 RUN_TESTS(T(split_like_a_script_argv), T(build_appends_the_paths_without_placeholders),
-	  T(build_replaces_placeholders), T(results_are_counted), T(a_program_that_cannot_run_fails),
-	  T(time_limit_sigterm), T(time_limit_sigkill_when_sigterm_is_ignored),
+	  T(build_replaces_placeholders), T(results_are_counted),
+	  T(a_program_that_cannot_run_fails), T(time_limit_sigterm),
+	  T(time_limit_sigkill_when_sigterm_is_ignored),
 	  T(at_most_k_at_once_then_queued_then_dropped), T(stop_is_bounded_by_the_time_limit),
 	  T(child_fds_and_output_logged), T(long_lines_are_cut))

@@ -34,22 +34,28 @@ TEST(ascii_and_escapes)
 TEST(utf8_passes_through)
 {
 	/* The comm a user sees in ps: before the fix each byte became \u00XX. */
-	CHECK_STR(js("\xc3\xa9t\xc3\xa9", 64), "\"\xc3\xa9t\xc3\xa9\"");           /* été */
+	CHECK_STR(js("\xc3\xa9t\xc3\xa9", 64), "\"\xc3\xa9t\xc3\xa9\"");	       /* été */
 	CHECK_STR(js("\xe6\x97\xa5\xe6\x9c\xac", 64), "\"\xe6\x97\xa5\xe6\x9c\xac\""); /* 日本 */
-	CHECK_STR(js("\xf0\x9f\x94\xa5!", 64), "\"\xf0\x9f\x94\xa5!\"");            /* U+1F525 */
-	CHECK_STR(js("\xf4\x8f\xbf\xbf", 64), "\"\xf4\x8f\xbf\xbf\"");              /* U+10FFFF */
+	CHECK_STR(js("\xf0\x9f\x94\xa5!", 64), "\"\xf0\x9f\x94\xa5!\"");	       /* U+1F525 */
+	CHECK_STR(js("\xf4\x8f\xbf\xbf", 64), "\"\xf4\x8f\xbf\xbf\""); /* U+10FFFF */
 	return 0;
 }
 
 TEST(invalid_bytes_become_fffd)
 {
-	CHECK_STR(js("a\xff" "b", 64), "\"a" FFFD "b\"");
-	CHECK_STR(js("\x80", 64), "\"" FFFD "\"");                    /* lone continuation */
-	CHECK_STR(js("\xc0\xaf", 64), "\"" FFFD FFFD "\"");           /* overlong '/' */
-	CHECK_STR(js("\xe0\x80\xaf", 64), "\"" FFFD FFFD FFFD "\"");  /* overlong 3-byte */
-	CHECK_STR(js("\xed\xa0\x80", 64), "\"" FFFD FFFD FFFD "\"");  /* surrogate D800 */
+	CHECK_STR(js("a\xff"
+		     "b",
+		     64),
+		  "\"a" FFFD "b\"");
+	CHECK_STR(js("\x80", 64), "\"" FFFD "\"");		     /* lone continuation */
+	CHECK_STR(js("\xc0\xaf", 64), "\"" FFFD FFFD "\"");	     /* overlong '/' */
+	CHECK_STR(js("\xe0\x80\xaf", 64), "\"" FFFD FFFD FFFD "\""); /* overlong 3-byte */
+	CHECK_STR(js("\xed\xa0\x80", 64), "\"" FFFD FFFD FFFD "\""); /* surrogate D800 */
 	CHECK_STR(js("\xf4\x90\x80\x80", 64), "\"" FFFD FFFD FFFD FFFD "\""); /* > U+10FFFF */
-	CHECK_STR(js("\xc3" "A", 64), "\"" FFFD "A\"");               /* truncated, then ASCII */
+	CHECK_STR(js("\xc3"
+		     "A",
+		     64),
+		  "\"" FFFD "A\""); /* truncated, then ASCII */
 	return 0;
 }
 
@@ -65,8 +71,9 @@ TEST(max_cuts_sequences_cleanly)
 TEST(every_byte_parses_as_json)
 {
 	/* All 255 non-NUL bytes, with python's json as the judge. */
-	char in[256], cmd[] = "python3 -c 'import json,sys; s=json.load(sys.stdin); "
-			      "sys.exit(0 if len(s) == 255 and s[0] == \"\\x01\" and s[-1] == \"\\ufffd\" else 1)'";
+	char in[256],
+		cmd[] = "python3 -c 'import json,sys; s=json.load(sys.stdin); "
+			"sys.exit(0 if len(s) == 255 and s[0] == \"\\x01\" and s[-1] == \"\\ufffd\" else 1)'";
 	FILE *p;
 
 	for (int i = 1; i < 256; i++)

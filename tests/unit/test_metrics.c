@@ -26,8 +26,12 @@ TEST(counters_and_histograms)
 	struct trigrec_config c;
 	struct trig_def t = { .name = "slow" };
 	struct metrics *m;
-	struct metrics_snapshot s1 = { .trigger = 0, .ok = 1, .freeze_s = 0.0003, .to_file_s = 0.02,
-				       .bytes = 1000, .lost = 2 };
+	struct metrics_snapshot s1 = { .trigger = 0,
+				       .ok = 1,
+				       .freeze_s = 0.0003,
+				       .to_file_s = 0.02,
+				       .bytes = 1000,
+				       .lost = 2 };
 	struct metrics_snapshot s2 = { .trigger = -2, .ok = 0, .freeze_s = 2 };
 	char *out;
 

@@ -58,7 +58,8 @@ static const char *listing(void)
 	out[0] = 0;
 	for (int i = 0; i < n; i++) {
 		if (strcmp(ents[i]->d_name, ".") && strcmp(ents[i]->d_name, ".."))
-			o += snprintf(out + o, sizeof(out) - o, "%s%s", o ? " " : "", ents[i]->d_name);
+			o += snprintf(out + o, sizeof(out) - o, "%s%s", o ? " " : "",
+				      ents[i]->d_name);
 		free(ents[i]);
 	}
 	free(ents);
@@ -103,7 +104,8 @@ static int render(void *ctx, const char *datapath, char **buf, size_t *len)
 }
 
 /* Write "DATA" to a new file and publish it as base. */
-static int publish(struct outdir *d, const char *base, struct render_ctx *rc, char *path, size_t len)
+static int publish(struct outdir *d, const char *base, struct render_ctx *rc, char *path,
+		   size_t len)
 {
 	struct out_file f = { .fd = -1 };
 	struct render_ctx none = { 0 };
@@ -211,7 +213,8 @@ TEST(dangling_symlink_takes_the_next_name)
 		CHECK_EQ(publish(d, "20261201-000000.000001-t", NULL, path, sizeof(path)), 0);
 		snprintf(want, sizeof(want), "%s/20261201-000000.000001-t-3.data", dir);
 		CHECK_STR(path, want);
-		CHECK_STR(listing(), "20261201-000000.000001-t-2.json 20261201-000000.000001-t-3.data "
+		CHECK_STR(listing(),
+			  "20261201-000000.000001-t-2.json 20261201-000000.000001-t-3.data "
 			  "20261201-000000.000001-t-3.json 20261201-000000.000001-t.data");
 		/* Nothing written through the links. */
 		CHECK(lstat("/tmp/trigrec-test-outdir-target", &st) && errno == ENOENT);
@@ -224,7 +227,8 @@ TEST(dangling_symlink_takes_the_next_name)
 /* A name taken between the check and the link: the next name, no half pair left. */
 TEST(name_taken_during_publish)
 {
-	static const char *plant[] = { "20261201-000000.000001-t.data", "20261201-000000.000001-t.json" };
+	static const char *plant[] = { "20261201-000000.000001-t.data",
+				       "20261201-000000.000001-t.json" };
 
 	for (int named = 0; named < 2; named++)
 		for (int i = 0; i < 2; i++) {
@@ -236,10 +240,13 @@ TEST(name_taken_during_publish)
 			d = outdir__open(dir);
 			if (named)
 				outdir__force_named_tmp(d);
-			CHECK_EQ(publish(d, "20261201-000000.000001-t", &rc, path, sizeof(path)), 0);
+			CHECK_EQ(publish(d, "20261201-000000.000001-t", &rc, path, sizeof(path)),
+				 0);
 			CHECK_EQ(rc.calls, 2);
-			snprintf(want, sizeof(want), "20261201-000000.000001-t-2.data "
-				 "20261201-000000.000001-t-2.json %s", plant[i]);
+			snprintf(want, sizeof(want),
+				 "20261201-000000.000001-t-2.data "
+				 "20261201-000000.000001-t-2.json %s",
+				 plant[i]);
 			CHECK_STR(listing(), want);
 			outdir__free(d);
 			rm_tmp();
@@ -265,23 +272,26 @@ TEST(leftovers_of_killed_runs_removed)
 	struct outdir *d;
 
 	mkdir_tmp();
-	snprintf(name, sizeof(name), ".trigrec-%d-0.tmp", (int)dead);            /* old format */
+	snprintf(name, sizeof(name), ".trigrec-%d-0.tmp", (int)dead); /* old format */
 	touch(name);
 	snprintf(name, sizeof(name), ".trigrec-%d-0123456789abcdef.tmp", (int)dead);
 	touch(name);
-	snprintf(own, sizeof(own), ".trigrec-%d-0123456789abcdef.tmp", (int)getpid()); /* live run */
+	snprintf(own, sizeof(own), ".trigrec-%d-0123456789abcdef.tmp",
+		 (int)getpid()); /* live run */
 	touch(own);
-	touch("20261201-000000.000001-orphan.json");     /* its .data never got its name */
+	touch("20261201-000000.000001-orphan.json"); /* its .data never got its name */
 	touch("20261201-000000.000002-whole.json");
 	touch("20261201-000000.000002-whole.data");
-	touch("notes.json");                             /* not ours */
+	touch("notes.json"); /* not ours */
 	touch(".trigrec-x.tmp");
-	snprintf(p, sizeof(p), "%s/.trigrec-%d-1.tmp", dir, (int)dead);          /* not a regular file */
+	snprintf(p, sizeof(p), "%s/.trigrec-%d-1.tmp", dir, (int)dead); /* not a regular file */
 	CHECK_EQ(symlink("/etc/passwd", p), 0);
 	d = outdir__open(dir);
 	CHECK(d != NULL);
-	snprintf(name, sizeof(name), "%s .trigrec-%d-1.tmp .trigrec-x.tmp 20261201-000000.000002-whole.data "
-		 "20261201-000000.000002-whole.json notes.json", own, (int)dead);
+	snprintf(name, sizeof(name),
+		 "%s .trigrec-%d-1.tmp .trigrec-x.tmp 20261201-000000.000002-whole.data "
+		 "20261201-000000.000002-whole.json notes.json",
+		 own, (int)dead);
 	CHECK_STR(listing(), name);
 	outdir__free(d);
 	rm_tmp();
@@ -361,13 +371,15 @@ TEST(stamp_offset_with_and_without_prefix)
 	CHECK_EQ(outdir_stamp_offset("-20261202-071344.271837-slow.data"), -1);
 	CHECK_EQ(outdir_stamp_offset("a b-20261202-071344.271837-slow.data"), -1);
 	CHECK_EQ(outdir_stamp_offset("x-2026120-071344.271837-slow.data"), -1);
-	CHECK_EQ(outdir_stamp_offset("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-"
-				     "20261202-071344.271837-slow.data"), -1); /* 64-character prefix */
+	CHECK_EQ(outdir_stamp_offset(
+			 "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa-"
+			 "20261202-071344.271837-slow.data"),
+		 -1); /* 64-character prefix */
 	return 0;
 }
 
-RUN_TESTS(T(stamp_offset_with_and_without_prefix), T(pair_published_tmpfile), T(pair_published_named_tmp),
-	  T(planted_temporary_names_do_not_matter), T(dangling_symlink_takes_the_next_name),
-	  T(name_taken_during_publish), T(leftovers_of_killed_runs_removed),
-	  T(leftovers_of_other_users_kept), T(too_deep_for_snapshot_names_refused),
-	  T(missing_directory_refused))
+RUN_TESTS(T(stamp_offset_with_and_without_prefix), T(pair_published_tmpfile),
+	  T(pair_published_named_tmp), T(planted_temporary_names_do_not_matter),
+	  T(dangling_symlink_takes_the_next_name), T(name_taken_during_publish),
+	  T(leftovers_of_killed_runs_removed), T(leftovers_of_other_users_kept),
+	  T(too_deep_for_snapshot_names_refused), T(missing_directory_refused))

@@ -17,8 +17,9 @@
 #include "capture/tracefs.h"
 #include "snapshot/pdhost.h"
 
-#define ST_TP (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	       PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+#define ST_TP                                                                            \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+	 PERF_SAMPLE_RAW)
 #define ST_DUMMY (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU)
 #define T0 5000000000000ull /* 5000 s of CLOCK_MONOTONIC */
 
@@ -130,12 +131,13 @@ static void tp_set(const struct tp *t, unsigned char *raw, const char *field, co
 }
 
 /* A tracepoint sample: IDENTIFIER, TID, TIME, CPU, RAW as the kernel lays them out. */
-static size_t tp_sample(unsigned char *buf, uint64_t id, uint32_t pid, uint32_t tid,
-			uint64_t time, uint32_t cpu, const void *raw, uint32_t rawlen)
+static size_t tp_sample(unsigned char *buf, uint64_t id, uint32_t pid, uint32_t tid, uint64_t time,
+			uint32_t cpu, const void *raw, uint32_t rawlen)
 {
 	uint32_t padded = ((4 + rawlen + 7) & ~7u) - 4; /* 4 + size is a multiple of 8 */
 	struct perf_event_header h = {
-		.type = PERF_RECORD_SAMPLE, .misc = PERF_RECORD_MISC_KERNEL,
+		.type = PERF_RECORD_SAMPLE,
+		.misc = PERF_RECORD_MISC_KERNEL,
 		.size = 8 + 32 + 4 + padded,
 	};
 	uint32_t pt[2] = { pid, tid }, c[2] = { cpu, 0 };
@@ -184,7 +186,7 @@ static size_t sched_switch(const struct tp *t, unsigned char *buf, uint64_t id, 
 }
 
 static size_t ev_getpgid(const struct tp *t, unsigned char *buf, uint64_t id, uint64_t time,
-		      uint32_t cpu, int32_t pid, int32_t tid, uint64_t arg)
+			 uint32_t cpu, int32_t pid, int32_t tid, uint64_t arg)
 {
 	unsigned char raw[256];
 	int32_t nr = 121; /* __NR_getpgid on x86_64; only printed as a number anyway */
@@ -249,15 +251,15 @@ TEST(decode_sample_fields_in_order)
 
 	h->type = PERF_RECORD_SAMPLE;
 	h->size = 8 + 9 * 8;
-	buf[1] = 8;                                  /* IDENTIFIER */
-	buf[2] = 0xffffffff81000000ull;              /* IP */
-	buf[3] = 1234ull | (1235ull << 32);          /* pid, tid */
-	buf[4] = T0 + 42;                            /* TIME */
-	buf[5] = 0xdead;                             /* ADDR */
-	buf[6] = 8;                                  /* ID */
-	buf[7] = 8;                                  /* STREAM_ID */
-	buf[8] = 3;                                  /* cpu, res */
-	buf[9] = 1;                                  /* PERIOD */
+	buf[1] = 8;			    /* IDENTIFIER */
+	buf[2] = 0xffffffff81000000ull;	    /* IP */
+	buf[3] = 1234ull | (1235ull << 32); /* pid, tid */
+	buf[4] = T0 + 42;		    /* TIME */
+	buf[5] = 0xdead;		    /* ADDR */
+	buf[6] = 8;			    /* ID */
+	buf[7] = 8;			    /* STREAM_ID */
+	buf[8] = 3;			    /* cpu, res */
+	buf[9] = 1;			    /* PERIOD */
 	CHECK_EQ(pd_rec_decode(m, evs, h, &info), 0);
 	CHECK_EQ(info.event, 0);
 	CHECK_EQ(info.id, 8);
@@ -304,8 +306,8 @@ TEST(decode_comm_trailer)
 	evs[0].nr_ids = 1;
 	/* every trailer field, to check their order */
 	evs[1].attr.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_ID |
-				  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |
-				  PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_RAW;
+				  PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER |
+				  PERF_SAMPLE_IP | PERF_SAMPLE_RAW;
 	evs[1].attr.sample_id_all = 1;
 	evs[1].ids = ids2;
 	evs[1].nr_ids = 1;
@@ -332,12 +334,12 @@ TEST(decode_comm_trailer)
 	n = pd_synth_comm(buf, sizeof(buf), &evs[1].attr, 66, 1, 2, "a-comm-of-16-ch", 0, 99, 5);
 	CHECK_EQ(n, 8 + 8 + 16 + 48);
 	CHECK_EQ(hdr_of(buf).misc, 0);
-	CHECK_EQ(buf[4], 1ull | (2ull << 32));	/* TID */
-	CHECK_EQ(buf[5], 99);			/* TIME */
-	CHECK_EQ(buf[6], 66);			/* ID */
-	CHECK_EQ(buf[7], 66);			/* STREAM_ID */
-	CHECK_EQ(buf[8], 5);			/* CPU */
-	CHECK_EQ(buf[9], 66);			/* IDENTIFIER */
+	CHECK_EQ(buf[4], 1ull | (2ull << 32)); /* TID */
+	CHECK_EQ(buf[5], 99);		       /* TIME */
+	CHECK_EQ(buf[6], 66);		       /* ID */
+	CHECK_EQ(buf[7], 66);		       /* STREAM_ID */
+	CHECK_EQ(buf[8], 5);		       /* CPU */
+	CHECK_EQ(buf[9], 66);		       /* IDENTIFIER */
 	CHECK_EQ(pd_rec_decode(m, evs, (void *)buf, &info), 0);
 	CHECK_EQ(info.event, 1);
 	CHECK_EQ(info.time, 99);
@@ -374,12 +376,12 @@ TEST(synth_maps_layout)
 	CHECK_EQ(u32, 0xffffffffu);
 	CHECK_EQ(buf[2], 0xffffffff81000000ull);
 	CHECK_EQ(buf[3], 0x2000000);
-	CHECK_EQ(buf[4], 0xffffffff81000000ull);	/* pgoff = _text */
+	CHECK_EQ(buf[4], 0xffffffff81000000ull); /* pgoff = _text */
 	CHECK_STR((const char *)b + 40, "[kernel.kallsyms]_text");
 	CHECK_EQ(buf[n / 8 - 1], 9);
 
-	n = pd_synth_mmap2(buf, sizeof(buf), &a, 9, 10, 11, 0x400000, 0x1000, 0x2000,
-			   8, 1, 1234, 5, 2, "/usr/bin/x");
+	n = pd_synth_mmap2(buf, sizeof(buf), &a, 9, 10, 11, 0x400000, 0x1000, 0x2000, 8, 1, 1234, 5,
+			   2, "/usr/bin/x");
 	CHECK(n > 0 && n % 8 == 0);
 	CHECK_EQ(hdr_of(buf).type, PERF_RECORD_MMAP2);
 	CHECK_EQ(hdr_of(buf).misc, PERF_RECORD_MISC_USER);
@@ -390,9 +392,9 @@ TEST(synth_maps_layout)
 	memcpy(&u32, b + 64, 4);
 	CHECK_EQ(u32, 5);
 	CHECK_STR((const char *)b + 72, "/usr/bin/x");
-	pd_synth_mmap2(buf, sizeof(buf), &a, 9, 10, 11, 0x400000, 0x1000, 0, 0, 0, 0, 1, 2, "/data");
-	CHECK_EQ(hdr_of(buf).misc,
-		 PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
+	pd_synth_mmap2(buf, sizeof(buf), &a, 9, 10, 11, 0x400000, 0x1000, 0, 0, 0, 0, 1, 2,
+		       "/data");
+	CHECK_EQ(hdr_of(buf).misc, PERF_RECORD_MISC_USER | PERF_RECORD_MISC_MMAP_DATA);
 	CHECK_EQ(pd_synth_mmap2(buf, 64, &a, 9, 10, 11, 0, 1, 0, 0, 0, 0, 1, 2, "/x"), -ENOSPC);
 	return 0;
 }
@@ -457,9 +459,9 @@ TEST(writer_enospc)
 
 	/* misuse */
 	w = pd_writer__new(fd, &ev, 1);
-	CHECK_EQ(pd_writer__write(w, rec, 8), -EINVAL);	/* before begin */
+	CHECK_EQ(pd_writer__write(w, rec, 8), -EINVAL); /* before begin */
 	CHECK_EQ(pd_writer__begin(w), 0);
-	CHECK_EQ(pd_writer__write(w, rec, 12), -EINVAL);	/* not a multiple of 8 */
+	CHECK_EQ(pd_writer__write(w, rec, 12), -EINVAL); /* not a multiple of 8 */
 	pd_writer__free(w);
 	close(fd);
 	return 0;
@@ -472,9 +474,9 @@ struct fixture {
 	struct pd_event evs[3];
 	int nr;
 	uint64_t data_size;
-	int zlevel;            /* compress (pd_writer__set_zstd) */
-	int bulk;              /* this many more sched_switch samples after the fixed ones */
-	int giant;             /* and one sample bigger than a compression slice */
+	int zlevel; /* compress (pd_writer__set_zstd) */
+	int bulk;   /* this many more sched_switch samples after the fixed ones */
+	int giant;  /* and one sample bigger than a compression slice */
 	struct pd_comp_stats zst;
 };
 
@@ -511,12 +513,20 @@ static int build_file_meta(struct fixture *fx, void (*more)(struct pd_meta *))
 {
 	static char *argv[] = { "trigrec", "record", "-e", "sched:sched_switch" };
 	struct pd_meta meta = {
-		.hostname = "testhost", .osrelease = "6.99.0-test", .version = "trigrec-test",
-		.arch = "x86_64", .nr_cpus_avail = 4, .nr_cpus_online = 2,
-		.argc = 4, .argv = argv,
-		.first_time = T0 + 1000, .last_time = T0 + 5000,
-		.clockid = CLOCK_MONOTONIC, .clock_res_ns = 1,
-		.tod_ns = 1700000000000000000ull, .clockid_ns = T0,
+		.hostname = "testhost",
+		.osrelease = "6.99.0-test",
+		.version = "trigrec-test",
+		.arch = "x86_64",
+		.nr_cpus_avail = 4,
+		.nr_cpus_online = 2,
+		.argc = 4,
+		.argv = argv,
+		.first_time = T0 + 1000,
+		.last_time = T0 + 5000,
+		.clockid = CLOCK_MONOTONIC,
+		.clock_res_ns = 1,
+		.tod_ns = 1700000000000000000ull,
+		.clockid_ns = T0,
 	};
 	const struct perf_event_attr *da;
 	unsigned char rec[512];
@@ -575,13 +585,18 @@ static int build_file_meta(struct fixture *fx, void (*more)(struct pd_meta *))
 		err = pd_writer__set_zstd(w, fx->zlevel, 0);
 	if (!err)
 		err = pd_writer__begin(w);
-#define PUT(expr) do { n = (expr); if (!err) err = n < 0 ? n : pd_writer__write(w, rec, n); } while (0)
+#define PUT(expr)                                                      \
+	do {                                                           \
+		n = (expr);                                            \
+		if (!err)                                              \
+			err = n < 0 ? n : pd_writer__write(w, rec, n); \
+	} while (0)
 	PUT(pd_synth_kernel_mmap(rec, sizeof(rec), da, 301, 0xffffffff81000000ull, 0x2000000));
 	PUT(pd_synth_comm(rec, sizeof(rec), da, 301, 1000, 1000, "worker", 0, 0, 0));
 	PUT(pd_synth_comm(rec, sizeof(rec), da, 301, 1000, 1001, "worker-t2", 0, 0, 0));
 	PUT(pd_synth_comm(rec, sizeof(rec), da, 301, 2000, 2000, "other", 0, 0, 0));
-	PUT(pd_synth_mmap2(rec, sizeof(rec), da, 301, 2000, 2000, 0x400000, 0x1000, 0,
-			   8, 1, 4242, 5, 2, "/usr/bin/other"));
+	PUT(pd_synth_mmap2(rec, sizeof(rec), da, 301, 2000, 2000, 0x400000, 0x1000, 0, 8, 1, 4242,
+			   5, 2, "/usr/bin/other"));
 	/* a ring's worth in reverse order, like a backward ring read newest first */
 	PUT(sched_switch(&fx->sw, rec, 102, T0 + 5000, 1, "other", 2000, 0, "worker", 1000));
 	if (fx->have_pg)
@@ -593,8 +608,8 @@ static int build_file_meta(struct fixture *fx, void (*more)(struct pd_meta *))
 	PUT(sched_switch(&fx->sw, rec, 102, T0 + 1000, 1, "swapper/1", 0, 0, "other", 2000));
 	for (int i = 0; i < fx->bulk; i++)
 		PUT(sched_switch(&fx->sw, rec, 101 + (i & 1), T0 + 10000 + 7 * i, i & 1,
-				 i % 3 ? "worker" : "worker-t2", 1000 + i % 3 / 2, i % 3,
-				 "other", 2000));
+				 i % 3 ? "worker" : "worker-t2", 1000 + i % 3 / 2, i % 3, "other",
+				 2000));
 #undef PUT
 	if (!err && fx->giant) {
 		/* a sched_switch whose raw data goes on with 64 KiB of noise (perf prints the fields) */
@@ -680,8 +695,8 @@ TEST(perf_script_decodes_file)
 	}
 	/* trace: selects the tracepoint events only, so perf has nothing to warn about */
 	snprintf(cmd, sizeof(cmd),
-		 "%s script -f -i %s -F trace:comm,pid,tid,cpu,time,event,trace 2>&1",
-		 perf_bin(), fx.file);
+		 "%s script -f -i %s -F trace:comm,pid,tid,cpu,time,event,trace 2>&1", perf_bin(),
+		 fx.file);
 	out = run(cmd, &st);
 	CHECK(out);
 	CHECK_EQ(st, 0);
@@ -695,20 +710,21 @@ TEST(perf_script_decodes_file)
 	 * one; the event column is as wide as the longest event name.
 	 */
 	if (fx.have_pg)
-		snprintf(exp, sizeof(exp), "%s",
-			 "         swapper     0/0     [001]  5000.000001:         sched:sched_switch: "
-			 "prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> "
-			 "next_comm=other next_pid=2000 next_prio=120\n"
-			 "          worker  1000/1000  [000]  5000.000002:         sched:sched_switch: "
-			 "prev_comm=worker prev_pid=1000 prev_prio=120 prev_state=S ==> "
-			 "next_comm=worker-t2 next_pid=1001 next_prio=120\n"
-			 "       worker-t2  1000/1001  [000]  5000.000003: syscalls:sys_enter_getpgid: "
-			 "pid: 0x00000000\n"
-			 "         renamed  2000/2000  [001]  5000.000004: syscalls:sys_enter_getpgid: "
-			 "pid: 0x0000007b\n"
-			 "         renamed  2000/2000  [001]  5000.000005:         sched:sched_switch: "
-			 "prev_comm=other prev_pid=2000 prev_prio=120 prev_state=R ==> "
-			 "next_comm=worker next_pid=1000 next_prio=120\n");
+		snprintf(
+			exp, sizeof(exp), "%s",
+			"         swapper     0/0     [001]  5000.000001:         sched:sched_switch: "
+			"prev_comm=swapper/1 prev_pid=0 prev_prio=120 prev_state=R ==> "
+			"next_comm=other next_pid=2000 next_prio=120\n"
+			"          worker  1000/1000  [000]  5000.000002:         sched:sched_switch: "
+			"prev_comm=worker prev_pid=1000 prev_prio=120 prev_state=S ==> "
+			"next_comm=worker-t2 next_pid=1001 next_prio=120\n"
+			"       worker-t2  1000/1001  [000]  5000.000003: syscalls:sys_enter_getpgid: "
+			"pid: 0x00000000\n"
+			"         renamed  2000/2000  [001]  5000.000004: syscalls:sys_enter_getpgid: "
+			"pid: 0x0000007b\n"
+			"         renamed  2000/2000  [001]  5000.000005:         sched:sched_switch: "
+			"prev_comm=other prev_pid=2000 prev_prio=120 prev_state=R ==> "
+			"next_comm=worker next_pid=1000 next_prio=120\n");
 	else
 		snprintf(exp, sizeof(exp), "%s",
 			 "         swapper     0/0     [001]  5000.000001: sched:sched_switch: "
@@ -724,22 +740,25 @@ TEST(perf_script_decodes_file)
 	free(out);
 
 	/* no thread left nameless */
-	snprintf(cmd, sizeof(cmd), "%s script -f -i %s 2>&1 | grep -c '^ *:[0-9]'",
-		 perf_bin(), fx.file);
+	snprintf(cmd, sizeof(cmd), "%s script -f -i %s 2>&1 | grep -c '^ *:[0-9]'", perf_bin(),
+		 fx.file);
 	out = run(cmd, &st);
 	CHECK_STR(out, "0\n");
 	free(out);
 
 	/* the synthesized maps and the exec COMM as perf sees them */
-	snprintf(cmd, sizeof(cmd), "%s script -f -i %s --show-mmap-events --show-task-events "
-		 "-F comm,pid,tid,event 2>&1 | grep PERF_RECORD", perf_bin(), fx.file);
+	snprintf(cmd, sizeof(cmd),
+		 "%s script -f -i %s --show-mmap-events --show-task-events "
+		 "-F comm,pid,tid,event 2>&1 | grep PERF_RECORD",
+		 perf_bin(), fx.file);
 	out = run(cmd, &st);
 	CHECK(out);
 	if (out) {
 		CHECK(strstr(out, "PERF_RECORD_MMAP -1/0: [0xffffffff81000000(0x2000000) @ "
-			      "0xffffffff81000000]: x [kernel.kallsyms]_text"));
-		CHECK(strstr(out, "PERF_RECORD_MMAP2 2000/2000: [0x400000(0x1000) @ 0 08:01 4242 0]: "
-			      "r-xp /usr/bin/other"));
+				  "0xffffffff81000000]: x [kernel.kallsyms]_text"));
+		CHECK(strstr(out,
+			     "PERF_RECORD_MMAP2 2000/2000: [0x400000(0x1000) @ 0 08:01 4242 0]: "
+			     "r-xp /usr/bin/other"));
 		CHECK(strstr(out, "PERF_RECORD_COMM exec: renamed:2000/2000"));
 	}
 	free(out);
@@ -780,15 +799,19 @@ TEST(perf_header_and_evlist)
 		CHECK(strstr(out, "# nrcpus online : 2\n"));
 		CHECK(strstr(out, "# nrcpus avail : 4\n"));
 		CHECK(strstr(out, "# cmdline : trigrec record -e sched:sched_switch \n"));
-		snprintf(exp, sizeof(exp), "# event : name = sched:sched_switch, , id = { 101, 102 }, "
+		snprintf(exp, sizeof(exp),
+			 "# event : name = sched:sched_switch, , id = { 101, 102 }, "
 			 "type = 2, size = 128, config = 0x%x, { sample_period, sample_freq } = 1, "
-			 "sample_type = TID|TIME|CPU|RAW|IDENTIFIER, ", fx.sw.id);
+			 "sample_type = TID|TIME|CPU|RAW|IDENTIFIER, ",
+			 fx.sw.id);
 		CHECK(strstr(out, exp));
 		CHECK(strstr(out, "# event : name = dummy:tracking, , id = { 301, 302 }, type = 1, "
-			      "size = 128, config = 0x9, "));
+				  "size = 128, config = 0x9, "));
 		if (fx.have_pg) {
-			snprintf(exp, sizeof(exp), "# event : name = syscalls:sys_enter_getpgid, , "
-				 "id = { 201, 202 }, type = 2, size = 128, config = 0x%x,", fx.pg.id);
+			snprintf(exp, sizeof(exp),
+				 "# event : name = syscalls:sys_enter_getpgid, , "
+				 "id = { 201, 202 }, type = 2, size = 128, config = 0x%x,",
+				 fx.pg.id);
 			CHECK(strstr(out, exp));
 		}
 		CHECK(strstr(out, "# time of first sample : 5000.000001\n"));
@@ -805,14 +828,19 @@ TEST(perf_header_and_evlist)
 	CHECK_EQ(st, 0);
 	CHECK(out);
 	if (out) {
-		snprintf(exp, sizeof(exp), "sched:sched_switch: type: 2, size: 128, config: 0x%x, "
-			 "{ sample_period, sample_freq }: 1, sample_type: TID|TIME|CPU|RAW|IDENTIFIER, "
-			 "sample_id_all: 1, use_clockid: 1, write_backward: 1, clockid: 1\n", fx.sw.id);
+		snprintf(
+			exp, sizeof(exp),
+			"sched:sched_switch: type: 2, size: 128, config: 0x%x, "
+			"{ sample_period, sample_freq }: 1, sample_type: TID|TIME|CPU|RAW|IDENTIFIER, "
+			"sample_id_all: 1, use_clockid: 1, write_backward: 1, clockid: 1\n",
+			fx.sw.id);
 		CHECK(!strncmp(out, exp, strlen(exp)));
-		CHECK(strstr(out, "dummy:tracking: type: 1, size: 128, config: 0x9, "
-			      "{ sample_period, sample_freq }: 1, sample_type: TID|TIME|CPU|IDENTIFIER, "
-			      "comm: 1, task: 1, sample_id_all: 1, comm_exec: 1, use_clockid: 1, "
-			      "write_backward: 1, clockid: 1\n"));
+		CHECK(strstr(
+			out,
+			"dummy:tracking: type: 1, size: 128, config: 0x9, "
+			"{ sample_period, sample_freq }: 1, sample_type: TID|TIME|CPU|IDENTIFIER, "
+			"comm: 1, task: 1, sample_id_all: 1, comm_exec: 1, use_clockid: 1, "
+			"write_backward: 1, clockid: 1\n"));
 	}
 	free(out);
 
@@ -856,8 +884,12 @@ TEST(tracing_data_layout)
 		fixture_free(&fx);
 		return 1;
 	}
-	CHECK(!memcmp(td, "\x17\x08\x44" "tracing" "0.6", 14)); /* with the version's NUL */
-	CHECK_EQ(td[14], 0);	/* little endian */
+	CHECK(!memcmp(td,
+		      "\x17\x08\x44"
+		      "tracing"
+		      "0.6",
+		      14));  /* with the version's NUL */
+	CHECK_EQ(td[14], 0); /* little endian */
 	CHECK_EQ(td[15], sizeof(long));
 	memcpy(&u32, td + 16, 4);
 	CHECK_EQ(u32, sysconf(_SC_PAGESIZE));
@@ -874,13 +906,13 @@ TEST(tracing_data_layout)
 	memcpy(&u64, td + off + 13, 8);
 	off += 21 + u64;
 	memcpy(&u32, td + off, 4);
-	CHECK_EQ(u32, 0);	/* ftrace formats */
+	CHECK_EQ(u32, 0); /* ftrace formats */
 	memcpy(&u32, td + off + 4, 4);
-	CHECK_EQ(u32, 1);	/* one system */
+	CHECK_EQ(u32, 1); /* one system */
 	CHECK_STR((char *)td + off + 8, "sched");
 	off += 8 + 6;
 	memcpy(&u32, td + off, 4);
-	CHECK_EQ(u32, 2);	/* switch and wakeup */
+	CHECK_EQ(u32, 2); /* switch and wakeup */
 	memcpy(&u64, td + off + 4, 8);
 	CHECK_EQ(u64, strlen(fx.sw.fmt));
 	CHECK(!memcmp(td + off + 12, fx.sw.fmt, u64));
@@ -888,7 +920,7 @@ TEST(tracing_data_layout)
 	memcpy(&u64, td + off, 8);
 	CHECK(!memcmp(td + off + 8, "name: sched_wakeup\n", 19));
 	off += 8 + u64;
-	CHECK_EQ(len, off + 4 + 4 + 8);	/* kallsyms 0, printk 0, saved_cmdlines 0 */
+	CHECK_EQ(len, off + 4 + 4 + 8); /* kallsyms 0, printk 0, saved_cmdlines 0 */
 	free(td);
 
 	/* a tracepoint that does not exist: an error, nothing allocated */
@@ -922,17 +954,21 @@ TEST(perf_json_convert)
 		fixture_free(&fx);
 		return 1;
 	}
-	snprintf(cmd, sizeof(cmd), "timeout 60 %s data convert --force --to-json %s/out.json -i %s "
-		 ">/dev/null 2>&1; echo $?", perf_bin(), fx.dir, fx.file);
+	snprintf(cmd, sizeof(cmd),
+		 "timeout 60 %s data convert --force --to-json %s/out.json -i %s "
+		 ">/dev/null 2>&1; echo $?",
+		 perf_bin(), fx.dir, fx.file);
 	out = run(cmd, &st);
 	CHECK_STR(out, "0\n");
 	free(out);
 	snprintf(cmd, sizeof(cmd), "timeout 60 %s script -f -i %s -F time 2>/dev/null | grep -c .",
 		 perf_bin(), fx.file);
 	n_script = run(cmd, &st);
-	snprintf(cmd, sizeof(cmd), "python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); "
-		 "print(len(d[\"samples\"])); print(d[\"headers\"][\"hostname\"])' %s/out.json 2>&1",
-		 fx.dir);
+	snprintf(
+		cmd, sizeof(cmd),
+		"python3 -c 'import json, sys; d = json.load(open(sys.argv[1])); "
+		"print(len(d[\"samples\"])); print(d[\"headers\"][\"hostname\"])' %s/out.json 2>&1",
+		fx.dir);
 	out = run(cmd, &st);
 	CHECK(out && n_script);
 	if (out && n_script) {
@@ -951,15 +987,24 @@ TEST(perf_json_convert)
 
 static struct pd_host host;
 static const struct pd_build_id test_bids[] = {
-	{ .pid = -1, .misc = PERF_RECORD_MISC_KERNEL, .size = 20, .name = "[kernel.kallsyms]",
+	{ .pid = -1,
+	  .misc = PERF_RECORD_MISC_KERNEL,
+	  .size = 20,
+	  .name = "[kernel.kallsyms]",
 	  .data = { 0xa3, 0xe4, 0xcd, 0x60, 0xa8, 0xec, 0x14, 0xf0, 0x2a, 0xa4,
 		    0x1b, 0x41, 0xd5, 0xb5, 0x84, 0x6d, 0x3d, 0x9f, 0x1d, 0xd8 } },
-	{ .pid = -1, .misc = PERF_RECORD_MISC_USER, .size = 20, .name = "/usr/bin/other",
+	{ .pid = -1,
+	  .misc = PERF_RECORD_MISC_USER,
+	  .size = 20,
+	  .name = "/usr/bin/other",
 	  .data = { 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x08, 0x09, 0x0a,
 		    0x0b, 0x0c, 0x0d, 0x0e, 0x0f, 0x10, 0x11, 0x12, 0x13, 0x14 } },
-	{ .pid = -1, .misc = PERF_RECORD_MISC_USER, .size = 16, .name = "[vdso]",
-	  .data = { 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66,
-		    0x55, 0x44, 0x33, 0x22, 0x11, 0x00 } },
+	{ .pid = -1,
+	  .misc = PERF_RECORD_MISC_USER,
+	  .size = 16,
+	  .name = "[vdso]",
+	  .data = { 0xff, 0xee, 0xdd, 0xcc, 0xbb, 0xaa, 0x99, 0x88, 0x77, 0x66, 0x55, 0x44, 0x33,
+		    0x22, 0x11, 0x00 } },
 };
 
 static void with_host(struct pd_meta *m)
@@ -986,9 +1031,9 @@ static const char *sh1(const char *cmd)
 TEST(perf_header_host_features)
 {
 	static const char *const must[] = {
-		"BUILD_ID", "CPUDESC", "CPUID", "TOTAL_MEM", "CPU_TOPOLOGY", "NUMA_TOPOLOGY",
-		"PMU_MAPPINGS", "CACHE", "MEM_TOPOLOGY", "CLOCKID", "CLOCK_DATA", "BPF_PROG_INFO",
-		"BPF_BTF",
+		"BUILD_ID",	 "CPUDESC",	  "CPUID",   "TOTAL_MEM",    "CPU_TOPOLOGY",
+		"NUMA_TOPOLOGY", "PMU_MAPPINGS",  "CACHE",   "MEM_TOPOLOGY", "CLOCKID",
+		"CLOCK_DATA",	 "BPF_PROG_INFO", "BPF_BTF",
 	};
 	struct fixture fx;
 	const char *why = fixture_init(&fx), *m;
@@ -1013,8 +1058,9 @@ TEST(perf_header_host_features)
 		fixture_free(&fx);
 		return 1;
 	}
-	snprintf(exp, sizeof(exp), "# cpudesc : %s\n",
-		 sh1("sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1 | tr -s ' \\t' '  '"));
+	snprintf(
+		exp, sizeof(exp), "# cpudesc : %s\n",
+		sh1("sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1 | tr -s ' \\t' '  '"));
 	CHECK(strstr(out, exp));
 	snprintf(exp, sizeof(exp), "# cpuid : %s,",
 		 sh1("sed -n 's/^vendor_id[[:space:]]*: //p' /proc/cpuinfo | head -1"));
@@ -1037,7 +1083,8 @@ TEST(perf_header_host_features)
 	{
 		char nodes[16]; /* sh1() returns a static buffer: one call at a time */
 
-		snprintf(nodes, sizeof(nodes), "%s", sh1("ls -d /sys/devices/system/node/node[0-9]* | wc -l"));
+		snprintf(nodes, sizeof(nodes), "%s",
+			 sh1("ls -d /sys/devices/system/node/node[0-9]* | wc -l"));
 		snprintf(exp, sizeof(exp), "# memory nodes (nr %s, block size 0x%s):\n", nodes,
 			 sh1("cat /sys/devices/system/memory/block_size_bytes"));
 	}
@@ -1139,11 +1186,11 @@ static void check_zstd_file(const char *path, int level, const unsigned char *or
 	if (!feat || fsz != 20)
 		goto out;
 	memcpy(v, feat, sizeof(v));
-	CHECK_EQ(v[0], 1);		/* version */
-	CHECK_EQ(v[1], 1);		/* PERF_COMP_ZSTD */
+	CHECK_EQ(v[0], 1); /* version */
+	CHECK_EQ(v[1], 1); /* PERF_COMP_ZSTD */
 	CHECK_EQ(v[2], level);
 	CHECK_EQ(v[3], (uint32_t)((double)olen / dsz + 0.5));
-	CHECK_EQ(v[4], 512 * 1024);	/* comp_mmap_len */
+	CHECK_EQ(v[4], 512 * 1024); /* comp_mmap_len */
 	CHECK_EQ(st->level, level);
 	CHECK_EQ(st->bytes_in, olen);
 	CHECK_EQ(st->bytes_out, dsz);
@@ -1165,8 +1212,8 @@ static void check_zstd_file(const char *path, int level, const unsigned char *or
 		while (in.pos < in.size && o.pos < o.size)
 			if (ZSTD_isError(ZSTD_decompressStream(ds, &o, &in)))
 				break;
-		CHECK_EQ(in.pos, in.size);	/* all of it fitted in comp_mmap_len */
-		CHECK(o.pos > 0);		/* 0 is "Couldn't decompress data" in perf */
+		CHECK_EQ(in.pos, in.size); /* all of it fitted in comp_mmap_len */
+		CHECK(o.pos > 0);	   /* 0 is "Couldn't decompress data" in perf */
 		if (in.pos != in.size || dlen + o.pos > olen + v[4])
 			goto out;
 		memcpy(dec + dlen, buf, o.pos);
@@ -1209,15 +1256,16 @@ TEST(zstd_round_trip)
 		unsigned r = (x = x * 1103515245 + 12345) >> 16;
 
 		if (r % 1000 == 0)
-			h.size = 65528;			/* more than a slice */
+			h.size = 65528; /* more than a slice */
 		else if (r % 50 == 0)
-			h.size = 8 * (1 + r % 1000);	/* noise below */
+			h.size = 8 * (1 + r % 1000); /* noise below */
 		else
 			h.size = 64 + 8 * (r % 4);
 		memcpy(all + len, &h, 8);
 		for (size_t i = 8; i < h.size; i++)
-			all[len + i] = h.size > 200 ? (unsigned char)((x = x * 1103515245 + 12345) >> 16)
-						    : (unsigned char)(i * 7 + (r & 3));
+			all[len + i] = h.size > 200 ?
+					       (unsigned char)((x = x * 1103515245 + 12345) >> 16) :
+					       (unsigned char)(i * 7 + (r & 3));
 		len += h.size;
 	}
 	for (size_t k = 0; k < sizeof(levels) / sizeof(levels[0]); k++) {
@@ -1258,8 +1306,8 @@ TEST(zstd_round_trip)
 		check_zstd_file(path, levels[k], all, l, &st, pd_writer__data_size(w));
 		CHECK(st.bytes_out < l);
 		printf("    level %d: %zu -> %" PRIu64 " bytes (%.2fx) in %" PRIu64
-		       " records, %.1f MiB/s\n", levels[k], l, st.bytes_out,
-		       (double)l / st.bytes_out, st.records,
+		       " records, %.1f MiB/s\n",
+		       levels[k], l, st.bytes_out, (double)l / st.bytes_out, st.records,
 		       st.ns ? l / (st.ns / 1e9) / 1048576 : 0.0);
 		pd_writer__free(w);
 		close(fd);
@@ -1324,12 +1372,16 @@ TEST(perf_reads_zstd)
 		goto out;
 	CHECK(z.zst.records > 3);
 	CHECK(z.data_size * 4 < plain.data_size);
-	snprintf(cmd, sizeof(cmd), "%s script -f -i %s -F trace:comm,pid,tid,cpu,time,event,trace "
-		 "2>&1", perf_bin(), plain.file);
+	snprintf(cmd, sizeof(cmd),
+		 "%s script -f -i %s -F trace:comm,pid,tid,cpu,time,event,trace "
+		 "2>&1",
+		 perf_bin(), plain.file);
 	a = run(cmd, &st);
 	CHECK_EQ(st, 0);
-	snprintf(cmd, sizeof(cmd), "%s script -f -i %s -F trace:comm,pid,tid,cpu,time,event,trace "
-		 "2>&1", perf_bin(), z.file);
+	snprintf(cmd, sizeof(cmd),
+		 "%s script -f -i %s -F trace:comm,pid,tid,cpu,time,event,trace "
+		 "2>&1",
+		 perf_bin(), z.file);
 	b = run(cmd, &st);
 	CHECK_EQ(st, 0);
 	CHECK(a && b);
@@ -1338,7 +1390,8 @@ TEST(perf_reads_zstd)
 	for (char *p = b; (p = strchr(p, '\n')); p++)
 		lines++;
 	CHECK_EQ(lines, (plain.have_pg ? 5 : 3) + 60000 + 1);
-	CHECK(strstr(b, "3000/3000  [000]  5000.000009:") && strstr(b, "prev_comm=giant prev_pid=3000"));
+	CHECK(strstr(b, "3000/3000  [000]  5000.000009:") &&
+	      strstr(b, "prev_comm=giant prev_pid=3000"));
 	CHECK(a && b && !strcmp(a, b));
 	free(a);
 	free(b);

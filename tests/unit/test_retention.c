@@ -83,8 +83,7 @@ static void pair(time_t sec, const char *name, size_t bytes, char *base, size_t 
 	put(f, bytes);
 }
 
-static struct ret_snap S(const char *base, int64_t t, uint64_t bytes)
-{
+static struct ret_snap S(const char *base, int64_t t, uint64_t bytes) {
 	struct ret_snap s = { .time_ns = t, .bytes = bytes };
 
 	snprintf(s.base, sizeof(s.base), "%s", base);
@@ -92,7 +91,8 @@ static struct ret_snap S(const char *base, int64_t t, uint64_t bytes)
 }
 
 /* The bases of the marked (del) or kept entries, space-separated. */
-static const char *which(const struct ret_snap *s, size_t n, int del)
+static const char *
+which(const struct ret_snap *s, size_t n, int del)
 {
 	static char out[1024];
 	size_t o = 0;
@@ -107,8 +107,13 @@ static const char *which(const struct ret_snap *s, size_t n, int del)
 TEST(data_names)
 {
 	int64_t t;
-	struct tm tm = { .tm_year = 126, .tm_mon = 11, .tm_mday = 1, .tm_hour = 12,
-			 .tm_min = 46, .tm_sec = 51, .tm_isdst = -1 };
+	struct tm tm = { .tm_year = 126,
+			 .tm_mon = 11,
+			 .tm_mday = 1,
+			 .tm_hour = 12,
+			 .tm_min = 46,
+			 .tm_sec = 51,
+			 .tm_isdst = -1 };
 	int64_t want = (int64_t)mktime(&tm) * SEC + 44770000;
 
 	CHECK_EQ(retention_data_name("20261201-124651.044770-sys_enter_getsid.data", &t), 39);
@@ -138,8 +143,9 @@ TEST(choose_by_each_limit)
 	int64_t now = 1000 * SEC;
 
 	/* Given in no order: sorted oldest first, name breaking ties. */
-#define FILL() (s[0] = S("d", 995 * SEC, 100), s[1] = S("b", 980 * SEC, 100), \
-		s[2] = S("a", 980 * SEC, 100), s[3] = S("c", 990 * SEC, 100))
+#define FILL()                                                         \
+	(s[0] = S("d", 995 * SEC, 100), s[1] = S("b", 980 * SEC, 100), \
+	 s[2] = S("a", 980 * SEC, 100), s[3] = S("c", 990 * SEC, 100))
 	FILL();
 	CHECK_EQ(retention_choose(s, 4, &none, now, NULL), 0);
 	CHECK_STR(which(s, 4, 0), "a b c d");
@@ -350,14 +356,16 @@ TEST(publish_refuses_a_pair_over_the_budget)
 	/* One byte short of .data + .json. */
 	outdir__set_max_pair(d, sizeof(big) + json_len - 1);
 	CHECK_EQ(outdir__publish_pair(d, &f, "20261201-124651.044770-t", render, NULL, path,
-				      sizeof(path)), -EFBIG);
+				      sizeof(path)),
+		 -EFBIG);
 	CHECK_EQ(outdir__refused_bytes(d), sizeof(big) + json_len);
 	CHECK(!exists("20261201-124651.044770-t.data"));
 	CHECK(!exists("20261201-124651.044770-t.json"));
 	/* Exactly the budget: published. */
 	outdir__set_max_pair(d, sizeof(big) + json_len);
 	CHECK_EQ(outdir__publish_pair(d, &f, "20261201-124651.044770-t", render, NULL, path,
-				      sizeof(path)), 0);
+				      sizeof(path)),
+		 0);
 	CHECK(exists("20261201-124651.044770-t.data"));
 	CHECK(exists("20261201-124651.044770-t.json"));
 	outdir__discard(d, &f);

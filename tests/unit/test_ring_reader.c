@@ -63,7 +63,7 @@ struct walk_log {
 	int n;
 	int bad;
 	int stop_after;
-	int any_size;	/* records not built with size_of_seq() */
+	int any_size; /* records not built with size_of_seq() */
 };
 
 static int log_rec(const struct perf_event_header *h, void *ctx)
@@ -243,10 +243,10 @@ TEST(straddling_newest_then_whole_older)
 	make_rec(b, 40, 2);
 	make_rec(c, 48, 3);
 	make_rec(d, 32, 4);
-	ring_put(&r, a, 24);	/* 104..127 */
-	ring_put(&r, b, 40);	/* 64..103 */
-	ring_put(&r, c, 48);	/* 16..63 */
-	ring_put(&r, d, 32);	/* 112..127 + 0..15: straddles, eats A */
+	ring_put(&r, a, 24); /* 104..127 */
+	ring_put(&r, b, 40); /* 64..103 */
+	ring_put(&r, c, 48); /* 16..63 */
+	ring_put(&r, d, 32); /* 112..127 + 0..15: straddles, eats A */
 	CHECK_EQ(r.head & 127, 112);
 	len = ring_copy_linear(r.data, r.size, r.head, out);
 	CHECK_EQ(len, 128);
@@ -410,5 +410,6 @@ TEST(copy_since_prev_harvest)
 }
 
 RUN_TESTS(T(empty_ring), T(partial_never_wrapped), T(wrapped_many_times), T(every_fill_level),
-	  T(torn_oldest_and_straddling), T(straddling_newest_then_whole_older), T(head_moved_during_copy),
-	  T(zero_and_bad_sizes), T(callback_stops_walk), T(copy_since_prev_harvest))
+	  T(torn_oldest_and_straddling), T(straddling_newest_then_whole_older),
+	  T(head_moved_during_copy), T(zero_and_bad_sizes), T(callback_stops_walk),
+	  T(copy_since_prev_harvest))

@@ -14,15 +14,20 @@ static char msg[2048];
 /* -m SIZE on `cpus` CPUs, 16 tracking pages, 2 harvest sets, 4 KiB pages. */
 static struct ringmem_need need(uint64_t main_bytes, int cpus)
 {
-	return (struct ringmem_need){ .page_size = 4096, .main_pages = main_bytes / 4096,
-				      .track_pages = 16, .nr_cpus = cpus, .copies = 2 };
+	return (struct ringmem_need){ .page_size = 4096,
+				      .main_pages = main_bytes / 4096,
+				      .track_pages = 16,
+				      .nr_cpus = cpus,
+				      .copies = 2 };
 }
 
 /* A root-like machine: plenty of memory, no cgroup limit, no mlock limit. */
 static struct ringmem_have have(uint64_t avail)
 {
-	return (struct ringmem_have){ .mem_available = avail, .cg_headroom = RINGMEM_UNLIMITED,
-				      .perf_mlock_kb = 516, .online_cpus = 2,
+	return (struct ringmem_have){ .mem_available = avail,
+				      .cg_headroom = RINGMEM_UNLIMITED,
+				      .perf_mlock_kb = 516,
+				      .online_cpus = 2,
 				      .memlock_rlimit = 8 * MiB };
 }
 
@@ -72,7 +77,8 @@ TEST(mem_available)
 	CHECK_EQ(ringmem_check(&n, &h, msg, sizeof(msg)), -ENOMEM);
 	/* The total, its parts, the limit, and what fits. */
 	CHECK(has("-m 1 GiB on 64 CPUs needs 192.0 GiB"));
-	CHECK(has("64.0 GiB of rings pinned in the kernel (64 x (1 GiB main + 64 KiB tracking + 2 control pages))"));
+	CHECK(has(
+		"64.0 GiB of rings pinned in the kernel (64 x (1 GiB main + 64 KiB tracking + 2 control pages))"));
 	CHECK(has("128.0 GiB of snapshot copies in trigrec (2 sets of every ring)"));
 	CHECK(has("only 23 GiB is available (MemAvailable)"));
 	/* 64 CPUs x 64 MiB x 3 = 12 GiB fits in 23 GiB; 128 MiB (24 GiB) does not. */
@@ -132,8 +138,10 @@ TEST(memory_cgroup)
 	snprintf(h.cg_path, sizeof(h.cg_path), "/sys/fs/cgroup/memory/t");
 	CHECK_EQ(ringmem_check(&n, &h, msg, sizeof(msg)), -ENOMEM);
 	/* Only the copies are charged to the cgroup: 2 x 2 x (64 MiB + 64 KiB). */
-	CHECK(has("needs 256.2 MiB of snapshot copies in trigrec's memory (2 sets x 2 CPUs x (64 MiB main + 64 KiB tracking))"));
-	CHECK(has("memory cgroup /sys/fs/cgroup/memory/t lets it grow by only 118 MiB (limit 128 MiB)"));
+	CHECK(has(
+		"needs 256.2 MiB of snapshot copies in trigrec's memory (2 sets x 2 CPUs x (64 MiB main + 64 KiB tracking))"));
+	CHECK(has(
+		"memory cgroup /sys/fs/cgroup/memory/t lets it grow by only 118 MiB (limit 128 MiB)"));
 	CHECK(has("-m 16 MiB fits on these 2 CPUs"));
 	/* 1 CPU: 2 x 64 MiB = 128 MiB > 118 MiB: no CPU count fits at this -m. */
 	CHECK(!has("at most"));

@@ -23,14 +23,17 @@
 /* ------------------------------------------------------------------ */
 /* Tracepoints (from kernel 6.18's tracefs, print fmt shortened)        */
 
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+#define COMMON                                                                         \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"         \
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
-static const struct { const char *sys, *name, *text; } fmts[] = {
-	{ "sched", "sched_switch", "name: sched_switch\nID: 372\nformat:\n" COMMON
+static const struct {
+	const char *sys, *name, *text;
+} fmts[] = {
+	{ "sched", "sched_switch",
+	  "name: sched_switch\nID: 372\nformat:\n" COMMON
 	  "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	  "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	  "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
@@ -39,35 +42,41 @@ static const struct { const char *sys, *name, *text; } fmts[] = {
 	  "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
 	  "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
 	  "\nprint fmt: \"prev_comm=%s\", REC->prev_comm\n" },
-	{ "sched", "sched_wakeup", "name: sched_wakeup\nID: 374\nformat:\n" COMMON
+	{ "sched", "sched_wakeup",
+	  "name: sched_wakeup\nID: 374\nformat:\n" COMMON
 	  "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
 	  "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
 	  "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
 	  "\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n"
 	  "\nprint fmt: \"comm=%s\", REC->comm\n" },
-	{ "raw_syscalls", "sys_enter", "name: sys_enter\nID: 443\nformat:\n" COMMON
+	{ "raw_syscalls", "sys_enter",
+	  "name: sys_enter\nID: 443\nformat:\n" COMMON
 	  "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
 	  "\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n"
 	  "\nprint fmt: \"NR %ld\", REC->id\n" },
-	{ "raw_syscalls", "sys_exit", "name: sys_exit\nID: 442\nformat:\n" COMMON
+	{ "raw_syscalls", "sys_exit",
+	  "name: sys_exit\nID: 442\nformat:\n" COMMON
 	  "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
 	  "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n"
 	  "\nprint fmt: \"NR %ld = %ld\", REC->id, REC->ret\n" },
-	{ "signal", "signal_deliver", "name: signal_deliver\nID: 260\nformat:\n" COMMON
+	{ "signal", "signal_deliver",
+	  "name: signal_deliver\nID: 260\nformat:\n" COMMON
 	  "\tfield:int sig;\toffset:8;\tsize:4;\tsigned:1;\n"
 	  "\tfield:int errno;\toffset:12;\tsize:4;\tsigned:1;\n"
 	  "\tfield:int code;\toffset:16;\tsize:4;\tsigned:1;\n"
 	  "\tfield:unsigned long sa_handler;\toffset:24;\tsize:8;\tsigned:0;\n"
 	  "\tfield:unsigned long sa_flags;\toffset:32;\tsize:8;\tsigned:0;\n"
 	  "\nprint fmt: \"sig=%d\", REC->sig\n" },
-	{ "syscalls", "sys_enter_openat", "name: sys_enter_openat\nID: 782\nformat:\n" COMMON
+	{ "syscalls", "sys_enter_openat",
+	  "name: sys_enter_openat\nID: 782\nformat:\n" COMMON
 	  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
 	  "\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
 	  "\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
 	  "\tfield:int flags;\toffset:32;\tsize:8;\tsigned:0;\n"
 	  "\tfield:umode_t mode;\toffset:40;\tsize:8;\tsigned:0;\n"
 	  "\nprint fmt: \"dfd: 0x%08lx\", ((unsigned long)(REC->dfd))\n" },
-	{ "block", "block_rq_issue", "name: block_rq_issue\nID: 2104\nformat:\n" COMMON
+	{ "block", "block_rq_issue",
+	  "name: block_rq_issue\nID: 2104\nformat:\n" COMMON
 	  "\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
 	  "\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
 	  "\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
@@ -99,7 +108,13 @@ static int fake_on(void)
 	return 0;
 }
 
-#define FAKE() do { if (fake_on()) { CHECK(!"synthetic formats parse"); return 1; } } while (0)
+#define FAKE()                                             \
+	do {                                               \
+		if (fake_on()) {                           \
+			CHECK(!"synthetic formats parse"); \
+			return 1;                          \
+		}                                          \
+	} while (0)
 
 /* ------------------------------------------------------------------ */
 /* Helpers                                                              */
@@ -143,7 +158,7 @@ static int expect_errs(const char *text, int lnum, ...)
 	va_list ap;
 
 	va_start(ap, lnum);
-	for (const char *w; (w = va_arg(ap, const char *)) && n < 64; )
+	for (const char *w; (w = va_arg(ap, const char *)) && n < 64;)
 		want[n++] = w;
 	va_end(ap);
 	got = parse(text, &c);
@@ -153,8 +168,8 @@ static int expect_errs(const char *text, int lnum, ...)
 		int line, col, off = 0;
 
 		if (i >= n) {
-			fprintf(stderr, "    line %d: unexpected error %d:%d: %s\n", lnum, e->pos.line,
-				e->pos.col, e->msg);
+			fprintf(stderr, "    line %d: unexpected error %d:%d: %s\n", lnum,
+				e->pos.line, e->pos.col, e->msg);
 			ok = 0;
 			continue;
 		}
@@ -168,8 +183,8 @@ static int expect_errs(const char *text, int lnum, ...)
 			continue;
 		}
 		if (e->pos.line != line || e->pos.col != col || !strstr(e->msg, want[i] + off)) {
-			fprintf(stderr, "    line %d: error %d is %d:%d: %s\n      expected %s\n", lnum,
-				i, e->pos.line, e->pos.col, e->msg, want[i]);
+			fprintf(stderr, "    line %d: error %d is %d:%d: %s\n      expected %s\n",
+				lnum, i, e->pos.line, e->pos.col, e->msg, want[i]);
 			ok = 0;
 		}
 	}
@@ -238,7 +253,8 @@ TEST(issue_example)
 		CHECK_EQ(s->cfg.side[TRIGREC_ROLE_START].filter.n, 1);
 		CHECK_EQ(s->cfg.side[TRIGREC_ROLE_EVENT].filter.n, 1);
 		CHECK_EQ(s->cfg.side[TRIGREC_ROLE_EVENT].filter.c[0].src, TRIGREC_SRC_COMM);
-		CHECK_STR(s->text, "latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > "
+		CHECK_STR(s->text,
+			  "latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > "
 			  "50ms where comm == \"nginx\" post 5ms cooldown 10s");
 		CHECK_EQ(c.trig_origin[0].line, 6);
 		CHECK_EQ(c.trig_origin[0].col, 9);
@@ -286,7 +302,8 @@ TEST(every_statement)
 		 "control /run/trigrec.sock\n"
 		 "max_starts 100000\n"
 		 "max_keys 2048\n"
-		 "trigger t { on sched:sched_switch }\n", &c);
+		 "trigger t { on sched:sched_switch }\n",
+		 &c);
 	CHECK_EQ(c.nr_events, 4);
 	if (c.nr_events == 4) {
 		CHECK_STR(c.events[0].filter, "prev_state == 2 && prev_comm ~ \"kworker*\"");
@@ -343,7 +360,8 @@ TEST(every_statement)
 	/* Lists continue after a trailing comma; the '{' may start the next line. */
 	PARSE_OK("record sched:sched_switch,\n\n   sched:sched_wakeup\n"
 		 "keep 1G,\n  3d\n"
-		 "trigger t\n{\n  on sched:sched_wakeup\n}\n", &c);
+		 "trigger t\n{\n  on sched:sched_wakeup\n}\n",
+		 &c);
 	CHECK_EQ(c.nr_events, 2);
 	CHECK_EQ(c.keep_bytes, 1ULL << 30);
 	CHECK_EQ(c.keep_age_ns, 3ULL * 86400 * 1000000000ULL);
@@ -352,7 +370,8 @@ TEST(every_statement)
 
 	/* CRLF line ends, a UTF-8 byte order mark, and UTF-8 in comments and strings. */
 	PARSE_OK("\xef\xbb\xbfrecord sched:sched_switch\r\n# café ✓\r\n"
-		 "trigger t { on sched:sched_switch if prev_comm == \"café\" }\r\n", &c);
+		 "trigger t { on sched:sched_switch if prev_comm == \"café\" }\r\n",
+		 &c);
 	CHECK_EQ(c.nr_trigs, 1);
 	config__fini(&c);
 	return 0;
@@ -381,8 +400,8 @@ TEST(trigger_blocks_are_trigger_text)
 		struct trig_def d;
 		struct tl_error e;
 
-		snprintf(text, sizeof(text), "record sched:sched_switch\ntrigger t%zu {\n%s\n}\n", i,
-			 bodies[i]);
+		snprintf(text, sizeof(text), "record sched:sched_switch\ntrigger t%zu {\n%s\n}\n",
+			 i, bodies[i]);
 		if (!parse_ok(text, &c, __LINE__) || c.nr_trigs != 1) {
 			CHECK(!"trigger block compiles");
 			config__fini(&c);
@@ -405,7 +424,8 @@ TEST(trigger_blocks_are_trigger_text)
 
 	/* Manual: no kernel part, a name and a post window. */
 	PARSE_OK("record sched:sched_switch\npost 3ms\n"
-		 "trigger now { manual }\ntrigger later { manual post 1s }\n", &c);
+		 "trigger now { manual }\ntrigger later { manual post 1s }\n",
+		 &c);
 	CHECK_EQ(c.nr_trigs, 0);
 	CHECK_EQ(c.nr_manual, 2);
 	if (c.nr_manual == 2) {
@@ -417,7 +437,8 @@ TEST(trigger_blocks_are_trigger_text)
 	config__fini(&c);
 
 	/* `name` inside a block may repeat the block's name (as --dump-script writes it). */
-	PARSE_OK("record sched:sched_switch\ntrigger burst { on sched:sched_switch name burst }\n", &c);
+	PARSE_OK("record sched:sched_switch\ntrigger burst { on sched:sched_switch name burst }\n",
+		 &c);
 	config__fini(&c);
 	return 0;
 }
@@ -429,9 +450,11 @@ TEST(statement_errors)
 {
 	FAKE();
 	/* Keywords, with did-you-mean and command-line habits. */
-	ERRS("recrod sched:sched_switch\n", "1:1:unknown statement 'recrod' (did you mean 'record'?)");
+	ERRS("recrod sched:sched_switch\n",
+	     "1:1:unknown statement 'recrod' (did you mean 'record'?)");
 	ERRS("record sched:sched_switch\nbufer 8M\n", "2:1:(did you mean 'buffer'?)");
-	ERRS("record sched:sched_switch\n-e sched:sched_wakeup\n", "2:1:in a script, write 'record'");
+	ERRS("record sched:sched_switch\n-e sched:sched_wakeup\n",
+	     "2:1:in a script, write 'record'");
 	ERRS("record sched:sched_switch\nfoo bar\n", "2:1:statements are record, buffer");
 	/* compress: zstd only, levels 0-22, once. */
 	ERRS("record sched:sched_switch\ncompress zstd 23\n",
@@ -449,7 +472,8 @@ TEST(statement_errors)
 	     "2:15:buildid_cache maybe: say on or off (buildid_cache on|off (off: leave perf's ~/.debug alone))");
 	ERRS("record sched:sched_switch\nbuildid_cache off\nbuildid_cache on\n",
 	     "3:1:'buildid_cache' given twice (first at 2:1)");
-	ERRS("record sched:sched_switch\n--no-buildid-cache\n", "2:1:in a script, write 'buildid_cache off'");
+	ERRS("record sched:sched_switch\n--no-buildid-cache\n",
+	     "2:1:in a script, write 'buildid_cache off'");
 	ERRS("record sched:sched_switch\nsched:sched_wakeup\n",
 	     "2:1:record it with 'record sched:sched_wakeup'");
 	ERRS("record sched:sched_switch\nlatency a:b -> c:d > 1ms\n",
@@ -462,21 +486,23 @@ TEST(statement_errors)
 	ERRS("record cpu-clock\non_snapshot_timeout 10ms\n",
 	     "2:21:on_snapshot_timeout: '10ms': give 100ms to 24h");
 	ERRS("record cpu-clock\non_snapshot_timeout 2d\n", "2:21:give 100ms to 24h");
-	ERRS("record cpu-clock\non_snapshot_jobs 0\n", "2:18:on_snapshot_jobs (commands running at once): ");
+	ERRS("record cpu-clock\non_snapshot_jobs 0\n",
+	     "2:18:on_snapshot_jobs (commands running at once): ");
 	ERRS("record cpu-clock\non_snapshot_jobs 65\n", "2:18:on_snapshot_jobs");
 	ERRS("record cpu-clock\non_snapshot_jobs 2\non_snapshot_jobs 3\n", "3:1:given twice");
-	ERRS("record cpu-clock\non_snapshot_timout 1s\n", "2:1:(did you mean 'on_snapshot_timeout'?)");
-	ERRS("record cpu-clock\n--on-snapshot-jobs 2\n", "2:1:in a script, write 'on_snapshot_jobs'");
+	ERRS("record cpu-clock\non_snapshot_timout 1s\n",
+	     "2:1:(did you mean 'on_snapshot_timeout'?)");
+	ERRS("record cpu-clock\n--on-snapshot-jobs 2\n",
+	     "2:1:in a script, write 'on_snapshot_jobs'");
 
 	/* Events. */
 	ERRS("record sched:sched_swich\n", "1:8:unknown tracepoint sched:sched_swich (did you mean "
-	     "sched:sched_switch?)");
+					   "sched:sched_switch?)");
 	ERRS("record cpu-clok\n", "1:8:unknown event 'cpu-clok' (did you mean cpu-clock?)");
 	ERRS("record sched_switch\n", "1:8:unknown event 'sched_switch' (did you mean "
-	     "sched:sched_switch?)");
+				      "sched:sched_switch?)");
 	ERRS("record nosuch:*\n", "1:8:no tracepoint matches 'nosuch:*'");
-	ERRS("record sched:sched_switch sched:sched_wakeup\n",
-	     "1:27:separate events with commas");
+	ERRS("record sched:sched_switch sched:sched_wakeup\n", "1:27:separate events with commas");
 	ERRS("record\n", "1:7:expected an event");
 	ERRS("record sched:sched_switch,\n", "2:1:expected an event");
 	ERRS("record cpu-clock if x == 1\n", "1:21:cpu-clock is a software event");
@@ -484,8 +510,10 @@ TEST(statement_errors)
 	ERRS("record sched:sched_switch\nrecord sched:sched_s* if prev_pid == 1\n",
 	     "2:8:sched:sched_switch is already recorded at 1:8 without a filter");
 	/* An error in one item does not hide the next. */
-	ERRS("record sched:nope, sched:sched_wakeup, sched:nada\n", "1:8:unknown tracepoint sched:nope "
-	     "(see `trigrec list`)", "1:40:unknown tracepoint sched:nada");
+	ERRS("record sched:nope, sched:sched_wakeup, sched:nada\n",
+	     "1:8:unknown tracepoint sched:nope "
+	     "(see `trigrec list`)",
+	     "1:40:unknown tracepoint sched:nada");
 	/* A glob that matches nothing still shows the next error. */
 	ERRS("record sched:x*\nbuffer 0\n", "1:8:no tracepoint matches 'sched:x*'", "2:8:buffer");
 
@@ -503,7 +531,8 @@ TEST(statement_errors)
 	ERRS("record sched:sched_switch if (prev_pid == 5\n", "1:44:expected ')'");
 	/* Found by fuzz_script: an error inside two '(' read past the end of the filter. */
 	ERRS("record signal:signal_deliver if !((s#\n", "1:37:expected an operator");
-	ERRS("record signal:signal_deliver if ((sig == 1\n", "1:43:expected ')' to close the '(' at column 34");
+	ERRS("record signal:signal_deliver if ((sig == 1\n",
+	     "1:43:expected ')' to close the '(' at column 34");
 	ERRS("record sched:sched_switch if prev_pid == 5 prev_prio == 1\n",
 	     "1:44:join conditions with && or ||");
 	ERRS("record sched:sched_switch if prev_comm == bash\n",
@@ -513,11 +542,12 @@ TEST(statement_errors)
 	{
 		struct trigrec_config c;
 
-		PARSE_OK("record sched:sched_wakeup if comm == \"x\" && CPU == 1 && common_pid != 0 "
-			 "&& target_cpu == 2,\n  sched:sched_switch if prev_comm == \"a, b\"\n"
-			 "record block:block_rq_issue if cmd ~ \"*x*\" && rwbs == 'R'\n"
-			 "record signal:signal_deliver if !(sig == 9 || sig == 15) && (code & 0x80)\n",
-			 &c);
+		PARSE_OK(
+			"record sched:sched_wakeup if comm == \"x\" && CPU == 1 && common_pid != 0 "
+			"&& target_cpu == 2,\n  sched:sched_switch if prev_comm == \"a, b\"\n"
+			"record block:block_rq_issue if cmd ~ \"*x*\" && rwbs == 'R'\n"
+			"record signal:signal_deliver if !(sig == 9 || sig == 15) && (code & 0x80)\n",
+			&c);
 		if (c.nr_events == 4)
 			CHECK_STR(c.events[1].filter, "prev_comm == \"a, b\"");
 		config__fini(&c);
@@ -543,7 +573,8 @@ TEST(statement_errors)
 	ERRS("record cpu-clock\nname a/b\n", "2:6:a file name prefix");
 	ERRS("record cpu-clock\nmax_keys 10\n", "2:10:max_keys");
 	ERRS("record cpu-clock\ncontrol /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-	     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n", "2:9:path too long");
+	     "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+	     "2:9:path too long");
 	ERRS("record cpu-clock\ncallgraph yes\n", "2:11:unexpected 'yes'");
 	ERRS("record cpu-clock\nmetrics 127.0.0.1:0\n", "2:9:metrics: '127.0.0.1:0': bad port");
 	ERRS("record cpu-clock\n--metrics 9464\n", "2:1:in a script, write 'metrics'");
@@ -574,7 +605,8 @@ TEST(trigger_errors)
 	ERRS("record cpu-clock\ntrigger t { on sched:sched_swich }\n",
 	     "2:16:(did you mean sched:sched_switch?)");
 	ERRS("record cpu-clock\ntrigger t {\n  latency sched:sched_wakeup -> sched:sched_switch > 5ms\n"
-	     "  cooldwn 1s\n}\n", "4:3:unknown option 'cooldwn' (did you mean 'cooldown'?)");
+	     "  cooldwn 1s\n}\n",
+	     "4:3:unknown option 'cooldwn' (did you mean 'cooldown'?)");
 	ERRS("record cpu-clock\ntrigger t {\n  latncy sched:sched_wakeup -> sched:sched_switch > 5ms\n}\n",
 	     "3:3:unknown trigger kind 'latncy' (did you mean 'latency'?)");
 	ERRS("record cpu-clock\ntrigger t { on sched:sched_switch wher prev_pid == 1 }\n",
@@ -584,15 +616,16 @@ TEST(trigger_errors)
 	ERRS("record cpu-clock\ntrigger t {\n\tmanual cooldown 1s\n}\n",
 	     "3:9:a manual trigger takes only post and name");
 	ERRS("record cpu-clock\ntrigger t { on sched:sched_switch where prev_pid == 1 "
-	     "where prev_pid == 2 }\n", "2:55:duplicate option 'where' (already given at 2:35)");
+	     "where prev_pid == 2 }\n",
+	     "2:55:duplicate option 'where' (already given at 2:35)");
 	ERRS("record cpu-clock\ntrigger t { }\n", "2:13:empty trigger");
 	ERRS("record cpu-clock\ntrigger t { on sched:sched_switch name other }\n",
 	     "2:35:'name other' inside trigger 't'");
 
 	/* The block. */
-	ERRS("record cpu-clock\ntrigger { on sched:sched_switch }\n",
-	     "2:9:a trigger needs a name");
-	ERRS("record cpu-clock\ntrigger t on sched:sched_switch\n", "2:11:expected '{' after 'trigger t'");
+	ERRS("record cpu-clock\ntrigger { on sched:sched_switch }\n", "2:9:a trigger needs a name");
+	ERRS("record cpu-clock\ntrigger t on sched:sched_switch\n",
+	     "2:11:expected '{' after 'trigger t'");
 	ERRS("record cpu-clock\ntrigger t\n", "2:10:expected '{' after 'trigger t'");
 	ERRS("record cpu-clock\ntrigger t {\n  on sched:sched_switch\n",
 	     "2:11:the '{' of trigger 't' is never closed");
@@ -607,8 +640,10 @@ TEST(trigger_errors)
 	{
 		struct trigrec_config c;
 
-		PARSE_OK("record cpu-clock\ntrigger t {\n  on sched:sched_switch if prev_comm == \"}\" "
-			 "# }\n  post 1ms\n}\n", &c);
+		PARSE_OK(
+			"record cpu-clock\ntrigger t {\n  on sched:sched_switch if prev_comm == \"}\" "
+			"# }\n  post 1ms\n}\n",
+			&c);
 		CHECK_EQ(c.nr_trigs, 1);
 		config__fini(&c);
 	}
@@ -630,12 +665,15 @@ TEST(run_limits)
 		n += (size_t)sprintf(text + n, "trigger t%d { on %s if pid == %d }\n", i,
 				     i < 8 ? "signal:signal_deliver" : "sched:sched_wakeup", i);
 	(void)n;
-	ERRS(text, "19:9:more than 8 triggers on sched:sched_wakeup", "67:9:trigger 't64' is one too many");
+	ERRS(text, "19:9:more than 8 triggers on sched:sched_wakeup",
+	     "67:9:trigger 't64' is one too many");
 	/* A latency on one tracepoint counts twice on it. */
 	n = (size_t)sprintf(text, "record cpu-clock\n");
 	for (int i = 0; i < 5; i++)
-		n += (size_t)sprintf(text + n, "trigger t%d { latency sched:sched_switch by prev_pid -> "
-				     "sched:sched_switch by next_pid > 1ms }\n", i);
+		n += (size_t)sprintf(text + n,
+				     "trigger t%d { latency sched:sched_switch by prev_pid -> "
+				     "sched:sched_switch by next_pid > 1ms }\n",
+				     i);
 	ERRS(text, "6:9:more than 8 triggers on sched:sched_switch");
 	free(text);
 	return 0;
@@ -645,26 +683,23 @@ TEST(run_limits)
 TEST(many_errors_in_one_pass)
 {
 	static const char text[] =
-		"record sched:sched_switch, sched:sched_wakup\n"       /* 1 */
-		"bufer 8M\n"                                           /* 2 */
-		"output /tmp keep 5 file, 3x\n"                        /* 3 */
-		"trigger slow {\n"                                     /* 4 */
+		"record sched:sched_switch, sched:sched_wakup\n"	   /* 1 */
+		"bufer 8M\n"						   /* 2 */
+		"output /tmp keep 5 file, 3x\n"				   /* 3 */
+		"trigger slow {\n"					   /* 4 */
 		"  latency sched:sched_wakeup -> sched:sched_switch > 5\n" /* 5 */
-		"}\n"                                                  /* 6 */
-		"trigger ok { on sched:sched_switch }\n"               /* 7 */
-		"trigger bad { on signal:signal_deliver if sgi == 9 }\n" /* 8 */
-		"frequency 99\n"                                       /* 9 */
-		"period 3\n";                                          /* 10 */
+		"}\n"							   /* 6 */
+		"trigger ok { on sched:sched_switch }\n"		   /* 7 */
+		"trigger bad { on signal:signal_deliver if sgi == 9 }\n"   /* 8 */
+		"frequency 99\n"					   /* 9 */
+		"period 3\n";						   /* 10 */
 	struct trigrec_config c;
 	char buf[4096];
 
 	FAKE();
-	CHECK(expect_errs(text, __LINE__,
-			  "1:28:did you mean sched:sched_wakeup?",
-			  "2:1:did you mean 'buffer'?",
-			  "3:26:not a file count, a size or an age",
-			  "5:54:missing unit",
-			  "8:43:unknown field 'sgi'",
+	CHECK(expect_errs(text, __LINE__, "1:28:did you mean sched:sched_wakeup?",
+			  "2:1:did you mean 'buffer'?", "3:26:not a file count, a size or an age",
+			  "5:54:missing unit", "8:43:unknown field 'sgi'",
 			  "10:8:period and frequency (at 9:1) exclude each other", NULL));
 	/* Formatted: FILE:LINE:COL: message, the line, a caret under the column. */
 	CHECK_EQ(parse(text, &c), 6);
@@ -672,7 +707,7 @@ TEST(many_errors_in_one_pass)
 	script__format_error(last, 4, buf, sizeof(buf));
 	CHECK(!strncmp(buf, "t.trig:8:43: unknown field 'sgi'", 32));
 	CHECK(strstr(buf, "\n  trigger bad { on signal:signal_deliver if sgi == 9 }\n"
-		     "                                            ^") != NULL);
+			  "                                            ^") != NULL);
 	return 0;
 }
 
@@ -696,7 +731,7 @@ TEST(pathological_text)
 	s[big] = '\0';
 	ERRS(s, "1:4097:line 1 is 1000000 bytes long");
 	script__format_error(last, 0, buf, sizeof(buf));
-	CHECK(strlen(buf) < 200);           /* the line is not quoted */
+	CHECK(strlen(buf) < 200); /* the line is not quoted */
 	/* One of several lines. */
 	memcpy(s, "record cpu-clock\n", 17);
 	ERRS(s, "2:4097:line 2 is 999983 bytes long");
@@ -746,7 +781,8 @@ TEST(pathological_text)
 	ERRS("record cpu-clock\nbuffer 99999999999999999999G\n", "2:8:too large");
 	ERRS("record cpu-clock\nkeep 99999999999999999999999 files\n", "2:6:keep files");
 	ERRS("record cpu-clock\ntrigger t { on sched:sched_switch count >= "
-	     "99999999999999999999999 }\n", "2:44:count");
+	     "99999999999999999999999 }\n",
+	     "2:44:count");
 
 	/* A million clauses: the block is refused by size before anything is built. */
 	n = sprintf(s, "record cpu-clock\ntrigger t { on sched:sched_switch if prev_pid == 1");
@@ -846,7 +882,7 @@ static int host_errs(const char *text, int lnum, ...)
 	va_list ap;
 
 	va_start(ap, lnum);
-	for (const char *w; (w = va_arg(ap, const char *)) && n < 8; )
+	for (const char *w; (w = va_arg(ap, const char *)) && n < 8;)
 		want[n++] = w;
 	va_end(ap);
 	if (parse(text, &c)) {
@@ -868,8 +904,8 @@ static int host_errs(const char *text, int lnum, ...)
 
 		sscanf(want[i], "%d:%d:%n", &line, &col, &off);
 		if (e->pos.line != line || e->pos.col != col || !strstr(e->msg, want[i] + off)) {
-			fprintf(stderr, "    line %d: host error %d:%d: %s\n      expected %s\n", lnum,
-				e->pos.line, e->pos.col, e->msg, want[i]);
+			fprintf(stderr, "    line %d: host error %d:%d: %s\n      expected %s\n",
+				lnum, e->pos.line, e->pos.col, e->msg, want[i]);
 			ok = 0;
 		}
 	}
@@ -929,17 +965,18 @@ TEST(dump_script_reads_back)
 	FILE *f;
 
 	FAKE();
-	PARSE_OK("record sched:sched_switch if prev_state == 2\nrecord cpu-clock\nbuffer 2M\n"
-		 "frequency 99\ncallgraph\ncpus 0\ncommand sleep \"1 2\"\n"
-		 "output '/tmp/a b' keep 5 files, 1G, 2d\npost 7ms\n"
-		 "on_snapshot /bin/echo hi {data} 'a b' {data,json} x#y\n"
-		 "on_snapshot_timeout 90s\non_snapshot_jobs 3\n"
-		 "name web-1\ncontrol /run/t.sock\nmax_starts 2048\nmax_keys 4096\n"
-		 "metrics 127.0.0.1:9464\nmetrics_file /tmp/m.prom\ncompress zstd 7\n"
-		 "buildid_cache off\n"
-		 "trigger m { manual post 250ms }\n"
-		 "trigger x {\n  rate sched:sched_switch by prev_pid > 10/1s\n  cooldown 1s per key\n}\n",
-		 &c);
+	PARSE_OK(
+		"record sched:sched_switch if prev_state == 2\nrecord cpu-clock\nbuffer 2M\n"
+		"frequency 99\ncallgraph\ncpus 0\ncommand sleep \"1 2\"\n"
+		"output '/tmp/a b' keep 5 files, 1G, 2d\npost 7ms\n"
+		"on_snapshot /bin/echo hi {data} 'a b' {data,json} x#y\n"
+		"on_snapshot_timeout 90s\non_snapshot_jobs 3\n"
+		"name web-1\ncontrol /run/t.sock\nmax_starts 2048\nmax_keys 4096\n"
+		"metrics 127.0.0.1:9464\nmetrics_file /tmp/m.prom\ncompress zstd 7\n"
+		"buildid_cache off\n"
+		"trigger m { manual post 250ms }\n"
+		"trigger x {\n  rate sched:sched_switch by prev_pid > 10/1s\n  cooldown 1s per key\n}\n",
+		&c);
 	f = open_memstream(&out, &len);
 	if (!f)
 		return 1;
@@ -1060,18 +1097,7 @@ TEST(no_record_line_records_the_default_set)
 	return 0;
 }
 
-RUN_TESTS(
-	T(no_record_line_records_the_default_set),
-	T(issue_example),
-	T(every_statement),
-	T(trigger_blocks_are_trigger_text),
-	T(statement_errors),
-	T(trigger_errors),
-	T(run_limits),
-	T(many_errors_in_one_pass),
-	T(pathological_text),
-	T(pathological_files),
-	T(host_checks),
-	T(dump_script_reads_back),
-	T(zz_cleanup),
-)
+RUN_TESTS(T(no_record_line_records_the_default_set), T(issue_example), T(every_statement),
+	  T(trigger_blocks_are_trigger_text), T(statement_errors), T(trigger_errors), T(run_limits),
+	  T(many_errors_in_one_pass), T(pathological_text), T(pathological_files), T(host_checks),
+	  T(dump_script_reads_back), T(zz_cleanup), )

@@ -18,8 +18,9 @@
 
 TEST(json_values_and_paths)
 {
-	const char *t = "{\"a\": {\"b\": [10, 18446744073709551615, -3, 1.5e3]}, \"s\": \"x\\\"y\\u00e9\\ud83d\\ude00\","
-			" \"t\": true, \"f\": false, \"n\": null, \"e\": {}, \"z\": []}";
+	const char *t =
+		"{\"a\": {\"b\": [10, 18446744073709551615, -3, 1.5e3]}, \"s\": \"x\\\"y\\u00e9\\ud83d\\ude00\","
+		" \"t\": true, \"f\": false, \"n\": null, \"e\": {}, \"z\": []}";
 	char err[128];
 	struct jv *v = jv_parse(t, strlen(t), err, sizeof(err));
 
@@ -29,7 +30,7 @@ TEST(json_values_and_paths)
 	CHECK_EQ(jv_u64(v, "a.b.0", 0), 10);
 	CHECK(jv_u64(v, "a.b.1", 0) == UINT64_MAX);
 	CHECK_EQ(jv_i64(v, "a.b.2", 0), -3);
-	CHECK_EQ(jv_u64(v, "a.b.2", 7), 7);   /* negative: not a u64 */
+	CHECK_EQ(jv_u64(v, "a.b.2", 7), 7); /* negative: not a u64 */
 	CHECK_STR(jv_str(v, "a.b.3", ""), "1.5e3");
 	CHECK_STR(jv_str(v, "s", ""), "x\"y\xc3\xa9\xf0\x9f\x98\x80");
 	CHECK_EQ(jv_bool(v, "t", 0), 1);
@@ -47,7 +48,9 @@ TEST(json_values_and_paths)
 
 TEST(json_errors_say_where)
 {
-	static const struct { const char *t, *err; } bad[] = {
+	static const struct {
+		const char *t, *err;
+	} bad[] = {
 		{ "{\"a\": 1,}", "line 1 col 9: expected a member name" },
 		{ "[1 2]", "line 1 col 4: expected ',' or ']'" },
 		{ "{\"a\"\n: tru}", "line 2 col 3: unexpected character" },
@@ -80,32 +83,34 @@ TEST(json_errors_say_where)
 
 /* --------------------------------------------------------- fixture -- */
 
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+#define COMMON                                                                         \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"         \
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-static const char fmt_sw[] =
-	"name: sched_switch\nID: 316\nformat:\n" COMMON
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
-	"print fmt: \"prev_comm=%s\"\n";
-static const char fmt_pg[] =
-	"name: sys_enter_getpgid\nID: 700\nformat:\n" COMMON
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:pid_t pid;\toffset:16;\tsize:8;\tsigned:0;\n\n"
-	"print fmt: \"pid: 0x%08lx\"\n";
+static const char fmt_sw[] = "name: sched_switch\nID: 316\nformat:\n" COMMON
+			     "\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+			     "\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+			     "\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+			     "\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+			     "\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+			     "\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+			     "\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+			     "print fmt: \"prev_comm=%s\"\n";
+static const char fmt_pg[] = "name: sys_enter_getpgid\nID: 700\nformat:\n" COMMON
+			     "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+			     "\tfield:pid_t pid;\toffset:16;\tsize:8;\tsigned:0;\n\n"
+			     "print fmt: \"pid: 0x%08lx\"\n";
 
-#define ST_TP (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | \
-	       PERF_SAMPLE_CPU | PERF_SAMPLE_RAW)
+#define ST_TP                                                                            \
+	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU | \
+	 PERF_SAMPLE_RAW)
 #define T0 7000000000000ull
 
-static void put(struct pd_buf *b, const void *p, size_t n) { pd_buf__put(b, p, n); }
+static void put(struct pd_buf *b, const void *p, size_t n)
+{
+	pd_buf__put(b, p, n);
+}
 
 static void *tracing_data(size_t *len)
 {
@@ -146,11 +151,18 @@ static int tp_sample(uint8_t *buf, uint64_t id, uint32_t pid, uint32_t tid, uint
 	uint8_t *p = buf + sizeof(*h);
 	uint32_t z = 0, rs = (rawlen + 4 + 7) / 8 * 8 - 4;
 
-	memcpy(p, &id, 8); p += 8;
-	memcpy(p, &pid, 4); memcpy(p + 4, &tid, 4); p += 8;
-	memcpy(p, &time, 8); p += 8;
-	memcpy(p, &cpu, 4); memcpy(p + 4, &z, 4); p += 8;
-	memcpy(p, &rs, 4); p += 4;
+	memcpy(p, &id, 8);
+	p += 8;
+	memcpy(p, &pid, 4);
+	memcpy(p + 4, &tid, 4);
+	p += 8;
+	memcpy(p, &time, 8);
+	p += 8;
+	memcpy(p, &cpu, 4);
+	memcpy(p + 4, &z, 4);
+	p += 8;
+	memcpy(p, &rs, 4);
+	p += 4;
 	memset(p, 0, rs);
 	memcpy(p, raw, rawlen);
 	p += rs;
@@ -194,8 +206,12 @@ static uint64_t ids_sw[] = { 101, 102 }, ids_pg[] = { 201, 202 }, ids_d[] = { 30
 static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *json, int bulk)
 {
 	struct pd_event evs[3] = { 0 };
-	struct pd_meta meta = { .hostname = "h", .osrelease = "6.0", .version = "t", .arch = "x",
-				.cpudesc = "", .cpuid = "" };
+	struct pd_meta meta = { .hostname = "h",
+				.osrelease = "6.0",
+				.version = "t",
+				.arch = "x",
+				.cpudesc = "",
+				.cpuid = "" };
 	uint8_t rec[512];
 	struct pd_writer *w;
 	size_t tdlen;
@@ -219,8 +235,8 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 	strcpy(evs[1].name, "syscalls:sys_enter_getpgid");
 	evs[2].attr.type = PERF_TYPE_SOFTWARE;
 	evs[2].attr.config = PERF_COUNT_SW_DUMMY;
-	evs[2].attr.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
-				  PERF_SAMPLE_CPU;
+	evs[2].attr.sample_type =
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
 	evs[2].attr.comm = 1;
 	evs[2].ids = ids_d;
 	strcpy(evs[2].name, "dummy:tracking");
@@ -236,7 +252,12 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 		err = pd_writer__set_zstd(w, zlevel, 0);
 	if (!err)
 		err = pd_writer__begin(w);
-#define PUT(expr) do { n = (expr); if (!err) err = n < 0 ? n : pd_writer__write(w, rec, n); } while (0)
+#define PUT(expr)                                                      \
+	do {                                                           \
+		n = (expr);                                            \
+		if (!err)                                              \
+			err = n < 0 ? n : pd_writer__write(w, rec, n); \
+	} while (0)
 	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 301, 100, 100, "worker", 0, 0, 0));
 	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 301, 200, 200, "other", 0, 0, 0));
 	PUT(sw(rec, T0 + 1000, 0, "swapper/0", 0, "worker", 100));
@@ -244,11 +265,12 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 	PUT(sw(rec, T0 + 1200, 1, "swapper/1", 0, "other", 200));
 	PUT(pg(rec, T0 + 1300, 0, 100, 100, 6));
 	/* a rename (exec) between two of thread 200's records */
-	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 302, 200, 200, "renamed", 1, T0 + 1350, 1));
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 302, 200, 200, "renamed", 1, T0 + 1350,
+			  1));
 	PUT(pg(rec, T0 + 1400, 1, 200, 200, 8));
 	PUT(sw(rec, T0 + 1500, 0, "worker", 100, "swapper/0", 0));
-	PUT(pg(rec, T0 + 1550, 1, 200, 201, 9));  /* another thread of 200 */
-	PUT(pg(rec, T0 + 1600, 1, 200, 200, 7));  /* the trigger's record */
+	PUT(pg(rec, T0 + 1550, 1, 200, 201, 9)); /* another thread of 200 */
+	PUT(pg(rec, T0 + 1600, 1, 200, 200, 7)); /* the trigger's record */
 	for (int i = 0; i < bulk; i++)
 		PUT(pg(rec, T0 + 2000 + i, i & 1, 300, 300 + i % 7, 1000000 + i));
 #undef PUT
@@ -263,7 +285,8 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 	f = fopen(json, "w");
 	if (!f)
 		return -errno;
-	fprintf(f, "{\"file\": \"%s\", \"trigger\": {\"name\": \"burst\", \"text\": \"rate "
+	fprintf(f,
+		"{\"file\": \"%s\", \"trigger\": {\"name\": \"burst\", \"text\": \"rate "
 		"syscalls:sys_enter_getpgid by tid > 2/1us name burst\", \"id\": 0, \"time_ns\": %llu, "
 		"\"wall_time_ns\": 1, \"cpu\": 1, \"pid\": 200, \"tid\": 200, \"comm\": \"renamed\", "
 		"\"event\": \"syscalls:sys_enter_getpgid\", \"fields\": {\"__syscall_nr\": 121, "
@@ -274,7 +297,8 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 		"\"lost_while_frozen\": 0, \"cpus\": [{\"cpu\": 0, \"ring\": \"main\", \"wrapped\": false, "
 		"\"lost\": 0}, {\"cpu\": 1, \"ring\": \"main\", \"wrapped\": true, \"lost\": 2}, "
 		"{\"cpu\": 2, \"ring\": \"main\", \"wrapped\": false, \"lost\": 0}, {\"cpu\": 0, "
-		"\"ring\": \"tracking\"}]}\n", data, T0 + 1590, T0 + 1000, T0 + 1600);
+		"\"ring\": \"tracking\"}]}\n",
+		data, T0 + 1590, T0 + 1000, T0 + 1600);
 	return fclose(f) ? -errno : 0;
 }
 
@@ -313,15 +337,15 @@ static int check_snapshot(int zlevel)
 	CHECK_STR(s->data_path, data);
 	CHECK(s->sc);
 	CHECK_EQ(s->pd->compressed, !!zlevel);
-	CHECK_EQ(s->nr, 8);                      /* samples only, not the COMMs */
-	CHECK_EQ(s->nr_cpus, 3);                 /* CPU 2 has a ring but no record: still a lane */
+	CHECK_EQ(s->nr, 8);	 /* samples only, not the COMMs */
+	CHECK_EQ(s->nr_cpus, 3); /* CPU 2 has a ring but no record: still a lane */
 	CHECK_STR(s->pd->attrs[1].name, "syscalls:sys_enter_getpgid");
 	CHECK(s->pd->attrs[1].fmt);
-	CHECK_EQ(s->trig_rec, 7);                /* the first record at/after the trigger time */
-	CHECK_STR(s->recs[4].comm, "renamed");   /* the exec COMM at 1350 renamed thread 200 */
-	CHECK_STR(s->recs[2].comm, "swapper");   /* the switch to 200 is idle's record */
+	CHECK_EQ(s->trig_rec, 7);	       /* the first record at/after the trigger time */
+	CHECK_STR(s->recs[4].comm, "renamed"); /* the exec COMM at 1350 renamed thread 200 */
+	CHECK_STR(s->recs[2].comm, "swapper"); /* the switch to 200 is idle's record */
 	CHECK_STR(s->recs[3].comm, "worker");
-	CHECK_STR(s->recs[6].comm, ":201");      /* never named: as perf script says it */
+	CHECK_STR(s->recs[6].comm, ":201"); /* never named: as perf script says it */
 	/* runs: worker on CPU 0 1000..1500, other on CPU 1 from 1200 to the window's end */
 	CHECK_EQ(s->nr_runs, 2);
 	CHECK_EQ(s->has_switch, 1);
@@ -348,18 +372,23 @@ static int check_snapshot(int zlevel)
 	CHECK(strstr(txt, "trigger   burst (rate trigger)\n"));
 	CHECK(strstr(txt, "  event   syscalls:sys_enter_getpgid: __syscall_nr=121 pid=7\n"));
 	CHECK(strstr(txt, "  rate    3 events in 1.000 us, over the threshold of 2 (key tid), "
-		      "from 7000.000000590 to 7000.000001590\n"));
-	CHECK(strstr(txt, "  1           4  7000.000001200        7000.000001600        yes      2\n"));
-	CHECK(strstr(txt, "  2           0  -                     -                     no       0\n"));
+			  "from 7000.000000590 to 7000.000001590\n"));
+	CHECK(strstr(txt,
+		     "  1           4  7000.000001200        7000.000001600        yes      2\n"));
+	CHECK(strstr(txt,
+		     "  2           0  -                     -                     no       0\n"));
 	/* thread 201's record at 1550 and idle's switch at 1200 are not the triggering thread's */
-	CHECK(strstr(txt, "last 2 records of renamed 200/200 up to the trigger:\n"
-		      "  time                  cpu  event                            fields\n"
-		      "  7000.000001400        1    syscalls:sys_enter_getpgid       __syscall_nr=121 pid=8\n"
-		      "  7000.000001600        1    syscalls:sys_enter_getpgid       __syscall_nr=121 pid=7  "
-		      "<- trigger\n"));
+	CHECK(strstr(
+		txt,
+		"last 2 records of renamed 200/200 up to the trigger:\n"
+		"  time                  cpu  event                            fields\n"
+		"  7000.000001400        1    syscalls:sys_enter_getpgid       __syscall_nr=121 pid=8\n"
+		"  7000.000001600        1    syscalls:sys_enter_getpgid       __syscall_nr=121 pid=7  "
+		"<- trigger\n"));
 	CHECK(strstr(txt, "         3  500 ns       100/100         worker\n"
-		      "         2  400 ns       200/200         renamed\n"));
-	CHECK(strstr(txt, "window    7000.000001000 .. 7000.000001600 (600 ns), aligned, 8 records"));
+			  "         2  400 ns       200/200         renamed\n"));
+	CHECK(strstr(txt,
+		     "window    7000.000001000 .. 7000.000001600 (600 ns), aligned, 8 records"));
 	free(txt);
 	txt = report(s, 1, &len);
 	CHECK(strstr(txt, "last 1 record of renamed 200/200 up to the trigger:\n"));
@@ -375,7 +404,8 @@ static int check_snapshot(int zlevel)
 	CHECK(!strstr(html, "<link"));
 	{
 		/* the data block is JSON with every record, every run, the trigger */
-		char *b = strstr(html, "type=\"application/json\">") + 24, *e = strstr(b, "</script>");
+		char *b = strstr(html, "type=\"application/json\">") + 24,
+		     *e = strstr(b, "</script>");
 		struct jv *d = jv_parse(b, e - b, err, sizeof(err));
 
 		CHECK(d);
@@ -402,7 +432,8 @@ static int check_snapshot(int zlevel)
 			const char *name = jv_str(&ev->kids[i], "name", "");
 
 			inst += !strcmp(ph, "i") && !strcmp(jv_str(&ev->kids[i], "s", ""), "t");
-			runs += !strcmp(ph, "X") && !strcmp(jv_str(&ev->kids[i], "cat", ""), "sched");
+			runs += !strcmp(ph, "X") &&
+				!strcmp(jv_str(&ev->kids[i], "cat", ""), "sched");
 			trig += !strcmp(ph, "i") && !strcmp(name, "trigger burst") &&
 				!strcmp(jv_str(&ev->kids[i], "ts", ""), "7000000001.600");
 			if (!strcmp(ph, "M") && !strcmp(name, "thread_name")) {
@@ -521,5 +552,5 @@ TEST(times_and_escapes)
 }
 
 RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_back),
-	  T(snapshot_read_back_zstd), T(zstd_many_payloads), T(damaged_files_are_refused_with_a_reason),
-	  T(times_and_escapes))
+	  T(snapshot_read_back_zstd), T(zstd_many_payloads),
+	  T(damaged_files_are_refused_with_a_reason), T(times_and_escapes))

@@ -49,9 +49,15 @@ TEST(text_and_json)
 	struct trigrec_config c;
 	struct status *st;
 	struct status_trigger t[2] = {
-		{ .name = "slow", .have = 1,
-		  .stats = { .fired = 3, .coalesced = 1, .suppressed_cooldown = 4,
-			     .suppressed_limit = 5, .rb_dropped = 0, .evaluated = 100, .matched = 13 } },
+		{ .name = "slow",
+		  .have = 1,
+		  .stats = { .fired = 3,
+			     .coalesced = 1,
+			     .suppressed_cooldown = 4,
+			     .suppressed_limit = 5,
+			     .rb_dropped = 0,
+			     .evaluated = 100,
+			     .matched = 13 } },
 		{ .name = "gone", .have = 0 },
 	};
 	struct snap_written w = { .path = "/x/a-slow.data" };
@@ -77,12 +83,14 @@ TEST(text_and_json)
 	out = render(st, t, 2, 0);
 	CHECK(strstr(out, "script:         /etc/trigrec/web.trig\n"));
 	CHECK(strstr(out, "last snapshot:  none\n"));
-	CHECK(strstr(out, "snapshots:      0 written (0 by triggers, 0 manual, 0 final), 0 failed\n"));
+	CHECK(strstr(out,
+		     "snapshots:      0 written (0 by triggers, 0 manual, 0 final), 0 failed\n"));
 	CHECK(strstr(out, "uptime:         0s (0 s)\n"));
 	CHECK(strstr(out, "(2 files, 1 snapshots, 1024 bytes, "));
 	CHECK(strstr(out, "triggers:       2\n"));
-	CHECK(strstr(out, "\ntrigger slow: fired 3, snapshots 0, coalesced 1, suppressed 9 (cooldown 4, "
-		      "limit 5, budget 0), side-band full 0, evaluated 100, matched 13\n"));
+	CHECK(strstr(out,
+		     "\ntrigger slow: fired 3, snapshots 0, coalesced 1, suppressed 9 (cooldown 4, "
+		     "limit 5, budget 0), side-band full 0, evaluated 100, matched 13\n"));
 	CHECK(strstr(out, "\ntrigger gone: counters unreadable\n"));
 	CHECK(!strstr(out, "last failure:"));
 	free(out);
@@ -93,7 +101,8 @@ TEST(text_and_json)
 	status__observe(st, &fin);
 	status__observe(st, &bad);
 	out = render(st, t, 2, 0);
-	CHECK(strstr(out, "snapshots:      4 written (2 by triggers, 1 manual, 1 final), 1 failed\n"));
+	CHECK(strstr(out,
+		     "snapshots:      4 written (2 by triggers, 1 manual, 1 final), 1 failed\n"));
 	CHECK(strstr(out, "last snapshot:  /x/a-slow.data (trigger final, "));
 	CHECK(strstr(out, "last failure:   trigger slow, "));
 	CHECK(strstr(out, ": No space left on device\n"));
@@ -105,10 +114,10 @@ TEST(text_and_json)
 	CHECK(strstr(out, "\"output\":{\"dir\":\""));
 	CHECK(strstr(out, "\"files\":2,\"snapshots\":1,\"bytes\":1024}"));
 	CHECK(strstr(out, "\"snapshots\":{\"written\":4,\"by_triggers\":2,\"manual\":1,\"final\":1,"
-		      "\"failed\":1}"));
+			  "\"failed\":1}"));
 	CHECK(strstr(out, "\"last_snapshot\":{\"path\":\"/x/a-slow.data\",\"trigger\":\"final\""));
 	CHECK(strstr(out, "{\"name\":\"slow\",\"fired\":3,\"snapshots\":2,\"coalesced\":1,"
-		      "\"suppressed\":9,\"suppressed_cooldown\":4,\"suppressed_limit\":5,"));
+			  "\"suppressed\":9,\"suppressed_cooldown\":4,\"suppressed_limit\":5,"));
 	CHECK(strstr(out, ",{\"name\":\"gone\"}]}\n"));
 	CHECK_EQ(strchr(out, '\n') - out, (long)strlen(out) - 1); /* one line */
 	free(out);
@@ -121,8 +130,9 @@ TEST(text_and_json)
 	st = status__new(&c);
 	out = render(st, NULL, 0, 0);
 	CHECK(strstr(out, "script:         none (trigrec record)\n"));
-	CHECK(strstr(out, "output:         /nonexistent/trigrec-status (unreadable: No such file or "
-		      "directory)\n"));
+	CHECK(strstr(out,
+		     "output:         /nonexistent/trigrec-status (unreadable: No such file or "
+		     "directory)\n"));
 	CHECK(strstr(out, "triggers:       0\n"));
 	free(out);
 	out = render(st, NULL, 0, 1);

@@ -25,12 +25,12 @@ static size_t kernel_sample(uint8_t *b, uint64_t st, uint64_t time, uint32_t com
 {
 	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
 	uint64_t id = ID, ip = 0xffffffff81000100ull, nr = nr_ips;
-	uint8_t raw[20] = { 0x2a, 0x01, 0, 0 };  /* common_type 298 ... */
+	uint8_t raw[20] = { 0x2a, 0x01, 0, 0 }; /* common_type 298 ... */
 	uint32_t raw_size = sizeof(raw);
 	size_t o = sizeof(h);
 
 	memcpy(raw + 4, &common_pid, 4);
-	raw[8] = 0x77;                            /* a field byte that must survive */
+	raw[8] = 0x77; /* a field byte that must survive */
 	o = put(b, o, &id, 8);
 	if (st & PERF_SAMPLE_IP)
 		o = put(b, o, &ip, 8);
@@ -44,7 +44,7 @@ static size_t kernel_sample(uint8_t *b, uint64_t st, uint64_t time, uint32_t com
 		}
 	}
 	o = put(b, o, &raw_size, 4);
-	o = put(b, o, raw, sizeof(raw));          /* 4 + 20 = 24: 8-aligned */
+	o = put(b, o, raw, sizeof(raw)); /* 4 + 20 = 24: 8-aligned */
 	h.size = o;
 	memcpy(b, &h, sizeof(h));
 	return o;
@@ -117,7 +117,7 @@ TEST(lost_record_trailer)
 	struct {
 		struct perf_event_header h;
 		uint64_t id, lost;
-		uint64_t time, ident;               /* kernel trailer: TIME, IDENTIFIER */
+		uint64_t time, ident; /* kernel trailer: TIME, IDENTIFIER */
 	} in = { { PERF_RECORD_LOST, 0, sizeof(in) }, ID, 17, 999, ID };
 	uint8_t out[128];
 	struct pd_rec_info info = { 0 };
@@ -143,7 +143,7 @@ TEST(errors)
 	struct perf_event_header *h = (struct perf_event_header *)in;
 
 	CHECK_EQ(tp_complete(h, KERNEL_ST, 1, 2, 0, out, n + 15), -ENOSPC);
-	h->size = 16;                             /* too short to hold TIME */
+	h->size = 16; /* too short to hold TIME */
 	CHECK_EQ(tp_complete(h, KERNEL_ST, 1, 2, 0, out, sizeof(out)), -EINVAL);
 	CHECK(tp_raw(h, KERNEL_ST) == NULL);
 	return 0;

@@ -37,8 +37,7 @@ static const char fmt_sched_switch[] =
 	"00000008, \"t\" }, { 0x00000010, \"X\" }, { 0x00000020, \"Z\" }, { 0x00000040, \"P\" }, { "
 	"0x00000080, \"I\" }) : \"R\", REC->prev_state & (((0x00000000 | 0x00000001 | 0x00000002 | "
 	"0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) ? \"+\" : \"\","
-	" REC->next_comm, REC->next_pid, REC->next_prio\n"
-	;
+	" REC->next_comm, REC->next_pid, REC->next_prio\n";
 
 /* syscalls/sys_enter_openat (kernel 6.18) */
 static const char fmt_openat[] =
@@ -58,8 +57,7 @@ static const char fmt_openat[] =
 	"\n"
 	"print fmt: \"dfd: 0x%08lx, filename: 0x%08lx, flags: 0x%08lx, mode: 0x%08lx\", ((unsigned "
 	"long)(REC->dfd)), ((unsigned long)(REC->filename)), ((unsigned long)(REC->flags)), ((unsig"
-	"ned long)(REC->mode))\n"
-	;
+	"ned long)(REC->mode))\n";
 
 /* raw_syscalls/sys_enter (kernel 6.18) */
 static const char fmt_sys_enter[] =
@@ -75,8 +73,7 @@ static const char fmt_sys_enter[] =
 	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n"
 	"\n"
 	"print fmt: \"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], REC->args[1],"
-	" REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n"
-	;
+	" REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n";
 
 /* sched/sched_process_exec (kernel 6.18) */
 static const char fmt_exec[] =
@@ -93,8 +90,7 @@ static const char fmt_exec[] =
 	"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"
 	"\n"
 	"print fmt: \"filename=%s pid=%d old_pid=%d\", __get_str(filename), REC->pid, REC->old_pid"
-	"\n"
-	;
+	"\n";
 
 /* block/block_rq_issue (kernel 6.18) */
 static const char fmt_rq_issue[] =
@@ -120,8 +116,7 @@ static const char fmt_rq_issue[] =
 	"), (unsigned long long)REC->sector, REC->nr_sector, __print_symbolic((((REC->ioprio) >> 13"
 	") & (8 - 1)), { IOPRIO_CLASS_NONE, \"none\" }, { IOPRIO_CLASS_RT, \"rt\" }, { IOPRIO_CLASS"
 	"_BE, \"be\" }, { IOPRIO_CLASS_IDLE, \"idle\" }, { IOPRIO_CLASS_INVALID, \"invalid\"}), ((("
-	"REC->ioprio) >> 3) & ((1 << 10) - 1)), ((REC->ioprio) & ((1 << 3) - 1)), REC->comm\n"
-	;
+	"REC->ioprio) >> 3) & ((1 << 10) - 1)), ((REC->ioprio) & ((1 << 3) - 1)), REC->comm\n";
 
 static struct tp_format *parse(const char *sys, const char *name, const char *text)
 {
@@ -129,14 +124,19 @@ static struct tp_format *parse(const char *sys, const char *name, const char *te
 }
 
 /* Check one field's every attribute. */
-#define FIELD(f, nm, ty, off, sz, sgn, kd) do { \
-	const struct tp_field *_fl = tp_format__field(f, nm); \
-	CHECK(_fl != NULL); \
-	if (_fl) { \
-		CHECK_STR(_fl->type, ty); CHECK_EQ(_fl->offset, off); CHECK_EQ(_fl->size, sz); \
-		CHECK_EQ(_fl->is_signed, sgn); CHECK_EQ(_fl->kind, kd); \
-		CHECK_EQ(_fl->is_common, !strncmp(nm, "common_", 7)); \
-	} } while (0)
+#define FIELD(f, nm, ty, off, sz, sgn, kd)                                    \
+	do {                                                                  \
+		const struct tp_field *_fl = tp_format__field(f, nm);         \
+		CHECK(_fl != NULL);                                           \
+		if (_fl) {                                                    \
+			CHECK_STR(_fl->type, ty);                             \
+			CHECK_EQ(_fl->offset, off);                           \
+			CHECK_EQ(_fl->size, sz);                              \
+			CHECK_EQ(_fl->is_signed, sgn);                        \
+			CHECK_EQ(_fl->kind, kd);                              \
+			CHECK_EQ(_fl->is_common, !strncmp(nm, "common_", 7)); \
+		}                                                             \
+	} while (0)
 
 static void check_common(const struct tp_format *f)
 {
@@ -276,7 +276,7 @@ TEST(parse_unusual_fields)
 		"\tfield:char spaced [8];\toffset:24;\tsize:8;\tsigned:0;\n"
 		"\tfield:u8 saddr[16];\toffset:32;\tsize:16;\tsigned:0;\n"
 		"\tfield:unsigned char mac[6];\toffset:48;\tsize:6;\tsigned:0;\n"
-		"\tfield:int old_style;\toffset:56;\tsize:4;\n"	/* pre-3.x: no signed: */
+		"\tfield:int old_style;\toffset:56;\tsize:4;\n" /* pre-3.x: no signed: */
 		"\tfield:struct foo byval;\toffset:60;\tsize:12;\tsigned:0;\n"
 		"\tfield:__data_loc u64[] ips;\toffset:72;\tsize:4;\tsigned:0;\n"
 		"\tfield:s8 tiny;\toffset:76;\tsize:1;\tsigned:1;\n"
@@ -289,7 +289,7 @@ TEST(parse_unusual_fields)
 	if (!f)
 		return 1;
 	CHECK_EQ(f->id, 7);
-	CHECK_EQ(f->nr_fields, 11);	/* the "field:" inside print fmt is not one */
+	CHECK_EQ(f->nr_fields, 11); /* the "field:" inside print fmt is not one */
 	CHECK(tp_format__field(f, "bogus") == NULL);
 	FIELD(f, "glued", "char *", 8, 8, 0, TP_FIELD_PTR);
 	FIELD(f, "argv", "const char *const *", 16, 8, 0, TP_FIELD_PTR);
@@ -347,7 +347,8 @@ TEST(parse_errors)
 TEST(parse_respects_len)
 {
 	/* Only the first len bytes count, and the text copy is NUL-terminated. */
-	size_t cut = (size_t)(strstr(fmt_sched_switch, "\tfield:pid_t prev_pid") - fmt_sched_switch);
+	size_t cut =
+		(size_t)(strstr(fmt_sched_switch, "\tfield:pid_t prev_pid") - fmt_sched_switch);
 	struct tp_format *f = tp_format__parse("sched", "sched_switch", fmt_sched_switch, cut);
 
 	CHECK(f != NULL);
@@ -371,8 +372,11 @@ static const char *live_root(void)
 	return r;
 }
 
-#define NEED_TRACEFS() do { if (!live_root()) \
-	SKIP("tracefs unavailable (not mounted and could not mount; need root)"); } while (0)
+#define NEED_TRACEFS()                                                                            \
+	do {                                                                                      \
+		if (!live_root())                                                                 \
+			SKIP("tracefs unavailable (not mounted and could not mount; need root)"); \
+	} while (0)
 
 TEST(live_root_and_read)
 {
@@ -382,8 +386,9 @@ TEST(live_root_and_read)
 
 	NEED_TRACEFS();
 	r = tracefs_root();
-	CHECK(r == tracefs_root());	/* cached */
-	CHECK(!strcmp(r, "/sys/kernel/tracing") || !strcmp(r, "/sys/kernel/debug/tracing") || r[0] == '/');
+	CHECK(r == tracefs_root()); /* cached */
+	CHECK(!strcmp(r, "/sys/kernel/tracing") || !strcmp(r, "/sys/kernel/debug/tracing") ||
+	      r[0] == '/');
 	t = tracefs_read("events/header_page", &len);
 	CHECK(t != NULL);
 	if (t) {
@@ -468,10 +473,10 @@ TEST(live_glob)
 		CHECK_STR(v[0].name, "sched_switch");
 	}
 	free(v);
-	n = tracefs_glob("sched/sched_switch", &v);	/* perf's spelling */
+	n = tracefs_glob("sched/sched_switch", &v); /* perf's spelling */
 	CHECK_EQ(n, 1);
 	free(v);
-	n = tracefs_glob("sched_switch", &v);	/* any system */
+	n = tracefs_glob("sched_switch", &v); /* any system */
 	CHECK_EQ(n, 1);
 	if (n == 1)
 		CHECK_STR(v[0].sys, "sched");
@@ -560,7 +565,7 @@ TEST(live_suggest)
 	CHECK(strstr(out, "raw_syscalls:sys_enter") != NULL);
 	tracefs_suggest("sched:sched_wakeup_nw", out, sizeof(out), 3);
 	CHECK_STR(out, "sched:sched_wakeup_new");
-	if (tracefs_event_id("syscalls", "sys_enter_readv") > 0) {	/* CONFIG_FTRACE_SYSCALLS */
+	if (tracefs_event_id("syscalls", "sys_enter_readv") > 0) { /* CONFIG_FTRACE_SYSCALLS */
 		tracefs_suggest("syscalls:sys_enter_readx", out, sizeof(out), 3);
 		CHECK_STR(out, "syscalls:sys_enter_read or syscalls:sys_enter_readv");
 		tracefs_suggest("syscalls:sys_enter_readx", out, sizeof(out), 1);
@@ -602,7 +607,10 @@ static void check_same(const struct tp_format *a, const struct tp_format *b)
 
 TEST(live_load_examples)
 {
-	static const struct { const char *sys, *name, *field; enum tp_field_kind kind; } ex[] = {
+	static const struct {
+		const char *sys, *name, *field;
+		enum tp_field_kind kind;
+	} ex[] = {
 		{ "sched", "sched_switch", "prev_comm", TP_FIELD_CHARARRAY },
 		{ "syscalls", "sys_enter_openat", "filename", TP_FIELD_PTR },
 		{ "raw_syscalls", "sys_enter", "args", TP_FIELD_ARRAY },
@@ -619,7 +627,8 @@ TEST(live_load_examples)
 		size_t len;
 
 		if (!f && errno == ENOENT) {
-			fprintf(stderr, "    note: %s:%s not in this kernel\n", ex[i].sys, ex[i].name);
+			fprintf(stderr, "    note: %s:%s not in this kernel\n", ex[i].sys,
+				ex[i].name);
 			continue;
 		}
 		CHECK(f != NULL);
@@ -699,11 +708,13 @@ TEST(live_load_all)
 			if (fl->kind == TP_FIELD_DATALOC)
 				CHECK_EQ(fl->size, 4);
 			if (fl->kind == TP_FIELD_INT)
-				CHECK(fl->size == 1 || fl->size == 2 || fl->size == 4 || fl->size == 8);
+				CHECK(fl->size == 1 || fl->size == 2 || fl->size == 4 ||
+				      fl->size == 8);
 			if (fl->kind == TP_FIELD_PTR)
 				CHECK_EQ(fl->size, sizeof(void *));
 			if (check_failed_in_test) {
-				fprintf(stderr, "    at %s:%s field %s\n", v[i].sys, v[i].name, fl->name);
+				fprintf(stderr, "    at %s:%s field %s\n", v[i].sys, v[i].name,
+					fl->name);
 				break;
 			}
 		}
@@ -719,7 +730,6 @@ TEST(live_load_all)
 }
 
 RUN_TESTS(T(parse_sched_switch), T(parse_openat_pointer), T(parse_raw_sys_enter_array),
-	  T(parse_exec_dataloc), T(parse_block_rq_issue), T(parse_unusual_fields),
-	  T(parse_errors), T(parse_respects_len),
-	  T(live_root_and_read), T(live_event_id), T(live_glob), T(live_suggest),
-	  T(live_load_examples), T(live_load_all))
+	  T(parse_exec_dataloc), T(parse_block_rq_issue), T(parse_unusual_fields), T(parse_errors),
+	  T(parse_respects_len), T(live_root_and_read), T(live_event_id), T(live_glob),
+	  T(live_suggest), T(live_load_examples), T(live_load_all))

@@ -50,7 +50,13 @@ static void fake_off(void)
 	trig_set_formats(NULL, 0);
 }
 
-#define FAKE() do { if (fake_on()) { CHECK(!"synthetic formats parse"); return 1; } } while (0)
+#define FAKE()                                             \
+	do {                                               \
+		if (fake_on()) {                           \
+			CHECK(!"synthetic formats parse"); \
+			return 1;                          \
+		}                                          \
+	} while (0)
 
 /* Compile; on failure print the formatted error (tests then fail on the checks). */
 static int compile(const char *text, struct trig_def *d)
@@ -82,8 +88,10 @@ static int expect_err_at(const char *text, int first_line, int first_col, int li
 
 		trig_ast_free(a);
 		if (!r) {
-			fprintf(stderr, "    line %d: '%s' compiled, expected an error containing "
-				"\"%s\"\n", lnum, text, sub);
+			fprintf(stderr,
+				"    line %d: '%s' compiled, expected an error containing "
+				"\"%s\"\n",
+				lnum, text, sub);
 			return 0;
 		}
 	}
@@ -101,18 +109,29 @@ static int expect_err_at(const char *text, int first_line, int first_col, int li
 }
 
 #define ERR(text, col, sub) CHECK(expect_err_at(text, 1, 1, 1, col, sub, __LINE__))
-#define ERR_AT(text, fl, fc, line, col, sub) CHECK(expect_err_at(text, fl, fc, line, col, sub, __LINE__))
+#define ERR_AT(text, fl, fc, line, col, sub) \
+	CHECK(expect_err_at(text, fl, fc, line, col, sub, __LINE__))
 
-#define CLAUSE(cl, OP, SRC, SIZE, SIGNED, OFF, IMM, JT, JF) do { \
-	const struct trigrec_clause *_c = (cl); \
-	CHECK_EQ(_c->op, OP); CHECK_EQ(_c->src, SRC); CHECK_EQ(_c->size, SIZE); \
-	CHECK_EQ(_c->is_signed, SIGNED); CHECK_EQ(_c->offset, OFF); \
-	CHECK_EQ((long long)_c->imm, (long long)(IMM)); \
-	CHECK_EQ(_c->jt, JT); CHECK_EQ(_c->jf, JF); } while (0)
+#define CLAUSE(cl, OP, SRC, SIZE, SIGNED, OFF, IMM, JT, JF)     \
+	do {                                                    \
+		const struct trigrec_clause *_c = (cl);         \
+		CHECK_EQ(_c->op, OP);                           \
+		CHECK_EQ(_c->src, SRC);                         \
+		CHECK_EQ(_c->size, SIZE);                       \
+		CHECK_EQ(_c->is_signed, SIGNED);                \
+		CHECK_EQ(_c->offset, OFF);                      \
+		CHECK_EQ((long long)_c->imm, (long long)(IMM)); \
+		CHECK_EQ(_c->jt, JT);                           \
+		CHECK_EQ(_c->jf, JF);                           \
+	} while (0)
 
-#define KEYPART(kp, SRC, SIZE, OFF) do { \
-	const struct trigrec_key_part *_k = (kp); \
-	CHECK_EQ(_k->src, SRC); CHECK_EQ(_k->size, SIZE); CHECK_EQ(_k->offset, OFF); } while (0)
+#define KEYPART(kp, SRC, SIZE, OFF)                       \
+	do {                                              \
+		const struct trigrec_key_part *_k = (kp); \
+		CHECK_EQ(_k->src, SRC);                   \
+		CHECK_EQ(_k->size, SIZE);                 \
+		CHECK_EQ(_k->offset, OFF);                \
+	} while (0)
 
 #define A TRIGREC_ACCEPT
 #define R TRIGREC_REJECT
@@ -189,7 +208,9 @@ static int ref_eval(const struct trigrec_filter *f, const uint8_t *rec, size_t r
 			case TRIGREC_OP_STR_NE: res = !!strcmp(s, k); break;
 			case TRIGREC_OP_GLOB_FULL: res = !strcmp(s, k); break;
 			case TRIGREC_OP_GLOB_PREFIX: res = !strncmp(s, k, kl); break;
-			case TRIGREC_OP_GLOB_SUFFIX: res = sl >= kl && !strcmp(s + sl - kl, k); break;
+			case TRIGREC_OP_GLOB_SUFFIX:
+				res = sl >= kl && !strcmp(s + sl - kl, k);
+				break;
 			case TRIGREC_OP_GLOB_MIDDLE: res = strstr(s, k) != NULL; break;
 			}
 		} else {
@@ -212,10 +233,18 @@ static int ref_eval(const struct trigrec_filter *f, const uint8_t *rec, size_t r
 			switch (c->op) {
 			case TRIGREC_OP_EQ: res = v == c->imm; break;
 			case TRIGREC_OP_NE: res = v != c->imm; break;
-			case TRIGREC_OP_LT: res = c->is_signed ? (int64_t)v < (int64_t)c->imm : v < c->imm; break;
-			case TRIGREC_OP_LE: res = c->is_signed ? (int64_t)v <= (int64_t)c->imm : v <= c->imm; break;
-			case TRIGREC_OP_GT: res = c->is_signed ? (int64_t)v > (int64_t)c->imm : v > c->imm; break;
-			case TRIGREC_OP_GE: res = c->is_signed ? (int64_t)v >= (int64_t)c->imm : v >= c->imm; break;
+			case TRIGREC_OP_LT:
+				res = c->is_signed ? (int64_t)v < (int64_t)c->imm : v < c->imm;
+				break;
+			case TRIGREC_OP_LE:
+				res = c->is_signed ? (int64_t)v <= (int64_t)c->imm : v <= c->imm;
+				break;
+			case TRIGREC_OP_GT:
+				res = c->is_signed ? (int64_t)v > (int64_t)c->imm : v > c->imm;
+				break;
+			case TRIGREC_OP_GE:
+				res = c->is_signed ? (int64_t)v >= (int64_t)c->imm : v >= c->imm;
+				break;
 			case TRIGREC_OP_BITAND: res = (v & c->imm) != 0; break;
 			case TRIGREC_OP_TRUE: res = 1; break;
 			default: return -1;
@@ -271,38 +300,45 @@ static size_t build_rec(const struct in *in, uint8_t *rec, size_t cap)
 #pragma GCC diagnostic ignored "-Wparentheses"
 #pragma GCC diagnostic ignored "-Wsign-compare"
 #pragma GCC diagnostic ignored "-Wbool-operation"
-#define INT_EXPRS(X) \
-	X(1, a == 1) \
-	X(2, a != 1) \
-	X(3, a < 0) \
-	X(4, a <= -1) \
-	X(5, a > 2) \
-	X(6, a >= 3) \
-	X(7, b & 1) \
-	X(8, c & 0x2) \
-	X(9, a == 1 && b == 2) \
-	X(10, a == 1 || b == 2) \
-	X(11, !(a == 1)) \
-	X(12, !(!(a == 1))) \
-	X(13, a == 1 && b == 2 || c == 3) \
-	X(14, a == 1 || b == 2 && c == 3) \
-	X(15, a == 1 && (b == 2 || c == 3)) \
-	X(16, (a == 1 || b == 2) && (c == 3 || d == 4)) \
-	X(17, (a == 1 && b == 2) || (c == 3 && d == 4)) \
-	X(18, !(a == 1 && b == 2) || c < 0) \
-	X(19, !(a == 1 || b == 2) && !(c == 3 || d == 4)) \
-	X(20, !(!(a > 0) || !(b >= 2))) \
-	X(21, a < 0 && c <= -2 || d > 3 && b & 1) \
-	X(22, !(a == 1 && !(b == 2 || !(c == 3 && d == 4)))) \
-	X(23, a == 0xffffffff || a == -100) \
-	X(24, d == 0xffffffff && a & 0x80000000) \
-	X(25, c == 0x8000000000000000 || c > 2) \
-	X(26, (a == 1 || a == 2 || a == 3) && !(b == 0) && (d < 5 || c >= 3)) \
+#define INT_EXPRS(X)                                                                             \
+	X(1, a == 1)                                                                             \
+	X(2, a != 1)                                                                             \
+	X(3, a < 0)                                                                              \
+	X(4, a <= -1)                                                                            \
+	X(5, a > 2)                                                                              \
+	X(6, a >= 3)                                                                             \
+	X(7, b & 1)                                                                              \
+	X(8, c & 0x2)                                                                            \
+	X(9, a == 1 && b == 2)                                                                   \
+	X(10, a == 1 || b == 2)                                                                  \
+	X(11, !(a == 1))                                                                         \
+	X(12, !(!(a == 1)))                                                                      \
+	X(13, a == 1 && b == 2 || c == 3)                                                        \
+	X(14, a == 1 || b == 2 && c == 3)                                                        \
+	X(15, a == 1 && (b == 2 || c == 3))                                                      \
+	X(16, (a == 1 || b == 2) && (c == 3 || d == 4))                                          \
+	X(17, (a == 1 && b == 2) || (c == 3 && d == 4))                                          \
+	X(18, !(a == 1 && b == 2) || c < 0)                                                      \
+	X(19, !(a == 1 || b == 2) && !(c == 3 || d == 4))                                        \
+	X(20, !(!(a > 0) || !(b >= 2)))                                                          \
+	X(21, a<0 && c <= -2 || d> 3 && b & 1)                                                   \
+	X(22, !(a == 1 && !(b == 2 || !(c == 3 && d == 4))))                                     \
+	X(23, a == 0xffffffff || a == -100)                                                      \
+	X(24, d == 0xffffffff && a & 0x80000000)                                                 \
+	X(25, c == 0x8000000000000000 || c > 2)                                                  \
+	X(26, (a == 1 || a == 2 || a == 3) && !(b == 0) && (d < 5 || c >= 3))                    \
 	X(27, a == 1 && b == 1 && c == 3 && d == 3 || a == 2 && (b == 2 || b == 3) || !(d <= 4)) \
 	X(28, !(!(!(a == 1))) && (b != 0 || !(c != 0)))
 
-#define X_DEF(n, e) static int ie_##n(int a, unsigned char b, long c, unsigned int d) \
-	{ (void)a; (void)b; (void)c; (void)d; return !!(e); }
+#define X_DEF(n, e)                                                       \
+	static int ie_##n(int a, unsigned char b, long c, unsigned int d) \
+	{                                                                 \
+		(void)a;                                                  \
+		(void)b;                                                  \
+		(void)c;                                                  \
+		(void)d;                                                  \
+		return !!(e);                                             \
+	}
 INT_EXPRS(X_DEF)
 #pragma GCC diagnostic pop
 
@@ -322,17 +358,48 @@ static int has_suffix(const char *s, const char *k)
 	return sl >= kl && !strcmp(s + sl - kl, k);
 }
 
-static int sc1(const struct in *i) { return !strcmp(i->s, "abc"); }
-static int sc2(const struct in *i) { return !!strcmp(i->s, "abc") && i->a > 0; }
-static int sc3(const struct in *i) { return !strncmp(i->dl, "kworker", 7) || !strcmp(i->ps.comm, "bash"); }
-static int sc4(const struct in *i) { return has_suffix(i->s, "bc") && !(strstr(i->dl, "/0") != NULL); }
-static int sc5(const struct in *i) { return !strcmp(i->dl, "bash") || (!strcmp(i->s, "") && i->ps.pid == 42); }
-static int sc6(const struct in *i) { return !(!strcmp(i->ps.comm, "sh") || i->ps.cpu == 1) && strstr(i->s, "b") != NULL; }
-static int sc7(const struct in *i) { return i->ps.tid == 7 || i->ps.cgroup == 0x100000000ULL || !strcmp(i->s, "abc"); }
-static int sc8(const struct in *i) { return 1; }
-static int sc9(const struct in *i) { return !strcmp(i->s, "abc") || !strcmp(i->s, "abcd") || !strcmp(i->dl, "abc") || !strncmp(i->ps.comm, "abc", 3); }
+static int sc1(const struct in *i)
+{
+	return !strcmp(i->s, "abc");
+}
+static int sc2(const struct in *i)
+{
+	return !!strcmp(i->s, "abc") && i->a > 0;
+}
+static int sc3(const struct in *i)
+{
+	return !strncmp(i->dl, "kworker", 7) || !strcmp(i->ps.comm, "bash");
+}
+static int sc4(const struct in *i)
+{
+	return has_suffix(i->s, "bc") && !(strstr(i->dl, "/0") != NULL);
+}
+static int sc5(const struct in *i)
+{
+	return !strcmp(i->dl, "bash") || (!strcmp(i->s, "") && i->ps.pid == 42);
+}
+static int sc6(const struct in *i)
+{
+	return !(!strcmp(i->ps.comm, "sh") || i->ps.cpu == 1) && strstr(i->s, "b") != NULL;
+}
+static int sc7(const struct in *i)
+{
+	return i->ps.tid == 7 || i->ps.cgroup == 0x100000000ULL || !strcmp(i->s, "abc");
+}
+static int sc8(const struct in *i)
+{
+	return 1;
+}
+static int sc9(const struct in *i)
+{
+	return !strcmp(i->s, "abc") || !strcmp(i->s, "abcd") || !strcmp(i->dl, "abc") ||
+	       !strncmp(i->ps.comm, "abc", 3);
+}
 
-static const struct { const char *text; int (*fn)(const struct in *); } str_cases[] = {
+static const struct {
+	const char *text;
+	int (*fn)(const struct in *);
+} str_cases[] = {
 	{ "s == \"abc\"", sc1 },
 	{ "s != 'abc' && a > 0", sc2 },
 	{ "dl ~ \"kworker*\" || comm == bash", sc3 },
@@ -369,20 +436,29 @@ TEST(eval_matches_direct_integer)
 			continue;
 		}
 		for (size_t ia = 0; ia < NELEM(a_vals); ia++)
-		for (size_t ib = 0; ib < NELEM(b_vals); ib++)
-		for (size_t ic = 0; ic < NELEM(c_vals); ic++)
-		for (size_t id = 0; id < NELEM(d_vals); id++) {
-			struct in in = { a_vals[ia], b_vals[ib], c_vals[ic], d_vals[id], "abc", "x",
-					 { "bash", 1, 1, 0, 1 } };
-			size_t len = build_rec(&in, rec, sizeof(rec));
-			int want = int_cases[k].fn(in.a, in.b, in.c, in.d);
-			int got = ref_eval(&d.cfg.side[TRIGREC_ROLE_EVENT].filter, rec, len, &in.ps);
+			for (size_t ib = 0; ib < NELEM(b_vals); ib++)
+				for (size_t ic = 0; ic < NELEM(c_vals); ic++)
+					for (size_t id = 0; id < NELEM(d_vals); id++) {
+						struct in in = { a_vals[ia],
+								 b_vals[ib],
+								 c_vals[ic],
+								 d_vals[id],
+								 "abc",
+								 "x",
+								 { "bash", 1, 1, 0, 1 } };
+						size_t len = build_rec(&in, rec, sizeof(rec));
+						int want = int_cases[k].fn(in.a, in.b, in.c, in.d);
+						int got = ref_eval(
+							&d.cfg.side[TRIGREC_ROLE_EVENT].filter, rec,
+							len, &in.ps);
 
-			evals++;
-			if (got != want && mismatches++ < 10)
-				fprintf(stderr, "    %s: a=%d b=%u c=%ld d=%u: compiled %d, direct %d\n",
-					int_cases[k].text, in.a, in.b, in.c, in.d, got, want);
-		}
+						evals++;
+						if (got != want && mismatches++ < 10)
+							fprintf(stderr,
+								"    %s: a=%d b=%u c=%ld d=%u: compiled %d, direct %d\n",
+								int_cases[k].text, in.a, in.b, in.c,
+								in.d, got, want);
+					}
 	}
 	CHECK_EQ(mismatches, 0);
 	CHECK(evals > 10000);
@@ -406,24 +482,51 @@ TEST(eval_matches_direct_strings)
 			continue;
 		}
 		for (size_t is = 0; is < NELEM(s_vals); is++)
-		for (size_t idl = 0; idl < NELEM(dl_vals); idl++)
-		for (size_t ic = 0; ic < NELEM(comm_vals); ic++)
-		for (int ia = -1; ia <= 1; ia++)
-		for (uint32_t pid = 41; pid <= 42; pid++)
-		for (uint32_t cpu = 0; cpu <= 1; cpu++)
-		for (uint64_t cg = 0; cg <= 1; cg++) {
-			struct in in = { ia, 0, 0, 0, s_vals[is], dl_vals[idl],
-					 { comm_vals[ic], pid, pid == 42 ? 7 : 8, cpu,
-					   cg ? 0x100000000ULL : 5 } };
-			size_t len = build_rec(&in, rec, sizeof(rec));
-			int want = !!str_cases[k].fn(&in);
-			int got = ref_eval(&d.cfg.side[TRIGREC_ROLE_EVENT].filter, rec, len, &in.ps);
+			for (size_t idl = 0; idl < NELEM(dl_vals); idl++)
+				for (size_t ic = 0; ic < NELEM(comm_vals); ic++)
+					for (int ia = -1; ia <= 1; ia++)
+						for (uint32_t pid = 41; pid <= 42; pid++)
+							for (uint32_t cpu = 0; cpu <= 1; cpu++)
+								for (uint64_t cg = 0; cg <= 1;
+								     cg++) {
+									struct in in = {
+										ia,
+										0,
+										0,
+										0,
+										s_vals[is],
+										dl_vals[idl],
+										{ comm_vals[ic],
+										  pid,
+										  pid == 42 ? 7 : 8,
+										  cpu,
+										  cg ? 0x100000000ULL :
+										       5 }
+									};
+									size_t len = build_rec(
+										&in, rec,
+										sizeof(rec));
+									int want =
+										!!str_cases[k].fn(
+											&in);
+									int got = ref_eval(
+										&d.cfg.side[TRIGREC_ROLE_EVENT]
+											 .filter,
+										rec, len, &in.ps);
 
-			if (got != want && mismatches++ < 10)
-				fprintf(stderr, "    %s: s=\"%s\" dl=\"%s\" comm=%s a=%d pid=%u cpu=%u: "
-					"compiled %d, direct %d\n", str_cases[k].text, in.s, in.dl,
-					in.ps.comm, in.a, pid, cpu, got, want);
-		}
+									if (got != want &&
+									    mismatches++ < 10)
+										fprintf(stderr,
+											"    %s: s=\"%s\" dl=\"%s\" comm=%s a=%d pid=%u cpu=%u: "
+											"compiled %d, direct %d\n",
+											str_cases[k]
+												.text,
+											in.s, in.dl,
+											in.ps.comm,
+											in.a, pid,
+											cpu, got,
+											want);
+								}
 	}
 	CHECK_EQ(mismatches, 0);
 	fake_off();
@@ -435,8 +538,8 @@ TEST(eval_matches_direct_strings)
  * the grammar allows, compiled, and evaluated both ways on random inputs.
  */
 struct rnode {
-	int kind;             /* 0 leaf, 1 &&, 2 ||, 3 ! */
-	int field, op;        /* leaf */
+	int kind;      /* 0 leaf, 1 &&, 2 ||, 3 ! */
+	int field, op; /* leaf */
 	long long k;
 	struct rnode *l, *r;
 };
@@ -454,7 +557,10 @@ static unsigned rnd(unsigned n)
 static const char *const rfields[] = { "a", "b", "c", "d" };
 static const char *const rops[] = { "==", "!=", "<", "<=", ">", ">=", "&" };
 static const long long rconst[4][5] = {
-	{ -2, 0, 1, 3, 0x40 }, { 0, 1, 2, 3, 200 }, { -3, -1, 0, 2, 1LL << 40 }, { 0, 1, 4, 5, 7 },
+	{ -2, 0, 1, 3, 0x40 },
+	{ 0, 1, 2, 3, 200 },
+	{ -3, -1, 0, 2, 1LL << 40 },
+	{ 0, 1, 4, 5, 7 },
 };
 
 static struct rnode *rgen(struct rnode *pool, int *used, int depth, int *leaves)
@@ -550,8 +656,13 @@ TEST(eval_random_expressions)
 		}
 		compiled++;
 		for (int j = 0; j < 40; j++) {
-			struct in in = { (int)rnd(7) - 3, (unsigned char)rnd(5), (long)rnd(7) - 3,
-					 rnd(8), "abc", "x", { "bash", 1, 1, 0, 1 } };
+			struct in in = { (int)rnd(7) - 3,
+					 (unsigned char)rnd(5),
+					 (long)rnd(7) - 3,
+					 rnd(8),
+					 "abc",
+					 "x",
+					 { "bash", 1, 1, 0, 1 } };
 			long long v[4];
 			size_t len;
 			int want, got;
@@ -566,7 +677,8 @@ TEST(eval_random_expressions)
 			want = reval(root, v, is_signed);
 			got = ref_eval(&d.cfg.side[0].filter, rec, len, &in.ps);
 			if (got != want && mismatches++ < 5)
-				fprintf(stderr, "    %s: a=%d b=%u c=%ld d=%u: compiled %d, direct %d\n",
+				fprintf(stderr,
+					"    %s: a=%d b=%u c=%ld d=%u: compiled %d, direct %d\n",
 					text, in.a, in.b, in.c, in.d, got, want);
 		}
 	}
@@ -627,7 +739,9 @@ TEST(values_and_types)
 
 	FAKE();
 	/* Hex, negative, bit patterns on signed fields, sign from the declared type. */
-	if (!compile("test:ev if a == 0xffffffff || h == -32768 || b & 0x80 || x == 18446744073709551615", &d)) {
+	if (!compile(
+		    "test:ev if a == 0xffffffff || h == -32768 || b & 0x80 || x == 18446744073709551615",
+		    &d)) {
 		CHECK_EQ(f->n, 4);
 		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 4, 1, 8, -1, A, 1);
 		CLAUSE(&f->c[1], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 2, 1, 14, -32768, A, 2);
@@ -638,7 +752,9 @@ TEST(values_and_types)
 	if (!compile("test:ev if sysarg == -100", &d))
 		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 8, 1, 88, -100, A, R);
 	/* A field named like a pseudo-field wins; upper case is always the pseudo-field. */
-	if (!compile("test:ev if pid == 5 && PID == 6 && tid == 7 && CPU == 1 && cgroup == 9 && COMM == x", &d)) {
+	if (!compile(
+		    "test:ev if pid == 5 && PID == 6 && tid == 7 && CPU == 1 && cgroup == 9 && COMM == x",
+		    &d)) {
 		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, 4, 1, 80, 5, 1, R);
 		CLAUSE(&f->c[1], TRIGREC_OP_EQ, TRIGREC_SRC_PID, 4, 0, 0, 6, 2, R);
 		CLAUSE(&f->c[2], TRIGREC_OP_EQ, TRIGREC_SRC_TID, 4, 0, 0, 7, 3, R);
@@ -654,7 +770,9 @@ TEST(values_and_types)
 		CHECK_EQ(d.cfg.threshold, 2);
 	}
 	/* Strings: dedupe, glob forms store the pattern without stars. */
-	if (!compile("test:ev if s ~ \"ab*\" || s ~ '*ab' || dl ~ \"*ab*\" || s ~ ab || s == \"ab\" || dl != ab || comm ~ \"x*\"", &d)) {
+	if (!compile(
+		    "test:ev if s ~ \"ab*\" || s ~ '*ab' || dl ~ \"*ab*\" || s ~ ab || s == \"ab\" || dl != ab || comm ~ \"x*\"",
+		    &d)) {
 		CHECK_EQ(f->n, 7);
 		CLAUSE(&f->c[0], TRIGREC_OP_GLOB_PREFIX, TRIGREC_SRC_CHARS, 16, 0, 28, 0, A, 1);
 		CLAUSE(&f->c[1], TRIGREC_OP_GLOB_SUFFIX, TRIGREC_SRC_CHARS, 16, 0, 28, 0, A, 2);
@@ -699,7 +817,9 @@ TEST(defaults_and_options)
 		CHECK_STR(d.key_desc[0], "");
 		CHECK_STR(d.text, "test:ev");
 	}
-	if (!compile("  event test/ev post 0s cooldown 1.5s limit 5/30s max 3 name \"my trigger!\"\n", &d)) {
+	if (!compile(
+		    "  event test/ev post 0s cooldown 1.5s limit 5/30s max 3 name \"my trigger!\"\n",
+		    &d)) {
 		CHECK_STR(d.event[0], "test:ev");
 		CHECK_EQ(d.has_post, 1);
 		CHECK_EQ(d.cfg.post_ns, 0);
@@ -709,7 +829,9 @@ TEST(defaults_and_options)
 		CHECK_EQ(d.cfg.limit_period_ns, 30000000000ULL);
 		CHECK_EQ(d.cfg.max_total, 3);
 		CHECK_STR(d.name, "my_trigger_");
-		CHECK_STR(d.text, "event test/ev post 0s cooldown 1.5s limit 5/30s max 3 name \"my trigger!\"");
+		CHECK_STR(
+			d.text,
+			"event test/ev post 0s cooldown 1.5s limit 5/30s max 3 name \"my trigger!\"");
 	}
 	if (!compile("test:ev limit 3/min", &d))
 		CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
@@ -771,7 +893,8 @@ TEST(defaults_and_options)
 		KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0], TRIGREC_SRC_FIELD, 8, 8);
 	}
 	/* Own filter && shared filter, per side, each with its own offsets. */
-	if (!compile("latency test:ev if b == 1 -> test:ev2 if e > 3 > 5ms if a != 0 || comm == x", &d)) {
+	if (!compile("latency test:ev if b == 1 -> test:ev2 if e > 3 > 5ms if a != 0 || comm == x",
+		     &d)) {
 		const struct trigrec_filter *fs = &d.cfg.side[TRIGREC_ROLE_START].filter;
 		const struct trigrec_filter *fe = &d.cfg.side[TRIGREC_ROLE_EVENT].filter;
 
@@ -849,7 +972,8 @@ TEST(syntax_errors)
 	ERR("latency test:ev -> test:ev2 > 20", 31, "missing unit");
 	ERR("latency test:ev -> test:ev2 > 0ms", 31, "latency threshold must be longer than 0");
 	ERR("latency test:ev -> test:ev2 > -1ms", 31, "cannot be negative");
-	ERR("latency test:ev -> test:ev2 count >= 3", 29, "'count >= N' applies to plain event triggers only");
+	ERR("latency test:ev -> test:ev2 count >= 3", 29,
+	    "'count >= N' applies to plain event triggers only");
 	ERR("latency test:ev by a if b == 1 -> test:ev2 > 1ms", 22, "'if' is misplaced");
 	ERR("latency test:ev -> test:ev2 > 1ms by a", 35, "'by' is misplaced");
 	ERR("latency -> test:ev2 > 1ms", 9, "expected the start tracepoint");
@@ -936,14 +1060,16 @@ TEST(semantic_errors)
 	ERR("test:ev if c == -9223372036854775809", 17, "out of range");
 	ERR("test:ev if PID == -1", 19, "PID is unsigned");
 	/* strings */
-	ERR("test:ev if s == \"0123456789abcdef\"", 17, "can never match: s (char[16]) holds at most 15");
+	ERR("test:ev if s == \"0123456789abcdef\"", 17,
+	    "can never match: s (char[16]) holds at most 15");
 	ERR("test:ev if comm ~ \"0123456789abcdef*\"", 19, "comm (string) holds at most 15");
 	/* keys */
 	ERR("rate test:ev by s > 1/1s", 17, "s is a string: a key must be an integer");
 	ERR("rate test:ev by comm > 1/1s", 17, "comm is a string");
 	ERR("rate test:ev by args > 1/1s", 17, "cannot compare array field args");
 	ERR("rate test:ev by nokey > 1/1s", 17, "unknown field 'nokey'");
-	ERR("latency test:ev by a, b -> test:ev2 by a > 1ms", 37, "the end key has 1 part but the start key has 2");
+	ERR("latency test:ev by a, b -> test:ev2 by a > 1ms", 37,
+	    "the end key has 1 part but the start key has 2");
 	/* A shared latency filter must hold on both sides. */
 	ERR("latency test:ev -> test:ev2 > 1ms if b == 1", 38,
 	    "unknown field 'b' for test:ev2 (did you mean 'a'?) (the condition after the latency threshold applies to both events)");
@@ -990,7 +1116,8 @@ TEST(limits)
 	ERR(text, (int)n + 5, "has 17 comparisons");
 
 	/* Four different strings, repeated: fine. A fifth: error at it. */
-	if (!compile("test:ev if s == a || s == b || dl == c || comm == d || s == a || dl ~ b*", &d)) {
+	if (!compile("test:ev if s == a || s == b || dl == c || comm == d || s == a || dl ~ b*",
+		     &d)) {
 		CHECK_STR(d.cfg.side[0].filter.str[0], "a");
 		CHECK_STR(d.cfg.side[0].filter.str[3], "d");
 		CHECK_EQ(d.cfg.side[0].filter.c[4].imm, 0);
@@ -1039,20 +1166,18 @@ TEST(limits)
 TEST(multiline_and_positions)
 {
 	/* A script: 9 lines before the trigger, which starts on line 10. */
-	static const char file[] =
-		"# trigrec script\n"                              /* 1 */
-		"\n"                                              /* 2 */
-		"# comment\n"                                     /* 3 */
-		"\n\n\n\n\n\n"                                    /* 4-9 */
-		"latency test:ev   # start: any thread\n"         /* 10 */
-		"\t-> test:ev2 # end\n"                           /* 11 */
-		"  > 20ms if a == 1 # both\n"                     /* 12 */
-		"  post 5ms  # keep 5ms more\n";                  /* 13 */
-	static const char bad[] =
-		"# trigrec script\n\n# comment\n\n\n\n\n\n\n"
-		"latency test:ev   # start\n"
-		"\t-> test:ev2 # end\n"
-		"  > 20ms if nosuch == 1 # both\n";
+	static const char file[] = "# trigrec script\n"			     /* 1 */
+				   "\n"					     /* 2 */
+				   "# comment\n"			     /* 3 */
+				   "\n\n\n\n\n\n"			     /* 4-9 */
+				   "latency test:ev   # start: any thread\n" /* 10 */
+				   "\t-> test:ev2 # end\n"		     /* 11 */
+				   "  > 20ms if a == 1 # both\n"	     /* 12 */
+				   "  post 5ms  # keep 5ms more\n";	     /* 13 */
+	static const char bad[] = "# trigrec script\n\n# comment\n\n\n\n\n\n\n"
+				  "latency test:ev   # start\n"
+				  "\t-> test:ev2 # end\n"
+				  "  > 20ms if nosuch == 1 # both\n";
 	const char *trig = strstr(file, "latency"), *btrig = strstr(bad, "latency");
 	struct trig_ast *a;
 	struct tl_error e;
@@ -1143,7 +1268,6 @@ TEST(parse_free_paths)
 	fake_off();
 	return 0;
 }
-
 
 /* ------------------------------------------------------------------ */
 /* Hardening (issues 7 and 8)                                           */
@@ -1288,8 +1412,12 @@ TEST(names_utf8)
 	ERR("test:ev # \xed\xa0\x80 a surrogate\n", 11, "invalid UTF-8 (byte 0xed)");
 	ERR_AT("test:ev\n  name \x80x", 1, 1, 2, 8, "the text must be UTF-8");
 	/* Look-alikes pasted from a word processor. */
-	ERR("test:ev if comm == \xe2\x80\x9c" "bash\xe2\x80\x9d", 20, "typographic quote");
-	ERR("test:ev if comm == \xe2\x80\x9c" "bash\xe2\x80\x9d", 20, "use \" or '");
+	ERR("test:ev if comm == \xe2\x80\x9c"
+	    "bash\xe2\x80\x9d",
+	    20, "typographic quote");
+	ERR("test:ev if comm == \xe2\x80\x9c"
+	    "bash\xe2\x80\x9d",
+	    20, "use \" or '");
 	ERR("test:ev\xc2\xa0if a == 1", 8, "no-break space (U+00A0): use a plain space");
 	ERR("test:ev if a \xe2\x89\xa0 1", 14, "unexpected character '\xe2\x89\xa0' (U+2260)");
 	fake_off();
@@ -1298,7 +1426,9 @@ TEST(names_utf8)
 
 TEST(default_names_from_globs)
 {
-	static const struct { const char *text, *name; } cases[] = {
+	static const struct {
+		const char *text, *name;
+	} cases[] = {
 		{ "*:*", "any" },
 		{ "*:* if tid == 3", "any" },
 		{ "rate *:* > 5/1s", "rate-any" },
@@ -1471,7 +1601,7 @@ TEST(error_format_long_lines)
 	src[2000] = '\0';
 	e.pos.col = 1002; /* inside a character: the window backs off to its start */
 	tl_error_format(&e, "o", src, buf, sizeof(buf));
-	for (const char *p = buf; *p; ) {
+	for (const char *p = buf; *p;) {
 		int k = utf8_char(p, NULL);
 
 		CHECK(k > 0);
@@ -1489,7 +1619,8 @@ TEST(error_format_long_lines)
 static int live_ok(char *why, size_t len)
 {
 	if (!tracefs_root()) {
-		snprintf(why, len, "tracefs not available (mount -t tracefs nodev /sys/kernel/tracing)");
+		snprintf(why, len,
+			 "tracefs not available (mount -t tracefs nodev /sys/kernel/tracing)");
 		return 0;
 	}
 	return 1;
@@ -1514,9 +1645,10 @@ static const struct tp_field *LF(const char *sys, const char *name, const char *
 	return f ? tp_format__field(f, field) : NULL;
 }
 
-#define NEED(sys, name, field) \
+#define NEED(sys, name, field)                                    \
 	const struct tp_field *field##_f = LF(sys, name, #field); \
-	if (!field##_f) SKIP("%s:%s has no field %s on this kernel", sys, name, #field)
+	if (!field##_f)                                           \
+	SKIP("%s:%s has no field %s on this kernel", sys, name, #field)
 
 TEST(live_plain_event)
 {
@@ -1574,7 +1706,8 @@ TEST(live_openat_count)
 		SKIP("%s", why);
 	NEED("syscalls", "sys_enter_openat", flags);
 	NEED("syscalls", "sys_enter_openat", dfd);
-	if (compile("syscalls:sys_enter_openat if comm == \"bash\" || (flags & 0x40 && !(dfd == -100)) count >= 3", &d))
+	if (compile("syscalls:sys_enter_openat if comm == \"bash\" || (flags & 0x40 && !(dfd == -100)) count >= 3",
+		    &d))
 		return 1;
 	CHECK_EQ(f->n, 3);
 	/* comm is not a field of sys_enter_openat: the task's comm. */
@@ -1582,7 +1715,8 @@ TEST(live_openat_count)
 	/* Declared int, stored as 8 unsigned bytes: compared signed. */
 	CLAUSE(&f->c[1], TRIGREC_OP_BITAND, TRIGREC_SRC_FIELD, flags_f->size, 1, flags_f->offset,
 	       0x40, 2, R);
-	CLAUSE(&f->c[2], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, dfd_f->size, 1, dfd_f->offset, -100, R, A);
+	CLAUSE(&f->c[2], TRIGREC_OP_EQ, TRIGREC_SRC_FIELD, dfd_f->size, 1, dfd_f->offset, -100, R,
+	       A);
 	CHECK_STR(f->str[0], "bash");
 	CHECK_EQ(d.cfg.threshold, 3);
 	CHECK_STR(d.name, "sys_enter_openat");
@@ -1601,7 +1735,8 @@ TEST(live_latency_syscall)
 
 	if (!xid)
 		SKIP("raw_syscalls:sys_exit has no id field");
-	if (compile("latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms if id == 0", &d))
+	if (compile("latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > 20ms if id == 0",
+		    &d))
 		return 1;
 	CHECK_EQ(d.kind, TRIGREC_TRIG_LATENCY);
 	CHECK_EQ(d.cfg.kind, TRIGREC_TRIG_LATENCY);
@@ -1637,9 +1772,11 @@ TEST(live_latency_runqueue)
 		SKIP("%s", why);
 	NEED("sched", "sched_wakeup", pid);
 	NEED("sched", "sched_switch", next_pid);
-	if (compile("latency sched:sched_wakeup by pid -> sched:sched_switch by next_pid > 5ms", &d))
+	if (compile("latency sched:sched_wakeup by pid -> sched:sched_switch by next_pid > 5ms",
+		    &d))
 		return 1;
-	KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[0], TRIGREC_SRC_FIELD, pid_f->size, pid_f->offset);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[0], TRIGREC_SRC_FIELD, pid_f->size,
+		pid_f->offset);
 	KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0], TRIGREC_SRC_FIELD, next_pid_f->size,
 		next_pid_f->offset);
 	CHECK_STR(d.key_desc[TRIGREC_ROLE_START], "pid");
@@ -1665,12 +1802,17 @@ TEST(live_latency_block)
 
 	if (!cdev || !csec)
 		SKIP("block:block_rq_complete lacks dev/sector");
-	if (compile("latency block:block_rq_issue by dev, sector -> block:block_rq_complete by (dev, sector) > 50ms", &d))
+	if (compile("latency block:block_rq_issue by dev, sector -> block:block_rq_complete by (dev, sector) > 50ms",
+		    &d))
 		return 1;
-	KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[0], TRIGREC_SRC_FIELD, dev_f->size, dev_f->offset);
-	KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[1], TRIGREC_SRC_FIELD, sector_f->size, sector_f->offset);
-	KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0], TRIGREC_SRC_FIELD, cdev->size, cdev->offset);
-	KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[1], TRIGREC_SRC_FIELD, csec->size, csec->offset);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[0], TRIGREC_SRC_FIELD, dev_f->size,
+		dev_f->offset);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[1], TRIGREC_SRC_FIELD, sector_f->size,
+		sector_f->offset);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0], TRIGREC_SRC_FIELD, cdev->size,
+		cdev->offset);
+	KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[1], TRIGREC_SRC_FIELD, csec->size,
+		csec->offset);
 	CHECK_STR(d.key_desc[0], "dev,sector");
 	CHECK_STR(d.key_desc[1], "dev,sector");
 	CHECK_EQ(d.cfg.threshold, 50000000ULL);
@@ -1681,8 +1823,8 @@ TEST(live_latency_block)
 
 		if (cmd && cmd->kind == TP_FIELD_DATALOC &&
 		    !compile("block:block_rq_issue if cmd ~ \"*x*\"", &d))
-			CLAUSE(&d.cfg.side[0].filter.c[0], TRIGREC_OP_GLOB_MIDDLE, TRIGREC_SRC_DATALOC, 4,
-			       0, cmd->offset, 0, A, R);
+			CLAUSE(&d.cfg.side[0].filter.c[0], TRIGREC_OP_GLOB_MIDDLE,
+			       TRIGREC_SRC_DATALOC, 4, 0, cmd->offset, 0, A, R);
 	}
 	return 0;
 }
@@ -1697,7 +1839,8 @@ TEST(live_latency_offcpu)
 	NEED("sched", "sched_switch", prev_state);
 	NEED("sched", "sched_switch", prev_pid);
 	NEED("sched", "sched_switch", next_pid);
-	if (compile("latency sched:sched_switch if prev_state == 2 by prev_pid -> sched:sched_switch by next_pid > 10ms", &d))
+	if (compile("latency sched:sched_switch if prev_state == 2 by prev_pid -> sched:sched_switch by next_pid > 10ms",
+		    &d))
 		return 1;
 	CHECK_STR(d.event[0], "sched:sched_switch");
 	CHECK_STR(d.event[1], "sched:sched_switch");
@@ -1734,7 +1877,9 @@ TEST(live_rate)
 		CHECK_STR(d.name, "rate-sys_enter_openat");
 		CHECK_STR(d.key_desc[0], "");
 	}
-	if (!compile("rate raw_syscalls:sys_enter by pid > 10000/1s cooldown 10s per key limit 3/min max 10 post 5ms name burst", &d)) {
+	if (!compile(
+		    "rate raw_syscalls:sys_enter by pid > 10000/1s cooldown 10s per key limit 3/min max 10 post 5ms name burst",
+		    &d)) {
 		CHECK_EQ(d.cfg.threshold, 10000);
 		CHECK_EQ(d.cfg.window_ns, 1000000000ULL);
 		/* raw_syscalls:sys_enter has no pid field: the process id. */
@@ -1760,10 +1905,13 @@ TEST(live_errors)
 		SKIP("%s", why);
 	if (!LF("sched", "sched_switch", "prev_state"))
 		SKIP("no sched:sched_switch");
-	ERR("sched:sched_swich", 1, "unknown tracepoint sched:sched_swich (did you mean sched:sched_switch?)");
+	ERR("sched:sched_swich", 1,
+	    "unknown tracepoint sched:sched_swich (did you mean sched:sched_switch?)");
 	ERR("sched_switch", 1, "give it as SYS:NAME (did you mean sched:sched_switch?)");
-	ERR("sched:sched_switch if prev_stat == 2", 23, "unknown field 'prev_stat' for sched:sched_switch (did you mean 'prev_state'?)");
-	ERR("sched:sched_switch if prev_comm < 3", 33, "'<' compares numbers, but prev_comm is a string");
+	ERR("sched:sched_switch if prev_stat == 2", 23,
+	    "unknown field 'prev_stat' for sched:sched_switch (did you mean 'prev_state'?)");
+	ERR("sched:sched_switch if prev_comm < 3", 33,
+	    "'<' compares numbers, but prev_comm is a string");
 	ERR("sched:sched_switch if next_comm ~ \"k?w\"", 35, "~ supports");
 	return 0;
 }
@@ -1809,7 +1957,8 @@ static int use_matches_compile(const char *ev, const char *field, const struct t
 		int str = u->cls == TL_FIELD_STRING || !strcmp(ops[i], "~");
 		int got, want = op_listed(u->ops, ops[i]);
 
-		snprintf(text, sizeof(text), "%s if %s %s %s", ev, field, ops[i], str ? "\"x*\"" : "1");
+		snprintf(text, sizeof(text), "%s if %s %s %s", ev, field, ops[i],
+			 str ? "\"x*\"" : "1");
 		got = !trig_from_text(text, &d, &e);
 		if (got != want) {
 			fprintf(stderr, "    %s: list says %s, compile %s\n", text,
@@ -1887,36 +2036,13 @@ TEST(list_field_use_matches_the_compiler)
 	return 0;
 }
 
-RUN_TESTS(
-	T(list_field_use_matches_the_compiler),
-	T(eval_matches_direct_integer),
-	T(eval_matches_direct_strings),
-	T(eval_random_expressions),
-	T(jump_layout),
-	T(values_and_types),
-	T(defaults_and_options),
-	T(event_globs),
-	T(syntax_errors),
-	T(semantic_errors),
-	T(limits),
-	T(multiline_and_positions),
-	T(error_format),
-	T(parse_free_paths),
-	T(default_rate_limit),
-	T(post_capped_at_one_hour),
-	T(count_minimum_is_one),
-	T(names_utf8),
-	T(default_names_from_globs),
-	T(pathological_input),
-	T(error_format_long_lines),
-	T(live_plain_event),
-	T(live_sched_switch_filter),
-	T(live_openat_count),
-	T(live_latency_syscall),
-	T(live_latency_runqueue),
-	T(live_latency_block),
-	T(live_latency_offcpu),
-	T(live_rate),
-	T(live_errors),
-	T(zz_cleanup),
-)
+RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer),
+	  T(eval_matches_direct_strings), T(eval_random_expressions), T(jump_layout),
+	  T(values_and_types), T(defaults_and_options), T(event_globs), T(syntax_errors),
+	  T(semantic_errors), T(limits), T(multiline_and_positions), T(error_format),
+	  T(parse_free_paths), T(default_rate_limit), T(post_capped_at_one_hour),
+	  T(count_minimum_is_one), T(names_utf8), T(default_names_from_globs),
+	  T(pathological_input), T(error_format_long_lines), T(live_plain_event),
+	  T(live_sched_switch_filter), T(live_openat_count), T(live_latency_syscall),
+	  T(live_latency_runqueue), T(live_latency_block), T(live_latency_offcpu), T(live_rate),
+	  T(live_errors), T(zz_cleanup), )

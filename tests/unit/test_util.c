@@ -11,11 +11,23 @@
 static char err[256];
 
 /* Parse must succeed with the given value and leave err alone. */
-#define SIZE_OK(s, v) do { uint64_t _v = 0; err[0] = '\0'; \
-	CHECK_EQ(parse_size(s, &_v, err, sizeof(err)), 0); CHECK_EQ(_v, v); CHECK_STR(err, ""); } while (0)
+#define SIZE_OK(s, v)                                              \
+	do {                                                       \
+		uint64_t _v = 0;                                   \
+		err[0] = '\0';                                     \
+		CHECK_EQ(parse_size(s, &_v, err, sizeof(err)), 0); \
+		CHECK_EQ(_v, v);                                   \
+		CHECK_STR(err, "");                                \
+	} while (0)
 /* Parse must fail with exactly this message, and leave the output untouched. */
-#define SIZE_BAD(s, msg) do { uint64_t _v = 42; err[0] = '\0'; \
-	CHECK_EQ(parse_size(s, &_v, err, sizeof(err)), -EINVAL); CHECK_STR(err, msg); CHECK_EQ(_v, 42); } while (0)
+#define SIZE_BAD(s, msg)                                                 \
+	do {                                                             \
+		uint64_t _v = 42;                                        \
+		err[0] = '\0';                                           \
+		CHECK_EQ(parse_size(s, &_v, err, sizeof(err)), -EINVAL); \
+		CHECK_STR(err, msg);                                     \
+		CHECK_EQ(_v, 42);                                        \
+	} while (0)
 
 TEST(size_plain_and_units)
 {
@@ -60,14 +72,22 @@ TEST(size_errors)
 	SIZE_BAD("", "empty size (expected e.g. 512K, 4M or 1G)");
 	SIZE_BAD("   ", "empty size (expected e.g. 512K, 4M or 1G)");
 	SIZE_BAD(NULL, "empty size (expected e.g. 512K, 4M or 1G)");
-	SIZE_BAD("M", "'M': not a size (expected a number with an optional unit, e.g. 512K, 4M or 1G)");
-	SIZE_BAD("abc", "'abc': not a size (expected a number with an optional unit, e.g. 512K, 4M or 1G)");
-	SIZE_BAD("1.5M", "'1.5M': fractional sizes are not supported (use a whole number in a smaller unit, e.g. 1536K rather than 1.5M)");
+	SIZE_BAD("M",
+		 "'M': not a size (expected a number with an optional unit, e.g. 512K, 4M or 1G)");
+	SIZE_BAD(
+		"abc",
+		"'abc': not a size (expected a number with an optional unit, e.g. 512K, 4M or 1G)");
+	SIZE_BAD(
+		"1.5M",
+		"'1.5M': fractional sizes are not supported (use a whole number in a smaller unit, e.g. 1536K rather than 1.5M)");
 	/* Overflow: in the digits, and in the unit multiplication. */
-	SIZE_BAD("18446744073709551616", "'18446744073709551616': size too large (it does not fit in 64 bits)");
-	SIZE_BAD("99999999999999999999999K", "'99999999999999999999999K': size too large (it does not fit in 64 bits)");
+	SIZE_BAD("18446744073709551616",
+		 "'18446744073709551616': size too large (it does not fit in 64 bits)");
+	SIZE_BAD("99999999999999999999999K",
+		 "'99999999999999999999999K': size too large (it does not fit in 64 bits)");
 	SIZE_BAD("17179869184G", "'17179869184G': size too large (it does not fit in 64 bits)");
-	SIZE_BAD("18014398509481984K", "'18014398509481984K': size too large (it does not fit in 64 bits)");
+	SIZE_BAD("18014398509481984K",
+		 "'18014398509481984K': size too large (it does not fit in 64 bits)");
 	return 0;
 }
 
@@ -93,10 +113,22 @@ TEST(size_err_buffer_edge_cases)
 	return 0;
 }
 
-#define PAGES_OK(s, v) do { uint64_t _v = 0; err[0] = '\0'; \
-	CHECK_EQ(parse_mmap_pages(s, &_v, err, sizeof(err)), 0); CHECK_EQ(_v, v); CHECK_STR(err, ""); } while (0)
-#define PAGES_BAD(s, msg) do { uint64_t _v = 42; err[0] = '\0'; \
-	CHECK_EQ(parse_mmap_pages(s, &_v, err, sizeof(err)), -EINVAL); CHECK_STR(err, msg); CHECK_EQ(_v, 42); } while (0)
+#define PAGES_OK(s, v)                                                   \
+	do {                                                             \
+		uint64_t _v = 0;                                         \
+		err[0] = '\0';                                           \
+		CHECK_EQ(parse_mmap_pages(s, &_v, err, sizeof(err)), 0); \
+		CHECK_EQ(_v, v);                                         \
+		CHECK_STR(err, "");                                      \
+	} while (0)
+#define PAGES_BAD(s, msg)                                                      \
+	do {                                                                   \
+		uint64_t _v = 42;                                              \
+		err[0] = '\0';                                                 \
+		CHECK_EQ(parse_mmap_pages(s, &_v, err, sizeof(err)), -EINVAL); \
+		CHECK_STR(err, msg);                                           \
+		CHECK_EQ(_v, 42);                                              \
+	} while (0)
 
 TEST(mmap_pages)
 {
@@ -123,8 +155,8 @@ TEST(mmap_pages)
 		PAGES_OK("512K", 128);
 		PAGES_OK("4M", 1024);
 		PAGES_OK("4m", 1024);
-		PAGES_OK("100K", 32);	/* 25 pages -> 32 */
-		PAGES_OK("3M", 1024);	/* 768 pages -> 1024 */
+		PAGES_OK("100K", 32); /* 25 pages -> 32 */
+		PAGES_OK("3M", 1024); /* 768 pages -> 1024 */
 		PAGES_OK("4KiB", 1);
 		PAGES_OK("262144", 262144);
 		PAGES_BAD("262145", "'262145': too many pages (at most 262144 pages = 1G per CPU)");
@@ -135,24 +167,45 @@ TEST(mmap_pages)
 
 TEST(mmap_pages_errors)
 {
-	PAGES_BAD("3", "'3': the number of pages must be a power of two (e.g. 2 or 4), or give a size such as 512K");
-	PAGES_BAD("100", "'100': the number of pages must be a power of two (e.g. 64 or 128), or give a size such as 512K");
-	PAGES_BAD("0", "'0': need at least 1 page (use a power of two such as 1, 2 or 4, or a size such as 512K)");
-	PAGES_BAD("00", "'00': need at least 1 page (use a power of two such as 1, 2 or 4, or a size such as 512K)");
+	PAGES_BAD(
+		"3",
+		"'3': the number of pages must be a power of two (e.g. 2 or 4), or give a size such as 512K");
+	PAGES_BAD(
+		"100",
+		"'100': the number of pages must be a power of two (e.g. 64 or 128), or give a size such as 512K");
+	PAGES_BAD(
+		"0",
+		"'0': need at least 1 page (use a power of two such as 1, 2 or 4, or a size such as 512K)");
+	PAGES_BAD(
+		"00",
+		"'00': need at least 1 page (use a power of two such as 1, 2 or 4, or a size such as 512K)");
 	PAGES_BAD("0K", "'0K': size must be greater than 0");
 	PAGES_BAD("-8", "'-8': a size cannot be negative");
 	PAGES_BAD("", "empty size (expected e.g. 512K, 4M or 1G)");
 	PAGES_BAD("2G", "'2G': buffer too large (at most 1G per CPU)");
 	PAGES_BAD("1025M", "'1025M': buffer too large (at most 1G per CPU)");
 	PAGES_BAD("4Z", "'4Z': unknown unit 'Z' (use K, M or G)");
-	PAGES_BAD("99999999999999999999", "'99999999999999999999': size too large (it does not fit in 64 bits)");
+	PAGES_BAD("99999999999999999999",
+		  "'99999999999999999999': size too large (it does not fit in 64 bits)");
 	return 0;
 }
 
-#define DUR_OK(s, v) do { uint64_t _v = 0; err[0] = '\0'; \
-	CHECK_EQ(parse_duration(s, &_v, err, sizeof(err)), 0); CHECK_EQ(_v, v); CHECK_STR(err, ""); } while (0)
-#define DUR_BAD(s, msg) do { uint64_t _v = 42; err[0] = '\0'; \
-	CHECK_EQ(parse_duration(s, &_v, err, sizeof(err)), -EINVAL); CHECK_STR(err, msg); CHECK_EQ(_v, 42); } while (0)
+#define DUR_OK(s, v)                                                   \
+	do {                                                           \
+		uint64_t _v = 0;                                       \
+		err[0] = '\0';                                         \
+		CHECK_EQ(parse_duration(s, &_v, err, sizeof(err)), 0); \
+		CHECK_EQ(_v, v);                                       \
+		CHECK_STR(err, "");                                    \
+	} while (0)
+#define DUR_BAD(s, msg)                                                      \
+	do {                                                                 \
+		uint64_t _v = 42;                                            \
+		err[0] = '\0';                                               \
+		CHECK_EQ(parse_duration(s, &_v, err, sizeof(err)), -EINVAL); \
+		CHECK_STR(err, msg);                                         \
+		CHECK_EQ(_v, 42);                                            \
+	} while (0)
 
 TEST(duration_units)
 {
@@ -204,22 +257,35 @@ TEST(duration_errors)
 	DUR_BAD("0.5ns", "'0.5ns': finer than the 1ns resolution");
 	DUR_BAD("1.0000000001s", "'1.0000000001s': finer than the 1ns resolution");
 	DUR_BAD("0.0000000000000000001s", "'0.0000000000000000001s': too many decimal places");
-	DUR_BAD("18446744073709551616ns", "'18446744073709551616ns': duration too large (must be under 584 years)");
+	DUR_BAD("18446744073709551616ns",
+		"'18446744073709551616ns': duration too large (must be under 584 years)");
 	DUR_BAD("18446744074s", "'18446744074s': duration too large (must be under 584 years)");
 	DUR_BAD("99999999999h", "'99999999999h': duration too large (must be under 584 years)");
 	return 0;
 }
 
-#define U64_OK(s, lo, hi, v) do { uint64_t _v = 0; err[0] = '\0'; \
-	CHECK_EQ(parse_u64(s, lo, hi, &_v, err, sizeof(err)), 0); CHECK_EQ(_v, v); CHECK_STR(err, ""); } while (0)
-#define U64_BAD(s, lo, hi, msg) do { uint64_t _v = 42; err[0] = '\0'; \
-	CHECK_EQ(parse_u64(s, lo, hi, &_v, err, sizeof(err)), -EINVAL); CHECK_STR(err, msg); CHECK_EQ(_v, 42); } while (0)
+#define U64_OK(s, lo, hi, v)                                              \
+	do {                                                              \
+		uint64_t _v = 0;                                          \
+		err[0] = '\0';                                            \
+		CHECK_EQ(parse_u64(s, lo, hi, &_v, err, sizeof(err)), 0); \
+		CHECK_EQ(_v, v);                                          \
+		CHECK_STR(err, "");                                       \
+	} while (0)
+#define U64_BAD(s, lo, hi, msg)                                                 \
+	do {                                                                    \
+		uint64_t _v = 42;                                               \
+		err[0] = '\0';                                                  \
+		CHECK_EQ(parse_u64(s, lo, hi, &_v, err, sizeof(err)), -EINVAL); \
+		CHECK_STR(err, msg);                                            \
+		CHECK_EQ(_v, 42);                                               \
+	} while (0)
 
 TEST(u64_parse)
 {
 	U64_OK("0", 0, 10, 0);
 	U64_OK("10", 0, 10, 10);
-	U64_OK("010", 0, 100, 10);	/* decimal, not octal */
+	U64_OK("010", 0, 100, 10); /* decimal, not octal */
 	U64_OK("0x10", 0, 100, 16);
 	U64_OK("0XfF", 0, 1000, 255);
 	U64_OK(" 42 ", 0, 100, 42);
@@ -242,9 +308,12 @@ TEST(u64_errors)
 	U64_BAD("11", 0, 10, "'11': must be between 0 and 10");
 	U64_BAD("4", 5, 10, "'4': must be between 5 and 10");
 	U64_BAD("0", 1, UINT64_MAX, "'0': must be at least 1");
-	U64_BAD("18446744073709551616", 0, UINT64_MAX, "'18446744073709551616': must be at least 0 and fit in 64 bits");
-	U64_BAD("0x10000000000000000", 0, UINT64_MAX, "'0x10000000000000000': must be at least 0 and fit in 64 bits");
-	U64_BAD("99999999999999999999", 0, 1000, "'99999999999999999999': must be between 0 and 1000");
+	U64_BAD("18446744073709551616", 0, UINT64_MAX,
+		"'18446744073709551616': must be at least 0 and fit in 64 bits");
+	U64_BAD("0x10000000000000000", 0, UINT64_MAX,
+		"'0x10000000000000000': must be at least 0 and fit in 64 bits");
+	U64_BAD("99999999999999999999", 0, 1000,
+		"'99999999999999999999': must be between 0 and 1000");
 	return 0;
 }
 
@@ -256,11 +325,22 @@ static int mask_is(const unsigned char *m, int n, const char *want)
 	return 1;
 }
 
-#define CPUS_OK(s, n, want) do { unsigned char _m[64]; memset(_m, 7, sizeof(_m)); err[0] = '\0'; \
-	CHECK_EQ(parse_cpulist(s, _m, n, err, sizeof(err)), 0); CHECK(mask_is(_m, n, want)); \
-	CHECK_STR(err, ""); } while (0)
-#define CPUS_BAD(s, n, msg) do { unsigned char _m[64]; err[0] = '\0'; \
-	CHECK_EQ(parse_cpulist(s, _m, n, err, sizeof(err)), -EINVAL); CHECK_STR(err, msg); } while (0)
+#define CPUS_OK(s, n, want)                                             \
+	do {                                                            \
+		unsigned char _m[64];                                   \
+		memset(_m, 7, sizeof(_m));                              \
+		err[0] = '\0';                                          \
+		CHECK_EQ(parse_cpulist(s, _m, n, err, sizeof(err)), 0); \
+		CHECK(mask_is(_m, n, want));                            \
+		CHECK_STR(err, "");                                     \
+	} while (0)
+#define CPUS_BAD(s, n, msg)                                                   \
+	do {                                                                  \
+		unsigned char _m[64];                                         \
+		err[0] = '\0';                                                \
+		CHECK_EQ(parse_cpulist(s, _m, n, err, sizeof(err)), -EINVAL); \
+		CHECK_STR(err, msg);                                          \
+	} while (0)
 
 TEST(cpulist_parse)
 {
@@ -291,9 +371,12 @@ TEST(cpulist_errors)
 	CPUS_BAD("0,5-2", 8, "'0,5-2': reversed range 5-2 (write 2-5)");
 	CPUS_BAD("8", 8, "'8': CPU 8 does not exist (this system has 8 possible CPUs 0-7)");
 	CPUS_BAD("0-9", 8, "'0-9': CPU 8 does not exist (this system has 8 possible CPUs 0-7)");
-	CPUS_BAD("0-3,12-15", 8, "'0-3,12-15': CPU 12 does not exist (this system has 8 possible CPUs 0-7)");
+	CPUS_BAD("0-3,12-15", 8,
+		 "'0-3,12-15': CPU 12 does not exist (this system has 8 possible CPUs 0-7)");
 	CPUS_BAD("1", 1, "'1': CPU 1 does not exist (this system has 1 possible CPU 0)");
-	CPUS_BAD("99999999999999999999", 8, "'99999999999999999999': CPU number too large (this system has 8 possible CPUs 0-7)");
+	CPUS_BAD(
+		"99999999999999999999", 8,
+		"'99999999999999999999': CPU number too large (this system has 8 possible CPUs 0-7)");
 	CPUS_BAD("", 8, "empty CPU list (expected e.g. 0-3,5)");
 	CPUS_BAD(NULL, 8, "empty CPU list (expected e.g. 0-3,5)");
 	CPUS_BAD("0,", 8, "'0,': empty entry in CPU list (expected e.g. 0-3,5)");
@@ -318,7 +401,7 @@ TEST(cpus_possible_and_online)
 	CHECK(n >= 1);
 	/* possible >= configured >= online */
 	CHECK(n >= conf);
-	CHECK_EQ(cpus_possible(), n);	/* cached, stable */
+	CHECK_EQ(cpus_possible(), n); /* cached, stable */
 	mask = calloc((size_t)n + 1, 1);
 	CHECK(mask != NULL);
 	if (!mask)
@@ -327,7 +410,7 @@ TEST(cpus_possible_and_online)
 	on = cpus_online_mask(mask, n);
 	CHECK(on >= 1);
 	CHECK_EQ(on, onl);
-	CHECK_EQ(mask[n], 9);	/* writes stay within max_cpus */
+	CHECK_EQ(mask[n], 9); /* writes stay within max_cpus */
 	{
 		int c = 0;
 
@@ -364,7 +447,7 @@ TEST(edit_distance_cases)
 	CHECK_EQ(edit_distance("sitting", "kitten"), 3);
 	CHECK_EQ(edit_distance("sched_swich", "sched_switch"), 1);
 	CHECK_EQ(edit_distance("sched:sched_switch", "sched:sched_swich"), 1);
-	CHECK_EQ(edit_distance("ab", "ba"), 2);	/* plain Levenshtein: no transposition */
+	CHECK_EQ(edit_distance("ab", "ba"), 2); /* plain Levenshtein: no transposition */
 	CHECK_EQ(edit_distance("flaw", "lawn"), 2);
 	CHECK_EQ(edit_distance("a", "b"), 1);
 	/* Long strings take the heap path. */
@@ -505,7 +588,9 @@ TEST(explain_denied_text)
 TEST(roundtrip_fmt_parse)
 {
 	/* What fmt_duration prints (minus the space) parses back to the same value. */
-	static const uint64_t vals[] = { 1, 999, 1000, 1500, 2000000, 1500000000ULL, 42000000000ULL };
+	static const uint64_t vals[] = {
+		1, 999, 1000, 1500, 2000000, 1500000000ULL, 42000000000ULL
+	};
 	char buf[32], nospace[32];
 
 	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
@@ -525,15 +610,31 @@ TEST(roundtrip_fmt_parse)
 
 TEST(utf8_chars)
 {
-	static const struct { const char *s; int len; uint32_t cp; } cases[] = {
-		{ "a", 1, 'a' }, { "", 1, 0 }, { "\xc3\xa9t\xc3\xa9", 2, 0xe9 },
-		{ "\xc2\xb5s", 2, 0xb5 }, { "\xe2\x80\x9c", 3, 0x201c },
-		{ "\xf0\x9f\x98\x80", 4, 0x1f600 }, { "\xf4\x8f\xbf\xbf", 4, 0x10ffff },
+	static const struct {
+		const char *s;
+		int len;
+		uint32_t cp;
+	} cases[] = {
+		{ "a", 1, 'a' },
+		{ "", 1, 0 },
+		{ "\xc3\xa9t\xc3\xa9", 2, 0xe9 },
+		{ "\xc2\xb5s", 2, 0xb5 },
+		{ "\xe2\x80\x9c", 3, 0x201c },
+		{ "\xf0\x9f\x98\x80", 4, 0x1f600 },
+		{ "\xf4\x8f\xbf\xbf", 4, 0x10ffff },
 		/* invalid: stray continuation, overlong, surrogate, too large, cut short */
-		{ "\x80", 0, 0 }, { "\xbf", 0, 0 }, { "\xc0\xaf", 0, 0 }, { "\xc1\xbf", 0, 0 },
-		{ "\xe0\x80\xaf", 0, 0 }, { "\xed\xa0\x80", 0, 0 }, { "\xf4\x90\x80\x80", 0, 0 },
-		{ "\xf5\x80\x80\x80", 0, 0 }, { "\xff", 0, 0 }, { "\xc3", 0, 0 },
-		{ "\xe2\x80", 0, 0 }, { "\xc3(", 0, 0 },
+		{ "\x80", 0, 0 },
+		{ "\xbf", 0, 0 },
+		{ "\xc0\xaf", 0, 0 },
+		{ "\xc1\xbf", 0, 0 },
+		{ "\xe0\x80\xaf", 0, 0 },
+		{ "\xed\xa0\x80", 0, 0 },
+		{ "\xf4\x90\x80\x80", 0, 0 },
+		{ "\xf5\x80\x80\x80", 0, 0 },
+		{ "\xff", 0, 0 },
+		{ "\xc3", 0, 0 },
+		{ "\xe2\x80", 0, 0 },
+		{ "\xc3(", 0, 0 },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -550,9 +651,8 @@ TEST(utf8_chars)
 	return 0;
 }
 
-RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases),
-	  T(mmap_pages), T(mmap_pages_errors), T(duration_units), T(duration_errors),
-	  T(u64_parse), T(u64_errors), T(cpulist_parse), T(cpulist_errors),
-	  T(cpus_possible_and_online), T(edit_distance_cases), T(fmt_duration_cases),
-	  T(roundtrip_fmt_parse), T(utf8_chars), T(fmt_size_cases), T(log_short_cases),
-	  T(log_long_messages_keep_their_end), T(explain_denied_text))
+RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases), T(mmap_pages),
+	  T(mmap_pages_errors), T(duration_units), T(duration_errors), T(u64_parse), T(u64_errors),
+	  T(cpulist_parse), T(cpulist_errors), T(cpus_possible_and_online), T(edit_distance_cases),
+	  T(fmt_duration_cases), T(roundtrip_fmt_parse), T(utf8_chars), T(fmt_size_cases),
+	  T(log_short_cases), T(log_long_messages_keep_their_end), T(explain_denied_text))

@@ -7,16 +7,15 @@
 #ifndef TRIGREC_TEST_TRIG_FORMATS_H
 #define TRIGREC_TEST_TRIG_FORMATS_H
 
-#define COMMON \
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n" \
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n" \
+#define COMMON                                                                         \
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"         \
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"         \
 	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n" \
 	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
 
 /* test:ev: one field of every kind; `count` and `key` are field names. */
 static const char fmt_ev[] =
-	"name: ev\nID: 9001\nformat:\n" COMMON
-	"\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"name: ev\nID: 9001\nformat:\n" COMMON "\tfield:int a;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\tfield:unsigned char b;\toffset:12;\tsize:1;\tsigned:0;\n"
 	"\tfield:short h;\toffset:14;\tsize:2;\tsigned:1;\n"
 	"\tfield:long c;\toffset:16;\tsize:8;\tsigned:1;\n"
@@ -34,16 +33,14 @@ static const char fmt_ev[] =
 
 /* test:ev2: shares `a` with test:ev, lacks `b`. */
 static const char fmt_ev2[] =
-	"name: ev2\nID: 9002\nformat:\n" COMMON
-	"\tfield:long a;\toffset:8;\tsize:8;\tsigned:1;\n"
+	"name: ev2\nID: 9002\nformat:\n" COMMON "\tfield:long a;\toffset:8;\tsize:8;\tsigned:1;\n"
 	"\tfield:unsigned int e;\toffset:16;\tsize:4;\tsigned:0;\n"
 	"\tfield:char name[8];\toffset:20;\tsize:8;\tsigned:0;\n"
 	"\nprint fmt: \"a=%ld\", REC->a\n";
 
 /* other:thing: for multi-system globs. */
 static const char fmt_thing[] =
-	"name: thing\nID: 9003\nformat:\n" COMMON
-	"\tfield:int v;\toffset:8;\tsize:4;\tsigned:1;\n"
+	"name: thing\nID: 9003\nformat:\n" COMMON "\tfield:int v;\toffset:8;\tsize:4;\tsigned:1;\n"
 	"\nprint fmt: \"v=%d\", REC->v\n";
 
 #endif
