@@ -160,9 +160,10 @@ int pdr_tracing_formats(const uint8_t *p, size_t len, struct tp_format ***out)
 			if (!f)
 				continue; /* one unreadable format leaves that event's fields undecoded */
 			if (n == cap) {
-				/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+				/* NOLINTBEGIN(bugprone-sizeof-expression): an array of pointers */
 				struct tp_format **nv =
 					realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+				/* NOLINTEND(bugprone-sizeof-expression) */
 
 				if (!nv) {
 					tp_format__free(f);
