@@ -901,47 +901,28 @@ void harvest__free(struct harvest *h)
 	free(h);
 }
 
-/* n bytes at byte p of a ring's data area, across its end. */
-static void ring_peek(const struct rec_ring *ring, uint64_t p, void *out, size_t n)
-{
-	const char *data = ring_data(ring);
-	uint64_t off = p & (ring->size - 1);
-	size_t first = ring->size - off < n ? ring->size - off : n;
-
-	memcpy(out, data + off, first);
-	memcpy((char *)out + first, data, n - first);
-}
-
-int recorder__newest_time(const struct recorder *r, int cpu, uint64_t *time)
+int recorder__newest_record(const struct recorder *r, int cpu, void *buf, size_t len)
 {
 	for (int i = 0; i < r->nr_rings; i++) {
 		const struct rec_ring *ring = &r->rings[i];
-		struct perf_event_header hdr;
-		uint64_t body[4], head, st = 0;
-		size_t off = 8; /* after PERF_SAMPLE_IDENTIFIER */
+		struct perf_event_header *hdr = buf;
+		uint64_t head;
 
 		if (ring->tracking || ring->cpu != cpu)
 			continue;
 		/* Written backward: the newest record starts at data_head (0 = none yet). */
 		head = ring_head(ring);
-		if (!head)
+		if (!head || len < sizeof(*hdr))
 			return -ENOENT;
-		ring_peek(ring, head, &hdr, sizeof(hdr));
-		if (hdr.type != PERF_RECORD_SAMPLE || hdr.size < sizeof(hdr) + sizeof(body))
+		ring_copy_range(ring_data(ring), ring->size, head, head + sizeof(*hdr), hdr);
+		if (hdr->size < sizeof(*hdr) || hdr->size > ring->size)
 			return -ENOENT;
-		ring_peek(ring, head + sizeof(hdr), body, sizeof(body));
-		for (int e = 0; e < r->nr_evs && !st; e++)
-			for (uint32_t k = 0; k < r->evs[e].pd.nr_ids; k++)
-				if (r->evs[e].pd.ids[k] == body[0])
-					st = r->evs[e].pd.attr.sample_type;
-		if (!st)
-			return -ENOENT;
-		if (st & PERF_SAMPLE_IP)
-			off += 8;
-		if (st & PERF_SAMPLE_TID)
-			off += 8;
-		*time = body[off / 8];
-		return 0;
+		if (hdr->size < len)
+			len = hdr->size;
+		len &= ~(size_t)7; /* records are 8-byte multiples: so is their start */
+		ring_copy_range(ring_data(ring), ring->size, head, head + len, buf);
+		hdr->size = len;
+		return (int)len;
 	}
 	return -ENOENT;
 }

@@ -133,11 +133,12 @@ void harvest__free(struct harvest *h);
 /* Harvest every ring into h: pause, copy, resume. Cheap: memcpy only. 0 or -errno. */
 int recorder__harvest(struct recorder *r, struct harvest *h);
 /*
- * The time stamp of the newest record in CPU's main ring, read in place
- * without pausing it. 0, or -ENOENT (no such ring, nothing written yet, or
- * the newest record is not a sample of ours).
+ * Copy the start (at most len bytes) of the newest record in CPU's main
+ * ring, read in place without pausing it; the copy's header size says how
+ * much was copied. Returns that length, or -ENOENT (no such ring, nothing
+ * written yet).
  */
-int recorder__newest_time(const struct recorder *r, int cpu, uint64_t *time);
+int recorder__newest_record(const struct recorder *r, int cpu, void *buf, size_t len);
 /*
  * Command mode: attaching BPF to a sampling event enables it (libbpf issues
  * PERF_EVENT_IOC_ENABLE); disable those again so enable_on_exec starts them

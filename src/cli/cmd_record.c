@@ -181,7 +181,7 @@ SET(o_post)
 {
 	int e = parse_duration(a, &CFG->post_ns, err, len);
 
-	if (!e && CFG->post_ns > 3600ull * 1000000000ull) {
+	if (!e && CFG->post_ns > TL_MAX_POST_NS) {
 		snprintf(err, len, "longer than an hour");
 		return -EINVAL;
 	}

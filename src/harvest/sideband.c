@@ -284,11 +284,24 @@ static uint64_t wait_post(struct sideband *s, uint64_t freeze_at)
  * trigger; the freeze holds everything else meanwhile.
  */
 #define TRIGGER_RECORD_WAIT_NS (20 * 1000 * 1000ull)
+/* Time stamp of the newest record on cpu's main ring (decoded as the snapshot will), or 0. */
+static uint64_t newest_time(struct sideband *s, int cpu)
+{
+	uint64_t buf[16]; /* the identifying fields come first: 128 bytes hold them */
+	struct pd_rec_info info;
+
+	if (recorder__newest_record(s->r, cpu, buf, sizeof(buf)) < 0 ||
+	    pd_rec_decode(s->sc->idmap, s->sc->kevs, (const void *)buf, &info) || info.event < 0 ||
+	    !info.has_time)
+		return 0;
+	return info.time;
+}
+
 static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger_msg *m)
 {
 	uint64_t t, until = 0;
 
-	while (recorder__newest_time(s->r, (int)m->cpu, &t) == 0 && t < m->time_ns) {
+	while ((t = newest_time(s, (int)m->cpu)) && t < m->time_ns) {
 		uint64_t now = mono_ns();
 		struct timespec ts = { 0, 20000 };
 

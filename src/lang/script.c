@@ -1285,7 +1285,7 @@ static int v_post(struct sp *p, const struct stok *v)
 		add_err(p->s, v->pos, "post: %s", err);
 		return -EINVAL;
 	}
-	if (ns > 3600ull * 1000000000ull) {
+	if (ns > TL_MAX_POST_NS) {
 		add_err(p->s, v->pos, "post %s is longer than an hour, the most it may be", v->val);
 		return -EINVAL;
 	}

@@ -54,6 +54,27 @@ struct metrics {
 	struct MHD_Daemon *httpd;
 };
 
+static void names_free(char **names, int n)
+{
+	for (int i = 0; names && i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Copies of the triggers' names (a reload frees the config's); NULL when out of memory. */
+static char **names_dup(const struct trigrec_config *c)
+{
+	char **names = calloc(c->nr_trigs + 1, sizeof(*names));
+
+	for (int i = 0; names && i < c->nr_trigs; i++) {
+		if (!(names[i] = strdup(c->trigs[i].name))) {
+			names_free(names, i);
+			return NULL;
+		}
+	}
+	return names;
+}
+
 struct metrics *metrics__new(const struct trigrec_config *c)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
@@ -64,16 +85,9 @@ struct metrics *metrics__new(const struct trigrec_config *c)
 	m->nr_trigs = c->nr_trigs;
 	m->on_snapshot = c->on_snapshot != NULL;
 	m->tc = calloc(c->nr_trigs + 2, sizeof(*m->tc));
-	m->names = calloc(c->nr_trigs + 1, sizeof(*m->names));
-	for (int i = 0; m->names && i < c->nr_trigs; i++)
-		if (!(m->names[i] = strdup(c->trigs[i].name))) {
-			free(m->tc);
-			m->tc = NULL;
-		}
+	m->names = names_dup(c);
 	if (!m->tc || !m->names) {
-		for (int k = 0; m->names && k < m->nr_trigs; k++)
-			free(m->names[k]);
-		free(m->names);
+		names_free(m->names, m->nr_trigs);
 		free(m->tc);
 		free(m);
 		return NULL;
@@ -114,16 +128,10 @@ static void hist_add(struct hist *h, const double *le, double v)
 int metrics__set_triggers(struct metrics *m, const struct trigrec_config *c, struct bpfctl *b)
 {
 	struct trig_counts *tc = calloc(c->nr_trigs + 2, sizeof(*tc));
-	char **names = calloc(c->nr_trigs + 1, sizeof(*names));
-	int err = 0;
+	char **names = names_dup(c);
 
-	for (int i = 0; tc && names && i < c->nr_trigs; i++)
-		if (!(names[i] = strdup(c->trigs[i].name)))
-			err = -ENOMEM;
-	if (!tc || !names || err) {
-		for (int i = 0; names && i < c->nr_trigs; i++)
-			free(names[i]);
-		free(names);
+	if (!tc || !names) {
+		names_free(names, c->nr_trigs);
 		free(tc);
 		return -ENOMEM;
 	}
@@ -135,9 +143,7 @@ int metrics__set_triggers(struct metrics *m, const struct trigrec_config *c, str
 				tc[i] = m->tc[k];
 	tc[c->nr_trigs] = m->tc[m->nr_trigs];
 	tc[c->nr_trigs + 1] = m->tc[m->nr_trigs + 1];
-	for (int k = 0; k < m->nr_trigs; k++)
-		free(m->names[k]);
-	free(m->names);
+	names_free(m->names, m->nr_trigs);
 	free(m->tc);
 	m->names = names;
 	m->tc = tc;
@@ -500,9 +506,7 @@ void metrics__free(struct metrics *m)
 	if (m->httpd)
 		MHD_stop_daemon(m->httpd);
 	pthread_mutex_destroy(&m->mu);
-	for (int k = 0; k < m->nr_trigs; k++)
-		free(m->names[k]);
-	free(m->names);
+	names_free(m->names, m->nr_trigs);
 	free(m->tc);
 	free(m);
 }

@@ -10,7 +10,6 @@
 
 #define DEFAULT_MMAP_PAGES 256 /* 1 MiB per CPU with 4 KiB pages */
 #define DEFAULT_TRACK_PAGES 16 /* COMM/FORK/EXIT: small, and rarely wraps */
-#define MAX_POST_NS (3600ull * 1000000000ull)
 
 void config__init(struct trigrec_config *c)
 {
@@ -264,7 +263,7 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 			 "-F and -c exclude each other: sample by frequency or by period");
 		return -EINVAL;
 	}
-	if (c->post_ns > MAX_POST_NS) {
+	if (c->post_ns > TL_MAX_POST_NS) {
 		snprintf(err, errlen, "--post: longer than an hour");
 		return -EINVAL;
 	}
