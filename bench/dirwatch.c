@@ -26,7 +26,7 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	fd = inotify_init1(IN_CLOEXEC);
-	if (fd < 0 || inotify_add_watch(fd, argv[1], IN_MOVED_TO) < 0) {
+	if (fd < 0 || inotify_add_watch(fd, argv[1], IN_MOVED_TO | IN_CREATE) < 0) {
 		perror("dirwatch");
 		return 1;
 	}
