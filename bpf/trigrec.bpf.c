@@ -41,6 +41,25 @@ const volatile __u32 generation = 0; /* trigger table generation (reloads), copi
 __u64 freeze_at = 0;
 __u64 armed = 0; /* userspace arms once everything is attached */
 
+/*
+ * rings=bpf. Recording programs write a record stamped t into set_after
+ * when flip_at is set and t > flip_at, else into set_before: a firing
+ * trigger claims the spare set (spare_free 1 -> 0) and sets flip_at to its
+ * cut, so everything up to the cut stays in the set it was in and nothing
+ * after it lands there. Userspace hands the spare back after copying it
+ * (bpfctl__settle: set_before = set_after, flip_at = 0, set_after = the
+ * other, spare_free = 1, in that order, so a program between two of those
+ * stores still picks a set that is safe to write).
+ */
+const volatile __u32 ring_mode = 0;   /* 1: tracepoints recorded by BPF (rings=bpf) */
+const volatile __u32 need_freeze = 0; /* perf-written rings (sampling events) are gated too */
+const volatile __u32 rec_slots = 1;   /* index of set s on CPU c: s * rec_slots + c */
+__u64 flip_at = 0;
+__u32 set_before = 0;
+__u32 set_after = 1;
+__u32 spare_free = 1;
+__u32 rec_seq[TRIGREC_MAX_CPUS] = {}; /* next record number per CPU */
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRIGREC_MAX_HOOKS);
@@ -156,8 +175,28 @@ struct scratch {
 	__u32 hook;
 	__u32 hook_recorded;
 	__u32 pad;
+	__u64 now; /* rings=bpf: the time stamped on the event's record (0: read the clock) */
 	char comm[TRIGREC_COMM_LEN];
 };
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+} rec_rings SEC(".maps");
+
+/* One record being written: the header, then the tracepoint's record. */
+struct rec_buf {
+	struct trigrec_rec_hdr h;
+	__u8 d[TRIGREC_MAX_RECORD];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rec_buf);
+} rec_buf_map SEC(".maps");
 
 struct str64 {
 	char c[TRIGREC_FIELD_STR_LEN];
@@ -572,7 +611,13 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 		st->coalesced++;
 		return 0;
 	}
-	freeze_at = now + tc->post_ns;
+	if (!ring_mode || need_freeze)
+		freeze_at = now + tc->post_ns;
+	m->flipped = 0;
+	if (ring_mode && __sync_val_compare_and_swap(&spare_free, 1, 0) == 1) {
+		flip_at = now + tc->post_ns;
+		m->flipped = 1;
+	}
 	st->fired++;
 	ts->fired_total++;
 	ts->last_fire_ns = now;
@@ -697,8 +742,11 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	st->evaluated++;
 	if (!eval_filter(s, &side->filter))
 		return 0;
-	/* The clock is read only once something matched: filters are the hot path. */
-	now = bpf_ktime_get_ns();
+	/*
+	 * The clock is read only once something matched: filters are the hot
+	 * path. A record written by BPF carries the time the cut must equal.
+	 */
+	now = s->now ? s->now : bpf_ktime_get_ns();
 	fc.now = now;
 
 	if (tc->kind == TRIGREC_TRIG_LATENCY) {
@@ -767,6 +815,83 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	return fire(s, id, tc, ts, st, &k, &fc);
 }
 
+/*
+ * rings=bpf: write this event's record into the active set of its CPU,
+ * stamped `now`. The ctx of a classic tracepoint program is the record perf
+ * would store; its length is the fixed part or the end of the furthest
+ * __data_loc field. 0 = written.
+ */
+static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, __u64 now)
+{
+	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), set, sz, idx;
+	struct trigrec_stats *st;
+	struct rec_buf *b;
+	__u64 fa;
+
+	if (cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]))
+		return 1;
+	if (!in_cgroup() || !in_task_scope())
+		return 1;
+	b = bpf_map_lookup_elem(&rec_buf_map, &zero);
+	if (!b)
+		return 1;
+	sz = hc->rec_size;
+	if (sz < 8 || sz > TRIGREC_MAX_RECORD)
+		return 1;
+	if (bpf_probe_read_kernel(b->d, sz, ctx))
+		return 1;
+	/* Strings and arrays (__data_loc: u16 offset, u16 length) follow the fixed part. */
+	if (hc->dloc[0]) {
+		__u32 end = sz;
+
+		for (int i = 0; i < TRIGREC_MAX_DLOC; i++) {
+			__u32 off = hc->dloc[i], loc, e;
+
+			if (!off || off > TRIGREC_MAX_RECORD - 4)
+				break;
+			loc = *(__u32 *)&b->d[off & (TRIGREC_MAX_RECORD - 1) & ~3u];
+			e = (loc & 0xffff) + (loc >> 16);
+			if (e > end)
+				end = e;
+		}
+		if (end > TRIGREC_MAX_RECORD) {
+			end = TRIGREC_MAX_RECORD;
+			st = stat_slot(TRIGREC_MAX_TRIGGERS);
+			if (st)
+				st->rec_truncated++;
+		}
+		sz = end;
+		if (sz > sizeof(b->d) || bpf_probe_read_kernel(b->d, sz, ctx))
+			return 1;
+	}
+	/*
+	 * The common fields: a BPF program finds a pt_regs pointer there
+	 * (perf_trace_run_bpf_submit), and perf rewrites them only for its own
+	 * copy. Type and pid as perf writes them; flags and preempt_count
+	 * (irq/softirq context, preemption depth) are not known here: 0.
+	 */
+	*(__u16 *)&b->d[0] = hc->tp_id;
+	b->d[2] = 0;
+	b->d[3] = 0;
+	*(__u32 *)&b->d[4] = (__u32)bpf_get_current_pid_tgid();
+	b->h.time = now;
+	b->h.seq = rec_seq[cpu];
+	b->h.ev = hc->rec_ev;
+	b->h.flags = 0;
+	fa = *(volatile __u64 *)&flip_at;
+	set = fa && now > fa ? *(volatile __u32 *)&set_after : *(volatile __u32 *)&set_before;
+	idx = (set & 1) * rec_slots + cpu;
+	if (bpf_perf_event_output(ctx, &rec_rings, idx, b, sizeof(b->h) + sz)) {
+		st = stat_slot(TRIGREC_MAX_TRIGGERS);
+		if (st)
+			st->rec_failed++;
+		return 1;
+	}
+	/* Only written records are numbered: a gap in seq means lost history. */
+	rec_seq[cpu] = b->h.seq + 1;
+	return 0;
+}
+
 SEC("tracepoint")
 int tp_hook(void *ctx)
 {
@@ -776,15 +901,23 @@ int tp_hook(void *ctx)
 	int pass = 1, fired = 0;
 	__u32 sz;
 
+	__u64 now = 0;
+
 	if (!hc)
 		return 1;
 	if (hc->flags & TRIGREC_HOOK_GATED)
 		pass = gate_pass();
+	/* Recorded before the triggers run: a trigger's own record is the last before its cut. */
+	if (hc->flags & TRIGREC_HOOK_BPFREC) {
+		now = bpf_ktime_get_ns();
+		record(ctx, hc, now);
+	}
 	if (!hc->ntrig || !in_scope())
 		return pass;
 	s = bpf_map_lookup_elem(&scratch_map, &zero);
 	if (!s)
 		return pass;
+	s->now = now;
 	sz = hc->data_size;
 	if (sz > SCRATCH_BYTES)
 		sz = SCRATCH_BYTES;
@@ -806,6 +939,21 @@ int tp_hook(void *ctx)
 	}
 	/* The trigger's own record is kept: it is the last one before the cut. */
 	return pass || fired;
+}
+
+/*
+ * rings=bpf, recorded tracepoints that carry no trigger. Never returns 0:
+ * the event reaches every other perf user of the tracepoint untouched.
+ */
+SEC("tracepoint")
+int tp_rec(void *ctx)
+{
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
+	struct trigrec_hook_cfg *hc = bpf_map_lookup_elem(&hooks, &idx);
+
+	if (hc)
+		record(ctx, hc, bpf_ktime_get_ns());
+	return 1;
 }
 
 /* Recorded tracepoints that carry no trigger: the gate alone, one load. */

@@ -26,6 +26,26 @@
 /* hook_cfg.flags */
 #define TRIGREC_HOOK_RECORDED (1u << 0) /* the tracepoint is recorded */
 #define TRIGREC_HOOK_GATED (1u << 1)	/* drop its records while frozen */
+#define TRIGREC_HOOK_BPFREC (1u << 2)	/* recorded by BPF into the ring sets (rings=bpf) */
+
+/*
+ * BPF-written rings (rings=bpf): per CPU, TRIGREC_RING_SETS sets of
+ * PERF_COUNT_SW_BPF_OUTPUT events with write_backward, in the `rec_rings`
+ * perf event array at index set * rec_slots + cpu. A recorded tracepoint's
+ * record goes into the active set as one raw sample: this header, then the
+ * tracepoint's record (common fields first) exactly as perf would store it.
+ * seq counts the records of a CPU (all sets) with no gap while nothing is
+ * lost, so the harvest can tell where continuous history ends.
+ */
+#define TRIGREC_RING_SETS 2
+#define TRIGREC_MAX_DLOC 4	  /* __data_loc fields whose end bounds the record's size */
+#define TRIGREC_MAX_RECORD 4096 /* bytes of a tracepoint record copied (longer: truncated, counted) */
+struct trigrec_rec_hdr {
+	__u64 time; /* bpf_ktime_get_ns(), the clock of every other record */
+	__u32 seq;  /* per-CPU record number */
+	__u16 ev;   /* the recorder's event index (hook_cfg.rec_ev) */
+	__u16 flags;
+};
 
 /* Trigger kinds (trigger_cfg.kind). */
 enum trigrec_trigger_kind {
@@ -49,7 +69,12 @@ struct trigrec_hook_cfg {
 	__u32 ntrig;			       /* entries used in trig[] */
 	__u32 trig[TRIGREC_MAX_HOOK_TRIGGERS]; /* TRIGREC_HOOK_TRIG(id, role) */
 	__u32 data_size;		       /* bytes of the raw record to copy */
-	__u32 pad;
+	/* TRIGREC_HOOK_BPFREC: what the recording program needs. */
+	__u16 rec_ev;			    /* the recorder's event index, into trigrec_rec_hdr.ev */
+	__u16 rec_size;			    /* the record's fixed part (format file) */
+	__u16 dloc[TRIGREC_MAX_DLOC];	    /* offsets of __data_loc fields (0 = none) */
+	__u16 tp_id;			    /* common_type (a program's ctx has a pt_regs * there) */
+	__u16 pad[3];
 };
 
 /*
@@ -171,6 +196,9 @@ struct trigrec_stats {
 	__u64 suppressed_limit;	   /* held back by limit (the default one too) or max */
 	__u64 stale_starts;	   /* LATENCY: starts dropped for age */
 	__u64 suppressed_budget;   /* held back by the run's global snapshot budget */
+	/* rings=bpf, global slot: records cut at TRIGREC_MAX_RECORD; records the ring refused. */
+	__u64 rec_truncated;
+	__u64 rec_failed;
 };
 
 /* Messages on the side-band BPF ring buffer. Every message starts with its type. */
@@ -195,7 +223,11 @@ struct trigrec_trigger_msg {
 	 * is never decoded against the new table.
 	 */
 	__u32 generation;
-	__u32 reserved;
+	/*
+	 * rings=bpf: 1 = this firing moved recording to the spare ring set at
+	 * freeze_at (the side-band thread hands the spare back after its copy).
+	 */
+	__u32 flipped;
 	char comm[TRIGREC_COMM_LEN];
 	/* Context of stateful triggers. */
 	__u64 key[TRIGREC_MAX_KEY_PARTS];
@@ -215,7 +247,8 @@ struct trigrec_trigger_msg {
  * freeze_at: 0 = recording; otherwise gates drop records after this time.
  */
 
-_Static_assert(sizeof(struct trigrec_hook_cfg) == 48, "hook_cfg layout");
+_Static_assert(sizeof(struct trigrec_hook_cfg) == 64, "hook_cfg layout");
+_Static_assert(sizeof(struct trigrec_rec_hdr) == 16, "rec_hdr layout");
 _Static_assert(sizeof(struct trigrec_clause) == 16, "clause layout");
 _Static_assert(sizeof(struct trigrec_filter) ==
 		       8 + 16 * TRIGREC_MAX_CLAUSES + TRIGREC_MAX_STRS * TRIGREC_STR_LEN,
@@ -224,7 +257,7 @@ _Static_assert(sizeof(struct trigrec_keyspec) == 16, "keyspec layout");
 _Static_assert(sizeof(struct trigrec_trigger_cfg) == 72 + 2 * sizeof(struct trigrec_side),
 	       "trigger_cfg layout");
 _Static_assert(sizeof(struct trigrec_trig_state) == 40, "trig_state layout");
-_Static_assert(sizeof(struct trigrec_stats) == 80, "stats layout");
+_Static_assert(sizeof(struct trigrec_stats) == 96, "stats layout");
 _Static_assert(sizeof(struct trigrec_trigger_msg) == 384, "trigger_msg layout");
 
 #endif /* TRIGREC_ABI_H */

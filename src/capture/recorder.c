@@ -17,6 +17,7 @@
 #include <linux/magic.h>
 #include "util/log.h"
 #include "capture/recorder.h"
+#include "trigrec_abi.h"
 #include "capture/ring_reader.h"
 #include "capture/ringmem.h"
 #include "capture/tracefs.h"
@@ -91,6 +92,53 @@ static void base_attr(struct perf_event_attr *a, const struct recorder_opts *o)
 	}
 	if (o->callgraph)
 		a->sample_max_stack = 127;
+}
+
+const char *rec_rings_name(int mode)
+{
+	return mode == REC_RINGS_BPF ? "bpf" : mode == REC_RINGS_PERF ? "perf" : "auto";
+}
+
+/*
+ * Who writes each tracepoint's records (recorder_opts.rings). perf keeps
+ * what BPF cannot do as well: a --filter (ftrace's, applied by perf) and -g
+ * (perf's call chains).
+ */
+static int choose_rings(struct recorder *r)
+{
+	const char *why = NULL;
+	int mode = r->opts.rings;
+
+	for (int i = 0; i < r->nr_evs; i++) {
+		struct rec_event *e = &r->evs[i];
+
+		if (e->kind == REC_EV_SAMPLING)
+			r->perf_main = 1;
+		if (e->kind != REC_EV_TRACEPOINT)
+			continue;
+		if (mode == REC_RINGS_PERF) {
+			r->perf_main = 1;
+			continue;
+		}
+		if (r->opts.callgraph)
+			why = "-g: perf writes the call chains";
+		else if (e->filter)
+			why = "--filter: perf applies ftrace filters";
+		else {
+			e->bpf_rec = 1;
+			r->nr_bpf_evs++;
+			continue;
+		}
+		r->perf_main = 1;
+		if (mode == REC_RINGS_BPF)
+			wlog("--rings bpf: %s is written by perf (%s)", e->pd.name, why);
+		else
+			vlog("rings: %s is written by perf (%s)", e->pd.name, why);
+	}
+	vlog("rings: %d tracepoint%s written by BPF into %d ring sets per CPU%s", r->nr_bpf_evs,
+	     r->nr_bpf_evs == 1 ? "" : "s", r->nr_bpf_evs ? TRIGREC_RING_SETS : 0,
+	     r->perf_main ? ", the rest by perf into one ring per CPU" : "");
+	return 0;
 }
 
 static struct rec_event *add_event(struct recorder *r)
@@ -333,6 +381,7 @@ static int check_memory(const struct recorder *r)
 		.track_pages = r->opts.track_pages,
 		.nr_cpus = r->nr_cpus,
 		.copies = RECORDER_HARVEST_SETS,
+		.main_rings = (r->perf_main ? 1 : 0) + (r->nr_bpf_evs ? TRIGREC_RING_SETS : 0),
 	};
 	struct ringmem_have h;
 	char msg[1024];
@@ -509,7 +558,8 @@ struct recorder *recorder__new(const struct recorder_opts *opts)
 		goto fail;
 	}
 	/* Everything below is known now: say it before opening anything. */
-	if (check_freq(r) || check_nofile(r) || (opts->cgroup && open_cgroup(r)) || check_memory(r))
+	if (choose_rings(r) || check_freq(r) || check_nofile(r) || (opts->cgroup && open_cgroup(r)) ||
+	    check_memory(r))
 		goto fail;
 	return r;
 fail:
@@ -690,6 +740,7 @@ static int map_ring(struct recorder *r, int cpu, int fd, uint64_t pages, int tra
 	ring->fd = fd;
 	ring->tracking = tracking;
 	ring->base = base;
+	ring->set = -1;
 	ring->map_len = len;
 	ring->size = pages * psz;
 	/*
@@ -761,6 +812,39 @@ static int open_one(struct recorder *r, struct rec_event *e, pid_t pid, int cpu,
 	return 0;
 }
 
+/*
+ * One ring of a set (rings=bpf): a BPF-output event that only trigrec.bpf.c
+ * writes (bpf_perf_event_output), backward, mapped read-only so that the
+ * kernel overwrites its oldest records.
+ */
+static int open_set(struct recorder *r, int cpu, int set)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+		.write_backward = 1,
+	};
+	int fd = perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC), err;
+
+	if (fd < 0) {
+		err = errno;
+		elog("cannot open ring set %d on CPU %d (a BPF-output perf event): %s; "
+		     "--rings perf records without ring sets",
+		     set, cpu, strerror(err));
+		return -err;
+	}
+	err = map_ring(r, cpu, fd, r->opts.mmap_pages, 0);
+	if (err) {
+		close(fd);
+		return err;
+	}
+	r->rings[r->nr_rings - 1].set = set;
+	return 0;
+}
+
 static void raise_nofile(size_t need)
 {
 	struct rlimit rl;
@@ -789,6 +873,8 @@ int recorder__open(struct recorder *r)
 
 				if (cancelled(&r->opts))
 					return -EINTR;
+				if (e->bpf_rec)
+					continue;
 				err = open_one(r, e, pid, cpu, tracking ? &tleader : &leader,
 					       tracking ? r->opts.track_pages : r->opts.mmap_pages);
 				if (err)
@@ -796,9 +882,27 @@ int recorder__open(struct recorder *r)
 			}
 		}
 	}
+	for (int c = 0; r->nr_bpf_evs && c < r->nr_cpus; c++) {
+		for (int set = 0; set < TRIGREC_RING_SETS; set++) {
+			err = open_set(r, r->cpus[c], set);
+			if (err)
+				return err;
+		}
+	}
 	/* Ids let perf map every record back to its attr. */
 	for (int i = 0; i < r->nr_evs; i++) {
 		struct rec_event *e = &r->evs[i];
+
+		if (e->bpf_rec) {
+			/* No perf event: ids of our own, one per CPU, that the writer stamps. */
+			e->pd.ids = calloc(r->nr_cpus, sizeof(uint64_t));
+			if (!e->pd.ids)
+				return -ENOMEM;
+			for (int c = 0; c < r->nr_cpus; c++)
+				e->pd.ids[c] = REC_BPF_ID(i, c);
+			e->pd.nr_ids = r->nr_cpus;
+			continue;
+		}
 
 		e->pd.ids = calloc(e->nr_fds, sizeof(uint64_t));
 		if (!e->pd.ids)
@@ -908,7 +1012,7 @@ int recorder__newest_record(const struct recorder *r, int cpu, void *buf, size_t
 		struct perf_event_header *hdr = buf;
 		uint64_t head;
 
-		if (ring->tracking || ring->cpu != cpu)
+		if (ring->tracking || ring->set >= 0 || ring->cpu != cpu)
 			continue;
 		/* Written backward: the newest record starts at data_head (0 = none yet). */
 		head = ring_head(ring);
@@ -937,7 +1041,7 @@ int recorder__harvest(struct recorder *r, struct harvest *h)
 	 * unnamed later; what moves during their copy is discarded below.
 	 */
 	for (int i = 0; i < r->nr_rings; i++)
-		if (!r->rings[i].tracking &&
+		if (!r->rings[i].tracking && r->rings[i].set < 0 &&
 		    ioctl(r->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 1) && !err)
 			err = -errno;
 	for (int i = 0; i < r->nr_rings; i++) {
@@ -951,7 +1055,7 @@ int recorder__harvest(struct recorder *r, struct harvest *h)
 		c->wrapped = (uint64_t)-after > ring->size;
 	}
 	for (int i = 0; i < r->nr_rings; i++)
-		if (!r->rings[i].tracking &&
+		if (!r->rings[i].tracking && r->rings[i].set < 0 &&
 		    ioctl(r->rings[i].fd, PERF_EVENT_IOC_PAUSE_OUTPUT, 0) && !err)
 			err = -errno;
 	return err;
@@ -979,7 +1083,10 @@ void recorder__free(struct recorder *r)
 		return;
 	for (int i = 0; i < r->nr_rings; i++) {
 		munmap(r->rings[i].base, r->rings[i].map_len);
+		if (r->rings[i].set >= 0)
+			close(r->rings[i].fd);
 	}
+	free(r->seq_base);
 	for (int i = 0; i < r->nr_evs; i++) {
 		for (int k = 0; k < r->evs[i].nr_fds; k++)
 			close(r->evs[i].fds[k]);

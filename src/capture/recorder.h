@@ -45,7 +45,19 @@ struct recorder_opts {
 	 * return -EINTR (harvest__new: NULL with errno EINTR). NULL = never.
 	 */
 	const volatile sig_atomic_t *cancel;
+	/*
+	 * Who writes tracepoint records: REC_RINGS_BPF (BPF programs, into
+	 * TRIGREC_RING_SETS sets of BPF-output rings per CPU, so a snapshot
+	 * switches sets instead of freezing and nobody else's perf loses an
+	 * event), REC_RINGS_PERF (perf, one ring per CPU, frozen by gates), or
+	 * REC_RINGS_AUTO: BPF wherever it can (not for --filter'd events or -g,
+	 * which stay with perf). Sampling events are always written by perf.
+	 */
+	int rings;
 };
+
+enum { REC_RINGS_AUTO = 0, REC_RINGS_BPF, REC_RINGS_PERF };
+const char *rec_rings_name(int mode);
 
 /* Harvest buffer sets in flight (sideband.c's NR_JOBS); the memory check counts them. */
 #define RECORDER_HARVEST_SETS 2
@@ -67,6 +79,7 @@ struct rec_event {
 	const char *filter;
 	int *fds;
 	int nr_fds;
+	int bpf_rec; /* rings=bpf: written by trigrec.bpf.c into the ring sets, no perf event */
 };
 
 struct rec_ring {
@@ -76,6 +89,7 @@ struct rec_ring {
 	void *base;   /* mmap: control page + data */
 	size_t map_len;
 	uint64_t size; /* data area bytes */
+	int set;       /* rings=bpf: the ring set (BPF-output event); -1 = written by perf */
 };
 
 /* One ring as copied by a harvest. */
@@ -102,6 +116,9 @@ struct recorder {
 	int nr_rings;
 	int *cpus;
 	int nr_cpus;
+	int nr_bpf_evs;		/* events with bpf_rec (0: no ring sets) */
+	int perf_main;		/* some event is written by perf into a main ring (gated) */
+	uint32_t *seq_base;	/* rings=bpf: record numbers carried over a reload (nr_cpus_possible) */
 	int cgroup_fd;		/* opts.cgroup opened, or -1 */
 	char cgroup_path[4096]; /* ... resolved to a full path */
 	struct recorder_opts opts;
@@ -130,7 +147,11 @@ int recorder__open(struct recorder *r);
  */
 struct harvest *harvest__new(const struct recorder *r);
 void harvest__free(struct harvest *h);
-/* Harvest every ring into h: pause, copy, resume. Cheap: memcpy only. 0 or -errno. */
+/*
+ * Harvest every ring into h: pause, copy, resume. Cheap: memcpy only. The
+ * ring sets of rings=bpf are copied live (what moves during the copy is
+ * discarded). 0 or -errno.
+ */
 int recorder__harvest(struct recorder *r, struct harvest *h);
 /*
  * Copy the start (at most len bytes) of the newest record in CPU's main
@@ -153,6 +174,9 @@ void recorder__rearm_on_exec(struct recorder *r);
 void recorder__disable(struct recorder *r);
 /* Free everything (closes fds, unmaps). */
 void recorder__free(struct recorder *r);
+
+/* Synthetic sample ids of BPF-written events (no perf event has them). */
+#define REC_BPF_ID(ev, cpu_idx) (0xb7f0000000000000ull | ((uint64_t)(ev) << 20) | (uint64_t)(cpu_idx))
 
 /* Tracking event, for synthesized records. */
 static inline struct rec_event *recorder__tracking(struct recorder *r)

@@ -13,10 +13,12 @@
 void ringmem_total(const struct ringmem_need *n, struct ringmem_total *t)
 {
 	uint64_t cpus = n->nr_cpus > 0 ? (uint64_t)n->nr_cpus : 0;
+	uint64_t mains = n->main_rings > 0 ? (uint64_t)n->main_rings : 1;
 
 	/* perf maps one control page in front of each ring's data. */
-	t->rings = cpus * (n->main_pages + 1 + n->track_pages + 1) * n->page_size;
-	t->copies = (uint64_t)n->copies * cpus * (n->main_pages + n->track_pages) * n->page_size;
+	t->rings = cpus * (mains * (n->main_pages + 1) + n->track_pages + 1) * n->page_size;
+	t->copies = (uint64_t)n->copies * cpus * (mains * n->main_pages + n->track_pages) *
+		    n->page_size;
 	t->total = t->rings + t->copies;
 }
 

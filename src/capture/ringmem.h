@@ -18,6 +18,7 @@ struct ringmem_need {
 	uint64_t track_pages; /* per CPU */
 	int nr_cpus;	      /* recorded CPUs */
 	int copies;	      /* harvest buffer sets */
+	int main_rings;	      /* main rings per CPU (rings=bpf: its sets, +1 for perf's); 0 = 1 */
 };
 
 #define RINGMEM_UNLIMITED UINT64_MAX

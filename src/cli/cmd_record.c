@@ -215,6 +215,11 @@ SET(o_no_buildid_cache)
 	return 0;
 }
 
+SET(o_rings)
+{
+	return config__parse_rings(a, &CFG->rings, err, len);
+}
+
 SET(o_no_gates)
 {
 	CFG->bpf.no_gates = 1;
@@ -407,6 +412,12 @@ const struct opt_spec record_opts[] = {
 	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)",
 	  o_max_starts },
 	{ 0, "max-keys", "N", "rate buckets / per-key cooldowns, LRU (default 16384)", o_max_keys },
+	{ 0, "rings", "bpf|perf|auto",
+	  "who writes tracepoint records: bpf (default where\n"
+	  "it can: ring sets switch at a trigger, recording\n"
+	  "never stops, other perf users lose nothing) or perf\n"
+	  "(one ring per CPU, frozen at a trigger); env TRIGREC_RINGS",
+	  o_rings },
 	{ 0, "no-gates", NULL,
 	  "no freeze gates: cheaper, but records after a trigger\n"
 	  "overwrite history until the harvest (still cut exactly)",

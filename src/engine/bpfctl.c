@@ -220,6 +220,7 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 	/* Reading formats costs ~0.1 ms each: done once the count is known to fit. */
 	for (int i = 0; i < b->nr_hooks; i++) {
 		struct bpf_hook *h = &b->hooks[i];
+		const struct rec_event *ev;
 
 		h->fmt = tp_format__load(h->tp.sys, h->tp.name);
 		if (!h->fmt) {
@@ -228,8 +229,20 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 			goto fail;
 		}
 		h->cfg.flags = h->recorded ? TRIGREC_HOOK_RECORDED : 0;
-		if (h->recorded && !b->opts.no_gates)
+		ev = h->recorded ? recorded_event(r, &h->tp) : NULL;
+		if (ev && ev->bpf_rec) {
+			int nd = 0;
+
+			h->cfg.flags |= TRIGREC_HOOK_BPFREC;
+			h->cfg.rec_ev = (uint16_t)(ev - r->evs);
+			h->cfg.rec_size = (uint16_t)h->fmt->fixed_size;
+			h->cfg.tp_id = (uint16_t)h->fmt->id;
+			for (int f = 0; f < h->fmt->nr_fields && nd < TRIGREC_MAX_DLOC; f++)
+				if (h->fmt->fields[f].kind == TP_FIELD_DATALOC)
+					h->cfg.dloc[nd++] = (uint16_t)h->fmt->fields[f].offset;
+		} else if (h->recorded && !b->opts.no_gates) {
 			h->cfg.flags |= TRIGREC_HOOK_GATED;
+		}
 		/* What filters and the message may read: the fixed part, plus strings. */
 		h->cfg.data_size = h->fmt->fixed_size + (has_dataloc(h->fmt) ? 256 : 0);
 		if (h->cfg.data_size > 512)
@@ -282,6 +295,19 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 	b->skel->rodata->scope_cgroup = r->cgroup_fd >= 0;
 	b->skel->rodata->generation = b->opts.generation;
 	b->skel->rodata->self_tgid = getpid();
+	if (r->nr_bpf_evs) {
+		int slots = libbpf_num_possible_cpus();
+
+		if (slots <= 0 || slots > TRIGREC_MAX_CPUS) {
+			elog("rings=bpf: %d possible CPUs, at most %d: use --rings perf",
+			     slots, TRIGREC_MAX_CPUS);
+			return -E2BIG;
+		}
+		b->skel->rodata->ring_mode = 1;
+		b->skel->rodata->need_freeze = r->perf_main;
+		b->skel->rodata->rec_slots = slots;
+		bpf_map__set_max_entries(b->skel->maps.rec_rings, TRIGREC_RING_SETS * slots);
+	}
 	for (int i = 0; i < 2; i++) {
 		b->skel->rodata->budget_n[i] = b->opts.budget_n[i];
 		b->skel->rodata->budget_period_ns[i] = b->opts.budget_period_ns[i];
@@ -313,6 +339,19 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 		}
 		return err;
 	}
+	for (int i = 0; i < r->nr_rings; i++) {
+		uint32_t key, fd = r->rings[i].fd;
+
+		if (r->rings[i].set < 0)
+			continue;
+		key = r->rings[i].set * b->skel->rodata->rec_slots + r->rings[i].cpu;
+		if (bpf_map__update_elem(b->skel->maps.rec_rings, &key, sizeof(key), &fd, sizeof(fd),
+					 0))
+			goto map_fail;
+	}
+	/* A reload goes on numbering where the previous object stopped: history stays continuous. */
+	if (r->seq_base)
+		memcpy(b->skel->bss->rec_seq, r->seq_base, sizeof(b->skel->bss->rec_seq));
 	if (r->cgroup_fd >= 0) {
 		uint32_t key = 0, fd = r->cgroup_fd;
 
@@ -349,13 +388,15 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 	/* Attach: every hook carries its index as cookie, so one program serves all. */
 	for (int i = 0; i < b->nr_hooks; i++) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
-		struct bpf_program *prog =
-			b->hooks[i].cfg.ntrig ? b->skel->progs.tp_hook : b->skel->progs.tp_gate;
+		int bpfrec = b->hooks[i].cfg.flags & TRIGREC_HOOK_BPFREC;
+		struct bpf_program *prog = b->hooks[i].cfg.ntrig ? b->skel->progs.tp_hook :
+					   bpfrec		 ? b->skel->progs.tp_rec :
+								   b->skel->progs.tp_gate;
 		struct bpf_link *l;
 
 		if (cancelled(b))
 			return -EINTR;
-		if (!b->hooks[i].cfg.ntrig && b->opts.no_gates)
+		if (!b->hooks[i].cfg.ntrig && !bpfrec && b->opts.no_gates)
 			continue;
 		l = bpf_program__attach_tracepoint_opts(prog, b->hooks[i].tp.sys,
 							b->hooks[i].tp.name, &o);
@@ -438,13 +479,67 @@ int bpfctl__freeze_now(struct bpfctl *b, uint64_t at)
 	if (!__atomic_compare_exchange_n(&b->skel->bss->armed, &one, 0, 0, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST))
 		return 0;
-	__atomic_store_n(&b->skel->bss->freeze_at, at, __ATOMIC_SEQ_CST);
-	return 1;
+	if (bpfctl__needs_freeze(b))
+		__atomic_store_n(&b->skel->bss->freeze_at, at, __ATOMIC_SEQ_CST);
+	return 1 + bpfctl__flip_now(b, at);
 }
 
 void bpfctl__cut_at(struct bpfctl *b, uint64_t at)
 {
 	__atomic_store_n(&b->skel->bss->freeze_at, at, __ATOMIC_SEQ_CST);
+}
+
+int bpfctl__save_seq(struct bpfctl *b, struct recorder *r)
+{
+	if (!b->skel || !b->skel->bss || !r->nr_bpf_evs)
+		return 0;
+	if (!r->seq_base) {
+		r->seq_base = calloc(TRIGREC_MAX_CPUS, sizeof(uint32_t));
+		if (!r->seq_base)
+			return -ENOMEM;
+	}
+	memcpy(r->seq_base, b->skel->bss->rec_seq, TRIGREC_MAX_CPUS * sizeof(uint32_t));
+	return 0;
+}
+
+int bpfctl__rings(const struct bpfctl *b)
+{
+	return b->skel && b->skel->rodata->ring_mode;
+}
+
+int bpfctl__needs_freeze(const struct bpfctl *b)
+{
+	return !bpfctl__rings(b) || b->skel->rodata->need_freeze;
+}
+
+int bpfctl__flip_now(struct bpfctl *b, uint64_t at)
+{
+	uint32_t one = 1;
+
+	if (!bpfctl__rings(b) ||
+	    !__atomic_compare_exchange_n(&b->skel->data->spare_free, &one, 0, 0, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		return 0;
+	__atomic_store_n(&b->skel->bss->flip_at, at, __ATOMIC_SEQ_CST);
+	return 1;
+}
+
+void bpfctl__settle(struct bpfctl *b)
+{
+	struct trigrec_bpf__bss *v = b->skel->bss;
+	struct trigrec_bpf__data *d = b->skel->data; /* the two that start at 1 */
+	uint32_t now_set = __atomic_load_n(&d->set_after, __ATOMIC_SEQ_CST);
+
+	/* In this order: a program between two stores still picks a set safe to write. */
+	__atomic_store_n(&v->set_before, now_set, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&v->flip_at, 0, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&d->set_after, (now_set + 1) % TRIGREC_RING_SETS, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&d->spare_free, 1, __ATOMIC_SEQ_CST);
+}
+
+void bpfctl__rearm(struct bpfctl *b)
+{
+	__atomic_store_n(&b->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
 }
 
 void bpfctl__thaw(struct bpfctl *b)
@@ -477,6 +572,8 @@ int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out)
 		out->suppressed_limit += v[c].suppressed_limit;
 		out->stale_starts += v[c].stale_starts;
 		out->suppressed_budget += v[c].suppressed_budget;
+		out->rec_truncated += v[c].rec_truncated;
+		out->rec_failed += v[c].rec_failed;
 	}
 	free(v);
 	return err;

@@ -82,7 +82,11 @@ void bpfctl__detach(struct bpfctl *b);
 void bpfctl__free(struct bpfctl *b);
 
 /* Freeze state (shared with the BPF programs through the mmaped .bss). */
-/* Claim a snapshot from userspace (SIGUSR2, exit): 1 = claimed and frozen at `at`, 0 = busy. */
+/*
+ * Claim a snapshot from userspace (SIGUSR2, exit): 1 = claimed and frozen at
+ * `at`, 2 = that and (rings=bpf) recording moves to the spare ring set at
+ * `at` (settle it after the harvest), 0 = busy.
+ */
 int bpfctl__freeze_now(struct bpfctl *b, uint64_t at);
 /*
  * Move the cut of the snapshot in progress to `at` (a stop ends a post window
@@ -90,6 +94,18 @@ int bpfctl__freeze_now(struct bpfctl *b, uint64_t at);
  * owner of the freeze (armed is 0).
  */
 void bpfctl__cut_at(struct bpfctl *b, uint64_t at);
+/* rings=bpf: is the spare set free? Claim it and move recording there after `at`. 1 = moved. */
+int bpfctl__flip_now(struct bpfctl *b, uint64_t at);
+/* rings=bpf: the set left at a flip has been copied: it is the spare again. */
+void bpfctl__settle(struct bpfctl *b);
+/* Let triggers fire again without touching the freeze (rings=bpf without perf-written rings). */
+void bpfctl__rearm(struct bpfctl *b);
+/* Tracepoints recorded by BPF into ring sets (rings=bpf)? */
+int bpfctl__rings(const struct bpfctl *b);
+/* Does a snapshot freeze anything (perf-written rings, gated)? */
+int bpfctl__needs_freeze(const struct bpfctl *b);
+/* Keep the per-CPU record numbers in r before this object goes (a reload). */
+int bpfctl__save_seq(struct bpfctl *b, struct recorder *r);
 /* Resume recording and re-arm the triggers. */
 void bpfctl__thaw(struct bpfctl *b);
 /* Sum the per-CPU counters of trigger `id` (TRIGREC_MAX_TRIGGERS = global slot). */

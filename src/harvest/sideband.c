@@ -320,16 +320,37 @@ static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger
 		s->st.trigger_record_waited++;
 }
 
-static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64_t freeze_at,
-			uint64_t woke, const char *name, const char *text, int wait, int last)
+/* Is the trigger's own record written by BPF (rings=bpf)? It is then in the rings already. */
+static int bpf_recorded_hook(struct sideband *s, const struct trigrec_trigger_msg *m)
 {
+	return m->hook < (uint32_t)s->b->nr_hooks &&
+	       (s->b->hooks[m->hook].cfg.flags & TRIGREC_HOOK_BPFREC);
+}
+
+/*
+ * flipped: recording moved to the spare ring set at the cut (rings=bpf);
+ * once copied, the set left is handed back as the spare.
+ */
+static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64_t freeze_at,
+			uint64_t woke, const char *name, const char *text, int wait, int last,
+			int flipped)
+{
+	/* rings=bpf with nothing perf-written: nothing is frozen, nothing waits for a thaw. */
+	int nofreeze = !bpfctl__needs_freeze(s->b);
 	uint64_t coalesced, gated;
 	struct job *j = NULL;
 	int err;
 
 	/* A post window (a trigger's, or a named manual snapshot's): returns at once without one. */
 	freeze_at = wait_post(s, freeze_at);
-	if (m && m->hook_recorded)
+	/*
+	 * The window is complete: a trigger from now on is another snapshot
+	 * (its history is in the rings and stays there while this one is
+	 * copied). Firings inside the window still coalesce into this one.
+	 */
+	if (nofreeze)
+		bpfctl__rearm(s->b);
+	if (m && m->hook_recorded && !bpf_recorded_hook(s, m))
 		wait_trigger_record(s, m);
 	/* A free buffer set; both busy means two files are being written: wait. */
 	pthread_mutex_lock(&s->mu);
@@ -349,9 +370,12 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	j->tm.pause = mono_ns();
 	err = recorder__harvest(s->r, j->h);
 	j->tm.resume = mono_ns();
+	if (flipped)
+		bpfctl__settle(s->b);
 	if (last)
 		stop_events(s);
-	bpfctl__thaw(s->b);
+	if (!nofreeze)
+		bpfctl__thaw(s->b);
 	/* Gates only drop while frozen, so the counters can be read after the thaw. */
 	sum_counters(s, &coalesced, &gated);
 	if (err)
@@ -367,7 +391,8 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	j->t.freeze_at = freeze_at;
 	j->t.coalesced = coalesced - s->coalesced_seen;
 	j->t.gated = gated - s->gated_seen;
-	j->t.floor = s->last_resume;
+	/* A freeze leaves a hole in what perf wrote; ring sets have none. */
+	j->t.floor = nofreeze ? 0 : s->last_resume;
 	if (m) {
 		j->t.id = m->trigger_id;
 		if (m->trigger_id < (uint32_t)s->b->nr_trigs)
@@ -417,10 +442,12 @@ static int on_msg(void *ctx, void *data, size_t len)
 	}
 	if (s->stopping && s->o.max_snapshots && s->st.snapshots >= s->o.max_snapshots) {
 		/* --count reached: this one is not wanted; let recording go on. */
+		if (m.flipped)
+			bpfctl__settle(s->b);
 		bpfctl__thaw(s->b);
 		return 0;
 	}
-	take(s, &m, m.freeze_at, woke, "trigger", "trigger", 0, 0);
+	take(s, &m, m.freeze_at, woke, "trigger", "trigger", 0, 0, m.flipped);
 	return 0;
 }
 
@@ -434,14 +461,15 @@ static struct job *manual(struct sideband *s, const char *name, const char *text
 	uint64_t at = mono_ns();
 	/* A script's `trigger NAME { manual post 5ms }`: record on until then. */
 	uint64_t post = s->o.manual_post ? s->o.manual_post(s->o.ctx, name) : 0;
+	int claimed = bpfctl__freeze_now(s->b, at + post);
 
-	if (!bpfctl__freeze_now(s->b, at + post)) {
+	if (!claimed) {
 		/* A trigger owns the freeze: its snapshot covers this moment too. */
 		s->st.manual_coalesced++;
 		ilog("%s snapshot coalesced into the trigger snapshot in progress", name);
 		return NULL;
 	}
-	return take(s, NULL, at + post, at, name, text, wait, 0);
+	return take(s, NULL, at + post, at, name, text, wait, 0, claimed == 2);
 }
 
 /* Serve a control client's posted request (side-band thread): take it, never wait for the file. */
@@ -701,8 +729,10 @@ static void *thread_main(void *arg)
 		for (int tries = 0; tries < 100; tries++) {
 			uint64_t at = mono_ns();
 
-			if (bpfctl__freeze_now(s->b, at)) {
-				take(s, NULL, at, at, "final", "end of recording", 0, 1);
+			int claimed = bpfctl__freeze_now(s->b, at);
+
+			if (claimed) {
+				take(s, NULL, at, at, "final", "end of recording", 0, 1, claimed == 2);
 				break;
 			}
 			ring_buffer__consume(s->rb);

@@ -386,6 +386,7 @@ enum stmt_id {
 	ST_RECORD,
 	ST_BUFFER,
 	ST_CALLGRAPH,
+	ST_RINGS,
 	ST_FREQUENCY,
 	ST_PERIOD,
 	ST_CPUS,
@@ -1337,6 +1338,17 @@ static int v_name(struct sp *p, const struct stok *v)
 	return config__set_str(&p->c->name_prefix, v->val) ? nomem(p, v->pos) : 0;
 }
 
+static int v_rings(struct sp *p, const struct stok *v)
+{
+	char err[256];
+
+	if (config__parse_rings(v->val, &p->c->rings, err, sizeof(err))) {
+		add_err(p->s, v->pos, "rings %s", err);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int v_cgroup(struct sp *p, const struct stok *v)
 {
 	if (v->val[0] != '/') {
@@ -2068,6 +2080,7 @@ static const struct stmt {
 	{ "record", ST_RECORD, st_record },
 	{ "buffer", ST_BUFFER, NULL, "buffer SIZE (e.g. buffer 8M), per CPU", v_buffer },
 	{ "callgraph", ST_CALLGRAPH, st_callgraph },
+	{ "rings", ST_RINGS, NULL, "rings bpf|perf|auto", v_rings },
 	{ "frequency", ST_FREQUENCY, NULL, "frequency HZ (e.g. frequency 99)", v_frequency },
 	{ "period", ST_PERIOD, NULL, "period N (sample every N events)", v_period },
 	{ "cpus", ST_CPUS, st_cpus },
@@ -2198,7 +2211,7 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 	else
 		add_err(p->s, t->pos,
 			"unknown statement %s: statements are record, buffer, "
-			"callgraph, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
+			"callgraph, rings, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
 			"on_snapshot, on_snapshot_timeout, on_snapshot_jobs, post, control, max_starts, "
 			"max_keys, metrics, metrics_file, budget, compress, buildid_cache and trigger",
 			desc(t, p, d, sizeof(d)));

@@ -18,6 +18,30 @@ void config__init(struct trigrec_config *c)
 	c->track_pages = DEFAULT_TRACK_PAGES;
 	c->on_snapshot_timeout_ns = ON_SNAPSHOT_TIMEOUT_DEFAULT_NS;
 	c->on_snapshot_jobs = ON_SNAPSHOT_JOBS_DEFAULT;
+	/* The default of --rings, so a whole test suite can run on either path. */
+	if (getenv("TRIGREC_RINGS") && config__parse_rings(getenv("TRIGREC_RINGS"), &c->rings,
+							       NULL, 0))
+		c->rings = -1; /* config__finalize() says what is wrong */
+}
+
+int config__parse_rings(const char *s, int *mode, char *err, size_t errlen)
+{
+	if (!strcmp(s, "bpf"))
+		*mode = REC_RINGS_BPF;
+	else if (!strcmp(s, "perf"))
+		*mode = REC_RINGS_PERF;
+	else if (!strcmp(s, "auto"))
+		*mode = REC_RINGS_AUTO;
+	else {
+		if (err)
+			snprintf(err, errlen,
+				 "'%s': say bpf (BPF writes tracepoint records into ring sets that "
+				 "switch at a trigger), perf (perf writes them, frozen at a trigger) "
+				 "or auto (bpf where it can)",
+				 s);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int config__parse_on_snapshot_timeout(const char *s, uint64_t *ns, char *err, size_t errlen)
@@ -253,6 +277,12 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 {
 	int ret;
 
+	if (c->rings < 0) {
+		snprintf(err, errlen,
+			 "TRIGREC_RINGS='%s' in the environment: say bpf, perf or auto, or unset it",
+			 getenv("TRIGREC_RINGS") ? getenv("TRIGREC_RINGS") : "");
+		return -EINVAL;
+	}
 	if (c->cmd && c->pid) {
 		snprintf(err, errlen,
 			 "-p and a command exclude each other: record one or the other");
@@ -368,6 +398,8 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		fprintf(out, "period %llu\n", (unsigned long long)c->period);
 	if (c->callgraph)
 		fputs("callgraph\n", out);
+	if (c->rings)
+		fprintf(out, "rings %s\n", rec_rings_name(c->rings));
 	/* -C with a command already records system-wide, as -a does. */
 	if (c->all_cpus && !c->cpumask)
 		fputs("cpus all\n", out);

@@ -39,6 +39,7 @@ struct trigrec_config {
 	uint64_t freq;	      /* -F (0 = default for sampling events) */
 	uint64_t period;      /* -c */
 	int callgraph;	      /* -g */
+	int rings;	      /* --rings / `rings`: REC_RINGS_AUTO, _BPF, _PERF (capture/recorder.h) */
 
 	/* Scope. Default: system-wide unless a command or -p is given. */
 	int all_cpus;		/* -a */
@@ -112,6 +113,8 @@ const char *const *config__default_events(void);
 #define ON_SNAPSHOT_JOBS_MAX 64
 /* Parse a value for them; 0, or -EINVAL with the reason (range included) in err. */
 int config__parse_on_snapshot_timeout(const char *s, uint64_t *ns, char *err, size_t errlen);
+/* --rings / `rings`: bpf, perf or auto into *mode (REC_RINGS_*). err may be NULL. */
+int config__parse_rings(const char *s, int *mode, char *err, size_t errlen);
 int config__parse_on_snapshot_jobs(const char *s, unsigned int *jobs, char *err, size_t errlen);
 
 /* Every default, in one place. */

@@ -309,6 +309,7 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 	out[0] = 0;
 	DIFF(ev, "record (events, filters)");
 	DIFF(a->mmap_pages != b->mmap_pages || a->track_pages != b->track_pages, "buffer");
+	DIFF(a->rings != b->rings, "rings");
 	DIFF(a->freq != b->freq || a->period != b->period || a->callgraph != b->callgraph,
 	     "sampling (-F, -c, -g)");
 	DIFF(a->all_cpus != b->all_cpus || a->nr_cpumask != b->nr_cpumask ||
@@ -377,6 +378,7 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 	rc->planned = NULL;
 	if (s->m)
 		metrics__attach(s->m, NULL, s->r); /* it must not read the old object from now on */
+	bpfctl__save_seq(old, s->r);
 	bpfctl__free(old);
 	s->b = NULL;
 	*err = bpfctl__attach(nb, s->r, scope);
@@ -677,6 +679,8 @@ int session__start(struct session *s)
 	s->ro.freq = c->freq;
 	s->ro.period = c->period;
 	s->ro.callgraph = c->callgraph;
+	/* --no-gates measures perf's path without its gates. */
+	s->ro.rings = c->bpf.no_gates ? REC_RINGS_PERF : c->rings;
 	s->ro.cpumask = c->cpumask;
 	s->ro.cgroup = c->cgroup;
 	s->ro.cancel = &setup_cancel;

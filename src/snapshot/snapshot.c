@@ -17,6 +17,7 @@
 #include "snapshot/json.h"
 #include "snapshot/outdir.h"
 #include "snapshot/snapshot.h"
+#include "snapshot/bpfrec.h"
 #include "snapshot/tpsample.h"
 #include "util/util.h"
 
@@ -73,6 +74,8 @@ static int collect_one(const struct perf_event_header *h, void *ctx)
 	struct pd_rec_info info;
 	struct snap_rec *s;
 
+	if (h->type == BPFREC_SKIP_TYPE)
+		return 0;
 	if (pd_rec_decode(c->idmap, c->evs, h, &info) || info.event < 0) {
 		c->bad++;
 		return 0;
@@ -447,6 +450,7 @@ struct snap_result {
 	size_t kept, kept_bytes;
 	struct ring_stat *rs;
 	struct pd_comp_stats zst; /* level 0: not compressed */
+	struct bpfrec_stats bst;  /* rings=bpf */
 };
 
 /* What the sidecar says, rendered once the .data's name is known (outdir__publish_pair()). */
@@ -545,7 +549,12 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			res->zst.level, res->zst.bytes_in, res->zst.bytes_out,
 			res->zst.bytes_out ? (double)res->zst.bytes_in / res->zst.bytes_out : 0.0,
 			res->zst.records, res->zst.ns);
-	fprintf(f, "  \"lost_while_frozen\": %" PRIu64 ",\n  \"cpus\": [", t->gated);
+	fprintf(f, "  \"lost_while_frozen\": %" PRIu64 ",\n", t->gated);
+	fprintf(f,
+		"  \"rings\": \"%s\", \"ring_sets\": {\"records\": %" PRIu64
+		", \"older_than_a_gap\": %" PRIu64 ", \"cpus_truncated\": %u},\n  \"cpus\": [",
+		r->nr_bpf_evs ? "bpf" : "perf", res->bst.records, res->bst.dropped,
+		res->bst.truncated_cpus);
 	for (int i = 0; i < r->nr_rings; i++) {
 		const struct rec_ring *ring = &r->rings[i];
 		const struct ring_stat *s = &res->rs[i];
@@ -554,7 +563,12 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			"%s\n    {\"cpu\": %d, \"ring\": \"%s\", \"ring_bytes\": %" PRIu64
 			", \"wrapped\": %s, \"oldest_ns\": %" PRIu64 ", \"records\": %" PRIu64
 			", \"bytes\": %" PRIu64 ", \"lost\": %" PRIu64 "}",
-			i ? "," : "", ring->cpu, ring->tracking ? "tracking" : "main", ring->size,
+			i ? "," : "", ring->cpu,
+			ring->tracking ? "tracking" :
+			ring->set < 0  ? "main" :
+			ring->set      ? "set1" :
+					 "set0",
+			ring->size,
 			h->rings[i].wrapped ? "true" : "false", s->oldest, s->records, s->bytes,
 			s->lost);
 	}
@@ -645,7 +659,7 @@ static int pid_field_tids(const struct snapshot_ctx *sc, const struct snap_rec *
 	return n;
 }
 
-int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
+int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest *h,
 		    const struct snap_trigger *t, const struct snap_timing *tm,
 		    struct snap_written *out)
 {
@@ -666,6 +680,15 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct ha
 	if (!res.rs) {
 		err = -ENOMEM;
 		goto out;
+	}
+	if (r->nr_bpf_evs) {
+		err = bpfrec__convert(r, h, &res.bst);
+		if (err)
+			goto out;
+		if (res.bst.dropped)
+			vlog("ring sets: %" PRIu64 " records older than a gap in their CPU's record "
+			     "numbers left out",
+			     res.bst.dropped);
 	}
 	for (int i = 0; i < r->nr_rings; i++) {
 		c.ring = i;

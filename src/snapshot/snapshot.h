@@ -105,7 +105,7 @@ struct snap_written {
  * unaffected). Failures are logged, at most one line per 10 s: the next
  * line says how many were left out (sc->failed counts every one).
  */
-int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, const struct harvest *h,
+int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest *h,
 		    const struct snap_trigger *t, const struct snap_timing *tm,
 		    struct snap_written *out);
 

@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * rings=bpf: the BPF-written records of a harvest, rewritten in place into
+ * perf's tracepoint samples, and the continuous history told from the rest.
+ */
+#ifndef TRIGREC_BPFREC_H
+#define TRIGREC_BPFREC_H
+#include <stdint.h>
+#include "capture/recorder.h"
+
+/* A record left out (older than a gap, or not a recorded event's): readers skip it. */
+#define BPFREC_SKIP_TYPE 0x7ff0
+
+struct bpfrec_stats {
+	uint64_t records;	/* rewritten into samples */
+	uint64_t dropped;	/* older than a gap in a CPU's record numbers */
+	unsigned truncated_cpus; /* CPUs whose history does not reach back to their first record */
+};
+
+/*
+ * Rewrite the ring sets' copies in h (rings with set >= 0) and mark which
+ * ring holds each CPU's oldest kept record as wrapped when older history was
+ * lost, so the window alignment treats it as perf's wrapped rings. 0 or -errno.
+ */
+int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_stats *st);
+
+#endif
