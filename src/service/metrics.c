@@ -219,7 +219,7 @@ int metrics__render(struct metrics *m, FILE *f)
 {
 	int n = m->nr_trigs;
 	struct trigrec_stats *st = NULL, g = { 0 };
-	uint64_t ring_bytes[2] = { 0, 0 };
+	uint64_t ring_bytes[3] = { 0, 0, 0 }; /* main, tracking, ring sets */
 
 	pthread_mutex_lock(&m->mu);
 	if (m->b) {
@@ -230,7 +230,9 @@ int metrics__render(struct metrics *m, FILE *f)
 	}
 	if (m->r)
 		for (int i = 0; i < m->r->nr_rings; i++)
-			ring_bytes[!!m->r->rings[i].tracking] += m->r->rings[i].size;
+			ring_bytes[m->r->rings[i].tracking ? 1 :
+				   m->r->rings[i].set >= 0 ? 2 :
+							     0] += m->r->rings[i].size;
 
 	fprintf(f,
 		"# HELP trigrec_build_info trigrec's version (always 1).\n"
@@ -294,8 +296,9 @@ int metrics__render(struct metrics *m, FILE *f)
 		"# HELP trigrec_ring_bytes Kernel ring memory, all CPUs.\n"
 		"# TYPE trigrec_ring_bytes gauge\n"
 		"trigrec_ring_bytes{ring=\"main\"} %llu\n"
-		"trigrec_ring_bytes{ring=\"tracking\"} %llu\n",
-		U(ring_bytes[0]), U(ring_bytes[1]));
+		"trigrec_ring_bytes{ring=\"tracking\"} %llu\n"
+		"trigrec_ring_bytes{ring=\"sets\"} %llu\n",
+		U(ring_bytes[0]), U(ring_bytes[1]), U(ring_bytes[2]));
 	fprintf(f,
 		"# HELP trigrec_output_bytes_total Bytes of snapshot files written.\n"
 		"# TYPE trigrec_output_bytes_total counter\n"

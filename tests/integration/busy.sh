@@ -75,7 +75,7 @@ read -r mrec _ ring_bytes < <(main_rings)
 check_eq "samples decoded = sidecar main-ring records" "$(wc -l <"$TMP/trig.tsv")" "$mrec"
 wrapped=0 whole=
 for ((i = 0; i < ${J[cpus#]:-0}; i++)); do
-	[ "$(j cpus.$i.ring)" = main ] || continue
+	[ "$(j cpus.$i.ring)" != tracking ] || continue
 	[ "$(j cpus.$i.wrapped)" = true ] || continue
 	wrapped=$((wrapped + 1))
 	check_le "cpu $(j cpus.$i.cpu)'s oldest record vs the window start" "$(j cpus.$i.oldest_ns)" "$(j window.start_ns)"

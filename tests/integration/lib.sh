@@ -378,11 +378,12 @@ walk([], json.load(open(sys.argv[1])))' "$1" 2>&1) || { J[error]=$out; return 1;
 j() { printf '%s' "${J[$1]-}"; } # j KEY: a field of the last json_load
 
 # main_rings: sum of "records"/"bytes" over the main (non-tracking) rings of
-# the last json_load, and the ring size. Prints "records bytes ring_bytes".
+# the last json_load (perf's "main" ring, or rings=bpf's "set0"/"set1"), and
+# the ring size. Prints "records bytes ring_bytes".
 main_rings() {
 	local i n=${J[cpus#]:-0} rec=0 by=0 rb=0
 	for ((i = 0; i < n; i++)); do
-		[ "${J[cpus.$i.ring]}" = main ] || continue
+		[ "${J[cpus.$i.ring]}" != tracking ] || continue
 		rec=$((rec + ${J[cpus.$i.records]:-0}))
 		by=$((by + ${J[cpus.$i.bytes]:-0}))
 		rb=${J[cpus.$i.ring_bytes]}
