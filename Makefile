@@ -102,7 +102,7 @@ help:
 	@echo 'make demo       build, capture a demo snapshot, show it with perf script'
 	@echo 'make check      build and run every test (root; installs the test-only packages; ends with "N passed, N failed")'
 	@echo 'make check SAN=1  the same under ASan/UBSan'
-	@echo 'make check T=PATTERN  only the tests whose names contain PATTERN (also check-unit; V=1 shows each command)'
+	@echo 'make check T=PATTERN  only the tests whose names contain PATTERN (also check-unit; V=1 shows each command; RINGS=bpf or perf: one recording path)'
 	@echo 'make lint       shellcheck, clang-tidy (.clang-tidy) and the BPF verifier budget (bpf/verifier-budget.txt)'
 	@echo 'make format     clang-format the C the project wrote; make format-check only reports (CI)'
 	@echo 'make compile_commands.json  the compile database for editors and clang-tidy'
@@ -173,9 +173,10 @@ $(OUTPUT)/bench/%: bench/%.c
 $(OUTPUT)/bench/zsize: BENCH_LIBS := -lzstd
 
 # T=PATTERN (several, space-separated) runs the tests whose names contain one;
-# V=1 makes the runner print each command it runs.
+# V=1 makes the runner print each command it runs; RINGS=bpf (or perf) runs the
+# integration tests on one recording path instead of both.
 check: all test-deps $(UNIT_BINS) $(HELPER_BINS)
-	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) V=$(V) ./tests/run.sh $(T)
+	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) V=$(V) RINGS="$(RINGS)" ./tests/run.sh $(T)
 
 check-unit: all $(UNIT_BINS)
 	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) V=$(V) ./tests/run.sh --unit $(T)

@@ -55,6 +55,7 @@ const volatile __u32 ring_mode = 0;   /* 1: tracepoints recorded by BPF (rings=b
 const volatile __u32 need_freeze = 0; /* perf-written rings (sampling events) are gated too */
 const volatile __u32 rec_slots = 1;   /* index of set s on CPU c: s * rec_slots + c */
 __u64 flip_at = 0;
+__u64 window_end = 0; /* ring sets alone: the end of the newest snapshot's window */
 __u32 set_before = 0;
 __u32 set_after = 1;
 __u32 spare_free = 1;
@@ -601,18 +602,30 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 		st->coalesced++;
 		return 0;
 	}
+	/*
+	 * Ring sets alone freeze nothing: a firing after the window of the
+	 * snapshot in flight is a snapshot of its own, however soon it comes;
+	 * one inside that window (its post) is part of it.
+	 */
+	if (ring_mode && !need_freeze && now <= *(volatile __u64 *)&window_end) {
+		st->coalesced++;
+		return 0;
+	}
 	m = bpf_ringbuf_reserve(&sideband, sizeof(*m), 0);
 	if (!m) {
 		st->rb_dropped++;
 		return 0;
 	}
-	if (__sync_val_compare_and_swap(&armed, 1, 0) != 1) {
-		bpf_ringbuf_discard(m, BPF_RB_NO_WAKEUP);
-		st->coalesced++;
-		return 0;
-	}
-	if (!ring_mode || need_freeze)
+	if (ring_mode && !need_freeze) {
+		window_end = now + tc->post_ns;
+	} else {
+		if (__sync_val_compare_and_swap(&armed, 1, 0) != 1) {
+			bpf_ringbuf_discard(m, BPF_RB_NO_WAKEUP);
+			st->coalesced++;
+			return 0;
+		}
 		freeze_at = now + tc->post_ns;
+	}
 	m->flipped = 0;
 	if (ring_mode && __sync_val_compare_and_swap(&spare_free, 1, 0) == 1) {
 		flip_at = now + tc->post_ns;

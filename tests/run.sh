@@ -11,6 +11,9 @@
 # select tests. Prints each case as ok/FAIL/skip and ends with one line
 # "N passed, N failed[, N skipped]". Exit status 1 if anything failed.
 # OUTPUT (default .output) is the build directory; V=1 prints each command.
+# RINGS (default "bpf perf"): the integration files run once per recording
+# path (TRIGREC_RINGS=bpf, then =perf; files that need no root run once);
+# the second path's names carry "[perf]".
 set -u
 export LC_ALL=C
 
@@ -115,39 +118,47 @@ if [ "$unit_only" -eq 0 ]; then
 	# files only (tests/run.sh contributing) never waits for it.
 	. "$ROOT/tests/trace-lock.sh"
 	locked=0
-	for t in "$ROOT"/tests/integration/*.sh; do
-		[ -e "$t" ] || continue
-		name=$(basename "$t" .sh)
-		case $name in lib|*_lib) continue ;; esac # sourced helpers, not tests
-		selected "$name" || continue
-		echo "$name"
-		if grep -qx '# trigrec-test: no-root' "$t"; then
-			: # reads the tree only: no root, no trace lock
-		elif [ "$(id -u)" -ne 0 ]; then
-			echo "  skip $name: needs root (BPF programs and perf events system-wide)"
-			skipped=$((skipped + 1))
-			continue
-		elif [ "$locked" = 0 ]; then
-			trace_lock
-			locked=1
-		fi
-		log=$work/$name.log
-		t0=$(date +%s)
-		# Live output: these take seconds each. On timeout, timeout(1)
-		# signals its whole process group: trigrec and workloads too. The
-		# output goes to a file (followed until the test ends), not a pipe
-		# that a stray background process could hold open.
-		show_cmd "timeout -k 10 $INTEG_TIMEOUT bash $t"
-		# The file exists before tail opens it (the job's own redirection
-		# may come later: tail -f then gave up, and the live output was lost).
-		: >"$log"
-		timeout -k 10 "$INTEG_TIMEOUT" bash "$t" >>"$log" 2>&1 </dev/null &
-		tpid=$!
-		tail -n +1 -s 0.1 --pid=$tpid -f "$log" | grep -vE '^integ [^ ]+: [0-9]+ passed'
-		wait $tpid
-		st=$?
-		count "$name" integ "$st" "$log"
-		echo "  ($(($(date +%s) - t0))s)"
+	read -r -a modes <<<"${RINGS:-bpf perf}"
+	for mode in "${modes[@]}"; do
+		for t in "$ROOT"/tests/integration/*.sh; do
+			[ -e "$t" ] || continue
+			name=$(basename "$t" .sh)
+			case $name in lib|*_lib) continue ;; esac # sourced helpers, not tests
+			selected "$name" || continue
+			if [ "$mode" != "${modes[0]}" ]; then
+				grep -qx '# trigrec-test: no-root' "$t" && continue # no recording path
+				name="${name}[$mode]"
+			fi
+			export TRIGREC_RINGS=$mode
+			echo "$name"
+			if grep -qx '# trigrec-test: no-root' "$t"; then
+				: # reads the tree only: no root, no trace lock
+			elif [ "$(id -u)" -ne 0 ]; then
+				echo "  skip $name: needs root (BPF programs and perf events system-wide)"
+				skipped=$((skipped + 1))
+				continue
+			elif [ "$locked" = 0 ]; then
+				trace_lock
+				locked=1
+			fi
+			log=$work/$name.log
+			t0=$(date +%s)
+			# Live output: these take seconds each. On timeout, timeout(1)
+			# signals its whole process group: trigrec and workloads too. The
+			# output goes to a file (followed until the test ends), not a pipe
+			# that a stray background process could hold open.
+			show_cmd "timeout -k 10 $INTEG_TIMEOUT bash $t"
+			# The file exists before tail opens it (the job's own redirection
+			# may come later: tail -f then gave up, and the live output was lost).
+			: >"$log"
+			timeout -k 10 "$INTEG_TIMEOUT" bash "$t" >>"$log" 2>&1 </dev/null &
+			tpid=$!
+			tail -n +1 -s 0.1 --pid=$tpid -f "$log" | grep -vE '^integ [^ ]+: [0-9]+ passed'
+			wait $tpid
+			st=$?
+			count "$name" integ "$st" "$log"
+			echo "  ($(($(date +%s) - t0))s)"
+		done
 	done
 fi
 

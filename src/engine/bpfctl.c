@@ -475,6 +475,14 @@ int bpfctl__freeze_now(struct bpfctl *b, uint64_t at)
 {
 	__u64 one = 1;
 
+	if (!bpfctl__needs_freeze(b)) {
+		/* As fire() does: a moment inside the window in flight is part of it. */
+		if (!__atomic_load_n(&b->skel->bss->armed, __ATOMIC_SEQ_CST) ||
+		    at <= __atomic_load_n(&b->skel->bss->window_end, __ATOMIC_SEQ_CST))
+			return 0;
+		__atomic_store_n(&b->skel->bss->window_end, at, __ATOMIC_SEQ_CST);
+		return 1 + bpfctl__flip_now(b, at);
+	}
 	/* The same compare-and-swap the BPF side uses: one owner per snapshot. */
 	if (!__atomic_compare_exchange_n(&b->skel->bss->armed, &one, 0, 0, __ATOMIC_SEQ_CST,
 					 __ATOMIC_SEQ_CST))
@@ -486,6 +494,14 @@ int bpfctl__freeze_now(struct bpfctl *b, uint64_t at)
 
 void bpfctl__cut_at(struct bpfctl *b, uint64_t at)
 {
+	uint64_t fa = __atomic_load_n(&b->skel->bss->flip_at, __ATOMIC_SEQ_CST);
+
+	if (!bpfctl__needs_freeze(b))
+		__atomic_store_n(&b->skel->bss->window_end, at, __ATOMIC_SEQ_CST);
+	/* The window's flip too, so the set it leaves is not written past the new cut. */
+	if (fa > at)
+		__atomic_compare_exchange_n(&b->skel->bss->flip_at, &fa, at, 0, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST);
 	__atomic_store_n(&b->skel->bss->freeze_at, at, __ATOMIC_SEQ_CST);
 }
 
@@ -535,11 +551,6 @@ void bpfctl__settle(struct bpfctl *b)
 	__atomic_store_n(&v->flip_at, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->set_after, (now_set + 1) % TRIGREC_RING_SETS, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->spare_free, 1, __ATOMIC_SEQ_CST);
-}
-
-void bpfctl__rearm(struct bpfctl *b)
-{
-	__atomic_store_n(&b->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
 }
 
 void bpfctl__thaw(struct bpfctl *b)

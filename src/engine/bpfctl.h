@@ -98,8 +98,6 @@ void bpfctl__cut_at(struct bpfctl *b, uint64_t at);
 int bpfctl__flip_now(struct bpfctl *b, uint64_t at);
 /* rings=bpf: the set left at a flip has been copied: it is the spare again. */
 void bpfctl__settle(struct bpfctl *b);
-/* Let triggers fire again without touching the freeze (rings=bpf without perf-written rings). */
-void bpfctl__rearm(struct bpfctl *b);
 /* Tracepoints recorded by BPF into ring sets (rings=bpf)? */
 int bpfctl__rings(const struct bpfctl *b);
 /* Does a snapshot freeze anything (perf-written rings, gated)? */

@@ -341,15 +341,12 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	struct job *j = NULL;
 	int err;
 
-	/* A post window (a trigger's, or a named manual snapshot's): returns at once without one. */
-	freeze_at = wait_post(s, freeze_at);
 	/*
-	 * The window is complete: a trigger from now on is another snapshot
-	 * (its history is in the rings and stays there while this one is
-	 * copied). Firings inside the window still coalesce into this one.
+	 * A post window (a trigger's, or a named manual snapshot's): returns at
+	 * once without one. With ring sets alone nothing is frozen meanwhile,
+	 * and a trigger after the window is another snapshot (fire()).
 	 */
-	if (nofreeze)
-		bpfctl__rearm(s->b);
+	freeze_at = wait_post(s, freeze_at);
 	if (m && m->hook_recorded && !bpf_recorded_hook(s, m))
 		wait_trigger_record(s, m);
 	/* A free buffer set; both busy means two files are being written: wait. */

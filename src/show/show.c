@@ -679,9 +679,9 @@ static void print_cpus(const struct show *s, FILE *out)
 		"wrapped", "lost");
 	for (int i = 0; i < s->nr_cpus; i++) {
 		int cpu = s->cpus[i];
-		uint64_t nrec = 0, first = 0, last = 0;
-		const struct jv *ring = NULL;
-		char a[32], b[32];
+		uint64_t nrec = 0, first = 0, last = 0, lost = 0;
+		int rings = 0, wrapped = 0;
+		char a[32], b[32], l[24];
 
 		for (size_t k = 0; k < s->nr; k++) {
 			if ((int)s->recs[k].cpu != cpu)
@@ -690,15 +690,22 @@ static void print_cpus(const struct show *s, FILE *out)
 				first = s->recs[k].time;
 			last = s->recs[k].time;
 		}
-		for (int k = 0; cpus && cpus->type == JV_ARR && k < cpus->n && !ring; k++)
-			if (jv_i64(&cpus->kids[k], "cpu", -1) == cpu &&
-			    strcmp(jv_str(&cpus->kids[k], "ring", "main"), "tracking"))
-				ring = &cpus->kids[k];
+		/* perf's one main ring, or the ring sets (rings=bpf): any wrapped, lost summed */
+		for (int k = 0; cpus && cpus->type == JV_ARR && k < cpus->n; k++) {
+			const struct jv *ring = &cpus->kids[k];
+
+			if (jv_i64(ring, "cpu", -1) != cpu ||
+			    !strcmp(jv_str(ring, "ring", "main"), "tracking"))
+				continue;
+			rings++;
+			wrapped |= jv_bool(ring, "wrapped", 0);
+			lost += jv_u64(ring, "lost", 0);
+		}
+		snprintf(l, sizeof(l), "%" PRIu64, lost);
 		fprintf(out, "  %-4d %8" PRIu64 "  %-21s %-21s %-8s %s\n", cpu, nrec,
 			nrec ? show_fmt_time(first, a, sizeof(a)) : "-",
 			nrec ? show_fmt_time(last, b, sizeof(b)) : "-",
-			ring ? (jv_bool(ring, "wrapped", 0) ? "yes" : "no") : "?",
-			ring ? jv_str(ring, "lost", "0") : "?");
+			rings ? (wrapped ? "yes" : "no") : "?", rings ? l : "?");
 	}
 }
 

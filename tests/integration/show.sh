@@ -74,16 +74,24 @@ nrec=$(wc -l <"$TMP/lat.tsv")
 check_match "window line" "$(line '^window')" \
 	"^window    $(fmt_ns "$(j window.start_ns)") \.\. $(fmt_ns "$(j window.end_ns)") \(.*\), aligned, $nrec records \(samples\)$"
 ncpu=0
+# A row per CPU: perf's one main ring, or rings=bpf's two sets (any wrapped, lost summed).
+declare -A wrap=() lostc=()
 for ((i = 0; i < ${J[cpus#]}; i++)); do
-	[ "$(j cpus.$i.ring)" = main ] || continue
+	[ "$(j cpus.$i.ring)" != tracking ] || continue
+	c=$(j cpus.$i.cpu)
+	[ "$(j cpus.$i.wrapped)" = true ] && wrap[$c]=yes
+	lostc[$c]=$((${lostc[$c]:-0} + $(j cpus.$i.lost)))
+done
+for ((i = 0; i < ${J[cpus#]}; i++)); do
+	[ "$(j cpus.$i.ring)" = main ] || [ "$(j cpus.$i.ring)" = set0 ] || continue
 	c=$(j cpus.$i.cpu)
 	ncpu=$((ncpu + 1))
 	n=$(awk -F'\t' -v c="$c" '$2 == c' "$TMP/lat.tsv" | wc -l)
 	first=$(awk -F'\t' -v c="$c" '$2 == c { print $1; exit }' "$TMP/lat.tsv")
 	last=$(awk -F'\t' -v c="$c" '$2 == c { l = $1 } END { print l }' "$TMP/lat.tsv")
-	w=$([ "$(j cpus.$i.wrapped)" = true ] && echo yes || echo no)
+	w=${wrap[$c]:-no}
 	if [ "$n" -gt 0 ]; then first=$(fmt_ns "$first") last=$(fmt_ns "$last"); else first=- last=-; fi
-	exp=$(printf '  %-4d %8d  %-21s %-21s %-8s %s' "$c" "$n" "$first" "$last" "$w" "$(j cpus.$i.lost)")
+	exp=$(printf '  %-4d %8d  %-21s %-21s %-8s %s' "$c" "$n" "$first" "$last" "$w" "${lostc[$c]}")
 	check_eq "cpu $c row" "$(grep -m1 -E "^  $c +[0-9]+  " "$TMP/show.out")" "$exp"
 done
 check_gt "CPUs" "$ncpu" 0
@@ -132,7 +140,7 @@ print("thread=%s" % (thr[0] if thr else "none"))
 print("sane=%s" % all(isinstance(e["ts"], (int, float)) for e in ev if e["ph"] != "M"))
 PYEOF
 )
-cpus_json=$(for ((i = 0; i < ${J[cpus#]}; i++)); do [ "$(j cpus.$i.ring)" = main ] && printf '%s\n' "$(j cpus.$i.cpu)"; done | sort -n | paste -sd,)
+cpus_json=$(for ((i = 0; i < ${J[cpus#]}; i++)); do [ "$(j cpus.$i.ring)" != tracking ] && printf '%s\n' "$(j cpus.$i.cpu)"; done | sort -nu | paste -sd,)
 check_eq "CPU tracks" "$(grep '^cpus=' <<<"$res")" "cpus=$cpus_json"
 check_eq "one instant per record" "$(grep '^instants=' <<<"$res")" "instants=$nrec"
 check_eq "the trigger instant" "$(grep '^trigger=' <<<"$res")" "trigger=trigger slow $((tt / 1000)).$(printf %03d $((tt % 1000)))"

@@ -57,9 +57,13 @@ check_eq "window.post_ns" "$(j window.post_ns)" 0
 check_eq "window.aligned" "$(j window.aligned)" true
 t_end
 
-t_begin "sidecar: one main and one tracking ring per CPU, sums add up"
+t_begin "sidecar: per CPU one main ring (or two ring sets) and one tracking ring, sums add up"
 ncpu=${J[cpus#]:-0}
-recs=0 bytes=0 mains="" tracks=""
+recs=0 bytes=0 mains="" tracks="" set0="" set1=""
+RINGS=$(j rings)
+check_match "rings" "$RINGS" '^(bpf|perf)$'
+check_eq "ring_sets.records = set records" "$(j ring_sets.records)" \
+	"$(for ((i = 0; i < ncpu; i++)); do case $(j cpus.$i.ring) in set*) j cpus.$i.records; echo ;; esac; done | awk '{ s += $1 } END { print s + 0 }')"
 for ((i = 0; i < ncpu; i++)); do
 	recs=$((recs + $(j cpus.$i.records)))
 	bytes=$((bytes + $(j cpus.$i.bytes)))
@@ -68,6 +72,9 @@ for ((i = 0; i < ncpu; i++)); do
 		mains+="$(j cpus.$i.cpu) "
 		check_eq "cpu $(j cpus.$i.cpu) main ring_bytes (-m 64K)" "$(j cpus.$i.ring_bytes)" 65536
 		check_le "cpu $(j cpus.$i.cpu) bytes <= ring" "$(j cpus.$i.bytes)" 65536 ;;
+	set0 | set1)
+		[ "$(j cpus.$i.ring)" = set0 ] && set0+="$(j cpus.$i.cpu) " || set1+="$(j cpus.$i.cpu) "
+		check_eq "cpu $(j cpus.$i.cpu) $(j cpus.$i.ring) ring_bytes (-m 64K)" "$(j cpus.$i.ring_bytes)" 65536 ;;
 	tracking) tracks+="$(j cpus.$i.cpu) " ;;
 	*) t_fail "cpus.$i.ring: '$(j cpus.$i.ring)'" ;;
 	esac
@@ -76,7 +83,14 @@ done
 online=$(seq 0 $(($(nproc --all) - 1)) | tr '\n' ' ')
 [ -r /sys/devices/system/cpu/online ] &&
 	online=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) printf "%d ", c } }' /sys/devices/system/cpu/online)
-check_eq "CPUs with a main ring" "$mains" "$online"
+if [ "$RINGS" = bpf ]; then
+	# Every recorded event here is a tracepoint without --filter: BPF writes them all.
+	check_eq "CPUs with a main ring (rings=bpf: none)" "$mains" ""
+	check_eq "CPUs with ring set 0" "$set0" "$online"
+	check_eq "CPUs with ring set 1" "$set1" "$online"
+else
+	check_eq "CPUs with a main ring" "$mains" "$online"
+fi
 check_eq "CPUs with a tracking ring" "$tracks" "$online"
 check_eq "sum of per-ring records" "$recs" "$(j records)"
 check_eq "sum of per-ring bytes" "$bytes" "$(j bytes)"

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# rings=bpf: tracepoints recorded by BPF into two ring sets per CPU that
+# switch at a trigger instead of freezing.
+# - Nobody else is blinded: a perf record of the same tracepoint, running
+#   alongside, keeps every one of its events across 100 snapshots and a
+#   1 s post window (rings=perf drops them for every perf user while frozen).
+# - Recording never stops: two triggers ~100 us apart give two files, each
+#   ending exactly at its trigger, the second holding every record between
+#   the two and the full history before both.
+# - The path is chosen as documented: --filter'd events and -g stay with
+#   perf, --rings perf keeps everything with perf.
+. "$(dirname "$0")/lib.sh"
+need_root
+
+if [ "${TRIGREC_RINGS:-auto}" = perf ]; then
+	t_begin "rings: ring sets (TRIGREC_RINGS=perf: this file tests the bpf path)"
+	t_skip "TRIGREC_RINGS=perf: the ring-set path is not in use"
+	t_end
+	exit 0
+fi
+
+BASE=$(seq_base)
+
+# perf record -a of getpgid, filtered to this file's numbers, in the background.
+perf_start() {
+	"$PERF" record -q -a -e syscalls:sys_enter_getpgid --filter "$(seq_filter "$1")" \
+		-o "$2" >"$2.log" 2>&1 &
+	PERF_PID=$!
+	# perf says nothing when ready: give it time to open and enable its events.
+	_nap 1.5
+}
+perf_stop() {
+	kill -INT "$PERF_PID" 2>/dev/null
+	wait "$PERF_PID" 2>/dev/null
+}
+
+t_begin "rings: a perf record alongside loses no event across 100 snapshots"
+N=40000 EVERY=400 # triggers at 400, 800, ... 39600: 99, plus the one at -t
+D=$TMP/many
+perf_start "$BASE" "$TMP/perf1.data"
+tr_run "$TMP/many.log" -e syscalls:sys_enter_getpgid,syscalls:sys_enter_getsid \
+	--trigger 'syscalls:sys_enter_getsid limit none' -m 256K -o "$D" --no-final -- \
+	"$SEQGEN" -n $N -t 200 -e $EVERY -p 20000 -b "$BASE"
+rc=$?
+perf_stop
+check_eq "trigrec exit code (log: $(log_tail "$TMP/many.log"))" "$rc" 0
+n=$(nsnaps "$D" sys_enter_getsid)
+check_eq "trigger snapshots" "$n" 100
+decode "$TMP/perf1.data" >"$TMP/perf1.tsv"
+check_eq "perf record's getpgid (count first last missing disorder)" \
+	"$(seq_check "$TMP/perf1.tsv" "$BASE" 100000)" "$N 0 $((N - 1)) 0 0"
+t_end
+
+t_begin "rings: a perf record alongside loses no event during a 1 s post window"
+N=3000 B2=$((BASE + 200000))
+D=$TMP/post
+perf_start "$B2" "$TMP/perf2.data"
+# After the trigger at 1000, one call per ms: ~2 s of calls, a 1 s window in them.
+tr_run "$TMP/post.log" -e syscalls:sys_enter_getpgid,syscalls:sys_enter_getsid \
+	--trigger syscalls:sys_enter_getsid --post 1s -o "$D" --no-final -- \
+	"$SEQGEN" -n $N -t 1000 -u 1000 -b "$B2"
+rc=$?
+perf_stop
+check_eq "trigrec exit code (log: $(log_tail "$TMP/post.log"))" "$rc" 0
+check_eq "trigger snapshots" "$(nsnaps "$D" sys_enter_getsid)" 1
+decode "$TMP/perf2.data" >"$TMP/perf2.tsv"
+check_eq "perf record's getpgid (count first last missing disorder)" \
+	"$(seq_check "$TMP/perf2.tsv" "$B2" 100000)" "$N 0 $((N - 1)) 0 0"
+F=$(snaps "$D" sys_enter_getsid | head -1)
+if [ -n "$F" ]; then
+	json_load "${F%.data}.json"
+	check_eq "records held back by a freeze" "$(j lost_while_frozen)" 0
+	check_eq "ring path" "$(j rings)" bpf
+fi
+t_end
+
+t_begin "rings: two triggers ~100 us apart: two files, each exact, the second with all history"
+N=20000 T1=5000 T2=5200 B3=$((BASE + 400000))
+D=$TMP/two
+tr_run "$TMP/two.log" -e syscalls:sys_enter_getpgid,syscalls:sys_enter_getsid \
+	--trigger 'syscalls:sys_enter_getsid limit none' -m 1M -o "$D" --no-final -- \
+	"$SEQGEN" -n $N -t $T1 -s $T2 -b "$B3"
+rc=$?
+check_eq "exit code (log: $(log_tail "$TMP/two.log"))" "$rc" 0
+mapfile -t S < <(snaps "$D" sys_enter_getsid)
+check_eq "trigger snapshots" "${#S[@]}" 2
+check_nomatch "log" "$(cat "$TMP/two.log")" "coalesced [1-9]"
+if [ ${#S[@]} -eq 2 ]; then
+	json_load "${S[0]%.data}.json"
+	ta=$(j trigger.time_ns)
+	json_load "${S[1]%.data}.json"
+	tb=$(j trigger.time_ns)
+	echo "    the two triggers were $(((tb - ta) / 1000)) us apart"
+	decode "${S[0]}" >"$TMP/s1.tsv"
+	decode "${S[1]}" >"$TMP/s2.tsv"
+	check_eq "file 1 ends at trigger 1" "$(tail -1 "$TMP/s1.tsv" | cut -f5,6)" \
+		"syscalls:sys_enter_getsid	$((B3 + T1))"
+	check_eq "file 1: getpgid (count first last missing disorder)" \
+		"$(seq_check "$TMP/s1.tsv" "$B3" 100000)" "$T1 0 $((T1 - 1)) 0 0"
+	check_eq "file 2 ends at trigger 2" "$(tail -1 "$TMP/s2.tsv" | cut -f5,6)" \
+		"syscalls:sys_enter_getsid	$((B3 + T2))"
+	check_eq "file 2: getpgid (count first last missing disorder)" \
+		"$(seq_check "$TMP/s2.tsv" "$B3" 100000)" "$T2 0 $((T2 - 1)) 0 0"
+	check_eq "file 2 holds trigger 1's record" \
+		"$(awk -F'\t' -v v=$((B3 + T1)) '$5 ~ /getsid/ && $6 == v' "$TMP/s2.tsv" | wc -l)" 1
+fi
+t_end
+
+t_begin "rings: --filter and -g stay with perf, --rings perf keeps all with perf"
+D=$TMP/mixed
+tr_run "$TMP/mixed.log" -v -e syscalls:sys_enter_getpgid --filter "$(seq_filter "$BASE")" \
+	-e syscalls:sys_enter_getsid --trigger syscalls:sys_enter_getsid -m 64K -o "$D" --no-final -- \
+	"$SEQGEN" -n 1000 -t 500 -b "$BASE"
+check_match "log" "$(cat "$TMP/mixed.log")" "sys_enter_getpgid is written by perf \(--filter"
+check_match "log" "$(cat "$TMP/mixed.log")" "rings: 1 tracepoint written by BPF"
+F=$(snaps "$D" sys_enter_getsid | head -1)
+if [ -n "$F" ]; then
+	decode "$F" >"$TMP/m.tsv"
+	check_eq "mixed: ends at the trigger" "$(tail -1 "$TMP/m.tsv" | cut -f5,6)" \
+		"syscalls:sys_enter_getsid	$((BASE + 500))"
+	check_eq "mixed: getpgid (count first last missing disorder)" \
+		"$(seq_check "$TMP/m.tsv" "$BASE" 100000)" "500 0 499 0 0"
+else
+	t_fail "mixed: no snapshot"
+fi
+tr_run "$TMP/perfmode.log" -v --rings perf -e syscalls:sys_enter_getsid \
+	--trigger syscalls:sys_enter_getsid -o "$TMP/pm" --no-final -- "$SEQGEN" -n 10 -t 5 -b "$BASE"
+check_match "log" "$(cat "$TMP/perfmode.log")" "rings: 0 tracepoints written by BPF"
+F=$(snaps "$TMP/pm" sys_enter_getsid | head -1)
+[ -n "$F" ] && json_load "${F%.data}.json" && check_eq "--rings perf: sidecar" "$(j rings)" perf
+check_cmd "--rings bogus is refused" sh -c "! '$TRIGREC' record --rings bogus -e sched:sched_switch -- true 2>'$TMP/bogus.err'"
+check_match "--rings bogus: message" "$(cat "$TMP/bogus.err")" "say bpf .* perf .* or auto"
+t_end
