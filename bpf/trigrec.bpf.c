@@ -199,6 +199,14 @@ struct {
 	__type(value, struct rec_buf);
 } rec_buf_map SEC(".maps");
 
+/* rings=bpf: a recorded tracepoint's --filter, compiled as a trigger condition (per hook). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_HOOKS);
+	__type(key, __u32);
+	__type(value, struct trigrec_filter);
+} rec_filters SEC(".maps");
+
 struct str64 {
 	char c[TRIGREC_FIELD_STR_LEN];
 };
@@ -829,14 +837,30 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 }
 
 /*
+ * The common fields of a copied record: a BPF program finds a pt_regs
+ * pointer there (perf_trace_run_bpf_submit), and perf rewrites them only for
+ * its own copy. Type and pid as perf writes them; flags and preempt_count
+ * (irq/softirq context, preemption depth) are not known here: 0 (filters
+ * that test them stay with perf, see filter_in_bpf()).
+ */
+static __always_inline void fix_common(__u8 *d, const struct trigrec_hook_cfg *hc)
+{
+	*(__u16 *)&d[0] = hc->tp_id;
+	d[2] = 0;
+	d[3] = 0;
+	*(__u32 *)&d[4] = (__u32)bpf_get_current_pid_tgid();
+}
+
+/*
  * rings=bpf: write this event's record into the active set of its CPU,
  * stamped `now`. The ctx of a classic tracepoint program is the record perf
  * would store; its length is the fixed part or the end of the furthest
  * __data_loc field. 0 = written.
  */
-static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, __u64 now)
+static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, __u32 hook,
+				  __u64 now)
 {
-	__u32 zero = 0, cpu = bpf_get_smp_processor_id(), set, sz, idx;
+	__u32 zero = 0, one = 1, cpu = bpf_get_smp_processor_id(), set, sz, idx;
 	struct trigrec_stats *st;
 	struct rec_buf *b;
 	__u64 fa;
@@ -845,6 +869,23 @@ static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, 
 		return 1;
 	if (!in_cgroup() || !in_task_scope())
 		return 1;
+	if (hc->flags & TRIGREC_HOOK_RECFILTER) {
+		/* Its --filter, on a copy as the trigger engine reads one (slot 1: tp_hook uses 0). */
+		struct trigrec_filter *f = bpf_map_lookup_elem(&rec_filters, &hook);
+		struct scratch *s = bpf_map_lookup_elem(&scratch_map, &one);
+
+		if (!f || !s)
+			return 1;
+		sz = hc->data_size;
+		if (sz > SCRATCH_BYTES)
+			sz = SCRATCH_BYTES;
+		if (sz < 8 || bpf_probe_read_kernel(s->d, sz, ctx))
+			return 1;
+		fix_common(s->d, hc);
+		s->size = sz;
+		if (!eval_filter(s, f))
+			return 1;
+	}
 	b = bpf_map_lookup_elem(&rec_buf_map, &zero);
 	if (!b)
 		return 1;
@@ -877,16 +918,7 @@ static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, 
 		if (sz > sizeof(b->d) || bpf_probe_read_kernel(b->d, sz, ctx))
 			return 1;
 	}
-	/*
-	 * The common fields: a BPF program finds a pt_regs pointer there
-	 * (perf_trace_run_bpf_submit), and perf rewrites them only for its own
-	 * copy. Type and pid as perf writes them; flags and preempt_count
-	 * (irq/softirq context, preemption depth) are not known here: 0.
-	 */
-	*(__u16 *)&b->d[0] = hc->tp_id;
-	b->d[2] = 0;
-	b->d[3] = 0;
-	*(__u32 *)&b->d[4] = (__u32)bpf_get_current_pid_tgid();
+	fix_common(b->d, hc);
 	b->h.time = now;
 	b->h.seq = rec_seq[cpu];
 	b->h.ev = hc->rec_ev;
@@ -923,7 +955,7 @@ int tp_hook(void *ctx)
 	/* Recorded before the triggers run: a trigger's own record is the last before its cut. */
 	if (hc->flags & TRIGREC_HOOK_BPFREC) {
 		now = bpf_ktime_get_ns();
-		record(ctx, hc, now);
+		record(ctx, hc, idx, now);
 	}
 	if (!hc->ntrig || !in_scope())
 		return pass;
@@ -934,8 +966,9 @@ int tp_hook(void *ctx)
 	sz = hc->data_size;
 	if (sz > SCRATCH_BYTES)
 		sz = SCRATCH_BYTES;
-	if (bpf_probe_read_kernel(s->d, sz, ctx))
+	if (sz < 8 || bpf_probe_read_kernel(s->d, sz, ctx))
 		return pass;
+	fix_common(s->d, hc);
 	s->size = sz;
 	s->hook = idx;
 	s->hook_recorded = !!(hc->flags & TRIGREC_HOOK_RECORDED);
@@ -965,7 +998,7 @@ int tp_rec(void *ctx)
 	struct trigrec_hook_cfg *hc = bpf_map_lookup_elem(&hooks, &idx);
 
 	if (hc)
-		record(ctx, hc, bpf_ktime_get_ns());
+		record(ctx, hc, idx, bpf_ktime_get_ns());
 	return 1;
 }
 

@@ -24,9 +24,10 @@
 #define TRIGREC_MAX_CPUS 1024 /* CPUs the gates know individually (-C) */
 
 /* hook_cfg.flags */
-#define TRIGREC_HOOK_RECORDED (1u << 0) /* the tracepoint is recorded */
-#define TRIGREC_HOOK_GATED (1u << 1)	/* drop its records while frozen */
-#define TRIGREC_HOOK_BPFREC (1u << 2)	/* recorded by BPF into the ring sets (rings=bpf) */
+#define TRIGREC_HOOK_RECORDED (1u << 0)	 /* the tracepoint is recorded */
+#define TRIGREC_HOOK_GATED (1u << 1)	 /* drop its records while frozen */
+#define TRIGREC_HOOK_BPFREC (1u << 2)	 /* recorded by BPF into the ring sets (rings=bpf) */
+#define TRIGREC_HOOK_RECFILTER (1u << 3) /* ... only when `rec_filters` (its --filter) holds */
 
 /*
  * BPF-written rings (rings=bpf): per CPU, TRIGREC_RING_SETS sets of
@@ -38,8 +39,9 @@
  * lost, so the harvest can tell where continuous history ends.
  */
 #define TRIGREC_RING_SETS 2
-#define TRIGREC_MAX_DLOC 4	  /* __data_loc fields whose end bounds the record's size */
-#define TRIGREC_MAX_RECORD 4096 /* bytes of a tracepoint record copied (longer: truncated, counted) */
+#define TRIGREC_MAX_DLOC 4 /* __data_loc fields whose end bounds the record's size */
+#define TRIGREC_MAX_RECORD \
+	4096 /* bytes of a tracepoint record copied (longer: truncated, counted) */
 struct trigrec_rec_hdr {
 	__u64 time; /* bpf_ktime_get_ns(), the clock of every other record */
 	__u32 seq;  /* per-CPU record number */
@@ -70,10 +72,10 @@ struct trigrec_hook_cfg {
 	__u32 trig[TRIGREC_MAX_HOOK_TRIGGERS]; /* TRIGREC_HOOK_TRIG(id, role) */
 	__u32 data_size;		       /* bytes of the raw record to copy */
 	/* TRIGREC_HOOK_BPFREC: what the recording program needs. */
-	__u16 rec_ev;			    /* the recorder's event index, into trigrec_rec_hdr.ev */
-	__u16 rec_size;			    /* the record's fixed part (format file) */
-	__u16 dloc[TRIGREC_MAX_DLOC];	    /* offsets of __data_loc fields (0 = none) */
-	__u16 tp_id;			    /* common_type (a program's ctx has a pt_regs * there) */
+	__u16 rec_ev;		      /* the recorder's event index, into trigrec_rec_hdr.ev */
+	__u16 rec_size;		      /* the record's fixed part (format file) */
+	__u16 dloc[TRIGREC_MAX_DLOC]; /* offsets of __data_loc fields (0 = none) */
+	__u16 tp_id;		      /* common_type (a program's ctx has a pt_regs * there) */
 	__u16 pad[3];
 };
 

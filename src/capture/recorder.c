@@ -122,8 +122,10 @@ static int choose_rings(struct recorder *r)
 		}
 		if (r->opts.callgraph)
 			why = "-g: perf writes the call chains";
-		else if (e->filter)
-			why = "--filter: perf applies ftrace filters";
+		else if (e->filter &&
+			 !(r->opts.filter_in_bpf &&
+			   r->opts.filter_in_bpf(e->pd.tp_sys, e->pd.tp_name, e->filter)))
+			why = "--filter: it is not a condition trigrec's BPF can test; perf applies it";
 		else {
 			e->bpf_rec = 1;
 			r->nr_bpf_evs++;
@@ -558,8 +560,8 @@ struct recorder *recorder__new(const struct recorder_opts *opts)
 		goto fail;
 	}
 	/* Everything below is known now: say it before opening anything. */
-	if (choose_rings(r) || check_freq(r) || check_nofile(r) || (opts->cgroup && open_cgroup(r)) ||
-	    check_memory(r))
+	if (choose_rings(r) || check_freq(r) || check_nofile(r) ||
+	    (opts->cgroup && open_cgroup(r)) || check_memory(r))
 		goto fail;
 	return r;
 fail:

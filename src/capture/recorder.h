@@ -54,6 +54,11 @@ struct recorder_opts {
 	 * which stay with perf). Sampling events are always written by perf.
 	 */
 	int rings;
+	/*
+	 * May the BPF programs apply this --filter (it compiles as a trigger
+	 * condition)? NULL, or 0: the event stays with perf, which applies it.
+	 */
+	int (*filter_in_bpf)(const char *sys, const char *name, const char *filter);
 };
 
 enum { REC_RINGS_AUTO = 0, REC_RINGS_BPF, REC_RINGS_PERF };
@@ -116,10 +121,10 @@ struct recorder {
 	int nr_rings;
 	int *cpus;
 	int nr_cpus;
-	int nr_bpf_evs;		/* events with bpf_rec (0: no ring sets) */
-	int perf_main;		/* some event is written by perf into a main ring (gated) */
-	uint32_t *seq_base;	/* rings=bpf: record numbers carried over a reload (nr_cpus_possible) */
-	int cgroup_fd;		/* opts.cgroup opened, or -1 */
+	int nr_bpf_evs;	    /* events with bpf_rec (0: no ring sets) */
+	int perf_main;	    /* some event is written by perf into a main ring (gated) */
+	uint32_t *seq_base; /* rings=bpf: record numbers carried over a reload (nr_cpus_possible) */
+	int cgroup_fd;	    /* opts.cgroup opened, or -1 */
 	char cgroup_path[4096]; /* ... resolved to a full path */
 	struct recorder_opts opts;
 };
@@ -176,7 +181,8 @@ void recorder__disable(struct recorder *r);
 void recorder__free(struct recorder *r);
 
 /* Synthetic sample ids of BPF-written events (no perf event has them). */
-#define REC_BPF_ID(ev, cpu_idx) (0xb7f0000000000000ull | ((uint64_t)(ev) << 20) | (uint64_t)(cpu_idx))
+#define REC_BPF_ID(ev, cpu_idx) \
+	(0xb7f0000000000000ull | ((uint64_t)(ev) << 20) | (uint64_t)(cpu_idx))
 
 /* Tracking event, for synthesized records. */
 static inline struct rec_event *recorder__tracking(struct recorder *r)

@@ -229,6 +229,7 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 			goto fail;
 		}
 		h->cfg.flags = h->recorded ? TRIGREC_HOOK_RECORDED : 0;
+		h->cfg.tp_id = (uint16_t)h->fmt->id;
 		ev = h->recorded ? recorded_event(r, &h->tp) : NULL;
 		if (ev && ev->bpf_rec) {
 			int nd = 0;
@@ -236,10 +237,18 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 			h->cfg.flags |= TRIGREC_HOOK_BPFREC;
 			h->cfg.rec_ev = (uint16_t)(ev - r->evs);
 			h->cfg.rec_size = (uint16_t)h->fmt->fixed_size;
-			h->cfg.tp_id = (uint16_t)h->fmt->id;
 			for (int f = 0; f < h->fmt->nr_fields && nd < TRIGREC_MAX_DLOC; f++)
 				if (h->fmt->fields[f].kind == TP_FIELD_DATALOC)
 					h->cfg.dloc[nd++] = (uint16_t)h->fmt->fields[f].offset;
+			if (ev->filter) {
+				if (bpfctl__compile_filter(h->tp.sys, h->tp.name, ev->filter,
+							   &h->recf)) {
+					elog("--filter '%s' for %s:%s no longer compiles",
+					     ev->filter, h->tp.sys, h->tp.name);
+					goto fail;
+				}
+				h->cfg.flags |= TRIGREC_HOOK_RECFILTER;
+			}
 		} else if (h->recorded && !b->opts.no_gates) {
 			h->cfg.flags |= TRIGREC_HOOK_GATED;
 		}
@@ -252,6 +261,24 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 fail:
 	bpfctl__free(b);
 	return NULL;
+}
+
+int bpfctl__compile_filter(const char *sys, const char *name, const char *filter,
+			   struct trigrec_filter *out)
+{
+	struct trig_def d;
+	struct tl_error e;
+	char *text;
+	int ret;
+
+	if (asprintf(&text, "%s:%s if %s", sys, name, filter) < 0)
+		return -ENOMEM;
+	ret = trig_from_text(text, &d, &e);
+	free(text);
+	if (ret || d.kind != TRIGREC_TRIG_EVENT)
+		return -EINVAL;
+	*out = d.cfg.side[TRIGREC_ROLE_EVENT].filter;
+	return 0;
 }
 
 static int is_thread_key(const struct trigrec_keyspec *k)
@@ -299,8 +326,8 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 		int slots = libbpf_num_possible_cpus();
 
 		if (slots <= 0 || slots > TRIGREC_MAX_CPUS) {
-			elog("rings=bpf: %d possible CPUs, at most %d: use --rings perf",
-			     slots, TRIGREC_MAX_CPUS);
+			elog("rings=bpf: %d possible CPUs, at most %d: use --rings perf", slots,
+			     TRIGREC_MAX_CPUS);
 			return -E2BIG;
 		}
 		b->skel->rodata->ring_mode = 1;
@@ -345,8 +372,16 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 		if (r->rings[i].set < 0)
 			continue;
 		key = r->rings[i].set * b->skel->rodata->rec_slots + r->rings[i].cpu;
-		if (bpf_map__update_elem(b->skel->maps.rec_rings, &key, sizeof(key), &fd, sizeof(fd),
-					 0))
+		if (bpf_map__update_elem(b->skel->maps.rec_rings, &key, sizeof(key), &fd,
+					 sizeof(fd), 0))
+			goto map_fail;
+	}
+	for (int i = 0; i < b->nr_hooks; i++) {
+		uint32_t key = i;
+
+		if ((b->hooks[i].cfg.flags & TRIGREC_HOOK_RECFILTER) &&
+		    bpf_map__update_elem(b->skel->maps.rec_filters, &key, sizeof(key),
+					 &b->hooks[i].recf, sizeof(b->hooks[i].recf), 0))
 			goto map_fail;
 	}
 	/* A reload goes on numbering where the previous object stopped: history stays continuous. */

@@ -25,7 +25,16 @@ struct bpf_hook {
 	struct tp_format *fmt;
 	int recorded;
 	struct trigrec_hook_cfg cfg; /* its entry in the `hooks` map */
+	struct trigrec_filter recf;  /* TRIGREC_HOOK_RECFILTER: its --filter, compiled */
 };
+
+/*
+ * A recorded tracepoint's --filter as the BPF programs test it: compiled as
+ * the condition of an event trigger. 0, or -EINVAL when it is not one
+ * trigrec can test (perf then applies it).
+ */
+int bpfctl__compile_filter(const char *sys, const char *name, const char *filter,
+			   struct trigrec_filter *out);
 
 struct bpfctl_opts {
 	uint32_t lat_starts;  /* latency starts in flight (LRU); 0 = default 65536 */

@@ -729,7 +729,8 @@ static void *thread_main(void *arg)
 			int claimed = bpfctl__freeze_now(s->b, at);
 
 			if (claimed) {
-				take(s, NULL, at, at, "final", "end of recording", 0, 1, claimed == 2);
+				take(s, NULL, at, at, "final", "end of recording", 0, 1,
+				     claimed == 2);
 				break;
 			}
 			ring_buffer__consume(s->rb);

@@ -19,8 +19,8 @@ void config__init(struct trigrec_config *c)
 	c->on_snapshot_timeout_ns = ON_SNAPSHOT_TIMEOUT_DEFAULT_NS;
 	c->on_snapshot_jobs = ON_SNAPSHOT_JOBS_DEFAULT;
 	/* The default of --rings, so a whole test suite can run on either path. */
-	if (getenv("TRIGREC_RINGS") && config__parse_rings(getenv("TRIGREC_RINGS"), &c->rings,
-							       NULL, 0))
+	if (getenv("TRIGREC_RINGS") &&
+	    config__parse_rings(getenv("TRIGREC_RINGS"), &c->rings, NULL, 0))
 		c->rings = -1; /* config__finalize() says what is wrong */
 }
 
@@ -34,11 +34,12 @@ int config__parse_rings(const char *s, int *mode, char *err, size_t errlen)
 		*mode = REC_RINGS_AUTO;
 	else {
 		if (err)
-			snprintf(err, errlen,
-				 "'%s': say bpf (BPF writes tracepoint records into ring sets that "
-				 "switch at a trigger), perf (perf writes them, frozen at a trigger) "
-				 "or auto (bpf where it can)",
-				 s);
+			snprintf(
+				err, errlen,
+				"'%s': say bpf (BPF writes tracepoint records into ring sets that "
+				"switch at a trigger), perf (perf writes them, frozen at a trigger) "
+				"or auto (bpf where it can)",
+				s);
 		return -EINVAL;
 	}
 	return 0;
@@ -278,9 +279,10 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 	int ret;
 
 	if (c->rings < 0) {
-		snprintf(err, errlen,
-			 "TRIGREC_RINGS='%s' in the environment: say bpf, perf or auto, or unset it",
-			 getenv("TRIGREC_RINGS") ? getenv("TRIGREC_RINGS") : "");
+		snprintf(
+			err, errlen,
+			"TRIGREC_RINGS='%s' in the environment: say bpf, perf or auto, or unset it",
+			getenv("TRIGREC_RINGS") ? getenv("TRIGREC_RINGS") : "");
 		return -EINVAL;
 	}
 	if (c->cmd && c->pid) {

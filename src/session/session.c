@@ -74,6 +74,17 @@ static void on_setup_signal(int sig)
 }
 
 /* Do we hold what we need? Say exactly which capability is missing. */
+/* recorder_opts.filter_in_bpf: a --filter the ring sets' programs can test. */
+static int filter_in_bpf(const char *sys, const char *name, const char *filter)
+{
+	struct trigrec_filter f;
+
+	/* BPF cannot know these two (record() writes 0): perf tests them. */
+	if (strstr(filter, "common_flags") || strstr(filter, "common_preempt_count"))
+		return 0;
+	return !bpfctl__compile_filter(sys, name, filter, &f);
+}
+
 static int check_caps(void)
 {
 	FILE *f = fopen("/proc/self/status", "r");
@@ -679,6 +690,7 @@ int session__start(struct session *s)
 	s->ro.freq = c->freq;
 	s->ro.period = c->period;
 	s->ro.callgraph = c->callgraph;
+	s->ro.filter_in_bpf = filter_in_bpf;
 	/* --no-gates measures perf's path without its gates. */
 	s->ro.rings = c->bpf.no_gates ? REC_RINGS_PERF : c->rings;
 	s->ro.cpumask = c->cpumask;

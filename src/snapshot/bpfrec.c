@@ -128,7 +128,8 @@ int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_s
 			h->rings[i].wrapped = 0;
 			g.ring = i;
 			if (h->rings[i].len)
-				err = ring_walk(h->rings[i].buf, h->rings[i].len, gather_one, &g, NULL);
+				err = ring_walk(h->rings[i].buf, h->rings[i].len, gather_one, &g,
+						NULL);
 		}
 		if (err || !g.n)
 			continue;

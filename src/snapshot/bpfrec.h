@@ -12,8 +12,8 @@
 #define BPFREC_SKIP_TYPE 0x7ff0
 
 struct bpfrec_stats {
-	uint64_t records;	/* rewritten into samples */
-	uint64_t dropped;	/* older than a gap in a CPU's record numbers */
+	uint64_t records;	 /* rewritten into samples */
+	uint64_t dropped;	 /* older than a gap in a CPU's record numbers */
 	unsigned truncated_cpus; /* CPUs whose history does not reach back to their first record */
 };
 

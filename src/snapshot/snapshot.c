@@ -568,9 +568,8 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			ring->set < 0  ? "main" :
 			ring->set      ? "set1" :
 					 "set0",
-			ring->size,
-			h->rings[i].wrapped ? "true" : "false", s->oldest, s->records, s->bytes,
-			s->lost);
+			ring->size, h->rings[i].wrapped ? "true" : "false", s->oldest, s->records,
+			s->bytes, s->lost);
 	}
 	fprintf(f,
 		"\n  ],\n  \"timing\": {\"trigger_to_wake_ns\": %" PRIu64
@@ -686,7 +685,8 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 		if (err)
 			goto out;
 		if (res.bst.dropped)
-			vlog("ring sets: %" PRIu64 " records older than a gap in their CPU's record "
+			vlog("ring sets: %" PRIu64
+			     " records older than a gap in their CPU's record "
 			     "numbers left out",
 			     res.bst.dropped);
 	}
