@@ -13,14 +13,16 @@
 
 void config__init(struct trigrec_config *c)
 {
+	const char *env;
+
 	memset(c, 0, sizeof(*c));
 	c->mmap_pages = DEFAULT_MMAP_PAGES;
 	c->track_pages = DEFAULT_TRACK_PAGES;
 	c->on_snapshot_timeout_ns = ON_SNAPSHOT_TIMEOUT_DEFAULT_NS;
 	c->on_snapshot_jobs = ON_SNAPSHOT_JOBS_DEFAULT;
 	/* The default of --rings, so a whole test suite can run on either path. */
-	if (getenv("TRIGREC_RINGS") &&
-	    config__parse_rings(getenv("TRIGREC_RINGS"), &c->rings, NULL, 0))
+	env = getenv("TRIGREC_RINGS");
+	if (env && config__parse_rings(env, &c->rings, NULL, 0))
 		c->rings = -1; /* config__finalize() says what is wrong */
 }
 
