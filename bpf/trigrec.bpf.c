@@ -56,6 +56,7 @@ const volatile __u32 need_freeze = 0; /* perf-written rings (sampling events) ar
 const volatile __u32 rec_slots = 1;   /* index of set s on CPU c: s * rec_slots + c */
 __u64 flip_at = 0;
 __u64 window_end = 0; /* ring sets alone: the end of the newest snapshot's window */
+__u64 inflight = 0; /* ring sets alone: snapshots posted, not yet copied (userspace counts down) */
 __u32 set_before = 0;
 __u32 set_after = 1;
 __u32 spare_free = 1;
@@ -560,7 +561,7 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 				struct tkey *k, struct fire_ctx *fc)
 {
 	struct trigrec_trigger_msg *m;
-	__u64 now = fc->now, pid_tgid, *kcd = NULL;
+	__u64 now = fc->now, pid_tgid, *kcd = NULL, we;
 	__u32 sz;
 
 	if (tc->max_total && ts->fired_total >= tc->max_total) {
@@ -615,7 +616,9 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 	 * snapshot in flight is a snapshot of its own, however soon it comes;
 	 * one inside that window (its post) is part of it.
 	 */
-	if (ring_mode && !need_freeze && now <= *(volatile __u64 *)&window_end) {
+	we = *(volatile __u64 *)&window_end;
+	if (ring_mode && !need_freeze &&
+	    (now <= we || *(volatile __u64 *)&inflight >= TRIGREC_MAX_INFLIGHT)) {
 		st->coalesced++;
 		return 0;
 	}
@@ -625,7 +628,13 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 		return 0;
 	}
 	if (ring_mode && !need_freeze) {
-		window_end = now + tc->post_ns;
+		/* One owner per window: two CPUs firing at once make one snapshot. */
+		if (__sync_val_compare_and_swap(&window_end, we, now + tc->post_ns) != we) {
+			bpf_ringbuf_discard(m, BPF_RB_NO_WAKEUP);
+			st->coalesced++;
+			return 0;
+		}
+		__sync_fetch_and_add(&inflight, 1);
 	} else {
 		if (__sync_val_compare_and_swap(&armed, 1, 0) != 1) {
 			bpf_ringbuf_discard(m, BPF_RB_NO_WAKEUP);

@@ -39,6 +39,12 @@
  * lost, so the harvest can tell where continuous history ends.
  */
 #define TRIGREC_RING_SETS 2
+/*
+ * Snapshots posted and not yet copied, at most (rings=bpf alone): a firing
+ * beyond is coalesced, so a storm queues no more than this much work and
+ * history behind the side-band thread.
+ */
+#define TRIGREC_MAX_INFLIGHT 2
 #define TRIGREC_MAX_DLOC 4 /* __data_loc fields whose end bounds the record's size */
 #define TRIGREC_MAX_RECORD \
 	4096 /* bytes of a tracepoint record copied (longer: truncated, counted) */

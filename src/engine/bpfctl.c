@@ -512,10 +512,15 @@ int bpfctl__freeze_now(struct bpfctl *b, uint64_t at)
 
 	if (!bpfctl__needs_freeze(b)) {
 		/* As fire() does: a moment inside the window in flight is part of it. */
-		if (!__atomic_load_n(&b->skel->bss->armed, __ATOMIC_SEQ_CST) ||
-		    at <= __atomic_load_n(&b->skel->bss->window_end, __ATOMIC_SEQ_CST))
+		uint64_t we = __atomic_load_n(&b->skel->bss->window_end, __ATOMIC_SEQ_CST);
+
+		if (!__atomic_load_n(&b->skel->bss->armed, __ATOMIC_SEQ_CST) || at <= we ||
+		    __atomic_load_n(&b->skel->bss->inflight, __ATOMIC_SEQ_CST) >=
+			    TRIGREC_MAX_INFLIGHT ||
+		    !__atomic_compare_exchange_n(&b->skel->bss->window_end, &we, at, 0,
+						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 			return 0;
-		__atomic_store_n(&b->skel->bss->window_end, at, __ATOMIC_SEQ_CST);
+		__atomic_add_fetch(&b->skel->bss->inflight, 1, __ATOMIC_SEQ_CST);
 		return 1 + bpfctl__flip_now(b, at);
 	}
 	/* The same compare-and-swap the BPF side uses: one owner per snapshot. */
@@ -561,6 +566,16 @@ int bpfctl__rings(const struct bpfctl *b)
 int bpfctl__needs_freeze(const struct bpfctl *b)
 {
 	return !bpfctl__rings(b) || b->skel->rodata->need_freeze;
+}
+
+void bpfctl__taken(struct bpfctl *b)
+{
+	uint64_t v = __atomic_load_n(&b->skel->bss->inflight, __ATOMIC_SEQ_CST);
+
+	/* Never below 0: a message of an older object (reload) was never counted here. */
+	while (v && !__atomic_compare_exchange_n(&b->skel->bss->inflight, &v, v - 1, 0,
+						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		;
 }
 
 int bpfctl__flip_now(struct bpfctl *b, uint64_t at)

@@ -105,6 +105,8 @@ int bpfctl__freeze_now(struct bpfctl *b, uint64_t at);
 void bpfctl__cut_at(struct bpfctl *b, uint64_t at);
 /* rings=bpf: is the spare set free? Claim it and move recording there after `at`. 1 = moved. */
 int bpfctl__flip_now(struct bpfctl *b, uint64_t at);
+/* Ring sets alone: a posted snapshot has been copied (TRIGREC_MAX_INFLIGHT). */
+void bpfctl__taken(struct bpfctl *b);
 /* rings=bpf: the set left at a flip has been copied: it is the spare again. */
 void bpfctl__settle(struct bpfctl *b);
 /* Tracepoints recorded by BPF into ring sets (rings=bpf)? */

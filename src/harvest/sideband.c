@@ -369,6 +369,8 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	j->tm.resume = mono_ns();
 	if (flipped)
 		bpfctl__settle(s->b);
+	if (nofreeze)
+		bpfctl__taken(s->b);
 	if (last)
 		stop_events(s);
 	if (!nofreeze)
@@ -441,6 +443,8 @@ static int on_msg(void *ctx, void *data, size_t len)
 		/* --count reached: this one is not wanted; let recording go on. */
 		if (m.flipped)
 			bpfctl__settle(s->b);
+		if (!bpfctl__needs_freeze(s->b))
+			bpfctl__taken(s->b);
 		bpfctl__thaw(s->b);
 		return 0;
 	}

@@ -71,10 +71,14 @@ if wait_snaps "$D" probe $N; then
 	check_eq "freeze under 0.1 s (le=0.1 bucket)" "$(metric "$body" 'trigrec_freeze_seconds_bucket{le="0.1"}')" $N
 	bytes=$(cat "$D"/*-probe*.data "$D"/*-probe*.json | wc -c)
 	check_eq "output_bytes_total = size of the files" "$(metric "$body" trigrec_output_bytes_total)" "$bytes"
-	# The --filter'd event is written by perf (one main ring per CPU) on either path.
-	ring=$(metric "$body" 'trigrec_ring_bytes{ring="main"}')
-	check_eq "ring_bytes main = 64K x CPUs" "$ring" $((65536 * $(nproc)))
-	check_eq "ring_bytes sets (nothing written by BPF)" "$(metric "$body" 'trigrec_ring_bytes{ring="sets"}')" 0
+	# perf's one main ring per CPU, or the two ring sets of rings=bpf
+	if [ "${TRIGREC_RINGS:-auto}" = perf ]; then
+		check_eq "ring_bytes main = 64K x CPUs" "$(metric "$body" 'trigrec_ring_bytes{ring="main"}')" $((65536 * $(nproc)))
+		check_eq "ring_bytes sets" "$(metric "$body" 'trigrec_ring_bytes{ring="sets"}')" 0
+	else
+		check_eq "ring_bytes main" "$(metric "$body" 'trigrec_ring_bytes{ring="main"}')" 0
+		check_eq "ring_bytes sets = 2 x 64K x CPUs" "$(metric "$body" 'trigrec_ring_bytes{ring="sets"}')" $((2 * 65536 * $(nproc)))
+	fi
 	printf '%s\n' "$body" >"$TMP/scrape.txt"
 	check_cmd "promtool check metrics (endpoint)" sh -c "promtool check metrics <'$TMP/scrape.txt'"
 else
