@@ -63,7 +63,7 @@ endif
 ifneq ($(CROSS),)
 LIBS      = -lbpf -lelf -lz -lmicrohttpd -lsystemd -lzstd -lpthread
 else
-LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) \
+LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lz) -lelf \
 	    $(shell pkg-config --libs libmicrohttpd libsystemd libzstd 2>/dev/null || echo -lmicrohttpd -lsystemd -lzstd) -lpthread
 endif
 
