@@ -814,12 +814,8 @@ static __always_inline int probe_record(struct pt_regs *regs, struct scratch *s,
 		    bpf_probe_read_kernel(&addr, 8, (void *)regs + (f->reg & 0x1f8)))
 			addr = 0;
 		switch (f->op) {
-		case TRIGREC_PF_REG:
-			v = addr;
-			break;
-		case TRIGREC_PF_IMM:
-			v = f->arg;
-			break;
+		case TRIGREC_PF_REG: v = addr; break;
+		case TRIGREC_PF_IMM: v = f->arg; break;
 		case TRIGREC_PF_DEREF: {
 			__u32 sz = f->size;
 
@@ -851,8 +847,7 @@ static __always_inline int probe_record(struct pt_regs *regs, struct scratch *s,
 			v = ((__u64)n << 16) | dyn;
 			dyn += TRIGREC_PROBE_STR_LEN;
 			break;
-		default:
-			continue;
+		default: continue;
 		}
 		/* Little-endian: the field's low bytes first; the next field overwrites the rest. */
 		__builtin_memcpy(&s->d[off], &v, 8);

@@ -61,10 +61,10 @@ enum trigrec_probe_op {
 };
 struct trigrec_probe_fetch {
 	__u8 op;
-	__u8 size;    /* bytes in the record: 1, 2, 4 or 8 */
-	__u8 user;    /* DEREF/STR: user memory (uprobes), else kernel memory */
+	__u8 size; /* bytes in the record: 1, 2, 4 or 8 */
+	__u8 user; /* DEREF/STR: user memory (uprobes), else kernel memory */
 	__u8 pad;
-	__u16 reg;    /* byte offset of the register in struct pt_regs */
+	__u16 reg;     /* byte offset of the register in struct pt_regs */
 	__u16 rec_off; /* the field's offset in the record */
 	__s64 arg;
 };

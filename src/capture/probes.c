@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <gelf.h>
+#include <inttypes.h>
 #include <libelf.h>
 #include <limits.h>
 #include <pthread.h>
@@ -32,8 +33,8 @@ static const struct {
 	const char *prefix;
 	enum probe_kind kind;
 } kinds[] = {
-	{ "kprobe:", PROBE_KPROBE },	 { "kretprobe:", PROBE_KRETPROBE },
-	{ "uprobe:", PROBE_UPROBE },	 { "uretprobe:", PROBE_URETPROBE },
+	{ "kprobe:", PROBE_KPROBE }, { "kretprobe:", PROBE_KRETPROBE },
+	{ "uprobe:", PROBE_UPROBE }, { "uretprobe:", PROBE_URETPROBE },
 	{ "usdt:", PROBE_USDT },
 };
 
@@ -109,8 +110,10 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 	memset(s, 0, sizeof(*s));
 	s->kind = probe_kind_of(text);
 	if (s->kind == PROBE_NONE) {
-		seterr(err, errlen, "'%s' is not a probe (kprobe:, kretprobe:, uprobe:, "
-				    "uretprobe:, usdt:)", text);
+		seterr(err, errlen,
+		       "'%s' is not a probe (kprobe:, kretprobe:, uprobe:, "
+		       "uretprobe:, usdt:)",
+		       text);
 		return -EINVAL;
 	}
 	body = strchr(text, ':') + 1;
@@ -140,7 +143,8 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 	case PROBE_KRETPROBE:
 		if (strchr(head, ':') || strchr(head, '/')) {
 			seterr(err, errlen, "'%s': write %s:FUNCTION%s", text,
-			       probe_kind_name(s->kind), s->kind == PROBE_KPROBE ? "[+OFFSET]" : "");
+			       probe_kind_name(s->kind),
+			       s->kind == PROBE_KPROBE ? "[+OFFSET]" : "");
 			return -EINVAL;
 		}
 		if (copy_part(s->func, sizeof(s->func), head, strlen(head)) ||
@@ -157,7 +161,8 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 		c1 = strrchr(head, ':');
 		if (!c1 || c1 == head || !c1[1]) {
 			seterr(err, errlen, "'%s': write %s:PATH:SYMBOL%s", text,
-			       probe_kind_name(s->kind), s->kind == PROBE_UPROBE ? "[+OFFSET]" : "");
+			       probe_kind_name(s->kind),
+			       s->kind == PROBE_UPROBE ? "[+OFFSET]" : "");
 			return -EINVAL;
 		}
 		*c1 = '\0';
@@ -191,8 +196,7 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 			return -EINVAL;
 		}
 		break;
-	default:
-		break;
+	default: break;
 	}
 	if (!s->func[0]) {
 		seterr(err, errlen, "'%s': no function or probe name", text);
@@ -325,8 +329,8 @@ static int valid_ident(const char *s)
 	return 1;
 }
 
-static const char *const known_types[] = { "s8",  "s16", "s32", "s64",	   "u8",     "u16",
-					   "u32", "u64", "x8",	"x16",	   "x32",    "x64",
+static const char *const known_types[] = { "s8",   "s16",    "s32",	"s64",	  "u8",	   "u16",
+					   "u32",  "u64",    "x8",	"x16",	  "x32",   "x64",
 					   "char", "string", "ustring", "symbol", "symstr" };
 
 static int valid_type(const char *t)
@@ -443,8 +447,8 @@ static int translate_fetch(const struct fa_ctx *c, const char *in, char *out, si
 		*deftype = "s64";
 		return 0;
 	}
-	if ((k == PROBE_KPROBE || k == PROBE_KRETPROBE) && (isalpha((unsigned char)in[0]) ||
-							     in[0] == '_')) {
+	if ((k == PROBE_KPROBE || k == PROBE_KRETPROBE) &&
+	    (isalpha((unsigned char)in[0]) || in[0] == '_')) {
 		/* A parameter by name (BTF), possibly ->field: the kernel resolves it. */
 		if (!c->btf) {
 			seterr(c->err, c->errlen,
@@ -558,8 +562,7 @@ static int one_field(const struct fa_ctx *c, const char *item, int idx, char *ou
 		}
 	if (*nnames < 32)
 		snprintf(names[(*nnames)++], MAX_EVENT_NAME, "%s", name);
-	if (append(out, len, o, "%s%s=%s%s%s", *o ? " " : "", name, kf, type[0] ? ":" : "",
-		   type)) {
+	if (append(out, len, o, "%s%s=%s%s%s", *o ? " " : "", name, kf, type[0] ? ":" : "", type)) {
 		seterr(c->err, c->errlen, "the field list is too long");
 		return -E2BIG;
 	}
@@ -592,9 +595,7 @@ int probe_fetchargs(const struct probe_spec *s, const struct usdt_arg *uargs, in
 				 s->offset ? "" : "arg1,arg2,arg3,arg4,arg5,arg6");
 			break;
 		case PROBE_KRETPROBE:
-		case PROBE_URETPROBE:
-			snprintf(list, sizeof(list), "retval");
-			break;
+		case PROBE_URETPROBE: snprintf(list, sizeof(list), "retval"); break;
 		case PROBE_USDT: {
 			size_t lo = 0;
 
@@ -604,8 +605,7 @@ int probe_fetchargs(const struct probe_spec *s, const struct usdt_arg *uargs, in
 						       i ? "," : "", i + 1);
 			break;
 		}
-		default:
-			list[0] = '\0';
+		default: list[0] = '\0';
 		}
 	}
 	p = list;
@@ -640,7 +640,8 @@ static void cand_add(struct cand *c, const char *want, const char *name, int thr
 {
 	int d;
 
-	if (strlen(name) >= sizeof(c[0].name) || labs((long)strlen(name) - (long)strlen(want)) > thr)
+	if (strlen(name) >= sizeof(c[0].name) ||
+	    labs((long)strlen(name) - (long)strlen(want)) > thr)
 		return;
 	d = edit_distance(want, name);
 	if (d > thr)
@@ -821,9 +822,12 @@ static int elf_symbol_offset(const char *path, const char *sym, uint64_t add, ui
 		ret = nsym ? -ENOENT : -ENODATA;
 	} else {
 		ret = vaddr_to_off(e, va + add, off);
-		if (ret)
-			seterr(err, errlen, "%s: 0x%llx is in no loaded segment of %s", sym,
-			       (unsigned long long)(va + add), path);
+		if (ret) {
+			uint64_t at = va + add;
+
+			seterr(err, errlen, "%s: 0x%" PRIx64 " is in no loaded segment of %s", sym,
+			       at, path);
+		}
 	}
 	elf_end(e);
 	close(fd);
@@ -1112,8 +1116,8 @@ static int resolve_path(const char *in, char *out, size_t len, char *err, size_t
 /* The uprobe_events / kprobe_events line(s) of one spec; fills names. */
 static int create(const struct probe_spec *s, struct probe_ev *pe, char *err, size_t errlen)
 {
-	char fa[2048], line[PATH_MAX + 3000], name[MAX_EVENT_NAME], base[512],
-		path[PATH_MAX], sugg[512];
+	char fa[2048], line[PATH_MAX + 3000], name[MAX_EVENT_NAME], base[512], path[PATH_MAX],
+		sugg[512];
 	int kret = s->kind == PROBE_KRETPROBE || s->kind == PROBE_URETPROBE, r, nsites = 1;
 	struct usdt_site *sites = NULL;
 	uint64_t off = 0;
@@ -1128,7 +1132,8 @@ static int create(const struct probe_spec *s, struct probe_ev *pe, char *err, si
 			seterr(err, errlen,
 			       "no kernel function '%s'%s%s%s (not in /proc/kallsyms: misspelt, "
 			       "inlined, or in a module not loaded)",
-			       s->func, sugg[0] ? " (did you mean " : "", sugg, sugg[0] ? "?)" : "");
+			       s->func, sugg[0] ? " (did you mean " : "", sugg,
+			       sugg[0] ? "?)" : "");
 			return -ENOENT;
 		}
 		if (!probes__kernel_has(s->kind)) {
@@ -1168,17 +1173,15 @@ static int create(const struct probe_spec *s, struct probe_ev *pe, char *err, si
 		snprintf(pe->tps[0].name, sizeof(pe->tps[0].name), "%s", name);
 		pe->nev = 1;
 		return 0;
-	rm_one:
+rm_one:
 		snprintf(line, sizeof(line), "-:%s/%s", probes__group(), name);
 		write_events("kprobe_events", line, NULL, 0);
 		return -ENOMEM;
 	}
 	case PROBE_UPROBE:
 	case PROBE_URETPROBE:
-	case PROBE_USDT:
-		break;
-	default:
-		return -EINVAL;
+	case PROBE_USDT: break;
+	default: return -EINVAL;
 	}
 	if (resolve_path(s->path, path, sizeof(path), err, errlen))
 		return -ENOENT;
@@ -1247,8 +1250,8 @@ static int create(const struct probe_spec *s, struct probe_ev *pe, char *err, si
 		}
 		unique_name(base, name, sizeof(name));
 		if (sites && sites[i].sema_off)
-			snprintf(line, sizeof(line), "p:%s/%s %s:0x%llx(0x%llx) %s", probes__group(),
-				 name, path, (unsigned long long)off,
+			snprintf(line, sizeof(line), "p:%s/%s %s:0x%llx(0x%llx) %s",
+				 probes__group(), name, path, (unsigned long long)off,
 				 (unsigned long long)sites[i].sema_off, fa);
 		else
 			snprintf(line, sizeof(line), "%c:%s/%s %s:0x%llx %s", kret ? 'r' : 'p',
@@ -1372,9 +1375,10 @@ void probes__remove_all(void)
 
 	pthread_mutex_lock(&lock);
 	for (int i = 0; i < ntable; i++) {
-		const char *file = table[i].kind == PROBE_KPROBE || table[i].kind == PROBE_KRETPROBE ?
-					   "kprobe_events" :
-					   "uprobe_events";
+		const char *file =
+			table[i].kind == PROBE_KPROBE || table[i].kind == PROBE_KRETPROBE ?
+				"kprobe_events" :
+				"uprobe_events";
 
 		for (int j = 0; j < table[i].nev; j++) {
 			snprintf(line, sizeof(line), "-:%s/%s", table[i].tps[j].sys,
@@ -1462,9 +1466,9 @@ static const struct {
 	const char *name;
 	uint16_t off;
 } pt_regs_off[] = {
-	{ "r15", 0 },	{ "r14", 8 },	{ "r13", 16 },	   { "r12", 24 }, { "bp", 32 },
-	{ "bx", 40 },	{ "r11", 48 },	{ "r10", 56 },	   { "r9", 64 },  { "r8", 72 },
-	{ "ax", 80 },	{ "cx", 88 },	{ "dx", 96 },	   { "si", 104 }, { "di", 112 },
+	{ "r15", 0 },	    { "r14", 8 },  { "r13", 16 }, { "r12", 24 },    { "bp", 32 },
+	{ "bx", 40 },	    { "r11", 48 }, { "r10", 56 }, { "r9", 64 },	    { "r8", 72 },
+	{ "ax", 80 },	    { "cx", 88 },  { "dx", 96 },  { "si", 104 },    { "di", 112 },
 	{ "orig_ax", 120 }, { "ip", 128 }, { "cs", 136 }, { "flags", 144 }, { "sp", 152 },
 	{ "ss", 160 },
 };
@@ -1475,11 +1479,12 @@ static const struct {
 	const char *name;
 	uint16_t off;
 } pt_regs_off[] = {
-	{ "x0", 0 },	{ "x1", 8 },	{ "x2", 16 },	{ "x3", 24 },	{ "x4", 32 },	{ "x5", 40 },
-	{ "x6", 48 },	{ "x7", 56 },	{ "x8", 64 },	{ "x9", 72 },	{ "x10", 80 },	{ "x11", 88 },
-	{ "x12", 96 },	{ "x13", 104 }, { "x14", 112 }, { "x15", 120 }, { "x16", 128 }, { "x17", 136 },
-	{ "x18", 144 }, { "x19", 152 }, { "x20", 160 }, { "x21", 168 }, { "x22", 176 }, { "x23", 184 },
-	{ "x24", 192 }, { "x25", 200 }, { "x26", 208 }, { "x27", 216 }, { "x28", 224 }, { "x29", 232 },
+	{ "x0", 0 },	{ "x1", 8 },	{ "x2", 16 },	{ "x3", 24 },	{ "x4", 32 },
+	{ "x5", 40 },	{ "x6", 48 },	{ "x7", 56 },	{ "x8", 64 },	{ "x9", 72 },
+	{ "x10", 80 },	{ "x11", 88 },	{ "x12", 96 },	{ "x13", 104 }, { "x14", 112 },
+	{ "x15", 120 }, { "x16", 128 }, { "x17", 136 }, { "x18", 144 }, { "x19", 152 },
+	{ "x20", 160 }, { "x21", 168 }, { "x22", 176 }, { "x23", 184 }, { "x24", 192 },
+	{ "x25", 200 }, { "x26", 208 }, { "x27", 216 }, { "x28", 224 }, { "x29", 232 },
 	{ "x30", 240 }, { "sp", 248 },	{ "pc", 256 },
 };
 #define RET_REG "x0"
@@ -1501,48 +1506,63 @@ static int reg_off(const char *name)
 	return -1;
 }
 
-/* One kernel fetch-arg ("%di", "+8(%si)", "$retval") into a fetch; 0 or -1. */
-static int fetch_recipe(const char *in, int is_str, enum probe_kind k,
-			struct trigrec_probe_fetch *f)
+/* A register as a fetch-arg names it ("%di", "$retval", "$arg2"): its pt_regs offset, or -1. */
+static int fetch_reg(const char *in)
 {
-	char reg[16];
-	long long v;
-	int o;
-
-	if (in[0] == '%') {
-		o = reg_off(in + 1);
-		f->op = TRIGREC_PF_REG;
-	} else if (!strcmp(in, "$retval")) {
-		o = reg_off(RET_REG);
-		f->op = TRIGREC_PF_REG;
-	} else if (!strncmp(in, "$arg", 4) && isdigit((unsigned char)in[4])) {
+	if (in[0] == '%')
+		return reg_off(in + 1);
+	if (!strcmp(in, "$retval"))
+		return reg_off(RET_REG);
+	if (!strncmp(in, "$arg", 4) && isdigit((unsigned char)in[4])) {
 		int n = atoi(in + 4);
 
 		if (n < 1 || n > NR_ABI_REGS || !abi_regs[0])
 			return -1;
-		o = reg_off(abi_regs[n - 1] + 1);
-		f->op = TRIGREC_PF_REG;
-	} else if (!strcmp(in, "$comm")) {
+		return reg_off(abi_regs[n - 1] + 1);
+	}
+	return -1;
+}
+
+/* One kernel fetch-arg ("%di", "+8(%si)", "$retval") into a fetch; 0 or -1. */
+static int fetch_recipe(const char *in, int is_str, enum probe_kind k,
+			struct trigrec_probe_fetch *f)
+{
+	int o;
+
+	if (!strcmp(in, "$comm")) {
 		f->op = TRIGREC_PF_COMM;
 		return 0;
-	} else if (in[0] == '\\') {
+	}
+	if (in[0] == '\\') {
 		char *end;
+		long long v = strtoll(in + 1, &end, 0);
 
-		v = strtoll(in + 1, &end, 0);
 		if (*end)
 			return -1;
 		f->op = TRIGREC_PF_IMM;
 		f->arg = v;
 		return 0;
-	} else if ((in[0] == '+' || in[0] == '-') &&
-		   sscanf(in, "%lli(%%%15[a-z0-9_])", &v, reg) == 2 && in[strlen(in) - 1] == ')' &&
-		   strchr(in, '(') == strrchr(in, '(')) {
-		o = reg_off(reg);
+	}
+	if (in[0] == '+' || in[0] == '-') {
+		/* One level: +OFFS(REGISTER) */
+		char inner[32], *end;
+		long long v = strtoll(in, &end, 0);
+		size_t il;
+
+		if (*end != '(' || strchr(end + 1, '(') || in[strlen(in) - 1] != ')')
+			return -1;
+		il = strlen(end + 1) - 1;
+		if (il >= sizeof(inner))
+			return -1;
+		memcpy(inner, end + 1, il);
+		inner[il] = '\0';
+		o = fetch_reg(inner);
 		f->op = is_str ? TRIGREC_PF_STR : TRIGREC_PF_DEREF;
 		f->arg = v;
 		f->user = k == PROBE_UPROBE || k == PROBE_URETPROBE || k == PROBE_USDT;
 	} else {
-		return -1;
+		o = fetch_reg(in);
+		f->op = TRIGREC_PF_REG;
 	}
 	if (o < 0)
 		return -1;
@@ -1563,7 +1583,8 @@ int probes__recipe(const char *sys, const char *name, const struct tp_format *fm
 	pthread_mutex_lock(&lock);
 	for (int i = 0; i < ntable && !fa; i++)
 		for (int j = 0; j < table[i].nev && !fa; j++)
-			if (!strcmp(table[i].tps[j].sys, sys) && !strcmp(table[i].tps[j].name, name)) {
+			if (!strcmp(table[i].tps[j].sys, sys) &&
+			    !strcmp(table[i].tps[j].name, name)) {
 				fa = table[i].fetch[j];
 				kind = table[i].kind;
 			}
@@ -1603,8 +1624,11 @@ int probes__recipe(const char *sys, const char *name, const struct tp_format *fm
 			*colon = '\0';
 		fl = tp_format__field(fmt, item);
 		if (!fl || pc->nfetch >= TRIGREC_MAX_PROBE_FETCH) {
-			seterr(why, whylen, "%s", fl ? "more than " "8" " fields (TRIGREC_MAX_PROBE_FETCH)"
-						      : "a field is missing from its format");
+			seterr(why, whylen, "%s",
+			       fl ? "more than "
+				    "8"
+				    " fields (TRIGREC_MAX_PROBE_FETCH)" :
+				    "a field is missing from its format");
 			ret = -EOPNOTSUPP;
 			break;
 		}
@@ -1617,6 +1641,9 @@ int probes__recipe(const char *sys, const char *name, const struct tp_format *fm
 			ret = -EOPNOTSUPP;
 			break;
 		}
+		/* ustring: a kprobe reading a string from user memory */
+		if (colon && !strcmp(colon + 1, "ustring"))
+			f->user = 1;
 		if (f->op == TRIGREC_PF_STR || f->op == TRIGREC_PF_COMM)
 			nstr++;
 		f->rec_off = (uint16_t)fl->offset;

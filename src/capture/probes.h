@@ -49,7 +49,7 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 
 /* One USDT argument as its note gives it ("-4@%edi"): size, signedness, place. */
 struct usdt_arg {
-	int size;	/* bytes */
+	int size; /* bytes */
 	int is_signed;
 	char fetch[96]; /* as a uprobe_events fetch-arg: "%di", "-4(%bp)", "\\5" */
 };

@@ -125,11 +125,12 @@ static void list_probe_kinds(int verbose)
 		char kind[96];
 
 		snprintf(kind, sizeof(kind), "%s%s", probe_kind_name(probe_forms[i].kind),
-			 probes__kernel_has(probe_forms[i].kind) ? "" :
+			 probes__kernel_has(probe_forms[i].kind) ?
+				 "" :
 			 probe_forms[i].kind == PROBE_KPROBE ||
 					 probe_forms[i].kind == PROBE_KRETPROBE ?
-								   "] [not in this kernel: no kprobe_events" :
-								   "] [not in this kernel: no uprobe_events");
+				 "] [not in this kernel: no kprobe_events" :
+				 "] [not in this kernel: no uprobe_events");
 		print_kind(probe_forms[i].form, kind);
 		if (verbose)
 			printf("    (fields: see `trigrec list -v %s...`, or choose them: "
@@ -171,7 +172,7 @@ static int list_one(const char *glob, int verbose)
 	char buf[256];
 	int n, sw = 0;
 
-	if (probe_kind_of(glob))
+	if (glob && probe_kind_of(glob))
 		return list_probe(glob, verbose);
 
 	for (int i = 0; i < NR_SW; i++) {

@@ -559,7 +559,8 @@ static void next(struct sp *p, int mode, struct stok *t)
 
 		/* A probe's "(field, ...)" is part of its name: its commas do not end the word. */
 		while ((c = p->t[p->i]) && c != '\n' && (depth || !is_hspace((unsigned char)c)) &&
-		       !(mode == M_LIST && !depth && (c == ',' || c == '{' || c == '}' || c == '#'))) {
+		       !(mode == M_LIST && !depth &&
+			 (c == ',' || c == '{' || c == '}' || c == '#'))) {
 			if (c == '(')
 				depth++;
 			else if (c == ')' && depth)
