@@ -298,16 +298,39 @@ static __always_inline __u64 load_value(struct scratch *s, __u8 src, __u8 size, 
 	return 0;
 }
 
-/* Copy a string operand (char array, __data_loc or comm) into out, NUL-terminated. */
-static __always_inline void load_string(struct scratch *s, const struct trigrec_clause *c,
-					struct str64 *out)
+/*
+ * Copy a string operand (char array, __data_loc, comm, or the text behind a
+ * pointer field for str()) into out, NUL-terminated. -1: the text behind the
+ * pointer could not be read (not present, bad address, NULL). A global
+ * function: the verifier checks it once, not once per clause of the loop.
+ */
+__noinline int load_string(struct scratch *s, const struct trigrec_clause *c, struct str64 *out)
 {
 	__u32 off = 0, len = 0;
+
+	if (!s || !c || !out)
+		return 0;
 
 	if (c->src == TRIGREC_SRC_COMM) {
 		__builtin_memset(out->c, 0, sizeof(out->c));
 		bpf_get_current_comm(out->c, TRIGREC_COMM_LEN);
-		return;
+		return 0;
+	}
+	if (c->src == TRIGREC_SRC_USTR || c->src == TRIGREC_SRC_KSTR) {
+		/* The pointer is in the record; the text is not (no page faults here). */
+		const void *p =
+			(const void *)load_value(s, TRIGREC_SRC_FIELD, c->size, 0, c->offset);
+		long r;
+
+		if (c->src == TRIGREC_SRC_USTR)
+			r = bpf_probe_read_user_str(out->c, sizeof(out->c), p);
+		else
+			r = bpf_probe_read_kernel_str(out->c, sizeof(out->c), p);
+		if (r < 0) {
+			out->c[0] = 0;
+			return -1;
+		}
+		return 0;
 	}
 	if (c->src == TRIGREC_SRC_CHARS) {
 		off = c->offset;
@@ -329,9 +352,10 @@ static __always_inline void load_string(struct scratch *s, const struct trigrec_
 	if (len < TRIGREC_FIELD_STR_LEN)
 		out->c[len & (TRIGREC_FIELD_STR_LEN - 1)] = 0;
 	out->c[TRIGREC_FIELD_STR_LEN - 1] = 0;
-	return;
+	return 0;
 empty:
 	out->c[0] = 0;
+	return 0;
 }
 
 /* Does pat (NUL-terminated, < TRIGREC_STR_LEN) occur in str at pos? */
@@ -452,7 +476,10 @@ static __always_inline int int_op(__u8 op, __u8 is_signed, __u64 v, __u64 imm)
 	return 0;
 }
 
-/* Run a compiled filter: a decision list whose jumps only go forward. */
+/*
+ * Run a compiled filter: a decision list whose jumps only go forward.
+ * 1 = match, 0 = no match, -1 = no match because str() could not read its text.
+ */
 __noinline int eval_filter(struct scratch *s, const struct trigrec_filter *f)
 {
 	__u32 pc = 0, zero = 0;
@@ -470,7 +497,8 @@ __noinline int eval_filter(struct scratch *s, const struct trigrec_filter *f)
 			return 0;
 		c = &f->c[pc];
 		if (c->op >= TRIGREC_OP_STR_EQ && c->op <= TRIGREC_OP_GLOB_MIDDLE) {
-			load_string(s, c, str);
+			if (load_string(s, c, str))
+				return -1;
 			res = str_op(str, f, c->op, (__u32)c->imm);
 		} else if (c->op == TRIGREC_OP_TRUE) {
 			res = 1;
@@ -698,13 +726,18 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	struct tkey k = { .trig = id };
 	const struct trigrec_side *side;
 	__u64 now;
+	int res;
 
 	if (!s || !tc || !ts || !st || role > TRIGREC_ROLE_START)
 		return 0;
 	side = &tc->side[role];
 	st->evaluated++;
-	if (!eval_filter(s, &side->filter))
+	res = eval_filter(s, &side->filter);
+	if (res <= 0) {
+		if (res < 0)
+			st->str_faults++;
 		return 0;
+	}
 	/* The clock is read only once something matched: filters are the hot path. */
 	now = bpf_ktime_get_ns();
 	fc.now = now;

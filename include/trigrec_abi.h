@@ -124,6 +124,15 @@ enum trigrec_src {
 	TRIGREC_SRC_TID,       /* current thread id */
 	TRIGREC_SRC_CPU,
 	TRIGREC_SRC_CGROUP, /* bpf_get_current_cgroup_id() */
+	/*
+	 * str(FIELD): the pointer field at offset (size 4 or 8) is read and
+	 * the NUL-terminated text behind it, up to TRIGREC_FIELD_STR_LEN
+	 * bytes, is compared. USTR reads user memory (syscall arguments),
+	 * KSTR kernel memory. A failed read (page not present, bad or NULL
+	 * address) makes the whole filter false and counts in str_faults.
+	 */
+	TRIGREC_SRC_USTR,
+	TRIGREC_SRC_KSTR,
 };
 
 struct trigrec_clause {
@@ -204,6 +213,7 @@ struct trigrec_stats {
 	__u64 suppressed_limit;	   /* held back by limit (the default one too) or max */
 	__u64 stale_starts;	   /* LATENCY: starts dropped for age */
 	__u64 suppressed_budget;   /* held back by the run's global snapshot budget */
+	__u64 str_faults;	   /* str(FIELD) could not be read: the filter did not match */
 };
 
 /* Messages on the side-band BPF ring buffer. Every message starts with its type. */
@@ -260,7 +270,7 @@ _Static_assert(sizeof(struct trigrec_keyspec) == 16, "keyspec layout");
 _Static_assert(sizeof(struct trigrec_trigger_cfg) == 72 + 2 * sizeof(struct trigrec_side),
 	       "trigger_cfg layout");
 _Static_assert(sizeof(struct trigrec_trig_state) == 40, "trig_state layout");
-_Static_assert(sizeof(struct trigrec_stats) == 80, "stats layout");
+_Static_assert(sizeof(struct trigrec_stats) == 88, "stats layout");
 _Static_assert(sizeof(struct trigrec_trigger_msg) == 384, "trigger_msg layout");
 
 #endif /* TRIGREC_ABI_H */

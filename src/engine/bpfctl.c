@@ -519,6 +519,7 @@ int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out)
 		out->suppressed_limit += v[c].suppressed_limit;
 		out->stale_starts += v[c].stale_starts;
 		out->suppressed_budget += v[c].suppressed_budget;
+		out->str_faults += v[c].str_faults;
 	}
 	free(v);
 	return err;

@@ -886,17 +886,19 @@ static void summary(struct session *s)
 		log_kv_addu(kv, sizeof(kv), "suppressed_limit", ts.suppressed_limit);
 		log_kv_addu(kv, sizeof(kv), "suppressed_budget", ts.suppressed_budget);
 		log_kv_addu(kv, sizeof(kv), "sideband_full", ts.rb_dropped);
+		log_kv_addu(kv, sizeof(kv), "str_faults", ts.str_faults);
 		log_event(LOG_INFO, kv,
 			  "trigger %s: evaluated %llu, matched %llu, fired %llu, coalesced %llu, "
 			  "suppressed by cooldown %llu, by limit/max %llu, by the budget %llu, "
-			  "stale starts %llu, side-band full %llu",
+			  "stale starts %llu, side-band full %llu, str() faults %llu",
 			  s->c->trigs[i].name, (unsigned long long)ts.evaluated,
 			  (unsigned long long)ts.matched, (unsigned long long)ts.fired,
 			  (unsigned long long)ts.coalesced,
 			  (unsigned long long)ts.suppressed_cooldown,
 			  (unsigned long long)ts.suppressed_limit,
 			  (unsigned long long)ts.suppressed_budget,
-			  (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped);
+			  (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped,
+			  (unsigned long long)ts.str_faults);
 	}
 	bpfctl__stats(s->b, TRIGREC_MAX_TRIGGERS, &g);
 	if (s->hooks) {
