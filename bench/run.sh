@@ -444,7 +444,8 @@ fi
 #     a condition on sys_enter_faccessat that never holds: one integer
 #     clause (the baseline of a trigger on the event), str(filename) with a
 #     prefix glob (the user-memory read plus a short compare), and with a
-#     middle glob (the read plus the longest compare). ROWS=4s runs it alone.
+#     middle glob (the read plus the longest compare). ROWS=4s runs it alone;
+#     STR_N syscalls per run (default 200000).
 # ======================================================================
 TSI='syscalls:sys_enter_faccessat if dfd == 1'
 TSP='syscalls:sys_enter_faccessat if str(filename) ~ "/tmp/nomatch*"'
@@ -455,7 +456,7 @@ if want 4 || want 4s; then
 		> /dev/null 2> "$W/str-probe.err" || STR_ENGINE=0
 	str_one() { # variant run -> CPU ns/op
 		local v=$1 d=$W/str-$1-$2 t
-		local cmd=("$BIN/syscall_loop" -s faccessat -n 200000 -c "$LASTCPU")
+		local cmd=("$BIN/syscall_loop" -s faccessat -n "${STR_N:-200000}" -c "$LASTCPU")
 		mkdir -p "$d"
 		case $v in
 		base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
@@ -742,6 +743,12 @@ fi
 # ======================================================================
 # best KEY VARIANT BASEVARIANT REF -> (min(V) - min(BASE)) / (min(REF) - min(BASE)):
 # the ratio of the least disturbed runs (noise only ever adds time)
+# mindiff KEY A B: fastest run of A minus fastest run of B (noise only adds time).
+mindiff() {
+	awk -F'\t' -v k="$1" -v a="$2" -v b="$3" '
+		$1 == k && $3 ~ /^[0-9.]+$/ { if (!($2 in m) || $3 < m[$2]) m[$2] = $3 }
+		END { if (!(a in m) || !(b in m)) print "n/a"; else printf "%.0f\n", m[a] - m[b] }' "$RAW"
+}
 best() {
 	awk -F'\t' -v k="$1" -v v="$2" -v b="$3" -v r="$4" '
 		$1 == k && $3 ~ /^[0-9.]+$/ { if (!($2 in m) || $3 < m[$2]) m[$2] = $3 }
@@ -812,7 +819,7 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 	fi
 	if want 4 || want 4s; then
 		if [ $STR_ENGINE = 1 ]; then
-			echo "| 4s | str(filename) on sys_enter_faccessat (40-byte user path), never true: ns per evaluation added to a 1-clause integer filter, prefix glob · middle glob | $(mmm str.added pre 0) · $(mmm str.added mid 0) | no equivalent | whole trigger (prefix) $(mmm str.whole pre 0) vs integer filter $(mmm str.whole int 0) over no recorder | |"
+			echo "| 4s | str(filename) on sys_enter_faccessat (40-byte user path), never true: ns per evaluation added to a 1-clause integer filter, prefix glob · middle glob | $(mmm str.added pre 0) · $(mmm str.added mid 0); fastest runs: $(mindiff str.ns pre int) · $(mindiff str.ns mid int) | no equivalent | whole trigger (prefix) $(mmm str.whole pre 0) vs integer filter $(mmm str.whole int 0) over no recorder; fastest runs: $(mindiff str.ns pre base) vs $(mindiff str.ns int base) | |"
 		else
 			echo "| 4s | str() evaluation cost | pending str() | | | |"
 		fi
