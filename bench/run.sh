@@ -819,7 +819,7 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 	fi
 	if want 4 || want 4s; then
 		if [ $STR_ENGINE = 1 ]; then
-			echo "| 4s | str(filename) on sys_enter_faccessat (40-byte user path), never true: ns per evaluation added to a 1-clause integer filter, prefix glob · middle glob | $(mmm str.added pre 0) · $(mmm str.added mid 0); fastest runs: $(mindiff str.ns pre int) · $(mindiff str.ns mid int) | no equivalent | whole trigger (prefix) $(mmm str.whole pre 0) vs integer filter $(mmm str.whole int 0) over no recorder; fastest runs: $(mindiff str.ns pre base) vs $(mindiff str.ns int base) | |"
+			echo "| 4s | str(filename) on sys_enter_faccessat (40-byte user path), never true: ns per evaluation added to a 1-clause integer filter, prefix glob · middle glob | $(mmm str.added pre 0) · $(mmm str.added mid 0); fastest runs: $(mindiff str.ns pre int) · $(mindiff str.ns mid int) | not run | whole trigger (prefix) $(mmm str.whole pre 0) vs integer filter $(mmm str.whole int 0) over no recorder; fastest runs: $(mindiff str.ns pre base) vs $(mindiff str.ns int base) | |"
 		else
 			echo "| 4s | str() evaluation cost | pending str() | | | |"
 		fi
