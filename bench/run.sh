@@ -440,6 +440,59 @@ if want 4; then
 fi
 
 # ======================================================================
+# 4s. str() evaluation cost: faccessat(AT_FDCWD, 40-byte path) in a loop,
+#     a condition on sys_enter_faccessat that never holds: one integer
+#     clause (the baseline of a trigger on the event), str(filename) with a
+#     prefix glob (the user-memory read plus a short compare), and with a
+#     middle glob (the read plus the longest compare). ROWS=4s runs it alone;
+#     STR_N syscalls per run (default 200000).
+# ======================================================================
+TSI='syscalls:sys_enter_faccessat if dfd == 1'
+TSP='syscalls:sys_enter_faccessat if str(filename) ~ "/tmp/nomatch*"'
+TSM='syscalls:sys_enter_faccessat if str(filename) ~ "*nomatch*"'
+STR_ENGINE=1
+if want 4 || want 4s; then
+	"$TRIGREC" -q record -e $GETSID --trigger "$TSP" --no-final-snapshot -o "$W" -- true \
+		> /dev/null 2> "$W/str-probe.err" || STR_ENGINE=0
+	str_one() { # variant run -> CPU ns/op
+		local v=$1 d=$W/str-$1-$2 t
+		local cmd=("$BIN/syscall_loop" -s faccessat -n "${STR_N:-200000}" -c "$LASTCPU")
+		mkdir -p "$d"
+		case $v in
+		base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
+		int | pre | mid)
+			case $v in int) t=$TSI ;; pre) t=$TSP ;; mid) t=$TSM ;; esac
+			trigrec_tp "$d" $((1 << 20)) -q -e $GETSID --trigger "$t" --no-final-snapshot -- "${cmd[@]}" ;;
+		esac
+		outval "$d.out" cpu_ns_per_op
+	}
+	if [ $STR_ENGINE = 1 ]; then
+		say "4s. str() evaluation cost: $ROUNDS rounds x (base, integer filter, str() prefix, str() middle)"
+		for r in $(seq "$ROUNDS"); do
+			set -- base int pre mid
+			for _ in $(seq $(((r - 1) % 4))); do set -- "$@" "$1"; shift; done
+			declare -A ns=()
+			for v in "$@"; do
+				quiet_wait
+				ns[$v]=$(str_one "$v" "$r")
+				[ -n "${ns[$v]}" ] && rec str.ns "$v" "${ns[$v]}"
+			done
+			if [ -n "${ns[int]}" ]; then
+				[ -n "${ns[pre]}" ] && rec str.added pre "$(calc "${ns[pre]} - ${ns[int]}" 1)"
+				[ -n "${ns[mid]}" ] && rec str.added mid "$(calc "${ns[mid]} - ${ns[int]}" 1)"
+			fi
+			[ -n "${ns[base]}" ] && [ -n "${ns[pre]}" ] &&
+				rec str.whole pre "$(calc "${ns[pre]} - ${ns[base]}" 1)"
+			[ -n "${ns[base]}" ] && [ -n "${ns[int]}" ] &&
+				rec str.whole int "$(calc "${ns[int]} - ${ns[base]}" 1)"
+			unset ns
+		done
+	else
+		say "4s. str() evaluation cost: skipped, this trigrec does not accept str() ($(head -c 200 "$W/str-probe.err"))"
+	fi
+fi
+
+# ======================================================================
 # 5. Freeze-to-resume and trigger-to-file against the memory-copy bound:
 #    every CPU fills its ring (trigseq -j NCPU), then two triggers 300 ms
 #    apart (the first snapshot of a run and a later one).
@@ -744,6 +797,12 @@ fi
 # ======================================================================
 # best KEY VARIANT BASEVARIANT REF -> (min(V) - min(BASE)) / (min(REF) - min(BASE)):
 # the ratio of the least disturbed runs (noise only ever adds time)
+# mindiff KEY A B: fastest run of A minus fastest run of B (noise only adds time).
+mindiff() {
+	awk -F'\t' -v k="$1" -v a="$2" -v b="$3" '
+		$1 == k && $3 ~ /^[0-9.]+$/ { if (!($2 in m) || $3 < m[$2]) m[$2] = $3 }
+		END { if (!(a in m) || !(b in m)) print "n/a"; else printf "%.0f\n", m[a] - m[b] }' "$RAW"
+}
 best() {
 	awk -F'\t' -v k="$1" -v v="$2" -v b="$3" -v r="$4" '
 		$1 == k && $3 ~ /^[0-9.]+$/ { if (!($2 in m) || $3 < m[$2]) m[$2] = $3 }
@@ -810,6 +869,13 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			echo "| 4 | Latency pair on events that are recorded anyway: added ns per event · recording one costs | $(mmm eval.reclat added 0) · $(mmm eval.reclat record 0) | | added ÷ recording: $(mmm eval.reclat ratio 2) | < 0.5 |"
 		else
 			echo "| 4 | Trigger evaluation cost (4-clause filter, latency pair) | pending trigger engine | | | |"
+		fi
+	fi
+	if want 4 || want 4s; then
+		if [ $STR_ENGINE = 1 ]; then
+			echo "| 4s | str(filename) on sys_enter_faccessat (40-byte user path), never true: ns per evaluation added to a 1-clause integer filter, prefix glob · middle glob | $(mmm str.added pre 0) · $(mmm str.added mid 0); fastest runs: $(mindiff str.ns pre int) · $(mindiff str.ns mid int) | not run | whole trigger (prefix) $(mmm str.whole pre 0) vs integer filter $(mmm str.whole int 0) over no recorder; fastest runs: $(mindiff str.ns pre base) vs $(mindiff str.ns int base) | |"
+		else
+			echo "| 4s | str() evaluation cost | pending str() | | | |"
 		fi
 	fi
 	if want 5; then

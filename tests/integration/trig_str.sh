@@ -39,6 +39,7 @@ add1() { local a b c; read -r a b c <<<"$1"; echo "$((a + 1)) $((b + 1)) $((c + 
 
 t_begin "str: trigrec starts with str() filters"
 if ! tw_start "$TMP/log" "$D" -e syscalls:sys_enter_openat --control "$SOCK" --no-final-snapshot \
+	--metrics-file "$TMP/metrics.prom" \
 	--trigger 'syscalls:sys_enter_openat if str(filename) ~ "/tmp/trigrec-test-*" name sglob' \
 	--trigger "syscalls:sys_enter_openat if str(filename) == \"$EQ\" name seq" \
 	--trigger 'syscalls:sys_enter_openat if str(filename) ~ "*-sfx" && !(str(filename) ~ "*nope*") name ssuf'; then
@@ -90,6 +91,14 @@ check_eq "openat failed with EFAULT" "$(mk openat "mode=protnone" errno)" 14
 check_eq "str_faults (sglob seq ssuf) +1 each" "$(faults)" "$(add1 "$f2")"
 t_end
 
+t_begin "str: trigrec status shows each trigger's str() faults (text and JSON)"
+n=$(sf sglob)
+check_match "status" "$(timeout 10 "$TRIGREC" status "$SOCK" 2>&1 | grep '^trigger sglob:')" \
+	"^trigger sglob: fired 2, .*, str\(\) faults $n$"
+check_match "status --json" "$(timeout 10 "$TRIGREC" status --json "$SOCK" 2>&1)" \
+	"\{\"name\":\"sglob\",[^}]*\"str_faults\":$n\}"
+t_end
+
 t_begin "str: no snapshot fired for the faults; the next readable path fires again"
 tw openat fresh "$MD/c"
 wait_snaps "$D" sglob 3 || t_fail "no sglob snapshot after openat of $MD/c"
@@ -108,4 +117,10 @@ check_stats ssuf fired=1
 # Exit totals include whatever trigwork's loader opened before it ran (not
 # necessarily faulted in), so at least the two faults made on purpose.
 check_ge "sglob: str() faults in the exit summary" "$(st sglob strfaults)" 2
+# The metrics file is written at stop: the same totals.
+for n in sglob seq ssuf; do
+	check_eq "metric trigrec_trigger_str_faults_total{trigger=\"$n\"}" \
+		"$(sed -n "s/^trigrec_trigger_str_faults_total{trigger=\"$n\"} //p" "$TMP/metrics.prom")" \
+		"$(st $n strfaults)"
+done
 t_end
