@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 /* Probes with a semaphore: sdt.h then names probework_tick_semaphore in the note. */
+// NOLINTNEXTLINE(bugprone-reserved-identifier): sdt.h's own switch for semaphores
 #define _SDT_HAS_SEMAPHORES 1
 #include <sys/sdt.h>
 
