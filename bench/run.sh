@@ -5,7 +5,7 @@
 #
 # Environment: OUTPUT (build dir, default .output), RUNS (runs per
 # measurement, default 5), ROUNDS (rows 3-4, default 2 x RUNS - 1),
-# IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8"), MAX_WAIT (seconds
+# IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8 9"), MAX_WAIT (seconds
 # to wait for other recorders to finish, in all; default 120), PERF
 # (default perf), QUICK=1 (3 runs, 10 s idle: a smoke test, not for publishing).
 # Benchmarks are not tests: noisy timings never make this script fail.
@@ -27,7 +27,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 fi
 ROUNDS=${ROUNDS:-$((2 * RUNS - 1))} # rows 3-4: small differences, more (shorter) rounds
 B2B_RUNS=${B2B_RUNS:-$(((RUNS + 1) / 2))} # row 2: two triggers per run
-ROWS=${ROWS:-1 2 3 4 5 6 7 8}    # which rows to run
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9}  # which rows to run
 want() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
 # One live-kernel suite at a time on this machine (tests take the same lock).
 . "$ROOT/tests/trace-lock.sh"
@@ -444,6 +444,59 @@ if want 4; then
 fi
 
 # ======================================================================
+# 4s. str() evaluation cost: faccessat(AT_FDCWD, 40-byte path) in a loop,
+#     a condition on sys_enter_faccessat that never holds: one integer
+#     clause (the baseline of a trigger on the event), str(filename) with a
+#     prefix glob (the user-memory read plus a short compare), and with a
+#     middle glob (the read plus the longest compare). ROWS=4s runs it alone;
+#     STR_N syscalls per run (default 200000).
+# ======================================================================
+TSI='syscalls:sys_enter_faccessat if dfd == 1'
+TSP='syscalls:sys_enter_faccessat if str(filename) ~ "/tmp/nomatch*"'
+TSM='syscalls:sys_enter_faccessat if str(filename) ~ "*nomatch*"'
+STR_ENGINE=1
+if want 4 || want 4s; then
+	"$TRIGREC" -q record -e $GETSID --trigger "$TSP" --no-final-snapshot -o "$W" -- true \
+		> /dev/null 2> "$W/str-probe.err" || STR_ENGINE=0
+	str_one() { # variant run -> CPU ns/op
+		local v=$1 d=$W/str-$1-$2 t
+		local cmd=("$BIN/syscall_loop" -s faccessat -n "${STR_N:-200000}" -c "$LASTCPU")
+		mkdir -p "$d"
+		case $v in
+		base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
+		int | pre | mid)
+			case $v in int) t=$TSI ;; pre) t=$TSP ;; mid) t=$TSM ;; esac
+			trigrec_tp "$d" $((1 << 20)) -q -e $GETSID --trigger "$t" --no-final-snapshot -- "${cmd[@]}" ;;
+		esac
+		outval "$d.out" cpu_ns_per_op
+	}
+	if [ $STR_ENGINE = 1 ]; then
+		say "4s. str() evaluation cost: $ROUNDS rounds x (base, integer filter, str() prefix, str() middle)"
+		for r in $(seq "$ROUNDS"); do
+			set -- base int pre mid
+			for _ in $(seq $(((r - 1) % 4))); do set -- "$@" "$1"; shift; done
+			declare -A ns=()
+			for v in "$@"; do
+				quiet_wait
+				ns[$v]=$(str_one "$v" "$r")
+				[ -n "${ns[$v]}" ] && rec str.ns "$v" "${ns[$v]}"
+			done
+			if [ -n "${ns[int]}" ]; then
+				[ -n "${ns[pre]}" ] && rec str.added pre "$(calc "${ns[pre]} - ${ns[int]}" 1)"
+				[ -n "${ns[mid]}" ] && rec str.added mid "$(calc "${ns[mid]} - ${ns[int]}" 1)"
+			fi
+			[ -n "${ns[base]}" ] && [ -n "${ns[pre]}" ] &&
+				rec str.whole pre "$(calc "${ns[pre]} - ${ns[base]}" 1)"
+			[ -n "${ns[base]}" ] && [ -n "${ns[int]}" ] &&
+				rec str.whole int "$(calc "${ns[int]} - ${ns[base]}" 1)"
+			unset ns
+		done
+	else
+		say "4s. str() evaluation cost: skipped, this trigrec does not accept str() ($(head -c 200 "$W/str-probe.err"))"
+	fi
+fi
+
+# ======================================================================
 # 5. Freeze-to-resume and trigger-to-file against the memory-copy bound:
 #    every CPU fills its ring (trigseq -j NCPU), then two triggers 300 ms
 #    apart (the first snapshot of a run and a later one).
@@ -690,10 +743,70 @@ elif want 8; then
 fi
 
 # ======================================================================
+# 9. Dynamic probes: CPU time per uprobe hit, trigrec's uprobe:PATH:SYMBOL
+#    against `perf probe -x PATH` + perf record --overwrite on the same
+#    function with the same field (i=%di:s64), 1 MiB ring per CPU; and
+#    trigrec with a trigger on the probe that never fires (probe_hook
+#    rebuilds the record from registers on every hit).
+# ======================================================================
+PLOOP=$BIN/probe_loop
+PROBE_N=${PROBE_N:-200000}
+if want 9 && [ ! -x "$PLOOP" ]; then
+	echo "bench: $PLOOP not built (make bench): row 9 left out" >&2
+elif want 9; then
+	PSPEC="uprobe:$PLOOP:probe_loop_fn(i=arg1)"
+	probe_one() { # variant run -> CPU ns/call
+		local v=$1 d=$W/probe-$1-$2
+		local cmd=("$PLOOP" -n "$PROBE_N" -c "$LASTCPU")
+		mkdir -p "$d"
+		case $v in
+		base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
+		perf)
+			"$PERF" probe -q -d 'probe_probe_loop:*' > /dev/null 2>&1
+			"$PERF" probe -q -x "$PLOOP" -a 'probe_loop_fn i=%di:s64' > "$d.probe" 2>&1 &&
+				perf_tp "$d" $((1 << 20)) -e probe_probe_loop:probe_loop_fn \
+					--switch-output-event "$NEVER" -- "${cmd[@]}"
+			"$PERF" probe -q -d 'probe_probe_loop:*' > /dev/null 2>&1 ;;
+		trigrec) trigrec_tp "$d" $((1 << 20)) -q -e "$PSPEC" --trigger "$NEVER" \
+			--no-final-snapshot -- "${cmd[@]}" ;;
+		trigger) trigrec_tp "$d" $((1 << 20)) -q -e "$PSPEC" --trigger "$PSPEC if i < 0" \
+			--no-final-snapshot -- "${cmd[@]}" ;;
+		esac
+		outval "$d.out" cpu_ns_per_op
+	}
+	say "9. dynamic probes: $ROUNDS rounds x (base, perf probe + perf record, trigrec, trigrec with a trigger on the probe)"
+	for r in $(seq "$ROUNDS"); do
+		set -- base perf trigrec trigger
+		for _ in $(seq $(((r - 1) % 4))); do set -- "$@" "$1"; shift; done
+		declare -A ns=()
+		for v in "$@"; do
+			quiet_wait
+			ns[$v]=$(probe_one "$v" "$r")
+			[ -n "${ns[$v]}" ] && rec probe.ns "$v" "${ns[$v]}"
+		done
+		if [ -n "${ns[base]}" ]; then
+			for v in perf trigrec trigger; do
+				[ -n "${ns[$v]}" ] && rec probe.hit "$v" "$(calc "${ns[$v]} - ${ns[base]}" 1)"
+			done
+			[ -n "${ns[perf]}" ] && [ -n "${ns[trigrec]}" ] &&
+				awk "BEGIN { exit !(${ns[perf]} - ${ns[base]} > 0) }" &&
+				rec probe.ratio trigrec "$(calc "(${ns[trigrec]} - ${ns[base]}) / (${ns[perf]} - ${ns[base]})" 3)"
+		fi
+		unset ns
+	done
+fi
+
+# ======================================================================
 # The table.
 # ======================================================================
 # best KEY VARIANT BASEVARIANT REF -> (min(V) - min(BASE)) / (min(REF) - min(BASE)):
 # the ratio of the least disturbed runs (noise only ever adds time)
+# mindiff KEY A B: fastest run of A minus fastest run of B (noise only adds time).
+mindiff() {
+	awk -F'\t' -v k="$1" -v a="$2" -v b="$3" '
+		$1 == k && $3 ~ /^[0-9.]+$/ { if (!($2 in m) || $3 < m[$2]) m[$2] = $3 }
+		END { if (!(a in m) || !(b in m)) print "n/a"; else printf "%.0f\n", m[a] - m[b] }' "$RAW"
+}
 best() {
 	awk -F'\t' -v k="$1" -v v="$2" -v b="$3" -v r="$4" '
 		$1 == k && $3 ~ /^[0-9.]+$/ { if (!($2 in m) || $3 < m[$2]) m[$2] = $3 }
@@ -763,6 +876,13 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			echo "| 4 | Trigger evaluation cost (4-clause filter, latency pair) | pending trigger engine | | | |"
 		fi
 	fi
+	if want 4 || want 4s; then
+		if [ $STR_ENGINE = 1 ]; then
+			echo "| 4s | str(filename) on sys_enter_faccessat (40-byte user path), never true: ns per evaluation added to a 1-clause integer filter, prefix glob · middle glob | $(mmm str.added pre 0) · $(mmm str.added mid 0); fastest runs: $(mindiff str.ns pre int) · $(mindiff str.ns mid int) | not run | whole trigger (prefix) $(mmm str.whole pre 0) vs integer filter $(mmm str.whole int 0) over no recorder; fastest runs: $(mindiff str.ns pre base) vs $(mindiff str.ns int base) | |"
+		else
+			echo "| 4s | str() evaluation cost | pending str() | | | |"
+		fi
+	fi
 	if want 5; then
 		for sz in $SIZES; do
 			b=$(med "size.$sz.memcold" bound)
@@ -790,6 +910,10 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 		echo "| 8 | … events per snapshot (perf script lines) · compressed bytes per event | $(mmm z.events trigrec 0) · $(mmm z.bytes_per_event trigrec 2) | $(mmm z.events perf 0) · $(mmm z.bytes_per_event perf 2) | $(ratio_of_medians z.bytes_per_event) | ≤ perf's |"
 		echo "| 8 | … MiB compressed per snapshot · CPU ms per MiB that -z adds (with minus without, all threads) | $(mmm z.mib trigrec 1) · $(mmm z.ms_per_mib trigrec 2) | $(mmm z.mib perf 1) · $(mmm z.ms_per_mib perf 2) | $(ratio_of_medians z.ms_per_mib) | ≤ perf's |"
 		echo "| 8 | … trigrec's time inside zstd alone (sidecar compression.time_ns): MiB/s | $(mmm z.zstd_mibs trigrec 0) | | | |"
+	fi
+	if want 9; then
+		echo "| 9 | Dynamic probes: CPU ns per uprobe hit, one s64 field, recorded (perf: perf probe -x + perf record --overwrite; no probe: $(mmm probe.ns base 1) ns per call) | $(mmm probe.hit trigrec 0) | $(mmm probe.hit perf 0) | $(mmm probe.ratio trigrec 2); best runs: $(best probe.ns trigrec base perf) | ≤ 1.15 |"
+		echo "| 9 | … with a trigger on the probe that never fires (probe_hook rebuilds the record from registers on each hit) | $(mmm probe.hit trigger 0) | no equivalent | | |"
 	fi
 } > "$OUT/results.md"
 echo

@@ -226,6 +226,14 @@ struct {
 	__type(value, struct str64);
 } str_map SEC(".maps");
 
+/* Dynamic probes' recipes (see trigrec_probe_cfg), at their hook's index. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_HOOKS);
+	__type(key, __u32);
+	__type(value, struct trigrec_probe_cfg);
+} probe_cfgs SEC(".maps");
+
 static __always_inline struct trigrec_stats *stat_slot(__u32 id)
 {
 	return bpf_map_lookup_elem(&stats, &id);
@@ -339,16 +347,39 @@ static __always_inline __u64 load_value(struct scratch *s, __u8 src, __u8 size, 
 	return 0;
 }
 
-/* Copy a string operand (char array, __data_loc or comm) into out, NUL-terminated. */
-static __always_inline void load_string(struct scratch *s, const struct trigrec_clause *c,
-					struct str64 *out)
+/*
+ * Copy a string operand (char array, __data_loc, comm, or the text behind a
+ * pointer field for str()) into out, NUL-terminated. -1: the text behind the
+ * pointer could not be read (not present, bad address, NULL). A global
+ * function: the verifier checks it once, not once per clause of the loop.
+ */
+__noinline int load_string(struct scratch *s, const struct trigrec_clause *c, struct str64 *out)
 {
 	__u32 off = 0, len = 0;
+
+	if (!s || !c || !out)
+		return 0;
 
 	if (c->src == TRIGREC_SRC_COMM) {
 		__builtin_memset(out->c, 0, sizeof(out->c));
 		bpf_get_current_comm(out->c, TRIGREC_COMM_LEN);
-		return;
+		return 0;
+	}
+	if (c->src == TRIGREC_SRC_USTR || c->src == TRIGREC_SRC_KSTR) {
+		/* The pointer is in the record; the text is not (no page faults here). */
+		const void *p =
+			(const void *)load_value(s, TRIGREC_SRC_FIELD, c->size, 0, c->offset);
+		long r;
+
+		if (c->src == TRIGREC_SRC_USTR)
+			r = bpf_probe_read_user_str(out->c, sizeof(out->c), p);
+		else
+			r = bpf_probe_read_kernel_str(out->c, sizeof(out->c), p);
+		if (r < 0) {
+			out->c[0] = 0;
+			return -1;
+		}
+		return 0;
 	}
 	if (c->src == TRIGREC_SRC_CHARS) {
 		off = c->offset;
@@ -370,9 +401,10 @@ static __always_inline void load_string(struct scratch *s, const struct trigrec_
 	if (len < TRIGREC_FIELD_STR_LEN)
 		out->c[len & (TRIGREC_FIELD_STR_LEN - 1)] = 0;
 	out->c[TRIGREC_FIELD_STR_LEN - 1] = 0;
-	return;
+	return 0;
 empty:
 	out->c[0] = 0;
+	return 0;
 }
 
 /* Does pat (NUL-terminated, < TRIGREC_STR_LEN) occur in str at pos? */
@@ -493,7 +525,10 @@ static __always_inline int int_op(__u8 op, __u8 is_signed, __u64 v, __u64 imm)
 	return 0;
 }
 
-/* Run a compiled filter: a decision list whose jumps only go forward. */
+/*
+ * Run a compiled filter: a decision list whose jumps only go forward.
+ * 1 = match, 0 = no match, -1 = no match because str() could not read its text.
+ */
 __noinline int eval_filter(struct scratch *s, const struct trigrec_filter *f)
 {
 	__u32 pc = 0, zero = 0;
@@ -511,7 +546,8 @@ __noinline int eval_filter(struct scratch *s, const struct trigrec_filter *f)
 			return 0;
 		c = &f->c[pc];
 		if (c->op >= TRIGREC_OP_STR_EQ && c->op <= TRIGREC_OP_GLOB_MIDDLE) {
-			load_string(s, c, str);
+			if (load_string(s, c, str))
+				return -1;
 			res = str_op(str, f, c->op, (__u32)c->imm);
 		} else if (c->op == TRIGREC_OP_TRUE) {
 			res = 1;
@@ -765,13 +801,18 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	struct tkey k = { .trig = id };
 	const struct trigrec_side *side;
 	__u64 now;
+	int res;
 
 	if (!s || !tc || !ts || !st || role > TRIGREC_ROLE_START)
 		return 0;
 	side = &tc->side[role];
 	st->evaluated++;
-	if (!eval_filter(s, &side->filter))
+	res = eval_filter(s, &side->filter);
+	if (res <= 0) {
+		if (res < 0)
+			st->str_faults++;
 		return 0;
+	}
 	/*
 	 * The clock is read only once something matched: filters are the hot
 	 * path. A record written by BPF carries the time the cut must equal.
@@ -944,6 +985,138 @@ static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, 
 	/* Only written records are numbered: a gap in seq means lost history. */
 	rec_seq[cpu] = b->h.seq + 1;
 	return 0;
+}
+
+/*
+ * A dynamic probe's record, rebuilt from registers (the kernel gives kprobe
+ * programs pt_regs, never the record): each field at its format's offset.
+ */
+static __always_inline int probe_record(struct pt_regs *regs, struct scratch *s, __u32 idx,
+					__u32 size)
+{
+	struct trigrec_probe_cfg *pc = bpf_map_lookup_elem(&probe_cfgs, &idx);
+	__u32 dyn;
+	__u64 v;
+
+	if (!pc)
+		return -1;
+	dyn = pc->dyn_off;
+	v = bpf_get_current_pid_tgid();
+	__builtin_memcpy(&s->d[4], &v, 4); /* common_pid: the thread */
+	if (pc->ip_off == 16) {
+		/* A return probe: the function's address is not in the registers any more. */
+		v = 0;
+		__builtin_memcpy(&s->d[8], &v, 8);
+	}
+	if (bpf_probe_read_kernel(&v, 8, (void *)regs + (pc->ip_reg & 0x1f8)))
+		v = 0;
+	__builtin_memcpy(&s->d[pc->ip_off == 16 ? 16 : 8], &v, 8);
+	for (int i = 0; i < TRIGREC_MAX_PROBE_FETCH; i++) {
+		const struct trigrec_probe_fetch *f = &pc->f[i];
+		__u32 off = f->rec_off;
+		__u64 addr = 0;
+		long n;
+
+		if (i >= pc->nfetch)
+			break;
+		if (off > SCRATCH_BYTES - 8)
+			continue;
+		v = 0;
+		if (f->op != TRIGREC_PF_IMM && f->op != TRIGREC_PF_COMM &&
+		    bpf_probe_read_kernel(&addr, 8, (void *)regs + (f->reg & 0x1f8)))
+			addr = 0;
+		switch (f->op) {
+		case TRIGREC_PF_REG: v = addr; break;
+		case TRIGREC_PF_IMM: v = f->arg; break;
+		case TRIGREC_PF_DEREF: {
+			__u32 sz = f->size;
+
+			if (!sz || sz > 8)
+				sz = 8;
+			addr += f->arg;
+			if (f->user)
+				bpf_probe_read_user(&v, sz, (void *)addr);
+			else
+				bpf_probe_read_kernel(&v, sz, (void *)addr);
+			break;
+		}
+		case TRIGREC_PF_STR:
+		case TRIGREC_PF_COMM:
+			if (dyn > SCRATCH_BYTES - TRIGREC_PROBE_STR_LEN)
+				continue;
+			if (f->op == TRIGREC_PF_COMM) {
+				bpf_get_current_comm(&s->d[dyn], 16);
+				n = 16;
+			} else if (f->user) {
+				n = bpf_probe_read_user_str(&s->d[dyn], TRIGREC_PROBE_STR_LEN,
+							    (void *)(addr + f->arg));
+			} else {
+				n = bpf_probe_read_kernel_str(&s->d[dyn], TRIGREC_PROBE_STR_LEN,
+							      (void *)(addr + f->arg));
+			}
+			if (n < 0)
+				n = 0;
+			v = ((__u64)n << 16) | dyn;
+			dyn += TRIGREC_PROBE_STR_LEN;
+			break;
+		default: continue;
+		}
+		/* Little-endian: the field's low bytes first; the next field overwrites the rest. */
+		__builtin_memcpy(&s->d[off], &v, 8);
+	}
+	s->size = size;
+	return 0;
+}
+
+/* The triggers of one hook on one record in s; 1 = one fired. */
+static __always_inline int hook_triggers(struct trigrec_hook_cfg *hc, struct scratch *s)
+{
+	int fired = 0;
+
+	for (int i = 0; i < TRIGREC_MAX_HOOK_TRIGGERS; i++) {
+		if (i >= hc->ntrig)
+			break;
+		if (run_trigger(s, hc->trig[i]))
+			fired = 1;
+	}
+	return fired;
+}
+
+/* kprobe/uprobe events: as tp_hook, the record rebuilt from registers first. */
+SEC("kprobe")
+int probe_hook(struct pt_regs *ctx)
+{
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), zero = 0;
+	struct trigrec_hook_cfg *hc = bpf_map_lookup_elem(&hooks, &idx);
+	struct scratch *s;
+	int pass = 1;
+	__u32 sz;
+
+	if (!hc)
+		return 1;
+	if (hc->flags & TRIGREC_HOOK_GATED)
+		pass = gate_pass();
+	if (!hc->ntrig || !in_scope())
+		return pass;
+	s = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!s)
+		return pass;
+	sz = hc->data_size;
+	if (sz > SCRATCH_BYTES)
+		sz = SCRATCH_BYTES;
+	if (probe_record(ctx, s, idx, sz))
+		return pass;
+	s->now = 0; /* not written by record(): the engine reads the clock */
+	s->hook = idx;
+	s->hook_recorded = !!(hc->flags & TRIGREC_HOOK_RECORDED);
+	return hook_triggers(hc, s) || pass;
+}
+
+/* Recorded probes without a trigger: the gate alone. */
+SEC("kprobe")
+int probe_gate(struct pt_regs *ctx)
+{
+	return gate_pass();
 }
 
 SEC("tracepoint")

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "capture/probes.h"
 #include "capture/tracefs.h"
 #include "lang/trigger_lang.h"
 #include "util/util.h"
@@ -265,6 +266,31 @@ nomem:
 	return -ENOMEM;
 }
 
+/* After a probe's name: "+0x10" and a balanced "(...)" on the same line belong to it. */
+static void lex_probe_tail(struct lexer *lx)
+{
+	int depth = 0;
+
+	while (lx->text[lx->i] == '+' && isalnum((unsigned char)lx->text[lx->i + 1])) {
+		lx_advance(lx);
+		while (isalnum((unsigned char)lx->text[lx->i]))
+			lx_advance(lx);
+	}
+	if (lx->text[lx->i] != '(')
+		return;
+	do {
+		char c = lx->text[lx->i];
+
+		if (!c || c == '\n')
+			return;
+		if (c == '(')
+			depth++;
+		else if (c == ')')
+			depth--;
+		lx_advance(lx);
+	} while (depth > 0);
+}
+
 static int lex(const char *text, int first_line, int first_col, struct lexer *lx,
 	       struct tl_error *err)
 {
@@ -325,6 +351,9 @@ static int lex(const char *text, int first_line, int first_col, struct lexer *lx
 			while ((k = word_char_len(text + lx->i)))
 				while (k--)
 					lx_advance(lx);
+			/* A probe's name goes on through "+OFFSET" and its "(field, ...)". */
+			if (probe_kind_of(s))
+				lex_probe_tail(lx);
 			if (!lx_push(lx, TK_WORD, pos, start))
 				goto nomem;
 			continue;
@@ -433,6 +462,8 @@ struct tl_node {
 	/* N_CMP */
 	char field[64];
 	struct tl_pos field_pos;
+	int strfn;		 /* str(field): the text behind a pointer field */
+	struct tl_pos strfn_pos; /* of the word `str` */
 	enum punct op;
 	struct tl_pos op_pos;
 	enum vkind vk;
@@ -448,6 +479,7 @@ struct tl_key {
 	int n;
 	char name[TRIGREC_MAX_KEY_PARTS][64];
 	struct tl_pos pos[TRIGREC_MAX_KEY_PARTS];
+	int strfn[TRIGREC_MAX_KEY_PARTS]; /* written str(name): refused by compile_key */
 	struct tl_pos by_pos;
 };
 
@@ -707,11 +739,44 @@ static int is_cmp_op(const struct tok *t)
 
 static struct tl_node *parse_or(struct parser *ps);
 
+/*
+ * `str ( FIELD )` at the cursor: *skip = tokens before FIELD's closing ')'
+ * and *field = FIELD. 0 = not a call (skip 0), 1 = str(FIELD), -EINVAL.
+ */
+static int parse_call(struct parser *ps, struct tok **field, int *skip)
+{
+	struct tok *fn = cur(ps), *f, *close;
+	char d[64];
+
+	*skip = 0;
+	if (fn->kind != TK_WORD || !is_punct(peek(ps, 1), P_LPAREN))
+		return 0;
+	if (!is_word(fn, "str"))
+		return perr(ps, fn->pos,
+			    "unknown function '%.*s': the one function is str(FIELD), the text a "
+			    "char * field points to (e.g. str(filename) ~ \"/etc/*\")",
+			    fn->len > 40 ? 40 : (int)fn->len, fn->s);
+	f = peek(ps, 2);
+	if (f->kind != TK_WORD)
+		return perr(ps, f->pos,
+			    "expected a field name in str( ), e.g. str(filename), got %s",
+			    tok_desc(f, d, sizeof(d)));
+	close = peek(ps, 3);
+	if (!is_punct(close, P_RPAREN))
+		return perr(ps, close->pos,
+			    "expected ')' to close str(%.*s, got %s: str() takes one field name",
+			    f->len > 40 ? 40 : (int)f->len, f->s, tok_desc(close, d, sizeof(d)));
+	*field = f;
+	*skip = 3;
+	return 1;
+}
+
 static struct tl_node *parse_cmp(struct parser *ps)
 {
-	struct tok *f = cur(ps), *op, *v;
+	struct tok *f = cur(ps), *fn = cur(ps), *op, *v;
 	struct tl_node *n;
 	char d[64];
+	int call, skip;
 
 	if (f->kind != TK_WORD) {
 		if (f->kind == TK_EOF)
@@ -724,12 +789,16 @@ static struct tl_node *parse_cmp(struct parser *ps)
 			     tok_desc(f, d, sizeof(d)));
 		return NULL;
 	}
-	op = peek(ps, 1);
+	call = parse_call(ps, &f, &skip);
+	if (call < 0)
+		return NULL;
+	op = peek(ps, 1 + skip);
 	if (!is_cmp_op(op)) {
 		perr(ps, op->pos,
-		     "expected a comparison operator (== != < <= > >= & ~) after '%.*s', "
+		     "expected a comparison operator (== != < <= > >= & ~) after '%s%.*s%s', "
 		     "got %s",
-		     f->len > 40 ? 40 : (int)f->len, f->s, tok_desc(op, d, sizeof(d)));
+		     call ? "str(" : "", f->len > 40 ? 40 : (int)f->len, f->s, call ? ")" : "",
+		     tok_desc(op, d, sizeof(d)));
 		return NULL;
 	}
 	n = node_new(ps, N_CMP);
@@ -738,9 +807,11 @@ static struct tl_node *parse_cmp(struct parser *ps)
 	if (word_copy(ps, f, n->field, sizeof(n->field), "field name"))
 		goto fail;
 	n->field_pos = f->pos;
+	n->strfn = call;
+	n->strfn_pos = fn->pos;
 	n->op = op->p;
 	n->op_pos = op->pos;
-	ps->i += 2;
+	ps->i += 2 + skip;
 	v = cur(ps);
 	n->val_pos = v->pos;
 	if (is_punct(v, P_MINUS)) {
@@ -905,10 +976,19 @@ static int parse_key(struct parser *ps, struct tl_key *k)
 				    "too many key fields: a key has at most %d parts "
 				    "(TRIGREC_MAX_KEY_PARTS)",
 				    TRIGREC_MAX_KEY_PARTS);
-		if (word_copy(ps, t, k->name[k->n], sizeof(k->name[k->n]), "key field name"))
-			return -EINVAL;
-		k->pos[k->n++] = t->pos;
-		ps->i++;
+		{
+			struct tok *f = t;
+			int skip, call = parse_call(ps, &f, &skip);
+
+			if (call < 0)
+				return -EINVAL;
+			if (word_copy(ps, f, k->name[k->n], sizeof(k->name[k->n]),
+				      "key field name"))
+				return -EINVAL;
+			k->strfn[k->n] = call;
+			k->pos[k->n++] = t->pos;
+			ps->i += 1 + skip;
+		}
 		if (!is_punct(cur(ps), P_COMMA))
 			break;
 		ps->i++;
@@ -1642,6 +1722,15 @@ array:
 	return -EINVAL;
 }
 
+/* A pointer to char (one '*'): str() can read the text behind it. */
+static int is_char_ptr(const struct tp_field *f)
+{
+	const char *star = strchr(f->type, '*');
+
+	return f->kind == TP_FIELD_PTR && (f->size == 4 || f->size == 8) && star &&
+	       !strchr(star + 1, '*') && strstr(f->type, "char") && strstr(f->type, "char") < star;
+}
+
 static void pseudo_ref(int idx, struct src_ref *r);
 
 #define INT_OPS "== != < <= > >= &"
@@ -1662,10 +1751,10 @@ void tl_field_use(const struct tp_field *f, struct tl_field_use *u)
 			u->cls = TL_FIELD_POINTER;
 			u->cls_name = "pointer";
 			u->note =
-				strstr(f->type, "char") ?
-					"the address only: the text it points to is not in the record, "
-					"so it cannot be compared as text; select on comm, pid or another "
-					"field instead (== 0 tests NULL)" :
+				is_char_ptr(f) ?
+					"the address (== 0 tests NULL); str(FIELD) compares the text it "
+					"points to with == != ~ (user memory for syscalls:*, kernel "
+					"memory otherwise); not as a key" :
 					"the address only: what it points to is not in the record "
 					"(== 0 tests NULL)";
 			return;
@@ -1853,6 +1942,24 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 	memset(sc, 0, sizeof(*sc));
 	sc->pos = s->event_pos;
 	snprintf(sc->pattern, sizeof(sc->pattern), "%s", s->event);
+	if (probe_kind_of(sc->pattern) && !fake_fmts) {
+		/* kprobe:, uprobe:, usdt:...: its dynamic event(s) stand in for it. */
+		struct tp_name *tps = NULL;
+		int n = probes__resolve(sc->pattern, &tps);
+
+		if (n <= 0) {
+			set_err(err, sc->pos, "%s", n ? probes__error() : "no such probe");
+			free(tps);
+			return -EINVAL;
+		}
+		if (n == 1)
+			snprintf(sc->pattern, sizeof(sc->pattern), "%s:%s", tps[0].sys,
+				 tps[0].name);
+		else /* USDT with several sites: NAME, NAME_2, ... */
+			snprintf(sc->pattern, sizeof(sc->pattern), "%s:%s*", tps[0].sys,
+				 tps[0].name);
+		free(tps);
+	}
 	sep = strpbrk(sc->pattern, ":/");
 	if (!sep || sep == sc->pattern || !sep[1]) {
 		sugg[0] = '\0';
@@ -2030,11 +2137,14 @@ static int glob_form(struct fbuild *fb, const struct tl_node *n, char **lit, int
 
 static const char *src_type_desc(const struct src_ref *r, char *buf, size_t len)
 {
-	if (r->field && r->field->kind == TP_FIELD_PTR && strstr(r->field->type, "char"))
+	if (r->src == TRIGREC_SRC_USTR || r->src == TRIGREC_SRC_KSTR)
+		snprintf(buf, len, "the text behind %s %s, read from %s memory", r->field->type,
+			 r->field->name, r->src == TRIGREC_SRC_USTR ? "user" : "kernel");
+	else if (r->field && is_char_ptr(r->field))
 		snprintf(buf, len,
-			 "%s, a pointer: the text it points to is not in the record, "
-			 "only the address can be compared",
-			 r->field->type);
+			 "%s, a pointer: the record holds the address, not the text; "
+			 "str(%s) compares the text it points to",
+			 r->field->type, r->field->name);
 	else if (r->field)
 		snprintf(buf, len, "%s", r->field->type);
 	else
@@ -2042,13 +2152,59 @@ static const char *src_type_desc(const struct src_ref *r, char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * str(name): r (resolved) becomes the text behind a char * field. User
+ * memory for syscalls:* (their pointer arguments come from the caller) and
+ * for types marked __user; kernel memory for every other event.
+ */
+static int str_ref(const struct side_ctx *sc, const char *name, struct tl_pos pos,
+		   struct src_ref *r, struct tl_error *err)
+{
+	const struct tp_field *f = r->field;
+
+	if (!f) {
+		if (r->is_string)
+			set_err(err, pos,
+				"%s is already text: compare it without str(), e.g. %s ~ \"bash*\"",
+				name, name);
+		else
+			set_err(err, pos,
+				"str(%s): %s is an integer, not a pointer to text; str() reads the "
+				"text behind a char * field of the event (see `trigrec list -v %s`)",
+				name, name, sc->pattern);
+		return -EINVAL;
+	}
+	if (f->kind == TP_FIELD_CHARARRAY || f->kind == TP_FIELD_DATALOC) {
+		set_err(err, pos,
+			"%s (%s) is already text in the record: compare it without str(), "
+			"e.g. %s ~ \"abc*\"",
+			name, f->type, name);
+		return -EINVAL;
+	}
+	if (!is_char_ptr(f)) {
+		set_err(err, pos,
+			"str(%s): %s is %s, not a pointer to text; str() reads the text behind a "
+			"char * field (see `trigrec list -v %s:%s`)",
+			name, name, f->type, sc->fmt->sys, sc->fmt->name);
+		return -EINVAL;
+	}
+	r->src = !strcmp(sc->fmt->sys, "syscalls") || strstr(f->type, "__user") ? TRIGREC_SRC_USTR :
+										  TRIGREC_SRC_KSTR;
+	r->is_string = 1;
+	r->is_signed = 0;
+	return 0;
+}
+
 static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigrec_clause *c)
 {
 	struct src_ref r;
-	char ty[200];
+	char ty[320], disp[80];
 
 	if (resolve(fb->sc, n->field, n->field_pos, fb->note, &r, fb->err))
 		return -EINVAL;
+	if (n->strfn && str_ref(fb->sc, n->field, n->field_pos, &r, fb->err))
+		return -EINVAL;
+	snprintf(disp, sizeof(disp), n->strfn ? "str(%s)" : "%s", n->field);
 	memset(c, 0, sizeof(*c));
 	c->src = (uint8_t)r.src;
 	c->size = r.size;
@@ -2063,16 +2219,17 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 		if (n->op != P_EQ && n->op != P_NE && n->op != P_TILDE) {
 			set_err(fb->err, n->op_pos,
 				"'%s' compares numbers, but %s is a string (%s): "
-				"use ==, != or ~ (glob)",
-				punct_text[n->op], n->field, src_type_desc(&r, ty, sizeof(ty)));
+				"use ==, != or ~ (glob)%s",
+				punct_text[n->op], disp, src_type_desc(&r, ty, sizeof(ty)),
+				n->strfn ? "; without str() the field is the address" : "");
 			return -EINVAL;
 		}
 		if (n->vk == V_INT) {
 			set_err(fb->err, n->val_pos,
 				"%s is a string (%s): quote the value, e.g. "
 				"%s %s \"%s%llu\"",
-				n->field, src_type_desc(&r, ty, sizeof(ty)), n->field,
-				punct_text[n->op], n->neg ? "-" : "", (unsigned long long)n->mag);
+				disp, src_type_desc(&r, ty, sizeof(ty)), disp, punct_text[n->op],
+				n->neg ? "-" : "", (unsigned long long)n->mag);
 			return -EINVAL;
 		}
 		if (n->op == P_TILDE) {
@@ -2099,7 +2256,15 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 		return ret;
 	}
 
-	/* Integer. */
+	/* Integer. A char * compared with text: the user meant str(). */
+	if (r.field && is_char_ptr(r.field) && (n->op == P_TILDE || n->vk == V_STR)) {
+		set_err(fb->err, n->op == P_TILDE ? n->op_pos : n->val_pos,
+			"%s is a pointer (%s): the record holds the address, not the text; "
+			"write str(%s) %s \"%s\" to compare the text it points to",
+			n->field, r.field->type, n->field, punct_text[n->op],
+			n->vk == V_STR ? n->sval : "...");
+		return -EINVAL;
+	}
 	if (n->op == P_TILDE) {
 		set_err(fb->err, n->op_pos,
 			"'~' matches strings, but %s is an integer (%s): use ==, "
@@ -2297,6 +2462,14 @@ static int compile_key(struct side_ctx *sc, const struct tl_key *k, struct trigr
 
 		if (resolve(sc, k->name[i], k->pos[i], "", &r, err))
 			return -EINVAL;
+		if (k->strfn[i]) {
+			set_err(err, k->pos[i],
+				"by str(%s): text is not supported as a key (keys are at most %d "
+				"integers); key by an integer (pid, tid, or an integer field such as "
+				"a file descriptor) and select the text with if str(%s) ~ \"...\"",
+				k->name[i], TRIGREC_MAX_KEY_PARTS, k->name[i]);
+			return -EINVAL;
+		}
 		if (r.is_string || r.size > 8 || r.src == TRIGREC_SRC_CHARS ||
 		    r.src == TRIGREC_SRC_DATALOC || r.src == TRIGREC_SRC_COMM) {
 			set_err(err, k->pos[i],

@@ -265,6 +265,12 @@ int metrics__render(struct metrics *m, FILE *f)
 		for (int i = 0; i < n; i++)
 			fprintf(f, "trigrec_trigger_matches_total{trigger=\"%s\"} %llu\n",
 				slot_name(m, i), U(st[i].matched));
+		fprintf(f,
+			"# HELP trigrec_trigger_str_faults_total Evaluations whose str(FIELD) text could not be read (counted as no match).\n"
+			"# TYPE trigrec_trigger_str_faults_total counter\n");
+		for (int i = 0; i < n; i++)
+			fprintf(f, "trigrec_trigger_str_faults_total{trigger=\"%s\"} %llu\n",
+				slot_name(m, i), U(st[i].str_faults));
 		fprintf(f, "# HELP trigrec_trigger_firings_total Firings that started a snapshot.\n"
 			   "# TYPE trigrec_trigger_firings_total counter\n");
 		for (int i = 0; i < n; i++)

@@ -237,11 +237,11 @@ static void render_text(struct status *st, const struct status_trigger *trigs, i
 		fprintf(out,
 			"trigger %s: fired %llu, snapshots %lu, coalesced %llu, suppressed %llu "
 			"(cooldown %llu, limit %llu, budget %llu), side-band full %llu, evaluated %llu, "
-			"matched %llu\n",
+			"matched %llu, str() faults %llu\n",
 			trigs[i].name, ULL(s->fired), written_by(st, trigs[i].name),
 			ULL(s->coalesced), ULL(suppressed(s)), ULL(s->suppressed_cooldown),
 			ULL(s->suppressed_limit), ULL(s->suppressed_budget), ULL(s->rb_dropped),
-			ULL(s->evaluated), ULL(s->matched));
+			ULL(s->evaluated), ULL(s->matched), ULL(s->str_faults));
 	}
 }
 
@@ -300,11 +300,11 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 			",\"fired\":%llu,\"snapshots\":%lu,\"coalesced\":%llu,\"suppressed\":%llu,"
 			"\"suppressed_cooldown\":%llu,\"suppressed_limit\":%llu,"
 			"\"suppressed_budget\":%llu,\"sideband_full\":%llu,"
-			"\"evaluated\":%llu,\"matched\":%llu}",
+			"\"evaluated\":%llu,\"matched\":%llu,\"str_faults\":%llu}",
 			ULL(s->fired), written_by(st, trigs[i].name), ULL(s->coalesced),
 			ULL(suppressed(s)), ULL(s->suppressed_cooldown), ULL(s->suppressed_limit),
 			ULL(s->suppressed_budget), ULL(s->rb_dropped), ULL(s->evaluated),
-			ULL(s->matched));
+			ULL(s->matched), ULL(s->str_faults));
 	}
 	fputs("]}\n", out);
 }

@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
 #include <systemd/sd-daemon.h>
+#include "capture/probes.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "engine/bpfctl.h"
@@ -266,6 +267,8 @@ struct session *session__new(struct trigrec_config *c, int argc, char **argv)
 		return NULL;
 	if (!tracefs_root())
 		return NULL;
+	/* Probes a killed trigrec left in tracefs (trigrec_<pid> of a pid that is gone). */
+	probes__remove_stale();
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		elog("out of memory");
@@ -899,17 +902,19 @@ static void summary(struct session *s)
 		log_kv_addu(kv, sizeof(kv), "suppressed_limit", ts.suppressed_limit);
 		log_kv_addu(kv, sizeof(kv), "suppressed_budget", ts.suppressed_budget);
 		log_kv_addu(kv, sizeof(kv), "sideband_full", ts.rb_dropped);
+		log_kv_addu(kv, sizeof(kv), "str_faults", ts.str_faults);
 		log_event(LOG_INFO, kv,
 			  "trigger %s: evaluated %llu, matched %llu, fired %llu, coalesced %llu, "
 			  "suppressed by cooldown %llu, by limit/max %llu, by the budget %llu, "
-			  "stale starts %llu, side-band full %llu",
+			  "stale starts %llu, side-band full %llu, str() faults %llu",
 			  s->c->trigs[i].name, (unsigned long long)ts.evaluated,
 			  (unsigned long long)ts.matched, (unsigned long long)ts.fired,
 			  (unsigned long long)ts.coalesced,
 			  (unsigned long long)ts.suppressed_cooldown,
 			  (unsigned long long)ts.suppressed_limit,
 			  (unsigned long long)ts.suppressed_budget,
-			  (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped);
+			  (unsigned long long)ts.stale_starts, (unsigned long long)ts.rb_dropped,
+			  (unsigned long long)ts.str_faults);
 	}
 	bpfctl__stats(s->b, TRIGREC_MAX_TRIGGERS, &g);
 	if (s->hooks) {
@@ -1102,6 +1107,8 @@ void session__free(struct session *s)
 	status__free(s->status); /* the control and writer threads, its users, are gone */
 	bpfctl__free(s->b);
 	recorder__free(s->r);
+	/* The probes' perf events and links are closed now, so the kernel lets them go. */
+	probes__remove_all();
 	snapshot_ctx__fini(&s->sc);
 	free(s->tids);
 	if (s->sfd >= 0)

@@ -59,7 +59,11 @@ static void check_filter(const struct trigrec_filter *f)
 		uint8_t j[2] = { c->jt, c->jf };
 
 		REQUIRE(c->op >= TRIGREC_OP_EQ && c->op < TRIGREC_OP_TRUE);
-		REQUIRE(c->src >= TRIGREC_SRC_FIELD && c->src <= TRIGREC_SRC_CGROUP);
+		REQUIRE(c->src >= TRIGREC_SRC_FIELD && c->src <= TRIGREC_SRC_KSTR);
+		/* str(FIELD): a string op on a 4- or 8-byte pointer. */
+		if (c->src == TRIGREC_SRC_USTR || c->src == TRIGREC_SRC_KSTR)
+			REQUIRE(c->op >= TRIGREC_OP_STR_EQ && c->op <= TRIGREC_OP_GLOB_MIDDLE &&
+				(c->size == 4 || c->size == 8));
 		for (int k = 0; k < 2; k++)
 			REQUIRE(j[k] == TRIGREC_ACCEPT || j[k] == TRIGREC_REJECT ||
 				(j[k] > i && j[k] < f->n));

@@ -35,6 +35,13 @@
  *                      "trigwork-rq".
  *                      "rqlat waker= wtid= cpu= wake= run="
  *   mark NAME          "mark NAME t="
+ *   openat MODE PATH   openat(AT_FDCWD, P, O_RDONLY) where P holds PATH in a page
+ *                      that is, by MODE: fresh: anonymous, just mapped and
+ *                      written (present); unfaulted: a memfd holding PATH,
+ *                      mapped but never touched (not present until the kernel
+ *                      itself faults it in); protnone: PROT_NONE (PATH unused).
+ *                      An fd it opens is closed.
+ *                      "openat mode= path= ret= errno= tid= t= t_end="
  *   exit
  */
 #include <errno.h>
@@ -45,6 +52,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -289,6 +298,46 @@ static int step(char **a, int n)
 		par_next = num(a, n, 1, 2);
 	} else if (!strcmp(s, "rqlat")) {
 		rqlat(num(a, n, 1, 20), num(a, n, 2, 0));
+	} else if (!strcmp(s, "openat")) {
+		const char *mode = n > 1 ? a[1] : "fresh", *path = n > 2 ? a[2] : "/";
+		size_t len = strlen(path) + 1, pg = (size_t)sysconf(_SC_PAGESIZE);
+		char *m = MAP_FAILED;
+		long ret;
+		int e = 0, mfd = -1;
+
+		if (len > pg)
+			return 1;
+		if (!strcmp(mode, "fresh")) {
+			m = mmap(NULL, pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+				 0);
+			if (m != MAP_FAILED)
+				memcpy(m, path, len); /* the write faults the page in */
+		} else if (!strcmp(mode, "unfaulted")) {
+			/* write(2) fills the page cache; the new mapping has no page table entry. */
+			mfd = (int)syscall(SYS_memfd_create, "trigwork-path", 0);
+			if (mfd >= 0 && write(mfd, path, len) == (ssize_t)len)
+				m = mmap(NULL, pg, PROT_READ, MAP_SHARED, mfd, 0);
+		} else if (!strcmp(mode, "protnone")) {
+			m = mmap(NULL, pg, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		} else {
+			return 1;
+		}
+		if (m == MAP_FAILED) {
+			if (mfd >= 0)
+				close(mfd);
+			return 1;
+		}
+		t = now_ns();
+		ret = syscall(SYS_openat, AT_FDCWD, m, O_RDONLY);
+		t2 = now_ns();
+		e = ret < 0 ? errno : 0;
+		if (ret >= 0)
+			close((int)ret);
+		munmap(m, pg);
+		if (mfd >= 0)
+			close(mfd);
+		fprintf(out, "openat mode=%s path=%s ret=%ld errno=%d tid=%d t=%lld t_end=%lld\n",
+			mode, path, ret, e, gettid_(), t, t2);
 	} else if (!strcmp(s, "mark")) {
 		fprintf(out, "mark %s t=%lld\n", n > 1 ? a[1] : "-", now_ns());
 	} else if (!strcmp(s, "exit")) {
@@ -302,8 +351,9 @@ static int step(char **a, int n)
 
 static int is_step(const char *s)
 {
-	static const char *names[] = { "getsid", "getpgid", "setpgid", "seq",	"spread", "nsleep",
-				       "tsleep", "pause",   "par",     "rqlat", "mark",	  "exit" };
+	static const char *names[] = { "getsid", "getpgid", "setpgid", "seq", "spread",
+				       "nsleep", "tsleep",  "pause",   "par", "rqlat",
+				       "mark",	 "openat",  "exit" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i]))

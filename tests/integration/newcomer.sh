@@ -99,7 +99,7 @@ t_begin "newcomer: list -v, a pointer field (syscalls:sys_enter_openat filename)
 if [ -d $TRACEFS/events/syscalls/sys_enter_openat ]; then
 	check_fields syscalls:sys_enter_openat
 	check_match "filename" "$(list_line syscalls:sys_enter_openat filename)" \
-		'^    filename +const char \* +size:8 +signed:0 +pointer +ops: == != < <= > >= &  key  \(the address only: the text it points to is not in the record'
+		'^    filename +const char \* +size:8 +signed:0 +pointer +ops: == != < <= > >= &  key  \(the address \(== 0 tests NULL\); str\(FIELD\) compares the text it points to with == != ~ \(user memory for syscalls:\*'
 	# Declared int, stored in 8 bytes with signed:0: compared as signed, and said so.
 	check_match "dfd" "$(list_line syscalls:sys_enter_openat dfd)" \
 		'^    dfd +int +size:8 +signed:0 +integer .*compared as signed'

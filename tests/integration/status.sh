@@ -60,7 +60,7 @@ check_eq "last snapshot" "$(field "$out" 'last snapshot')" none
 check_eq "snapshots" "$(field "$out" snapshots)" "0 written (0 by triggers, 0 manual, 0 final), 0 failed"
 check_eq "output" "$(field "$out" output)" "$D (0 files, 0 snapshots, 0 bytes, 0 B)"
 check_eq "triggers" "$(field "$out" triggers)" 2
-check_match "trigger slowpoke" "$out" "^trigger slowpoke: fired 0, snapshots 0, coalesced 0, suppressed 0 \(cooldown 0, limit 0, budget 0\), side-band full 0, evaluated [0-9]+, matched 0$"
+check_match "trigger slowpoke" "$out" "^trigger slowpoke: fired 0, snapshots 0, coalesced 0, suppressed 0 \(cooldown 0, limit 0, budget 0\), side-band full 0, evaluated [0-9]+, matched 0, str\(\) faults 0$"
 check_match "trigger idle" "$out" "^trigger idle: fired 0, snapshots 0, "
 t_end
 
@@ -71,7 +71,7 @@ wait_snaps "$D" slowpoke 1 || t_fail "no slowpoke snapshot: $(log_tail "$TMP/run
 fire 2
 _nap 0.3
 out=$(timeout 10 "$TRIGREC" status "$SOCK" 2>&1)
-check_match "trigger slowpoke" "$out" "^trigger slowpoke: fired 1, snapshots 1, coalesced 0, suppressed 2 \(cooldown 0, limit 2, budget 0\), side-band full 0, evaluated [0-9]+, matched 3$"
+check_match "trigger slowpoke" "$out" "^trigger slowpoke: fired 1, snapshots 1, coalesced 0, suppressed 2 \(cooldown 0, limit 2, budget 0\), side-band full 0, evaluated [0-9]+, matched 3, str\(\) faults 0$"
 check_match "trigger idle" "$out" "^trigger idle: fired 0, snapshots 0, coalesced 0, suppressed 0 "
 snap=$(snaps "$D" slowpoke | head -1)
 check_match "last snapshot" "$(field "$out" 'last snapshot')" "^$snap \(trigger slowpoke, [0-9T:-]+Z, [0-9]+s ago\)$"

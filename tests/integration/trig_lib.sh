@@ -77,14 +77,15 @@ mk() {
 }
 
 # stats_load LOG: trigrec's per-trigger exit lines into S[NAME.COUNTER],
-# COUNTER one of evaluated matched fired coalesced cooldown limit stale rbfull.
+# COUNTER one of evaluated matched fired coalesced cooldown limit budget stale
+# rbfull strfaults.
 declare -gA S
 stats_load() {
 	local name rest k v
 	S=()
 	while IFS=$'\t' read -r name rest; do
 		S[$name.seen]=1
-		for k in evaluated matched fired coalesced cooldown limit budget stale rbfull; do
+		for k in evaluated matched fired coalesced cooldown limit budget stale rbfull strfaults; do
 			v=${rest%%,*}
 			S[$name.$k]=${v##* }
 			rest=${rest#*, }

@@ -88,9 +88,10 @@ TEST(text_and_json)
 	CHECK(strstr(out, "uptime:         0s (0 s)\n"));
 	CHECK(strstr(out, "(2 files, 1 snapshots, 1024 bytes, "));
 	CHECK(strstr(out, "triggers:       2\n"));
-	CHECK(strstr(out,
-		     "\ntrigger slow: fired 3, snapshots 0, coalesced 1, suppressed 9 (cooldown 4, "
-		     "limit 5, budget 0), side-band full 0, evaluated 100, matched 13\n"));
+	CHECK(strstr(
+		out,
+		"\ntrigger slow: fired 3, snapshots 0, coalesced 1, suppressed 9 (cooldown 4, "
+		"limit 5, budget 0), side-band full 0, evaluated 100, matched 13, str() faults 0\n"));
 	CHECK(strstr(out, "\ntrigger gone: counters unreadable\n"));
 	CHECK(!strstr(out, "last failure:"));
 	free(out);

@@ -1020,6 +1020,123 @@ TEST(syntax_errors)
 	return 0;
 }
 
+/* str(FIELD): the text behind a char * field, user or kernel memory by the event. */
+static const char fmt_sysfake[] = "name: sys_enter_fake\nID: 9004\nformat:\n" COMMON
+				  "\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
+				  "\tfield:const char * filename;\toffset:16;\tsize:8;\tsigned:0;\n"
+				  "\nprint fmt: \"filename=%lx\", REC->filename\n";
+static const char fmt_drv[] = "name: ev\nID: 9005\nformat:\n" COMMON
+			      "\tfield:const char __user * up;\toffset:8;\tsize:8;\tsigned:0;\n"
+			      "\tfield:char * kp;\toffset:16;\tsize:8;\tsigned:0;\n"
+			      "\tfield:void * vp;\toffset:24;\tsize:8;\tsigned:0;\n"
+			      "\tfield:const char ** pp;\toffset:32;\tsize:8;\tsigned:0;\n"
+			      "\tfield:const char * p32;\toffset:40;\tsize:4;\tsigned:0;\n"
+			      "\nprint fmt: \"up=%lx\", REC->up\n";
+
+TEST(str_pointer_text)
+{
+	static struct tp_format *more[2];
+	const struct tp_format *all[5];
+	struct trig_def d;
+	const struct trigrec_filter *f = &d.cfg.side[TRIGREC_ROLE_EVENT].filter;
+	struct tl_field_use u;
+
+	FAKE();
+	if (!more[0]) {
+		more[0] = tp_format__parse("syscalls", "sys_enter_fake", fmt_sysfake,
+					   sizeof(fmt_sysfake) - 1);
+		more[1] = tp_format__parse("drv", "ev", fmt_drv, sizeof(fmt_drv) - 1);
+	}
+	CHECK(more[0] && more[1]);
+	if (!more[0] || !more[1])
+		return 1;
+	all[0] = fake[0];
+	all[1] = fake[1];
+	all[2] = fake[2];
+	all[3] = more[0];
+	all[4] = more[1];
+	trig_set_formats(all, 5);
+
+	/* syscalls:* pointer arguments are user memory. */
+	if (!compile("syscalls:sys_enter_fake if str(filename) ~ \"/tmp/trigrec-test-*\"", &d)) {
+		CHECK_EQ(f->n, 1);
+		CLAUSE(&f->c[0], TRIGREC_OP_GLOB_PREFIX, TRIGREC_SRC_USTR, 8, 0, 16, 0, A, R);
+		CHECK_STR(f->str[0], "/tmp/trigrec-test-");
+		CHECK_STR(d.event[0], "syscalls:sys_enter_fake");
+	}
+	/* Blanks inside str( ), ==, !=, suffix and middle globs, with && || !. */
+	if (!compile("syscalls:sys_enter_fake if str ( filename ) == \"/etc/passwd\" || "
+		     "!(str(filename) != \"/x\") && str(filename) ~ \"*.so\" && "
+		     "str(filename) ~ \"*lib*\"",
+		     &d)) {
+		CHECK_EQ(f->n, 4);
+		CLAUSE(&f->c[0], TRIGREC_OP_STR_EQ, TRIGREC_SRC_USTR, 8, 0, 16, 0, A, 1);
+		CLAUSE(&f->c[1], TRIGREC_OP_STR_NE, TRIGREC_SRC_USTR, 8, 0, 16, 1, R, 2);
+		CLAUSE(&f->c[2], TRIGREC_OP_GLOB_SUFFIX, TRIGREC_SRC_USTR, 8, 0, 16, 2, 3, R);
+		CLAUSE(&f->c[3], TRIGREC_OP_GLOB_MIDDLE, TRIGREC_SRC_USTR, 8, 0, 16, 3, A, R);
+	}
+	/* Other events: kernel memory, unless the type says __user; 4-byte pointers too. */
+	if (!compile("drv:ev if str(kp) == \"a\" && str(up) == \"b\" && str(p32) == \"c\"", &d)) {
+		CLAUSE(&f->c[0], TRIGREC_OP_STR_EQ, TRIGREC_SRC_KSTR, 8, 0, 16, 0, 1, R);
+		CLAUSE(&f->c[1], TRIGREC_OP_STR_EQ, TRIGREC_SRC_USTR, 8, 0, 8, 1, 2, R);
+		CLAUSE(&f->c[2], TRIGREC_OP_STR_EQ, TRIGREC_SRC_KSTR, 4, 0, 40, 2, A, R);
+	}
+	if (!compile("test:ev if str(fname) ~ \"/etc/*\" && fname != 0", &d)) {
+		CLAUSE(&f->c[0], TRIGREC_OP_GLOB_PREFIX, TRIGREC_SRC_KSTR, 8, 0, 96, 0, 1, R);
+		/* Without str() the field is still the address. */
+		CLAUSE(&f->c[1], TRIGREC_OP_NE, TRIGREC_SRC_FIELD, 8, 0, 96, 0, A, R);
+	}
+	/* A latency side and the shared condition may use it too. */
+	CHECK(!compile("latency syscalls:sys_enter_fake if str(filename) ~ \"/a*\" by tid -> "
+		       "test:ev if str(fname) == \"x\" by tid > 1ms",
+		       &d));
+
+	/* Misuse: line:col and what to write instead. */
+	ERR("test:ev if str(a) == \"x\"", 16, "str(a): a is int, not a pointer to text");
+	ERR("test:ev if str(pid) == \"x\"", 16, "pid is int, not a pointer to text");
+	ERR("test:ev if str(PID) == \"x\"", 16, "str(PID): PID is an integer, not a pointer");
+	ERR("test:ev if str(s) == \"x\"", 16, "s (char[16]) is already text in the record");
+	ERR("test:ev if str(dl) ~ \"x*\"", 16, "is already text");
+	ERR("test:ev if str(comm) == \"x\"", 16, "comm is already text: compare it without str()");
+	ERR("drv:ev if str(vp) == \"x\"", 15, "vp is void *, not a pointer to text");
+	ERR("drv:ev if str(pp) == \"x\"", 15, "pp is const char **, not a pointer to text");
+	ERR("test:ev if str(args) == \"x\"", 16, "cannot compare array field args");
+	ERR("test:ev if str(nope) == \"x\"", 16, "unknown field 'nope' for test:ev");
+	ERR("test:* if str(fname) == \"x\"", 15, "needs a single tracepoint");
+	ERR("test:ev if str(fname) < 3", 23, "'<' compares numbers, but str(fname) is a string");
+	ERR("test:ev if str(fname) & 1", 23, "without str() the field is the address");
+	ERR("test:ev if str(fname) == 3", 26, "quote the value, e.g. str(fname) == \"3\"");
+	ERR("test:ev if str(fname) ~ \"a*b\"", 25, "'*' only at the start and/or end");
+	ERR("test:ev if fname ~ \"/etc*\"", 18,
+	    "fname is a pointer (const char *): the record holds the address, not the text; "
+	    "write str(fname) ~ \"/etc*\"");
+	ERR("test:ev if fname == \"/etc\"", 21, "write str(fname) == \"/etc\"");
+	ERR("test:ev if strx(fname) == 1", 12,
+	    "unknown function 'strx': the one function is str(FIELD)");
+	ERR("test:ev if str() == 1", 16, "expected a field name in str( ), e.g. str(filename)");
+	ERR("test:ev if str(\"x\") == 1", 16, "expected a field name in str( )");
+	ERR("test:ev if str(fname == 1", 22, "expected ')' to close str(fname");
+	ERR("test:ev if str(fname, a) == 1", 21, "str() takes one field name");
+	ERR("test:ev if str(fname)", 22,
+	    "comparison operator (== != < <= > >= & ~) after 'str(fname)'");
+	ERR("test:ev if str(fname", 21, "expected ')' to close str(fname, got the end");
+	/* Keys: refused with what to do instead. */
+	ERR("rate test:ev by str(fname) > 3/1s", 17,
+	    "by str(fname): text is not supported as a key");
+	ERR("latency test:ev by pid, str(fname) -> test:ev2 by a, e > 1ms", 25,
+	    "text is not supported as a key");
+	ERR("rate test:ev by strx(fname) > 3/1s", 17, "unknown function 'strx'");
+
+	/* What `list -v` says about a char pointer. */
+	tl_field_use(tp_format__field(more[0], "filename"), &u);
+	CHECK_EQ(u.cls, TL_FIELD_POINTER);
+	CHECK(strstr(u.note, "str(FIELD) compares the text") != NULL);
+	tl_field_use(tp_format__field(more[1], "vp"), &u);
+	CHECK(strstr(u.note, "str(") == NULL);
+	fake_off();
+	return 0;
+}
+
 TEST(semantic_errors)
 {
 	FAKE();
@@ -1723,6 +1840,25 @@ TEST(live_openat_count)
 	return 0;
 }
 
+TEST(live_openat_str)
+{
+	char why[200];
+	struct trig_def d;
+	const struct trigrec_filter *f = &d.cfg.side[0].filter;
+
+	if (!live_ok(why, sizeof(why)))
+		SKIP("%s", why);
+	NEED("syscalls", "sys_enter_openat", filename);
+	if (compile("syscalls:sys_enter_openat if str(filename) ~ \"/etc/*\"", &d))
+		return 1;
+	CHECK_EQ(f->n, 1);
+	/* A syscall argument: user memory. */
+	CLAUSE(&f->c[0], TRIGREC_OP_GLOB_PREFIX, TRIGREC_SRC_USTR, filename_f->size, 0,
+	       filename_f->offset, 0, A, R);
+	CHECK_STR(f->str[0], "/etc/");
+	return 0;
+}
+
 TEST(live_latency_syscall)
 {
 	char why[200];
@@ -2010,7 +2146,7 @@ TEST(list_field_use_matches_the_compiler)
 		tl_field_use(tp_format__field(fake[0], "fname"), &u);
 		CHECK_EQ(u.cls, TL_FIELD_POINTER);
 		CHECK_STR(u.cls_name, "pointer");
-		CHECK(strstr(u.note, "not in the record") != NULL);
+		CHECK(strstr(u.note, "str(FIELD) compares the text it points to") != NULL);
 		tl_field_use(tp_format__field(fake[0], "args"), &u);
 		CHECK_EQ(u.cls, TL_FIELD_NONE);
 		CHECK_STR(u.ops, "none");
@@ -2036,13 +2172,37 @@ TEST(list_field_use_matches_the_compiler)
 	return 0;
 }
 
+/* A probe's name is one token through "+OFFSET" and its "(field, ...)", blanks included. */
+TEST(probe_names_lex)
+{
+	static const char *const ok[] = {
+		"latency uprobe:/x/app:f(a=arg1, b=+0(arg2):string) -> uretprobe:/x/app:f by tid > 1ms",
+		"kprobe:vfs_read+0x10 if arg1 == 3 name k",
+		"rate usdt:/x/app:prov:tick(n=arg1) > 3/1s",
+		"kretprobe:do_sys_openat2 if ret < 0 post 1ms",
+	};
+	struct tl_error e;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct trig_ast *a = trig_parse(ok[i], 1, 1, &e);
+
+		if (!a)
+			fprintf(stderr, "    '%s': %s\n", ok[i], e.msg);
+		CHECK(a != NULL);
+		trig_ast_free(a);
+	}
+	/* An unclosed field list ends at the line's end: then the arrow is missing. */
+	CHECK(trig_parse("latency uprobe:/x:f(a=arg1 > 1ms", 1, 1, &e) == NULL);
+	return 0;
+}
+
 RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer),
 	  T(eval_matches_direct_strings), T(eval_random_expressions), T(jump_layout),
 	  T(values_and_types), T(defaults_and_options), T(event_globs), T(syntax_errors),
-	  T(semantic_errors), T(limits), T(multiline_and_positions), T(error_format),
-	  T(parse_free_paths), T(default_rate_limit), T(post_capped_at_one_hour),
+	  T(semantic_errors), T(str_pointer_text), T(limits), T(multiline_and_positions),
+	  T(error_format), T(parse_free_paths), T(default_rate_limit), T(post_capped_at_one_hour),
 	  T(count_minimum_is_one), T(names_utf8), T(default_names_from_globs),
 	  T(pathological_input), T(error_format_long_lines), T(live_plain_event),
-	  T(live_sched_switch_filter), T(live_openat_count), T(live_latency_syscall),
-	  T(live_latency_runqueue), T(live_latency_block), T(live_latency_offcpu), T(live_rate),
-	  T(live_errors), T(zz_cleanup), )
+	  T(live_sched_switch_filter), T(live_openat_count), T(live_openat_str),
+	  T(live_latency_syscall), T(live_latency_runqueue), T(live_latency_block),
+	  T(live_latency_offcpu), T(live_rate), T(live_errors), T(probe_names_lex), T(zz_cleanup), )
