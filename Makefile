@@ -35,8 +35,9 @@ msg = @printf '  %-8s %s\n' "$(1)" "$(2)";
 endif
 
 # Debian packages that provide each build tool; installed on demand.
+# systemtap-sdt-dev: <sys/sdt.h> for the USDT probes of tests/helpers/probework.c.
 DEPS_PKGS := libbpf-dev bpftool clang llvm libelf-dev zlib1g-dev pkg-config linux-perf \
-	     libmicrohttpd-dev libsystemd-dev libzstd-dev
+	     libmicrohttpd-dev libsystemd-dev libzstd-dev systemtap-sdt-dev
 ifneq ($(CROSS),)
 # The host's tools (clang, bpftool) plus the cross compiler and the target's libraries.
 DEPS_PKGS := bpftool clang llvm gcc-$(ARCH)-linux-gnu libc6-dev-$(DEB_ARCH)-cross \
@@ -63,7 +64,7 @@ endif
 ifneq ($(CROSS),)
 LIBS      = -lbpf -lelf -lz -lmicrohttpd -lsystemd -lzstd -lpthread
 else
-LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lelf -lz) \
+LIBS      = $(shell pkg-config --libs libbpf 2>/dev/null || echo -lbpf -lz) -lelf \
 	    $(shell pkg-config --libs libmicrohttpd libsystemd libzstd 2>/dev/null || echo -lmicrohttpd -lsystemd -lzstd) -lpthread
 endif
 
@@ -159,7 +160,7 @@ $(OUTPUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 
 # Workloads stay plain programs under SAN=1: a sanitizer adds mmaps and
 # syscalls of its own to what the tests count in their records.
-$(OUTPUT)/tests/%: tests/helpers/%.c
+$(OUTPUT)/tests/%: tests/helpers/%.c | $(OUTPUT)/.deps-ok
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(filter-out -fsanitize% -fno-sanitize%,$(CFLAGS)) \

@@ -5,7 +5,7 @@
 #
 # Environment: OUTPUT (build dir, default .output), RUNS (runs per
 # measurement, default 5), ROUNDS (rows 3-4, default 2 x RUNS - 1),
-# IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8"), MAX_WAIT (seconds
+# IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8 9"), MAX_WAIT (seconds
 # to wait for other recorders to finish, in all; default 120), PERF
 # (default perf), QUICK=1 (3 runs, 10 s idle: a smoke test, not for publishing).
 # Benchmarks are not tests: noisy timings never make this script fail.
@@ -27,7 +27,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 fi
 ROUNDS=${ROUNDS:-$((2 * RUNS - 1))} # rows 3-4: small differences, more (shorter) rounds
 B2B_RUNS=${B2B_RUNS:-$(((RUNS + 1) / 2))} # row 2: two triggers per run
-ROWS=${ROWS:-1 2 3 4 5 6 7 8}    # which rows to run
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9}  # which rows to run
 want() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
 # One live-kernel suite at a time on this machine (tests take the same lock).
 . "$ROOT/tests/trace-lock.sh"
@@ -739,6 +739,60 @@ elif want 8; then
 fi
 
 # ======================================================================
+# 9. Dynamic probes: CPU time per uprobe hit, trigrec's uprobe:PATH:SYMBOL
+#    against `perf probe -x PATH` + perf record --overwrite on the same
+#    function with the same field (i=%di:s64), 1 MiB ring per CPU; and
+#    trigrec with a trigger on the probe that never fires (probe_hook
+#    rebuilds the record from registers on every hit).
+# ======================================================================
+PLOOP=$BIN/probe_loop
+PROBE_N=${PROBE_N:-200000}
+if want 9 && [ ! -x "$PLOOP" ]; then
+	echo "bench: $PLOOP not built (make bench): row 9 left out" >&2
+elif want 9; then
+	PSPEC="uprobe:$PLOOP:probe_loop_fn(i=arg1)"
+	probe_one() { # variant run -> CPU ns/call
+		local v=$1 d=$W/probe-$1-$2
+		local cmd=("$PLOOP" -n "$PROBE_N" -c "$LASTCPU")
+		mkdir -p "$d"
+		case $v in
+		base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
+		perf)
+			"$PERF" probe -q -d 'probe_probe_loop:*' > /dev/null 2>&1
+			"$PERF" probe -q -x "$PLOOP" -a 'probe_loop_fn i=%di:s64' > "$d.probe" 2>&1 &&
+				perf_tp "$d" $((1 << 20)) -e probe_probe_loop:probe_loop_fn \
+					--switch-output-event "$NEVER" -- "${cmd[@]}"
+			"$PERF" probe -q -d 'probe_probe_loop:*' > /dev/null 2>&1 ;;
+		trigrec) trigrec_tp "$d" $((1 << 20)) -q -e "$PSPEC" --trigger "$NEVER" \
+			--no-final-snapshot -- "${cmd[@]}" ;;
+		trigger) trigrec_tp "$d" $((1 << 20)) -q -e "$PSPEC" --trigger "$PSPEC if i < 0" \
+			--no-final-snapshot -- "${cmd[@]}" ;;
+		esac
+		outval "$d.out" cpu_ns_per_op
+	}
+	say "9. dynamic probes: $ROUNDS rounds x (base, perf probe + perf record, trigrec, trigrec with a trigger on the probe)"
+	for r in $(seq "$ROUNDS"); do
+		set -- base perf trigrec trigger
+		for _ in $(seq $(((r - 1) % 4))); do set -- "$@" "$1"; shift; done
+		declare -A ns=()
+		for v in "$@"; do
+			quiet_wait
+			ns[$v]=$(probe_one "$v" "$r")
+			[ -n "${ns[$v]}" ] && rec probe.ns "$v" "${ns[$v]}"
+		done
+		if [ -n "${ns[base]}" ]; then
+			for v in perf trigrec trigger; do
+				[ -n "${ns[$v]}" ] && rec probe.hit "$v" "$(calc "${ns[$v]} - ${ns[base]}" 1)"
+			done
+			[ -n "${ns[perf]}" ] && [ -n "${ns[trigrec]}" ] &&
+				awk "BEGIN { exit !(${ns[perf]} - ${ns[base]} > 0) }" &&
+				rec probe.ratio trigrec "$(calc "(${ns[trigrec]} - ${ns[base]}) / (${ns[perf]} - ${ns[base]})" 3)"
+		fi
+		unset ns
+	done
+fi
+
+# ======================================================================
 # The table.
 # ======================================================================
 # best KEY VARIANT BASEVARIANT REF -> (min(V) - min(BASE)) / (min(REF) - min(BASE)):
@@ -851,6 +905,10 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 		echo "| 8 | … events per snapshot (perf script lines) · compressed bytes per event | $(mmm z.events trigrec 0) · $(mmm z.bytes_per_event trigrec 2) | $(mmm z.events perf 0) · $(mmm z.bytes_per_event perf 2) | $(ratio_of_medians z.bytes_per_event) | ≤ perf's |"
 		echo "| 8 | … MiB compressed per snapshot · CPU ms per MiB that -z adds (with minus without, all threads) | $(mmm z.mib trigrec 1) · $(mmm z.ms_per_mib trigrec 2) | $(mmm z.mib perf 1) · $(mmm z.ms_per_mib perf 2) | $(ratio_of_medians z.ms_per_mib) | ≤ perf's |"
 		echo "| 8 | … trigrec's time inside zstd alone (sidecar compression.time_ns): MiB/s | $(mmm z.zstd_mibs trigrec 0) | | | |"
+	fi
+	if want 9; then
+		echo "| 9 | Dynamic probes: CPU ns per uprobe hit, one s64 field, recorded (perf: perf probe -x + perf record --overwrite; no probe: $(mmm probe.ns base 1) ns per call) | $(mmm probe.hit trigrec 0) | $(mmm probe.hit perf 0) | $(mmm probe.ratio trigrec 2); best runs: $(best probe.ns trigrec base perf) | ≤ 1.15 |"
+		echo "| 9 | … with a trigger on the probe that never fires (probe_hook rebuilds the record from registers on each hit) | $(mmm probe.hit trigger 0) | no equivalent | | |"
 	fi
 } > "$OUT/results.md"
 echo

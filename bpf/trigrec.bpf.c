@@ -177,6 +177,14 @@ struct {
 	__type(value, struct str64);
 } str_map SEC(".maps");
 
+/* Dynamic probes' recipes (see trigrec_probe_cfg), at their hook's index. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_HOOKS);
+	__type(key, __u32);
+	__type(value, struct trigrec_probe_cfg);
+} probe_cfgs SEC(".maps");
+
 static __always_inline struct trigrec_stats *stat_slot(__u32 id)
 {
 	return bpf_map_lookup_elem(&stats, &id);
@@ -850,6 +858,137 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	}
 	st->matched++;
 	return fire(s, id, tc, ts, st, &k, &fc, str);
+}
+
+/*
+ * A dynamic probe's record, rebuilt from registers (the kernel gives kprobe
+ * programs pt_regs, never the record): each field at its format's offset.
+ */
+static __always_inline int probe_record(struct pt_regs *regs, struct scratch *s, __u32 idx,
+					__u32 size)
+{
+	struct trigrec_probe_cfg *pc = bpf_map_lookup_elem(&probe_cfgs, &idx);
+	__u32 dyn;
+	__u64 v;
+
+	if (!pc)
+		return -1;
+	dyn = pc->dyn_off;
+	v = bpf_get_current_pid_tgid();
+	__builtin_memcpy(&s->d[4], &v, 4); /* common_pid: the thread */
+	if (pc->ip_off == 16) {
+		/* A return probe: the function's address is not in the registers any more. */
+		v = 0;
+		__builtin_memcpy(&s->d[8], &v, 8);
+	}
+	if (bpf_probe_read_kernel(&v, 8, (void *)regs + (pc->ip_reg & 0x1f8)))
+		v = 0;
+	__builtin_memcpy(&s->d[pc->ip_off == 16 ? 16 : 8], &v, 8);
+	for (int i = 0; i < TRIGREC_MAX_PROBE_FETCH; i++) {
+		const struct trigrec_probe_fetch *f = &pc->f[i];
+		__u32 off = f->rec_off;
+		__u64 addr = 0;
+		long n;
+
+		if (i >= pc->nfetch)
+			break;
+		if (off > SCRATCH_BYTES - 8)
+			continue;
+		v = 0;
+		if (f->op != TRIGREC_PF_IMM && f->op != TRIGREC_PF_COMM &&
+		    bpf_probe_read_kernel(&addr, 8, (void *)regs + (f->reg & 0x1f8)))
+			addr = 0;
+		switch (f->op) {
+		case TRIGREC_PF_REG: v = addr; break;
+		case TRIGREC_PF_IMM: v = f->arg; break;
+		case TRIGREC_PF_DEREF: {
+			__u32 sz = f->size;
+
+			if (!sz || sz > 8)
+				sz = 8;
+			addr += f->arg;
+			if (f->user)
+				bpf_probe_read_user(&v, sz, (void *)addr);
+			else
+				bpf_probe_read_kernel(&v, sz, (void *)addr);
+			break;
+		}
+		case TRIGREC_PF_STR:
+		case TRIGREC_PF_COMM:
+			if (dyn > SCRATCH_BYTES - TRIGREC_PROBE_STR_LEN)
+				continue;
+			if (f->op == TRIGREC_PF_COMM) {
+				bpf_get_current_comm(&s->d[dyn], 16);
+				n = 16;
+			} else if (f->user) {
+				n = bpf_probe_read_user_str(&s->d[dyn], TRIGREC_PROBE_STR_LEN,
+							    (void *)(addr + f->arg));
+			} else {
+				n = bpf_probe_read_kernel_str(&s->d[dyn], TRIGREC_PROBE_STR_LEN,
+							      (void *)(addr + f->arg));
+			}
+			if (n < 0)
+				n = 0;
+			v = ((__u64)n << 16) | dyn;
+			dyn += TRIGREC_PROBE_STR_LEN;
+			break;
+		default: continue;
+		}
+		/* Little-endian: the field's low bytes first; the next field overwrites the rest. */
+		__builtin_memcpy(&s->d[off], &v, 8);
+	}
+	s->size = size;
+	return 0;
+}
+
+/* The triggers of one hook on one record in s; 1 = one fired. */
+static __always_inline int hook_triggers(struct trigrec_hook_cfg *hc, struct scratch *s)
+{
+	int fired = 0;
+
+	for (int i = 0; i < TRIGREC_MAX_HOOK_TRIGGERS; i++) {
+		if (i >= hc->ntrig)
+			break;
+		if (run_trigger(s, hc->trig[i]))
+			fired = 1;
+	}
+	return fired;
+}
+
+/* kprobe/uprobe events: as tp_hook, the record rebuilt from registers first. */
+SEC("kprobe")
+int probe_hook(struct pt_regs *ctx)
+{
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), zero = 0;
+	struct trigrec_hook_cfg *hc = bpf_map_lookup_elem(&hooks, &idx);
+	struct scratch *s;
+	int pass = 1;
+	__u32 sz;
+
+	if (!hc)
+		return 1;
+	if (hc->flags & TRIGREC_HOOK_GATED)
+		pass = gate_pass();
+	if (!hc->ntrig || !in_scope())
+		return pass;
+	s = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!s)
+		return pass;
+	sz = hc->data_size;
+	if (sz > SCRATCH_BYTES)
+		sz = SCRATCH_BYTES;
+	if (probe_record(ctx, s, idx, sz))
+		return pass;
+	s->hook = idx;
+	s->hook_recorded = !!(hc->flags & TRIGREC_HOOK_RECORDED);
+	return hook_triggers(hc, s) || pass;
+}
+
+/* Recorded probes without a trigger: the gate alone. */
+SEC("kprobe")
+int probe_gate(struct pt_regs *ctx)
+{
+	return gate_pass();
 }
 
 SEC("tracepoint")

@@ -43,6 +43,39 @@ enum trigrec_role {
 #define TRIGREC_HOOK_TRIG_ID(v) ((v)&0xffff)
 #define TRIGREC_HOOK_TRIG_ROLE(v) ((v) >> 16)
 
+/*
+ * Dynamic probes (uprobe_events / kprobe_events): the kernel lets only kprobe
+ * programs onto them, and those see registers, not the record. probe_hook
+ * rebuilds the record's fields from a recipe, one fetch per field, at the
+ * offsets of the event's tracefs format; value of the `probe_cfgs` map, at
+ * the hook's index.
+ */
+#define TRIGREC_MAX_PROBE_FETCH 8
+#define TRIGREC_PROBE_STR_LEN 64 /* bytes of a string field rebuilt */
+enum trigrec_probe_op {
+	TRIGREC_PF_REG = 1, /* a register */
+	TRIGREC_PF_IMM,	    /* a constant (arg) */
+	TRIGREC_PF_DEREF,   /* size bytes at register + arg */
+	TRIGREC_PF_STR,	    /* the string at register + arg, as __data_loc */
+	TRIGREC_PF_COMM,    /* the task's comm, as __data_loc */
+};
+struct trigrec_probe_fetch {
+	__u8 op;
+	__u8 size; /* bytes in the record: 1, 2, 4 or 8 */
+	__u8 user; /* DEREF/STR: user memory (uprobes), else kernel memory */
+	__u8 pad;
+	__u16 reg;     /* byte offset of the register in struct pt_regs */
+	__u16 rec_off; /* the field's offset in the record */
+	__s64 arg;
+};
+struct trigrec_probe_cfg {
+	__u16 nfetch;
+	__u16 ip_off;  /* where the instruction pointer goes: 8 (__probe_ip), 16 (__probe_ret_ip) */
+	__u16 ip_reg;  /* the instruction pointer in pt_regs */
+	__u16 dyn_off; /* where rebuilt strings go (after the fixed part) */
+	struct trigrec_probe_fetch f[TRIGREC_MAX_PROBE_FETCH];
+};
+
 /* Value of the `hooks` array map; the index is the BPF cookie of each attachment. */
 struct trigrec_hook_cfg {
 	__u32 flags;
@@ -231,6 +264,9 @@ struct trigrec_trigger_msg {
  */
 
 _Static_assert(sizeof(struct trigrec_hook_cfg) == 48, "hook_cfg layout");
+_Static_assert(sizeof(struct trigrec_probe_fetch) == 16, "probe_fetch layout");
+_Static_assert(sizeof(struct trigrec_probe_cfg) == 8 + 16 * TRIGREC_MAX_PROBE_FETCH,
+	       "probe_cfg layout");
 _Static_assert(sizeof(struct trigrec_clause) == 16, "clause layout");
 _Static_assert(sizeof(struct trigrec_filter) ==
 		       8 + 16 * TRIGREC_MAX_CLAUSES + TRIGREC_MAX_STRS * TRIGREC_STR_LEN,

@@ -16,6 +16,7 @@
 #include <sys/syscall.h>
 #include <linux/magic.h>
 #include "util/log.h"
+#include "capture/probes.h"
 #include "capture/recorder.h"
 #include "capture/ring_reader.h"
 #include "capture/ringmem.h"
@@ -240,6 +241,10 @@ static int add_spec_item(struct recorder *r, const char *item, const char *filte
 	if (!tracefs_root())
 		return -ENOENT;
 	n = tracefs_glob(item, &tps);
+	if (n < 0 && probe_kind_of(item)) {
+		elog("-e %s: %s", SHORT(item), probes__error());
+		return n;
+	}
 	if (n == -EINVAL) {
 		elog("no tracepoint matches '%s': that is not SYSTEM:NAME with a system name "
 		     "under %zu bytes and an event name under %zu (see `trigrec list`)",
@@ -444,7 +449,7 @@ struct recorder *recorder__new(const struct recorder_opts *opts)
 	r->opts = *opts;
 	r->cgroup_fd = -1;
 	for (int i = 0; i < opts->nr_events; i++) {
-		char *dup = strdup(opts->events[i].spec), *save = NULL, *item;
+		char *dup = strdup(opts->events[i].spec), item_buf[PATH_MAX + 1536];
 
 		if (!dup)
 			goto fail;
@@ -452,8 +457,9 @@ struct recorder *recorder__new(const struct recorder_opts *opts)
 			free(dup);
 			goto cancel;
 		}
-		for (item = strtok_r(dup, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
-			if (add_spec_item(r, item, opts->events[i].filter)) {
+		/* Commas inside a probe's "(field, ...)" do not split the list. */
+		for (const char *p = dup; probe_list_next(&p, item_buf, sizeof(item_buf)) > 0;) {
+			if (add_spec_item(r, item_buf, opts->events[i].filter)) {
 				free(dup);
 				goto fail;
 			}

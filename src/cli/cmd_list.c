@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "capture/probes.h"
 #include "capture/tracefs.h"
 #include "cli/cli.h"
 #include "lang/trigger_lang.h"
@@ -16,7 +17,9 @@ static const char list_usage[] =
 	"List tracepoints (SYS:NAME, from tracefs) and software events, one a line with\n"
 	"its kind: [tracepoint] or [software event]. A GLOB selects tracepoints:\n"
 	"'sched:*', '*:*switch*'; a bare word is a subsystem ('sched'), or a software\n"
-	"event ('cpu-*'). Without GLOB, everything.\n"
+	"event ('cpu-*'). Without GLOB, everything, then the dynamic probe kinds\n"
+	"(kprobe:, kretprobe:, uprobe:, uretprobe:, usdt:) and whether this kernel has them.\n"
+	"A probe name (uprobe:/bin/bash:readline) is listed with the fields it records.\n"
 	"\n"
 	"  -v, --verbose   also each event's fields, one a line, from its tracefs format:\n"
 	"                      NAME  TYPE  size:N  signed:0|1  CLASS  ops: OPERATORS  [key]  (advice)\n"
@@ -32,7 +35,9 @@ static const char list_usage[] =
 	"  trigrec list 'syscalls:sys_enter_open*'     # is there a tracepoint for openat?\n"
 	"  trigrec list -v sched:sched_switch          # which fields can a trigger test?\n"
 	"  trigrec list -v block:block_rq_issue | grep ' integer '   # what can be a key?\n"
-	"  trigrec list cpu-clock                      # is it a software event?\n" CLI_MORE_EXAMPLES;
+	"  trigrec list cpu-clock                      # is it a software event?\n"
+	"  trigrec list -v uretprobe:/bin/bash:readline  # what does a probe record?\n"
+	"  trigrec list -v usdt:/usr/bin/python3:python:function__entry\n" CLI_MORE_EXAMPLES;
 
 static const char *sw_names[] = { "cpu-clock",	      "task-clock",	"page-faults",
 				  "context-switches", "cpu-migrations", "minor-faults",
@@ -102,6 +107,63 @@ static void print_synthetic(void)
 	}
 }
 
+static const struct {
+	const char *form;
+	enum probe_kind kind;
+} probe_forms[] = {
+	{ "kprobe:FUNCTION[+OFFSET]", PROBE_KPROBE },
+	{ "kretprobe:FUNCTION", PROBE_KRETPROBE },
+	{ "uprobe:PATH:SYMBOL[+OFFSET]", PROBE_UPROBE },
+	{ "uretprobe:PATH:SYMBOL", PROBE_URETPROBE },
+	{ "usdt:PATH:PROVIDER:NAME", PROBE_USDT },
+};
+
+/* The probe kinds, after everything else: each a form to fill in, and whether it works here. */
+static void list_probe_kinds(int verbose)
+{
+	for (size_t i = 0; i < sizeof(probe_forms) / sizeof(probe_forms[0]); i++) {
+		char kind[96];
+
+		snprintf(kind, sizeof(kind), "%s%s", probe_kind_name(probe_forms[i].kind),
+			 probes__kernel_has(probe_forms[i].kind) ?
+				 "" :
+			 probe_forms[i].kind == PROBE_KPROBE ||
+					 probe_forms[i].kind == PROBE_KRETPROBE ?
+				 "] [not in this kernel: no kprobe_events" :
+				 "] [not in this kernel: no uprobe_events");
+		print_kind(probe_forms[i].form, kind);
+		if (verbose)
+			printf("    (fields: see `trigrec list -v %s...`, or choose them: "
+			       "NAME(FIELD, ...), docs/triggers.md)\n",
+			       probe_kind_name(probe_forms[i].kind));
+	}
+}
+
+/* A probe name: its dynamic event(s), with the probe's name and kind. */
+static int list_probe(const char *name, int verbose)
+{
+	struct tp_name *tps = NULL;
+	int n = tracefs_glob(name, &tps);
+
+	if (n <= 0) {
+		elog("%s: %s", name, n ? probes__error() : "no such probe");
+		return -1;
+	}
+	for (int i = 0; i < n; i++) {
+		char kind[320];
+
+		snprintf(kind, sizeof(kind), "%s] [as %s:%s while trigrec runs",
+			 probe_kind_name(probe_kind_of(name)), tps[i].sys, tps[i].name);
+		print_kind(name, kind);
+		if (verbose && print_fields(&tps[i])) {
+			free(tps);
+			return -1;
+		}
+	}
+	free(tps);
+	return n;
+}
+
 /* One GLOB (or NULL: everything); returns how many events it matched, or -1. */
 static int list_one(const char *glob, int verbose)
 {
@@ -109,6 +171,9 @@ static int list_one(const char *glob, int verbose)
 	struct tp_name *tps = NULL;
 	char buf[256];
 	int n, sw = 0;
+
+	if (glob && probe_kind_of(glob))
+		return list_probe(glob, verbose);
 
 	for (int i = 0; i < NR_SW; i++) {
 		if (glob && fnmatch(glob, sw_names[i], 0))
@@ -128,6 +193,9 @@ static int list_one(const char *glob, int verbose)
 		return -1;
 	}
 	for (int i = 0; i < n; i++) {
+		/* Other trigrec runs' probes come and go with them: not this kernel's events. */
+		if (!strncmp(tps[i].sys, "trigrec_", 8))
+			continue;
 		snprintf(buf, sizeof(buf), "%s:%s", tps[i].sys, tps[i].name);
 		print_kind(buf, "tracepoint");
 		if (verbose && print_fields(&tps[i])) {
@@ -177,8 +245,10 @@ int cmd_list(int argc, char **argv)
 	}
 	if (!tracefs_root())
 		return 1;
-	if (first >= argc)
+	if (first >= argc) {
 		ret = list_one(NULL, verbose) <= 0;
+		list_probe_kinds(verbose);
+	}
 	for (int i = first; i < argc; i++)
 		if (list_one(argv[i], verbose) <= 0)
 			ret = 1;

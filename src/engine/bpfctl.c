@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include <bpf/bpf.h>
 #include <bpf/libbpf.h>
+#include "capture/probes.h"
 #include "engine/bpfctl.h"
 #include "engine/features.h"
 #include "util/log.h"
@@ -158,6 +159,38 @@ static int has_dataloc(const struct tp_format *f)
 	return 0;
 }
 
+/*
+ * A dynamic probe's hook (probes.c): the kernel takes only kprobe programs
+ * on it, which rebuild the record from registers with its recipe. A probe
+ * whose fields cannot be rebuilt may still be recorded, not tested.
+ */
+static int plan_probe(struct bpf_hook *h)
+{
+	char why[512] = "";
+	const char *spec;
+	int r = probes__recipe(h->tp.sys, h->tp.name, h->fmt, &h->probe, why, sizeof(why));
+	uint32_t size;
+
+	if (r == 0)
+		return 0;
+	h->is_probe = 1;
+	if (r < 0 && h->cfg.ntrig) {
+		spec = probes__spec_of(h->tp.sys, h->tp.name, NULL);
+		elog("a trigger cannot test %s: %s", spec ? SHORT(spec) : h->tp.name, why);
+		return -EINVAL;
+	}
+	if (r < 0)
+		memset(&h->probe, 0, sizeof(h->probe));
+	size = h->probe.dyn_off;
+	for (uint32_t k = 0; k < h->probe.nfetch; k++)
+		if (h->probe.f[k].op == TRIGREC_PF_STR || h->probe.f[k].op == TRIGREC_PF_COMM)
+			size += TRIGREC_PROBE_STR_LEN;
+	if (size < h->fmt->fixed_size)
+		size = h->fmt->fixed_size;
+	h->cfg.data_size = size > 512 ? 512 : size;
+	return 0;
+}
+
 struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *trigs, int nr_trigs,
 			    const struct bpfctl_opts *opts)
 {
@@ -234,6 +267,8 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 		h->cfg.data_size = h->fmt->fixed_size + (has_dataloc(h->fmt) ? 256 : 0);
 		if (h->cfg.data_size > 512)
 			h->cfg.data_size = 512;
+		if (plan_probe(h))
+			goto fail;
 	}
 	return b;
 fail:
@@ -345,12 +380,19 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 		if (bpf_map__update_elem(b->skel->maps.hooks, &key, sizeof(key), &b->hooks[i].cfg,
 					 sizeof(b->hooks[i].cfg), 0))
 			goto map_fail;
+		if (b->hooks[i].is_probe &&
+		    bpf_map__update_elem(b->skel->maps.probe_cfgs, &key, sizeof(key),
+					 &b->hooks[i].probe, sizeof(b->hooks[i].probe), 0))
+			goto map_fail;
 	}
 	/* Attach: every hook carries its index as cookie, so one program serves all. */
 	for (int i = 0; i < b->nr_hooks; i++) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
+		int probe = b->hooks[i].is_probe;
 		struct bpf_program *prog =
-			b->hooks[i].cfg.ntrig ? b->skel->progs.tp_hook : b->skel->progs.tp_gate;
+			b->hooks[i].cfg.ntrig ?
+				(probe ? b->skel->progs.probe_hook : b->skel->progs.tp_hook) :
+				(probe ? b->skel->progs.probe_gate : b->skel->progs.tp_gate);
 		struct bpf_link *l;
 
 		if (cancelled(b))

@@ -24,7 +24,9 @@ struct bpf_hook {
 	struct tp_name tp;
 	struct tp_format *fmt;
 	int recorded;
-	struct trigrec_hook_cfg cfg; /* its entry in the `hooks` map */
+	struct trigrec_hook_cfg cfg;	/* its entry in the `hooks` map */
+	int is_probe;			/* a kprobe/uprobe event: probe_hook/probe_gate */
+	struct trigrec_probe_cfg probe; /* its record's recipe (`probe_cfgs`) */
 };
 
 struct bpfctl_opts {

@@ -22,6 +22,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/vfs.h>
+#include "capture/probes.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "lang/script.h"
@@ -554,9 +555,18 @@ static void next(struct sp *p, int mode, struct stok *t)
 		adv(p);
 		t->k = c == ',' ? S_COMMA : c == '{' ? S_LBRACE : S_RBRACE;
 	} else {
-		while ((c = p->t[p->i]) && c != '\n' && !is_hspace((unsigned char)c) &&
-		       !(mode == M_LIST && (c == ',' || c == '{' || c == '}' || c == '#')))
+		int depth = 0;
+
+		/* A probe's "(field, ...)" is part of its name: its commas do not end the word. */
+		while ((c = p->t[p->i]) && c != '\n' && (depth || !is_hspace((unsigned char)c)) &&
+		       !(mode == M_LIST && !depth &&
+			 (c == ',' || c == '{' || c == '}' || c == '#'))) {
+			if (c == '(')
+				depth++;
+			else if (c == ')' && depth)
+				depth--;
 			adv(p);
+		}
 		t->k = S_WORD;
 		t->val = strndup(p->t + t->off, p->i - t->off);
 		if (!t->val) {
@@ -1098,6 +1108,11 @@ static int record_item(struct sp *p, const struct stok *ev)
 		goto out;
 	}
 	n = trig_event_glob(name, &tps);
+	if (n < 0 && probe_kind_of(name)) {
+		add_err(p->s, ev->pos, "%s", probes__error());
+		ret = n;
+		goto out;
+	}
 	if (n < 0) {
 		add_err(p->s, ev->pos, "cannot list tracepoints for '%s': %s", name, strerror(-n));
 		ret = n;

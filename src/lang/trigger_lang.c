@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "capture/probes.h"
 #include "capture/tracefs.h"
 #include "lang/trigger_lang.h"
 #include "util/util.h"
@@ -265,6 +266,31 @@ nomem:
 	return -ENOMEM;
 }
 
+/* After a probe's name: "+0x10" and a balanced "(...)" on the same line belong to it. */
+static void lex_probe_tail(struct lexer *lx)
+{
+	int depth = 0;
+
+	while (lx->text[lx->i] == '+' && isalnum((unsigned char)lx->text[lx->i + 1])) {
+		lx_advance(lx);
+		while (isalnum((unsigned char)lx->text[lx->i]))
+			lx_advance(lx);
+	}
+	if (lx->text[lx->i] != '(')
+		return;
+	do {
+		char c = lx->text[lx->i];
+
+		if (!c || c == '\n')
+			return;
+		if (c == '(')
+			depth++;
+		else if (c == ')')
+			depth--;
+		lx_advance(lx);
+	} while (depth > 0);
+}
+
 static int lex(const char *text, int first_line, int first_col, struct lexer *lx,
 	       struct tl_error *err)
 {
@@ -325,6 +351,9 @@ static int lex(const char *text, int first_line, int first_col, struct lexer *lx
 			while ((k = word_char_len(text + lx->i)))
 				while (k--)
 					lx_advance(lx);
+			/* A probe's name goes on through "+OFFSET" and its "(field, ...)". */
+			if (probe_kind_of(s))
+				lex_probe_tail(lx);
 			if (!lx_push(lx, TK_WORD, pos, start))
 				goto nomem;
 			continue;
@@ -1913,6 +1942,24 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 	memset(sc, 0, sizeof(*sc));
 	sc->pos = s->event_pos;
 	snprintf(sc->pattern, sizeof(sc->pattern), "%s", s->event);
+	if (probe_kind_of(sc->pattern) && !fake_fmts) {
+		/* kprobe:, uprobe:, usdt:...: its dynamic event(s) stand in for it. */
+		struct tp_name *tps = NULL;
+		int n = probes__resolve(sc->pattern, &tps);
+
+		if (n <= 0) {
+			set_err(err, sc->pos, "%s", n ? probes__error() : "no such probe");
+			free(tps);
+			return -EINVAL;
+		}
+		if (n == 1)
+			snprintf(sc->pattern, sizeof(sc->pattern), "%s:%s", tps[0].sys,
+				 tps[0].name);
+		else /* USDT with several sites: NAME, NAME_2, ... */
+			snprintf(sc->pattern, sizeof(sc->pattern), "%s:%s*", tps[0].sys,
+				 tps[0].name);
+		free(tps);
+	}
 	sep = strpbrk(sc->pattern, ":/");
 	if (!sep || sep == sc->pattern || !sep[1]) {
 		sugg[0] = '\0';

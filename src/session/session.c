@@ -25,6 +25,7 @@
 #include <sys/wait.h>
 #include <bpf/libbpf.h>
 #include <systemd/sd-daemon.h>
+#include "capture/probes.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "engine/bpfctl.h"
@@ -255,6 +256,8 @@ struct session *session__new(struct trigrec_config *c, int argc, char **argv)
 		return NULL;
 	if (!tracefs_root())
 		return NULL;
+	/* Probes a killed trigrec left in tracefs (trigrec_<pid> of a pid that is gone). */
+	probes__remove_stale();
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		elog("out of memory");
@@ -1088,6 +1091,8 @@ void session__free(struct session *s)
 	status__free(s->status); /* the control and writer threads, its users, are gone */
 	bpfctl__free(s->b);
 	recorder__free(s->r);
+	/* The probes' perf events and links are closed now, so the kernel lets them go. */
+	probes__remove_all();
 	snapshot_ctx__fini(&s->sc);
 	free(s->tids);
 	if (s->sfd >= 0)

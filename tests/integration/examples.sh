@@ -436,3 +436,59 @@ else
 	rmdir "$CG" 2>/dev/null
 fi
 t_end
+
+# ---- slow-function.trig and usdt-marker.trig: dynamic probes ----
+
+# The examples name a placeholder program: run on tests/helpers/probework,
+# whose probework_call(i, ms, "call-<i>") returns i * 10 and whose USDT probe
+# probework:tick(i, tag) has a semaphore.
+PW=$OUTPUT/tests/probework
+pw_script() {
+	sed -e "s|/usr/local/bin/myapp|$PW|g" \
+		-e 's/handle_request/probework_call/g; s/myapp:request__done/probework:tick/g' \
+		"$EX/$1.trig" >"$TMP/$1.trig"
+	printf '%s\n' "$TMP/$1.trig"
+}
+
+t_begin "slow-function: a 300 ms call of probework_call fires slow_call, with its arguments"
+if [ ! -x "$PW" ]; then
+	t_fail "$PW is not built"
+elif ex_run slowfn "$(pw_script slow-function)" "$PW" -n 5 -s 3 -m 300; then
+	sidecar slow_call latency
+	check_eq "trigger.comm" "$(j trigger.comm)" probework
+	check_eq "trigger.fields.ret (3 * 10)" "$(j trigger.fields.ret)" 30
+	check_gt "latency.duration_ns > the example's 100 ms" "$(j trigger.latency.duration_ns)" 300000000
+	check_match "start event" "$(j trigger.latency.start.event)" '^trigrec_[0-9]+:probework_call$'
+	tid=$(j trigger.tid)
+	# Up to the trigger (the post window adds the calls after it).
+	calls=$(awk -F '\t' -v t="$tid" '$4 == t && $5 ~ /^trigrec_[0-9]+:probework_call(__return)?$/ { sub(/^\([^)]*\) */, "", $8); print $8; if ($8 == "ret=30") exit }' "$D/d.tsv")
+	check_eq "the calls in perf script, up to the trigger" "$(tr '\n' '|' <<<"$calls")" \
+		'id=1 len=0 path="call-1"|ret=10|id=2 len=0 path="call-2"|ret=20|id=3 len=300 path="call-3"|ret=30|'
+	s=$(awk -F '\t' -v t="$tid" '$4 == t && $8 ~ /path="call-3"/ { print $1 }' "$D/d.tsv")
+	e=$(awk -F '\t' -v t="$tid" '$4 == t && $8 ~ /ret=30$/ { print $1 }' "$D/d.tsv")
+	check_at "entry at latency.start.time_ns" "$s" "$(j trigger.latency.start.time_ns)"
+	check_at "return at latency.end.time_ns" "$e" "$(j trigger.latency.end.time_ns)"
+	check_match "switch-out while sleeping in the call" \
+		"$(awk -F '\t' -v a="$s" -v b="$e" -v t="$tid" '$1 > a && $1 < b && $5 == "sched:sched_switch" && $8 ~ "prev_pid=" t " " { print $8 }' "$D/d.tsv")" \
+		"prev_comm=probework prev_pid=$tid .*prev_state=S "
+else
+	t_fail "$WHY"
+fi
+t_end
+
+t_begin "usdt-marker: the 500th probework:tick fires failed_request, its semaphore raised"
+if [ ! -x "$PW" ]; then
+	t_fail "$PW is not built"
+elif ex_run usdt "$(pw_script usdt-marker)" "$PW" -n 600 -u -w 10; then
+	sidecar failed_request event
+	check_eq "trigger.fields.arg1" "$(j trigger.fields.arg1)" 500
+	check_match "the workload saw its semaphore raised" "$(cat "$D/work.out")" '^semaphore=[1-9]'
+	ticks=$(awk -F '\t' '$5 ~ /^trigrec_[0-9]+:probework__tick$/ { sub(/^\([^)]*\) */, "", $8); sub(/ arg2=.*/, "", $8); print $8; if ($8 == "arg1=500") exit }' "$D/d.tsv")
+	check_eq "ticks recorded up to the trigger" "$(grep -c . <<<"$ticks")" 500
+	check_eq "first and last tick" "$(head -1 <<<"$ticks") $(tail -1 <<<"$ticks")" "arg1=1 arg1=500"
+	check_at "the last tick at trigger.time_ns" \
+		"$(awk -F '\t' '$5 ~ /probework__tick$/ && $8 ~ /arg1=500 / { print $1 }' "$D/d.tsv")" "$(j trigger.time_ns)"
+else
+	t_fail "$WHY"
+fi
+t_end

@@ -77,6 +77,13 @@ n=0
 for f in "$ROOT"/examples/*.trig; do
 	[ -e "$f" ] || continue
 	n=$((n + 1))
+	# Probes of the placeholder program: checked on tests/helpers/probework instead.
+	if grep -q /usr/local/bin/myapp "$f"; then
+		sed -e "s|/usr/local/bin/myapp|$OUTPUT/tests/probework|g" \
+			-e 's/handle_request/probework_call/g; s/myapp:request__done/probework:tick/g' \
+			"$f" >"$TMP/ex.trig"
+		f=$TMP/ex.trig
+	fi
 	timeout -k 5 "$TIMEOUT" "$TRIGREC" check "$f" >"$TMP/c.out" 2>"$TMP/c.log"
 	rc=$?
 	[ $rc = 0 ] || t_fail "${f#"$ROOT"/} exits $rc: $(head -3 "$TMP/c.log" | tr '\n' ' ')"

@@ -2184,6 +2184,30 @@ TEST(list_field_use_matches_the_compiler)
 	return 0;
 }
 
+/* A probe's name is one token through "+OFFSET" and its "(field, ...)", blanks included. */
+TEST(probe_names_lex)
+{
+	static const char *const ok[] = {
+		"latency uprobe:/x/app:f(a=arg1, b=+0(arg2):string) -> uretprobe:/x/app:f by tid > 1ms",
+		"kprobe:vfs_read+0x10 if arg1 == 3 name k",
+		"rate usdt:/x/app:prov:tick(n=arg1) > 3/1s",
+		"kretprobe:do_sys_openat2 if ret < 0 post 1ms",
+	};
+	struct tl_error e;
+
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		struct trig_ast *a = trig_parse(ok[i], 1, 1, &e);
+
+		if (!a)
+			fprintf(stderr, "    '%s': %s\n", ok[i], e.msg);
+		CHECK(a != NULL);
+		trig_ast_free(a);
+	}
+	/* An unclosed field list ends at the line's end: then the arrow is missing. */
+	CHECK(trig_parse("latency uprobe:/x:f(a=arg1 > 1ms", 1, 1, &e) == NULL);
+	return 0;
+}
+
 RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer),
 	  T(eval_matches_direct_strings), T(eval_random_expressions), T(jump_layout),
 	  T(values_and_types), T(defaults_and_options), T(event_globs), T(syntax_errors),
@@ -2193,4 +2217,4 @@ RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer)
 	  T(pathological_input), T(error_format_long_lines), T(live_plain_event),
 	  T(live_sched_switch_filter), T(live_openat_count), T(live_openat_str),
 	  T(live_latency_syscall), T(live_latency_runqueue), T(live_latency_block),
-	  T(live_latency_offcpu), T(live_rate), T(live_errors), T(zz_cleanup), )
+	  T(live_latency_offcpu), T(live_rate), T(live_errors), T(probe_names_lex), T(zz_cleanup), )

@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * Dynamic probes (kprobe:, kretprobe:, uprobe:, uretprobe:, usdt:) made into
+ * ordinary tracepoints, as `perf probe` does: each becomes a tracefs dynamic
+ * event in trigrec's own group "trigrec_<pid>", with a format file, so
+ * recording, triggers and perf.data's tracing data treat it as any other
+ * tracepoint. Everything created is removed at exit; a crashed run's groups
+ * (trigrec_<pid> whose pid is not a live trigrec) at the next start.
+ */
+#ifndef TRIGREC_PROBES_H
+#define TRIGREC_PROBES_H
+#include <limits.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "capture/tracefs.h"
+
+enum probe_kind {
+	PROBE_NONE = 0,
+	PROBE_KPROBE,
+	PROBE_KRETPROBE,
+	PROBE_UPROBE,
+	PROBE_URETPROBE,
+	PROBE_USDT,
+};
+
+/* "kprobe" etc.; "" for PROBE_NONE. */
+const char *probe_kind_name(enum probe_kind k);
+
+/* The kind an event name asks for from its prefix ("uprobe:..."), or PROBE_NONE. */
+enum probe_kind probe_kind_of(const char *name);
+
+/* One parsed probe name, before anything is looked up. */
+struct probe_spec {
+	enum probe_kind kind;
+	char path[PATH_MAX]; /* the binary or library (uprobes, USDT) as written */
+	char func[256];	     /* kernel function, symbol (or 0xADDR), USDT probe name */
+	char provider[128];  /* USDT provider ("" = any) */
+	uint64_t offset;     /* +OFFS */
+	char args[1024];     /* inside "(...)", as written; "" = the default fields */
+	int has_args;
+};
+
+/*
+ * Parse KIND:... (kprobe:FUNC[+OFFS], kretprobe:FUNC, uprobe:PATH:SYMBOL[+OFFS],
+ * uretprobe:PATH:SYMBOL, usdt:PATH:[PROVIDER:]NAME), each optionally followed
+ * by "(FIELD,...)". 0, or -EINVAL with the reason in err.
+ */
+int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t errlen);
+
+/* One USDT argument as its note gives it ("-4@%edi"): size, signedness, place. */
+struct usdt_arg {
+	int size; /* bytes */
+	int is_signed;
+	char fetch[96]; /* as a uprobe_events fetch-arg: "%di", "-4(%bp)", "\\5" */
+};
+
+#define PROBE_MAX_USDT_ARGS 12
+
+/*
+ * The fetch-args of one event: "NAME=FETCH:TYPE ..." for uprobe_events /
+ * kprobe_events, from the spec's field list or the kind's default fields.
+ * usdt: the note's arguments (nargs of them). btf: the kernel resolves
+ * kprobe arguments by name and type from BTF ($arg*). 0 or -EINVAL (err).
+ */
+int probe_fetchargs(const struct probe_spec *s, const struct usdt_arg *uargs, int nargs, int btf,
+		    char *out, size_t len, char *err, size_t errlen);
+
+/* Parse one USDT argument spec ("-4@-20(%rbp)"); 0 or -EINVAL. */
+int usdt_arg_parse(const char *text, struct usdt_arg *a);
+
+/*
+ * The next item of a comma-separated event list at *p, commas inside
+ * "(...)" kept (a probe's field list); advances *p. 0 at the end, 1 with an
+ * item in out, -E2BIG when it does not fit.
+ */
+int probe_list_next(const char **p, char *out, size_t len);
+
+/*
+ * The tracepoint(s) of a probe name: creates its dynamic event(s) on first
+ * use (one per USDT site), later calls answer from the table. Returns the
+ * count with *out malloc'ed, or -errno with the reason in probes__error().
+ */
+int probes__resolve(const char *name, struct tp_name **out);
+
+/* Why the last probes__resolve() failed: what to do, with suggestions. */
+const char *probes__error(void);
+
+/* The probe name a created event stands for, or NULL when it is not one of ours. */
+const char *probes__spec_of(const char *sys, const char *name, enum probe_kind *kind);
+
+/* This run's group ("trigrec_<pid>"). */
+const char *probes__group(void);
+
+/* Remove every event this run created (the perf events on them closed first). */
+void probes__remove_all(void);
+
+/*
+ * Remove the groups of runs that are gone (trigrec_<pid>, the pid not a
+ * running trigrec); returns how many events were removed. Never touches
+ * other groups.
+ */
+int probes__remove_stale(void);
+
+struct trigrec_probe_cfg;
+/*
+ * How probe_hook rebuilds the record of one of our events from registers,
+ * with its format's offsets: 1 (pc filled), 0 when sys:name is no probe of
+ * ours, -EOPNOTSUPP (why) when a field cannot be rebuilt (a trigger cannot
+ * test that probe; recording it still works).
+ */
+int probes__recipe(const char *sys, const char *name, const struct tp_format *fmt,
+		   struct trigrec_probe_cfg *pc, char *why, size_t whylen);
+
+/* Whether this kernel has kprobe / uprobe events (tracefs files present). */
+int probes__kernel_has(enum probe_kind k);
+
+#endif
