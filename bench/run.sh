@@ -454,6 +454,9 @@ fi
 TSI='syscalls:sys_enter_faccessat if dfd == 1'
 TSP='syscalls:sys_enter_faccessat if str(filename) ~ "/tmp/nomatch*"'
 TSM='syscalls:sys_enter_faccessat if str(filename) ~ "*nomatch*"'
+# Keys: a rate that never fires, keyed by an integer or by the text.
+TKI='rate syscalls:sys_enter_faccessat by pid > 1000000000/1s'
+TKS='rate syscalls:sys_enter_faccessat by str(filename) > 1000000000/1s'
 STR_ENGINE=1
 if want 4 || want 4s; then
 	"$TRIGREC" -q record -e $GETSID --trigger "$TSP" --no-final-snapshot -o "$W" -- true \
@@ -464,17 +467,17 @@ if want 4 || want 4s; then
 		mkdir -p "$d"
 		case $v in
 		base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
-		int | pre | mid)
-			case $v in int) t=$TSI ;; pre) t=$TSP ;; mid) t=$TSM ;; esac
+		int | pre | mid | kint | kstr)
+			case $v in int) t=$TSI ;; pre) t=$TSP ;; mid) t=$TSM ;; kint) t=$TKI ;; kstr) t=$TKS ;; esac
 			trigrec_tp "$d" $((1 << 20)) -q -e $GETSID --trigger "$t" --no-final-snapshot -- "${cmd[@]}" ;;
 		esac
 		outval "$d.out" cpu_ns_per_op
 	}
 	if [ $STR_ENGINE = 1 ]; then
-		say "4s. str() evaluation cost: $ROUNDS rounds x (base, integer filter, str() prefix, str() middle)"
+		say "4s. str() evaluation cost: $ROUNDS rounds x (base, integer filter, str() prefix, str() middle, rate by pid, rate by str())"
 		for r in $(seq "$ROUNDS"); do
-			set -- base int pre mid
-			for _ in $(seq $(((r - 1) % 4))); do set -- "$@" "$1"; shift; done
+			set -- base int pre mid kint kstr
+			for _ in $(seq $(((r - 1) % 6))); do set -- "$@" "$1"; shift; done
 			declare -A ns=()
 			for v in "$@"; do
 				quiet_wait
@@ -485,6 +488,8 @@ if want 4 || want 4s; then
 				[ -n "${ns[pre]}" ] && rec str.added pre "$(calc "${ns[pre]} - ${ns[int]}" 1)"
 				[ -n "${ns[mid]}" ] && rec str.added mid "$(calc "${ns[mid]} - ${ns[int]}" 1)"
 			fi
+			[ -n "${ns[kint]}" ] && [ -n "${ns[kstr]}" ] &&
+				rec str.added key "$(calc "${ns[kstr]} - ${ns[kint]}" 1)"
 			[ -n "${ns[base]}" ] && [ -n "${ns[pre]}" ] &&
 				rec str.whole pre "$(calc "${ns[pre]} - ${ns[base]}" 1)"
 			[ -n "${ns[base]}" ] && [ -n "${ns[int]}" ] &&
@@ -879,6 +884,7 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 	if want 4 || want 4s; then
 		if [ $STR_ENGINE = 1 ]; then
 			echo "| 4s | str(filename) on sys_enter_faccessat (40-byte user path), never true: ns per evaluation added to a 1-clause integer filter, prefix glob · middle glob | $(mmm str.added pre 0) · $(mmm str.added mid 0); fastest runs: $(mindiff str.ns pre int) · $(mindiff str.ns mid int) | not run | whole trigger (prefix) $(mmm str.whole pre 0) vs integer filter $(mmm str.whole int 0) over no recorder; fastest runs: $(mindiff str.ns pre base) vs $(mindiff str.ns int base) | |"
+			echo "| 4s | rate by str(filename) against rate by pid (never fires): ns per evaluation added by the text key (read + FNV-1a hash) | $(mmm str.added key 0); fastest runs: $(mindiff str.ns kstr kint) | not run | | |"
 		else
 			echo "| 4s | str() evaluation cost | pending str() | | | |"
 		fi

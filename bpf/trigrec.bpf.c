@@ -565,17 +565,57 @@ __noinline int eval_filter(struct scratch *s, const struct trigrec_filter *f)
 	return 0;
 }
 
-static __always_inline void build_key(struct scratch *s, const struct trigrec_keyspec *ks,
-				      struct tkey *k)
+/* 64-bit FNV-1a of a NUL-terminated text: a str(FIELD) key part. */
+__noinline __u64 str_hash(const struct str64 *str)
 {
+	__u64 h = 0xcbf29ce484222325ull;
+
+	if (!str)
+		return 0;
+	for (int i = 0; i < TRIGREC_FIELD_STR_LEN; i++) {
+		char c = str->c[i];
+
+		if (!c)
+			break;
+		h = (h ^ (__u8)c) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+/*
+ * The key of this record. 1: a str() part's text is in *str; -1: it could
+ * not be read (counted in str_faults; the record neither starts, ends nor
+ * counts anything). A global function: verified once for every caller.
+ */
+__noinline int build_key(struct scratch *s, const struct trigrec_keyspec *ks, struct tkey *k,
+			 struct str64 *str)
+{
+	int has_text = 0;
+
+	if (!s || !ks || !k || !str)
+		return 0;
+	str->c[0] = 0; /* no text unless a part is str() */
+
 	for (int i = 0; i < TRIGREC_MAX_KEY_PARTS; i++) {
 		const struct trigrec_key_part *p = &ks->p[i];
 
+		if (p->src == TRIGREC_SRC_USTR || p->src == TRIGREC_SRC_KSTR) {
+			struct trigrec_clause c = { .src = p->src,
+						    .size = p->size,
+						    .offset = p->offset };
+
+			if (load_string(s, &c, str))
+				return -1;
+			k->k[i] = str_hash(str);
+			has_text = 1;
+			continue;
+		}
 		k->k[i] = p->src ? load_value(s, p->src, p->size, 0, p->offset) : 0;
 		/* Zero-extend fields narrower than 8 bytes. */
 		if (p->src == TRIGREC_SRC_FIELD && p->size < 8)
 			k->k[i] &= (1ull << (p->size * 8)) - 1;
 	}
+	return has_text;
 }
 
 struct fire_ctx {
@@ -594,7 +634,7 @@ struct fire_ctx {
  */
 static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc,
 				struct trigrec_trig_state *ts, struct trigrec_stats *st,
-				struct tkey *k, struct fire_ctx *fc)
+				struct tkey *k, struct fire_ctx *fc, const struct str64 *key_text)
 {
 	struct trigrec_trigger_msg *m;
 	__u64 now = fc->now, pid_tgid, *kcd = NULL, we;
@@ -725,6 +765,9 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 		sz = TRIGREC_TRIGGER_DATA;
 	m->data_size = sz;
 	__builtin_memcpy(m->data, s->d, TRIGREC_TRIGGER_DATA);
+	/* Empty unless the key has a str() part (build_key). */
+	__builtin_memcpy(m->key_text, key_text->c, TRIGREC_FIELD_STR_LEN);
+	m->key_text[TRIGREC_FIELD_STR_LEN - 1] = 0;
 	bpf_ringbuf_submit(m, 0);
 	return 1;
 }
@@ -800,10 +843,12 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	struct fire_ctx fc = { 0 };
 	struct tkey k = { .trig = id };
 	const struct trigrec_side *side;
+	__u32 zero = 0;
+	struct str64 *str = bpf_map_lookup_elem(&str_map, &zero);
 	__u64 now;
 	int res;
 
-	if (!s || !tc || !ts || !st || role > TRIGREC_ROLE_START)
+	if (!s || !tc || !ts || !st || !str || role > TRIGREC_ROLE_START)
 		return 0;
 	side = &tc->side[role];
 	st->evaluated++;
@@ -826,9 +871,13 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 
 		if (tc->flags & TRIGREC_TF_TASK_KEY) {
 			k.k[0] = (__u32)bpf_get_current_pid_tgid();
+			str->c[0] = 0;
 			ended = task_span(id, role, now, &v);
 		} else {
-			build_key(s, &side->key, &k);
+			if (build_key(s, &side->key, &k, str) < 0) {
+				st->str_faults++;
+				return 0;
+			}
 			ended = hash_span(&k, role, now, &v);
 		}
 		if (!ended || now < v.ts)
@@ -844,9 +893,12 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 		fc.start_tid = v.tid;
 		fc.start_cpu = v.cpu;
 		st->matched++;
-		return fire(s, id, tc, ts, st, &k, &fc);
+		return fire(s, id, tc, ts, st, &k, &fc, str);
 	}
-	build_key(s, &side->key, &k);
+	if (build_key(s, &side->key, &k, str) < 0) {
+		st->str_faults++;
+		return 0;
+	}
 
 	if (tc->kind == TRIGREC_TRIG_RATE) {
 		struct rate_bucket *b, nb = { .win_start = now, .count = 0 };
@@ -870,7 +922,7 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 			return 0;
 		fc.count = n;
 		st->matched++;
-		if (!fire(s, id, tc, ts, st, &k, &fc))
+		if (!fire(s, id, tc, ts, st, &k, &fc, str))
 			return 0;
 		b->win_start = now;
 		b->count = 0;
@@ -883,7 +935,7 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 			return 0;
 	}
 	st->matched++;
-	return fire(s, id, tc, ts, st, &k, &fc);
+	return fire(s, id, tc, ts, st, &k, &fc, str);
 }
 
 /*

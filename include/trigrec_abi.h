@@ -185,7 +185,11 @@ struct trigrec_filter {
 	char str[TRIGREC_MAX_STRS][TRIGREC_STR_LEN];
 };
 
-/* A key: up to two values taken from the record or the current task. */
+/*
+ * A key: up to two values taken from the record or the current task. A
+ * str(FIELD) part (SRC_USTR/KSTR, at most one per key) is the 64-bit FNV-1a
+ * hash of the text; the text itself goes to the message's key_text.
+ */
 #define TRIGREC_MAX_KEY_PARTS 2
 struct trigrec_key_part {
 	__u8 src; /* enum trigrec_src; 0 = unused */
@@ -289,6 +293,7 @@ struct trigrec_trigger_msg {
 	__u64 count;			 /* RATE: events in the window; EVENT: matches so far */
 	__u64 window_ns;		 /* RATE: the window */
 	__u8 data[TRIGREC_TRIGGER_DATA]; /* the tracepoint record, common fields first */
+	char key_text[TRIGREC_FIELD_STR_LEN]; /* a str(FIELD) key part's text, NUL-terminated */
 };
 
 /*
@@ -312,6 +317,7 @@ _Static_assert(sizeof(struct trigrec_trigger_cfg) == 72 + 2 * sizeof(struct trig
 	       "trigger_cfg layout");
 _Static_assert(sizeof(struct trigrec_trig_state) == 40, "trig_state layout");
 _Static_assert(sizeof(struct trigrec_stats) == 104, "stats layout");
-_Static_assert(sizeof(struct trigrec_trigger_msg) == 384, "trigger_msg layout");
+_Static_assert(sizeof(struct trigrec_trigger_msg) == 384 + TRIGREC_FIELD_STR_LEN,
+	       "trigger_msg layout");
 
 #endif /* TRIGREC_ABI_H */

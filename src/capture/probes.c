@@ -1561,8 +1561,10 @@ static int fetch_recipe(const char *in, int is_str, enum probe_kind k,
 		f->arg = v;
 		f->user = k == PROBE_UPROBE || k == PROBE_URETPROBE || k == PROBE_USDT;
 	} else {
+		/* A string field from a register: the text it points to (BTF's char *). */
 		o = fetch_reg(in);
-		f->op = TRIGREC_PF_REG;
+		f->op = is_str ? TRIGREC_PF_STR : TRIGREC_PF_REG;
+		f->user = is_str && (k == PROBE_UPROBE || k == PROBE_URETPROBE || k == PROBE_USDT);
 	}
 	if (o < 0)
 		return -1;
@@ -1570,14 +1572,42 @@ static int fetch_recipe(const char *in, int is_str, enum probe_kind k,
 	return 0;
 }
 
+/*
+ * "$arg*" (a BTF kernel's default kprobe fields): the parameters in order,
+ * each a field of the format after __probe_ip, each in the calling
+ * convention's next register.
+ */
+static char *expand_btf_args(const char *fa, const struct tp_format *fmt)
+{
+	size_t len = strlen(fa) + 64 * (size_t)fmt->nr_fields + 1, o = 0;
+	char *out = malloc(len);
+	int n = 0;
+
+	if (!out)
+		return NULL;
+	out[0] = '\0';
+	for (int i = 0; i < fmt->nr_fields; i++) {
+		const struct tp_field *fl = &fmt->fields[i];
+
+		if (fl->is_common || !strncmp(fl->name, "__probe_", 8))
+			continue;
+		n++;
+		o += (size_t)snprintf(out + o, len - o, "%s%s=$arg%d%s", o ? " " : "", fl->name, n,
+				      fl->kind == TP_FIELD_DATALOC ? ":string" : "");
+	}
+	/* Anything given after $arg* stays as it was. */
+	if (strncmp(fa, "$arg*", 5) == 0 && fa[5] == ' ')
+		snprintf(out + o, len - o, "%s%s", o ? " " : "", fa + 6);
+	return out;
+}
+
 int probes__recipe(const char *sys, const char *name, const struct tp_format *fmt,
 		   struct trigrec_probe_cfg *pc, char *why, size_t whylen)
 {
 	const char *fa = NULL;
 	enum probe_kind kind = PROBE_NONE;
-	char *dup, *save = NULL, *item;
-	uint32_t dyn;
-	int ret = 1, nstr = 0;
+	char *dup;
+	int r;
 
 	memset(pc, 0, sizeof(*pc));
 	pthread_mutex_lock(&lock);
@@ -1592,6 +1622,22 @@ int probes__recipe(const char *sys, const char *name, const struct tp_format *fm
 	pthread_mutex_unlock(&lock);
 	if (!fa)
 		return 0;
+	if (!dup)
+		return -ENOMEM;
+	r = probe_recipe(dup, kind, fmt, pc, why, whylen);
+	free(dup);
+	return r;
+}
+
+int probe_recipe(const char *fetchargs, enum probe_kind kind, const struct tp_format *fmt,
+		 struct trigrec_probe_cfg *pc, char *why, size_t whylen)
+{
+	char *dup, *save = NULL, *item;
+	uint32_t dyn;
+	int ret = 1, nstr = 0;
+
+	memset(pc, 0, sizeof(*pc));
+	dup = !strncmp(fetchargs, "$arg*", 5) ? expand_btf_args(fetchargs, fmt) : strdup(fetchargs);
 	if (!dup)
 		return -ENOMEM;
 	if (reg_off(IP_REG) < 0) {
@@ -1610,8 +1656,9 @@ int probes__recipe(const char *sys, const char *name, const struct tp_format *fm
 
 		if (!eq) {
 			seterr(why, whylen,
-			       "its fields come from the kernel's BTF ($arg*): name them "
-			       "(kprobe:FUNC(arg1, arg2)) for a trigger to test them");
+			       "its field '%s' has no name=: name it (kprobe:FUNC(n=arg1)) for a "
+			       "trigger to test it",
+			       item);
 			ret = -EOPNOTSUPP;
 			break;
 		}

@@ -111,6 +111,10 @@ struct trigrec_probe_cfg;
 int probes__recipe(const char *sys, const char *name, const struct tp_format *fmt,
 		   struct trigrec_probe_cfg *pc, char *why, size_t whylen);
 
+/* The same from an event's fetch-args as written to tracefs (tests call it directly). */
+int probe_recipe(const char *fetchargs, enum probe_kind kind, const struct tp_format *fmt,
+		 struct trigrec_probe_cfg *pc, char *why, size_t whylen);
+
 /* Whether this kernel has kprobe / uprobe events (tracefs files present). */
 int probes__kernel_has(enum probe_kind k);
 

@@ -986,7 +986,7 @@ static int parse_key(struct parser *ps, struct tl_key *k)
 				      "key field name"))
 				return -EINVAL;
 			k->strfn[k->n] = call;
-			k->pos[k->n++] = t->pos;
+			k->pos[k->n++] = f->pos; /* the field, in str(FIELD) too */
 			ps->i += 1 + skip;
 		}
 		if (!is_punct(cur(ps), P_COMMA))
@@ -1754,7 +1754,7 @@ void tl_field_use(const struct tp_field *f, struct tl_field_use *u)
 				is_char_ptr(f) ?
 					"the address (== 0 tests NULL); str(FIELD) compares the text it "
 					"points to with == != ~ (user memory for syscalls:*, kernel "
-					"memory otherwise); not as a key" :
+					"memory otherwise), and by str(FIELD) keys by that text" :
 					"the address only: what it points to is not in the record "
 					"(== 0 tests NULL)";
 			return;
@@ -2463,12 +2463,26 @@ static int compile_key(struct side_ctx *sc, const struct tl_key *k, struct trigr
 		if (resolve(sc, k->name[i], k->pos[i], "", &r, err))
 			return -EINVAL;
 		if (k->strfn[i]) {
-			set_err(err, k->pos[i],
-				"by str(%s): text is not supported as a key (keys are at most %d "
-				"integers); key by an integer (pid, tid, or an integer field such as "
-				"a file descriptor) and select the text with if str(%s) ~ \"...\"",
-				k->name[i], TRIGREC_MAX_KEY_PARTS, k->name[i]);
-			return -EINVAL;
+			/* The text's hash is the part; the message carries one text. */
+			if (str_ref(sc, k->name[i], k->pos[i], &r, err))
+				return -EINVAL;
+			for (int j = 0; j < i; j++) {
+				if (k->strfn[j]) {
+					set_err(err, k->pos[i],
+						"a key has at most one str() part; key by str(%s) "
+						"and an integer field",
+						k->name[j]);
+					return -EINVAL;
+				}
+			}
+			out->p[i].src = (uint8_t)r.src;
+			out->p[i].size = r.size;
+			out->p[i].offset = r.offset;
+			used += (size_t)snprintf(desc + used, desclen - used, "%sstr(%s)",
+						 i ? "," : "", k->name[i]);
+			if (used >= desclen)
+				used = desclen - 1;
+			continue;
 		}
 		if (r.is_string || r.size > 8 || r.src == TRIGREC_SRC_CHARS ||
 		    r.src == TRIGREC_SRC_DATALOC || r.src == TRIGREC_SRC_COMM) {
@@ -2593,6 +2607,16 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 				out->key_desc[TRIGREC_ROLE_EVENT],
 				sizeof(out->key_desc[TRIGREC_ROLE_EVENT]), err))
 			goto out;
+		/* A text's hash only ever equals another text's hash. */
+		for (int i = 0; i < ks->n; i++) {
+			if (ks->strfn[i] != ke->strfn[i]) {
+				set_err(err, ks->strfn[i] ? ke->pos[i] : ks->pos[i],
+					"key part %d is str() on one side only: a text's hash never "
+					"equals a number; use str() on both sides or on neither",
+					i + 1);
+				goto out;
+			}
+		}
 		/* The default key reads as "tid" in reports. */
 		for (int i = 0; i < 2; i++)
 			if (!strcmp(out->key_desc[i], "TID") && ks == &tid_key)

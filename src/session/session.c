@@ -547,9 +547,9 @@ static void announce(struct session *s)
 		  "recording %d event%s on %d CPU%s (%llu KiB ring per CPU%s), %d trigger%s%s; "
 		  "snapshots go to %s",
 		  ntp, ntp == 1 ? "" : "s", r->nr_cpus, r->nr_cpus == 1 ? "" : "s",
-		  (unsigned long long)ring / 1024, r->nr_bpf_evs ? " and ring set" : "", s->c->nr_trigs,
-		  s->c->nr_trigs == 1 ? "" : "s", s->c->cmd ? "" : "; Ctrl-C to stop",
-		  s->c->outdir);
+		  (unsigned long long)ring / 1024, r->nr_bpf_evs ? " and ring set" : "",
+		  s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
+		  s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir);
 	/* After "recording ...": that line is what tells a waiting script the rings are live. */
 	if (s->c->default_set) {
 		char set[1024] = "";

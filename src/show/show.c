@@ -630,6 +630,9 @@ static void print_trigger(const struct show *s, FILE *out)
 		}
 		fputc('\n', out);
 	}
+	if (jv_get(sc, "trigger.latency.key_text"))
+		fprintf(out, "  key     \"%s\" (the text of the str() key part)\n",
+			jv_str(sc, "trigger.latency.key_text", ""));
 	if (jv_get(sc, "trigger.latency")) {
 		uint64_t st = jv_u64(sc, "trigger.latency.start.time_ns", 0);
 		uint64_t en = jv_u64(sc, "trigger.latency.end.time_ns", 0);
@@ -648,6 +651,9 @@ static void print_trigger(const struct show *s, FILE *out)
 			jv_u64(sc, "trigger.latency.end.tid", 0),
 			jv_str(sc, "trigger.latency.end.key", ""));
 	}
+	if (jv_get(sc, "trigger.rate.key_text"))
+		fprintf(out, "  key     \"%s\" (the text of the str() key part)\n",
+			jv_str(sc, "trigger.rate.key_text", ""));
 	if (jv_get(sc, "trigger.rate")) {
 		uint64_t w = jv_u64(sc, "trigger.rate.window_ns", 0);
 

@@ -463,6 +463,18 @@ struct json_ctx {
 	const struct snap_result *res;
 };
 
+/* `, "key_text": "..."` when the key has a str(FIELD) part: the text it hashed. */
+static void key_text(FILE *f, const struct trigrec_keyspec *k, const struct trigrec_trigger_msg *m)
+{
+	for (int i = 0; i < TRIGREC_MAX_KEY_PARTS; i++) {
+		if (k->p[i].src == TRIGREC_SRC_USTR || k->p[i].src == TRIGREC_SRC_KSTR) {
+			fputs(", \"key_text\": ", f);
+			json_str(f, m->key_text, sizeof(m->key_text));
+			return;
+		}
+	}
+}
+
 static int render_json(void *ctx, const char *datapath, char **out, size_t *outlen)
 {
 	const struct json_ctx *c = ctx;
@@ -517,8 +529,10 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 				", \"time_ns\": %" PRIu64 ", \"tid\": %u, \"cpu\": %u, \"key\": ",
 				(uint64_t)m->time_ns, m->tid, m->cpu);
 			json_str(f, d->key_desc[TRIGREC_ROLE_EVENT], sizeof(d->key_desc[0]));
-			fprintf(f, "}, \"key_values\": [%" PRIu64 ", %" PRIu64 "]}",
+			fprintf(f, "}, \"key_values\": [%" PRIu64 ", %" PRIu64 "]",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
+			key_text(f, &d->cfg.side[TRIGREC_ROLE_EVENT].key, m);
+			fputs("}", f);
 		} else if (d->kind == TRIGREC_TRIG_RATE) {
 			fprintf(f,
 				", \"rate\": {\"count\": %" PRIu64 ", \"threshold\": %" PRIu64
@@ -526,8 +540,10 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 				(uint64_t)m->count, (uint64_t)d->cfg.threshold,
 				(uint64_t)m->window_ns);
 			json_str(f, d->key_desc[TRIGREC_ROLE_EVENT], sizeof(d->key_desc[0]));
-			fprintf(f, ", \"key_values\": [%" PRIu64 ", %" PRIu64 "]}",
+			fprintf(f, ", \"key_values\": [%" PRIu64 ", %" PRIu64 "]",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
+			key_text(f, &d->cfg.side[TRIGREC_ROLE_EVENT].key, m);
+			fputs("}", f);
 		} else {
 			fprintf(f, ", \"matches\": %" PRIu64, (uint64_t)m->count);
 		}

@@ -21,6 +21,7 @@ MD=/tmp/trigrec-test-$$
 mkdir -p "$MD" && : >"$MD/a" && : >"$MD/b" && : >"$MD/c" || exit 1
 trap 'rm -rf "$MD"; _cleanup; exit $?' EXIT
 : >"$TMP/other" && : >"$TMP/e" && : >"$TMP/x-sfx" && : >"$TMP/nope-sfx" || exit 1
+: >"$TMP/rr1" && : >"$TMP/rr2" || exit 1
 EQ=$TMP/e
 if [ ${#EQ} -gt 31 ]; then
 	t_begin "str: setup"
@@ -42,7 +43,8 @@ if ! tw_start "$TMP/log" "$D" -e syscalls:sys_enter_openat --control "$SOCK" --n
 	--metrics-file "$TMP/metrics.prom" \
 	--trigger 'syscalls:sys_enter_openat if str(filename) ~ "/tmp/trigrec-test-*" name sglob' \
 	--trigger "syscalls:sys_enter_openat if str(filename) == \"$EQ\" name seq" \
-	--trigger 'syscalls:sys_enter_openat if str(filename) ~ "*-sfx" && !(str(filename) ~ "*nope*") name ssuf'; then
+	--trigger 'syscalls:sys_enter_openat if str(filename) ~ "*-sfx" && !(str(filename) ~ "*nope*") name ssuf' \
+	--trigger 'rate syscalls:sys_enter_openat if str(filename) ~ "*/rr*" by str(filename) > 2/10s name srate'; then
 	t_fail "trigrec did not start: $(log_tail "$TMP/log")"
 	t_end
 	exit 1
@@ -75,6 +77,24 @@ tw openat fresh "$EQ"
 wait_snaps "$D" seq 1 || t_fail "no seq snapshot after openat of $EQ"
 tw openat fresh "$TMP/x-sfx"
 wait_snaps "$D" ssuf 1 || t_fail "no ssuf snapshot after openat of $TMP/x-sfx"
+t_end
+
+t_begin "str: rate by str(filename) counts each text apart; the sidecar and show name it"
+tw openat fresh "$TMP/rr1"
+tw openat fresh "$TMP/rr2"
+tw openat fresh "$TMP/rr1"
+tw openat fresh "$TMP/rr2"
+check_eq "srate snapshots after two opens of each path (not > 2 for either key)" "$(nsnaps "$D" srate)" 0
+tw openat fresh "$TMP/rr1"
+if wait_snaps "$D" srate 1 && one_snap "$D" srate; then
+	check_eq "trigger.rate.count" "$(j trigger.rate.count)" 3
+	check_eq "trigger.rate.key" "$(j trigger.rate.key)" "str(filename)"
+	check_eq "trigger.rate.key_text" "$(j trigger.rate.key_text)" "$TMP/rr1"
+	check_match "trigrec show" "$("$TRIGREC" show "$SNAP" 2>&1 | grep '^  key ')" \
+		"^  key     \"$TMP/rr1\" \(the text of the str\(\) key part\)$"
+else
+	t_fail "no srate snapshot after the third open of $TMP/rr1"
+fi
 t_end
 
 t_begin "str: a path in a page not yet faulted in is no match, counted as a fault"
@@ -114,6 +134,7 @@ stats_load "$TMP/log"
 check_stats sglob fired=3 coalesced=0
 check_stats seq fired=1
 check_stats ssuf fired=1
+check_stats srate fired=1 matched=1
 # Exit totals include whatever trigwork's loader opened before it ran (not
 # necessarily faulted in), so at least the two faults made on purpose.
 check_ge "sglob: str() faults in the exit summary" "$(st sglob strfaults)" 2

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include "check.h"
 #include "capture/probes.h"
+#include "trigrec_abi.h"
 
 TEST(parse_kinds)
 {
@@ -181,4 +182,101 @@ TEST(list_split)
 	return 0;
 }
 
-RUN_TESTS(T(parse_kinds), T(parse_errors), T(fetchargs), T(usdt_args), T(list_split))
+/* A kprobe's format as 6.18 writes it, fields after __probe_ip. */
+static struct tp_format *kfmt(const char *fields)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "name: f\nID: 9999\nformat:\n"
+		 "\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		 "\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		 "\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		 "\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		 "\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n%s\n"
+		 "print fmt: \"(%%lx)\", REC->__probe_ip\n",
+		 fields);
+	return tp_format__parse("trigrec_1", "f", text, strlen(text));
+}
+
+/* How probe_hook rebuilds records: registers, derefs, strings, BTF's $arg*. */
+TEST(recipes)
+{
+#if defined(__x86_64__)
+	struct tp_format *f = kfmt("\tfield:s64 n;\toffset:16;\tsize:8;\tsigned:1;\n"
+				   "\tfield:__data_loc char[] s;\toffset:24;\tsize:4;\tsigned:1;\n"
+				   "\tfield:u32 c;\toffset:28;\tsize:4;\tsigned:0;");
+	struct trigrec_probe_cfg pc;
+	char why[256];
+
+	CHECK(f != NULL);
+	if (!f)
+		return 0;
+	CHECK_EQ(probe_recipe("n=$arg1:s64 s=+0($arg2):string c=+8(%dx):u32", PROBE_KPROBE, f, &pc,
+			      why, sizeof(why)),
+		 1);
+	CHECK_EQ(pc.nfetch, 3);
+	CHECK_EQ(pc.ip_off, 8);
+	CHECK_EQ(pc.ip_reg, 128);
+	CHECK_EQ(pc.dyn_off, 32);
+	CHECK_EQ(pc.f[0].op, TRIGREC_PF_REG);
+	CHECK_EQ(pc.f[0].reg, 112); /* di */
+	CHECK_EQ(pc.f[0].rec_off, 16);
+	CHECK_EQ(pc.f[0].size, 8);
+	CHECK_EQ(pc.f[1].op, TRIGREC_PF_STR);
+	CHECK_EQ(pc.f[1].reg, 104); /* si */
+	CHECK_EQ(pc.f[1].user, 0);  /* a kprobe's string: kernel memory */
+	CHECK_EQ(pc.f[1].rec_off, 24);
+	CHECK_EQ(pc.f[2].op, TRIGREC_PF_DEREF);
+	CHECK_EQ(pc.f[2].reg, 96); /* dx */
+	CHECK_EQ(pc.f[2].arg, 8);
+	CHECK_EQ(pc.f[2].size, 4);
+	/* The same fields on a uprobe read user memory; ustring on a kprobe too. */
+	CHECK_EQ(probe_recipe("n=%di:s64 s=+0(%si):string c=+8(%dx):u32", PROBE_UPROBE, f, &pc, why,
+			      sizeof(why)),
+		 1);
+	CHECK_EQ(pc.f[1].user, 1);
+	CHECK_EQ(pc.f[2].user, 1);
+	CHECK_EQ(
+		probe_recipe("n=$arg1 s=+0($arg2):ustring", PROBE_KPROBE, f, &pc, why, sizeof(why)),
+		1);
+	CHECK_EQ(pc.f[1].user, 1);
+	/* BTF: $arg* is the parameters in order, in the convention's registers. */
+	CHECK_EQ(probe_recipe("$arg*", PROBE_KPROBE, f, &pc, why, sizeof(why)), 1);
+	CHECK_EQ(pc.nfetch, 3);
+	CHECK_EQ(pc.f[0].reg, 112);
+	CHECK_EQ(pc.f[1].op, TRIGREC_PF_STR);
+	CHECK_EQ(pc.f[1].reg, 104);
+	CHECK_EQ(pc.f[2].reg, 96);
+	CHECK_EQ(pc.f[2].op, TRIGREC_PF_REG);
+	/* Not rebuilt: two levels, a BTF name; a field the format lacks. */
+	CHECK_EQ(probe_recipe("n=+8(+0(%sp)):s64", PROBE_UPROBE, f, &pc, why, sizeof(why)),
+		 -EOPNOTSUPP);
+	CHECK(strstr(why, "cannot be rebuilt"));
+	CHECK_EQ(probe_recipe("n=file", PROBE_KPROBE, f, &pc, why, sizeof(why)), -EOPNOTSUPP);
+	CHECK_EQ(probe_recipe("x=%di:s64", PROBE_UPROBE, f, &pc, why, sizeof(why)), -EOPNOTSUPP);
+	tp_format__free(f);
+	/* A return probe: the return value's register; the ip goes to __probe_ret_ip. */
+	f = tp_format__parse(
+		"trigrec_1", "f__return",
+		"name: f__return\nID: 9998\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:s64 ret;\toffset:24;\tsize:8;\tsigned:1;\n\n"
+		"print fmt: \"\"\n",
+		400);
+	CHECK(f != NULL);
+	if (!f)
+		return 0;
+	CHECK_EQ(probe_recipe("ret=$retval:s64", PROBE_URETPROBE, f, &pc, why, sizeof(why)), 1);
+	CHECK_EQ(pc.ip_off, 16);
+	CHECK_EQ(pc.f[0].reg, 80); /* ax */
+	CHECK_EQ(pc.f[0].rec_off, 24);
+	tp_format__free(f);
+#endif
+	return 0;
+}
+
+RUN_TESTS(T(parse_kinds), T(parse_errors), T(fetchargs), T(usdt_args), T(list_split), T(recipes))

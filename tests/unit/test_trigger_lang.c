@@ -1120,11 +1120,23 @@ TEST(str_pointer_text)
 	ERR("test:ev if str(fname)", 22,
 	    "comparison operator (== != < <= > >= & ~) after 'str(fname)'");
 	ERR("test:ev if str(fname", 21, "expected ')' to close str(fname, got the end");
-	/* Keys: refused with what to do instead. */
-	ERR("rate test:ev by str(fname) > 3/1s", 17,
-	    "by str(fname): text is not supported as a key");
-	ERR("latency test:ev by pid, str(fname) -> test:ev2 by a, e > 1ms", 25,
-	    "text is not supported as a key");
+	/* Keys: the text's hash, the text itself in the message (one str() part per key). */
+	if (!compile("rate syscalls:sys_enter_fake by str(filename), pid > 3/1s", &d)) {
+		KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0], TRIGREC_SRC_USTR, 8, 16);
+		KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[1], TRIGREC_SRC_PID, 4, 0);
+		CHECK_STR(d.key_desc[TRIGREC_ROLE_EVENT], "str(filename),pid");
+	}
+	if (!compile("latency drv:ev by str(kp) -> test:ev by str(fname) > 1ms", &d)) {
+		KEYPART(&d.cfg.side[TRIGREC_ROLE_START].key.p[0], TRIGREC_SRC_KSTR, 8, 16);
+		KEYPART(&d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0], TRIGREC_SRC_KSTR, 8, 96);
+		CHECK_STR(d.key_desc[TRIGREC_ROLE_START], "str(kp)");
+		CHECK_EQ(d.cfg.flags & TRIGREC_TF_TASK_KEY, 0);
+	}
+	ERR("latency test:ev by pid, str(fname) -> test:ev2 by a, e > 1ms", 54,
+	    "key part 2 is str() on one side only: a text's hash never equals a number");
+	ERR("rate drv:ev by str(kp), str(up) > 3/1s", 29, "a key has at most one str() part");
+	ERR("rate test:ev by str(a) > 3/1s", 21, "str(a): a is int, not a pointer to text");
+	ERR("rate test:ev by str(comm) > 3/1s", 21, "comm is already text");
 	ERR("rate test:ev by strx(fname) > 3/1s", 17, "unknown function 'strx'");
 
 	/* What `list -v` says about a char pointer. */
