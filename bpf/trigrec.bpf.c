@@ -1022,7 +1022,8 @@ static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, 
 	}
 	fix_common(b->d, hc);
 	b->h.time = now;
-	b->h.seq = rec_seq[cpu];
+	/* Masked where used: Linux 6.1's verifier forgets the bound of a reloaded cpu. */
+	b->h.seq = rec_seq[cpu & (TRIGREC_MAX_CPUS - 1)];
 	b->h.ev = hc->rec_ev;
 	b->h.flags = 0;
 	fa = *(volatile __u64 *)&flip_at;
@@ -1035,7 +1036,7 @@ static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, 
 		return 1;
 	}
 	/* Only written records are numbered: a gap in seq means lost history. */
-	rec_seq[cpu] = b->h.seq + 1;
+	rec_seq[cpu & (TRIGREC_MAX_CPUS - 1)] = b->h.seq + 1;
 	return 0;
 }
 
@@ -1093,24 +1094,32 @@ static __always_inline int probe_record(struct pt_regs *regs, struct scratch *s,
 			break;
 		}
 		case TRIGREC_PF_STR:
-		case TRIGREC_PF_COMM:
-			if (dyn > SCRATCH_BYTES - TRIGREC_PROBE_STR_LEN)
+		case TRIGREC_PF_COMM: {
+			/*
+			 * Masked and checked in one register right before use: Linux
+			 * 6.1's verifier loses the bound of a value reloaded from the
+			 * stack ("invalid access to map value ... off=65535").
+			 */
+			__u32 d = dyn & (SCRATCH_BYTES - 1);
+
+			if (d > SCRATCH_BYTES - TRIGREC_PROBE_STR_LEN)
 				continue;
 			if (f->op == TRIGREC_PF_COMM) {
-				bpf_get_current_comm(&s->d[dyn], 16);
+				bpf_get_current_comm(&s->d[d], 16);
 				n = 16;
 			} else if (f->user) {
-				n = bpf_probe_read_user_str(&s->d[dyn], TRIGREC_PROBE_STR_LEN,
+				n = bpf_probe_read_user_str(&s->d[d], TRIGREC_PROBE_STR_LEN,
 							    (void *)(addr + f->arg));
 			} else {
-				n = bpf_probe_read_kernel_str(&s->d[dyn], TRIGREC_PROBE_STR_LEN,
+				n = bpf_probe_read_kernel_str(&s->d[d], TRIGREC_PROBE_STR_LEN,
 							      (void *)(addr + f->arg));
 			}
 			if (n < 0)
 				n = 0;
-			v = ((__u64)n << 16) | dyn;
+			v = ((__u64)n << 16) | d;
 			dyn += TRIGREC_PROBE_STR_LEN;
 			break;
+		}
 		default: continue;
 		}
 		/* Little-endian: the field's low bytes first; the next field overwrites the rest. */

@@ -88,7 +88,7 @@ true
 copy_bin "$TRIGREC" trigrec
 ln -sf ../usr/bin/trigrec "$tree/trigrec/trigrec"
 mkdir -p "$tree/trigrec/tests/integration" "$tree/trigrec/.output/tests"
-cp "$ROOT"/tests/run.sh "$tree/trigrec/tests/"
+cp "$ROOT"/tests/run.sh "$ROOT"/tests/trace-lock.sh "$tree/trigrec/tests/"
 cp "$ROOT"/tests/integration/*.sh "$tree/trigrec/tests/integration/"
 for h in seqgen burn trigwork; do
 	[ -x "$OUTPUT/tests/$h" ] || die "$OUTPUT/tests/$h is not built"

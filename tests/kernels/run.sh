@@ -41,7 +41,7 @@ host    -         -                     run
 # timehist and -g call chains decode the file), trig_event, trig_latency,
 # trig_rate (each trigger kind, each snapshot ending exactly at its trigger).
 # Left out: the rest of make check (see README "Kernels").
-SUBSET="features cut names perftools trig_event trig_latency trig_rate"
+SUBSET=${KERNEL_TESTS:-"features cut names perftools trig_event trig_latency trig_rate"}
 
 want=("$@")
 selected() {
