@@ -57,6 +57,7 @@ const volatile __u32 rec_slots = 1;   /* index of set s on CPU c: s * rec_slots 
 __u64 flip_at = 0;
 __u64 window_end = 0; /* ring sets alone: the end of the newest snapshot's window */
 __u64 inflight = 0; /* ring sets alone: snapshots posted, not yet copied (userspace counts down) */
+__u64 fire_lock = 0; /* ring sets alone: one firing at a time through the policies (fire()) */
 __u32 set_before = 0;
 __u32 set_after = 1;
 __u32 spare_free = 1;
@@ -632,9 +633,10 @@ struct fire_ctx {
  * is reserved before claiming so a full ring buffer can never leave the
  * recorder frozen with nobody told.
  */
-static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc,
-				struct trigrec_trig_state *ts, struct trigrec_stats *st,
-				struct tkey *k, struct fire_ctx *fc, const struct str64 *key_text)
+static __always_inline int fire_body(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc,
+				     struct trigrec_trig_state *ts, struct trigrec_stats *st,
+				     struct tkey *k, struct fire_ctx *fc,
+				     const struct str64 *key_text)
 {
 	struct trigrec_trigger_msg *m;
 	__u64 now = fc->now, pid_tgid, *kcd = NULL, we;
@@ -770,6 +772,29 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 	m->key_text[TRIGREC_FIELD_STR_LEN - 1] = 0;
 	bpf_ringbuf_submit(m, 0);
 	return 1;
+}
+
+/*
+ * Ring sets alone keep no freeze to serialize firings: a firing holds
+ * fire_lock from its policy checks to its last state update, so `max`,
+ * `limit`, cooldowns and the budget see one firing at a time, as they do
+ * under `armed` (a vCPU descheduled mid-firing under qemu let a second one
+ * through `max 1`). A firing that finds it held is concurrent: coalesced.
+ */
+static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc,
+				struct trigrec_trig_state *ts, struct trigrec_stats *st,
+				struct tkey *k, struct fire_ctx *fc, const struct str64 *key_text)
+{
+	int locked = ring_mode && !need_freeze, r;
+
+	if (locked && __sync_val_compare_and_swap(&fire_lock, 0, 1) != 0) {
+		st->coalesced++;
+		return 0;
+	}
+	r = fire_body(s, id, tc, ts, st, k, fc, key_text);
+	if (locked)
+		__sync_fetch_and_and(&fire_lock, 0);
+	return r;
 }
 
 /* Start or end a thread-keyed span in task storage. 1 = an end matched a start (*v set). */
