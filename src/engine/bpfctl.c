@@ -555,7 +555,7 @@ int bpfctl__freeze_now(struct bpfctl *b, uint64_t at)
 
 	if (!bpfctl__needs_freeze(b)) {
 		/* As fire() does: a moment inside the window in flight is part of it. */
-		uint64_t we = __atomic_load_n(&b->skel->bss->window_end, __ATOMIC_SEQ_CST);
+		__u64 we = __atomic_load_n(&b->skel->bss->window_end, __ATOMIC_SEQ_CST);
 
 		if (!__atomic_load_n(&b->skel->bss->armed, __ATOMIC_SEQ_CST) || at <= we ||
 		    __atomic_load_n(&b->skel->bss->inflight, __ATOMIC_SEQ_CST) >=
@@ -577,7 +577,7 @@ int bpfctl__freeze_now(struct bpfctl *b, uint64_t at)
 
 void bpfctl__cut_at(struct bpfctl *b, uint64_t at)
 {
-	uint64_t fa = __atomic_load_n(&b->skel->bss->flip_at, __ATOMIC_SEQ_CST);
+	__u64 fa = __atomic_load_n(&b->skel->bss->flip_at, __ATOMIC_SEQ_CST);
 
 	if (!bpfctl__needs_freeze(b))
 		__atomic_store_n(&b->skel->bss->window_end, at, __ATOMIC_SEQ_CST);
@@ -613,7 +613,7 @@ int bpfctl__needs_freeze(const struct bpfctl *b)
 
 void bpfctl__taken(struct bpfctl *b)
 {
-	uint64_t v = __atomic_load_n(&b->skel->bss->inflight, __ATOMIC_SEQ_CST);
+	__u64 v = __atomic_load_n(&b->skel->bss->inflight, __ATOMIC_SEQ_CST);
 
 	/* Never below 0: a message of an older object (reload) was never counted here. */
 	while (v && !__atomic_compare_exchange_n(&b->skel->bss->inflight, &v, v - 1, 0,
