@@ -502,22 +502,30 @@ struct recorder *recorder__new(const struct recorder_opts *opts)
 	r->opts = *opts;
 	r->cgroup_fd = -1;
 	for (int i = 0; i < opts->nr_events; i++) {
-		char *dup = strdup(opts->events[i].spec), item_buf[PATH_MAX + 1536];
+		/* An item is never longer than the whole -e argument: a 10 KB name is reported, not dropped. */
+		size_t len = strlen(opts->events[i].spec) + 1;
+		char *dup = strdup(opts->events[i].spec), *item_buf = malloc(len);
 
-		if (!dup)
+		if (!dup || !item_buf) {
+			free(dup);
+			free(item_buf);
 			goto fail;
+		}
 		if (cancelled(opts)) {
 			free(dup);
+			free(item_buf);
 			goto cancel;
 		}
 		/* Commas inside a probe's "(field, ...)" do not split the list. */
-		for (const char *p = dup; probe_list_next(&p, item_buf, sizeof(item_buf)) > 0;) {
+		for (const char *p = dup; probe_list_next(&p, item_buf, len) > 0;) {
 			if (add_spec_item(r, item_buf, opts->events[i].filter)) {
 				free(dup);
+				free(item_buf);
 				goto fail;
 			}
 		}
 		free(dup);
+		free(item_buf);
 	}
 	if (!r->nr_evs) {
 		elog("nothing to record: give at least one -e EVENT");
