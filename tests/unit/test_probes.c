@@ -257,16 +257,18 @@ TEST(recipes)
 	CHECK_EQ(probe_recipe("x=%di:s64", PROBE_UPROBE, f, &pc, why, sizeof(why)), -EOPNOTSUPP);
 	tp_format__free(f);
 	/* A return probe: the return value's register; the ip goes to __probe_ret_ip. */
-	f = tp_format__parse(
-		"trigrec_1", "f__return",
-		"name: f__return\nID: 9998\nformat:\n"
-		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
-		"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
-		"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
-		"\tfield:s64 ret;\toffset:24;\tsize:8;\tsigned:1;\n\n"
-		"print fmt: \"\"\n",
-		400);
+	{
+		static const char ret_fmt[] =
+			"name: f__return\nID: 9998\nformat:\n"
+			"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+			"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+			"\tfield:unsigned long __probe_func;\toffset:8;\tsize:8;\tsigned:0;\n"
+			"\tfield:unsigned long __probe_ret_ip;\toffset:16;\tsize:8;\tsigned:0;\n"
+			"\tfield:s64 ret;\toffset:24;\tsize:8;\tsigned:1;\n\n"
+			"print fmt: \"\"\n";
+
+		f = tp_format__parse("trigrec_1", "f__return", ret_fmt, strlen(ret_fmt));
+	}
 	CHECK(f != NULL);
 	if (!f)
 		return 0;
