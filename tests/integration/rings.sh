@@ -47,7 +47,12 @@ rc=$?
 perf_stop
 check_eq "trigrec exit code (log: $(log_tail "$TMP/many.log"))" "$rc" 0
 n=$(nsnaps "$D" sys_enter_getsid)
-check_eq "trigger snapshots" "$n" 100
+# Each getsid is a snapshot, or (a slow machine: at most 2 may wait to be
+# copied) coalesced and counted: never lost.
+fired=$(sed -n 's/.*triggers fired \([0-9]*\), coalesced \([0-9]*\).*/\1 \2/p' "$TMP/many.log" | tail -1)
+check_eq "snapshots = firings" "$n" "${fired%% *}"
+check_eq "firings + coalesced" "$((${fired%% *} + ${fired##* }))" 100
+check_ge "trigger snapshots" "$n" 50
 decode "$TMP/perf1.data" >"$TMP/perf1.tsv"
 check_eq "perf record's getpgid (count first last missing disorder)" \
 	"$(seq_check "$TMP/perf1.tsv" "$BASE" 100000)" "$N 0 $((N - 1)) 0 0"
