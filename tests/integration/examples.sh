@@ -299,7 +299,13 @@ if ex_run faults "$EX/pagefault-storm.trig" "$EXWORK" faults 256; then
 	check_at "last fault at trigger.time_ns" "$(tail -1 "$D/f.tsv" | cut -f1)" "$(j trigger.time_ns)"
 	check_eq "first fault at the start of the mapping" \
 		"$(head -1 "$D/f.tsv" | sed -n 's/.*address=0x0*\([0-9a-f]*\) .*/\1/p')" "${start#0x}"
-	bad=$(awk -F '\t' '{ split($2, a, /[ =]/); addr = strtonum(a[2])
+	# POSIX awk (mawk, Debian's default) has no strtonum: convert the hex
+	# address by hand (user addresses fit a double's 53 bits exactly).
+	bad=$(awk -F '\t' 'function hex(s,  i, n) { s = tolower(s); sub(/^0x/, "", s)
+			for (i = 1; i <= length(s); i++) n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return n }
+		{ split($2, a, /[ =]/); addr = hex(a[2])
+		if (addr == 0) { print NR ": no address: " $2; exit }
 		if (NR > 1 && addr != prev + 4096) { print NR ": " $2; exit }
 		if ($2 !~ /error_code=0x6$/) { print NR ": " $2; exit }
 		prev = addr }' "$D/f.tsv")
