@@ -1,11 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * trigrec's in-kernel half: the freeze gates and the trigger engine.
+ * trigrec's in-kernel half: the recording programs (rings=bpf), the freeze
+ * gates (perf-written events) and the trigger engine.
  *
- * Every recorded tracepoint carries tp_hook and every recorded sampling
- * event carries pe_gate. Returning 0 from either drops the record before it
- * reaches any perf ring, so once a trigger has set freeze_at nothing newer
- * than the cut is written, however late the side-band thread wakes up.
+ * A tracepoint recorded by BPF carries tp_rec (tp_hook with triggers), which
+ * writes its record into the active ring set and never returns 0; a trigger
+ * flips the set at its cut. A perf-written tracepoint carries tp_gate
+ * (tp_hook) and every recorded sampling event pe_gate. Returning 0 from a
+ * gate drops the record before it reaches any perf ring, so once a trigger
+ * has set freeze_at nothing newer than the cut is written, however late the
+ * side-band thread wakes up.
  *
  * Triggers are data, not code: userspace compiles each into a
  * trigrec_trigger_cfg (filters as forward-jumping clause lists, keys,

@@ -102,8 +102,9 @@ const char *rec_rings_name(int mode)
 
 /*
  * Who writes each tracepoint's records (recorder_opts.rings). perf keeps
- * what BPF cannot do as well: a --filter (ftrace's, applied by perf) and -g
- * (perf's call chains).
+ * what BPF cannot do as well: -g (perf's call chains), dynamic probes (their
+ * programs see registers, not the record) and a --filter that is not a
+ * condition trigrec's BPF can test (ftrace's, applied by perf).
  */
 static int choose_rings(struct recorder *r)
 {

@@ -50,8 +50,9 @@ struct recorder_opts {
 	 * TRIGREC_RING_SETS sets of BPF-output rings per CPU, so a snapshot
 	 * switches sets instead of freezing and nobody else's perf loses an
 	 * event), REC_RINGS_PERF (perf, one ring per CPU, frozen by gates), or
-	 * REC_RINGS_AUTO: BPF wherever it can (not for --filter'd events or -g,
-	 * which stay with perf). Sampling events are always written by perf.
+	 * REC_RINGS_AUTO: BPF wherever it can (not under -g, for dynamic probes,
+	 * or for a --filter filter_in_bpf refuses: those stay with perf).
+	 * Sampling events are always written by perf.
 	 */
 	int rings;
 	/*

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The memory a recording takes, checked against what the machine can give
- * before anything is allocated. Per recorded CPU: a main and a tracking
- * ring, pinned in the kernel (each one control page more), and in trigrec's
- * own memory RECORDER_HARVEST_SETS copies of both (the double-buffered
- * harvests of sideband.c). -m 1G on 2 CPUs is 2 GiB pinned + 4 GiB of copies;
- * on 64 CPUs it would be 192 GiB.
+ * before anything is allocated. Per recorded CPU: main_rings main rings (the
+ * ring sets, and perf's ring) and a tracking ring, pinned in the kernel (each
+ * one control page more), and in trigrec's own memory RECORDER_HARVEST_SETS
+ * copies of all of them (the double-buffered harvests of sideband.c). -m 1G
+ * on 2 CPUs with one main ring is 2 GiB pinned + 4 GiB of copies, with the
+ * two ring sets 4 + 8 GiB; on 64 CPUs 192 or 384 GiB.
  */
 #ifndef TRIGREC_RINGMEM_H
 #define TRIGREC_RINGMEM_H

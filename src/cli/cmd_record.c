@@ -16,9 +16,11 @@ static const char record_head[] =
 	"usage: trigrec record [options] [-- command [args]]\n"
 	"\n"
 	"Record events into overwritable per-CPU rings. When a trigger fires, BPF\n"
-	"freezes recording in the kernel at that instant; the side-band thread copies\n"
-	"the rings out and writes <YYYYmmdd-HHMMSS.uuuuuu>-<trigger>.data (perf.data,\n"
-	"read it with perf script / perf report) and a .json sidecar.\n";
+	"cuts the history in the kernel at that instant (tracepoints switch to a\n"
+	"second ring set and recording goes on; perf-written rings are frozen, see\n"
+	"--rings); the side-band thread copies the rings out and writes\n"
+	"<YYYYmmdd-HHMMSS.uuuuuu>-<trigger>.data (perf.data, read it with\n"
+	"perf script / perf report) and a .json sidecar.\n";
 
 static const char record_tail[] =
 	"\n"
