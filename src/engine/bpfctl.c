@@ -652,6 +652,25 @@ void bpfctl__thaw(struct bpfctl *b)
 	__atomic_store_n(&b->skel->bss->armed, 1, __ATOMIC_SEQ_CST);
 }
 
+uint64_t bpfctl__recursion_misses(struct bpfctl *b)
+{
+	struct bpf_program *p;
+	uint64_t sum = 0;
+
+	bpf_object__for_each_program(p, b->skel->obj)
+	{
+		struct bpf_prog_info info;
+		__u32 len = sizeof(info);
+		int fd = bpf_program__fd(p);
+
+		memset(&info, 0, sizeof(info));
+		/* An unloaded program (autoload off) has no fd and no misses. */
+		if (fd >= 0 && !bpf_obj_get_info_by_fd(fd, &info, &len))
+			sum += info.recursion_misses;
+	}
+	return sum;
+}
+
 int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out)
 {
 	int ncpu = libbpf_num_possible_cpus();

@@ -121,6 +121,14 @@ int bpfctl__save_seq(struct bpfctl *b, struct recorder *r);
 void bpfctl__thaw(struct bpfctl *b);
 /* Sum the per-CPU counters of trigger `id` (TRIGREC_MAX_TRIGGERS = global slot). */
 int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out);
+/*
+ * Tracepoint and probe records the kernel did not hand to our programs
+ * because another BPF program was running on that CPU (the kernel's
+ * recursion guard, bpftool's recursion_misses), summed over every program
+ * of this object. Such a record reaches no perf ring at all: not ours, not
+ * anyone else's. Cumulative; callers take differences.
+ */
+uint64_t bpfctl__recursion_misses(struct bpfctl *b);
 /* Side-band ring buffer fd, for ring_buffer__new(). */
 int bpfctl__sideband_fd(struct bpfctl *b);
 

@@ -71,6 +71,7 @@ struct sideband {
 	int events_stopped;	 /* side-band thread */
 	uint64_t coalesced_seen; /* sum of BPF coalesced counters already reported */
 	uint64_t gated_seen;
+	uint64_t skipped_seen; /* bpfctl__recursion_misses() already reported */
 	uint64_t last_resume; /* floor of the next snapshot's window */
 	struct sideband_stats st;
 	/* Writer thread: files are written while the next freeze can already happen. */
@@ -93,11 +94,13 @@ struct sideband {
 	unsigned long stale_msgs;
 };
 
-static void sum_counters(struct sideband *s, uint64_t *coalesced, uint64_t *gated)
+static void sum_counters(struct sideband *s, uint64_t *coalesced, uint64_t *gated,
+			 uint64_t *skipped)
 {
 	struct trigrec_stats st;
 
 	*coalesced = *gated = 0;
+	*skipped = bpfctl__recursion_misses(s->b);
 	for (int i = 0; i < s->b->nr_trigs; i++)
 		if (!bpfctl__stats(s->b, i, &st))
 			*coalesced += st.coalesced;
@@ -337,7 +340,7 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 {
 	/* rings=bpf with nothing perf-written: nothing is frozen, nothing waits for a thaw. */
 	int nofreeze = !bpfctl__needs_freeze(s->b);
-	uint64_t coalesced, gated;
+	uint64_t coalesced, gated, skipped;
 	struct job *j = NULL;
 	int err;
 
@@ -376,7 +379,7 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	if (!nofreeze)
 		bpfctl__thaw(s->b);
 	/* Gates only drop while frozen, so the counters can be read after the thaw. */
-	sum_counters(s, &coalesced, &gated);
+	sum_counters(s, &coalesced, &gated, &skipped);
 	if (err)
 		wlog("pausing or resuming the rings failed: %s; the snapshot may miss records",
 		     strerror(-err));
@@ -390,6 +393,7 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	j->t.freeze_at = freeze_at;
 	j->t.coalesced = coalesced - s->coalesced_seen;
 	j->t.gated = gated - s->gated_seen;
+	j->t.skipped = skipped - s->skipped_seen;
 	/* A freeze leaves a hole in what perf wrote; ring sets have none. */
 	j->t.floor = nofreeze ? 0 : s->last_resume;
 	if (m) {
@@ -401,6 +405,7 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	}
 	s->coalesced_seen = coalesced;
 	s->gated_seen = gated;
+	s->skipped_seen = skipped;
 	s->last_resume = j->tm.resume;
 	__atomic_add_fetch(&s->st.snapshots, 1, __ATOMIC_RELAXED);
 
@@ -570,15 +575,16 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 		else
 			snprintf(reply, len, "error %s\n", strerror(-r));
 	} else if (!strcmp(line, "stats")) {
-		uint64_t coalesced, gated;
+		uint64_t coalesced, gated, skipped;
 		size_t o;
 
 		/* Under mu: a reload swaps s->b under it. */
 		pthread_mutex_lock(&s->mu);
-		sum_counters(s, &coalesced, &gated);
-		o = snprintf(reply, len, "snapshots %lu coalesced %llu gated %llu",
+		sum_counters(s, &coalesced, &gated, &skipped);
+		o = snprintf(reply, len, "snapshots %lu coalesced %llu gated %llu recursion_misses %llu",
 			     __atomic_load_n(&s->st.snapshots, __ATOMIC_RELAXED),
-			     (unsigned long long)coalesced, (unsigned long long)gated);
+			     (unsigned long long)coalesced, (unsigned long long)gated,
+			     (unsigned long long)skipped);
 		for (int i = 0; i < s->b->nr_trigs && o + 200 < len; i++) {
 			struct trigrec_stats t;
 
@@ -668,7 +674,7 @@ static void do_reload(struct sideband *s)
 		}
 		s->b = nb;
 		s->generation = nb->opts.generation;
-		s->coalesced_seen = s->gated_seen = 0;
+		s->coalesced_seen = s->gated_seen = s->skipped_seen = 0;
 		s->last_resume = 0;
 	}
 	s->reload.err = err;
@@ -785,7 +791,7 @@ struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct sn
 	ev.data.u32 = 1;
 	if (epoll_ctl(s->epfd, EPOLL_CTL_ADD, s->evfd, &ev))
 		goto fail;
-	sum_counters(s, &s->coalesced_seen, &s->gated_seen);
+	sum_counters(s, &s->coalesced_seen, &s->gated_seen, &s->skipped_seen);
 	pthread_mutex_init(&s->mu, NULL);
 	pthread_cond_init(&s->cv, NULL);
 	s->sync_init = 1;

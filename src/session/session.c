@@ -933,6 +933,8 @@ static void summary(struct session *s)
 	}
 	{
 		char kv[256] = "event=stop";
+		/* Since the start or the last reload: the counters live in the object. */
+		uint64_t skipped = bpfctl__recursion_misses(s->b);
 
 		log_kv_addu(kv, sizeof(kv), "written", s->sc.written);
 		log_kv_addu(kv, sizeof(kv), "failed", s->sc.failed);
@@ -940,13 +942,16 @@ static void summary(struct session *s)
 		log_kv_addu(kv, sizeof(kv), "coalesced", all.coalesced);
 		log_kv_addu(kv, sizeof(kv), "sideband_full", all.rb_dropped);
 		log_kv_addu(kv, sizeof(kv), "gated", g.gated);
+		log_kv_addu(kv, sizeof(kv), "recursion_misses", skipped);
 		log_event(
 			LOG_INFO, kv,
 			"%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
-			"lost (side-band full) %llu; records held back by the freeze %llu",
+			"lost (side-band full) %llu; records held back by the freeze %llu, "
+			"dropped by the kernel's BPF recursion guard %llu",
 			s->sc.written, s->sc.written == 1 ? "" : "s", s->sc.failed,
 			(unsigned long long)all.fired, (unsigned long long)all.coalesced,
-			(unsigned long long)all.rb_dropped, (unsigned long long)g.gated);
+			(unsigned long long)all.rb_dropped, (unsigned long long)g.gated,
+			(unsigned long long)skipped);
 	}
 }
 

@@ -566,6 +566,7 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			res->zst.bytes_out ? (double)res->zst.bytes_in / res->zst.bytes_out : 0.0,
 			res->zst.records, res->zst.ns);
 	fprintf(f, "  \"lost_while_frozen\": %" PRIu64 ",\n", t->gated);
+	fprintf(f, "  \"lost_to_bpf_recursion\": %" PRIu64 ",\n", t->skipped);
 	fprintf(f,
 		"  \"rings\": \"%s\", \"ring_sets\": {\"records\": %" PRIu64
 		", \"older_than_a_gap\": %" PRIu64 ", \"cpus_truncated\": %u},\n  \"cpus\": [",

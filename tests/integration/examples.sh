@@ -126,9 +126,20 @@ elif S=$(ex_script slow-syscalls myapp) && ex_run slow "$S" "$EXWORK" lockwait 3
 	check_match "switch-out in S while in flock" \
 		"$(awk -F '\t' -v a="$a" -v b="$b" -v t="$tid" '$1 > a && $1 < b && $5 == "sched:sched_switch" && $8 ~ "prev_pid=" t " " { print $8 }' "$D/d.tsv")" \
 		"prev_comm=exwork prev_pid=$tid .*prev_state=S "
-	check_match "its wakeup" \
-		"$(awk -F '\t' -v a="$a" -v b="$b" '$1 > a && $1 < b && $5 == "sched:sched_wakeup" { print $8 }' "$D/d.tsv")" \
-		"comm=exwork pid=$tid "
+	# The wakeup by the child's unlock. When the waiter was woken on an
+	# idle CPU the wakeup runs in that CPU's idle task (the remote wakeup
+	# list): on perf's path a kernel that drops every idle-task record of
+	# that CPU (perf_idle_blind, plain perf record shows the same) has
+	# neither it nor the waiter's switch-in; the ring sets record both.
+	wk=$(awk -F '\t' -v a="$a" -v b="$b" '$1 > a && $1 < b && $5 == "sched:sched_wakeup" { print $8 }' "$D/d.tsv")
+	wcpu=$(cut -f2 <<<"$exit_")
+	if ! grep -Eq "comm=exwork pid=$tid " <<<"$wk" && [ "$(j rings)" = perf ] &&
+		[ -z "$(awk -F '\t' -v a="$a" -v b="$b" -v t="$tid" '$1 > a && $1 < b && $5 == "sched:sched_switch" && $8 ~ "next_pid=" t " "' "$D/d.tsv")" ] &&
+		perf_idle_blind "$wcpu"; then
+		echo "  note: its wakeup and switch-in ran in CPU $wcpu's idle task, whose records this kernel's perf drops (plain perf record -a too): not checked on perf's path"
+	else
+		check_match "its wakeup" "$wk" "comm=exwork pid=$tid "
+	fi
 	# The example's kernel filter: only exwork's system calls are recorded.
 	check_eq "comms of raw_syscalls records" \
 		"$(awk -F '\t' '$5 ~ /^raw_syscalls:/ { print $7 }' "$D/d.tsv" | sort -u | tr '\n' ' ')" "exwork "
