@@ -72,7 +72,7 @@ struct sideband {
 	uint64_t coalesced_seen; /* sum of BPF coalesced counters already reported */
 	uint64_t gated_seen;
 	uint64_t skipped_seen; /* bpfctl__recursion_misses() already reported */
-	uint64_t last_resume; /* floor of the next snapshot's window */
+	uint64_t last_resume;  /* floor of the next snapshot's window */
 	struct sideband_stats st;
 	/* Writer thread: files are written while the next freeze can already happen. */
 	pthread_t writer;
@@ -581,7 +581,8 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 		/* Under mu: a reload swaps s->b under it. */
 		pthread_mutex_lock(&s->mu);
 		sum_counters(s, &coalesced, &gated, &skipped);
-		o = snprintf(reply, len, "snapshots %lu coalesced %llu gated %llu recursion_misses %llu",
+		o = snprintf(reply, len,
+			     "snapshots %lu coalesced %llu gated %llu recursion_misses %llu",
 			     __atomic_load_n(&s->st.snapshots, __ATOMIC_RELAXED),
 			     (unsigned long long)coalesced, (unsigned long long)gated,
 			     (unsigned long long)skipped);

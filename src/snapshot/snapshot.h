@@ -25,8 +25,8 @@ struct snap_trigger {
 	uint64_t freeze_at;		       /* cut requested (monotonic ns) */
 	uint64_t coalesced; /* triggers that fired while this one was being taken */
 	uint64_t gated;	    /* records the gates dropped while frozen */
-	uint64_t skipped;   /* records the kernel's BPF recursion guard dropped since the last snapshot */
-	uint64_t floor;	    /* previous snapshot's resume: windows never reach past a freeze */
+	uint64_t skipped; /* records the kernel's BPF recursion guard dropped since the last snapshot */
+	uint64_t floor; /* previous snapshot's resume: windows never reach past a freeze */
 };
 
 struct snap_timing {
