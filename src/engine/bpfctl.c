@@ -657,8 +657,9 @@ uint64_t bpfctl__recursion_misses(struct bpfctl *b)
 	struct bpf_program *p;
 	uint64_t sum = 0;
 
-	bpf_object__for_each_program(p, b->skel->obj)
-	{
+	if (!b || !b->skel) /* nothing loaded (a reload that could load nothing) */
+		return 0;
+	bpf_object__for_each_program(p, b->skel->obj) {
 		struct bpf_prog_info info;
 		__u32 len = sizeof(info);
 		int fd = bpf_program__fd(p);

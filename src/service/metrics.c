@@ -48,6 +48,7 @@ struct metrics {
 	uint64_t records_lost;			    /* PERF_RECORD_LOST in written snapshots */
 	uint64_t ret_removed, dir_files, dir_bytes; /* metrics__retention() */
 	uint64_t reloads, reload_failures;
+	uint64_t recursion_retired; /* recursion_misses of the BPF objects reloads freed */
 	double start_time;
 	int on_snapshot; /* an on_snapshot command is configured (not reloadable) */
 	uint64_t hook_runs[HOOK_NR_RESULTS]; /* on_snapshot runs by result */
@@ -110,6 +111,14 @@ void metrics__attach(struct metrics *m, struct bpfctl *b, struct recorder *r)
 	pthread_mutex_lock(&m->mu);
 	m->b = b;
 	m->r = r;
+	pthread_mutex_unlock(&m->mu);
+}
+
+void metrics__retire_bpf(struct metrics *m, uint64_t recursion_misses)
+{
+	pthread_mutex_lock(&m->mu);
+	m->recursion_retired += recursion_misses;
+	m->b = NULL;
 	pthread_mutex_unlock(&m->mu);
 }
 
@@ -220,9 +229,13 @@ int metrics__render(struct metrics *m, FILE *f)
 	int n = m->nr_trigs;
 	struct trigrec_stats *st = NULL, g = { 0 };
 	uint64_t ring_bytes[3] = { 0, 0, 0 }; /* main, tracking, ring sets */
+	uint64_t recursion;
 
 	pthread_mutex_lock(&m->mu);
+	/* Cumulative per object: what reloads freed, plus the live object's. */
+	recursion = m->recursion_retired;
 	if (m->b) {
+		recursion += bpfctl__recursion_misses(m->b);
 		st = calloc(n ? n : 1, sizeof(*st));
 		for (int i = 0; st && i < n; i++)
 			bpfctl__stats(m->b, i, &st[i]);
@@ -298,6 +311,11 @@ int metrics__render(struct metrics *m, FILE *f)
 		"trigrec_records_lost_total{reason=\"frozen\"} %llu\n"
 		"trigrec_records_lost_total{reason=\"ring\"} %llu\n",
 		U(g.gated), U(m->records_lost));
+	fprintf(f,
+		"# HELP trigrec_bpf_recursion_misses_total Records the kernel's BPF recursion guard kept from every perf ring: another BPF program was running on that CPU.\n"
+		"# TYPE trigrec_bpf_recursion_misses_total counter\n"
+		"trigrec_bpf_recursion_misses_total %llu\n",
+		U(recursion));
 	fprintf(f,
 		"# HELP trigrec_ring_bytes Kernel ring memory, all CPUs.\n"
 		"# TYPE trigrec_ring_bytes gauge\n"

@@ -28,6 +28,12 @@ struct metrics_snapshot {
 struct metrics *metrics__new(const struct trigrec_config *c);
 /* The live sources, once the session has them (either may be NULL before). */
 void metrics__attach(struct metrics *m, struct bpfctl *b, struct recorder *r);
+/*
+ * A reload is about to free the BPF object: stop reading it, and keep its
+ * final bpfctl__recursion_misses() (read after its programs were detached)
+ * so that trigrec_bpf_recursion_misses_total never goes back.
+ */
+void metrics__retire_bpf(struct metrics *m, uint64_t recursion_misses);
 void metrics__observe(struct metrics *m, const struct metrics_snapshot *s);
 /* One on_snapshot run ended: result is an enum hook_result (service/hooks.h). */
 void metrics__on_snapshot_run(struct metrics *m, int result);

@@ -390,8 +390,9 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 	struct bpfctl *nb = rc->planned;
 
 	rc->planned = NULL;
+	/* It must not read the old object from now on; its programs are detached: its count is final. */
 	if (s->m)
-		metrics__attach(s->m, NULL, s->r); /* it must not read the old object from now on */
+		metrics__retire_bpf(s->m, bpfctl__recursion_misses(old));
 	bpfctl__save_seq(old, s->r);
 	bpfctl__free(old);
 	s->b = NULL;
