@@ -334,7 +334,7 @@ UNITDIR        ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/li
 UNITS          := trigrec.service trigrec@.service
 EXAMPLE        := examples/on-demand.trig
 DOCS           := README.md docs/operations.md docs/triggers.md docs/script-language.md \
-		  docs/design.md docs/perf-data.md
+		  docs/design.md docs/perf-data.md docs/sidecar.md
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/trigrec

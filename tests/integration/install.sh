@@ -24,6 +24,7 @@ want="/etc/trigrec/example.trig
 /usr/local/share/doc/trigrec/operations.md
 /usr/local/share/doc/trigrec/perf-data.md
 /usr/local/share/doc/trigrec/script-language.md
+/usr/local/share/doc/trigrec/sidecar.md
 /usr/local/share/doc/trigrec/triggers.md
 /usr/local/share/man/man1/trigrec.1"
 check_eq "files" "$(cd "$D" && find . -type f | sed 's/^\.//' | sort)" "$want"
