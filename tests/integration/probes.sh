@@ -33,7 +33,7 @@ our_events() { cat $TFS/uprobe_events $TFS/kprobe_events 2>/dev/null | grep -o "
 # addresses left out: "probework_call: id=1 ms=0 tag="call-1"".
 probe_lines() {
 	"$PERF" script -i "$1" -F event,trace 2>"$TMP/perf-script.err" |
-		sed -n 's/^ *trigrec_[0-9]*:\([a-z_]*\): *([^)]*) */\1: /p'
+		sed -n 's/^ *trigrec_[0-9]*:\([A-Za-z0-9_]*\): *([^)]*) */\1: /p'
 }
 
 # run DIR ARGS...: trigrec record -o DIR ARGS (a command after --), bounded.
@@ -162,7 +162,7 @@ err() { "$TRIGREC" record -o "$TMP/e" -e "$1" -- true >"$TMP/log" 2>&1; cat "$TM
 check_match "uprobe symbol" "$(err "uprobe:$PW:probework_cal")" "no function 'probework_cal' in .* \(did you mean probework_call\?\)"
 check_match "usdt probe" "$(err "usdt:$PW:probework:tock")" 'no USDT probe probework:tock .*did you mean probework:tick\?'
 check_match "no USDT notes" "$(err "usdt:$TRIGREC:a:b")" 'has no USDT probes'
-cp "$PW" "$TMP/stripped" && strip "$TMP/stripped"
+check_cmd "strip a copy of probework" sh -c "cp '$PW' '$TMP/stripped' && strip '$TMP/stripped'"
 check_match "stripped" "$(err "uprobe:$TMP/stripped:probework_call")" 'no symbols \(stripped\)|only its exported symbols'
 check_match "kprobe function" "$(err kprobe:do_sys_opena)" "no kernel function 'do_sys_opena' \(did you mean [^)]*do_sys_open"
 check_match "uretprobe argument" "$(err "uretprobe:$PW:probework_call(arg1)")" 'a uretprobe sees only the return value'

@@ -44,7 +44,7 @@ copy_bin() {
 tools=(bash cat cut date dirname basename head tail sort uniq wc tr mktemp mkfifo timeout
 	sleep id ls rm cp mv mkdir rmdir touch printf env nproc uname readlink realpath stat seq
 	true false tee expr od grep sed awk find xargs flock mount umount pgrep pkill ps kill
-	setsid chrt taskset nice)
+	setsid chrt taskset nice nm strip)
 for t in "${tools[@]}"; do
 	p=$(command -v "$t" 2>/dev/null) || die "$t is not installed on the host"
 	case $p in /*) copy_bin "$p" "$t" ;; *) ;; esac # builtins (true, printf) also need a binary
@@ -90,7 +90,7 @@ ln -sf ../usr/bin/trigrec "$tree/trigrec/trigrec"
 mkdir -p "$tree/trigrec/tests/integration" "$tree/trigrec/.output/tests"
 cp "$ROOT"/tests/run.sh "$ROOT"/tests/trace-lock.sh "$tree/trigrec/tests/"
 cp "$ROOT"/tests/integration/*.sh "$tree/trigrec/tests/integration/"
-for h in seqgen burn trigwork; do
+for h in seqgen burn trigwork probework; do
 	[ -x "$OUTPUT/tests/$h" ] || die "$OUTPUT/tests/$h is not built"
 	cp "$OUTPUT/tests/$h" "$tree/trigrec/.output/tests/"
 	copy_libs "$OUTPUT/tests/$h"
