@@ -72,6 +72,8 @@ struct sideband {
 	uint64_t coalesced_seen; /* sum of BPF coalesced counters already reported */
 	uint64_t gated_seen;
 	uint64_t skipped_seen; /* bpfctl__recursion_misses() already reported */
+	/* Per trigger: suppressed by cooldown, limit/max, budget, already logged. */
+	uint64_t sup_seen[TRIGREC_MAX_TRIGGERS][3];
 	uint64_t last_resume;  /* floor of the next snapshot's window */
 	struct sideband_stats st;
 	/* Writer thread: files are written while the next freeze can already happen. */
@@ -106,6 +108,42 @@ static void sum_counters(struct sideband *s, uint64_t *coalesced, uint64_t *gate
 			*coalesced += st.coalesced;
 	if (!bpfctl__stats(s->b, TRIGREC_MAX_TRIGGERS, &st))
 		*gated = st.gated;
+}
+
+/*
+ * One log line per trigger whose firings were suppressed since the last
+ * line (cooldown, limit/max, the global budget), written when a snapshot is
+ * taken: a storm becomes a line per snapshot, not a line per firing, and an
+ * idle recorder is never woken to say so. The exit summary has the totals.
+ */
+static void report_suppressed(struct sideband *s)
+{
+	for (int i = 0; i < s->b->nr_trigs && i < TRIGREC_MAX_TRIGGERS; i++) {
+		struct trigrec_stats st;
+		uint64_t now[3], d[3];
+		char kv[256] = "event=suppressed";
+
+		if (bpfctl__stats(s->b, i, &st))
+			continue;
+		now[0] = st.suppressed_cooldown;
+		now[1] = st.suppressed_limit;
+		now[2] = st.suppressed_budget;
+		for (int k = 0; k < 3; k++)
+			d[k] = now[k] - s->sup_seen[i][k];
+		memcpy(s->sup_seen[i], now, sizeof(now));
+		if (!(d[0] | d[1] | d[2]))
+			continue;
+		log_kv_add(kv, sizeof(kv), "trigger", s->b->trigs[i].name);
+		log_kv_addu(kv, sizeof(kv), "cooldown", d[0]);
+		log_kv_addu(kv, sizeof(kv), "limit", d[1]);
+		log_kv_addu(kv, sizeof(kv), "budget", d[2]);
+		log_event(LOG_INFO, kv,
+			  "trigger %s: %llu firings suppressed since the last report "
+			  "(cooldown %llu, limit/max %llu, budget %llu)",
+			  s->b->trigs[i].name, (unsigned long long)(d[0] + d[1] + d[2]),
+			  (unsigned long long)d[0], (unsigned long long)d[1],
+			  (unsigned long long)d[2]);
+	}
 }
 
 static void notify_done(struct sideband *s)
@@ -380,6 +418,7 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 		bpfctl__thaw(s->b);
 	/* Gates only drop while frozen, so the counters can be read after the thaw. */
 	sum_counters(s, &coalesced, &gated, &skipped);
+	report_suppressed(s);
 	if (err)
 		wlog("pausing or resuming the rings failed: %s; the snapshot may miss records",
 		     strerror(-err));
@@ -676,6 +715,7 @@ static void do_reload(struct sideband *s)
 		s->b = nb;
 		s->generation = nb->opts.generation;
 		s->coalesced_seen = s->gated_seen = s->skipped_seen = 0;
+		memset(s->sup_seen, 0, sizeof(s->sup_seen));
 		s->last_resume = 0;
 	}
 	s->reload.err = err;

@@ -43,6 +43,17 @@ check_gt "storm: suppressed by limit (exit summary)" "$(st storm limit)" 100000
 check_accounted storm
 check_match "exit summary line" "$(grep '^trigrec: trigger storm:' "$TMP/dflt.log")" \
 	'suppressed by cooldown 0, by limit/max [1-9][0-9]{5,}'
+# Suppressions are logged as they happen, summed per snapshot (one line at
+# most per snapshot taken, never one per firing); what the last snapshot did
+# not see is in the exit summary only.
+sup=$(grep -E '^trigrec: trigger storm: [0-9]+ firings suppressed since the last report' "$TMP/dflt.log")
+check_ge "suppression lines" "$(grep -c . <<<"$sup")" 1
+check_le "suppression lines (at most one per snapshot)" "$(grep -c . <<<"$sup")" "$N"
+check_eq "suppressed by cooldown/budget in those lines" \
+	"$(sed -n 's/.*(cooldown \([0-9]*\), limit\/max [0-9]*, budget \([0-9]*\))$/\1 \2/p' <<<"$sup" | sort -u | tr '\n' ' ')" "0 0 "
+lim=$(sed -n 's/.*limit\/max \([0-9]*\),.*/\1/p' <<<"$sup" | awk '{ s += $1 } END { print s + 0 }')
+check_gt "suppressed by limit in those lines" "$lim" 0
+check_le "... no more than the exit summary's" "$lim" "$(st storm limit)"
 # The bucket, exactly: firing k (from 0) comes at least (k - 9) s after the
 # first, and with a storm always waiting, the refill is used within 0.5 s.
 mapfile -t T < <(fire_times "$TMP/dflt")
