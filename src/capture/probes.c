@@ -7,6 +7,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <fnmatch.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <libelf.h>
@@ -200,6 +201,15 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 	}
 	if (!s->func[0]) {
 		seterr(err, errlen, "'%s': no function or probe name", text);
+		return -EINVAL;
+	}
+	if (probe_is_glob(s->path)) {
+		seterr(err, errlen,
+		       "'%s': the path cannot be a glob (only the function or probe name)", text);
+		return -EINVAL;
+	}
+	if (s->offset && probe_is_glob(s->func)) {
+		seterr(err, errlen, "'%s': +OFFSET needs one function, not a glob", text);
 		return -EINVAL;
 	}
 	return 0;
@@ -704,6 +714,255 @@ static int kallsyms_has(const char *func, char *sugg, size_t slen)
 	return found;
 }
 
+/* ------------------------------------------------------------------ */
+/* Globs: one name standing for several functions or USDT probes         */
+
+int probe_is_glob(const char *s)
+{
+	return strpbrk(s, "*?[") != NULL;
+}
+
+int probe_names_add(struct probe_names *l, const char *name)
+{
+	if (l->n == l->cap) {
+		int cap = l->cap ? l->cap * 2 : 256;
+		char **v = realloc(l->v, (size_t)cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(name);
+	if (!l->v[l->n])
+		return -ENOMEM;
+	l->n++;
+	return 0;
+}
+
+void probe_names_free(struct probe_names *l)
+{
+	for (int i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int names_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Sort; drop repeats, or (drop_dups) every name listed more than once. */
+static void names_sort(struct probe_names *l, int drop_dups)
+{
+	int w = 0;
+
+	if (l->n > 1)
+		qsort(l->v, (size_t)l->n, sizeof(*l->v), names_cmp);
+	for (int i = 0; i < l->n;) {
+		int j = i + 1;
+
+		while (j < l->n && !strcmp(l->v[i], l->v[j]))
+			j++;
+		if (drop_dups && j - i > 1) {
+			for (int k = i; k < j; k++)
+				free(l->v[k]);
+		} else {
+			l->v[w++] = l->v[i];
+			for (int k = i + 1; k < j; k++)
+				free(l->v[k]);
+		}
+		i = j;
+	}
+	l->n = w;
+}
+
+static int names_has(const struct probe_names *l, const char *name)
+{
+	return l->n && bsearch(&name, l->v, (size_t)l->n, sizeof(*l->v), names_cmp) != NULL;
+}
+
+int probe_kfuncs(const char *filter_funcs, const char *kallsyms, const char *blacklist,
+		 struct probe_names *out)
+{
+	struct probe_names bl = { 0 }, all = { 0 };
+	const char *text = filter_funcs ? filter_funcs : kallsyms, *p;
+	char name[256];
+	int r = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (p = blacklist; p && *p && !r; p += strcspn(p, "\n"), p += *p == '\n') {
+		/* "0xSTART-0xEND\tNAME" */
+		if (sscanf(p, "%*s %255s", name) == 1)
+			r = probe_names_add(&bl, name);
+	}
+	names_sort(&bl, 0);
+	for (p = text; p && *p && !r; p += strcspn(p, "\n"), p += *p == '\n') {
+		char type;
+
+		if (filter_funcs) {
+			/* "NAME" or "NAME [MODULE]" */
+			if (sscanf(p, "%255s", name) != 1)
+				continue;
+		} else {
+			/* "ADDR TYPE NAME [MODULE]": text symbols only */
+			if (sscanf(p, "%*s %c %255s", &type, name) != 2 ||
+			    (type != 't' && type != 'T'))
+				continue;
+		}
+		r = probe_names_add(&all, name);
+	}
+	if (r) {
+		probe_names_free(&bl);
+		probe_names_free(&all);
+		return r;
+	}
+	/* A name listed twice is two functions: kprobe_events cannot tell which. */
+	names_sort(&all, 1);
+	for (int i = 0; i < all.n && !r; i++)
+		if (!names_has(&bl, all.v[i]))
+			r = probe_names_add(out, all.v[i]);
+	probe_names_free(&bl);
+	probe_names_free(&all);
+	if (r)
+		probe_names_free(out);
+	return r ? r : out->n;
+}
+
+/* Globs with the literal start (pl bytes of pat) replaced by close starts of candidates. */
+static void glob_suggest_start(const char *pat, size_t pl, const struct probe_names *cands,
+			       struct cand *c)
+{
+	char pre[128];
+	int thr;
+
+	memcpy(pre, pat, pl);
+	pre[pl] = '\0';
+	thr = typo_threshold(pre);
+	for (int i = 0; i < cands->n; i++) {
+		const char *n = cands->v[i];
+		size_t nl = strlen(n);
+		int best = thr + 1;
+		size_t bestl = 0;
+
+		/* Lengths nearest the start's first: pl, pl-1, pl+1, pl-2, pl+2. */
+		for (int k = 0; k < 5; k++) {
+			long l = (long)pl + (k & 1 ? -(k + 1) / 2 : k / 2);
+			char np[128];
+			int d;
+
+			if (l < 1 || (size_t)l > nl || (size_t)l >= sizeof(np))
+				continue;
+			memcpy(np, n, (size_t)l);
+			np[l] = '\0';
+			d = edit_distance(pre, np);
+			if (d && d < best) {
+				best = d;
+				bestl = (size_t)l;
+			}
+		}
+		if (best <= thr) {
+			char sg[sizeof(c[0].name)];
+
+			if (snprintf(sg, sizeof(sg), "%.*s%s", (int)bestl, n, pat + pl) >=
+				    (int)sizeof(sg) ||
+			    fnmatch(sg, n, 0))
+				continue;
+			/* Closest first: the distance of the start. */
+			for (int k = 0; k < 3; k++) {
+				if (c[k].name[0] && !strcmp(c[k].name, sg))
+					break;
+				if (!c[k].name[0] || best < c[k].d) {
+					memmove(&c[k + 1], &c[k], (size_t)(2 - k) * sizeof(c[0]));
+					snprintf(c[k].name, sizeof(c[k].name), "%s", sg);
+					c[k].d = best;
+					break;
+				}
+			}
+		}
+	}
+}
+
+/*
+ * Did-you-mean for a glob matching nothing: the glob with its literal start
+ * (before the first glob character) replaced by the closest start of a
+ * candidate, when that glob matches it ("probwork_*" -> "probework_*").
+ * Without a literal start, the closest names to the glob's letters.
+ */
+static void glob_suggest(const char *pat, const struct probe_names *cands, char *out, size_t len)
+{
+	struct cand c[4] = { { { 0 } } };
+	size_t pl = strcspn(pat, "*?[");
+	char lit[256];
+	int thr;
+
+	out[0] = '\0';
+	if (pl >= 128)
+		return;
+	if (pl)
+		glob_suggest_start(pat, pl, cands, c);
+	if (!c[0].name[0]) {
+		size_t o = 0;
+
+		for (const char *q = pat; *q && o < sizeof(lit) - 1; q++)
+			if (!strchr("*?[]", *q))
+				lit[o++] = *q;
+		lit[o] = '\0';
+		if (o < 3)
+			return;
+		thr = typo_threshold(lit);
+		for (int i = 0; i < cands->n; i++)
+			cand_add(c, lit, cands->v[i], thr);
+	}
+	cand_text(c, "", out, len);
+}
+
+int probe_glob_expand(const char *pat, const struct probe_names *cands, int max, const char *what,
+		      struct probe_names *out, char *err, size_t errlen)
+{
+	int n = 0, r = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (int i = 0; i < cands->n; i++)
+		n += !fnmatch(pat, cands->v[i], 0);
+	if (!n) {
+		char sg[512];
+
+		glob_suggest(pat, cands, sg, sizeof(sg));
+		seterr(err, errlen, "'%s' matches no %s%s%s%s", pat, what,
+		       sg[0] ? " (did you mean " : "", sg, sg[0] ? "?)" : "");
+		return -ENOENT;
+	}
+	if (n > max) {
+		char first[256] = "";
+		size_t o = 0;
+		int k = 0;
+
+		for (int i = 0; i < cands->n && k < 3; i++)
+			if (!fnmatch(pat, cands->v[i], 0)) {
+				o += (size_t)snprintf(first + o,
+						      o < sizeof(first) ? sizeof(first) - o : 0,
+						      "%s%s", k ? ", " : "", cands->v[i]);
+				k++;
+			}
+		seterr(err, errlen,
+		       "'%s' matches %d %s, more than the %d one glob may probe: narrow it (a "
+		       "longer start, fewer '*'; it matches %s, ...), or write the functions "
+		       "out",
+		       pat, n, what, max, first);
+		return -E2BIG;
+	}
+	for (int i = 0; i < cands->n && !r; i++)
+		if (!fnmatch(pat, cands->v[i], 0))
+			r = probe_names_add(out, cands->v[i]);
+	if (r) {
+		probe_names_free(out);
+		return r;
+	}
+	return out->n;
+}
+
 static pthread_once_t elf_once = PTHREAD_ONCE_INIT;
 static void elf_init(void)
 {
@@ -834,6 +1093,59 @@ static int elf_symbol_offset(const char *path, const char *sym, uint64_t add, ui
 	return ret;
 }
 
+/*
+ * The function symbols of path (.symtab and .dynsym, those with an address),
+ * sorted and unique, for globs. Returns the count (0: stripped, err says so),
+ * or -ENOENT (err) when path is no ELF file.
+ */
+static int elf_func_names(const char *path, struct probe_names *out, char *err, size_t errlen)
+{
+	Elf_Scn *scn = NULL;
+	int fd, r = 0, symtab = 0;
+	Elf *e;
+
+	memset(out, 0, sizeof(*out));
+	e = elf_open_path(path, &fd, err, errlen);
+	if (!e)
+		return -ENOENT;
+	while ((scn = elf_nextscn(e, scn)) && !r) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_SYMTAB && sh.sh_type != SHT_DYNSYM) || !sh.sh_entsize)
+			continue;
+		symtab |= sh.sh_type == SHT_SYMTAB;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize && !r; i++) {
+			GElf_Sym sy;
+			const char *n;
+
+			if (!gelf_getsym(d, (int)i, &sy) || GELF_ST_TYPE(sy.st_info) != STT_FUNC ||
+			    !sy.st_value)
+				continue;
+			n = elf_strptr(e, sh.sh_link, sy.st_name);
+			if (n && n[0])
+				r = probe_names_add(out, n);
+		}
+	}
+	elf_end(e);
+	close(fd);
+	if (r) {
+		probe_names_free(out);
+		return r;
+	}
+	names_sort(out, 0);
+	if (!out->n)
+		seterr(err, errlen,
+		       "%s has no symbols (stripped): a glob needs its symbol table; give an "
+		       "address as PATH:0xADDRESS, or probe an unstripped build",
+		       path);
+	else if (!symtab)
+		dlog("%s has only its exported symbols (stripped): globs match only those", path);
+	return out->n;
+}
+
 struct usdt_site {
 	char provider[128];
 	char name[128];
@@ -851,7 +1163,7 @@ static int usdt_sites(const char *path, const char *provider, const char *name,
 {
 	struct cand c[4] = { { { 0 } } };
 	uint64_t base_addr = 0;
-	int fd, n = 0, nnotes = 0, is64;
+	int fd, n = 0, nnotes = 0, is64, over = 0;
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 	char want[400];
@@ -907,15 +1219,18 @@ static int usdt_sites(const char *path, const char *provider, const char *name,
 			if (ar > desc + nh.n_descsz)
 				continue;
 			nnotes++;
-			if (strcmp(nm, name) || (provider[0] && strcmp(pv, provider))) {
+			/* Literal names or globs (fnmatch of a literal is strcmp). */
+			if (fnmatch(name, nm, 0) || (provider[0] && fnmatch(provider, pv, 0))) {
 				char full[260];
 
 				snprintf(full, sizeof(full), "%s:%s", pv, nm);
 				cand_add(c, want, full, typo_threshold(want) + 2);
 				continue;
 			}
-			if (n >= max)
+			if (n >= max) {
+				over++;
 				continue;
+			}
 			/* Prelinked: move by how far .stapsdt.base moved. */
 			if (base_addr && base) {
 				pc += base_addr - base;
@@ -934,6 +1249,14 @@ static int usdt_sites(const char *path, const char *provider, const char *name,
 	}
 	elf_end(e);
 	close(fd);
+	if (over) {
+		seterr(err, errlen,
+		       "usdt %s%s%s in %s has %d sites, more than the %d trigrec probes at once: "
+		       "narrow the glob (or name the provider)",
+		       provider[0] ? provider : "", provider[0] ? ":" : "", name, path, n + over,
+		       max);
+		return -E2BIG;
+	}
 	if (!n) {
 		char sg[512];
 
@@ -1055,7 +1378,7 @@ static void sanitize(char *s)
 }
 
 /* An event name of our group not used yet: base, base_2, base_3, ... */
-static void unique_name(const char *base, char *out, size_t len)
+static void unique_name(const char *base, const struct probe_ev *cur, char *out, size_t len)
 {
 	char b[MAX_EVENT_NAME - 4];
 
@@ -1073,6 +1396,9 @@ static void unique_name(const char *base, char *out, size_t len)
 		for (int i = 0; i < ntable && !used; i++)
 			for (int j = 0; j < table[i].nev && !used; j++)
 				used = !strcmp(table[i].tps[j].name, out);
+		/* ... nor by the events of the name being created (globs, USDT sites). */
+		for (int j = 0; cur && j < cur->nev && !used; j++)
+			used = !strcmp(cur->tps[j].name, out);
 		if (!used)
 			return;
 	}
@@ -1113,6 +1439,156 @@ static int resolve_path(const char *in, char *out, size_t len, char *err, size_t
 	return 0;
 }
 
+/* The whole of a file outside tracefs (/proc/kallsyms, debugfs), or NULL. */
+static char *read_all(const char *path)
+{
+	char *buf = NULL, *nb;
+	size_t cap = 0, n = 0;
+	ssize_t r;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	for (;;) {
+		if (cap - n < 2) {
+			cap = cap ? cap * 2 : 65536;
+			nb = realloc(buf, cap);
+			if (!nb)
+				break;
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			close(fd);
+			if (r < 0) {
+				free(buf);
+				return NULL;
+			}
+			buf[n] = '\0';
+			return buf;
+		}
+		n += (size_t)r;
+	}
+	close(fd);
+	free(buf);
+	return NULL;
+}
+
+/*
+ * kprobe:GLOB / kretprobe:GLOB: one event per matching kernel function.
+ * With the default fields a function the kernel refuses is skipped (said at
+ * -v); with a field list every match must take it, or nothing is created.
+ */
+static int create_kglob(const struct probe_spec *s, struct probe_ev *pe, char *err, size_t errlen)
+{
+	int kret = s->kind == PROBE_KRETPROBE, r, btf, nskip = 0;
+	char *aff, *ksyms = NULL, *bl, fa[2048], line[3000], name[MAX_EVENT_NAME], base[320],
+		   why[1024] = "";
+	struct probe_names all, m;
+
+	aff = tracefs_read("available_filter_functions", NULL);
+	if (!aff)
+		ksyms = read_all("/proc/kallsyms");
+	bl = read_all("/sys/kernel/debug/kprobes/blacklist");
+	r = probe_kfuncs(aff, ksyms, bl, &all);
+	free(aff);
+	free(ksyms);
+	free(bl);
+	if (r < 0)
+		return r;
+	r = probe_glob_expand(s->func, &all, PROBE_GLOB_MAX_KPROBES, "kernel functions", &m, err,
+			      errlen);
+	probe_names_free(&all);
+	if (r < 0)
+		return r;
+	if (!probes__kernel_has(s->kind)) {
+		seterr(err, errlen,
+		       "%s:%s: this kernel has no kprobe events (%s/kprobe_events is missing: it "
+		       "was built without CONFIG_KPROBE_EVENTS); uprobe: and usdt: work without it",
+		       probe_kind_name(s->kind), s->func,
+		       tracefs_root() ? tracefs_root() : "tracefs");
+		probe_names_free(&m);
+		return -EOPNOTSUPP;
+	}
+	btf = kernel_btf_args();
+	pe->tps = calloc((size_t)m.n, sizeof(*pe->tps));
+	pe->fetch = calloc((size_t)m.n, sizeof(*pe->fetch));
+	if (!pe->tps || !pe->fetch) {
+		r = -ENOMEM;
+		goto fail;
+	}
+	for (int i = 0; i < m.n; i++) {
+		int fb = 0;
+
+		if (probe_fetchargs(s, NULL, 0, btf, fa, sizeof(fa), err, errlen)) {
+			r = -EINVAL;
+			goto fail;
+		}
+		snprintf(base, sizeof(base), "%s%s", m.v[i], kret ? "__return" : "");
+		unique_name(base, pe, name, sizeof(name));
+again:
+		snprintf(line, sizeof(line), "%c:%s/%s %s %s", kret ? 'r' : 'p', probes__group(),
+			 name, m.v[i], fa);
+		r = write_events("kprobe_events", line, why, sizeof(why));
+		if (r && !s->has_args && btf && !kret && !fb) {
+			/* No BTF for this one: arg1..arg6 as on kernels without BTF arguments. */
+			fb = 1;
+			if (!probe_fetchargs(s, NULL, 0, 0, fa, sizeof(fa), err, errlen))
+				goto again;
+		}
+		if (r && !s->has_args) {
+			dlog("%s:%s: skipping %s: %s", probe_kind_name(s->kind), s->func, m.v[i],
+			     why);
+			nskip++;
+			continue;
+		}
+		if (r) {
+			seterr(err, errlen,
+			       "%s:%s(%s): the field list applies to every function the glob "
+			       "matches, and %s does not take it (%s); narrow the glob or use argN",
+			       probe_kind_name(s->kind), s->func, s->args, m.v[i], why);
+			goto fail;
+		}
+		snprintf(pe->tps[pe->nev].sys, sizeof(pe->tps[0].sys), "%s", probes__group());
+		snprintf(pe->tps[pe->nev].name, sizeof(pe->tps[0].name), "%s", name);
+		pe->fetch[pe->nev] = strdup(fa);
+		if (!pe->fetch[pe->nev]) {
+			snprintf(line, sizeof(line), "-:%s/%s", probes__group(), name);
+			write_events("kprobe_events", line, NULL, 0);
+			r = -ENOMEM;
+			goto fail;
+		}
+		pe->nev++;
+	}
+	if (!pe->nev) {
+		seterr(err, errlen, "%s:%s: the kernel refused all %d functions it matches (%s)",
+		       probe_kind_name(s->kind), s->func, m.n, why);
+		r = -EINVAL;
+		goto fail;
+	}
+	if (nskip)
+		ilog("%s:%s: %d of %d matching functions are not probeable and were skipped "
+		     "(-vv names them)",
+		     probe_kind_name(s->kind), s->func, nskip, m.n);
+	probe_names_free(&m);
+	return 0;
+fail:
+	for (int i = 0; i < pe->nev; i++) {
+		snprintf(line, sizeof(line), "-:%s/%s", pe->tps[i].sys, pe->tps[i].name);
+		write_events("kprobe_events", line, NULL, 0);
+		free(pe->fetch[i]);
+	}
+	free(pe->fetch);
+	free(pe->tps);
+	pe->tps = NULL;
+	pe->fetch = NULL;
+	pe->nev = 0;
+	probe_names_free(&m);
+	return r;
+}
+
 /* The uprobe_events / kprobe_events line(s) of one spec; fills names. */
 static int create(const struct probe_spec *s, struct probe_ev *pe, char *err, size_t errlen)
 {
@@ -1120,13 +1596,16 @@ static int create(const struct probe_spec *s, struct probe_ev *pe, char *err, si
 		sugg[512];
 	int kret = s->kind == PROBE_KRETPROBE || s->kind == PROBE_URETPROBE, r, nsites = 1;
 	struct usdt_site *sites = NULL;
-	uint64_t off = 0;
+	struct probe_names fns = { 0 };
+	uint64_t off = 0, *offs = NULL;
 
 	switch (s->kind) {
 	case PROBE_KPROBE:
 	case PROBE_KRETPROBE: {
 		int btf;
 
+		if (probe_is_glob(s->func))
+			return create_kglob(s, pe, err, errlen);
 		r = kallsyms_has(s->func, sugg, sizeof(sugg));
 		if (r == 0) {
 			seterr(err, errlen,
@@ -1153,7 +1632,7 @@ static int create(const struct probe_spec *s, struct probe_ev *pe, char *err, si
 				 (unsigned long long)s->offset);
 		else
 			snprintf(base, sizeof(base), "%s%s", s->func, kret ? "__return" : "");
-		unique_name(base, name, sizeof(name));
+		unique_name(base, pe, name, sizeof(name));
 		if (s->offset)
 			snprintf(line, sizeof(line), "p:%s/%s %s+%llu %s", probes__group(), name,
 				 s->func, (unsigned long long)s->offset, fa);
@@ -1194,6 +1673,28 @@ rm_one:
 			free(sites);
 			return nsites;
 		}
+	} else if (probe_is_glob(s->func)) {
+		struct probe_names all;
+		char what[PATH_MAX + 32];
+
+		r = elf_func_names(path, &all, err, errlen);
+		if (r <= 0)
+			return r ? r : -ENODATA;
+		snprintf(what, sizeof(what), "functions of %s", path);
+		r = probe_glob_expand(s->func, &all, PROBE_GLOB_MAX_UPROBES, what, &fns, err,
+				      errlen);
+		probe_names_free(&all);
+		if (r < 0)
+			return r;
+		offs = calloc((size_t)fns.n, sizeof(*offs));
+		for (int i = 0; offs && i < fns.n && !r; i++)
+			r = elf_symbol_offset(path, fns.v[i], 0, &offs[i], err, errlen);
+		if (!offs || r) {
+			probe_names_free(&fns);
+			free(offs);
+			return offs ? r : -ENOMEM;
+		}
+		nsites = fns.n;
 	} else {
 		r = elf_symbol_offset(path, s->func, s->offset, &off, err, errlen);
 		if (r)
@@ -1204,16 +1705,14 @@ rm_one:
 		       "%s: this kernel has no uprobe events (uprobe_events is missing: it was "
 		       "built without CONFIG_UPROBE_EVENTS)",
 		       probe_kind_name(s->kind));
-		free(sites);
-		return -EOPNOTSUPP;
+		r = -EOPNOTSUPP;
+		goto fail;
 	}
 	pe->tps = calloc((size_t)nsites, sizeof(*pe->tps));
 	pe->fetch = calloc((size_t)nsites, sizeof(*pe->fetch));
 	if (!pe->tps || !pe->fetch) {
-		free(pe->tps);
-		free(pe->fetch);
-		free(sites);
-		return -ENOMEM;
+		r = -ENOMEM;
+		goto fail;
 	}
 	for (int i = 0; i < nsites; i++) {
 		struct usdt_arg ua[PROBE_MAX_USDT_ARGS];
@@ -1238,6 +1737,9 @@ rm_one:
 			}
 			snprintf(base, sizeof(base), "%s__%s", sites[i].provider, sites[i].name);
 			off = sites[i].off;
+		} else if (offs) {
+			snprintf(base, sizeof(base), "%s%s", fns.v[i], kret ? "__return" : "");
+			off = offs[i];
 		} else if (s->offset) {
 			snprintf(base, sizeof(base), "%s_%llx", s->func,
 				 (unsigned long long)s->offset);
@@ -1248,7 +1750,7 @@ rm_one:
 			r = -EINVAL;
 			goto fail;
 		}
-		unique_name(base, name, sizeof(name));
+		unique_name(base, pe, name, sizeof(name));
 		if (sites && sites[i].sema_off)
 			snprintf(line, sizeof(line), "p:%s/%s %s:0x%llx(0x%llx) %s",
 				 probes__group(), name, path, (unsigned long long)off,
@@ -1265,6 +1767,8 @@ rm_one:
 		pe->nev = i + 1;
 	}
 	free(sites);
+	free(offs);
+	probe_names_free(&fns);
 	return 0;
 fail:
 	for (int i = 0; i < pe->nev; i++) {
@@ -1279,6 +1783,8 @@ fail:
 	pe->fetch = NULL;
 	pe->nev = 0;
 	free(sites);
+	free(offs);
+	probe_names_free(&fns);
 	return r;
 }
 

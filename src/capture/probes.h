@@ -47,6 +47,42 @@ struct probe_spec {
  */
 int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t errlen);
 
+/* Whether s has glob characters (*, ?, [...]): one name standing for several. */
+int probe_is_glob(const char *s);
+
+/* A list of names (functions, symbols). */
+struct probe_names {
+	char **v;
+	int n, cap;
+};
+int probe_names_add(struct probe_names *l, const char *name);
+void probe_names_free(struct probe_names *l);
+
+/* The most events one glob may create (checked before any is created). */
+#define PROBE_GLOB_MAX_UPROBES 64
+#define PROBE_GLOB_MAX_KPROBES 512 /* TRIGREC_MAX_HOOKS */
+
+/*
+ * The kernel functions a kprobe glob may match, sorted: the names of
+ * tracefs' available_filter_functions ("NAME [MODULE]" a line) or, when that
+ * is NULL, the text symbols of kallsyms ("ADDR t NAME"); minus the kprobe
+ * blacklist (debugfs kprobes/blacklist, "START-END NAME" a line; NULL =
+ * none) and minus names listed more than once (several functions of one
+ * name: kprobe_events cannot tell which). Returns the count or -ENOMEM.
+ */
+int probe_kfuncs(const char *filter_funcs, const char *kallsyms, const char *blacklist,
+		 struct probe_names *out);
+
+/*
+ * The names of cands that glob pat matches (fnmatch, as tracepoint globs),
+ * in cands' order, into out; what names the candidates in errors
+ * ("functions of /bin/app"). Returns the count; -ENOENT when none matches
+ * (err with did-you-mean), -E2BIG when more than max do (err with the count
+ * and how to narrow it).
+ */
+int probe_glob_expand(const char *pat, const struct probe_names *cands, int max, const char *what,
+		      struct probe_names *out, char *err, size_t errlen);
+
 /* One USDT argument as its note gives it ("-4@%edi"): size, signedness, place. */
 struct usdt_arg {
 	int size; /* bytes */

@@ -1952,13 +1952,27 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 			free(tps);
 			return -EINVAL;
 		}
-		if (n == 1)
+		if (n == 1) {
 			snprintf(sc->pattern, sizeof(sc->pattern), "%s:%s", tps[0].sys,
 				 tps[0].name);
-		else /* USDT with several sites: NAME, NAME_2, ... */
-			snprintf(sc->pattern, sizeof(sc->pattern), "%s:%s*", tps[0].sys,
-				 tps[0].name);
-		free(tps);
+			free(tps);
+		} else {
+			/*
+			 * A glob, or USDT with several sites: like a tracepoint glob, and
+			 * stored as written (bpfctl resolves it to the same events).
+			 */
+			if (strlen(s->event) >= sizeof(sc->pattern)) {
+				set_err(err, sc->pos,
+					"%s matches %d events and is too long for a trigger "
+					"(at most %zu bytes): shorten the path",
+					s->event, n, sizeof(sc->pattern) - 1);
+				free(tps);
+				return -EINVAL;
+			}
+			sc->matches = tps;
+			sc->nmatch = n;
+			return 0;
+		}
 	}
 	sep = strpbrk(sc->pattern, ":/");
 	if (!sep || sep == sc->pattern || !sep[1]) {
@@ -2657,6 +2671,12 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 
 		/* "sys:name"; globs drop out: "sched:*" is "sched", "sys:a*" is "a". */
 		snprintf(ev, sizeof(ev), "%s", out->event[TRIGREC_ROLE_EVENT]);
+		/* A probe glob ("uprobe:/bin/app:do_*(a=arg1)"): its function part ("do_"). */
+		if (probe_kind_of(ev)) {
+			ev[strcspn(ev, "(")] = '\0';
+			q = strrchr(ev, ':') + 1;
+			memmove(ev, q, strlen(q) + 1);
+		}
 		q = strchr(ev, ':');
 		if (q && q[1] && strspn(q + 1, "*?[]") < strlen(q + 1))
 			memmove(ev, q + 1, strlen(q + 1) + 1);

@@ -4,12 +4,14 @@
  * probework_call(i, ms, tag) for i = 1..N, sleeping ms inside call -s only,
  * and fires the USDT probe probework:tick (with a semaphore) for each i.
  *
- *   probework [-n N] [-s SLOW_INDEX] [-m SLOW_MS] [-u] [-w SECONDS]
+ *   probework [-n N] [-s SLOW_INDEX] [-m SLOW_MS] [-u] [-w SECONDS] [-g]
  *
  * probework_call() returns i * 10; its tag is "call-<i>". With -u each call
  * is preceded by the USDT probe (arguments i and the tag), fired only while
  * its semaphore is raised; -w waits up to SECONDS for a tracer to raise it. The last line
  * on stdout is "semaphore=V" (V: its value when the probes were fired).
+ * With -g each i also calls probework_a(i) (returns i + 1) and then
+ * probework_b(i) (returns i + 2), for globs (uprobe:PATH:probework_[ab]).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,21 +39,34 @@ __attribute__((noinline)) long probework_call(long id, long ms, const char *tag)
 	return id * 10;
 }
 
+__attribute__((noinline)) long probework_a(long id)
+{
+	sink += id;
+	return id + 1;
+}
+
+__attribute__((noinline)) long probework_b(long id)
+{
+	sink -= id;
+	return id + 2;
+}
+
 int main(int argc, char **argv)
 {
 	long n = 5, slow = 0, slow_ms = 50, wait_s = 0;
-	int usdt = 0, c;
+	int usdt = 0, globs = 0, c;
 
-	while ((c = getopt(argc, argv, "n:s:m:uw:")) != -1) {
+	while ((c = getopt(argc, argv, "n:s:m:uw:g")) != -1) {
 		switch (c) {
 		case 'n': n = atol(optarg); break;
 		case 's': slow = atol(optarg); break;
 		case 'm': slow_ms = atol(optarg); break;
 		case 'u': usdt = 1; break;
 		case 'w': wait_s = atol(optarg); break;
+		case 'g': globs = 1; break;
 		default:
 			fprintf(stderr, "usage: probework [-n N] [-s SLOW_INDEX] [-m SLOW_MS] [-u] "
-					"[-w SECONDS]\n");
+					"[-w SECONDS] [-g]\n");
 			return 2;
 		}
 	}
@@ -64,6 +79,10 @@ int main(int argc, char **argv)
 		if (usdt && PROBEWORK_TICK_ENABLED())
 			DTRACE_PROBE2(probework, tick, i, tag);
 		probework_call(i, i == slow ? slow_ms : 0, tag);
+		if (globs) {
+			probework_a(i);
+			probework_b(i);
+		}
 	}
 	printf("semaphore=%u\n", (unsigned)probework_tick_semaphore);
 	return 0;

@@ -281,4 +281,114 @@ TEST(recipes)
 	return 0;
 }
 
-RUN_TESTS(T(parse_kinds), T(parse_errors), T(fetchargs), T(usdt_args), T(list_split), T(recipes))
+TEST(glob_parse)
+{
+	struct probe_spec s;
+	char err[256];
+
+	CHECK(probe_is_glob("vfs_*"));
+	CHECK(probe_is_glob("f?o"));
+	CHECK(probe_is_glob("probework_[ab]"));
+	CHECK(!probe_is_glob("vfs_read"));
+	CHECK_EQ(probe_spec_parse("kprobe:vfs_*", &s, err, sizeof(err)), 0);
+	CHECK_STR(s.func, "vfs_*");
+	CHECK_EQ(probe_spec_parse("uretprobe:/bin/app:probework_[ab]", &s, err, sizeof(err)), 0);
+	CHECK_STR(s.path, "/bin/app");
+	CHECK_STR(s.func, "probework_[ab]");
+	CHECK_EQ(probe_spec_parse("uprobe:/bin/app:do_*(a=arg1)", &s, err, sizeof(err)), 0);
+	CHECK_STR(s.func, "do_*");
+	CHECK_STR(s.args, "a=arg1");
+	CHECK_EQ(probe_spec_parse("usdt:/bin/app:py*:func*", &s, err, sizeof(err)), 0);
+	CHECK_STR(s.provider, "py*");
+	CHECK_STR(s.func, "func*");
+	/* An offset needs one function; the path is never a glob. */
+	CHECK_EQ(probe_spec_parse("kprobe:vfs_*+0x10", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "needs one function"));
+	CHECK_EQ(probe_spec_parse("uprobe:/bin/a*:main", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "path cannot be a glob"));
+	return 0;
+}
+
+TEST(glob_expand)
+{
+	struct probe_names c = { 0 }, m = { 0 };
+	const char *syms[] = { "main", "probework_a", "probework_b", "probework_call", "_start" };
+	char err[512];
+
+	for (size_t i = 0; i < sizeof(syms) / sizeof(syms[0]); i++)
+		CHECK_EQ(probe_names_add(&c, syms[i]), 0);
+	CHECK_EQ(probe_glob_expand("probework_[ab]", &c, 64, "functions of /x", &m, err,
+				   sizeof(err)),
+		 2);
+	CHECK_STR(m.v[0], "probework_a");
+	CHECK_STR(m.v[1], "probework_b");
+	probe_names_free(&m);
+	CHECK_EQ(probe_glob_expand("probework_*", &c, 64, "functions of /x", &m, err, sizeof(err)),
+		 3);
+	probe_names_free(&m);
+	CHECK_EQ(probe_glob_expand("probework_?", &c, 64, "functions of /x", &m, err, sizeof(err)),
+		 2);
+	probe_names_free(&m);
+	/* The cap: refused with the count and how to narrow it. */
+	CHECK_EQ(probe_glob_expand("probework_*", &c, 2, "functions of /x", &m, err, sizeof(err)),
+		 -E2BIG);
+	CHECK(strstr(err, "matches 3 functions of /x, more than the 2"));
+	CHECK(strstr(err, "narrow it"));
+	CHECK(strstr(err, "probework_a, probework_b, probework_call"));
+	CHECK_EQ(m.n, 0);
+	/* Nothing matches: did-you-mean as a glob that does. */
+	CHECK_EQ(probe_glob_expand("probwork_*", &c, 64, "functions of /x", &m, err, sizeof(err)),
+		 -ENOENT);
+	CHECK(strstr(err, "'probwork_*' matches no functions of /x (did you mean probework_*"));
+	CHECK_EQ(probe_glob_expand("probework_[xy]", &c, 64, "functions of /x", &m, err,
+				   sizeof(err)),
+		 -ENOENT);
+	CHECK(strstr(err, "did you mean probework_"));
+	CHECK_EQ(probe_glob_expand("*mian*", &c, 64, "functions of /x", &m, err, sizeof(err)),
+		 -ENOENT);
+	CHECK(strstr(err, "did you mean main"));
+	CHECK_EQ(probe_glob_expand("zzz*", &c, 64, "functions of /x", &m, err, sizeof(err)),
+		 -ENOENT);
+	CHECK(!strstr(err, "did you mean"));
+	probe_names_free(&c);
+	return 0;
+}
+
+TEST(kfuncs)
+{
+	static const char aff[] = "vfs_read\nvfs_write\nvfs_open\ndup_name\ndup_name\n"
+				  "kmod_fn [mymod]\nvfs_bl\n";
+	static const char ksyms[] = "ffffffff81000000 T vfs_read\n"
+				    "ffffffff81000010 t vfs_local\n"
+				    "ffffffff81000020 D vfs_data\n"
+				    "ffffffff81000030 t mod_fn\t[mymod]\n";
+	static const char bl[] = "0xffffffff81000000-0xffffffff81000010\tvfs_bl\n";
+	struct probe_names k = { 0 }, m = { 0 };
+	char err[512];
+
+	/* available_filter_functions, minus the blacklist and names listed twice. */
+	CHECK_EQ(probe_kfuncs(aff, NULL, bl, &k), 4);
+	CHECK_STR(k.v[0], "kmod_fn");
+	CHECK_STR(k.v[1], "vfs_open");
+	CHECK_STR(k.v[3], "vfs_write");
+	CHECK_EQ(probe_glob_expand("vfs_*", &k, 512, "kernel functions", &m, err, sizeof(err)), 3);
+	probe_names_free(&m);
+	CHECK_EQ(probe_glob_expand("dup_*", &k, 512, "kernel functions", &m, err, sizeof(err)),
+		 -ENOENT);
+	CHECK_EQ(probe_glob_expand("vfs_bl*", &k, 512, "kernel functions", &m, err, sizeof(err)),
+		 -ENOENT);
+	CHECK_EQ(probe_glob_expand("vsf_*", &k, 512, "kernel functions", &m, err, sizeof(err)),
+		 -ENOENT);
+	CHECK(strstr(err, "did you mean vfs_*"));
+	probe_names_free(&k);
+	/* Without it: kallsyms' text symbols. */
+	CHECK_EQ(probe_kfuncs(NULL, ksyms, NULL, &k), 3);
+	CHECK_STR(k.v[0], "mod_fn");
+	CHECK_STR(k.v[1], "vfs_local");
+	CHECK_STR(k.v[2], "vfs_read");
+	probe_names_free(&k);
+	return 0;
+}
+
+RUN_TESTS(T(parse_kinds), T(parse_errors), T(fetchargs), T(usdt_args), T(list_split), T(recipes),
+	  T(glob_parse), T(glob_expand), T(kfuncs))
