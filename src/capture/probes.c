@@ -1687,6 +1687,7 @@ rm_one:
 		if (r < 0)
 			return r;
 		offs = calloc((size_t)fns.n, sizeof(*offs));
+		r = 0;
 		for (int i = 0; offs && i < fns.n && !r; i++)
 			r = elf_symbol_offset(path, fns.v[i], 0, &offs[i], err, errlen);
 		if (!offs || r) {
@@ -1828,6 +1829,8 @@ int probes__resolve(const char *given, struct tp_name **out)
 	if (!r)
 		r = create(s, &pe, last_err, sizeof(last_err));
 	free(s);
+	if (r > 0 || (!r && !pe.nev)) /* never a count without its events */
+		r = -EINVAL;
 	if (r) {
 		pthread_mutex_unlock(&lock);
 		return r;

@@ -5,11 +5,13 @@
 # script: a uprobe -> uretprobe latency fires once for the one slow call and
 # never for fast ones; filters on arguments, strings and return values; a
 # rate on a uprobe; USDT with its semaphore raised; a kprobe filtered by an
-# argument (where the kernel has kprobe events); scripts; the errors; and
+# argument (where the kernel has kprobe events); globs (uprobe and kprobe:
+# one event per match, caps, did-you-mean); scripts; the errors; and
 # cleanup: no trigrec_<pid> group left in uprobe_events after exit, and a
 # kill -9's leftovers removed at the next start while other groups stay.
 # tests/helpers/probework calls probework_call(i, ms, "call-<i>") (returns
-# i * 10) for i = 1..N, the USDT probe probework:tick(i, tag) before each.
+# i * 10) for i = 1..N, the USDT probe probework:tick(i, tag) before each;
+# with -g probework_a(i) and probework_b(i) after each (globs).
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -157,9 +159,74 @@ for p in (424241, 424242, 424243):
 fi
 t_end
 
-t_begin "errors: did-you-mean, stripped binaries, absent USDT probes, unknown kernel functions"
+t_begin "uprobe glob: one event per matching function, the field list on each, a trigger on the glob"
+D=$TMP/uglob
+AB="uprobe:$PW:probework_[ab](id=arg1)"
+run "$D" -e "$AB" -e "uretprobe:$PW:probework_?" \
+	--trigger "$AB if tid > 0 count >= 3" -- "$PW" -n 3 -g
+check_eq "trigrec exit" "$?" 0
+# Unnamed: the glob's function part without its glob characters.
+check_eq "snapshots of probework_ab" "$(nsnaps "$D" probework_ab)" 1
+S=$(snaps "$D" probework_ab | head -1)
+[ -n "$S" ] && check_eq "records up to the 3rd hit" "$(probe_lines "$S" | tr '\n' '|')" \
+	'probework_a: id=1|probework_a__return: ret=2|probework_b: id=1|probework_b__return: ret=3|probework_a: id=2|'
+check_eq "uprobe_events after exit" "$(our_events)" ""
+t_end
+
+t_begin "usdt glob: provider and name globs over the notes"
+D=$TMP/uglobt
+UG="usdt:$PW:probe*:ti?k"
+run "$D" -e "$UG" --trigger "$UG if arg1 == 2 name utick" -- "$PW" -n 3 -u -w 10
+check_eq "snapshots of utick" "$(nsnaps "$D" utick)" 1
+S=$(snaps "$D" utick | head -1)
+[ -n "$S" ] && check_eq "tick records" "$(probe_lines "$S" | sed 's/ arg2=[0-9]*//' | tr '\n' ' ')" \
+	'probework__tick: arg1=1 probework__tick: arg1=2 '
+t_end
+
+t_begin "uprobe glob errors: no match (did you mean), over the cap, fields on several"
 err() { "$TRIGREC" record -o "$TMP/e" -e "$1" -- true >"$TMP/log" 2>&1; cat "$TMP/log"; }
-check_match "uprobe symbol" "$(err "uprobe:$PW:probework_cal")" "no function 'probework_cal' in .* \(did you mean probework_call\?\)"
+check_match "no match" "$(err "uprobe:$PW:probwork_*")" \
+	"'probwork_\*' matches no functions of .*probework \(did you mean probework_\*"
+check_match "over the cap" "$(err "uprobe:$TRIGREC:*")" \
+	"'\*' matches [0-9]+ functions of .*trigrec, more than the 64 one glob may probe: narrow it"
+check_match "offset on a glob" "$(err "uprobe:$PW:probework_*+4")" '\+OFFSET needs one function'
+check_match "a field needs one event" \
+	"$("$TRIGREC" record -o "$TMP/e" --trigger "uprobe:$PW:probework_[ab](id=arg1) if id == 2" -- true 2>&1)" \
+	"field 'id' needs a single tracepoint, but uprobe:.* matches 2"
+check_eq "nothing left in uprobe_events" "$(our_events)" ""
+t_end
+
+t_begin "kprobe glob: one event per matching kernel function"
+if [ ! -e $TFS/kprobe_events ]; then
+	check_match "no match says so" "$(err "kprobe:do_sys_opn*")" \
+		"'do_sys_opn\*' matches no kernel functions \(did you mean do_sys_ope"
+	check_match "error without kprobe events" "$(err "kprobe:do_sys_open*")" 'no kprobe events .*CONFIG_KPROBE_EVENTS'
+	t_skip "this kernel has no kprobe events (CONFIG_KPROBE_EVENTS): checked the errors only"
+elif [ "$(uname -m)" != x86_64 ]; then
+	t_skip "the glob names x86_64's syscall functions"
+else
+	D=$TMP/kglob
+	check_match "over the cap" "$(err "kprobe:*")" \
+		"'\*' matches [0-9]+ kernel functions, more than the 512 one glob may probe"
+	KG="kprobe:__x64_sys_get[sp]id"
+	run "$D" -e "$KG" --trigger "$KG if tid > 0 count >= 2 name kglob" -- \
+		"$PY" -c 'import os, time
+time.sleep(0.3)
+for p in (424241, 424242):
+    try: os.getsid(p)
+    except OSError: pass
+    os.getpid()'
+	check_eq "trigrec exit" "$?" 0
+	check_eq "snapshots of kglob" "$(nsnaps "$D" kglob)" 1
+	S=$(snaps "$D" kglob | head -1)
+	[ -n "$S" ] && check_eq "both functions recorded" \
+		"$(probe_lines "$S" | sed 's/:.*//' | sort -u | tr '\n' ' ')" '__x64_sys_getpid __x64_sys_getsid '
+	check_eq "kprobe_events after exit" "$(our_events)" ""
+fi
+t_end
+
+t_begin "errors: did-you-mean, stripped binaries, absent USDT probes, unknown kernel functions"
+check_match "uprobe symbol" "$(err "uprobe:$PW:probework_cal")" "no function 'probework_cal' in .* \(did you mean probework_call[ ?]"
 check_match "usdt probe" "$(err "usdt:$PW:probework:tock")" 'no USDT probe probework:tock .*did you mean probework:tick\?'
 check_match "no USDT notes" "$(err "usdt:$TRIGREC:a:b")" 'has no USDT probes'
 check_cmd "strip a copy of probework" sh -c "cp '$PW' '$TMP/stripped' && strip '$TMP/stripped'"
