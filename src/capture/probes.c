@@ -557,7 +557,8 @@ static int one_field(const struct fa_ctx *c, const char *item, int idx, char *ou
 		snprintf(name, sizeof(name), "%s", valid_ident(dn) ? dn : "");
 	if (!name[0])
 		snprintf(name, sizeof(name), "f%d", idx + 1);
-	if (!type[0] && c->s->kind == PROBE_USDT && !strncmp(fetch, "arg", 3)) {
+	if (!type[0] && c->s->kind == PROBE_USDT && !strncmp(fetch, "arg", 3) && c->uargs &&
+	    atoi(fetch + 3) >= 1 && atoi(fetch + 3) <= c->nargs) {
 		const struct usdt_arg *u = &c->uargs[atoi(fetch + 3) - 1];
 
 		snprintf(type, sizeof(type), "%c%d", u->is_signed ? 's' : 'u', u->size * 8);
@@ -1513,8 +1514,8 @@ static int create_kglob(const struct probe_spec *s, struct probe_ev *pe, char *e
 		return -EOPNOTSUPP;
 	}
 	btf = kernel_btf_args();
-	pe->tps = calloc((size_t)m.n, sizeof(*pe->tps));
-	pe->fetch = calloc((size_t)m.n, sizeof(*pe->fetch));
+	pe->tps = calloc((size_t)m.n + 1, sizeof(*pe->tps));
+	pe->fetch = calloc((size_t)m.n + 1, sizeof(*pe->fetch));
 	if (!pe->tps || !pe->fetch) {
 		r = -ENOMEM;
 		goto fail;
@@ -1575,7 +1576,7 @@ again:
 	probe_names_free(&m);
 	return 0;
 fail:
-	for (int i = 0; i < pe->nev; i++) {
+	for (int i = 0; pe->tps && pe->fetch && i < pe->nev; i++) {
 		snprintf(line, sizeof(line), "-:%s/%s", pe->tps[i].sys, pe->tps[i].name);
 		write_events("kprobe_events", line, NULL, 0);
 		free(pe->fetch[i]);
@@ -1772,12 +1773,11 @@ rm_one:
 	probe_names_free(&fns);
 	return 0;
 fail:
-	for (int i = 0; i < pe->nev; i++) {
+	for (int i = 0; pe->tps && pe->fetch && i < pe->nev; i++) {
 		snprintf(line, sizeof(line), "-:%s/%s", pe->tps[i].sys, pe->tps[i].name);
 		write_events("uprobe_events", line, NULL, 0);
-	}
-	for (int i = 0; i < pe->nev; i++)
 		free(pe->fetch[i]);
+	}
 	free(pe->fetch);
 	free(pe->tps);
 	pe->tps = NULL;

@@ -140,7 +140,7 @@ static void report_suppressed(struct sideband *s)
 		log_event(LOG_INFO, kv,
 			  "trigger %s: %llu firings suppressed since the last report "
 			  "(cooldown %llu, limit/max %llu, budget %llu)",
-			  s->b->trigs[i].name, (unsigned long long)(d[0] + d[1] + d[2]),
+			  s->b->trigs[i].name, (unsigned long long)d[0] + d[1] + d[2],
 			  (unsigned long long)d[0], (unsigned long long)d[1],
 			  (unsigned long long)d[2]);
 	}

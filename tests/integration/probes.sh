@@ -163,7 +163,7 @@ t_begin "uprobe glob: one event per matching function, the field list on each, a
 D=$TMP/uglob
 AB="uprobe:$PW:probework_[ab](id=arg1)"
 run "$D" -e "$AB" -e "uretprobe:$PW:probework_?" \
-	--trigger "$AB if tid > 0 count >= 3" -- "$PW" -n 3 -g
+	--trigger "$AB if tid > 0 count >= 3 max 1" -- "$PW" -n 3 -g
 check_eq "trigrec exit" "$?" 0
 # Unnamed: the glob's function part without its glob characters.
 check_eq "snapshots of probework_ab" "$(nsnaps "$D" probework_ab)" 1
@@ -209,7 +209,7 @@ else
 	check_match "over the cap" "$(err "kprobe:*")" \
 		"'\*' matches [0-9]+ kernel functions, more than the 512 one glob may probe"
 	KG="kprobe:__x64_sys_get[sp]id"
-	run "$D" -e "$KG" --trigger "$KG if tid > 0 count >= 2 name kglob" -- \
+	run "$D" -e "$KG" --trigger "$KG if tid > 0 count >= 2 max 1 name kglob" -- \
 		"$PY" -c 'import os, time
 time.sleep(0.3)
 for p in (424241, 424242):
