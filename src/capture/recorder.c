@@ -157,7 +157,8 @@ static int choose_rings(struct recorder *r)
 		const char *no = ring_sets_unsupported(r, nosets, sizeof(nosets));
 
 		if (no && mode == REC_RINGS_BPF) {
-			elog("--rings bpf: %s: use --rings perf (or auto, which falls back by itself)", no);
+			elog("--rings bpf: %s: use --rings perf (or auto, which falls back by itself)",
+			     no);
 			return -EOPNOTSUPP;
 		}
 		if (no) {

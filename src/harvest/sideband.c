@@ -74,7 +74,7 @@ struct sideband {
 	uint64_t skipped_seen; /* bpfctl__recursion_misses() already reported */
 	/* Per trigger: suppressed by cooldown, limit/max, budget, already logged. */
 	uint64_t sup_seen[TRIGREC_MAX_TRIGGERS][3];
-	uint64_t last_resume;  /* floor of the next snapshot's window */
+	uint64_t last_resume; /* floor of the next snapshot's window */
 	struct sideband_stats st;
 	/* Writer thread: files are written while the next freeze can already happen. */
 	pthread_t writer;
