@@ -106,10 +106,68 @@ const char *rec_rings_name(int mode)
  * programs see registers, not the record) and a --filter that is not a
  * condition trigrec's BPF can test (ftrace's, applied by perf).
  */
+/*
+ * Can this kernel and this machine take ring sets? NULL if so, else why not.
+ * Asked once, before anything is opened: the kernel must open a BPF-output
+ * perf event written backward (every kernel trigrec runs on does; the probe
+ * keeps auto honest where one does not), and the BPF side knows at most
+ * TRIGREC_MAX_CPUS CPUs individually.
+ */
+static const char *ring_sets_unsupported(const struct recorder *r, char *buf, size_t len)
+{
+	struct perf_event_attr a = {
+		.size = sizeof(a),
+		.type = PERF_TYPE_SOFTWARE,
+		.config = PERF_COUNT_SW_BPF_OUTPUT,
+		.sample_period = 1,
+		.sample_type = PERF_SAMPLE_RAW,
+		.write_backward = 1,
+	};
+	int n = cpus_possible(), fd;
+
+	if (getenv("TRIGREC_TEST_NO_RING_SETS")) { /* tests: a kernel without them */
+		snprintf(buf, len, "TRIGREC_TEST_NO_RING_SETS is set");
+		return buf;
+	}
+	if (n > TRIGREC_MAX_CPUS) {
+		snprintf(buf, len, "%d possible CPUs, ring sets know at most %d", n,
+			 TRIGREC_MAX_CPUS);
+		return buf;
+	}
+	fd = perf_event_open(&a, -1, r->cpus[0], -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd >= 0) {
+		close(fd);
+		return NULL;
+	}
+	/* Only what says "this kernel cannot": a refusal (EACCES...) is reported when opening. */
+	if (errno != EINVAL && errno != EOPNOTSUPP && errno != ENOENT && errno != ENOSYS)
+		return NULL;
+	snprintf(buf, len, "the kernel refuses a BPF-output perf event written backward (%s)",
+		 strerror(errno));
+	return buf;
+}
+
 static int choose_rings(struct recorder *r)
 {
 	const char *why = NULL;
 	int mode = r->opts.rings;
+	char nosets[160];
+
+	if (mode != REC_RINGS_PERF) {
+		const char *no = ring_sets_unsupported(r, nosets, sizeof(nosets));
+
+		if (no && mode == REC_RINGS_BPF) {
+			elog("--rings bpf: %s: use --rings perf (or auto, which falls back by itself)",
+			     no);
+			return -EOPNOTSUPP;
+		}
+		if (no) {
+			ilog("recording through perf's rings: %s (--rings perf; snapshots freeze "
+			     "the gates instead of switching ring sets)",
+			     no);
+			mode = r->opts.rings = REC_RINGS_PERF;
+		}
+	}
 
 	for (int i = 0; i < r->nr_evs; i++) {
 		struct rec_event *e = &r->evs[i];
