@@ -784,6 +784,25 @@ static int names_has(const struct probe_names *l, const char *name)
 	return l->n && bsearch(&name, l->v, (size_t)l->n, sizeof(*l->v), names_cmp) != NULL;
 }
 
+int probe_blacklisted(const char *blacklist, const char *func, unsigned long long addr, char *entry,
+		      size_t len)
+{
+	const char *p;
+
+	for (p = blacklist; p && *p; p += strcspn(p, "\n"), p += *p == '\n') {
+		unsigned long long lo, hi;
+		char name[256];
+
+		if (sscanf(p, "0x%llx-0x%llx %255s", &lo, &hi, name) != 3)
+			continue;
+		if (!strcmp(name, func) || (addr && addr >= lo && addr < hi)) {
+			snprintf(entry, len, "%s", name);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int probe_kfuncs(const char *filter_funcs, const char *kallsyms, const char *blacklist,
 		 struct probe_names *out)
 {
@@ -1326,6 +1345,53 @@ static int kernel_btf_args(void)
 	return has;
 }
 
+static char *read_all(const char *path);
+
+/* func's address in /proc/kallsyms (text symbols), 0 if unknown or hidden. */
+static unsigned long long kallsyms_addr(const char *func)
+{
+	char line[512], name[256], type;
+	unsigned long long addr, found = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &addr, &type, name) == 3 &&
+		    (type == 't' || type == 'T') && !strcmp(name, func))
+			found = addr;
+	fclose(f);
+	return found;
+}
+
+/*
+ * The kernel refused a kprobe on func: say why when the kprobe blacklist
+ * knows (NOKPROBE_SYMBOL functions, noinstr and entry code), appended to err.
+ */
+static void kprobe_refusal_why(const char *func, char *err, size_t errlen)
+{
+	char *bl = read_all("/sys/kernel/debug/kprobes/blacklist"), entry[256];
+	size_t n = err ? strlen(err) : 0;
+
+	if (!err || n + 1 >= errlen)
+		goto out;
+	if (!bl) {
+		snprintf(err + n, errlen - n,
+			 " (functions on the kernel's kprobe blacklist, in noinstr or entry code, "
+			 "cannot be probed; with debugfs mounted at /sys/kernel/debug trigrec says "
+			 "whether %s is one)",
+			 func);
+	} else if (probe_blacklisted(bl, func, kallsyms_addr(func), entry, sizeof(entry))) {
+		snprintf(err + n, errlen - n,
+			 " (%s cannot be probed: the kernel's kprobe blacklist covers it, entry "
+			 "'%s' in /sys/kernel/debug/kprobes/blacklist; probe a function that calls "
+			 "it, or a tracepoint near it)",
+			 func, entry);
+	}
+out:
+	free(bl);
+}
+
 /* The last error the kernel logged for a dynamic event, for the message. */
 static void kernel_error_log(char *out, size_t len)
 {
@@ -1641,8 +1707,10 @@ static int create(const struct probe_spec *s, struct probe_ev *pe, char *err, si
 			snprintf(line, sizeof(line), "%c:%s/%s %s %s", kret ? 'r' : 'p',
 				 probes__group(), name, s->func, fa);
 		r = write_events("kprobe_events", line, err, errlen);
-		if (r)
+		if (r) {
+			kprobe_refusal_why(s->func, err, errlen);
 			return r;
+		}
 		pe->tps = calloc(1, sizeof(*pe->tps));
 		if (!pe->tps)
 			goto rm_one;

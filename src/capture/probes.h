@@ -70,6 +70,14 @@ void probe_names_free(struct probe_names *l);
  * none) and minus names listed more than once (several functions of one
  * name: kprobe_events cannot tell which). Returns the count or -ENOMEM.
  */
+/*
+ * Does the kernel's kprobe blacklist (debugfs kprobes/blacklist, lines
+ * "0xSTART-0xEND\tNAME") cover func, by name or, with addr != 0, by address
+ * (sections such as noinstr text are listed as ranges)? 1 and the entry's
+ * name in `entry`, else 0.
+ */
+int probe_blacklisted(const char *blacklist, const char *func, unsigned long long addr, char *entry,
+		      size_t len);
 int probe_kfuncs(const char *filter_funcs, const char *kallsyms, const char *blacklist,
 		 struct probe_names *out);
 

@@ -159,6 +159,29 @@ for p in (424241, 424242, 424243):
 fi
 t_end
 
+t_begin "kprobe on a function the kernel refuses (its kprobe blacklist): the error says why"
+BL=/sys/kernel/debug/kprobes/blacklist
+if [ ! -e $TFS/kprobe_events ]; then
+	t_skip "this kernel has no kprobe events (CONFIG_KPROBE_EVENTS)"
+elif [ ! -r $BL ]; then
+	t_skip "no $BL (debugfs not mounted): the reason cannot be read here"
+else
+	# A blacklisted function that is a text symbol of its own (not a section
+	# range), as the kernel lists them.
+	fn=$(awk 'NR == FNR { if ($2 == "t" || $2 == "T") ks[$3] = 1; next }
+		$2 in ks && $2 !~ /^__/ { print $2; exit }' /proc/kallsyms "$BL")
+	if [ -z "$fn" ]; then
+		t_skip "no blacklisted text symbol found in $BL"
+	else
+		out=$("$TRIGREC" record -o "$TMP/bl" -e "kprobe:$fn" -- true 2>&1)
+		check_ne "kprobe:$fn: exit code" "$?" 0
+		check_match "kprobe:$fn: the message" "$out" \
+			"kernel refused .*$fn.* cannot be probed: the kernel's kprobe blacklist covers it, entry '$fn'"
+		check_eq "kprobe_events after the refusal" "$(our_events)" ""
+	fi
+fi
+t_end
+
 t_begin "uprobe glob: one event per matching function, the field list on each, a trigger on the glob"
 D=$TMP/uglob
 AB="uprobe:$PW:probework_[ab](id=arg1)"

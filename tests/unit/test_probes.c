@@ -390,5 +390,24 @@ TEST(kfuncs)
 	return 0;
 }
 
+/* Why the kernel refused a kprobe: the blacklist by name, or by a section range. */
+TEST(blacklisted)
+{
+	static const char bl[] = "0xffffffff81000000-0xffffffff81000010\tdo_int3\n"
+				 "0xffffffff82000000-0xffffffff82100000\t__noinstr_text_start\n"
+				 "garbage line\n";
+	char e[64];
+
+	CHECK_EQ(probe_blacklisted(bl, "do_int3", 0, e, sizeof(e)), 1);
+	CHECK_STR(e, "do_int3");
+	/* A noinstr function: listed only through its section's range. */
+	CHECK_EQ(probe_blacklisted(bl, "exc_int3", 0xffffffff82000400ull, e, sizeof(e)), 1);
+	CHECK_STR(e, "__noinstr_text_start");
+	CHECK_EQ(probe_blacklisted(bl, "exc_int3", 0, e, sizeof(e)), 0);
+	CHECK_EQ(probe_blacklisted(bl, "vfs_read", 0xffffffff82100000ull, e, sizeof(e)), 0);
+	CHECK_EQ(probe_blacklisted(NULL, "do_int3", 0, e, sizeof(e)), 0);
+	return 0;
+}
+
 RUN_TESTS(T(parse_kinds), T(parse_errors), T(fetchargs), T(usdt_args), T(list_split), T(recipes),
-	  T(glob_parse), T(glob_expand), T(kfuncs))
+	  T(glob_parse), T(glob_expand), T(kfuncs), T(blacklisted))
