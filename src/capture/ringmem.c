@@ -85,8 +85,8 @@ static void advice(const struct ringmem_need *n, const struct ringmem_have *h, c
 int ringmem_check(const struct ringmem_need *n, const struct ringmem_have *h, char *msg, size_t len)
 {
 	struct ringmem_total t;
-	char tot[32], rings[32], copies[32], m[32], tr[32], lim[32], lim2[32], fix[160];
-	int why = exceeded(n, h);
+	char tot[32], rings[32], copies[32], m[32], tr[32], lim[32], lim2[32], fix[160], mp[64];
+	int why = exceeded(n, h), mains = n->main_rings > 0 ? n->main_rings : 1;
 
 	ringmem_total(n, &t);
 	fmt_size(t.total, tot, sizeof(tot));
@@ -94,6 +94,11 @@ int ringmem_check(const struct ringmem_need *n, const struct ringmem_have *h, ch
 	fmt_size(t.copies, copies, sizeof(copies));
 	fmt_size(n->main_pages * n->page_size, m, sizeof(m));
 	fmt_size(n->track_pages * n->page_size, tr, sizeof(tr));
+	/* Each main ring of a CPU (two with ring sets) is -m large and has its control page. */
+	if (mains > 1)
+		snprintf(mp, sizeof(mp), "%d x %s main", mains, m);
+	else
+		snprintf(mp, sizeof(mp), "%s main", m);
 	if (why)
 		advice(n, h, fix, sizeof(fix));
 	switch (why) {
@@ -105,37 +110,37 @@ int ringmem_check(const struct ringmem_need *n, const struct ringmem_have *h, ch
 		snprintf(
 			msg, len,
 			"-m %s on %d CPU%s needs %s of rings locked in memory (%d x (%s "
-			"main + %s tracking + 2 control pages)), but without CAP_IPC_LOCK perf lets "
+			"+ %s tracking + %d control pages)), but without CAP_IPC_LOCK perf lets "
 			"this user lock %s (kernel.perf_event_mlock_kb = %llu KiB per CPU x %d online "
 			"CPUs, shared by all perf users of the uid, plus RLIMIT_MEMLOCK %s): %s; or "
 			"raise the limit (sysctl -w kernel.perf_event_mlock_kb=%llu, or ulimit -l), or "
 			"run as root",
-			m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", rings, n->nr_cpus, m, tr,
-			fmt_size(mlock_allowed(h), lim, sizeof(lim)),
+			m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", rings, n->nr_cpus, mp, tr,
+			mains + 1, fmt_size(mlock_allowed(h), lim, sizeof(lim)),
 			(unsigned long long)h->perf_mlock_kb, (int)cpus,
 			fmt_size(rl, lim2, sizeof(lim2)), fix, (unsigned long long)need_kb);
 		return -ENOMEM;
 	}
 	case 2:
-		snprintf(
-			msg, len,
-			"-m %s on %d CPU%s needs %s of snapshot copies in trigrec's memory "
-			"(%d sets x %d CPUs x (%s main + %s tracking)), but memory cgroup %s lets it "
-			"grow by only %s (limit %s); it would be killed by the OOM killer: %s; or "
-			"raise the cgroup's memory limit",
-			m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", copies, n->copies, n->nr_cpus, m,
-			tr, h->cg_path[0] ? h->cg_path : "(ours)",
-			fmt_size(h->cg_headroom, lim, sizeof(lim)),
-			fmt_size(h->cg_limit, lim2, sizeof(lim2)), fix);
+		snprintf(msg, len,
+			 "-m %s on %d CPU%s needs %s of snapshot copies in trigrec's memory "
+			 "(%d sets x %d CPUs x (%s + %s tracking)), but memory cgroup %s lets it "
+			 "grow by only %s (limit %s); it would be killed by the OOM killer: %s; or "
+			 "raise the cgroup's memory limit",
+			 m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", copies, n->copies, n->nr_cpus,
+			 mp, tr, h->cg_path[0] ? h->cg_path : "(ours)",
+			 fmt_size(h->cg_headroom, lim, sizeof(lim)),
+			 fmt_size(h->cg_limit, lim2, sizeof(lim2)), fix);
 		return -ENOMEM;
 	case 3:
 		snprintf(
 			msg, len,
 			"-m %s on %d CPU%s needs %s: %s of rings pinned in the kernel "
-			"(%d x (%s main + %s tracking + 2 control pages)) and %s of snapshot copies in "
+			"(%d x (%s + %s tracking + %d control pages)) and %s of snapshot copies in "
 			"trigrec (%d sets of every ring), but only %s is available (MemAvailable): %s",
-			m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", tot, rings, n->nr_cpus, m, tr,
-			copies, n->copies, fmt_size(h->mem_available, lim, sizeof(lim)), fix);
+			m, n->nr_cpus, n->nr_cpus == 1 ? "" : "s", tot, rings, n->nr_cpus, mp, tr,
+			mains + 1, copies, n->copies, fmt_size(h->mem_available, lim, sizeof(lim)),
+			fix);
 		return -ENOMEM;
 	}
 	if (h->mem_available && t.total > h->mem_available / 2) {

@@ -128,6 +128,20 @@ TEST(mlock_limit)
 	return 0;
 }
 
+/* Ring sets: two -m rings per CPU, each with its control page, in the breakdown too. */
+TEST(ring_sets_breakdown)
+{
+	struct ringmem_need n = need(1 * GiB, 64);
+	struct ringmem_have h = have(23 * GiB);
+
+	n.main_rings = 2;
+	CHECK_EQ(ringmem_check(&n, &h, msg, sizeof(msg)), -ENOMEM);
+	CHECK(has(
+		"128.0 GiB of rings pinned in the kernel (64 x (2 x 1 GiB main + 64 KiB tracking + 3 control pages))"));
+	CHECK(has("256.0 GiB of snapshot copies in trigrec (2 sets of every ring)"));
+	return 0;
+}
+
 TEST(memory_cgroup)
 {
 	struct ringmem_need n = need(64 * MiB, 2);
@@ -173,4 +187,4 @@ TEST(probe_this_machine)
 }
 
 RUN_TESTS(T(totals), T(fits), T(mem_available), T(warns_above_half), T(mlock_limit),
-	  T(memory_cgroup), T(nothing_fits), T(probe_this_machine))
+	  T(ring_sets_breakdown), T(memory_cgroup), T(nothing_fits), T(probe_this_machine))
