@@ -954,6 +954,12 @@ static void summary(struct session *s)
 			(unsigned long long)all.rb_dropped, (unsigned long long)g.gated,
 			(unsigned long long)skipped);
 	}
+	/* Counted in BPF on the ring-set path; rare enough to say only when they happened. */
+	if (g.rec_truncated || g.rec_failed)
+		wlog("ring sets: %llu records were longer than %d bytes and were cut to their first %d; "
+		     "%llu could not be written (bpf_perf_event_output failed)",
+		     (unsigned long long)g.rec_truncated, TRIGREC_MAX_RECORD, TRIGREC_MAX_RECORD,
+		     (unsigned long long)g.rec_failed);
 }
 
 /*
