@@ -62,7 +62,10 @@ ncpu=${J[cpus#]:-0}
 recs=0 bytes=0 mains="" tracks="" set0="" set1=""
 RINGS=$(j rings)
 check_match "rings" "$RINGS" '^(bpf|perf)$'
-check_eq "ring_sets.records = set records" "$(j ring_sets.records)" \
+# ring_sets.records counts every record converted, also those the window
+# then leaves out (after the cut: many more on a slow machine, e.g. under
+# ASan), so it is at least what the set rings kept (docs/sidecar.md).
+check_ge "ring_sets.records >= set records kept" "$(j ring_sets.records)" \
 	"$(for ((i = 0; i < ncpu; i++)); do case $(j cpus.$i.ring) in set*) j cpus.$i.records; echo ;; esac; done | awk '{ s += $1 } END { print s + 0 }')"
 for ((i = 0; i < ncpu; i++)); do
 	recs=$((recs + $(j cpus.$i.records)))
