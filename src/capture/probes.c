@@ -1437,6 +1437,23 @@ static int write_events(const char *file, const char *line, char *err, size_t er
 	return 0;
 }
 
+/* Remove the events pe created so far in file (a failed glob or USDT probe). */
+static void unwind_events(struct probe_ev *pe, const char *file)
+{
+	char line[sizeof(pe->tps->sys) + sizeof(pe->tps->name) + 4];
+
+	for (int i = 0; pe->tps && pe->fetch && i < pe->nev; i++) {
+		snprintf(line, sizeof(line), "-:%s/%s", pe->tps[i].sys, pe->tps[i].name);
+		write_events(file, line, NULL, 0);
+		free(pe->fetch[i]);
+	}
+	free(pe->fetch);
+	free(pe->tps);
+	pe->tps = NULL;
+	pe->fetch = NULL;
+	pe->nev = 0;
+}
+
 static void sanitize(char *s)
 {
 	for (; *s; s++)
@@ -1642,16 +1659,7 @@ again:
 	probe_names_free(&m);
 	return 0;
 fail:
-	for (int i = 0; pe->tps && pe->fetch && i < pe->nev; i++) {
-		snprintf(line, sizeof(line), "-:%s/%s", pe->tps[i].sys, pe->tps[i].name);
-		write_events("kprobe_events", line, NULL, 0);
-		free(pe->fetch[i]);
-	}
-	free(pe->fetch);
-	free(pe->tps);
-	pe->tps = NULL;
-	pe->fetch = NULL;
-	pe->nev = 0;
+	unwind_events(pe, "kprobe_events");
 	probe_names_free(&m);
 	return r;
 }
@@ -1841,16 +1849,7 @@ rm_one:
 	probe_names_free(&fns);
 	return 0;
 fail:
-	for (int i = 0; pe->tps && pe->fetch && i < pe->nev; i++) {
-		snprintf(line, sizeof(line), "-:%s/%s", pe->tps[i].sys, pe->tps[i].name);
-		write_events("uprobe_events", line, NULL, 0);
-		free(pe->fetch[i]);
-	}
-	free(pe->fetch);
-	free(pe->tps);
-	pe->tps = NULL;
-	pe->fetch = NULL;
-	pe->nev = 0;
+	unwind_events(pe, "uprobe_events");
 	free(sites);
 	free(offs);
 	probe_names_free(&fns);

@@ -106,14 +106,8 @@ const char *rec_rings_name(int mode)
  * programs see registers, not the record) and a --filter that is not a
  * condition trigrec's BPF can test (ftrace's, applied by perf).
  */
-/*
- * Can this kernel and this machine take ring sets? NULL if so, else why not.
- * Asked once, before anything is opened: the kernel must open a BPF-output
- * perf event written backward (every kernel trigrec runs on does; the probe
- * keeps auto honest where one does not), and the BPF side knows at most
- * TRIGREC_MAX_CPUS CPUs individually.
- */
-static const char *ring_sets_unsupported(const struct recorder *r, char *buf, size_t len)
+/* One ring of a set: a BPF-output event written backward on cpu (fd, or -1 and errno). */
+static int open_bpf_output(int cpu)
 {
 	struct perf_event_attr a = {
 		.size = sizeof(a),
@@ -123,6 +117,19 @@ static const char *ring_sets_unsupported(const struct recorder *r, char *buf, si
 		.sample_type = PERF_SAMPLE_RAW,
 		.write_backward = 1,
 	};
+
+	return perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * Can this kernel and this machine take ring sets? NULL if so, else why not.
+ * Asked once, before anything is opened: the kernel must open a BPF-output
+ * perf event written backward (every kernel trigrec runs on does; the probe
+ * keeps auto honest where one does not), and the BPF side knows at most
+ * TRIGREC_MAX_CPUS CPUs individually.
+ */
+static const char *ring_sets_unsupported(const struct recorder *r, char *buf, size_t len)
+{
 	int n = cpus_possible(), fd;
 
 	if (getenv("TRIGREC_TEST_NO_RING_SETS")) { /* tests: a kernel without them */
@@ -134,7 +141,7 @@ static const char *ring_sets_unsupported(const struct recorder *r, char *buf, si
 			 TRIGREC_MAX_CPUS);
 		return buf;
 	}
-	fd = perf_event_open(&a, -1, r->cpus[0], -1, PERF_FLAG_FD_CLOEXEC);
+	fd = open_bpf_output(r->cpus[0]);
 	if (fd >= 0) {
 		close(fd);
 		return NULL;
@@ -896,15 +903,7 @@ static int open_one(struct recorder *r, struct rec_event *e, pid_t pid, int cpu,
  */
 static int open_set(struct recorder *r, int cpu, int set)
 {
-	struct perf_event_attr a = {
-		.size = sizeof(a),
-		.type = PERF_TYPE_SOFTWARE,
-		.config = PERF_COUNT_SW_BPF_OUTPUT,
-		.sample_period = 1,
-		.sample_type = PERF_SAMPLE_RAW,
-		.write_backward = 1,
-	};
-	int fd = perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC), err;
+	int fd = open_bpf_output(cpu), err;
 
 	if (fd < 0) {
 		err = errno;
