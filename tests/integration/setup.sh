@@ -108,7 +108,7 @@ else
 	if [ -e "$CG/memory.limit_in_bytes" ]; then echo $lim >"$CG/memory.limit_in_bytes"; else echo $lim >"$CG/memory.max"; fi
 	# shellcheck disable=SC2016 # $$ and $1 are the inner sh's
 	refused "a memory cgroup smaller than the snapshot copies is refused up front" 5 \
-		"-m 64 MiB on $NCPU CPUs? needs [0-9.]+ MiB of snapshot copies .*\\(2 sets x $NCPU CPUs x \\(64 MiB main \\+ 64 KiB tracking\\)\\), but memory cgroup $CG lets it grow by only .*\\(limit $((NCPU * 64)) MiB\\).*-m [0-9]+ MiB fits" 1 \
+		"-m 64 MiB on $NCPU CPUs? needs [0-9.]+ MiB of snapshot copies .*\\(2 sets x $NCPU CPUs x \\((2 x )?64 MiB main \\+ 64 KiB tracking\\)\\), but memory cgroup $CG lets it grow by only .*\\(limit $((NCPU * 64)) MiB\\).*-m [0-9]+ MiB fits" 1 \
 		-- sh -c 'echo $$ >"$1/cgroup.procs" && shift && exec "$@"' sh "$CG" \
 		"$TRIGREC" record -e syscalls:sys_enter_getpgid -m 64M -a -o "$TMP/o"
 	check_nomatch "OOM-killed" "$MSG" "Killed"
