@@ -950,6 +950,7 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 		if (n <= tc->threshold)
 			return 0;
 		fc.count = n;
+		fc.start_ns = b->win_start;
 		st->matched++;
 		if (!fire(s, id, tc, ts, st, &k, &fc, str))
 			return 0;

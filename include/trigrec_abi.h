@@ -286,7 +286,7 @@ struct trigrec_trigger_msg {
 	char comm[TRIGREC_COMM_LEN];
 	/* Context of stateful triggers. */
 	__u64 key[TRIGREC_MAX_KEY_PARTS];
-	__u64 start_ns;	  /* LATENCY: time of the start event */
+	__u64 start_ns;	  /* LATENCY: time of the start event; RATE: the window's start */
 	__u64 latency_ns; /* LATENCY: measured duration */
 	__u32 start_tid;  /* LATENCY: thread of the start event */
 	__u32 start_cpu;

@@ -79,6 +79,21 @@ static const char *comms_get(struct comms *c, uint32_t tid, char *buf, size_t le
 
 /* ---- helpers ---- */
 
+/*
+ * Where a rate trigger's window opened: the sidecar says since
+ * window_start_ns; older sidecars only give the configured length, and the
+ * window then is drawn as ending at the trigger.
+ */
+static uint64_t rate_window_start(const struct jv *sc, uint64_t trig_time)
+{
+	uint64_t ws = jv_u64(sc, "trigger.rate.window_start_ns", 0);
+	uint64_t w = jv_u64(sc, "trigger.rate.window_ns", 0);
+
+	if (ws && ws <= trig_time)
+		return ws;
+	return trig_time > w ? trig_time - w : 0;
+}
+
 const char *show_fmt_time(uint64_t ns, char *buf, size_t len)
 {
 	snprintf(buf, len, "%" PRIu64 ".%09" PRIu64, ns / 1000000000, ns % 1000000000);
@@ -436,7 +451,7 @@ static int analyse(struct show *s)
 				 "rate: %" PRIu64 " in %s (threshold %" PRIu64 ")",
 				 jv_u64(s->sc, "trigger.rate.count", 0), dur(w, a, sizeof(a)),
 				 jv_u64(s->sc, "trigger.rate.threshold", 0));
-			add_span(s, "rate", s->trig_time > w ? s->trig_time - w : 0, s->trig_time,
+			add_span(s, "rate", rate_window_start(s->sc, s->trig_time), s->trig_time,
 				 label);
 		}
 		if (post) {
@@ -662,7 +677,7 @@ static void print_trigger(const struct show *s, FILE *out)
 			" (key %s), from %s to %s\n",
 			jv_u64(sc, "trigger.rate.count", 0), dur(w, a, sizeof(a)),
 			jv_u64(sc, "trigger.rate.threshold", 0), jv_str(sc, "trigger.rate.key", ""),
-			show_fmt_time(s->trig_time > w ? s->trig_time - w : 0, b, sizeof(b)),
+			show_fmt_time(rate_window_start(sc, s->trig_time), b, sizeof(b)),
 			show_fmt_time(s->trig_time, c, sizeof(c)));
 	}
 	if (jv_get(sc, "trigger.matches"))

@@ -536,9 +536,10 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 		} else if (d->kind == TRIGREC_TRIG_RATE) {
 			fprintf(f,
 				", \"rate\": {\"count\": %" PRIu64 ", \"threshold\": %" PRIu64
-				", \"window_ns\": %" PRIu64 ", \"key\": ",
+				", \"window_ns\": %" PRIu64 ", \"window_start_ns\": %" PRIu64
+				", \"key\": ",
 				(uint64_t)m->count, (uint64_t)d->cfg.threshold,
-				(uint64_t)m->window_ns);
+				(uint64_t)m->window_ns, (uint64_t)m->start_ns);
 			json_str(f, d->key_desc[TRIGREC_ROLE_EVENT], sizeof(d->key_desc[0]));
 			fprintf(f, ", \"key_values\": [%" PRIu64 ", %" PRIu64 "]",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);

@@ -240,10 +240,10 @@ if [ -n "$G" ] && json_load "${G%.data}.json"; then
 	"$TRIGREC" show --html "$TMP/rate.html" --chrome-json "$TMP/rate.json" "${G%.data}.json" >"$TMP/rate.out" 2>"$TMP/rate.err"
 	check_eq "exit ($(log_tail "$TMP/rate.err"))" "$?" 0
 	decode "$G" >"$TMP/rate.tsv"
-	tg=$(j trigger.time_ns) w=$(j trigger.rate.window_ns)
+	tg=$(j trigger.time_ns) ws=$(j trigger.rate.window_start_ns)
 	check_eq "trigger line" "$(grep -m1 '^trigger' "$TMP/rate.out")" "trigger   burst (rate trigger)"
 	check_match "rate line" "$(grep -m1 '^  rate' "$TMP/rate.out")" \
-		"^  rate    $(j trigger.rate.count) events in .*, over the threshold of 50 \(key tid\), from $(fmt_ns $((tg - w))) to $(fmt_ns "$tg")$"
+		"^  rate    $(j trigger.rate.count) events in .*, over the threshold of 50 \(key tid\), from $(fmt_ns "$ws") to $(fmt_ns "$tg")$"
 	check_eq "count over the threshold" "$(j trigger.rate.count)" 51
 	check_eq "post line" "$(grep -m1 '^  post' "$TMP/rate.out")" "  post    5.000 ms after the trigger, to $(fmt_ns $((tg + 5000000)))"
 	check_match "window line" "$(grep -m1 '^window' "$TMP/rate.out")" ", $(wc -l <"$TMP/rate.tsv") records \(samples\), zstd-compressed$"
