@@ -92,7 +92,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
-.PHONY: all deps test-deps check check-unit check-integration demo install uninstall vmlinux clean help bench \
+.PHONY: all deps test-deps check check-unit check-integration demo install uninstall vmlinux clean help bench bench-scale \
 	fuzz fuzz-build fuzz-deps test-kernels lint lint-deps lint-sh lint-c lint-bpf verifier-budget format \
 	format-check compile_commands.json
 
@@ -108,6 +108,7 @@ help:
 	@echo 'make format     clang-format the C the project wrote; make format-check only reports (CI)'
 	@echo 'make compile_commands.json  the compile database for editors and clang-tidy'
 	@echo 'make bench      side-by-side benchmarks against perf'
+	@echo 'make bench-scale the snapshot write path for 2-256 simulated CPUs x 1-16 MiB (bench/scale.c)'
 	@echo 'make fuzz       build the libFuzzer targets and run each for $$(FUZZ_SECONDS) s (default 60)'
 	@echo 'make fuzz-build only build them ($(OUTPUT)/fuzz/fuzz_NAME)'
 	@echo 'make test-kernels  the test subset on Debian 11/12/13 kernels (and 12 -rt) under qemu'
@@ -172,6 +173,11 @@ $(OUTPUT)/bench/%: bench/%.c
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(BENCH_LIBS) -lpthread -o $@
 # bench/zsize decompresses perf.data files as perf does.
 $(OUTPUT)/bench/zsize: BENCH_LIBS := -lzstd
+# bench/scale drives the real snapshot writer: it links the library.
+$(OUTPUT)/bench/scale: bench/scale.c $(LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LIBS) -o $@
 
 # T=PATTERN (several, space-separated) runs the tests whose names contain one;
 # V=1 makes the runner print each command it runs; RINGS=bpf (or perf) runs the
@@ -192,6 +198,12 @@ demo: all
 
 bench: all $(BENCH_BINS) $(HELPER_BINS)
 	$(Q)OUTPUT=$(OUTPUT) ./bench/run.sh
+
+# The long scale run (bench/scale.c, row 10 of make bench at full size): up to
+# 256 simulated CPUs x 16 MiB, 4 GiB of ring copies and as much in /dev/shm.
+bench-scale: all $(OUTPUT)/bench/scale
+	$(Q)mkdir -p bench/out
+	$(Q)$(OUTPUT)/bench/scale -c 2,16,64,256 -m 1,4,16 -r $(or $(RUNS),3) | tee bench/out/scale.md
 
 # ---- lint, format, compile database ----
 # Debian's clang-tidy 14 matches the clang that builds the BPF side.

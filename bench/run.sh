@@ -5,7 +5,7 @@
 #
 # Environment: OUTPUT (build dir, default .output), RUNS (runs per
 # measurement, default 5), ROUNDS (rows 3-4, default 2 x RUNS - 1),
-# IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8 9"), MAX_WAIT (seconds
+# IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8 9 10"), MAX_WAIT (seconds
 # to wait for other recorders to finish, in all; default 120), PERF
 # (default perf), QUICK=1 (3 runs, 10 s idle: a smoke test, not for publishing).
 # Benchmarks are not tests: noisy timings never make this script fail.
@@ -27,7 +27,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 fi
 ROUNDS=${ROUNDS:-$((2 * RUNS - 1))} # rows 3-4: small differences, more (shorter) rounds
 B2B_RUNS=${B2B_RUNS:-$(((RUNS + 1) / 2))} # row 2: two triggers per run
-ROWS=${ROWS:-1 2 3 4 5 6 7 8 9}  # which rows to run
+ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10}  # which rows to run
 want() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
 # One live-kernel suite at a time on this machine (tests take the same lock).
 . "$ROOT/tests/trace-lock.sh"
@@ -802,6 +802,24 @@ elif want 9; then
 fi
 
 # ======================================================================
+# 10. The write path at scale (bench/scale.c): records captured here,
+#     replayed into ring copies of simulated 2-64 CPUs (SCALE_CPUS,
+#     SCALE_MIBS), written by the real snapshot code. No perf column: perf
+#     has no comparable step (it dumps its rings unsorted). Its own table,
+#     after the main one. `make bench-scale` runs the long version.
+# ======================================================================
+SCALE=$BIN/scale
+if want 10 && [ ! -x "$SCALE" ]; then
+	echo "bench: $SCALE not built (make bench): row 10 left out" >&2
+elif want 10; then
+	say "10. the snapshot write path at scale: ${SCALE_CPUS:-2,16,64} CPUs x ${SCALE_MIBS:-1,4} MiB, $RUNS runs"
+	quiet_wait
+	others
+	"$SCALE" -c "${SCALE_CPUS:-2,16,64}" -m "${SCALE_MIBS:-1,4}" -r "$RUNS" > "$W/scale.md" 2> "$W/scale.err" ||
+		echo "bench: row 10 failed: $(tail -1 "$W/scale.err")" >&2
+fi
+
+# ======================================================================
 # The table.
 # ======================================================================
 # best KEY VARIANT BASEVARIANT REF -> (min(V) - min(BASE)) / (min(REF) - min(BASE)):
@@ -920,6 +938,12 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 	if want 9; then
 		echo "| 9 | Dynamic probes: CPU ns per uprobe hit, one s64 field, recorded (perf: perf probe -x + perf record --overwrite; no probe: $(mmm probe.ns base 1) ns per call) | $(mmm probe.hit trigrec 0) | $(mmm probe.hit perf 0) | $(mmm probe.ratio trigrec 2); best runs: $(best probe.ns trigrec base perf) | ≤ 1.15 |"
 		echo "| 9 | … with a trigger on the probe that never fires (probe_hook rebuilds the record from registers on each hit) | $(mmm probe.hit trigger 0) | no equivalent | | |"
+	fi
+	if want 10 && [ -s "$W/scale.md" ]; then
+		echo
+		echo "### 10. The snapshot write path at scale (bench/scale.c; median of $RUNS runs after a warm-up)"
+		echo
+		cat "$W/scale.md"
 	fi
 } > "$OUT/results.md"
 echo

@@ -17,7 +17,7 @@
 #define PD_ATTR_SIZE 128		  /* the largest attr.size perf 6.1 accepts */
 #define PD_ATTR_ENTRY (PD_ATTR_SIZE + 16) /* attr + {ids offset, ids size} */
 #define PD_HEADER_SIZE 104
-#define PD_WBUF_SIZE (4u << 20)
+#define PD_WBUF_SIZE PD_WRITER_BUF_SIZE
 #define PD_MAX_REC 65535
 
 /* Feature bits (tools/perf/util/header.h). */
@@ -549,6 +549,7 @@ struct pd_writer {
 	const struct pd_event *evs;
 	int nr;
 	unsigned char *buf; /* pending bytes, written at file offset `flushed` */
+	int own_buf;	    /* buf is ours to free */
 	size_t blen;
 	uint64_t flushed;
 	uint64_t attrs_offset, data_offset, data_size;
@@ -566,7 +567,7 @@ struct pd_writer {
 	struct pd_comp_stats zst;
 };
 
-struct pd_writer *pd_writer__new(int fd, const struct pd_event *evs, int nr)
+struct pd_writer *pd_writer__new_buf(int fd, const struct pd_event *evs, int nr, void *buf)
 {
 	struct pd_writer *w;
 
@@ -577,7 +578,8 @@ struct pd_writer *pd_writer__new(int fd, const struct pd_event *evs, int nr)
 	w = calloc(1, sizeof(*w));
 	if (!w)
 		return NULL;
-	w->buf = malloc(PD_WBUF_SIZE);
+	w->own_buf = !buf;
+	w->buf = buf ? buf : malloc(PD_WBUF_SIZE);
 	if (!w->buf) {
 		free(w);
 		errno = ENOMEM;
@@ -1119,6 +1121,11 @@ out:
 	return err;
 }
 
+struct pd_writer *pd_writer__new(int fd, const struct pd_event *evs, int nr)
+{
+	return pd_writer__new_buf(fd, evs, nr, NULL);
+}
+
 void pd_writer__free(struct pd_writer *w)
 {
 	if (!w)
@@ -1127,6 +1134,7 @@ void pd_writer__free(struct pd_writer *w)
 	free(w->zin);
 	free(w->zout);
 	free(w->zrec);
-	free(w->buf);
+	if (w->own_buf)
+		free(w->buf);
 	free(w);
 }

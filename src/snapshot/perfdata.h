@@ -148,6 +148,13 @@ struct pd_writer;
  * twice, as the attr section and as EVENT_DESC.
  */
 struct pd_writer *pd_writer__new(int fd, const struct pd_event *evs, int nr);
+/*
+ * The same, writing through buf (PD_WRITER_BUF_SIZE bytes, the caller's, not
+ * freed by pd_writer__free): a writer that writes file after file keeps one
+ * buffer, and its pages stay faulted in.
+ */
+#define PD_WRITER_BUF_SIZE (4u << 20)
+struct pd_writer *pd_writer__new_buf(int fd, const struct pd_event *evs, int nr, void *buf);
 int pd_writer__begin(struct pd_writer *w);
 int pd_writer__write(struct pd_writer *w, const void *rec, size_t len);
 int pd_writer__finish(struct pd_writer *w, const struct pd_meta *meta);

@@ -21,20 +21,33 @@
 #include "snapshot/tpsample.h"
 #include "util/util.h"
 
-/* One kept record, pointing into a ring copy. */
+/*
+ * One record of a ring copy, in the writer's index. A ring's records are
+ * one run of the index, oldest first; the ring is implied by the run, and
+ * the record is the ring copy's bytes at pos. 16 bytes: the index of a full
+ * ring is a sixth of the ring or less (records are 72 bytes and more).
+ */
 struct snap_rec {
 	uint64_t time;
-	const struct perf_event_header *hdr;
-	uint32_t pos; /* offset in the ring copy: larger = older */
-	uint32_t pid, tid;
-	uint16_t ring;
+	uint32_t pos;	/* offset in the ring copy: larger = older */
 	uint16_t event; /* index in r->evs, found once when collecting */
+	uint16_t size;	/* the record's size, or SNAP_LOST_SIZE_BIT | size for PERF_RECORD_LOST */
+};
+
+/* Flags a PERF_RECORD_LOST in snap_rec.size: records are < 32 KiB (perf's limit is 64 KiB,
+ * but nothing trigrec records comes near half of it; larger ones are skipped as bad). */
+#define SNAP_LOST_SIZE_BIT 0x8000
+
+/* One ring's run of the index, and the part of it the window keeps. */
+struct ring_run {
+	size_t begin, end; /* the ring's records: idx[begin, end), oldest first */
+	size_t lo, hi;	   /* kept: idx[lo, hi) */
 };
 
 /* Tracking-ring records (COMM/FORK/EXIT) name threads; they are not history. */
-static inline int is_tracking(const struct recorder *r, const struct snap_rec *s)
+static inline int is_tracking(const struct recorder *r, int ring)
 {
-	return r->rings[s->ring].tracking;
+	return r->rings[ring].tracking;
 }
 
 /* Tracepoint records: the writer adds the TID and CPU the kernel left out. */
@@ -43,29 +56,78 @@ static inline int needs_completion(const struct recorder *r, const struct snap_r
 	return r->evs[s->event].kind == REC_EV_TRACEPOINT;
 }
 
+static inline const struct perf_event_header *rec_hdr(const struct harvest *h, int ring,
+						      const struct snap_rec *s)
+{
+	return (const struct perf_event_header *)((const char *)h->rings[ring].buf + s->pos);
+}
+
 struct ring_stat {
 	uint64_t records, bytes, oldest, newest, lost;
 };
 
 struct collect {
-	struct recorder *r;
-	const struct pd_event *evs;
-	struct pd_idmap *idmap;
-	struct snap_rec *recs;
-	size_t n, cap;
-	int ring;
+	struct snapshot_ctx *sc;
+	const struct recorder *r;
+	struct snap_rec *idx; /* sc->idx */
+	size_t n;
 	const char *base;
 	unsigned long bad;
 };
 
 /* A tracepoint record completed (tpsample.c) and appended to the file. */
-static int write_rewritten(struct pd_writer *w, const struct snap_rec *s, uint64_t st, uint32_t cpu,
-			   uint8_t *buf, size_t cap)
+static int write_rewritten(struct pd_writer *w, const struct perf_event_header *hdr, uint64_t st,
+			   uint32_t pid, uint32_t tid, uint32_t cpu, uint8_t *buf, size_t cap)
 {
-	int n = tp_complete(s->hdr, st, s->pid, s->tid, cpu, buf, cap);
+	int n = tp_complete(hdr, st, pid, tid, cpu, buf, cap);
 
 	/* Malformed (cannot happen for records the kernel wrote): skip, never corrupt. */
 	return n < 0 ? 0 : pd_writer__write(w, buf, n);
+}
+
+/*
+ * The thread of a record: for a tracepoint sample its common_pid (the
+ * kernel's record has no TID field), else the TID its sample fields carry
+ * (0 when none). *pid gets the process where the record says it.
+ */
+static uint32_t rec_thread(const struct snapshot_ctx *sc, const struct recorder *r,
+			   const struct perf_event_header *h, int event, uint32_t *pid)
+{
+	struct pd_rec_info info;
+
+	*pid = 0;
+	if (h->type == PERF_RECORD_SAMPLE && r->evs[event].kind == REC_EV_TRACEPOINT) {
+		const uint8_t *raw = tp_raw(h, sc->kevs[event].attr.sample_type);
+		uint32_t tid = 0;
+
+		if (raw)
+			memcpy(&tid, raw + 4 + 4, 4);
+		return tid;
+	}
+	if (pd_rec_decode(sc->idmap, sc->kevs, h, &info))
+		return 0;
+	*pid = info.pid;
+	return info.tid;
+}
+
+/* Grow the index to hold at least n more records (amortized doubling, kept in sc). */
+static int idx_reserve(struct collect *c, size_t more)
+{
+	struct snapshot_ctx *sc = c->sc;
+	size_t need = c->n + more, ncap;
+	struct snap_rec *ni;
+
+	if (need <= sc->idx_cap)
+		return 0;
+	ncap = sc->idx_cap ? sc->idx_cap : 65536;
+	while (ncap < need)
+		ncap *= 2;
+	ni = realloc(sc->idx, ncap * sizeof(*ni));
+	if (!ni)
+		return -ENOMEM;
+	sc->idx = c->idx = ni;
+	sc->idx_cap = ncap;
+	return 0;
 }
 
 static int collect_one(const struct perf_event_header *h, void *ctx)
@@ -73,51 +135,180 @@ static int collect_one(const struct perf_event_header *h, void *ctx)
 	struct collect *c = ctx;
 	struct pd_rec_info info;
 	struct snap_rec *s;
+	int err;
 
 	if (h->type == BPFREC_SKIP_TYPE)
 		return 0;
-	if (pd_rec_decode(c->idmap, c->evs, h, &info) || info.event < 0) {
+	if (pd_rec_decode(c->sc->idmap, c->sc->kevs, h, &info) || info.event < 0) {
 		c->bad++;
 		return 0;
 	}
-	if (c->n == c->cap) {
-		size_t ncap = c->cap ? c->cap * 2 : 65536;
-		struct snap_rec *nr = realloc(c->recs, ncap * sizeof(*nr));
-
-		if (!nr)
-			return -ENOMEM;
-		c->recs = nr;
-		c->cap = ncap;
+	if (c->n == c->sc->idx_cap) {
+		err = idx_reserve(c, 1);
+		if (err)
+			return err;
 	}
-	s = &c->recs[c->n++];
+	if (h->size & SNAP_LOST_SIZE_BIT) {
+		c->bad++;
+		return 0;
+	}
+	s = &c->idx[c->n++];
 	s->time = info.time;
-	s->hdr = h;
 	s->pos = (const char *)h - c->base;
-	s->ring = c->ring;
-	s->pid = info.pid;
-	s->tid = info.tid;
 	s->event = info.event;
-	if (needs_completion(c->r, s) && h->type == PERF_RECORD_SAMPLE) {
-		const uint8_t *raw = tp_raw(h, c->evs[info.event].attr.sample_type);
-
-		/* The thread is the record's common_pid (RAW: u32 size, then the entry). */
-		if (!raw)
-			return c->n--, c->bad++, 0;
-		memcpy(&s->tid, raw + 4 + 4, 4);
-		s->pid = 0;
+	s->size = h->size | (h->type == PERF_RECORD_LOST ? SNAP_LOST_SIZE_BIT : 0);
+	if (c->r->evs[info.event].kind == REC_EV_TRACEPOINT && h->type == PERF_RECORD_SAMPLE &&
+	    !tp_raw(h, c->sc->kevs[info.event].attr.sample_type)) {
+		/* A tracepoint sample without its common fields: nothing to name it by. */
+		c->n--;
+		c->bad++;
 	}
 	return 0;
 }
 
-static int rec_cmp(const void *a, const void *b)
+/* Index order within a ring: time, then the older record (further in the copy) first. */
+static inline int rec_before(const struct snap_rec *x, const struct snap_rec *y)
 {
-	const struct snap_rec *x = a, *y = b;
+	return x->time != y->time ? x->time < y->time : x->pos > y->pos;
+}
 
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	if (x->ring != y->ring)
-		return x->ring < y->ring ? -1 : 1;
-	return x->pos > y->pos ? -1 : x->pos < y->pos; /* older (further) first */
+/*
+ * A ring's run, walked newest first, into oldest-first order. Records of
+ * one ring are in time order but for the few a nested context (an interrupt
+ * between perf stamping a record and reserving its space) put out of
+ * place: the insertion sort fixes those in time linear in the run plus the
+ * displacements.
+ */
+static void order_run(struct snap_rec *v, size_t n)
+{
+	for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
+		struct snap_rec t = v[i];
+
+		v[i] = v[j];
+		v[j] = t;
+	}
+	for (size_t i = 1; i < n; i++) {
+		struct snap_rec x = v[i];
+		size_t j = i;
+
+		if (!rec_before(&x, &v[i - 1]))
+			continue;
+		while (j > 0 && rec_before(&x, &v[j - 1])) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+/* First index in v[0, n) whose time is >= t (> t when after), or n. */
+static size_t run_search(const struct snap_rec *v, size_t n, uint64_t t, int after)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (after ? v[mid].time <= t : v[mid].time < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * The k-way merge of the rings' kept runs: a binary min-heap of rings keyed
+ * by (time of the ring's next record, ring). That is the order a sort of
+ * every record by (time, ring, older first) gives, in O(records x log rings)
+ * and no memory but the heap.
+ */
+#define MERGE_PREFETCH 2
+
+struct merge {
+	const struct snap_rec *idx;
+	const char **bufs; /* each ring's copy */
+	struct ring_run *runs;
+	int *heap; /* ring numbers */
+	int n;
+};
+
+static inline int merge_before(const struct merge *m, int a, int b)
+{
+	const struct snap_rec *x = &m->idx[m->runs[a].lo], *y = &m->idx[m->runs[b].lo];
+
+	return x->time != y->time ? x->time < y->time : a < b;
+}
+
+static void merge_down(struct merge *m, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, r = l + 1, best = i, t;
+
+		if (l < m->n && merge_before(m, m->heap[l], m->heap[best]))
+			best = l;
+		if (r < m->n && merge_before(m, m->heap[r], m->heap[best]))
+			best = r;
+		if (best == i)
+			return;
+		t = m->heap[i];
+		m->heap[i] = m->heap[best];
+		m->heap[best] = t;
+		i = best;
+	}
+}
+
+static int merge_init(struct merge *m, const struct snap_rec *idx, struct ring_run *runs, int nr,
+		      const struct harvest *h)
+{
+	m->idx = idx;
+	m->runs = runs;
+	m->n = 0;
+	m->heap = malloc((nr ? nr : 1) * sizeof(*m->heap));
+	m->bufs = malloc((nr ? nr : 1) * sizeof(*m->bufs));
+	if (!m->heap || !m->bufs)
+		return -ENOMEM;
+	for (int i = 0; i < nr; i++) {
+		m->bufs[i] = h->rings[i].buf;
+		/* The first records of every ring, before the merge wants them. */
+		for (size_t j = runs[i].lo; j < runs[i].hi && j < runs[i].lo + MERGE_PREFETCH; j++)
+			__builtin_prefetch(m->bufs[i] + idx[j].pos);
+	}
+	for (int i = 0; i < nr; i++)
+		if (runs[i].lo < runs[i].hi)
+			m->heap[m->n++] = i;
+	for (int i = m->n / 2 - 1; i >= 0; i--)
+		merge_down(m, i);
+	return 0;
+}
+
+/* The next record in merged order (its ring in *ring), or NULL at the end. */
+static const struct snap_rec *merge_next(struct merge *m, int *ring)
+{
+	const struct snap_rec *s;
+	int top;
+
+	if (!m->n)
+		return NULL;
+	top = m->heap[0];
+	s = &m->idx[m->runs[top].lo++];
+	*ring = top;
+	if (m->runs[top].lo == m->runs[top].hi) {
+		m->heap[0] = m->heap[--m->n];
+	} else if (m->runs[top].lo + MERGE_PREFETCH < m->runs[top].hi) {
+		/*
+		 * The write reads each record once, hopping between rings: with
+		 * dozens of rings that is a cache miss per record, which the
+		 * hardware's stream prefetchers do not catch. Ask for the record
+		 * this ring gives a few turns ahead (two lines: records straddle).
+		 */
+		const char *p = m->bufs[top] + m->idx[m->runs[top].lo + MERGE_PREFETCH].pos;
+
+		__builtin_prefetch(p);
+		__builtin_prefetch(p + 64);
+	}
+	merge_down(m, 0);
+	return s;
 }
 
 static uint64_t kernel_text(void)
@@ -348,6 +539,11 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc)
 	sc->cmdline = NULL;
 	free(sc->pid_fields);
 	sc->pid_fields = NULL;
+	free(sc->idx);
+	sc->idx = NULL;
+	sc->idx_cap = 0;
+	free(sc->wbuf);
+	sc->wbuf = NULL;
 }
 
 /* ---- JSON ---- */
@@ -658,9 +854,10 @@ static int synth_maps(struct pd_writer *w, const struct rec_event *tev, uint32_t
  * next_pid, sched_wakeup's pid...): perf record names every thread, and perf
  * sched and perf timechart name tasks through these. Up to 4 into out.
  */
-static int pid_field_tids(const struct snapshot_ctx *sc, const struct snap_rec *s, uint32_t *out)
+static int pid_field_tids(const struct snapshot_ctx *sc, const struct perf_event_header *hdr,
+			  const struct snap_rec *s, uint32_t *out)
 {
-	const uint8_t *raw = tp_raw(s->hdr, sc->kevs[s->event].attr.sample_type);
+	const uint8_t *raw = tp_raw(hdr, sc->kevs[s->event].attr.sample_type);
 	uint32_t size;
 	int n = 0;
 
@@ -680,7 +877,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 		    const struct snap_trigger *t, const struct snap_timing *tm,
 		    struct snap_written *out)
 {
-	struct collect c = { .r = r, .evs = sc->kevs, .idmap = sc->idmap };
+	struct collect c = { .sc = sc, .r = r, .idx = sc->idx };
 	struct snap_result res = { 0 };
 	struct rec_event *tev = recorder__tracking(r);
 	const struct trigrec_trigger_msg *m = t->msg;
@@ -690,11 +887,13 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 	static __thread uint8_t rbuf[65536 + 16];
 	struct pd_writer *w = NULL;
 	struct bid_set *bs = NULL;
-	size_t k = 0;
+	struct ring_run *runs = NULL;
+	struct merge mg = { 0 };
 	int fd = -1, err = 0;
 
 	res.rs = calloc(r->nr_rings, sizeof(*res.rs));
-	if (!res.rs) {
+	runs = calloc(r->nr_rings ? r->nr_rings : 1, sizeof(*runs));
+	if (!res.rs || !runs) {
 		err = -ENOMEM;
 		goto out;
 	}
@@ -708,15 +907,30 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 			     "numbers left out",
 			     res.bst.dropped);
 	}
+	/* The index exists from here on, even for a snapshot of nothing. */
+	err = idx_reserve(&c, 1);
+	if (err)
+		goto out;
+	/*
+	 * Index every ring: one run per ring, oldest first. A ring holds at
+	 * least 24 bytes per record, so reserving len / 64 up front makes the
+	 * growth inside the walk rare.
+	 */
 	for (int i = 0; i < r->nr_rings; i++) {
-		c.ring = i;
-		c.base = h->rings[i].buf;
-		if (!h->rings[i].len)
-			continue;
-		err = ring_walk(h->rings[i].buf, h->rings[i].len, collect_one, &c, NULL);
-		if (err)
-			goto out;
+		runs[i].begin = c.n;
+		if (h->rings[i].len) {
+			c.base = h->rings[i].buf;
+			err = idx_reserve(&c, h->rings[i].len / 64);
+			if (!err)
+				err = ring_walk(h->rings[i].buf, h->rings[i].len, collect_one, &c,
+						NULL);
+			if (err)
+				goto out;
+		}
+		runs[i].end = c.n;
+		order_run((struct snap_rec *)sc->idx + runs[i].begin, runs[i].end - runs[i].begin);
 	}
+	c.idx = sc->idx;
 	if (c.bad)
 		wlog("%lu records with unknown ids skipped", c.bad);
 
@@ -731,12 +945,15 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 	if (m && m->freeze_at == m->time_ns && m->hook_recorded) {
 		uint64_t best = UINT64_MAX;
 
-		for (size_t i = 0; i < c.n; i++) {
-			const struct snap_rec *s = &c.recs[i];
+		for (int i = 0; i < r->nr_rings; i++) {
+			const struct snap_rec *v = c.idx + runs[i].begin;
+			size_t n = runs[i].end - runs[i].begin, j;
 
-			if (!is_tracking(r, s) && r->rings[s->ring].cpu == (int)m->cpu &&
-			    s->time >= m->time_ns && s->time < best)
-				best = s->time;
+			if (is_tracking(r, i) || r->rings[i].cpu != (int)m->cpu)
+				continue;
+			j = run_search(v, n, m->time_ns, 0);
+			if (j < n && v[j].time < best)
+				best = v[j].time;
 		}
 		if (best != UINT64_MAX)
 			res.cut = best;
@@ -747,44 +964,42 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 	 * ring has overwritten records, start no earlier than its oldest kept one,
 	 * so that no CPU has a gap the others do not: the window is complete.
 	 */
-	for (size_t i = 0; i < c.n; i++) {
-		const struct snap_rec *s = &c.recs[i];
-		struct ring_stat *rs = &res.rs[s->ring];
+	for (int i = 0; i < r->nr_rings; i++) {
+		const struct snap_rec *v = c.idx + runs[i].begin;
 
-		if (s->time > res.cut)
-			continue;
-		if (!rs->oldest || s->time < rs->oldest)
-			rs->oldest = s->time;
-	}
-	for (int i = 0; i < r->nr_rings; i++)
-		if (!r->rings[i].tracking && h->rings[i].wrapped && res.rs[i].oldest > res.align)
+		runs[i].hi = runs[i].begin + run_search(v, runs[i].end - runs[i].begin, res.cut, 1);
+		if (runs[i].hi > runs[i].begin)
+			res.rs[i].oldest = v[0].time;
+		if (!is_tracking(r, i) && h->rings[i].wrapped && res.rs[i].oldest > res.align)
 			res.align = res.rs[i].oldest;
+	}
 	res.start = t->floor;
 	if (!sc->no_align && res.align > res.start)
 		res.start = res.align;
+	for (int i = 0; i < r->nr_rings; i++) {
+		const struct snap_rec *v = c.idx + runs[i].begin;
+		struct ring_stat *rs = &res.rs[i];
 
-	for (size_t i = 0; i < c.n; i++) {
-		struct snap_rec *s = &c.recs[i];
-		struct ring_stat *rs = &res.rs[s->ring];
-
-		if (s->time > res.cut)
-			continue;
-		if (!is_tracking(r, s) && s->time >= res.start &&
-		    (!res.first || s->time < res.first))
-			res.first = s->time;
 		/* Tracking records older than the window still name threads: keep them. */
-		if (!is_tracking(r, s) && s->time < res.start)
-			continue;
-		if (s->hdr->type == PERF_RECORD_LOST)
-			rs->lost += ((const uint64_t *)(s->hdr + 1))[1];
-		rs->records++;
-		rs->bytes += s->hdr->size;
-		res.kept_bytes += s->hdr->size;
-		c.recs[k++] = *s;
+		runs[i].lo = runs[i].begin;
+		if (!is_tracking(r, i)) {
+			runs[i].lo += run_search(v, runs[i].hi - runs[i].begin, res.start, 0);
+			if (runs[i].lo < runs[i].hi &&
+			    (!res.first || c.idx[runs[i].lo].time < res.first))
+				res.first = c.idx[runs[i].lo].time;
+		}
+		/* From the index: the records themselves are read once more, by the write. */
+		for (size_t j = runs[i].lo; j < runs[i].hi; j++) {
+			uint16_t sz = c.idx[j].size;
+
+			rs->bytes += sz & ~SNAP_LOST_SIZE_BIT;
+			if (sz & SNAP_LOST_SIZE_BIT)
+				rs->lost += ((const uint64_t *)(rec_hdr(h, i, &c.idx[j]) + 1))[1];
+		}
+		rs->records = runs[i].hi - runs[i].lo;
+		res.kept += rs->records;
+		res.kept_bytes += rs->bytes;
 	}
-	res.kept = k;
-	if (k)
-		qsort(c.recs, k, sizeof(*c.recs), rec_cmp);
 
 	/*
 	 * Names, kernel map (and user maps for -g) at time 0, before everything.
@@ -792,25 +1007,18 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 	 */
 	procs__clear_used(&sc->procs);
 	/* Thread -> process for the TIDs the writer adds: tracking records first, then /proc. */
-	for (size_t i = 0; i < k; i++) {
-		const struct snap_rec *s = &c.recs[i];
-		const uint32_t *f = (const uint32_t *)(s->hdr + 1);
-
-		if (!is_tracking(r, s))
+	for (int i = 0; i < r->nr_rings; i++) {
+		if (!is_tracking(r, i))
 			continue;
-		if (s->hdr->type == PERF_RECORD_COMM)
-			procs__note(&sc->procs, f[0], f[1]);
-		else if (s->hdr->type == PERF_RECORD_FORK || s->hdr->type == PERF_RECORD_EXIT)
-			procs__note(&sc->procs, f[0], f[2]);
-	}
-	for (size_t i = 0; i < k; i++) {
-		struct snap_rec *s = &c.recs[i];
-		struct proc_ent *pe;
+		for (size_t j = runs[i].lo; j < runs[i].hi; j++) {
+			const struct perf_event_header *hd = rec_hdr(h, i, &c.idx[j]);
+			const uint32_t *f = (const uint32_t *)(hd + 1);
 
-		if (!needs_completion(r, s) || s->hdr->type != PERF_RECORD_SAMPLE)
-			continue;
-		pe = s->tid ? procs__get(&sc->procs, s->tid) : NULL;
-		s->pid = pe ? pe->pid : s->tid;
+			if (hd->type == PERF_RECORD_COMM)
+				procs__note(&sc->procs, f[0], f[1]);
+			else if (hd->type == PERF_RECORD_FORK || hd->type == PERF_RECORD_EXIT)
+				procs__note(&sc->procs, f[0], f[2]);
+		}
 	}
 
 	fmt_stamp((int64_t)(m ? m->time_ns : t->freeze_at) + sc->mono_to_real, stem, sizeof(stem));
@@ -822,7 +1030,11 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 	if (err)
 		goto out;
 	fd = data.fd;
-	w = pd_writer__new(fd, sc->fevs, r->nr_evs);
+	if (!sc->wbuf && !(sc->wbuf = malloc(PD_WRITER_BUF_SIZE))) {
+		err = -ENOMEM;
+		goto out;
+	}
+	w = pd_writer__new_buf(fd, sc->fevs, r->nr_evs, sc->wbuf);
 	if (!w) {
 		err = -ENOMEM;
 		goto out;
@@ -852,51 +1064,87 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 	err = write_synth(w, buf,
 			  pd_synth_kernel_mmap(buf, sizeof(buf), &tev->pd.attr, tev->pd.ids[0],
 					       sc->kernel_start, ~0ull - sc->kernel_start));
-	for (size_t i = 0; i < k && !err; i++) {
-		const struct snap_rec *s = &c.recs[i];
-		uint32_t tids[5] = { s->tid };
-		int nt = 1;
+	/* The threads the kept records name, ring by ring (COMMs are at time 0: any order). */
+	for (int i = 0; i < r->nr_rings && !err; i++) {
+		for (size_t x = runs[i].lo; x < runs[i].hi && !err; x++) {
+			const struct snap_rec *s = &c.idx[x];
+			const struct perf_event_header *hd = rec_hdr(h, i, s);
+			uint32_t tids[5], pid;
+			int nt = 1;
 
-		if (s->hdr->type == PERF_RECORD_FORK) {
-			/* perf names a child after its parent: the parent needs a COMM too. */
-			const uint32_t *f = (const uint32_t *)(s->hdr + 1); /* pid ppid tid ptid */
+			if (hd->type == PERF_RECORD_FORK) {
+				/* perf names a child after its parent: the parent needs a COMM too. */
+				const uint32_t *f =
+					(const uint32_t *)(hd + 1); /* pid ppid tid ptid */
 
-			tids[0] = f[3];
-		} else if (s->hdr->type != PERF_RECORD_SAMPLE) {
-			continue;
-		} else if (needs_completion(r, s)) {
-			nt += pid_field_tids(sc, s, tids + 1);
-		}
-		/* used: bit 0 = COMM written, bit 1 = maps written (the record's own thread only) */
-		for (int j = 0; j < nt && !err; j++) {
-			struct proc_ent *pe = tids[j] ? procs__get(&sc->procs, tids[j]) : NULL;
-
-			if (!pe || !pe->comm[0])
+				tids[0] = f[3];
+			} else if (hd->type != PERF_RECORD_SAMPLE) {
 				continue;
-			if (!(pe->used & 1)) {
-				pe->used |= 1;
-				err = write_synth(w, buf,
-						  pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
-								tev->pd.ids[0], pe->pid, pe->tid,
-								pe->comm, 0, 0, 0));
+			} else {
+				tids[0] = rec_thread(sc, r, hd, s->event, &pid);
+				if (needs_completion(r, s))
+					nt += pid_field_tids(sc, hd, s, tids + 1);
 			}
-			if (!err && j == 0 && !(pe->used & 2) && sc->callgraph &&
-			    pe->pid == pe->tid) {
-				pe->used |= 2;
-				err = synth_maps(w, tev, pe->pid, bs);
+			/* used: bit 0 = COMM written, bit 1 = maps written (the record's own thread only) */
+			for (int j = 0; j < nt && !err; j++) {
+				struct proc_ent *pe =
+					tids[j] ? procs__get(&sc->procs, tids[j]) : NULL;
+
+				if (!pe || !pe->comm[0])
+					continue;
+				if (!(pe->used & 1)) {
+					pe->used |= 1;
+					err = write_synth(
+						w, buf,
+						pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
+							      tev->pd.ids[0], pe->pid, pe->tid,
+							      pe->comm, 0, 0, 0));
+				}
+				if (!err && j == 0 && !(pe->used & 2) && sc->callgraph &&
+				    pe->pid == pe->tid) {
+					pe->used |= 2;
+					err = synth_maps(w, tev, pe->pid, bs);
+				}
 			}
 		}
 	}
-	for (size_t i = 0; i < k && !err; i++) {
-		const struct snap_rec *s = &c.recs[i];
+	/* Every kept record, in time order: the k-way merge of the rings' runs. */
+	if (!err)
+		err = merge_init(&mg, c.idx, runs, r->nr_rings, h);
+	{
+		uint32_t last_tid = 0, last_pid = 0;
+		const struct snap_rec *s;
+		int ring;
 
-		if (needs_completion(r, s)) {
-			err = write_rewritten(w, s, r->evs[s->event].pd.attr.sample_type,
-					      r->rings[s->ring].cpu, rbuf, sizeof(rbuf));
-		} else {
-			err = pd_writer__write(w, s->hdr, s->hdr->size);
-			if (!err && s->hdr->type == PERF_RECORD_MMAP2)
-				err = bid_set__mmap2(bs, s->hdr);
+		while (!err && (s = merge_next(&mg, &ring))) {
+			const struct perf_event_header *hd = rec_hdr(h, ring, s);
+
+			if (needs_completion(r, s)) {
+				uint32_t tid = 0, pid;
+				const uint8_t *raw;
+
+				if (hd->type == PERF_RECORD_SAMPLE) {
+					raw = tp_raw(hd, r->evs[s->event].pd.attr.sample_type);
+					memcpy(&tid, raw + 4 + 4, 4);
+				}
+				if (tid && tid == last_tid) {
+					pid = last_pid;
+				} else {
+					struct proc_ent *pe =
+						tid ? procs__get(&sc->procs, tid) : NULL;
+
+					pid = pe ? pe->pid : tid;
+					last_tid = tid;
+					last_pid = pid;
+				}
+				err = write_rewritten(w, hd, r->evs[s->event].pd.attr.sample_type,
+						      pid, tid, r->rings[ring].cpu, rbuf,
+						      sizeof(rbuf));
+			} else {
+				err = pd_writer__write(w, hd, hd->size);
+				if (!err && hd->type == PERF_RECORD_MMAP2)
+					err = bid_set__mmap2(bs, hd);
+			}
 		}
 	}
 	if (err)
@@ -965,7 +1213,9 @@ out:
 	outdir__discard(sc->od, &data);
 	pd_writer__free(w);
 	bid_set__free(bs);
-	free(c.recs);
+	free(mg.heap);
+	free(mg.bufs);
+	free(runs);
 	free(res.rs);
 	return err;
 }

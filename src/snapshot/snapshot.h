@@ -61,7 +61,15 @@ struct snapshot_ctx {
 	struct {
 		uint16_t off[4];
 		int n;
-	} * pid_fields;	       /* per event: 4-byte "*pid" fields */
+	} * pid_fields; /* per event: 4-byte "*pid" fields */
+	/*
+	 * The writer's index of records (snapshot.c's struct snap_rec, 16 bytes
+	 * each), kept from one snapshot to the next so that a snapshot the size
+	 * of the last one allocates and faults in nothing.
+	 */
+	void *idx;
+	size_t idx_cap;
+	void *wbuf;	       /* the perf.data writer's buffer (PD_WRITER_BUF_SIZE), same reason */
 	unsigned long written; /* snapshots written */
 	unsigned long failed;  /* snapshots that could not be written */
 	/* Set up by snapshot_ctx__init(); used by the writer thread only. */

@@ -1,0 +1,520 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The snapshot write path at the scale of big hosts, without big hosts.
+ *
+ * Records are captured once from this machine's kernel (trigrec's own
+ * recorder, perf-written rings: sched_switch, sched_wakeup and raw syscall
+ * entries of whatever runs, plus a syscall loop of our own). They are then
+ * replayed into synthetic ring images for N simulated CPUs of M MiB each:
+ * every CPU gets its own stream with its own rate (so the streams
+ * interleave unevenly, as on a real host), laid out newest first as
+ * ring_copy_linear() leaves a harvested ring, and each ring full (wrapped).
+ * snapshot__write(), the code the side-band thread runs, turns that
+ * harvest into a perf.data file and its sidecar; this program times it.
+ *
+ * Per configuration: trigger-to-file (the write, from harvest to a named
+ * file), the writer's CPU time, kept ring bytes per second, and the peak
+ * RSS of the write over the ring images (VmHWM after clear_refs 5: the
+ * images themselves count, as the harvested copy does in trigrec). Then a
+ * least-squares fit of time against kept bytes, and time per byte by CPU
+ * count (flat = linear in bytes).
+ *
+ * usage: scale [-c CPUS] [-m MIBS] [-r RUNS] [-o DIR] [-z LEVEL]
+ *   -c 2,16,64      simulated CPU counts
+ *   -m 1,4          MiB per CPU
+ *   -r 3            runs per configuration (the median is shown)
+ *   -o /dev/shm/... output directory (default: tmpfs, i.e. into the page
+ *                   cache: fsync is free there, so disk speed is left out)
+ *   -z LEVEL        zstd-compress the data (perf record -z)
+ * Needs root (the one capture). Prints a markdown table.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include "capture/recorder.h"
+#include "capture/ring_reader.h"
+#include "snapshot/snapshot.h"
+#include "util/log.h"
+
+#define MAX_CFG 16
+
+/* A captured record, as the kernel wrote it. */
+struct tmpl {
+	const struct perf_event_header *h;
+	uint32_t time_off; /* offset of the TIME field in the record */
+};
+
+struct capture {
+	struct tmpl *recs;
+	size_t n, cap;
+	size_t bytes;
+	const struct tmpl *track; /* tracking records (COMM, FORK, EXIT) */
+	size_t ntrack;
+	struct recorder *r;
+	struct harvest *h;
+	int tracking; /* collecting from a tracking ring */
+	struct tmpl *trk;
+	size_t ntrk, captrk;
+};
+
+static uint64_t now_ns(clockid_t c)
+{
+	struct timespec ts;
+
+	clock_gettime(c, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/* Offset of TIME in a record of this layout, or 0 when it has none. */
+static uint32_t time_offset(const struct perf_event_header *h, const struct perf_event_attr *a)
+{
+	uint64_t st = a->sample_type;
+	uint32_t off = sizeof(*h);
+
+	if (!(st & PERF_SAMPLE_TIME))
+		return 0;
+	if (h->type != PERF_RECORD_SAMPLE) {
+		/* sample_id_all trailer: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER */
+		uint32_t n = 0;
+
+		if (!a->sample_id_all)
+			return 0;
+		n += !!(st & PERF_SAMPLE_TID) + !!(st & PERF_SAMPLE_TIME) +
+		     !!(st & PERF_SAMPLE_ID) + !!(st & PERF_SAMPLE_STREAM_ID) +
+		     !!(st & PERF_SAMPLE_CPU) + !!(st & PERF_SAMPLE_IDENTIFIER);
+		return h->size - 8 * n + 8 * !!(st & PERF_SAMPLE_TID);
+	}
+	off += 8 * !!(st & PERF_SAMPLE_IDENTIFIER);
+	off += 8 * !!(st & PERF_SAMPLE_IP);
+	off += 8 * !!(st & PERF_SAMPLE_TID);
+	return off;
+}
+
+static int add(struct tmpl **v, size_t *n, size_t *cap, const struct perf_event_header *h,
+	       uint32_t off)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 4096;
+		struct tmpl *nv = realloc(*v, nc * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		*v = nv;
+		*cap = nc;
+	}
+	(*v)[(*n)++] = (struct tmpl){ h, off };
+	return 0;
+}
+
+static int collect(const struct perf_event_header *h, void *ctx)
+{
+	struct capture *c = ctx;
+	int ev = -1;
+	uint64_t id;
+	uint32_t off;
+
+	if (h->size < 16)
+		return 0;
+	id = h->type == PERF_RECORD_SAMPLE ? *(const uint64_t *)(h + 1) :
+					     *(const uint64_t *)((const char *)h + h->size - 8);
+	for (int i = 0; i < c->r->nr_evs && ev < 0; i++)
+		for (uint32_t j = 0; j < c->r->evs[i].pd.nr_ids; j++)
+			if (c->r->evs[i].pd.ids[j] == id)
+				ev = i;
+	if (ev < 0)
+		return 0;
+	off = time_offset(h, &c->r->evs[ev].pd.attr);
+	if (!off)
+		return 0;
+	if (c->tracking)
+		return add(&c->trk, &c->ntrk, &c->captrk, h, off);
+	if (h->type != PERF_RECORD_SAMPLE)
+		return 0;
+	c->bytes += h->size;
+	return add(&c->recs, &c->n, &c->cap, h, off);
+}
+
+/* Record what this machine does for a moment, into 1 MiB perf-written rings. */
+static int capture(struct capture *c)
+{
+	static const struct rec_event_spec ev[] = {
+		{ "sched:sched_switch", NULL },
+		{ "sched:sched_wakeup", NULL },
+		{ "raw_syscalls:sys_enter", NULL },
+	};
+	struct recorder_opts o = {
+		.events = ev,
+		.nr_events = 3,
+		.mmap_pages = 256,
+		.track_pages = 16,
+		.rings = REC_RINGS_PERF,
+	};
+	pid_t kid;
+	int err;
+
+	c->r = recorder__new(&o);
+	if (!c->r)
+		return -EINVAL;
+	err = recorder__open(c->r);
+	if (err) {
+		fprintf(stderr, "scale: cannot open the capture's events: %s (run as root)\n",
+			strerror(-err));
+		return err;
+	}
+	/* Something to record: a child that forks, sleeps and calls getppid. */
+	kid = fork();
+	if (kid == 0) {
+		for (int i = 0; i < 200; i++) {
+			pid_t g = fork();
+
+			if (g == 0)
+				_exit(0);
+			waitpid(g, NULL, 0);
+			for (int j = 0; j < 200; j++)
+				syscall(SYS_getppid);
+			usleep(200);
+		}
+		_exit(0);
+	}
+	waitpid(kid, NULL, 0);
+	c->h = harvest__new(c->r);
+	if (!c->h)
+		return -errno;
+	err = recorder__harvest(c->r, c->h);
+	if (err)
+		return err;
+	recorder__disable(c->r);
+	for (int i = 0; i < c->r->nr_rings; i++) {
+		c->tracking = c->r->rings[i].tracking;
+		ring_walk(c->h->rings[i].buf, c->h->rings[i].len, collect, c, NULL);
+	}
+	if (c->n < 1000) {
+		fprintf(stderr, "scale: the capture holds only %zu records\n", c->n);
+		return -ENODATA;
+	}
+	return 0;
+}
+
+/* What a configuration measured, one run. */
+struct result {
+	double ms, cpu_ms, sys_ms, floor_ms;
+	uint64_t kept_bytes, records, ring_bytes, file_bytes;
+	double hwm_mib;
+};
+
+static double vm_hwm_mib(void)
+{
+	char line[256];
+	double kb = 0;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "VmHWM: %lf", &kb) == 1)
+			break;
+	if (f)
+		fclose(f);
+	return kb / 1024;
+}
+
+static void reset_hwm(void)
+{
+	FILE *f = fopen("/proc/self/clear_refs", "w");
+
+	if (f) {
+		fputs("5", f);
+		fclose(f);
+	}
+}
+
+/*
+ * One simulated host: ncpu main rings of mib MiB each, full, plus a tracking
+ * ring per CPU (the captured COMM/FORK/EXIT on CPU 0's). CPU c's stream runs
+ * at its own rate: record gaps of 500 + 37 * (c % 11) ns, all streams ending
+ * within the same microsecond (the trigger), so the oldest ends differ by CPU.
+ */
+static int run_one(struct capture *c, int ncpu, int mib, const char *dir, int zlevel, int runs,
+		   struct result *all)
+{
+	struct recorder fr = *c->r;
+	struct harvest h = { 0 };
+	struct snapshot_ctx sc = { .outdir = dir, .no_buildid_cache = 1, .zstd_level = zlevel };
+	struct result *res = all;
+	struct snap_written out;
+	struct snap_trigger t = { .name = "scale", .text = "scale benchmark", .id = -1 };
+	size_t size = (size_t)mib << 20;
+	uint64_t t_end = now_ns(CLOCK_MONOTONIC) - 1000000000ull, t0, c0;
+	struct rusage ru0, ru1;
+	int err = 0;
+
+	memset(all, 0, runs * sizeof(*all));
+	fr.nr_rings = 2 * ncpu;
+	fr.rings = calloc(fr.nr_rings, sizeof(*fr.rings));
+	h.nr_rings = fr.nr_rings;
+	h.rings = calloc(fr.nr_rings, sizeof(*h.rings));
+	if (!fr.rings || !h.rings || !c->n) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (int i = 0; i < fr.nr_rings; i++) {
+		int cpu = i % ncpu, track = i >= ncpu;
+		size_t cap = track ? 64 << 10 : size, pos = 0;
+		uint64_t gap = 500 + 37 * (cpu % 11), t = t_end - cpu % 7;
+		size_t k = (size_t)cpu * 7919 % c->n;
+		char *buf = malloc(cap);
+
+		if (!buf) {
+			err = -ENOMEM;
+			goto out;
+		}
+		fr.rings[i] = (struct rec_ring){
+			.cpu = cpu, .fd = -1, .tracking = track, .size = cap, .set = -1
+		};
+		h.rings[i] = (struct ring_copy){ .buf = buf, .cap = cap, .wrapped = !track };
+		/* Newest first: each record older than the one before it. */
+		if (!track) {
+			for (;;) {
+				const struct tmpl *tp = &c->recs[k];
+
+				if (pos + tp->h->size > cap)
+					break;
+				memcpy(buf + pos, tp->h, tp->h->size);
+				memcpy(buf + pos + tp->time_off, &t, 8);
+				pos += tp->h->size;
+				t -= gap;
+				k = k ? k - 1 : c->n - 1;
+			}
+		} else if (cpu == 0) {
+			/* Tracking records older than every stream: names, not history. */
+			uint64_t tt = t_end - 4000000000ull;
+
+			for (size_t j = 0; j < c->ntrk && pos + c->trk[j].h->size <= cap; j++) {
+				memcpy(buf + pos, c->trk[j].h, c->trk[j].h->size);
+				memcpy(buf + pos + c->trk[j].time_off, &tt, 8);
+				pos += c->trk[j].h->size;
+				tt -= 1000;
+			}
+		}
+		/* The unused tail reads as "never written" (size 0). */
+		if (pos + 8 <= cap)
+			memset(buf + pos, 0, 8);
+		h.rings[i].len = pos;
+	}
+	t.freeze_at = t_end + 1;
+	err = snapshot_ctx__init(&sc, &fr);
+	if (err)
+		goto out;
+	/*
+	 * Run 0 warms up what trigrec's writer keeps from one snapshot to the
+	 * next (its record index, the build-id cache, thread names); runs 1..N
+	 * are measured, as the steady state of a long run.
+	 */
+	for (int k = 0; k <= runs && !err; k++) {
+		res = &all[k ? k - 1 : 0];
+		memset(res, 0, sizeof(*res));
+		reset_hwm();
+		getrusage(RUSAGE_THREAD, &ru0);
+		t0 = now_ns(CLOCK_MONOTONIC);
+		c0 = now_ns(CLOCK_THREAD_CPUTIME_ID);
+		err = snapshot__write(&sc, &fr, &h, &t, &(struct snap_timing){ 0 }, &out);
+		res->cpu_ms = (now_ns(CLOCK_THREAD_CPUTIME_ID) - c0) / 1e6;
+		getrusage(RUSAGE_THREAD, &ru1);
+		res->sys_ms = (ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) * 1e3 +
+			      (ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e3;
+		res->ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+		res->hwm_mib = vm_hwm_mib();
+		if (err)
+			break;
+		res->records = out.records;
+		res->file_bytes = out.data_bytes;
+		for (int i = 0; i < ncpu; i++) {
+			res->kept_bytes += h.rings[i].len;
+			res->ring_bytes += h.rings[i].cap;
+		}
+		unlink(out.path);
+		unlink(out.sidecar);
+	}
+	/*
+	 * The floor: the same bytes written to a new file in the same directory
+	 * with 4 MiB pwrite()s and an fsync, as the writer does, and nothing else.
+	 * What trigger-to-file takes beyond it is trigrec's own work.
+	 */
+	for (int k = 0; k < runs && !err; k++) {
+		char path[4096];
+		uint64_t off = 0;
+		int fd;
+
+		snprintf(path, sizeof(path), "%s/floor.tmp", dir);
+		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			err = -errno;
+			break;
+		}
+		t0 = now_ns(CLOCK_MONOTONIC);
+		for (int i = 0; i < ncpu && !err; i++)
+			for (size_t o = 0; o < h.rings[i].len; o += 4 << 20) {
+				size_t n = h.rings[i].len - o < (4u << 20) ? h.rings[i].len - o :
+									     4 << 20;
+
+				if (pwrite(fd, (char *)h.rings[i].buf + o, n, off) != (ssize_t)n) {
+					err = -EIO;
+					break;
+				}
+				off += n;
+			}
+		if (fsync(fd))
+			err = -errno;
+		all[k].floor_ms = (now_ns(CLOCK_MONOTONIC) - t0) / 1e6;
+		close(fd);
+		unlink(path);
+	}
+out:
+	snapshot_ctx__fini(&sc);
+	for (int i = 0; h.rings && i < h.nr_rings; i++)
+		free(h.rings[i].buf);
+	free(h.rings);
+	free(fr.rings);
+	return err;
+}
+
+static int parse_list(const char *s, int *v, int max)
+{
+	int n = 0;
+	char *end;
+
+	while (*s && n < max) {
+		long x = strtol(s, &end, 10);
+
+		if (end == s || x <= 0 || x > 4096)
+			return -1;
+		v[n++] = x;
+		s = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -1;
+	}
+	return n;
+}
+
+static int cmp_d(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+int main(int argc, char **argv)
+{
+	int cpus[MAX_CFG] = { 2, 16, 64 }, mibs[MAX_CFG] = { 1, 4 }, ncpus = 3, nmibs = 2;
+	int runs = 3, zlevel = 0, opt, err;
+	const char *dir = "/dev/shm/trigrec-scale";
+	struct capture c = { 0 };
+	double sx = 0, sy = 0, sxx = 0, sxy = 0, per_mib[MAX_CFG][MAX_CFG];
+	int npts = 0;
+	char cmd[512];
+
+	while ((opt = getopt(argc, argv, "c:m:r:o:z:")) != -1) {
+		switch (opt) {
+		case 'c': ncpus = parse_list(optarg, cpus, MAX_CFG); break;
+		case 'm': nmibs = parse_list(optarg, mibs, MAX_CFG); break;
+		case 'r': runs = atoi(optarg); break;
+		case 'o': dir = optarg; break;
+		case 'z': zlevel = atoi(optarg); break;
+		default:
+			fprintf(stderr,
+				"usage: %s [-c CPUS,..] [-m MIB,..] [-r RUNS] [-o DIR] [-z LEVEL]\n",
+				argv[0]);
+			return 2;
+		}
+	}
+	if (ncpus <= 0 || nmibs <= 0 || runs <= 0 || runs > 15) {
+		fprintf(stderr,
+			"scale: -c and -m take comma lists of positive numbers, -r 1..15\n");
+		return 2;
+	}
+	log_level = LOG_QUIET; /* errors still print: they are what stops a run */
+	err = capture(&c);
+	if (err)
+		return 1;
+	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
+	if (system(cmd))
+		return 1;
+	printf("captured %zu records (%zu bytes, %.0f bytes each) and %zu tracking records\n\n",
+	       c.n, c.bytes, (double)c.bytes / c.n, c.ntrk);
+	printf("| CPUs | MiB/CPU | ring MiB | records kept | trigger-to-file ms | CPU ms (of it "
+	       "kernel) | page-cache floor ms | GB/s | ns/record | peak RSS MiB | RSS / rings |\n");
+	printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	for (int i = 0; i < ncpus; i++) {
+		for (int j = 0; j < nmibs; j++) {
+			struct result r[15], med;
+			double ms[15], cpu[15], sys[15], hwm[15], flo[15];
+
+			err = run_one(&c, cpus[i], mibs[j], dir, zlevel, runs, r);
+			if (err) {
+				fprintf(stderr, "scale: %d CPUs x %d MiB: %s\n", cpus[i], mibs[j],
+					strerror(-err));
+				return 1;
+			}
+			for (int k = 0; k < runs; k++) {
+				ms[k] = r[k].ms;
+				cpu[k] = r[k].cpu_ms;
+				sys[k] = r[k].sys_ms;
+				flo[k] = r[k].floor_ms;
+				hwm[k] = r[k].hwm_mib;
+			}
+			qsort(ms, runs, sizeof(double), cmp_d);
+			qsort(cpu, runs, sizeof(double), cmp_d);
+			qsort(hwm, runs, sizeof(double), cmp_d);
+			qsort(sys, runs, sizeof(double), cmp_d);
+			qsort(flo, runs, sizeof(double), cmp_d);
+			med = r[0];
+			med.ms = ms[runs / 2];
+			med.cpu_ms = cpu[runs / 2];
+			med.sys_ms = sys[runs / 2];
+			med.floor_ms = flo[runs / 2];
+			med.hwm_mib = hwm[runs / 2];
+			printf("| %d | %d | %.0f | %" PRIu64
+			       " | %.1f | %.1f (%.1f) | %.1f | %.2f | %.0f | %.0f | "
+			       "%.2f |\n",
+			       cpus[i], mibs[j], med.ring_bytes / 1048576.0, med.records, med.ms,
+			       med.cpu_ms, med.sys_ms, med.floor_ms,
+			       med.kept_bytes / (med.ms * 1e6),
+			       med.ms * 1e6 / (med.records ? med.records : 1), med.hwm_mib,
+			       med.hwm_mib / (med.ring_bytes / 1048576.0));
+			fflush(stdout);
+			per_mib[i][j] = med.ms / (med.kept_bytes / 1048576.0);
+			sx += med.kept_bytes;
+			sy += med.ms;
+			sxx += (double)med.kept_bytes * med.kept_bytes;
+			sxy += (double)med.kept_bytes * med.ms;
+			npts++;
+		}
+	}
+	if (npts >= 2 && npts * sxx - sx * sx > 0) {
+		double slope = (npts * sxy - sx * sy) / (npts * sxx - sx * sx);
+		double icpt = (sy - slope * sx) / npts;
+
+		printf("\nfit: time = %.3f ms + %.3f ms per MiB kept (%.2f GB/s at the margin)\n",
+		       icpt, slope * 1048576, 1 / (slope * 1e6));
+	}
+	/* Linear in bytes means the time per MiB does not grow with the CPU count. */
+	for (int j = 0; j < nmibs && ncpus > 1; j++) {
+		double lo = per_mib[0][j], hi = per_mib[0][j];
+
+		printf("%s%d MiB/CPU, ms per MiB kept by CPU count:", j ? "" : "\n", mibs[j]);
+		for (int i = 0; i < ncpus; i++) {
+			printf(" %d: %.3f", cpus[i], per_mib[i][j]);
+			lo = per_mib[i][j] < lo ? per_mib[i][j] : lo;
+			hi = per_mib[i][j] > hi ? per_mib[i][j] : hi;
+		}
+		printf("; largest / smallest %.2f\n", hi / lo);
+	}
+	return 0;
+}
