@@ -203,7 +203,8 @@ bench: all $(BENCH_BINS) $(HELPER_BINS)
 # 256 simulated CPUs x 16 MiB, 4 GiB of ring copies and as much in /dev/shm.
 bench-scale: all $(OUTPUT)/bench/scale
 	$(Q)mkdir -p bench/out
-	$(Q)$(OUTPUT)/bench/scale -c 2,16,64,256 -m 1,4,16 -r $(or $(RUNS),3) | tee bench/out/scale.md
+	$(Q)$(OUTPUT)/bench/scale -c 2,16,64,256 -m 1,4,16 -r $(or $(RUNS),3) | tee bench/out/scale-perf.md
+	$(Q)$(OUTPUT)/bench/scale -s -c 2,16,64,256 -m 1,4,16 -r $(or $(RUNS),3) | tee bench/out/scale-sets.md
 
 # ---- lint, format, compile database ----
 # Debian's clang-tidy 14 matches the clang that builds the BPF side.

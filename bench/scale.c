@@ -26,6 +26,10 @@
  *   -o /dev/shm/... output directory (default: tmpfs, i.e. into the page
  *                   cache: fsync is free there, so disk speed is left out)
  *   -z LEVEL        zstd-compress the data (perf record -z)
+ *   -s              ring sets (rings=bpf, the default recording path): two
+ *                   BPF-output rings per CPU of M MiB each, both full, in
+ *                   the layout trigrec.bpf.c writes, so the writer's
+ *                   conversion (bpfrec.c) is timed too
  * Needs root (the one capture). Prints a markdown table.
  */
 #include <errno.h>
@@ -41,6 +45,7 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "capture/recorder.h"
+#include "trigrec_abi.h"
 #include "capture/ring_reader.h"
 #include "snapshot/snapshot.h"
 #include "util/log.h"
@@ -51,6 +56,7 @@
 struct tmpl {
 	const struct perf_event_header *h;
 	uint32_t time_off; /* offset of the TIME field in the record */
+	int ev;		   /* index in the recorder's events */
 };
 
 struct capture {
@@ -100,7 +106,7 @@ static uint32_t time_offset(const struct perf_event_header *h, const struct perf
 }
 
 static int add(struct tmpl **v, size_t *n, size_t *cap, const struct perf_event_header *h,
-	       uint32_t off)
+	       uint32_t off, int ev)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 4096;
@@ -111,7 +117,7 @@ static int add(struct tmpl **v, size_t *n, size_t *cap, const struct perf_event_
 		*v = nv;
 		*cap = nc;
 	}
-	(*v)[(*n)++] = (struct tmpl){ h, off };
+	(*v)[(*n)++] = (struct tmpl){ h, off, ev };
 	return 0;
 }
 
@@ -136,11 +142,11 @@ static int collect(const struct perf_event_header *h, void *ctx)
 	if (!off)
 		return 0;
 	if (c->tracking)
-		return add(&c->trk, &c->ntrk, &c->captrk, h, off);
+		return add(&c->trk, &c->ntrk, &c->captrk, h, off, ev);
 	if (h->type != PERF_RECORD_SAMPLE)
 		return 0;
 	c->bytes += h->size;
-	return add(&c->recs, &c->n, &c->cap, h, off);
+	return add(&c->recs, &c->n, &c->cap, h, off, ev);
 }
 
 /* Record what this machine does for a moment, into 1 MiB perf-written rings. */
@@ -241,55 +247,72 @@ static void reset_hwm(void)
  * at its own rate: record gaps of 500 + 37 * (c % 11) ns, all streams ending
  * within the same microsecond (the trigger), so the oldest ends differ by CPU.
  */
-static int run_one(struct capture *c, int ncpu, int mib, const char *dir, int zlevel, int runs,
-		   struct result *all)
+/*
+ * The ring copies of one simulated host, as a harvest leaves them.
+ * perf's path (sets 0): per CPU one main ring of `size` bytes, full.
+ * Ring sets (sets 2): per CPU two BPF-output rings of `size` bytes, both
+ * full, the newest records in set 0 and the older ones, numbered on without
+ * a gap, in set 1 (a flip a ring's length ago), each record as
+ * trigrec.bpf.c writes it (header, raw size, trigrec_rec_hdr, the entry).
+ * Then a tracking ring per CPU (the captured COMM/FORK/EXIT on CPU 0's).
+ * CPU c's stream runs at its own rate: record gaps of 500 + 37 * (c % 11)
+ * ns, all streams ending at t_end (the trigger), so the oldest ends differ.
+ */
+static void build_images(const struct capture *c, struct recorder *fr, struct harvest *h, int ncpu,
+			 size_t size, int sets, uint64_t t_end)
 {
-	struct recorder fr = *c->r;
-	struct harvest h = { 0 };
-	struct snapshot_ctx sc = { .outdir = dir, .no_buildid_cache = 1, .zstd_level = zlevel };
-	struct result *res = all;
-	struct snap_written out;
-	struct snap_trigger t = { .name = "scale", .text = "scale benchmark", .id = -1 };
-	size_t size = (size_t)mib << 20;
-	uint64_t t_end = now_ns(CLOCK_MONOTONIC) - 1000000000ull, t0, c0;
-	struct rusage ru0, ru1;
-	int err = 0;
+	int nmain = ncpu * (sets ? sets : 1);
 
-	memset(all, 0, runs * sizeof(*all));
-	fr.nr_rings = 2 * ncpu;
-	fr.rings = calloc(fr.nr_rings, sizeof(*fr.rings));
-	h.nr_rings = fr.nr_rings;
-	h.rings = calloc(fr.nr_rings, sizeof(*h.rings));
-	if (!fr.rings || !h.rings || !c->n) {
-		err = -ENOMEM;
-		goto out;
-	}
-	for (int i = 0; i < fr.nr_rings; i++) {
-		int cpu = i % ncpu, track = i >= ncpu;
-		size_t cap = track ? 64 << 10 : size, pos = 0;
-		uint64_t gap = 500 + 37 * (cpu % 11), t = t_end - cpu % 7;
-		size_t k = (size_t)cpu * 7919 % c->n;
-		char *buf = malloc(cap);
+	for (int i = 0; i < fr->nr_rings; i++) {
+		int cpu = i % ncpu, track = i >= nmain, set = sets ? i / ncpu : -1;
+		size_t cap = h->rings[i].cap, pos = 0, per = 0;
+		char *buf = h->rings[i].buf;
 
-		if (!buf) {
-			err = -ENOMEM;
-			goto out;
-		}
-		fr.rings[i] = (struct rec_ring){
-			.cpu = cpu, .fd = -1, .tracking = track, .size = cap, .set = -1
-		};
-		h.rings[i] = (struct ring_copy){ .buf = buf, .cap = cap, .wrapped = !track };
-		/* Newest first: each record older than the one before it. */
+		fr->rings[i] = (struct rec_ring){ .cpu = cpu,
+						  .fd = -1,
+						  .tracking = track,
+						  .size = cap,
+						  .set = track ? -1 : set };
+		h->rings[i].wrapped = !track;
 		if (!track) {
+			uint64_t gap = 500 + 37 * (cpu % 11), t = t_end - cpu % 7;
+			uint32_t seq = 0x40000000;
+			size_t k = (size_t)cpu * 7919 % c->n;
+
+			/* Set 1 continues where set 0's records end (older, numbered on). */
+			for (int s = 0; s < set; s++) {
+				per = 0;
+				while (per + c->recs[k].h->size <= cap) {
+					per += c->recs[k].h->size;
+					t -= gap;
+					seq--;
+					k = k ? k - 1 : c->n - 1;
+				}
+			}
+			/* Newest first: each record older than the one before it. */
 			for (;;) {
 				const struct tmpl *tp = &c->recs[k];
 
 				if (pos + tp->h->size > cap)
 					break;
 				memcpy(buf + pos, tp->h, tp->h->size);
-				memcpy(buf + pos + tp->time_off, &t, 8);
+				if (sets) {
+					/* perf's id, time, raw size -> raw size + 16, trigrec_rec_hdr */
+					struct trigrec_rec_hdr rh = { .time = t,
+								      .seq = seq,
+								      .ev = tp->ev };
+					uint32_t raw;
+
+					memcpy(&raw, buf + pos + 24, 4);
+					raw += sizeof(rh);
+					memcpy(buf + pos + 8, &raw, 4);
+					memcpy(buf + pos + 12, &rh, sizeof(rh));
+				} else {
+					memcpy(buf + pos + tp->time_off, &t, 8);
+				}
 				pos += tp->h->size;
 				t -= gap;
+				seq--;
 				k = k ? k - 1 : c->n - 1;
 			}
 		} else if (cpu == 0) {
@@ -306,8 +329,71 @@ static int run_one(struct capture *c, int ncpu, int mib, const char *dir, int zl
 		/* The unused tail reads as "never written" (size 0). */
 		if (pos + 8 <= cap)
 			memset(buf + pos, 0, 8);
-		h.rings[i].len = pos;
+		h->rings[i].len = pos;
 	}
+}
+
+static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *dir, int zlevel,
+		   int runs, struct result *all)
+{
+	struct recorder fr = *c->r;
+	struct harvest h = { 0 };
+	struct snapshot_ctx sc = { .outdir = dir, .no_buildid_cache = 1, .zstd_level = zlevel };
+	struct result *res = all;
+	struct snap_written out;
+	struct snap_trigger t = { .name = "scale", .text = "scale benchmark", .id = -1 };
+	size_t size = (size_t)mib << 20;
+	uint64_t t_end = now_ns(CLOCK_MONOTONIC) - 1000000000ull, t0, c0;
+	struct rec_event evs[16];
+	int *cpus = NULL, nmain = ncpu * (sets ? sets : 1);
+	uint64_t *ids = NULL;
+	struct rusage ru0, ru1;
+	int err = 0;
+
+	memset(all, 0, runs * sizeof(*all));
+	fr.nr_rings = nmain + ncpu;
+	fr.rings = calloc(fr.nr_rings, sizeof(*fr.rings));
+	h.nr_rings = fr.nr_rings;
+	h.rings = calloc(fr.nr_rings, sizeof(*h.rings));
+	if (!fr.rings || !h.rings || !c->n || c->r->nr_evs > 16) {
+		err = -ENOMEM;
+		goto out;
+	}
+	if (sets) {
+		/* The recorded events as rings=bpf has them: written by BPF, ids of trigrec's own. */
+		cpus = calloc(ncpu, sizeof(*cpus));
+		ids = calloc((size_t)ncpu * c->r->nr_evs, sizeof(*ids));
+		if (!cpus || !ids) {
+			err = -ENOMEM;
+			goto out;
+		}
+		memcpy(evs, c->r->evs, c->r->nr_evs * sizeof(*evs));
+		for (int i = 0; i < c->r->nr_evs; i++) {
+			if (evs[i].kind != REC_EV_TRACEPOINT)
+				continue;
+			evs[i].bpf_rec = 1;
+			evs[i].pd.ids = ids + (size_t)i * ncpu;
+			evs[i].pd.nr_ids = ncpu;
+			for (int k = 0; k < ncpu; k++)
+				evs[i].pd.ids[k] = REC_BPF_ID(i, k);
+		}
+		for (int k = 0; k < ncpu; k++)
+			cpus[k] = k;
+		fr.evs = evs;
+		fr.nr_bpf_evs = c->r->nr_evs - 1;
+		fr.cpus = cpus;
+		fr.nr_cpus = ncpu;
+	}
+	for (int i = 0; i < fr.nr_rings; i++) {
+		size_t cap = i >= nmain ? 64 << 10 : size;
+
+		h.rings[i] = (struct ring_copy){ .buf = malloc(cap), .cap = cap };
+		if (!h.rings[i].buf) {
+			err = -ENOMEM;
+			goto out;
+		}
+	}
+	build_images(c, &fr, &h, ncpu, size, sets, t_end);
 	t.freeze_at = t_end + 1;
 	err = snapshot_ctx__init(&sc, &fr);
 	if (err)
@@ -320,6 +406,9 @@ static int run_one(struct capture *c, int ncpu, int mib, const char *dir, int zl
 	for (int k = 0; k <= runs && !err; k++) {
 		res = &all[k ? k - 1 : 0];
 		memset(res, 0, sizeof(*res));
+		/* Ring sets are rewritten in place by the writer (bpfrec.c): fresh ones each run. */
+		if (sets && k)
+			build_images(c, &fr, &h, ncpu, size, sets, t_end);
 		reset_hwm();
 		getrusage(RUSAGE_THREAD, &ru0);
 		t0 = now_ns(CLOCK_MONOTONIC);
@@ -335,7 +424,7 @@ static int run_one(struct capture *c, int ncpu, int mib, const char *dir, int zl
 			break;
 		res->records = out.records;
 		res->file_bytes = out.data_bytes;
-		for (int i = 0; i < ncpu; i++) {
+		for (int i = 0; i < nmain; i++) {
 			res->kept_bytes += h.rings[i].len;
 			res->ring_bytes += h.rings[i].cap;
 		}
@@ -359,7 +448,7 @@ static int run_one(struct capture *c, int ncpu, int mib, const char *dir, int zl
 			break;
 		}
 		t0 = now_ns(CLOCK_MONOTONIC);
-		for (int i = 0; i < ncpu && !err; i++)
+		for (int i = 0; i < nmain && !err; i++)
 			for (size_t o = 0; o < h.rings[i].len; o += 4 << 20) {
 				size_t n = h.rings[i].len - o < (4u << 20) ? h.rings[i].len - o :
 									     4 << 20;
@@ -382,6 +471,8 @@ out:
 		free(h.rings[i].buf);
 	free(h.rings);
 	free(fr.rings);
+	free(cpus);
+	free(ids);
 	return err;
 }
 
@@ -413,15 +504,16 @@ static int cmp_d(const void *a, const void *b)
 int main(int argc, char **argv)
 {
 	int cpus[MAX_CFG] = { 2, 16, 64 }, mibs[MAX_CFG] = { 1, 4 }, ncpus = 3, nmibs = 2;
-	int runs = 3, zlevel = 0, opt, err;
+	int runs = 3, zlevel = 0, sets = 0, opt, err;
 	const char *dir = "/dev/shm/trigrec-scale";
 	struct capture c = { 0 };
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, per_mib[MAX_CFG][MAX_CFG];
 	int npts = 0;
 	char cmd[512];
 
-	while ((opt = getopt(argc, argv, "c:m:r:o:z:")) != -1) {
+	while ((opt = getopt(argc, argv, "c:m:r:o:z:s")) != -1) {
 		switch (opt) {
+		case 's': sets = TRIGREC_RING_SETS; break;
 		case 'c': ncpus = parse_list(optarg, cpus, MAX_CFG); break;
 		case 'm': nmibs = parse_list(optarg, mibs, MAX_CFG); break;
 		case 'r': runs = atoi(optarg); break;
@@ -429,7 +521,7 @@ int main(int argc, char **argv)
 		case 'z': zlevel = atoi(optarg); break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-c CPUS,..] [-m MIB,..] [-r RUNS] [-o DIR] [-z LEVEL]\n",
+				"usage: %s [-c CPUS,..] [-m MIB,..] [-r RUNS] [-o DIR] [-z LEVEL] [-s]\n",
 				argv[0]);
 			return 2;
 		}
@@ -446,8 +538,10 @@ int main(int argc, char **argv)
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
 	if (system(cmd))
 		return 1;
-	printf("captured %zu records (%zu bytes, %.0f bytes each) and %zu tracking records\n\n",
-	       c.n, c.bytes, (double)c.bytes / c.n, c.ntrk);
+	printf("captured %zu records (%zu bytes, %.0f bytes each) and %zu tracking records; %s\n\n",
+	       c.n, c.bytes, (double)c.bytes / c.n, c.ntrk,
+	       sets ? "ring sets: 2 BPF-output rings of MiB/CPU per CPU, both full" :
+		      "perf-written rings: one ring of MiB/CPU per CPU, full");
 	printf("| CPUs | MiB/CPU | ring MiB | records kept | trigger-to-file ms | CPU ms (of it "
 	       "kernel) | page-cache floor ms | GB/s | ns/record | peak RSS MiB | RSS / rings |\n");
 	printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
@@ -456,7 +550,7 @@ int main(int argc, char **argv)
 			struct result r[15], med;
 			double ms[15], cpu[15], sys[15], hwm[15], flo[15];
 
-			err = run_one(&c, cpus[i], mibs[j], dir, zlevel, runs, r);
+			err = run_one(&c, cpus[i], mibs[j], sets, dir, zlevel, runs, r);
 			if (err) {
 				fprintf(stderr, "scale: %d CPUs x %d MiB: %s\n", cpus[i], mibs[j],
 					strerror(-err));

@@ -77,13 +77,51 @@ static int gather_one(const struct perf_event_header *h, void *ctx)
 }
 
 /* Newest first; records of one CPU are numbered in time order. */
-static int ent_cmp(const void *a, const void *b)
+static inline int ent_before(const struct bpfrec_ent *x, const struct bpfrec_ent *y)
 {
-	const struct bpfrec_ent *x = a, *y = b;
-
 	if (x->time != y->time)
-		return x->time > y->time ? -1 : 1;
-	return (int32_t)(y->seq - x->seq) < 0 ? -1 : (x->seq != y->seq);
+		return x->time > y->time;
+	return (int32_t)(y->seq - x->seq) < 0;
+}
+
+/*
+ * One set's records, walked newest first, are in that order already but
+ * for a program preempted between taking its number and writing (PREEMPT_RT
+ * runs BPF preemptible): an insertion sort, linear when nothing is out of
+ * place, puts those back.
+ */
+static void order_set(struct bpfrec_ent *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		struct bpfrec_ent x = v[i];
+		size_t j = i;
+
+		if (!ent_before(&x, &v[i - 1]))
+			continue;
+		while (j > 0 && ent_before(&x, &v[j - 1])) {
+			v[j] = v[j - 1];
+			j--;
+		}
+		v[j] = x;
+	}
+}
+
+/* A CPU's sets, merged newest first: the next record, or NULL. */
+struct set_merge {
+	struct bpfrec_ent *e;
+	size_t at[TRIGREC_RING_SETS], end[TRIGREC_RING_SETS];
+	int n;
+};
+
+static struct bpfrec_ent *merge_next(struct set_merge *m)
+{
+	int best = -1;
+
+	for (int i = 0; i < m->n; i++)
+		if (m->at[i] < m->end[i] &&
+		    (best < 0 || ent_before(&m->e[m->at[i]], &m->e[m->at[best]])))
+			best = i;
+	return best < 0 ? NULL : &m->e[m->at[best]++];
 }
 
 static void skip(struct perf_event_header *h)
@@ -119,34 +157,49 @@ int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_s
 	memset(st, 0, sizeof(*st));
 	for (int c = 0; c < r->nr_cpus && !err; c++) {
 		int cpu = r->cpus[c], oldest_ring = -1;
-		size_t kept = 0, brk;
+		struct set_merge m = { 0 };
+		struct bpfrec_ent *e, *last = NULL;
+		size_t kept = 0;
+		int gap = 0;
 
 		g.n = 0;
+		m.n = 0;
 		for (int i = 0; i < r->nr_rings && !err; i++) {
 			if (r->rings[i].set < 0 || r->rings[i].cpu != cpu)
 				continue;
 			h->rings[i].wrapped = 0;
+			if (m.n == TRIGREC_RING_SETS) {
+				err = -E2BIG; /* the recorder opens exactly TRIGREC_RING_SETS a CPU */
+				break;
+			}
 			g.ring = i;
+			m.at[m.n] = g.n;
 			if (h->rings[i].len)
 				err = ring_walk(h->rings[i].buf, h->rings[i].len, gather_one, &g,
 						NULL);
+			m.end[m.n++] = g.n;
 		}
 		if (err || !g.n)
 			continue;
-		qsort(g.e, g.n, sizeof(*g.e), ent_cmp);
-		for (brk = 0; brk < g.n; brk++) {
-			if (brk && g.e[brk].seq != g.e[brk - 1].seq - 1)
-				break;
-			if (rewrite(r, c, g.e[brk].h)) {
-				skip(g.e[brk].h);
+		m.e = g.e;
+		for (int i = 0; i < m.n; i++)
+			order_set(g.e + m.at[i], m.end[i] - m.at[i]);
+		/* Newest first, as long as the numbers follow each other. */
+		while ((e = merge_next(&m))) {
+			if (!gap && last && e->seq != last->seq - 1)
+				gap = 1;
+			if (gap) {
+				skip(e->h);
+				st->dropped++;
+				continue;
+			}
+			last = e;
+			if (rewrite(r, c, e->h)) {
+				skip(e->h);
 				continue;
 			}
 			kept++;
-			oldest_ring = g.e[brk].ring;
-		}
-		for (size_t i = brk; i < g.n; i++) {
-			skip(g.e[i].h);
-			st->dropped++;
+			oldest_ring = e->ring;
 		}
 		st->records += kept;
 		/*
@@ -154,7 +207,7 @@ int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_s
 		 * or a gap): tell the window alignment, as for a wrapped perf ring.
 		 * Record 0 is the first this CPU ever recorded: nothing before it.
 		 */
-		if (oldest_ring >= 0 && (g.e[brk - 1].seq != 0 || brk < g.n)) {
+		if (oldest_ring >= 0 && (last->seq != 0 || gap)) {
 			h->rings[oldest_ring].wrapped = 1;
 			st->truncated_cpus++;
 		}

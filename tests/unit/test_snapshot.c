@@ -17,6 +17,7 @@
 #include "capture/recorder.h"
 #include "show/pdread.h"
 #include "snapshot/snapshot.h"
+#include "trigrec_abi.h"
 
 #define NCPU 3
 #define ST_TP (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
@@ -289,6 +290,98 @@ TEST(many_displaced_records_in_one_ring)
 	return 0;
 }
 
+/*
+ * Ring sets (rings=bpf): records as trigrec.bpf.c writes them (header, raw
+ * size, trigrec_rec_hdr, the entry), two sets per CPU. Rings 0..NCPU-1 are
+ * set 0, NCPU..2*NCPU-1 set 1 (the tracking rings stay empty).
+ */
+struct bplant {
+	uint64_t time;
+	uint32_t seq, mark;
+	int cpu, set;
+};
+
+static size_t put_bpf(uint8_t *p, uint64_t time, uint32_t seq, uint32_t mark)
+{
+	struct trigrec_rec_hdr rh = { .time = time, .seq = seq, .ev = 0 };
+	uint32_t raw = sizeof(rh) + 36;
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 8 + 4 + raw };
+
+	memset(p, 0, h.size);
+	memcpy(p, &h, 8);
+	memcpy(p + 8, &raw, 4);
+	memcpy(p + 12, &rh, sizeof(rh));
+	memcpy(p + 28 + 8, &mark, 4);
+	return h.size;
+}
+
+TEST(ring_sets_joined_by_record_number_up_to_the_first_gap)
+{
+	/* In each ring's order, newest first. */
+	static const struct bplant p[] = {
+		/* CPU 0, set 0: 17 and 18 swapped in place (a preempted writer) */
+		{ 2000, 20, 7, 0, 0 },
+		{ 1900, 19, 6, 0, 0 },
+		{ 1700, 17, 4, 0, 0 },
+		{ 1800, 18, 5, 0, 0 },
+		/* CPU 0, set 1: 14 is missing: 13 and 12 are older than a gap */
+		{ 1600, 16, 3, 0, 1 },
+		{ 1500, 15, 1, 0, 1 },
+		{ 1300, 13, 0, 0, 1 },
+		{ 1200, 12, 0, 0, 1 },
+		/* CPU 1, set 1 only: record 0 is its first ever, nothing lost */
+		{ 1550, 2, 2, 1, 1 },
+		{ 1450, 1, 0, 1, 1 },
+		{ 1000, 0, 0, 1, 1 },
+	};
+	struct snap_trigger t = { .name = "unit", .text = "unit", .id = -1, .freeze_at = 5000 };
+	uint64_t ids[NCPU];
+	int cpus[NCPU];
+	struct rig g;
+	char got[512];
+	int e = rig_init(&g);
+
+	if (e == -ENOENT || e == -EACCES || e == -EPERM) {
+		rig_free(&g);
+		SKIP("no sched:sched_switch format in tracefs (%s): run as root with tracefs mounted",
+		     strerror(-e));
+	}
+	CHECK_EQ(e, 0);
+	for (int c = 0; c < NCPU; c++) {
+		ids[c] = REC_BPF_ID(0, c);
+		cpus[c] = c;
+	}
+	g.evs[0].bpf_rec = 1;
+	g.evs[0].pd.ids = ids;
+	g.r.nr_bpf_evs = 1;
+	g.r.cpus = cpus;
+	g.r.nr_cpus = NCPU;
+	for (int i = 0; i < 2 * NCPU; i++) {
+		int set = i / NCPU, cpu = i % NCPU;
+		size_t pos = 0;
+
+		g.rings[i].set = set;
+		g.rings[i].tracking = 0;
+		for (size_t j = 0; j < sizeof(p) / sizeof(p[0]); j++)
+			if (p[j].cpu == cpu && p[j].set == set)
+				pos += put_bpf((uint8_t *)g.copies[i].buf + pos, p[j].time,
+					       p[j].seq, p[j].mark);
+		g.copies[i].len = pos;
+	}
+	/* No tracking rings in this layout: the two sets' rings stand for them in r. */
+	g.r.nr_rings = g.h.nr_rings = 2 * NCPU;
+	/*
+	 * CPU 0 keeps 15-20 in time order and lost what is older than the gap,
+	 * so no CPU's window starts before 1500: CPU 1's 1450 and 1000 go too.
+	 */
+	CHECK_EQ(rig_write(&g, &t, got, sizeof(got)), 0);
+	CHECK_STR(got, "1@0 2@1 3@0 4@0 5@0 6@0 7@0");
+	g.evs[0].pd.ids = g.ids_tp;
+	rig_free(&g);
+	return 0;
+}
+
 RUN_TESTS(T(merged_in_time_order_ties_by_cpu_then_age),
+	  T(ring_sets_joined_by_record_number_up_to_the_first_gap),
 	  T(cut_at_the_triggers_record_and_window_from_the_newest_wrap),
 	  T(many_displaced_records_in_one_ring))
