@@ -225,37 +225,42 @@ static size_t run_search(const struct snap_rec *v, size_t n, uint64_t t, int aft
  */
 #define MERGE_PREFETCH 2
 
+/* A heap node: the ring's next record's time, inline, so comparing reads no index. */
+struct merge_node {
+	uint64_t time;
+	int ring;
+};
+
 struct merge {
 	const struct snap_rec *idx;
 	const char **bufs; /* each ring's copy */
 	struct ring_run *runs;
-	int *heap; /* ring numbers */
+	struct merge_node *heap;
 	int n;
 };
 
-static inline int merge_before(const struct merge *m, int a, int b)
+static inline int node_before(const struct merge_node *x, const struct merge_node *y)
 {
-	const struct snap_rec *x = &m->idx[m->runs[a].lo], *y = &m->idx[m->runs[b].lo];
-
-	return x->time != y->time ? x->time < y->time : a < b;
+	return x->time != y->time ? x->time < y->time : x->ring < y->ring;
 }
 
 static void merge_down(struct merge *m, int i)
 {
-	for (;;) {
-		int l = 2 * i + 1, r = l + 1, best = i, t;
+	struct merge_node x = m->heap[i];
 
-		if (l < m->n && merge_before(m, m->heap[l], m->heap[best]))
-			best = l;
-		if (r < m->n && merge_before(m, m->heap[r], m->heap[best]))
-			best = r;
-		if (best == i)
-			return;
-		t = m->heap[i];
+	for (;;) {
+		int l = 2 * i + 1, best = l;
+
+		if (l >= m->n)
+			break;
+		if (l + 1 < m->n && node_before(&m->heap[l + 1], &m->heap[l]))
+			best = l + 1;
+		if (!node_before(&m->heap[best], &x))
+			break;
 		m->heap[i] = m->heap[best];
-		m->heap[best] = t;
 		i = best;
 	}
+	m->heap[i] = x;
 }
 
 static int merge_init(struct merge *m, const struct snap_rec *idx, struct ring_run *runs, int nr,
@@ -273,10 +278,9 @@ static int merge_init(struct merge *m, const struct snap_rec *idx, struct ring_r
 		/* The first records of every ring, before the merge wants them. */
 		for (size_t j = runs[i].lo; j < runs[i].hi && j < runs[i].lo + MERGE_PREFETCH; j++)
 			__builtin_prefetch(m->bufs[i] + idx[j].pos);
-	}
-	for (int i = 0; i < nr; i++)
 		if (runs[i].lo < runs[i].hi)
-			m->heap[m->n++] = i;
+			m->heap[m->n++] = (struct merge_node){ idx[runs[i].lo].time, i };
+	}
 	for (int i = m->n / 2 - 1; i >= 0; i--)
 		merge_down(m, i);
 	return 0;
@@ -286,28 +290,38 @@ static int merge_init(struct merge *m, const struct snap_rec *idx, struct ring_r
 static const struct snap_rec *merge_next(struct merge *m, int *ring)
 {
 	const struct snap_rec *s;
+	struct ring_run *run;
 	int top;
 
 	if (!m->n)
 		return NULL;
-	top = m->heap[0];
-	s = &m->idx[m->runs[top].lo++];
+	top = m->heap[0].ring;
+	run = &m->runs[top];
+	s = &m->idx[run->lo++];
 	*ring = top;
-	if (m->runs[top].lo == m->runs[top].hi) {
+	if (run->lo == run->hi) {
 		m->heap[0] = m->heap[--m->n];
-	} else if (m->runs[top].lo + MERGE_PREFETCH < m->runs[top].hi) {
+	} else {
+		m->heap[0].time = m->idx[run->lo].time;
 		/*
 		 * The write reads each record once, hopping between rings: with
-		 * dozens of rings that is a cache miss per record, which the
-		 * hardware's stream prefetchers do not catch. Ask for the record
-		 * this ring gives a few turns ahead (two lines: records straddle).
+		 * dozens of rings each record, and every fourth index entry of a
+		 * ring, would be a cache miss that no hardware prefetcher sees
+		 * coming (they follow a few streams, not hundreds). Ask for the
+		 * index a few lines on and for the record this ring gives a few
+		 * turns ahead (two lines: records straddle them).
 		 */
-		const char *p = m->bufs[top] + m->idx[m->runs[top].lo + MERGE_PREFETCH].pos;
+		if (run->lo + 16 < run->hi)
+			__builtin_prefetch(&m->idx[run->lo + 16]);
+		if (run->lo + MERGE_PREFETCH < run->hi) {
+			const char *p = m->bufs[top] + m->idx[run->lo + MERGE_PREFETCH].pos;
 
-		__builtin_prefetch(p);
-		__builtin_prefetch(p + 64);
+			__builtin_prefetch(p);
+			__builtin_prefetch(p + 64);
+		}
 	}
-	merge_down(m, 0);
+	if (m->n)
+		merge_down(m, 0);
 	return s;
 }
 
