@@ -19,7 +19,7 @@
  * least-squares fit of time against kept bytes, and time per byte by CPU
  * count (flat = linear in bytes).
  *
- * usage: scale [-c CPUS] [-m MIBS] [-r RUNS] [-o DIR] [-z LEVEL]
+ * usage: scale [-c CPUS] [-m MIBS] [-r RUNS] [-o DIR] [-z LEVEL] [-s] [-k]
  *   -c 2,16,64      simulated CPU counts
  *   -m 1,4          MiB per CPU
  *   -r 3            runs per configuration (the median is shown)
@@ -30,6 +30,9 @@
  *                   BPF-output rings per CPU of M MiB each, both full, in
  *                   the layout trigrec.bpf.c writes, so the writer's
  *                   conversion (bpfrec.c) is timed too
+ *   -k              keep each configuration's last snapshot (and sidecar)
+ *                   in DIR and name it on stderr: the input for timing
+ *                   `trigrec show` and perf on a snapshot of that size
  * Needs root (the one capture). Prints a markdown table.
  */
 #include <errno.h>
@@ -333,6 +336,9 @@ static void build_images(const struct capture *c, struct recorder *fr, struct ha
 	}
 }
 
+/* -k: keep the last snapshot of each configuration. */
+static int keep;
+
 static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *dir, int zlevel,
 		   int runs, struct result *all)
 {
@@ -428,8 +434,12 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 			res->kept_bytes += h.rings[i].len;
 			res->ring_bytes += h.rings[i].cap;
 		}
-		unlink(out.path);
-		unlink(out.sidecar);
+		if (keep && k == runs) {
+			fprintf(stderr, "scale: kept %s\n", out.path);
+		} else {
+			unlink(out.path);
+			unlink(out.sidecar);
+		}
 	}
 	/*
 	 * The floor: the same bytes written to a new file in the same directory
@@ -511,9 +521,10 @@ int main(int argc, char **argv)
 	int npts = 0;
 	char cmd[512];
 
-	while ((opt = getopt(argc, argv, "c:m:r:o:z:s")) != -1) {
+	while ((opt = getopt(argc, argv, "c:m:r:o:z:sk")) != -1) {
 		switch (opt) {
 		case 's': sets = TRIGREC_RING_SETS; break;
+		case 'k': keep = 1; break;
 		case 'c': ncpus = parse_list(optarg, cpus, MAX_CFG); break;
 		case 'm': nmibs = parse_list(optarg, mibs, MAX_CFG); break;
 		case 'r': runs = atoi(optarg); break;
@@ -521,7 +532,7 @@ int main(int argc, char **argv)
 		case 'z': zlevel = atoi(optarg); break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-c CPUS,..] [-m MIB,..] [-r RUNS] [-o DIR] [-z LEVEL] [-s]\n",
+				"usage: %s [-c CPUS,..] [-m MIB,..] [-r RUNS] [-o DIR] [-z LEVEL] [-s] [-k]\n",
 				argv[0]);
 			return 2;
 		}

@@ -149,9 +149,17 @@ static int rewrite(const struct recorder *r, int cpu_idx, struct perf_event_head
 	return 0;
 }
 
-int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_stats *st)
+void bpfrec_scratch__free(struct bpfrec_scratch *s)
 {
-	struct gather g = { 0 };
+	free(s->e);
+	s->e = NULL;
+	s->cap = 0;
+}
+
+int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_scratch *s,
+		    struct bpfrec_stats *st)
+{
+	struct gather g = { .e = s->e, .cap = s->cap };
 	int err = 0;
 
 	memset(st, 0, sizeof(*st));
@@ -212,6 +220,7 @@ int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_s
 			st->truncated_cpus++;
 		}
 	}
-	free(g.e);
+	s->e = g.e; /* grown or not: the caller keeps it for the next snapshot */
+	s->cap = g.cap;
 	return err;
 }

@@ -18,10 +18,23 @@ struct bpfrec_stats {
 };
 
 /*
+ * The list of records bpfrec__convert() sorts, kept by the caller from one
+ * snapshot to the next: allocated anew each time, its pages were faulted in
+ * each time (a quarter of a 2-CPU x 4 MiB snapshot's write). Zeroed to start.
+ */
+struct bpfrec_scratch {
+	struct bpfrec_ent *e;
+	size_t cap;
+};
+
+void bpfrec_scratch__free(struct bpfrec_scratch *s);
+
+/*
  * Rewrite the ring sets' copies in h (rings with set >= 0) and mark which
  * ring holds each CPU's oldest kept record as wrapped when older history was
  * lost, so the window alignment treats it as perf's wrapped rings. 0 or -errno.
  */
-int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_stats *st);
+int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_scratch *s,
+		    struct bpfrec_stats *st);
 
 #endif

@@ -556,6 +556,7 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc)
 	free(sc->idx);
 	sc->idx = NULL;
 	sc->idx_cap = 0;
+	bpfrec_scratch__free(&sc->bpfrec);
 	free(sc->wbuf);
 	sc->wbuf = NULL;
 }
@@ -912,7 +913,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 		goto out;
 	}
 	if (r->nr_bpf_evs) {
-		err = bpfrec__convert(r, h, &res.bst);
+		err = bpfrec__convert(r, h, &sc->bpfrec, &res.bst);
 		if (err)
 			goto out;
 		if (res.bst.dropped)

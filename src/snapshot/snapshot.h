@@ -7,6 +7,7 @@
 #ifndef TRIGREC_SNAPSHOT_H
 #define TRIGREC_SNAPSHOT_H
 #include <stdint.h>
+#include "snapshot/bpfrec.h"
 #include "snapshot/procs.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
@@ -69,9 +70,10 @@ struct snapshot_ctx {
 	 */
 	void *idx;
 	size_t idx_cap;
-	void *wbuf;	       /* the perf.data writer's buffer (PD_WRITER_BUF_SIZE), same reason */
-	unsigned long written; /* snapshots written */
-	unsigned long failed;  /* snapshots that could not be written */
+	void *wbuf; /* the perf.data writer's buffer (PD_WRITER_BUF_SIZE), same reason */
+	struct bpfrec_scratch bpfrec; /* rings=bpf: bpfrec__convert()'s record list, same reason */
+	unsigned long written;	      /* snapshots written */
+	unsigned long failed;	      /* snapshots that could not be written */
 	/* Set up by snapshot_ctx__init(); used by the writer thread only. */
 	struct outdir *od;	   /* outdir, opened once (snapshot/outdir.h) */
 	struct log_limit fail_lim; /* one failure line per period, not one per snapshot */
