@@ -242,12 +242,19 @@ int show_runs_build(struct show *s)
 			free(last);
 			return -ENOMEM;
 		}
-		for (size_t i = 0; i < s->nr; i++)
-			tp[i] = (uint64_t)s->recs[i].tid << 32 | s->recs[i].pid;
-		qsort(tp, s->nr, sizeof(*tp), u64_cmp);
+		size_t ntp = 0;
+
+		/* A thread's records come in runs: a pair like the one before adds nothing. */
+		for (size_t i = 0; i < s->nr; i++) {
+			uint64_t v = (uint64_t)s->recs[i].tid << 32 | s->recs[i].pid;
+
+			if (!ntp || tp[ntp - 1] != v)
+				tp[ntp++] = v;
+		}
+		qsort(tp, ntp, sizeof(*tp), u64_cmp);
 		for (size_t i = 0; i < s->nr_runs; i++) {
 			uint64_t key = (uint64_t)s->runs[i].tid << 32;
-			size_t lo = 0, hi = s->nr;
+			size_t lo = 0, hi = ntp;
 
 			while (lo < hi) {
 				size_t mid = (lo + hi) / 2;
@@ -257,7 +264,7 @@ int show_runs_build(struct show *s)
 				else
 					hi = mid;
 			}
-			s->runs[i].pid = lo < s->nr && tp[lo] >> 32 == s->runs[i].tid ?
+			s->runs[i].pid = lo < ntp && tp[lo] >> 32 == s->runs[i].tid ?
 						 (uint32_t)tp[lo] :
 						 s->runs[i].tid;
 		}
@@ -357,7 +364,13 @@ static int analyse(struct show *s)
 		}
 	}
 	s->nr = n;
-	qsort(s->recs, n, sizeof(*s->recs), rec_cmp);
+	/* trigrec writes its files in time order: sort only a file that is not (perf's own). */
+	for (size_t i = 1; i < n; i++) {
+		if (rec_cmp(&s->recs[i - 1], &s->recs[i]) > 0) {
+			qsort(s->recs, n, sizeof(*s->recs), rec_cmp);
+			break;
+		}
+	}
 	/* COMM/FORK records interleaved by time with the samples: a name as of each record. */
 	{
 		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
@@ -403,8 +416,18 @@ static int analyse(struct show *s)
 		for (int i = 0; cpus && cpus->type == JV_ARR && i < cpus->n && !err; i++)
 			if (strcmp(jv_str(&cpus->kids[i], "ring", "main"), "tracking"))
 				err = add_cpu(s, jv_i64(&cpus->kids[i], "cpu", 0));
-		for (size_t i = 0; i < n && !err; i++)
-			err = add_cpu(s, s->recs[i].cpu);
+		unsigned char seen[4096] = { 0 }; /* each CPU's first record only */
+
+		for (size_t i = 0; i < n && !err; i++) {
+			uint32_t c = s->recs[i].cpu;
+
+			if (c < sizeof(seen)) {
+				if (seen[c])
+					continue;
+				seen[c] = 1;
+			}
+			err = add_cpu(s, (int)c);
+		}
 		if (err)
 			return err;
 		qsort(s->cpus, s->nr_cpus, sizeof(*s->cpus), int_cmp);
@@ -593,21 +616,65 @@ static int count_cmp(const void *a, const void *b)
 	return x->key < y->key ? -1 : x->key > y->key;
 }
 
-static struct count *count_add(struct count **v, size_t *n, size_t *cap, uint64_t key)
+/*
+ * Counts by key: an array (sorted at the end) and an open-addressing index
+ * into it, so a window of millions of records over thousands of tasks costs
+ * one probe a record, not a scan of the tasks.
+ */
+struct counts {
+	struct count *v;
+	size_t n, cap;
+	uint32_t *slot; /* index into v + 1; 0: empty */
+	size_t nslot;	/* a power of two, at least twice n */
+};
+
+static inline size_t count_hash(uint64_t key, size_t nslot)
 {
-	for (size_t i = 0; i < *n; i++) /* linear: a window has few distinct tasks and events */
-		if ((*v)[i].key == key)
-			return &(*v)[i];
-	if (*n == *cap) {
-		struct count *nv = realloc(*v, (*cap = *cap ? *cap * 2 : 64) * sizeof(**v));
+	return (size_t)((key * 0x9e3779b97f4a7c15ull) >> 17) & (nslot - 1);
+}
+
+static int counts_grow(struct counts *c)
+{
+	size_t ns = c->nslot ? c->nslot * 2 : 256;
+	uint32_t *sl = calloc(ns, sizeof(*sl));
+
+	if (!sl)
+		return -ENOMEM;
+	for (size_t i = 0; i < c->n; i++) {
+		size_t h = count_hash(c->v[i].key, ns);
+
+		while (sl[h])
+			h = (h + 1) & (ns - 1);
+		sl[h] = (uint32_t)i + 1;
+	}
+	free(c->slot);
+	c->slot = sl;
+	c->nslot = ns;
+	return 0;
+}
+
+static struct count *count_add(struct counts *c, uint64_t key)
+{
+	size_t h;
+
+	if (2 * (c->n + 1) > c->nslot && counts_grow(c))
+		return NULL;
+	for (h = count_hash(key, c->nslot); c->slot[h]; h = (h + 1) & (c->nslot - 1))
+		if (c->v[c->slot[h] - 1].key == key)
+			return &c->v[c->slot[h] - 1];
+	if (c->n == c->cap) {
+		size_t ncap = c->cap ? c->cap * 2 : 64;
+		struct count *nv = realloc(c->v, ncap * sizeof(*nv));
 
 		if (!nv)
 			return NULL;
-		*v = nv;
+		c->v = nv;
+		c->cap = ncap;
 	}
-	memset(&(*v)[*n], 0, sizeof(**v));
-	(*v)[*n].key = key;
-	return &(*v)[(*n)++];
+	memset(&c->v[c->n], 0, sizeof(*c->v));
+	c->v[c->n].key = key;
+	c->slot[h] = (uint32_t)++c->n;
+	return &c->v[c->n - 1];
 }
 
 static void print_trigger(const struct show *s, FILE *out)
@@ -698,19 +765,34 @@ static void print_cpus(const struct show *s, FILE *out)
 
 	fprintf(out, "  %-4s %8s  %-21s %-21s %-8s %s\n", "cpu", "records", "first", "last",
 		"wrapped", "lost");
+	struct span {
+		uint64_t n, first, last;
+	} * sp;
+	int maxcpu = 0;
+
+	/* One pass over the records for all CPUs (s->cpus is sorted). */
+	if (s->nr_cpus)
+		maxcpu = s->cpus[s->nr_cpus - 1];
+	sp = calloc((size_t)maxcpu + 1, sizeof(*sp));
+	if (!sp)
+		return;
+	for (size_t k = 0; k < s->nr; k++) {
+		struct span *p;
+
+		if ((int)s->recs[k].cpu > maxcpu)
+			continue;
+		p = &sp[s->recs[k].cpu];
+		if (!p->n++)
+			p->first = s->recs[k].time;
+		p->last = s->recs[k].time;
+	}
 	for (int i = 0; i < s->nr_cpus; i++) {
 		int cpu = s->cpus[i];
-		uint64_t nrec = 0, first = 0, last = 0, lost = 0;
+		uint64_t nrec = cpu >= 0 ? sp[cpu].n : 0, first = cpu >= 0 ? sp[cpu].first : 0,
+			 last = cpu >= 0 ? sp[cpu].last : 0, lost = 0;
 		int rings = 0, wrapped = 0;
 		char a[32], b[32], l[24];
 
-		for (size_t k = 0; k < s->nr; k++) {
-			if ((int)s->recs[k].cpu != cpu)
-				continue;
-			if (!nrec++)
-				first = s->recs[k].time;
-			last = s->recs[k].time;
-		}
 		/* perf's one main ring, or the ring sets (rings=bpf): any wrapped, lost summed */
 		for (int k = 0; cpus && cpus->type == JV_ARR && k < cpus->n; k++) {
 			const struct jv *ring = &cpus->kids[k];
@@ -728,17 +810,19 @@ static void print_cpus(const struct show *s, FILE *out)
 			nrec ? show_fmt_time(last, b, sizeof(b)) : "-",
 			rings ? (wrapped ? "yes" : "no") : "?", rings ? l : "?");
 	}
+	free(sp);
 }
 
 static void print_busiest(const struct show *s, FILE *out)
 {
-	struct count *tasks = NULL, *evs = NULL;
-	size_t nt = 0, ct = 0, ne = 0, ce = 0;
+	struct counts tc = { 0 }, ec = { 0 };
+	struct count *tasks, *evs;
+	size_t nt, ne;
 	char a[32];
 
 	for (size_t i = 0; i < s->nr; i++) {
-		struct count *t = count_add(&tasks, &nt, &ct, s->recs[i].tid);
-		struct count *e = count_add(&evs, &ne, &ce, s->recs[i].attr);
+		struct count *t = count_add(&tc, s->recs[i].tid);
+		struct count *e = count_add(&ec, s->recs[i].attr);
 
 		if (!t || !e)
 			goto out;
@@ -749,7 +833,7 @@ static void print_busiest(const struct show *s, FILE *out)
 		e->name = s->pd->attrs[s->recs[i].attr].name;
 	}
 	for (size_t i = 0; i < s->nr_runs; i++) {
-		struct count *t = count_add(&tasks, &nt, &ct, s->runs[i].tid);
+		struct count *t = count_add(&tc, s->runs[i].tid);
 
 		if (!t)
 			goto out;
@@ -759,6 +843,10 @@ static void print_busiest(const struct show *s, FILE *out)
 			t->pid = s->runs[i].pid;
 		}
 	}
+	tasks = tc.v;
+	nt = tasks ? tc.n : 0;
+	evs = ec.v;
+	ne = evs ? ec.n : 0;
 	if (tasks)
 		qsort(tasks, nt, sizeof(*tasks), count_cmp);
 	if (evs)
@@ -783,8 +871,10 @@ static void print_busiest(const struct show *s, FILE *out)
 	for (size_t i = 0; i < ne && i < 10; i++)
 		fprintf(out, "  %8" PRIu64 "  %s\n", evs[i].n, evs[i].name);
 out:
-	free(tasks);
-	free(evs);
+	free(tc.v);
+	free(tc.slot);
+	free(ec.v);
+	free(ec.slot);
 }
 
 static void print_last(const struct show *s, FILE *out, int nlast)
