@@ -5,6 +5,8 @@
  * in docs/perf-data.md.
  */
 #include <errno.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -555,12 +557,12 @@ struct pd_writer {
 	uint64_t attrs_offset, data_offset, data_size;
 	int err; /* sticky: once a write failed, everything fails */
 	int begun, finished;
-	/* Compression (pd_writer__set_zstd), NULL zc when off. */
-	ZSTD_CCtx *zc;
-	unsigned char *zin; /* the slice being filled, uncompressed */
+	/* Compression (pd_writer__set_zstd, pd_writer__use_zpool), NULL zp when off. */
+	struct pd_zpool *zp;
+	int own_zp;	     /* zp is ours to free (set_zstd), not the caller's (use_zpool) */
+	struct zchunk *zcur; /* the chunk being filled */
+	unsigned char *zin;  /* the slice being filled, uncompressed (inside zcur) */
 	size_t zin_len;
-	unsigned char *zout; /* one slice, compressed */
-	size_t zout_cap;
 	unsigned char *zrec; /* the COMPRESSED record being filled: header + payload */
 	size_t zrec_len;
 	uint64_t zrec_raw; /* uncompressed bytes its payload decompresses to */
@@ -696,40 +698,260 @@ static uint64_t now_ns(void)
 	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
 }
 
+/*
+ * The compression workers. zstd runs off the thread that merges and writes
+ * the records, on as many threads as the machine has spare CPUs (online CPUs
+ * minus that thread, at least one, at most PD_ZSTD_WORKERS_MAX). Each chunk
+ * of PD_COMP_CHUNK_SLICES slices is a zstd frame of its own, so chunks are
+ * compressed independently; perf reads the file's frames one after the
+ * other through its one stream (zstd starts the next frame where one ends).
+ * The writer packs the chunks' flushed slices into COMPRESSED records in
+ * order, as before. A frame per ~1 MiB of records costs ~1% of ratio (the
+ * window restarts); it buys compression on every spare CPU.
+ */
+#define PD_COMP_CHUNK_SLICES 16
+#define PD_ZSTD_WORKERS_MAX 8
+#define PD_COMP_OUT_SLICE (ZSTD_COMPRESSBOUND(PD_COMP_SLICE) + ZSTD_FRAMEHEADERSIZE_MAX + 4)
+
+enum { ZC_FREE, ZC_FILLING, ZC_QUEUED, ZC_BUSY, ZC_DONE };
+
+struct zchunk {
+	int state;
+	uint64_t seq;			       /* submission order: packed in this order */
+	unsigned char *in;		       /* PD_COMP_CHUNK_SLICES slices, back to back */
+	size_t in_len;			       /* bytes of whole slices */
+	uint32_t n;			       /* slices */
+	uint32_t in_sz[PD_COMP_CHUNK_SLICES];  /* each slice's input */
+	uint32_t out_sz[PD_COMP_CHUNK_SLICES]; /* each slice's flush */
+	unsigned char *out;
+	size_t out_len;
+	int err;
+	uint64_t ns; /* time in zstd */
+};
+
+struct pd_zpool {
+	pthread_mutex_t mu;
+	pthread_cond_t work, done;
+	int level;
+	uint64_t size_hint;
+	int max_workers, nworkers, stop;
+	pthread_t tid[PD_ZSTD_WORKERS_MAX];
+	struct zchunk *ch;
+	int nch;
+	uint64_t next_seq, pack_seq; /* next to submit, next to pack */
+};
+
+static int spare_cpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+
+	return n < 1 ? 1 : n > PD_ZSTD_WORKERS_MAX ? PD_ZSTD_WORKERS_MAX : (int)n;
+}
+
+/* One chunk: every slice flushed, the last one ending the frame. */
+static void z_compress(ZSTD_CCtx *cc, struct zchunk *c)
+{
+	uint64_t t0 = now_ns();
+	size_t in_off = 0;
+
+	c->out_len = 0;
+	for (uint32_t i = 0; i < c->n && !c->err; i++) {
+		ZSTD_inBuffer in = { c->in + in_off, c->in_sz[i], 0 };
+		ZSTD_outBuffer out = { c->out, (size_t)PD_COMP_CHUNK_SLICES * PD_COMP_OUT_SLICE,
+				       c->out_len };
+		ZSTD_EndDirective mode = i + 1 == c->n ? ZSTD_e_end : ZSTD_e_flush;
+		size_t left;
+
+		do {
+			left = ZSTD_compressStream2(cc, &out, &in, mode);
+			if (ZSTD_isError(left)) {
+				c->err = -EIO;
+				break;
+			}
+		} while (left && out.pos < out.size);
+		/* Cannot happen (the static assert above); refuse rather than write what perf would drop. */
+		if (!c->err && (left || out.pos - c->out_len > PD_COMP_MAX_PAYLOAD))
+			c->err = -EOVERFLOW;
+		c->out_sz[i] = (uint32_t)(out.pos - c->out_len);
+		c->out_len = out.pos;
+		in_off += c->in_sz[i];
+	}
+	c->ns = now_ns() - t0;
+}
+
+static void *z_worker(void *arg)
+{
+	struct pd_zpool *zp = arg;
+	ZSTD_CCtx *cc = ZSTD_createCCtx();
+	int bad =
+		!cc || ZSTD_isError(ZSTD_CCtx_setParameter(cc, ZSTD_c_compressionLevel, zp->level));
+
+	/* Only a hint: a libzstd without it still compresses, with a bigger window. */
+	if (!bad && zp->size_hint)
+		ZSTD_CCtx_setParameter(cc, ZSTD_c_srcSizeHint, (int)zp->size_hint);
+	pthread_mutex_lock(&zp->mu);
+	for (;;) {
+		struct zchunk *c = NULL;
+
+		for (int i = 0; i < zp->nch; i++)
+			if (zp->ch[i].state == ZC_QUEUED && (!c || zp->ch[i].seq < c->seq))
+				c = &zp->ch[i];
+		if (!c) {
+			if (zp->stop)
+				break;
+			pthread_cond_wait(&zp->work, &zp->mu);
+			continue;
+		}
+		c->state = ZC_BUSY;
+		pthread_mutex_unlock(&zp->mu);
+		if (bad)
+			c->err = -ENOMEM;
+		else
+			z_compress(cc, c);
+		pthread_mutex_lock(&zp->mu);
+		c->state = ZC_DONE;
+		pthread_cond_broadcast(&zp->done);
+	}
+	pthread_mutex_unlock(&zp->mu);
+	ZSTD_freeCCtx(cc);
+	return NULL;
+}
+
+void pd_zpool__free(struct pd_zpool *zp)
+{
+	if (!zp)
+		return;
+	pthread_mutex_lock(&zp->mu);
+	zp->stop = 1;
+	pthread_cond_broadcast(&zp->work);
+	pthread_mutex_unlock(&zp->mu);
+	for (int i = 0; i < zp->nworkers; i++)
+		pthread_join(zp->tid[i], NULL);
+	for (int i = 0; i < zp->nch; i++) {
+		free(zp->ch[i].in);
+		free(zp->ch[i].out);
+	}
+	free(zp->ch);
+	pthread_cond_destroy(&zp->work);
+	pthread_cond_destroy(&zp->done);
+	pthread_mutex_destroy(&zp->mu);
+	free(zp);
+}
+
+/* Workers start with the chunks that need them: a small snapshot starts one. */
+static int zpool_start_worker(struct pd_zpool *zp)
+{
+	sigset_t all, old;
+	int err;
+
+	/* Signals are the main thread's business (Ctrl-C, SIGTERM, SIGHUP). */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	err = pthread_create(&zp->tid[zp->nworkers], NULL, z_worker, zp);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (err)
+		return zp->nworkers ? 0 : -err; /* fewer workers still compress */
+	zp->nworkers++;
+	return 0;
+}
+
+struct pd_zpool *pd_zpool__new(int level, uint64_t size_hint)
+{
+	struct pd_zpool *zp;
+	uint64_t chunk = (uint64_t)PD_COMP_CHUNK_SLICES * PD_COMP_SLICE;
+
+	if (level < 1 || level > PD_ZSTD_LEVEL_MAX) {
+		errno = EINVAL;
+		return NULL;
+	}
+	zp = calloc(1, sizeof(*zp));
+	if (!zp)
+		return NULL;
+	pthread_mutex_init(&zp->mu, NULL);
+	pthread_cond_init(&zp->work, NULL);
+	pthread_cond_init(&zp->done, NULL);
+	zp->level = level;
+	/* A frame holds a chunk at most: zstd sizes its window to that, not to the level's. */
+	zp->size_hint = size_hint && size_hint < chunk ? size_hint : chunk;
+	zp->max_workers = spare_cpus();
+	/* One being filled, one being packed, one per worker. */
+	zp->nch = zp->max_workers + 2;
+	zp->ch = calloc(zp->nch, sizeof(*zp->ch));
+	if (!zp->ch) {
+		pd_zpool__free(zp);
+		errno = ENOMEM;
+		return NULL;
+	}
+	return zp;
+}
+
+int pd_zpool__level(const struct pd_zpool *zp)
+{
+	return zp ? zp->level : 0;
+}
+
+/*
+ * Back to idle for the next file: a writer freed half-way (a write error)
+ * can leave chunks queued or being compressed; they are waited for and
+ * dropped.
+ */
+static void zpool_reset(struct pd_zpool *zp)
+{
+	pthread_mutex_lock(&zp->mu);
+	for (;;) {
+		int busy = 0;
+
+		for (int i = 0; i < zp->nch; i++)
+			busy |= zp->ch[i].state == ZC_QUEUED || zp->ch[i].state == ZC_BUSY;
+		if (!busy)
+			break;
+		pthread_cond_wait(&zp->done, &zp->mu);
+	}
+	for (int i = 0; i < zp->nch; i++)
+		zp->ch[i].state = ZC_FREE;
+	zp->pack_seq = zp->next_seq;
+	pthread_mutex_unlock(&zp->mu);
+}
+
+int pd_writer__use_zpool(struct pd_writer *w, struct pd_zpool *zp)
+{
+	if (w->begun || w->zp || !zp)
+		return -EINVAL;
+	w->zrec = malloc(8 + PD_COMP_MAX_PAYLOAD);
+	if (!w->zrec)
+		return -ENOMEM;
+	zpool_reset(zp);
+	w->zp = zp;
+	w->zrec_len = 8;
+	w->zst.level = zp->level;
+	return 0;
+}
+
 int pd_writer__set_zstd(struct pd_writer *w, int level, uint64_t size_hint)
 {
-	size_t r;
+	struct pd_zpool *zp;
+	int err;
 
-	if (w->begun || w->zc || level < 0 || level > PD_ZSTD_LEVEL_MAX)
+	if (w->begun || w->zp || level < 0 || level > PD_ZSTD_LEVEL_MAX)
 		return -EINVAL;
 	if (!level)
 		return 0;
-	w->zout_cap = ZSTD_compressBound(PD_COMP_SLICE) + ZSTD_FRAMEHEADERSIZE_MAX + 4;
-	w->zc = ZSTD_createCCtx();
-	w->zin = malloc(PD_COMP_SLICE);
-	w->zout = malloc(w->zout_cap);
-	w->zrec = malloc(8 + PD_COMP_MAX_PAYLOAD);
-	if (!w->zc || !w->zin || !w->zout || !w->zrec)
-		goto nomem;
-	r = ZSTD_CCtx_setParameter(w->zc, ZSTD_c_compressionLevel, level);
-	if (ZSTD_isError(r))
-		goto nomem;
-	/* Only a hint: a libzstd without it still compresses, with a bigger window. */
-	if (size_hint)
-		ZSTD_CCtx_setParameter(w->zc, ZSTD_c_srcSizeHint,
-				       size_hint > (1u << 30) ? 1 << 30 : (int)size_hint);
-	w->zrec_len = 8;
-	w->zst.level = level;
+	zp = pd_zpool__new(level, size_hint);
+	if (!zp)
+		return -ENOMEM;
+	err = pd_writer__use_zpool(w, zp);
+	if (err) {
+		pd_zpool__free(zp);
+		return err;
+	}
+	w->own_zp = 1;
 	return 0;
-nomem:
-	ZSTD_freeCCtx(w->zc);
-	w->zc = NULL;
-	return -ENOMEM;
 }
 
 void pd_writer__comp_stats(const struct pd_writer *w, struct pd_comp_stats *st)
 {
 	*st = w->zst;
+	st->workers = w->zp ? w->zp->nworkers : 0;
 }
 
 /* The pending COMPRESSED record to the file. */
@@ -752,43 +974,131 @@ static int z_emit(struct pd_writer *w)
 	return err;
 }
 
-/* Compress the slice (flushed, or ending the frame when last) into the pending record. */
-static int z_slice(struct pd_writer *w, int last)
+/* A compressed chunk's flushed slices, packed into COMPRESSED records in order. */
+static int z_pack(struct pd_writer *w, struct zchunk *c)
 {
-	ZSTD_inBuffer in = { w->zin, w->zin_len, 0 };
-	ZSTD_outBuffer out = { w->zout, w->zout_cap, 0 };
-	uint64_t t0 = now_ns();
-	size_t left;
+	const unsigned char *p = c->out;
+	int err = c->err;
+
+	w->zst.ns += c->ns;
+	for (uint32_t i = 0; i < c->n && !err; i++) {
+		if (w->zrec_len + c->out_sz[i] > 8 + PD_COMP_MAX_PAYLOAD ||
+		    w->zrec_raw + c->in_sz[i] > PD_COMP_MMAP_LEN)
+			err = z_emit(w);
+		if (err)
+			break;
+		memcpy(w->zrec + w->zrec_len, p, c->out_sz[i]);
+		w->zrec_len += c->out_sz[i];
+		w->zrec_raw += c->in_sz[i];
+		w->zst.bytes_in += c->in_sz[i];
+		p += c->out_sz[i];
+	}
+	return err;
+}
+
+/*
+ * Pack the compressed chunks that are next in order (all of them when
+ * all: the end of the file); called with zp->mu held, which it drops
+ * around the packing so workers go on meanwhile.
+ */
+static int z_collect(struct pd_writer *w, int all)
+{
+	struct pd_zpool *zp = w->zp;
 	int err = 0;
 
-	if (w->err)
-		return w->err;
-	do {
-		left = ZSTD_compressStream2(w->zc, &out, &in, last ? ZSTD_e_end : ZSTD_e_flush);
-		if (ZSTD_isError(left))
-			return w->err = -EIO;
-	} while (left && out.pos < out.size);
-	w->zst.ns += now_ns() - t0;
-	/* Cannot happen (the static assert above); refuse rather than write what perf would drop. */
-	if (left || out.pos > PD_COMP_MAX_PAYLOAD)
-		return w->err = -EOVERFLOW;
-	if (w->zrec_len + out.pos > 8 + PD_COMP_MAX_PAYLOAD ||
-	    w->zrec_raw + w->zin_len > PD_COMP_MMAP_LEN)
-		err = z_emit(w);
-	if (err)
+	while (!err && zp->pack_seq < zp->next_seq) {
+		struct zchunk *c = NULL;
+
+		for (int i = 0; i < zp->nch && !c; i++)
+			if (zp->ch[i].state != ZC_FREE && zp->ch[i].state != ZC_FILLING &&
+			    zp->ch[i].seq == zp->pack_seq)
+				c = &zp->ch[i];
+		if (!c)
+			return -EIO; /* cannot happen: every submitted chunk is in the table */
+		if (c->state != ZC_DONE) {
+			if (!all)
+				break;
+			pthread_cond_wait(&zp->done, &zp->mu);
+			continue;
+		}
+		pthread_mutex_unlock(&zp->mu);
+		err = z_pack(w, c);
+		pthread_mutex_lock(&zp->mu);
+		c->state = ZC_FREE;
+		zp->pack_seq++;
+	}
+	return err;
+}
+
+/* The chunk being filled goes to the workers; the next one to fill is set up. */
+static int z_submit(struct pd_writer *w, int last)
+{
+	struct pd_zpool *zp = w->zp;
+	struct zchunk *c = w->zcur;
+	int err = 0;
+
+	pthread_mutex_lock(&zp->mu);
+	if (c && c->n) {
+		c->seq = zp->next_seq++;
+		c->state = ZC_QUEUED;
+		w->zcur = NULL;
+		if (zp->nworkers < zp->max_workers && zp->next_seq > (uint64_t)zp->nworkers)
+			err = zpool_start_worker(zp);
+		pthread_cond_signal(&zp->work);
+	}
+	/* Pack what is done; wait only when no chunk is free to fill (or at the end). */
+	while (!err) {
+		err = z_collect(w, last);
+		if (err || last || w->zcur)
+			break;
+		for (int i = 0; i < zp->nch && !w->zcur; i++)
+			if (zp->ch[i].state == ZC_FREE)
+				w->zcur = &zp->ch[i];
+		if (!w->zcur)
+			pthread_cond_wait(&zp->done, &zp->mu);
+	}
+	pthread_mutex_unlock(&zp->mu);
+	if (err || last)
 		return err;
-	memcpy(w->zrec + w->zrec_len, w->zout, out.pos);
-	w->zrec_len += out.pos;
-	w->zrec_raw += w->zin_len;
-	w->zst.bytes_in += w->zin_len;
+	c = w->zcur;
+	if (!c->in) {
+		c->in = malloc((size_t)PD_COMP_CHUNK_SLICES * PD_COMP_SLICE);
+		c->out = malloc((size_t)PD_COMP_CHUNK_SLICES * PD_COMP_OUT_SLICE);
+		if (!c->in || !c->out) {
+			free(c->in);
+			free(c->out);
+			c->in = c->out = NULL;
+			w->zcur = NULL;
+			return -ENOMEM;
+		}
+	}
+	c->state = ZC_FILLING;
+	c->n = 0;
+	c->in_len = 0;
+	c->err = 0;
+	w->zin = c->in;
 	w->zin_len = 0;
 	return 0;
+}
+
+/* The slice being filled is complete: into the chunk, and the chunk out when full. */
+static int z_slice(struct pd_writer *w)
+{
+	struct zchunk *c = w->zcur;
+
+	c->in_sz[c->n++] = (uint32_t)w->zin_len;
+	c->in_len += w->zin_len;
+	w->zin = c->in + c->in_len;
+	w->zin_len = 0;
+	return c->n == PD_COMP_CHUNK_SLICES ? z_submit(w, 0) : 0;
 }
 
 static int z_put(struct pd_writer *w, const unsigned char *p, size_t n)
 {
 	int err = 0;
 
+	if (!w->zcur)
+		err = z_submit(w, 0);
 	while (n && !err) {
 		size_t k;
 
@@ -799,7 +1109,7 @@ static int z_put(struct pd_writer *w, const unsigned char *p, size_t n)
 		 */
 		if (w->zin_len == PD_COMP_SLICE ||
 		    (w->zin_len && w->zin_len + n > PD_COMP_SLICE && n <= PD_COMP_SLICE))
-			err = z_slice(w, 0);
+			err = z_slice(w);
 		if (err)
 			break;
 		k = PD_COMP_SLICE - w->zin_len < n ? PD_COMP_SLICE - w->zin_len : n;
@@ -808,17 +1118,26 @@ static int z_put(struct pd_writer *w, const unsigned char *p, size_t n)
 		p += k;
 		n -= k;
 	}
+	if (err)
+		w->err = err;
 	return err;
 }
 
-/* The last slice ends the frame, and the last record goes out. */
+/* The last slice ends the last frame, every chunk is packed, the last record goes out. */
 static int z_finish(struct pd_writer *w)
 {
-	int err;
+	int err = 0;
 
-	if (!w->zin_len)
+	if (w->zcur && w->zin_len) {
+		struct zchunk *c = w->zcur;
+
+		c->in_sz[c->n++] = (uint32_t)w->zin_len;
+		c->in_len += w->zin_len;
+		w->zin_len = 0;
+	}
+	if (!w->zcur && w->zp->next_seq == w->zp->pack_seq)
 		return 0; /* nothing was written: no frame at all */
-	err = z_slice(w, 1);
+	err = z_submit(w, 1);
 	return err ? err : z_emit(w);
 }
 
@@ -879,7 +1198,7 @@ int pd_writer__write(struct pd_writer *w, const void *rec, size_t len)
 {
 	if (!w->begun || w->finished || (len & 7))
 		return -EINVAL;
-	if (w->zc)
+	if (w->zp)
 		return w->err ? w->err : z_put(w, rec, len);
 	return w_put(w, rec, len);
 }
@@ -1006,7 +1325,7 @@ static int feature_payload(const struct pd_writer *w, const struct pd_meta *meta
 		pd_buf__u64(d, meta->clock_res_ns);
 		return 0;
 	case FEAT_COMPRESSED:
-		if (!w->zc)
+		if (!w->zp)
 			return 1;
 		/* perf's write_compressed(): version, type, level, ratio, mmap_len, all u32 */
 		pd_buf__u32(d, 1);
@@ -1046,7 +1365,7 @@ int pd_writer__finish(struct pd_writer *w, const struct pd_meta *meta)
 		return w->err;
 	if (!meta)
 		meta = &none;
-	if (w->zc) {
+	if (w->zp) {
 		err = z_finish(w);
 		if (err)
 			return err;
@@ -1130,9 +1449,10 @@ void pd_writer__free(struct pd_writer *w)
 {
 	if (!w)
 		return;
-	ZSTD_freeCCtx(w->zc);
-	free(w->zin);
-	free(w->zout);
+	if (w->zp && w->own_zp)
+		pd_zpool__free(w->zp);
+	else if (w->zp)
+		zpool_reset(w->zp);
 	free(w->zrec);
 	if (w->own_buf)
 		free(w->buf);

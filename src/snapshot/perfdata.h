@@ -163,8 +163,9 @@ void pd_writer__free(struct pd_writer *w);
 
 /*
  * Compression, as `perf record -z` writes it: the data section becomes
- * PERF_RECORD_COMPRESSED records (one zstd stream, flushed in slices), and
- * the COMPRESSED feature says how to read them. Call between new and begin.
+ * PERF_RECORD_COMPRESSED records (one zstd stream, flushed in slices, a
+ * frame per ~1 MiB compressed on the spare CPUs' worker threads), and the
+ * COMPRESSED feature says how to read them. Call between new and begin.
  * level: 1 (fastest) to PD_ZSTD_LEVEL_MAX (smallest); 0 leaves compression
  * off. size_hint: about how many bytes will be written (0 = unknown), so
  * zstd sizes its window to the data, not to the level's maximum (level 22
@@ -174,12 +175,28 @@ void pd_writer__free(struct pd_writer *w);
 #define PD_RECORD_COMPRESSED 81 /* PERF_RECORD_COMPRESSED (tools/perf/util/event.h) */
 int pd_writer__set_zstd(struct pd_writer *w, int level, uint64_t size_hint);
 
+/*
+ * The compression workers, kept by a caller that writes one file after
+ * another (the snapshot writer): their threads, zstd contexts and buffers
+ * are set up once, not per file (per file they cost more than a small
+ * snapshot's compression). pd_writer__use_zpool() compresses w's data
+ * with them (between new and begin; the pool must outlive w, one writer
+ * at a time). pd_zpool__new() returns NULL with errno (EINVAL: level not
+ * 1..PD_ZSTD_LEVEL_MAX).
+ */
+struct pd_zpool;
+struct pd_zpool *pd_zpool__new(int level, uint64_t size_hint);
+int pd_zpool__level(const struct pd_zpool *zp);
+void pd_zpool__free(struct pd_zpool *zp);
+int pd_writer__use_zpool(struct pd_writer *w, struct pd_zpool *zp);
+
 struct pd_comp_stats {
 	int level;	    /* 0: not compressed */
 	uint64_t bytes_in;  /* records given to pd_writer__write */
 	uint64_t bytes_out; /* COMPRESSED records written, headers included */
 	uint64_t records;   /* COMPRESSED records written */
-	uint64_t ns;	    /* time spent in zstd */
+	uint64_t ns;	    /* time spent in zstd, summed over the workers */
+	int workers;	    /* compression threads that ran (spare CPUs, at most 8) */
 };
 void pd_writer__comp_stats(const struct pd_writer *w, struct pd_comp_stats *st);
 

@@ -557,6 +557,8 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc)
 	sc->idx = NULL;
 	sc->idx_cap = 0;
 	bpfrec_scratch__free(&sc->bpfrec);
+	pd_zpool__free(sc->zpool);
+	sc->zpool = NULL;
 	free(sc->wbuf);
 	sc->wbuf = NULL;
 }
@@ -773,10 +775,10 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 		fprintf(f,
 			"  \"compression\": {\"method\": \"zstd\", \"level\": %d, \"bytes_in\": %" PRIu64
 			", \"bytes_out\": %" PRIu64 ", \"ratio\": %.3f, \"records\": %" PRIu64
-			", \"time_ns\": %" PRIu64 "},\n",
+			", \"time_ns\": %" PRIu64 ", \"workers\": %d},\n",
 			res->zst.level, res->zst.bytes_in, res->zst.bytes_out,
 			res->zst.bytes_out ? (double)res->zst.bytes_in / res->zst.bytes_out : 0.0,
-			res->zst.records, res->zst.ns);
+			res->zst.records, res->zst.ns, res->zst.workers);
 	fprintf(f, "  \"lost_while_frozen\": %" PRIu64 ",\n", t->gated);
 	fprintf(f, "  \"lost_to_bpf_recursion\": %" PRIu64 ",\n", t->skipped);
 	fprintf(f,
@@ -1055,12 +1057,12 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 		goto out;
 	}
 	if (sc->zstd_level) {
-		/* Here, on the writer thread: recording runs again while zstd works. */
-		uint64_t hint = 1 << 20;
-
-		for (int i = 0; i < r->nr_rings; i++)
-			hint += h->rings[i].len;
-		err = pd_writer__set_zstd(w, sc->zstd_level, hint);
+		/* Off the side-band thread: recording runs again while zstd works. */
+		if (pd_zpool__level(sc->zpool) != sc->zstd_level) {
+			pd_zpool__free(sc->zpool);
+			sc->zpool = pd_zpool__new(sc->zstd_level, 0);
+		}
+		err = sc->zpool ? pd_writer__use_zpool(w, sc->zpool) : -ENOMEM;
 		if (err)
 			goto out;
 	}

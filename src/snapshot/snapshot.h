@@ -8,6 +8,7 @@
 #define TRIGREC_SNAPSHOT_H
 #include <stdint.h>
 #include "snapshot/bpfrec.h"
+#include "snapshot/perfdata.h"
 #include "snapshot/procs.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
@@ -72,6 +73,7 @@ struct snapshot_ctx {
 	size_t idx_cap;
 	void *wbuf; /* the perf.data writer's buffer (PD_WRITER_BUF_SIZE), same reason */
 	struct bpfrec_scratch bpfrec; /* rings=bpf: bpfrec__convert()'s record list, same reason */
+	struct pd_zpool *zpool;	      /* zstd's workers (compress on), same reason */
 	unsigned long written;	      /* snapshots written */
 	unsigned long failed;	      /* snapshots that could not be written */
 	/* Set up by snapshot_ctx__init(); used by the writer thread only. */

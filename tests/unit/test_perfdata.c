@@ -1371,6 +1371,9 @@ TEST(perf_reads_zstd)
 	if (err)
 		goto out;
 	CHECK(z.zst.records > 3);
+	/* more than two chunks of 16 x 63 KiB: perf reads at least three zstd frames */
+	CHECK(z.zst.bytes_in > 2 * 16 * 63 * 1024);
+	CHECK(z.zst.workers >= 1);
 	CHECK(z.data_size * 4 < plain.data_size);
 	snprintf(cmd, sizeof(cmd),
 		 "%s script -f -i %s -F trace:comm,pid,tid,cpu,time,event,trace "

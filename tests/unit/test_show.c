@@ -505,6 +505,27 @@ TEST(zstd_many_payloads)
 			CHECK_EQ(p->recs[i].time, z->recs[i].time);
 			CHECK_EQ(p->recs[i].tid, z->recs[i].tid);
 		}
+		/*
+		 * Several zstd frames (a chunk of ~1 MiB each, compressed by the
+		 * workers), read back through one stream as perf does: count the
+		 * frame magic at the start of COMPRESSED payloads.
+		 */
+		{
+			FILE *f = fopen(d2, "rb");
+			unsigned char *buf = malloc(64 << 20);
+			size_t len = f && buf ? fread(buf, 1, 64 << 20, f) : 0;
+			static const unsigned char magic[4] = { 0x28, 0xb5, 0x2f, 0xfd };
+			int frames = 0;
+
+			for (size_t o = 0; o + 12 <= len; o++)
+				if (buf[o] == 81 && buf[o + 1] == 0 &&
+				    !memcmp(buf + o + 8, magic, 4))
+					frames++;
+			CHECK(frames >= 3);
+			if (f)
+				fclose(f);
+			free(buf);
+		}
 		snprintf(a, sizeof(a), "__syscall_nr=121 pid=%d", 1000000 + bulk - 1);
 		pdr_fields_str(z->pd->attrs[1].fmt, z->recs[z->nr - 1].pr->raw,
 			       z->recs[z->nr - 1].pr->raw_size, b, sizeof(b));
