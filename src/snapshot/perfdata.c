@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -700,8 +701,8 @@ static uint64_t now_ns(void)
 
 /*
  * The compression workers. zstd runs off the thread that merges and writes
- * the records, on as many threads as the machine has spare CPUs (online CPUs
- * minus that thread, at least one, at most PD_ZSTD_WORKERS_MAX). Each chunk
+ * the records, on as many threads as the process has spare CPUs (those it may
+ * run on, minus that thread, at least one, at most PD_ZSTD_WORKERS_MAX). Each chunk
  * of PD_COMP_CHUNK_SLICES slices is a zstd frame of its own, so chunks are
  * compressed independently; perf reads the file's frames one after the
  * other through its one stream (zstd starts the next frame where one ends).
@@ -741,9 +742,12 @@ struct pd_zpool {
 	uint64_t next_seq, pack_seq; /* next to submit, next to pack */
 };
 
+/* The CPUs this process may run on (a unit's CPUAffinity=, taskset, a cpuset), less one. */
 static int spare_cpus(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN) - 1;
+	cpu_set_t set;
+	long n = sched_getaffinity(0, sizeof(set), &set) ? sysconf(_SC_NPROCESSORS_ONLN) - 1 :
+							   CPU_COUNT(&set) - 1;
 
 	return n < 1 ? 1 : n > PD_ZSTD_WORKERS_MAX ? PD_ZSTD_WORKERS_MAX : (int)n;
 }
