@@ -707,8 +707,9 @@ static uint64_t now_ns(void)
  * compressed independently; perf reads the file's frames one after the
  * other through its one stream (zstd starts the next frame where one ends).
  * The writer packs the chunks' flushed slices into COMPRESSED records in
- * order, as before. A frame per ~1 MiB of records costs ~1% of ratio (the
- * window restarts); it buys compression on every spare CPU.
+ * order, as before. Each frame restarts zstd's window: on test_perfdata's
+ * 3.2 MB mix at level 1 that cost 59 bytes (of 2.3 MB); it buys compression
+ * on every spare CPU.
  */
 #define PD_COMP_CHUNK_SLICES 16
 #define PD_ZSTD_WORKERS_MAX 8
