@@ -1346,6 +1346,102 @@ TEST(zstd_round_trip)
 	return 0;
 }
 
+/*
+ * The snapshot writer keeps one pool of zstd workers for all its files
+ * (pd_writer__use_zpool). A file that fails half-way (ENOSPC), or a writer
+ * dropped with chunks still being compressed, must leave the pool ready for
+ * the next file, whose stream then decodes exactly.
+ */
+TEST(zstd_pool_kept_across_files_and_failures)
+{
+	uint64_t ids[] = { 1 };
+	struct pd_event ev = { .ids = ids, .nr_ids = 1 };
+	char dir[] = "/tmp/trigrec-zpool-XXXXXX", path[64];
+	size_t cap = 4u << 20, len = 0;
+	unsigned char *all = malloc(cap);
+	struct pd_zpool *zp;
+	uint32_t x = 7;
+
+	errno = 0;
+	CHECK(!pd_zpool__new(0, 0) && errno == EINVAL);
+	CHECK(!pd_zpool__new(PD_ZSTD_LEVEL_MAX + 1, 0));
+	zp = pd_zpool__new(1, 0);
+	CHECK(zp && all && mkdtemp(dir));
+	if (!zp || !all) {
+		pd_zpool__free(zp);
+		free(all);
+		return 1;
+	}
+	CHECK_EQ(pd_zpool__level(zp), 1);
+	ev.attr.type = PERF_TYPE_SOFTWARE;
+	ev.attr.config = PERF_COUNT_SW_DUMMY;
+	ev.attr.sample_type = ST_DUMMY;
+	ev.attr.sample_id_all = 1;
+	/* ~3.5 chunks of small, similar records */
+	while (len + 88 <= cap && len < (7u << 19)) {
+		struct perf_event_header h = { .type = PERF_RECORD_SAMPLE };
+		unsigned r = (x = x * 1103515245 + 12345) >> 16;
+
+		h.size = 64 + 8 * (r % 4);
+		memcpy(all + len, &h, 8);
+		for (size_t i = 8; i < h.size; i++)
+			all[len + i] = (unsigned char)(i * 7 + (r & 3) + (len >> 12));
+		len += h.size;
+	}
+	for (int round = 0; round < 4; round++) {
+		/* 0: ENOSPC at once; 1: dropped unfinished; 2, 3: real files, same pool */
+		int full = round < 2, fd, err = 0;
+		struct pd_comp_stats st;
+		struct pd_writer *w;
+
+		snprintf(path, sizeof(path), "%s/z%d.data", dir, round);
+		fd = full ? open("/dev/full", O_WRONLY) :
+			    open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+		if (fd < 0) {
+			CHECK(full); /* a temp file opens */
+			continue;    /* no /dev/full: those rounds cannot run */
+		}
+		w = pd_writer__new(fd, &ev, 1);
+		CHECK(w);
+		if (!w) {
+			close(fd);
+			continue;
+		}
+		CHECK_EQ(pd_writer__use_zpool(w, zp), 0);
+		CHECK_EQ(pd_writer__use_zpool(w, zp), -EINVAL); /* once */
+		CHECK_EQ(pd_writer__begin(w), 0);
+		for (size_t o = 0, n; o < len && !err; o += n) {
+			n = hdr_of(all + o).size;
+			err = pd_writer__write(w, all + o, n);
+			if (round == 1 && o > len / 2)
+				break; /* chunks queued or in flight: dropped below */
+		}
+		if (round == 0) {
+			if (!err)
+				err = pd_writer__finish(w, NULL);
+			CHECK_EQ(err, -ENOSPC);
+		} else if (round >= 2) {
+			CHECK_EQ(err, 0);
+			CHECK_EQ(pd_writer__finish(w, NULL), 0);
+			pd_writer__comp_stats(w, &st);
+			CHECK(st.workers >= 1);
+			check_zstd_file(path, 1, all, len, &st, pd_writer__data_size(w));
+		}
+		pd_writer__free(w); /* the pool is the caller's: reset, not freed */
+		close(fd);
+	}
+	pd_zpool__free(zp);
+	if (!getenv("KEEP")) {
+		char cmd[128];
+
+		snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+		if (system(cmd))
+			fprintf(stderr, "    could not remove %s\n", dir);
+	}
+	free(all);
+	return 0;
+}
+
 /* Stock perf reads the compressed file exactly as the plain one. */
 TEST(perf_reads_zstd)
 {
@@ -1433,4 +1529,4 @@ out:
 RUN_TESTS(T(decode_sample_fields_in_order), T(decode_comm_trailer), T(synth_maps_layout),
 	  T(writer_enospc), T(perf_script_decodes_file), T(perf_header_and_evlist),
 	  T(tracing_data_layout), T(perf_json_convert), T(perf_header_host_features),
-	  T(zstd_round_trip), T(perf_reads_zstd))
+	  T(zstd_round_trip), T(zstd_pool_kept_across_files_and_failures), T(perf_reads_zstd))
