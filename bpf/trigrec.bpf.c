@@ -931,7 +931,7 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 
 	if (tc->kind == TRIGREC_TRIG_RATE) {
 		struct rate_bucket *b, nb = { .win_start = now, .count = 0 };
-		__u64 n;
+		__u64 n, ws;
 
 		k.kind = 2;
 		b = bpf_map_lookup_elem(&rate_buckets, &k);
@@ -941,10 +941,19 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 			if (!b)
 				return 0;
 		}
-		/* A window opens at the first event after the previous one closed. */
-		if (now - b->win_start > tc->window_ns) {
-			b->win_start = now;
-			b->count = 0;
+		/*
+		 * A window opens at the first event after the previous one
+		 * closed. One CPU opens it (the compare-and-swap) and takes
+		 * away only the old window's count, so the calls other CPUs
+		 * count meanwhile stay counted: two plain stores lost them when
+		 * a CPU stalled between the stores (21 calls under qemu TCG).
+		 */
+		ws = b->win_start;
+		if (now - ws > tc->window_ns) {
+			__u64 old = b->count;
+
+			if (__sync_val_compare_and_swap(&b->win_start, ws, now) == ws)
+				__sync_fetch_and_sub(&b->count, old);
 		}
 		n = __sync_fetch_and_add(&b->count, 1) + 1;
 		if (n <= tc->threshold)
@@ -954,8 +963,9 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 		st->matched++;
 		if (!fire(s, id, tc, ts, st, &k, &fc, str))
 			return 0;
+		/* A new window from here, with the calls counted since ours. */
 		b->win_start = now;
-		b->count = 0;
+		__sync_fetch_and_sub(&b->count, n);
 		return 1;
 	} else {
 		__u64 n = __sync_fetch_and_add(&ts->matches, 1) + 1;
