@@ -947,25 +947,34 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 		 * away only the old window's count, so the calls other CPUs
 		 * count meanwhile stay counted: two plain stores lost them when
 		 * a CPU stalled between the stores (21 calls under qemu TCG).
+		 * Signed: this CPU's clock read may predate a window another
+		 * CPU opened since; unsigned, that difference wrapped to
+		 * "expired" and moved the start back, taking away the new
+		 * window's count (20 calls, the 6.12 guest under TCG).
 		 */
 		ws = b->win_start;
-		if (now - ws > tc->window_ns) {
+		if ((__s64)(now - ws) > (__s64)tc->window_ns) {
 			__u64 old = b->count;
 
 			if (__sync_val_compare_and_swap(&b->win_start, ws, now) == ws)
 				__sync_fetch_and_sub(&b->count, old);
+			ws = b->win_start;
 		}
 		n = __sync_fetch_and_add(&b->count, 1) + 1;
 		if (n <= tc->threshold)
 			return 0;
 		fc.count = n;
-		fc.start_ns = b->win_start;
+		fc.start_ns = ws;
 		st->matched++;
 		if (!fire(s, id, tc, ts, st, &k, &fc, str))
 			return 0;
-		/* A new window from here, with the calls counted since ours. */
-		b->win_start = now;
-		__sync_fetch_and_sub(&b->count, n);
+		/*
+		 * A new window from here, with the calls counted since ours;
+		 * unless another CPU opened one meanwhile: that one already
+		 * took our count away.
+		 */
+		if (__sync_val_compare_and_swap(&b->win_start, ws, now > ws ? now : ws) == ws)
+			__sync_fetch_and_sub(&b->count, n);
 		return 1;
 	} else {
 		__u64 n = __sync_fetch_and_add(&ts->matches, 1) + 1;
