@@ -322,9 +322,14 @@ static uint64_t wait_post(struct sideband *s, uint64_t freeze_at)
  * virtual CPU descheduled by its host can take longer (seen on 6.1 under
  * qemu TCG), and a pause before the record lands loses it. So wait, briefly
  * and bounded, until that CPU's newest record is stamped at or after the
- * trigger; the freeze holds everything else meanwhile.
+ * trigger; the freeze holds everything else meanwhile. The bound grows with
+ * how late this thread woke: a machine that took W to run it (loaded,
+ * overcommitted, emulated) can be as late running the trigger's CPU, so 20
+ * ms plus twice W, at most a second (a fixed 20 ms once missed a uretprobe
+ * trigger's record in a 6.12 guest under qemu TCG).
  */
 #define TRIGGER_RECORD_WAIT_NS (20 * 1000 * 1000ull)
+#define TRIGGER_RECORD_WAIT_MAX_NS (1000 * 1000 * 1000ull)
 /* Time stamp of the newest record on cpu's main ring (decoded as the snapshot will), or 0. */
 static uint64_t newest_time(struct sideband *s, int cpu)
 {
@@ -338,21 +343,26 @@ static uint64_t newest_time(struct sideband *s, int cpu)
 	return info.time;
 }
 
-static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger_msg *m)
+static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger_msg *m,
+				uint64_t woke)
 {
-	uint64_t t, until = 0;
+	uint64_t t, until = 0, bound = TRIGGER_RECORD_WAIT_NS;
 
+	if (woke > m->time_ns)
+		bound += 2 * (woke - m->time_ns);
+	if (bound > TRIGGER_RECORD_WAIT_MAX_NS)
+		bound = TRIGGER_RECORD_WAIT_MAX_NS;
 	while ((t = newest_time(s, (int)m->cpu)) && t < m->time_ns) {
 		uint64_t now = mono_ns();
 		struct timespec ts = { 0, 20000 };
 
 		if (!until)
-			until = now + TRIGGER_RECORD_WAIT_NS;
+			until = now + bound;
 		if (now >= until) {
 			s->st.trigger_record_late++;
 			vlog("the trigger's record was not in CPU %u's ring after %llu ms: harvesting "
 			     "without it",
-			     m->cpu, TRIGGER_RECORD_WAIT_NS / 1000000);
+			     m->cpu, (unsigned long long)(bound / 1000000));
 			return;
 		}
 		nanosleep(&ts, NULL);
@@ -389,7 +399,7 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	 */
 	freeze_at = wait_post(s, freeze_at);
 	if (m && m->hook_recorded && !bpf_recorded_hook(s, m))
-		wait_trigger_record(s, m);
+		wait_trigger_record(s, m, woke);
 	/* A free buffer set; both busy means two files are being written: wait. */
 	pthread_mutex_lock(&s->mu);
 	for (;;) {

@@ -170,6 +170,7 @@ static const char page_js[] =
 static const char page_css[] =
 	"body{font:13px/1.4 system-ui,sans-serif;margin:12px;color:#222;background:#fff}\n"
 	"h1{font-size:16px;margin:0 0 6px}\n"
+	".cut{background:#fff3cd;padding:4px 8px}\n"
 	"pre{font:12px/1.35 ui-monospace,monospace;background:#f6f6f6;padding:8px;overflow:auto;max-height:none}\n"
 	"#wrap{border:1px solid #ccc;overflow:hidden;user-select:none;cursor:crosshair}\n"
 	".lanebg{fill:#fafafa;stroke:#e3e3e3}.lanelabel{font-size:12px;fill:#444}\n"
@@ -187,13 +188,69 @@ static const char page_css[] =
 	"i.sw.post{background:rgba(120,120,120,.4)}i.sw.trig{background:#d62728;width:3px}\n"
 	"#range{color:#555;margin:4px 0}\n";
 
-int show__write_html(const struct show *s, FILE *out, int nlast)
+void show_view_pick(const struct show *s, size_t max, struct show_view *v)
+{
+	size_t k = s->nr, kb, ka;
+
+	if (s->trig_rec >= 0) {
+		k = (size_t)s->trig_rec + 1;
+	} else if (s->has_trigger) {
+		size_t lo = 0, hi = s->nr;
+
+		/* the first record after the trigger: the records are in time order */
+		while (lo < hi) {
+			size_t m = lo + (hi - lo) / 2;
+
+			if (s->recs[m].time <= s->trig_time)
+				lo = m + 1;
+			else
+				hi = m;
+		}
+		k = lo;
+	}
+	if (!max || max >= s->nr) {
+		kb = k;
+		ka = s->nr - k;
+	} else {
+		ka = s->nr - k < max / 4 ? s->nr - k : max / 4;
+		kb = k < max - ka ? k : max - ka;
+		ka = s->nr - k < max - kb ? s->nr - k : max - kb;
+	}
+	v->lo = k - kb;
+	v->hi = k + ka;
+	v->cut = v->hi - v->lo < s->nr;
+	v->t0 = v->lo ? s->recs[v->lo].time : s->win_start;
+	v->t1 = v->hi < s->nr ? s->recs[v->hi - 1].time : s->win_end;
+	if (v->hi > v->lo && v->t1 < s->recs[v->hi - 1].time)
+		v->t1 = s->recs[v->hi - 1].time;
+	if (v->t1 < v->t0)
+		v->t1 = v->t0;
+}
+
+/* A run seen in view v: cut to it; 0 if it lies outside. */
+static int run_in_view(const struct show_run *r, const struct show_view *v, uint64_t *a,
+		       uint64_t *b)
+{
+	if (!v->cut) { /* all of it, as recorded */
+		*a = r->start;
+		*b = r->end;
+		return 1;
+	}
+	if (r->end <= v->t0 || r->start > v->t1)
+		return 0;
+	*a = r->start < v->t0 ? v->t0 : r->start;
+	*b = r->end > v->t1 ? v->t1 : r->end;
+	return 1;
+}
+
+int show__write_html(const struct show *s, const struct show_view *v, FILE *out, int nlast)
 {
 	char *sum = NULL, f[2048];
 	size_t sumlen = 0;
 	FILE *m = open_memstream(&sum, &sumlen);
-	uint64_t t0 = s->win_start;
+	uint64_t t0 = v->t0;
 	uint64_t *evcount = calloc(s->pd->nr_attrs + 1, sizeof(*evcount));
+	int first = 1;
 
 	if (!m || !evcount) {
 		if (m)
@@ -204,7 +261,7 @@ int show__write_html(const struct show *s, FILE *out, int nlast)
 	}
 	show__print(s, m, nlast);
 	fclose(m);
-	for (size_t i = 0; i < s->nr; i++)
+	for (size_t i = v->lo; i < v->hi; i++)
 		evcount[s->recs[i].attr]++;
 
 	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n<title>trigrec show: ",
@@ -224,12 +281,19 @@ int show__write_html(const struct show *s, FILE *out, int nlast)
 	      out);
 	html_text(out, sum, sumlen);
 	free(sum);
-	fputs("</pre></details>\n"
+	fputs("</pre></details>\n", out);
+	if (v->cut)
+		fprintf(out,
+			"<p class=\"cut\">This page holds the %zu records nearest the trigger, of %zu "
+			"in the snapshot (a page of all would not open): <code>trigrec show "
+			"--max-records 0</code> writes them all, <code>perf script</code> lists "
+			"them.</p>\n",
+			v->hi - v->lo, s->nr);
+	fputs(""
 	      "<div id=\"tip\"></div>\n<script id=\"data\" type=\"application/json\">\n{",
 	      out);
 	/* times relative to the window start: exact in a double (the absolute ones are not) */
-	fprintf(out, "\"t0\":\"%" PRIu64 "\",\"win\":[0,%" PRIu64 "],\"cpus\":[", t0,
-		s->win_end > t0 ? s->win_end - t0 : 0);
+	fprintf(out, "\"t0\":\"%" PRIu64 "\",\"win\":[0,%" PRIu64 "],\"cpus\":[", t0, v->t1 - t0);
 	for (int i = 0; i < s->nr_cpus; i++)
 		fprintf(out, "%s%d", i ? "," : "", s->cpus[i]);
 	fputs("],\"events\":[", out);
@@ -242,12 +306,12 @@ int show__write_html(const struct show *s, FILE *out, int nlast)
 		fprintf(out, "%s%" PRIu64, i ? "," : "", evcount[i]);
 	free(evcount);
 	fputs("],\n\"recs\":[", out);
-	for (size_t i = 0; i < s->nr; i++) {
+	for (size_t i = v->lo; i < v->hi; i++) {
 		const struct show_rec *r = &s->recs[i];
 
 		rec_fields(s, r, f, sizeof(f));
-		fprintf(out, "%s\n[%" PRId64 ",%u,%d,%u,%u,", i ? "," : "", (int64_t)(r->time - t0),
-			r->cpu, r->attr, r->pid, r->tid);
+		fprintf(out, "%s\n[%" PRId64 ",%u,%d,%u,%u,", i > v->lo ? "," : "",
+			(int64_t)(r->time - t0), r->cpu, r->attr, r->pid, r->tid);
 		show_json_str(out, r->comm);
 		fputc(',', out);
 		show_json_str(out, f);
@@ -256,9 +320,13 @@ int show__write_html(const struct show *s, FILE *out, int nlast)
 	fputs("],\n\"runs\":[", out);
 	for (size_t i = 0; i < s->nr_runs; i++) {
 		const struct show_run *r = &s->runs[i];
+		uint64_t a, b;
 
-		fprintf(out, "%s\n[%u,%" PRId64 ",%" PRId64 ",%u,%u,", i ? "," : "", r->cpu,
-			(int64_t)(r->start - t0), (int64_t)(r->end - t0), r->pid, r->tid);
+		if (!run_in_view(r, v, &a, &b))
+			continue;
+		fprintf(out, "%s\n[%u,%" PRId64 ",%" PRId64 ",%u,%u,", first ? "" : ",", r->cpu,
+			(int64_t)(a - t0), (int64_t)(b - t0), r->pid, r->tid);
+		first = 0;
 		show_json_str(out, r->comm);
 		fputc(']', out);
 	}
@@ -338,7 +406,7 @@ static void args(FILE *out, const struct show *s, const struct show_rec *r)
 	fputc('}', out);
 }
 
-int show__write_chrome(const struct show *s, FILE *out)
+int show__write_chrome(const struct show *s, const struct show_view *v, FILE *out)
 {
 	const uint32_t trk = CPU_PID + 0xffff; /* the trigrec track: trigger, spans */
 	uint32_t *seen = calloc(s->nr + s->nr_runs + 1, sizeof(*seen));
@@ -366,7 +434,7 @@ int show__write_chrome(const struct show *s, FILE *out)
 		meta(out, "thread_name", CPU_PID, CPU_PID + s->cpus[i], name, s->cpus[i]);
 	}
 	/* one track per thread: names from the records (the latest), processes from pids */
-	for (size_t i = 0; i < s->nr; i++) {
+	for (size_t i = v->lo; i < v->hi; i++) {
 		const struct show_rec *r = &s->recs[i];
 		size_t k;
 
@@ -375,7 +443,7 @@ int show__write_chrome(const struct show *s, FILE *out)
 		if (k < nseen)
 			continue;
 		seen[nseen++] = r->tid;
-		for (size_t j = s->nr; j-- > i;)
+		for (size_t j = v->hi; j-- > i;)
 			if (s->recs[j].tid == r->tid) {
 				char tn[48];
 
@@ -389,19 +457,22 @@ int show__write_chrome(const struct show *s, FILE *out)
 	}
 	for (size_t i = 0; i < s->nr_runs; i++) {
 		const struct show_run *r = &s->runs[i];
+		uint64_t a, b;
 
+		if (!run_in_view(r, v, &a, &b))
+			continue;
 		fprintf(out,
 			",\n{\"ph\":\"X\",\"cat\":\"sched\",\"pid\":%u,\"tid\":%u,\"ts\":", CPU_PID,
 			CPU_PID + r->cpu);
-		us(out, r->start);
+		us(out, a);
 		fputs(",\"dur\":", out);
-		us(out, r->end - r->start);
+		us(out, b - a);
 		snprintf(name, sizeof(name), "%s %u", r->comm, r->tid);
 		fputs(",\"name\":", out);
 		show_json_str(out, name);
 		fprintf(out, ",\"args\":{\"pid\":%u,\"tid\":%u}}", r->pid, r->tid);
 	}
-	for (size_t i = 0; i < s->nr; i++) {
+	for (size_t i = v->lo; i < v->hi; i++) {
 		const struct show_rec *r = &s->recs[i];
 
 		fprintf(out,

@@ -69,10 +69,27 @@ void show__free(struct show *s);
 
 /* The terminal report; nlast: how many of the triggering thread's records. */
 void show__print(const struct show *s, FILE *out, int nlast);
-/* The HTML page (render.c), with the report (nlast as above) under the timeline. 0 or -errno. */
-int show__write_html(const struct show *s, FILE *out, int nlast);
-/* Trace Event Format JSON (render.c). 0 or -errno. */
-int show__write_chrome(const struct show *s, FILE *out);
+/*
+ * What a page or trace holds: records [lo, hi) of s->recs and the time
+ * [t0, t1] (the runs and spans are cut to it). All of the window, or the
+ * records nearest the trigger when there are more than a browser opens.
+ */
+struct show_view {
+	size_t lo, hi;
+	uint64_t t0, t1;
+	int cut; /* fewer than all records */
+};
+
+/*
+ * The view of at most max records (0: all): those up to and with the
+ * trigger's own first, three quarters of max at least, then those after it
+ * (the post window). Without a trigger, the newest.
+ */
+void show_view_pick(const struct show *s, size_t max, struct show_view *v);
+/* The HTML page (render.c) of view v, with the report (nlast as above) under the timeline. 0 or -errno. */
+int show__write_html(const struct show *s, const struct show_view *v, FILE *out, int nlast);
+/* Trace Event Format JSON (render.c) of view v. 0 or -errno. */
+int show__write_chrome(const struct show *s, const struct show_view *v, FILE *out);
 
 /*
  * Pure helpers, exposed for the unit tests. show_runs_build() turns the

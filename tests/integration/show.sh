@@ -261,6 +261,50 @@ else
 fi
 t_end
 
+t_begin "show: --max-records: the page and the trace hold the records nearest the trigger"
+if [ -n "$G" ] && json_load "${G%.data}.json"; then
+	"$TRIGREC" show --max-records 20 --html "$TMP/cut.html" --chrome-json "$TMP/cut.json" "$G" \
+		>/dev/null 2>"$TMP/cut.err"
+	check_eq "exit ($(log_tail "$TMP/cut.err"))" "$?" 0
+	tg=$(j trigger.time_ns) n=$(wc -l <"$TMP/rate.tsv")
+	check_match "said on stderr" "$(cat "$TMP/cut.err")" \
+		"--html and --chrome-json: the 20 records nearest the trigger \\(.*\\) of $n; --max-records 0 for all"
+	# perf script's records: k up to and with the trigger's own, then the post window;
+	# three quarters of the room (15) before, the rest after
+	k=$(awk -v tg="$tg" '$1 < tg' "$TMP/rate.tsv" | wc -l)
+	k=$((k + 1)) after=$((n - k))
+	ka=$((after < 5 ? after : 5))
+	kb=$((k < 20 - ka ? k : 20 - ka))
+	ka=$((after < 20 - kb ? after : 20 - kb))
+	first=$(sed -n "$((k - kb + 1))p" "$TMP/rate.tsv" | cut -f1)
+	last=$(sed -n "$((k + ka))p" "$TMP/rate.tsv" | cut -f1)
+	res=$("$PY" - "$TMP/cut.json" <<'PYEOF'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+inst = sorted(e["ts"] for e in ev if e["ph"] == "i" and e.get("s") == "t")
+print("%d %.3f %.3f" % (len(inst), inst[0], inst[-1]))
+PYEOF
+)
+	check_eq "trace: 20 instants, from perf script's record $((k - kb + 1)) to $((k + ka))" "$res" \
+		"20 $((first / 1000)).$(printf %03d $((first % 1000))) $((last / 1000)).$(printf %03d $((last % 1000)))"
+	check_match "the page says it is cut" "$(cat "$TMP/cut.html")" "This page holds the 20 records nearest the trigger, of $n "
+	if [ -n "$CHROMIUM" ] && chromium_dom "$TMP/cut.html" "$TMP/cdom.html"; then
+		d=$(dom_counts "$TMP/cdom.html")
+		check_eq "page: marks" "$(grep '^mark=' <<<"$d")" "mark=20"
+		check_eq "page: the trigger" "$(grep '^trigger=' <<<"$d")" "trigger=1"
+	fi
+	"$TRIGREC" show --max-records 0 --chrome-json "$TMP/all.json" "$G" >/dev/null 2>"$TMP/all.err"
+	check_eq "--max-records 0: exit" "$?" 0
+	check_eq "--max-records 0: every record, nothing said" \
+		"$("$PY" -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e["ph"] == "i" and e.get("s") == "t"))' "$TMP/all.json") $(grep -c nearest "$TMP/all.err")" "$n 0"
+	"$TRIGREC" show --max-records 12k "$G" >/dev/null 2>"$TMP/cut.bad"
+	check_eq "--max-records 12k: exit" "$?" 2
+	check_match "--max-records 12k: says why" "$(cat "$TMP/cut.bad")" "max-records"
+else
+	t_fail "no snapshot 'burst' to cut"
+fi
+t_end
+
 t_begin "show: errors say what is wrong"
 "$TRIGREC" show "$TMP/nope.data" >/dev/null 2>"$TMP/e1"
 check_eq "missing file: exit" "$?" 1

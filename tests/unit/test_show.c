@@ -321,6 +321,7 @@ static int check_snapshot(int zlevel)
 {
 	char dir[] = "/tmp/trigrec-show-XXXXXX", data[128], json[128], err[512], cmd[160];
 	struct show *s = NULL;
+	struct show_view v;
 	char *txt = NULL, *html = NULL, *chrome = NULL;
 	size_t len, hlen, clen;
 	FILE *f;
@@ -395,8 +396,12 @@ static int check_snapshot(int zlevel)
 	if (check_failed_in_test)
 		fputs(txt, stderr);
 
+	show_view_pick(s, 0, &v);
+	CHECK_EQ(v.lo, 0);
+	CHECK_EQ(v.hi, 8);
+	CHECK_EQ(v.cut, 0);
 	f = open_memstream(&html, &hlen);
-	CHECK_EQ(show__write_html(s, f, 10), 0);
+	CHECK_EQ(show__write_html(s, &v, f, 10), 0);
 	fclose(f);
 	CHECK(strstr(html, "<script id=\"data\" type=\"application/json\">"));
 	CHECK(!strstr(html, "http://") || !strstr(html, "src=\"http")); /* nothing fetched */
@@ -419,7 +424,7 @@ static int check_snapshot(int zlevel)
 	}
 
 	f = open_memstream(&chrome, &clen);
-	CHECK_EQ(show__write_chrome(s, f), 0);
+	CHECK_EQ(show__write_chrome(s, &v, f), 0);
 	fclose(f);
 	{
 		struct jv *c = jv_parse(chrome, clen, err, sizeof(err));
@@ -473,6 +478,104 @@ TEST(snapshot_read_back)
 TEST(snapshot_read_back_zstd)
 {
 	return check_snapshot(3);
+}
+
+/*
+ * A page or trace of a big snapshot holds the records nearest the trigger:
+ * up to and with its own, then a quarter of the room after it.
+ */
+TEST(view_of_a_big_snapshot)
+{
+	char dir[] = "/tmp/trigrec-show-XXXXXX", d[128], j[128], err[512], cmd[160];
+	struct show *s = NULL;
+	struct show_view v;
+	char *html = NULL, *chrome = NULL;
+	size_t hlen, clen;
+	FILE *f;
+
+	CHECK(mkdtemp(dir));
+	CHECK_EQ(write_snapshot_bulk(dir, 0, d, j, 100), 0);
+	s = show__open(j, err, sizeof(err));
+	CHECK(s);
+	if (!s) {
+		fprintf(stderr, "    %s\n", err);
+		goto out;
+	}
+	CHECK_EQ(s->nr, 108);
+	CHECK_EQ(s->trig_rec, 7);
+	show_view_pick(s, 0, &v); /* all: the window's start, the last record */
+	CHECK_EQ(v.lo, 0);
+	CHECK_EQ(v.hi, 108);
+	CHECK_EQ(v.cut, 0);
+	CHECK_EQ(v.t0, T0 + 1000);
+	CHECK_EQ(v.t1, T0 + 2099);
+	show_view_pick(s, 200, &v);
+	CHECK_EQ(v.hi - v.lo, 108);
+	CHECK_EQ(v.cut, 0);
+	show_view_pick(s, 10, &v); /* all 8 up to the trigger, 2 after */
+	CHECK_EQ(v.lo, 0);
+	CHECK_EQ(v.hi, 10);
+	CHECK_EQ(v.cut, 1);
+	CHECK_EQ(v.t0, T0 + 1000);
+	CHECK_EQ(v.t1, T0 + 2001);
+	show_view_pick(s, 4, &v); /* 3 up to the trigger, 1 after */
+	CHECK_EQ(v.lo, 5);
+	CHECK_EQ(v.hi, 9);
+	CHECK_EQ(v.t0, T0 + 1500);
+	CHECK_EQ(v.t1, T0 + 2000);
+
+	f = open_memstream(&html, &hlen);
+	CHECK_EQ(show__write_html(s, &v, f, 10), 0);
+	fclose(f);
+	CHECK(strstr(html, "This page holds the 4 records nearest the trigger, of 108"));
+	{
+		char *b = strstr(html, "type=\"application/json\">") + 24,
+		     *e = strstr(b, "</script>");
+		struct jv *dj = jv_parse(b, e - b, err, sizeof(err));
+
+		CHECK(dj);
+		CHECK_EQ(jv_get(dj, "recs") ? jv_get(dj, "recs")->n : -1, 4);
+		CHECK_STR(jv_str(dj, "t0", ""), "7000000001500");
+		CHECK_EQ(jv_u64(dj, "win.1", 0), 500);
+		CHECK_EQ(jv_u64(dj, "trig.t", 0), 100);
+		CHECK_STR(jv_str(dj, "recs.2.6", ""), "__syscall_nr=121 pid=7");
+		/* only thread 200's run reaches into the view, cut at its start */
+		CHECK_EQ(jv_get(dj, "runs") ? jv_get(dj, "runs")->n : -1, 1);
+		CHECK_EQ(jv_u64(dj, "runs.0.1", 1), 0);
+		CHECK_EQ(jv_u64(dj, "runs.0.2", 0), 100);
+		CHECK_EQ(jv_u64(dj, "runs.0.4", 0), 200);
+		jv_free(dj);
+	}
+	f = open_memstream(&chrome, &clen);
+	CHECK_EQ(show__write_chrome(s, &v, f), 0);
+	fclose(f);
+	{
+		struct jv *c = jv_parse(chrome, clen, err, sizeof(err));
+		const struct jv *ev = c ? jv_get(c, "traceEvents") : NULL;
+		int inst = 0, runs = 0;
+
+		CHECK(c && ev);
+		for (int i = 0; ev && i < ev->n; i++) {
+			const char *ph = jv_str(&ev->kids[i], "ph", "");
+
+			inst += !strcmp(ph, "i") && !strcmp(jv_str(&ev->kids[i], "s", ""), "t");
+			if (!strcmp(ph, "X") && !strcmp(jv_str(&ev->kids[i], "cat", ""), "sched")) {
+				runs++;
+				CHECK_STR(jv_str(&ev->kids[i], "ts", ""), "7000000001.500");
+			}
+		}
+		CHECK_EQ(inst, 4);
+		CHECK_EQ(runs, 1);
+		jv_free(c);
+	}
+out:
+	free(html);
+	free(chrome);
+	show__free(s);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "    could not remove %s\n", dir);
+	return 0;
 }
 
 /* 200 000 records: many COMPRESSED payloads, one zstd stream; the same records as plain. */
@@ -573,5 +676,5 @@ TEST(times_and_escapes)
 }
 
 RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_back),
-	  T(snapshot_read_back_zstd), T(zstd_many_payloads),
+	  T(snapshot_read_back_zstd), T(zstd_many_payloads), T(view_of_a_big_snapshot),
 	  T(damaged_files_are_refused_with_a_reason), T(times_and_escapes))
