@@ -220,7 +220,7 @@ void show_view_pick(const struct show *s, size_t max, struct show_view *v)
 	v->hi = k + ka;
 	v->cut = v->hi - v->lo < s->nr;
 	v->t0 = v->lo ? s->recs[v->lo].time : s->win_start;
-	v->t1 = v->hi < s->nr ? s->recs[v->hi - 1].time : s->win_end;
+	v->t1 = v->hi == s->nr ? s->win_end : 0; /* then at least the last record kept */
 	if (v->hi > v->lo && v->t1 < s->recs[v->hi - 1].time)
 		v->t1 = s->recs[v->hi - 1].time;
 	if (v->t1 < v->t0)

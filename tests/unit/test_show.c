@@ -317,9 +317,31 @@ static char *report(const struct show *s, int nlast, size_t *len)
 	return out;
 }
 
+/* Remove a test's directory (its files are named by the test). */
+static void rm_dir(const char *dir)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "    could not remove %s\n", dir);
+}
+
+/* The JSON data block of a --html page, parsed; NULL if absent. */
+static struct jv *page_data(const char *html, char *err, size_t len)
+{
+	const char *b = strstr(html, "type=\"application/json\">"), *e;
+
+	if (!b)
+		return NULL;
+	b += 24;
+	e = strstr(b, "</script>");
+	return e ? jv_parse(b, e - b, err, len) : NULL;
+}
+
 static int check_snapshot(int zlevel)
 {
-	char dir[] = "/tmp/trigrec-show-XXXXXX", data[128], json[128], err[512], cmd[160];
+	char dir[] = "/tmp/trigrec-show-XXXXXX", data[128], json[128], err[512];
 	struct show *s = NULL;
 	struct show_view v;
 	char *txt = NULL, *html = NULL, *chrome = NULL;
@@ -409,9 +431,7 @@ static int check_snapshot(int zlevel)
 	CHECK(!strstr(html, "<link"));
 	{
 		/* the data block is JSON with every record, every run, the trigger */
-		char *b = strstr(html, "type=\"application/json\">") + 24,
-		     *e = strstr(b, "</script>");
-		struct jv *d = jv_parse(b, e - b, err, sizeof(err));
+		struct jv *d = page_data(html, err, sizeof(err));
 
 		CHECK(d);
 		CHECK_EQ(jv_get(d, "recs") ? jv_get(d, "recs")->n : -1, 8);
@@ -464,9 +484,7 @@ out:
 	free(html);
 	free(chrome);
 	show__free(s);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		fprintf(stderr, "    could not remove %s\n", dir);
+	rm_dir(dir);
 	return 0;
 }
 
@@ -486,7 +504,7 @@ TEST(snapshot_read_back_zstd)
  */
 TEST(view_of_a_big_snapshot)
 {
-	char dir[] = "/tmp/trigrec-show-XXXXXX", d[128], j[128], err[512], cmd[160];
+	char dir[] = "/tmp/trigrec-show-XXXXXX", d[128], j[128], err[512];
 	struct show *s = NULL;
 	struct show_view v;
 	char *html = NULL, *chrome = NULL;
@@ -529,9 +547,7 @@ TEST(view_of_a_big_snapshot)
 	fclose(f);
 	CHECK(strstr(html, "This page holds the 4 records nearest the trigger, of 108"));
 	{
-		char *b = strstr(html, "type=\"application/json\">") + 24,
-		     *e = strstr(b, "</script>");
-		struct jv *dj = jv_parse(b, e - b, err, sizeof(err));
+		struct jv *dj = page_data(html, err, sizeof(err));
 
 		CHECK(dj);
 		CHECK_EQ(jv_get(dj, "recs") ? jv_get(dj, "recs")->n : -1, 4);
@@ -572,9 +588,7 @@ out:
 	free(html);
 	free(chrome);
 	show__free(s);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		fprintf(stderr, "    could not remove %s\n", dir);
+	rm_dir(dir);
 	return 0;
 }
 
@@ -638,9 +652,7 @@ TEST(zstd_many_payloads)
 	}
 	show__free(p);
 	show__free(z);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		fprintf(stderr, "    could not remove %s\n", dir);
+	rm_dir(dir);
 	return 0;
 }
 
