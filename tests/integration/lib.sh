@@ -372,6 +372,17 @@ seq_check() {
 		}' "$1"
 }
 
+# dedup_records TSV OUT: TSV (decode's) without records that repeat an earlier
+# one exactly (same time, CPU, event and argument); prints how many were
+# dropped. For another tool's stream only (perf record on this kernel writes
+# an occasional sample twice when the tracepoint has a second user, trigrec
+# or not: see perf_twice in rings.sh). trigrec's own files are never
+# deduplicated.
+dedup_records() {
+	: >"$2"
+	awk -F '\t' -v out="$2" '{ k = $1 FS $2 FS $5 FS $6 } seen[k]++ { d++; next } { print > out } END { print d + 0 }' "$1"
+}
+
 # json_load FILE: the sidecar, flattened into the associative array J
 # (J[trigger.fields.pid], J[cpus.0.ring_bytes], J[cpus#] = length, ...).
 # Returns 1 if it is not valid JSON.

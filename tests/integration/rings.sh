@@ -35,6 +35,20 @@ perf_stop() {
 	kill -INT "$PERF_PID" 2>/dev/null
 	wait "$PERF_PID" 2>/dev/null
 }
+# perf_twice TSV: TSV.u without the samples perf record wrote twice, said
+# when there are any. On this kernel (6.18) perf record -a's file now and then
+# holds a few samples twice, byte for byte, right after a FINISHED_ROUND,
+# whenever something else also uses the tracepoint. Measured on this workload
+# (seqgen -n 40000 -e 400, perf record -a of getpgid, 40-80 runs each): perf
+# record alone 0 of 40 runs; beside a minimal libbpf program that returns 1,
+# 1 of 60; beside a second, per-task perf record (no BPF at all), 1 of 40;
+# beside trigrec, 4 of 80. A duplicate is not a lost event, which is what
+# these cases check; a missing or out-of-order sample still fails.
+perf_twice() {
+	local d
+	d=$(dedup_records "$1" "$1.u")
+	[ "$d" = 0 ] || echo "  note perf record wrote $d of its samples twice (perf's own; see perf_twice in rings.sh)"
+}
 
 t_begin "rings: a perf record alongside loses no event across 100 snapshots"
 N=40000 EVERY=400 # triggers at 400, 800, ... 39600: 99, plus the one at -t
@@ -54,8 +68,9 @@ check_eq "snapshots = firings" "$n" "${fired%% *}"
 check_eq "firings + coalesced" "$((${fired%% *} + ${fired##* }))" 100
 check_ge "trigger snapshots" "$n" 50
 decode "$TMP/perf1.data" >"$TMP/perf1.tsv"
+perf_twice "$TMP/perf1.tsv"
 check_eq "perf record's getpgid (count first last missing disorder)" \
-	"$(seq_check "$TMP/perf1.tsv" "$BASE" 100000)" "$N 0 $((N - 1)) 0 0"
+	"$(seq_check "$TMP/perf1.tsv.u" "$BASE" 100000)" "$N 0 $((N - 1)) 0 0"
 t_end
 
 t_begin "rings: a perf record alongside loses no event during a 1 s post window"
@@ -71,8 +86,9 @@ perf_stop
 check_eq "trigrec exit code (log: $(log_tail "$TMP/post.log"))" "$rc" 0
 check_eq "trigger snapshots" "$(nsnaps "$D" sys_enter_getsid)" 1
 decode "$TMP/perf2.data" >"$TMP/perf2.tsv"
+perf_twice "$TMP/perf2.tsv"
 check_eq "perf record's getpgid (count first last missing disorder)" \
-	"$(seq_check "$TMP/perf2.tsv" "$B2" 100000)" "$N 0 $((N - 1)) 0 0"
+	"$(seq_check "$TMP/perf2.tsv.u" "$B2" 100000)" "$N 0 $((N - 1)) 0 0"
 F=$(snaps "$D" sys_enter_getsid | head -1)
 if [ -n "$F" ]; then
 	json_load "${F%.data}.json"
