@@ -317,42 +317,65 @@ static uint64_t wait_post(struct sideband *s, uint64_t freeze_at)
  */
 /*
  * The trigger's own record is written by perf right after the BPF program
- * that posted the message returns, on the trigger's CPU, with preemption
- * off: on a real CPU it is in the ring long before this thread wakes. A
- * virtual CPU descheduled by its host can take longer (seen on 6.1 under
- * qemu TCG), and a pause before the record lands loses it. So wait, briefly
- * and bounded, until that CPU's newest record is stamped at or after the
- * trigger; the freeze holds everything else meanwhile. The bound grows with
- * how late this thread woke: a machine that took W to run it (loaded,
- * overcommitted, emulated) can be as late running the trigger's CPU, so 20
- * ms plus twice W, at most a second (a fixed 20 ms once missed a uretprobe
- * trigger's record in a 6.12 guest under qemu TCG).
+ * that posted the message returns: on a real CPU it is in the ring long
+ * before this thread wakes. A virtual CPU descheduled by its host can take
+ * longer (seen on 6.1 under qemu TCG), and a pause before the record lands
+ * loses it. So wait, briefly and bounded, until it is there; the freeze
+ * holds everything else meanwhile. It is there when the trigger's CPU's
+ * newest record is stamped at or after the trigger, or, for a uprobe, when
+ * another CPU's newest record is the trigger thread's and stamped so: the
+ * kernel runs a uprobe's program with only migration disabled and writes
+ * the record after it, so the task may have moved (a 6.12 guest under qemu
+ * TCG lost a uprobe trigger's record so, however long this waited). The
+ * bound grows with how late this thread woke: a machine that took W to run
+ * it (loaded, overcommitted, emulated) can be as late running the
+ * trigger's CPU, so 20 ms plus twice W, at most a second.
  */
 #define TRIGGER_RECORD_WAIT_NS (20 * 1000 * 1000ull)
 #define TRIGGER_RECORD_WAIT_MAX_NS (1000 * 1000 * 1000ull)
-/* Time stamp of the newest record on cpu's main ring (decoded as the snapshot will), or 0. */
-static uint64_t newest_time(struct sideband *s, int cpu)
+/*
+ * Time stamp and thread of the newest record on cpu's main ring (decoded as
+ * the snapshot will); 0, or -ENOENT when there is none or it cannot be read.
+ */
+static int newest_record(struct sideband *s, int cpu, uint64_t *time, uint32_t *tid)
 {
-	uint64_t buf[16]; /* the identifying fields come first: 128 bytes hold them */
-	struct pd_rec_info info;
+	/* The identifying fields come first; a tracepoint's common_pid follows a call chain. */
+	uint64_t buf[160];
 
-	if (recorder__newest_record(s->r, cpu, buf, sizeof(buf)) < 0 ||
-	    pd_rec_decode(s->sc->idmap, s->sc->kevs, (const void *)buf, &info) || info.event < 0 ||
-	    !info.has_time)
-		return 0;
-	return info.time;
+	if (recorder__newest_record(s->r, cpu, buf, sizeof(buf)) < 0)
+		return -ENOENT;
+	return snapshot__record_id(s->sc, s->r, (const void *)buf, time, tid);
+}
+
+/* Is the trigger's own record in the rings (or is there nothing to wait for)? */
+static int trigger_record_in(struct sideband *s, const struct trigrec_trigger_msg *m)
+{
+	uint64_t t;
+	uint32_t tid;
+
+	if (newest_record(s, (int)m->cpu, &t, &tid) || t >= m->time_ns)
+		return 1;
+	for (int i = 0; m->tid && i < s->r->nr_rings; i++) {
+		const struct rec_ring *ring = &s->r->rings[i];
+
+		if (ring->tracking || ring->set >= 0 || ring->cpu == (int)m->cpu)
+			continue;
+		if (!newest_record(s, ring->cpu, &t, &tid) && t >= m->time_ns && tid == m->tid)
+			return 1;
+	}
+	return 0;
 }
 
 static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger_msg *m,
 				uint64_t woke)
 {
-	uint64_t t, until = 0, bound = TRIGGER_RECORD_WAIT_NS;
+	uint64_t until = 0, bound = TRIGGER_RECORD_WAIT_NS;
 
 	if (woke > m->time_ns)
 		bound += 2 * (woke - m->time_ns);
 	if (bound > TRIGGER_RECORD_WAIT_MAX_NS)
 		bound = TRIGGER_RECORD_WAIT_MAX_NS;
-	while ((t = newest_time(s, (int)m->cpu)) && t < m->time_ns) {
+	while (!trigger_record_in(s, m)) {
 		uint64_t now = mono_ns();
 		struct timespec ts = { 0, 20000 };
 
@@ -360,8 +383,8 @@ static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger
 			until = now + bound;
 		if (now >= until) {
 			s->st.trigger_record_late++;
-			vlog("the trigger's record was not in CPU %u's ring after %llu ms: harvesting "
-			     "without it",
+			vlog("the trigger's record was not in the rings (trigger on CPU %u) after %llu "
+			     "ms: harvesting without it",
 			     m->cpu, (unsigned long long)(bound / 1000000));
 			return;
 		}

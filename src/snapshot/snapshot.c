@@ -110,6 +110,19 @@ static uint32_t rec_thread(const struct snapshot_ctx *sc, const struct recorder 
 	return info.tid;
 }
 
+int snapshot__record_id(const struct snapshot_ctx *sc, const struct recorder *r,
+			const struct perf_event_header *rec, uint64_t *time, uint32_t *tid)
+{
+	struct pd_rec_info info;
+	uint32_t pid;
+
+	if (pd_rec_decode(sc->idmap, sc->kevs, rec, &info) || info.event < 0 || !info.has_time)
+		return -ENOENT;
+	*time = info.time;
+	*tid = rec_thread(sc, r, rec, info.event, &pid);
+	return 0;
+}
+
 /* Grow the index to hold at least n more records (amortized doubling, kept in sc). */
 static int idx_reserve(struct collect *c, size_t more)
 {
@@ -215,6 +228,57 @@ static size_t run_search(const struct snap_rec *v, size_t n, uint64_t t, int aft
 			hi = mid;
 	}
 	return lo;
+}
+
+/*
+ * The time of the trigger's own record, or UINT64_MAX when it is not in
+ * the rings. On the trigger's CPU it is the first record at or after the
+ * trigger: that CPU's gate dropped everything else. A uprobe's record can be
+ * on another CPU: the kernel runs a uprobe's BPF program with only
+ * migration disabled and writes the record after it (__uprobe_perf_func),
+ * so the task may have moved by then (seen in a 6.12 guest under qemu TCG,
+ * where the snapshot then ended before the trigger's record). When the
+ * trigger's CPU has nothing at or after the trigger, it is the earliest
+ * record of the trigger's thread stamped at or after the trigger in another
+ * CPU's perf-written ring: after the freeze those rings' gates dropped that
+ * thread's other records, and whatever it did later is later. (Ring sets
+ * keep recording after a trigger, and a BPF-written trigger record is
+ * always on the trigger's CPU: they are not searched.)
+ */
+static uint64_t trigger_record_time(const struct snapshot_ctx *sc, const struct recorder *r,
+				    const struct harvest *h, const struct snap_rec *idx,
+				    const struct ring_run *runs,
+				    const struct trigrec_trigger_msg *m)
+{
+	uint64_t best = UINT64_MAX, moved = UINT64_MAX;
+
+	for (int i = 0; i < r->nr_rings; i++) {
+		const struct snap_rec *v = idx + runs[i].begin;
+		size_t n = runs[i].end - runs[i].begin, j;
+
+		if (is_tracking(r, i))
+			continue;
+		j = run_search(v, n, m->time_ns, 0);
+		if (r->rings[i].cpu == (int)m->cpu) {
+			if (j < n && v[j].time < best)
+				best = v[j].time;
+			continue;
+		}
+		/* Only perf writes a record after its program: ring sets are never searched. */
+		if (r->rings[i].set >= 0)
+			continue;
+		for (; m->tid && j < n && v[j].time < moved; j++) {
+			const struct perf_event_header *hd = rec_hdr(h, i, &v[j]);
+			uint32_t pid;
+
+			if (hd->type == PERF_RECORD_SAMPLE &&
+			    rec_thread(sc, r, hd, v[j].event, &pid) == m->tid) {
+				moved = v[j].time;
+				break;
+			}
+		}
+	}
+	return best != UINT64_MAX ? best : moved;
 }
 
 /*
@@ -960,18 +1024,8 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 	 */
 	res.cut = t->freeze_at;
 	if (m && m->freeze_at == m->time_ns && m->hook_recorded) {
-		uint64_t best = UINT64_MAX;
+		uint64_t best = trigger_record_time(sc, r, h, c.idx, runs, m);
 
-		for (int i = 0; i < r->nr_rings; i++) {
-			const struct snap_rec *v = c.idx + runs[i].begin;
-			size_t n = runs[i].end - runs[i].begin, j;
-
-			if (is_tracking(r, i) || r->rings[i].cpu != (int)m->cpu)
-				continue;
-			j = run_search(v, n, m->time_ns, 0);
-			if (j < n && v[j].time < best)
-				best = v[j].time;
-		}
 		if (best != UINT64_MAX)
 			res.cut = best;
 	}

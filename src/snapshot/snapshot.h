@@ -113,6 +113,16 @@ struct snap_written {
 };
 
 /*
+ * The time stamp and thread of a main-ring record, decoded as the snapshot
+ * will: a tracepoint sample's common_pid (the kernel's record has no TID),
+ * else the TID its sample fields carry (0 when none). rec may be cut short
+ * after its identifying fields and the start of its raw data. 0, or
+ * -ENOENT when its id is unknown or it has no time stamp.
+ */
+int snapshot__record_id(const struct snapshot_ctx *sc, const struct recorder *r,
+			const struct perf_event_header *rec, uint64_t *time, uint32_t *tid);
+
+/*
  * Write the snapshot of harvest h (taken from r). Returns 0 and what was
  * written in out, or -errno (the temporary files are removed; the recorder is
  * unaffected). Failures are logged, at most one line per 10 s: the next

@@ -22,11 +22,12 @@
 #define NCPU 3
 #define ST_TP (PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
 
-/* One planted record: its ring, time and a marker in the raw bytes. */
+/* One planted record: its ring, time, a marker in the raw bytes and its thread (common_pid). */
 struct plant {
 	uint64_t time;
 	int cpu;
 	uint32_t mark;
+	uint32_t tid;
 };
 
 struct rig {
@@ -45,7 +46,8 @@ struct rig {
  * IDENTIFIER, TIME, RAW (u32 size, the entry: common fields then zeros,
  * the marker at offset 8, where sched_switch's prev_comm starts).
  */
-static size_t put_sample(uint8_t *p, uint64_t id, uint64_t time, uint32_t mark, uint32_t rawlen)
+static size_t put_sample(uint8_t *p, uint64_t id, uint64_t time, uint32_t mark, uint32_t tid,
+			 uint32_t rawlen)
 {
 	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE, .size = 8 + 8 + 8 + 4 + rawlen };
 
@@ -54,6 +56,7 @@ static size_t put_sample(uint8_t *p, uint64_t id, uint64_t time, uint32_t mark, 
 	memcpy(p + 8, &id, 8);
 	memcpy(p + 16, &time, 8);
 	memcpy(p + 24, &rawlen, 4);
+	memcpy(p + 28 + 4, &tid, 4);
 	memcpy(p + 28 + 8, &mark, 4);
 	return h.size;
 }
@@ -138,6 +141,7 @@ static void rig_plant(struct rig *g, const struct plant *p, int n)
 		for (int i = n - 1; i >= 0; i--)
 			if (p[i].cpu == c)
 				pos += put_sample(b + pos, g->ids_tp[c], p[i].time, p[i].mark,
+						  p[i].tid,
 						  /* odd CPUs: a longer entry, so sizes differ */
 						  c & 1 ? 68 : 36);
 		g->copies[c].len = pos;
@@ -254,6 +258,61 @@ TEST(cut_at_the_triggers_record_and_window_from_the_newest_wrap)
 	g.copies[1].wrapped = 0;
 	CHECK_EQ(rig_write(&g, &t, got, sizeof(got)), 0);
 	CHECK_STR(got, "1@2 2@0 3@1 4@2 5@0 6@0 7@0 8@0 9@1 10@2 11@2");
+	rig_free(&g);
+	return 0;
+}
+
+/*
+ * A uprobe trigger's own record written on another CPU: the kernel runs a
+ * uprobe's program with only migration disabled and writes the record
+ * after it, so the task (thread 77) may have moved from CPU 2 to CPU 1
+ * before its record was stamped.
+ */
+TEST(cut_at_the_triggers_record_on_another_cpu)
+{
+	static const struct plant p[] = {
+		{ 100, 0, 1, 5 },
+		{ 400, 0, 4, 5 },
+		{ 200, 1, 2, 6 },
+		/* stamped after the trigger by a program that ran before it */
+		{ 458, 1, 5, 6 },
+		/* the trigger's own record, moved to CPU 1 */
+		{ 470, 1, 6, 77 },
+		/* thread 77 again, later: never the cut */
+		{ 520, 1, 7, 77 },
+		{ 300, 2, 3, 77 },
+	};
+	struct trigrec_trigger_msg m = {
+		.time_ns = 455, .freeze_at = 455, .cpu = 2, .tid = 77, .hook_recorded = 1
+	};
+	struct snap_trigger t = {
+		.name = "unit", .text = "unit", .id = -1, .msg = &m, .freeze_at = 455
+	};
+	struct rig g;
+	char got[512];
+	int e = rig_init(&g);
+
+	if (e == -ENOENT || e == -EACCES || e == -EPERM) {
+		rig_free(&g);
+		SKIP("no sched:sched_switch format in tracefs (%s): run as root with tracefs mounted",
+		     strerror(-e));
+	}
+	CHECK_EQ(e, 0);
+	rig_plant(&g, p, sizeof(p) / sizeof(p[0]));
+	CHECK_EQ(rig_write(&g, &t, got, sizeof(got)), 0);
+	CHECK_STR(got, "1@0 2@1 3@2 4@0 5@1 6@1");
+	/* Not the trigger's thread: the cut stays at the trigger. */
+	m.tid = 78;
+	CHECK_EQ(rig_write(&g, &t, got, sizeof(got)), 0);
+	CHECK_STR(got, "1@0 2@1 3@2 4@0");
+	/*
+	 * With a record at or after the trigger on its own CPU, that is the cut,
+	 * whoever's it is (that CPU's gate let only the trigger's through).
+	 */
+	m.tid = 77;
+	m.cpu = 1;
+	CHECK_EQ(rig_write(&g, &t, got, sizeof(got)), 0);
+	CHECK_STR(got, "1@0 2@1 3@2 4@0 5@1");
 	rig_free(&g);
 	return 0;
 }
@@ -384,4 +443,4 @@ TEST(ring_sets_joined_by_record_number_up_to_the_first_gap)
 RUN_TESTS(T(merged_in_time_order_ties_by_cpu_then_age),
 	  T(ring_sets_joined_by_record_number_up_to_the_first_gap),
 	  T(cut_at_the_triggers_record_and_window_from_the_newest_wrap),
-	  T(many_displaced_records_in_one_ring))
+	  T(cut_at_the_triggers_record_on_another_cpu), T(many_displaced_records_in_one_ring))
