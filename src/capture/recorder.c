@@ -1081,30 +1081,27 @@ void harvest__free(struct harvest *h)
 	free(h);
 }
 
-int recorder__newest_record(const struct recorder *r, int cpu, void *buf, size_t len)
+int recorder__newest_record(const struct recorder *r, int ring_idx, void *buf, size_t len)
 {
-	for (int i = 0; i < r->nr_rings; i++) {
-		const struct rec_ring *ring = &r->rings[i];
-		struct perf_event_header *hdr = buf;
-		uint64_t head;
+	const struct rec_ring *ring = &r->rings[ring_idx];
+	struct perf_event_header *hdr = buf;
+	uint64_t head;
 
-		if (ring->tracking || ring->set >= 0 || ring->cpu != cpu)
-			continue;
-		/* Written backward: the newest record starts at data_head (0 = none yet). */
-		head = ring_head(ring);
-		if (!head || len < sizeof(*hdr))
-			return -ENOENT;
-		ring_copy_range(ring_data(ring), ring->size, head, head + sizeof(*hdr), hdr);
-		if (hdr->size < sizeof(*hdr) || hdr->size > ring->size)
-			return -ENOENT;
-		if (hdr->size < len)
-			len = hdr->size;
-		len &= ~(size_t)7; /* records are 8-byte multiples: so is their start */
-		ring_copy_range(ring_data(ring), ring->size, head, head + len, buf);
-		hdr->size = len;
-		return (int)len;
-	}
-	return -ENOENT;
+	if (ring->tracking || ring->set >= 0)
+		return -ENOENT;
+	/* Written backward: the newest record starts at data_head (0 = none yet). */
+	head = ring_head(ring);
+	if (!head || len < sizeof(*hdr))
+		return -ENOENT;
+	ring_copy_range(ring_data(ring), ring->size, head, head + sizeof(*hdr), hdr);
+	if (hdr->size < sizeof(*hdr) || hdr->size > ring->size)
+		return -ENOENT;
+	if (hdr->size < len)
+		len = hdr->size;
+	len &= ~(size_t)7; /* records are 8-byte multiples: so is their start */
+	ring_copy_range(ring_data(ring), ring->size, head, head + len, buf);
+	hdr->size = len;
+	return (int)len;
 }
 
 int recorder__harvest(struct recorder *r, struct harvest *h)

@@ -160,12 +160,12 @@ void harvest__free(struct harvest *h);
  */
 int recorder__harvest(struct recorder *r, struct harvest *h);
 /*
- * Copy the start (at most len bytes) of the newest record in CPU's main
- * ring, read in place without pausing it; the copy's header size says how
- * much was copied. Returns that length, or -ENOENT (no such ring, nothing
- * written yet).
+ * Copy the start (at most len bytes) of the newest record in r->rings[ring_idx],
+ * a perf-written main ring, read in place without pausing it; the copy's
+ * header size says how much was copied. Returns that length, or -ENOENT (a
+ * tracking ring or a ring set, nothing written yet).
  */
-int recorder__newest_record(const struct recorder *r, int cpu, void *buf, size_t len);
+int recorder__newest_record(const struct recorder *r, int ring_idx, void *buf, size_t len);
 /*
  * Command mode: attaching BPF to a sampling event enables it (libbpf issues
  * PERF_EVENT_IOC_ENABLE); disable those again so enable_on_exec starts them

@@ -334,36 +334,42 @@ static uint64_t wait_post(struct sideband *s, uint64_t freeze_at)
 #define TRIGGER_RECORD_WAIT_NS (20 * 1000 * 1000ull)
 #define TRIGGER_RECORD_WAIT_MAX_NS (1000 * 1000 * 1000ull)
 /*
- * Time stamp and thread of the newest record on cpu's main ring (decoded as
- * the snapshot will); 0, or -ENOENT when there is none or it cannot be read.
+ * Time stamp and thread of the newest record in main ring i (decoded as the
+ * snapshot will); 0, or -ENOENT when there is none or it cannot be read.
  */
-static int newest_record(struct sideband *s, int cpu, uint64_t *time, uint32_t *tid)
+static int newest_record(struct sideband *s, int i, uint64_t *time, uint32_t *tid)
 {
 	/* The identifying fields come first; a tracepoint's common_pid follows a call chain. */
 	uint64_t buf[160];
 
-	if (recorder__newest_record(s->r, cpu, buf, sizeof(buf)) < 0)
+	if (recorder__newest_record(s->r, i, buf, sizeof(buf)) < 0)
 		return -ENOENT;
 	return snapshot__record_id(s->sc, s->r, (const void *)buf, time, tid);
 }
 
-/* Is the trigger's own record in the rings (or is there nothing to wait for)? */
+/* Is the trigger's own record in the rings (or is there nothing to wait for)? One pass. */
 static int trigger_record_in(struct sideband *s, const struct trigrec_trigger_msg *m)
 {
-	uint64_t t;
-	uint32_t tid;
+	int own =
+		0; /* the trigger's CPU has a perf-written ring: without one, nothing to wait for */
 
-	if (newest_record(s, (int)m->cpu, &t, &tid) || t >= m->time_ns)
-		return 1;
-	for (int i = 0; m->tid && i < s->r->nr_rings; i++) {
+	for (int i = 0; i < s->r->nr_rings; i++) {
 		const struct rec_ring *ring = &s->r->rings[i];
+		uint64_t t;
+		uint32_t tid;
 
-		if (ring->tracking || ring->set >= 0 || ring->cpu == (int)m->cpu)
+		if (ring->tracking || ring->set >= 0)
 			continue;
-		if (!newest_record(s, ring->cpu, &t, &tid) && t >= m->time_ns && tid == m->tid)
+		if (ring->cpu == (int)m->cpu) {
+			own = 1;
+			if (newest_record(s, i, &t, &tid) || t >= m->time_ns)
+				return 1;
+		} else if (m->tid && !newest_record(s, i, &t, &tid) && t >= m->time_ns &&
+			   tid == m->tid) {
 			return 1;
+		}
 	}
-	return 0;
+	return !own;
 }
 
 static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger_msg *m,

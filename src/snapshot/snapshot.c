@@ -250,35 +250,33 @@ static uint64_t trigger_record_time(const struct snapshot_ctx *sc, const struct 
 				    const struct ring_run *runs,
 				    const struct trigrec_trigger_msg *m)
 {
-	uint64_t best = UINT64_MAX, moved = UINT64_MAX;
+	uint64_t best = UINT64_MAX;
 
-	for (int i = 0; i < r->nr_rings; i++) {
-		const struct snap_rec *v = idx + runs[i].begin;
-		size_t n = runs[i].end - runs[i].begin, j;
+	/* The trigger's CPU first: the other rings are searched only when it has nothing. */
+	for (int pass = 0; pass < 2 && best == UINT64_MAX; pass++) {
+		for (int i = 0; i < r->nr_rings; i++) {
+			const struct snap_rec *v = idx + runs[i].begin;
+			size_t n = runs[i].end - runs[i].begin, j;
+			int own = r->rings[i].cpu == (int)m->cpu;
 
-		if (is_tracking(r, i))
-			continue;
-		j = run_search(v, n, m->time_ns, 0);
-		if (r->rings[i].cpu == (int)m->cpu) {
-			if (j < n && v[j].time < best)
-				best = v[j].time;
-			continue;
-		}
-		/* Only perf writes a record after its program: ring sets are never searched. */
-		if (r->rings[i].set >= 0)
-			continue;
-		for (; m->tid && j < n && v[j].time < moved; j++) {
-			const struct perf_event_header *hd = rec_hdr(h, i, &v[j]);
-			uint32_t pid;
+			/* Only perf writes a record after its program: ring sets are not searched for it. */
+			if (is_tracking(r, i) || own != !pass ||
+			    (pass && (r->rings[i].set >= 0 || !m->tid)))
+				continue;
+			j = run_search(v, n, m->time_ns, 0);
+			for (; j < n && v[j].time < best; j++) {
+				const struct perf_event_header *hd = rec_hdr(h, i, &v[j]);
+				uint32_t pid;
 
-			if (hd->type == PERF_RECORD_SAMPLE &&
-			    rec_thread(sc, r, hd, v[j].event, &pid) == m->tid) {
-				moved = v[j].time;
-				break;
+				if (own || (hd->type == PERF_RECORD_SAMPLE &&
+					    rec_thread(sc, r, hd, v[j].event, &pid) == m->tid)) {
+					best = v[j].time;
+					break;
+				}
 			}
 		}
 	}
-	return best != UINT64_MAX ? best : moved;
+	return best;
 }
 
 /*

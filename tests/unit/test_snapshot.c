@@ -129,6 +129,20 @@ static void rig_free(struct rig *g)
 		fprintf(stderr, "    cannot remove %s\n", g->dir);
 }
 
+/* Set up g for a test, or skip it where tracefs has no sched_switch format (not root). */
+#define RIG_START(g)                                                                           \
+	do {                                                                                   \
+		int e_ = rig_init(g);                                                          \
+                                                                                               \
+		if (e_ == -ENOENT || e_ == -EACCES || e_ == -EPERM) {                          \
+			rig_free(g);                                                           \
+			SKIP("no sched:sched_switch format in tracefs (%s): run as root with " \
+			     "tracefs mounted",                                                \
+			     strerror(-e_));                                                   \
+		}                                                                              \
+		CHECK_EQ(e_, 0);                                                               \
+	} while (0)
+
 /* Plant records, in the order given = oldest first per ring, laid out newest first. */
 static void rig_plant(struct rig *g, const struct plant *p, int n)
 {
@@ -211,14 +225,8 @@ TEST(merged_in_time_order_ties_by_cpu_then_age)
 	struct snap_trigger t = { .name = "unit", .text = "unit", .id = -1, .freeze_at = 1000 };
 	struct rig g;
 	char got[512];
-	int e = rig_init(&g);
 
-	if (e == -ENOENT || e == -EACCES || e == -EPERM) {
-		rig_free(&g);
-		SKIP("no sched:sched_switch format in tracefs (%s): run as root with tracefs mounted",
-		     strerror(-e));
-	}
-	CHECK_EQ(e, 0);
+	RIG_START(&g);
 	rig_plant(&g, ordered, sizeof(ordered) / sizeof(ordered[0]));
 	CHECK_EQ(rig_write(&g, &t, got, sizeof(got)), 0);
 	CHECK_STR(got, "1@2 2@0 3@1 4@2 5@0 6@0 7@0 8@0 9@1 10@2 11@2 12@1 13@0");
@@ -236,14 +244,8 @@ TEST(cut_at_the_triggers_record_and_window_from_the_newest_wrap)
 	};
 	struct rig g;
 	char got[512];
-	int e = rig_init(&g);
 
-	if (e == -ENOENT || e == -EACCES || e == -EPERM) {
-		rig_free(&g);
-		SKIP("no sched:sched_switch format in tracefs (%s): run as root with tracefs mounted",
-		     strerror(-e));
-	}
-	CHECK_EQ(e, 0);
+	RIG_START(&g);
 	rig_plant(&g, ordered, sizeof(ordered) / sizeof(ordered[0]));
 	/*
 	 * The trigger's own record is CPU 2's first at or after 455 (460): the
@@ -290,14 +292,8 @@ TEST(cut_at_the_triggers_record_on_another_cpu)
 	};
 	struct rig g;
 	char got[512];
-	int e = rig_init(&g);
 
-	if (e == -ENOENT || e == -EACCES || e == -EPERM) {
-		rig_free(&g);
-		SKIP("no sched:sched_switch format in tracefs (%s): run as root with tracefs mounted",
-		     strerror(-e));
-	}
-	CHECK_EQ(e, 0);
+	RIG_START(&g);
 	rig_plant(&g, p, sizeof(p) / sizeof(p[0]));
 	CHECK_EQ(rig_write(&g, &t, got, sizeof(got)), 0);
 	CHECK_STR(got, "1@0 2@1 3@2 4@0 5@1 6@1");
@@ -325,14 +321,8 @@ TEST(many_displaced_records_in_one_ring)
 	struct rig g;
 	char got[4096], want[4096];
 	size_t o = 0;
-	int e = rig_init(&g);
 
-	if (e == -ENOENT || e == -EACCES || e == -EPERM) {
-		rig_free(&g);
-		SKIP("no sched:sched_switch format in tracefs (%s): run as root with tracefs mounted",
-		     strerror(-e));
-	}
-	CHECK_EQ(e, 0);
+	RIG_START(&g);
 	/* In ring order, every third record stamped 25 before the one ahead of it. */
 	for (int i = 0; i < 300; i++)
 		p[i] = (struct plant){ 1000 + 10 * i - (i % 3 == 2 ? 25 : 0), 0, 0 };
@@ -398,14 +388,8 @@ TEST(ring_sets_joined_by_record_number_up_to_the_first_gap)
 	int cpus[NCPU];
 	struct rig g;
 	char got[512];
-	int e = rig_init(&g);
 
-	if (e == -ENOENT || e == -EACCES || e == -EPERM) {
-		rig_free(&g);
-		SKIP("no sched:sched_switch format in tracefs (%s): run as root with tracefs mounted",
-		     strerror(-e));
-	}
-	CHECK_EQ(e, 0);
+	RIG_START(&g);
 	for (int c = 0; c < NCPU; c++) {
 		ids[c] = REC_BPF_ID(0, c);
 		cpus[c] = c;
