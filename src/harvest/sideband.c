@@ -376,6 +376,13 @@ static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger
 				uint64_t woke)
 {
 	uint64_t until = 0, bound = TRIGGER_RECORD_WAIT_NS;
+	/*
+	 * The poll backs off from 20 us to 1 ms: this thread may share the
+	 * trigger's CPU with the task that still has to write the record (a
+	 * uprobe's BPF program runs preemptible, before its record), and on a
+	 * slow machine (TCG) a tight poll starved that task past the bound.
+	 */
+	long nap = 20000;
 
 	if (woke > m->time_ns)
 		bound += 2 * (woke - m->time_ns);
@@ -383,7 +390,7 @@ static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger
 		bound = TRIGGER_RECORD_WAIT_MAX_NS;
 	while (!trigger_record_in(s, m)) {
 		uint64_t now = mono_ns();
-		struct timespec ts = { 0, 20000 };
+		struct timespec ts = { 0, nap };
 
 		if (!until)
 			until = now + bound;
@@ -395,6 +402,8 @@ static void wait_trigger_record(struct sideband *s, const struct trigrec_trigger
 			return;
 		}
 		nanosleep(&ts, NULL);
+		if (nap < 1000000)
+			nap *= 2;
 	}
 	if (until)
 		s->st.trigger_record_waited++;
