@@ -149,6 +149,16 @@ $(OUTPUT)/%.skel.h: $(OUTPUT)/%.bpf.o
 # Userspace objects that include a skeleton must wait for it.
 $(LIB_OBJS) $(CLI_OBJS): $(SKELS)
 
+# The target's system call numbers by name, for the syscalls:sys_enter_NAME
+# fast path (src/engine/bpfctl.c): from the C library's headers, as strace's.
+$(OUTPUT)/syscall_names.h: | $(OUTPUT)/.deps-ok
+	$(call msg,GEN,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)printf '#include <sys/syscall.h>\n' | $(CC) -dM -E - | \
+		sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/{ "\1", __NR_\1 },/p' | LC_ALL=C sort > $@.tmp
+	$(Q)test -s $@.tmp && mv $@.tmp $@
+$(OUTPUT)/src/engine/bpfctl.o: $(OUTPUT)/syscall_names.h
+
 $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/.deps-ok
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

@@ -18,6 +18,7 @@
 #include "vmlinux.h"
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_core_read.h>
+#include <bpf/bpf_tracing.h>
 #include "trigrec_abi.h"
 
 char LICENSE[] SEC("license") = "Dual BSD/GPL";
@@ -1002,6 +1003,52 @@ static __always_inline void fix_common(__u8 *d, const struct trigrec_hook_cfg *h
 	*(__u32 *)&d[4] = (__u32)bpf_get_current_pid_tgid();
 }
 
+/* rings=bpf: is an event on this CPU, in this task, one trigrec records? */
+static __always_inline int rec_wanted(__u32 cpu)
+{
+	if (cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]))
+		return 0;
+	return in_cgroup() && in_task_scope();
+}
+
+/*
+ * rings=bpf: the record in buf (a trigrec_rec_hdr, then sz bytes of the
+ * tracepoint's record; max: what buf holds) goes into the active set of its
+ * CPU, stamped `now`. Its number is taken atomically: a tp_btf fast path can
+ * interrupt another recording program on this CPU (tp_btf programs do not
+ * share the classic programs' recursion guard), and both must get their own
+ * number. A number taken by a record that then fails to be written stays a
+ * gap: the history before it is left out, as for an overwritten set. 0 =
+ * written.
+ */
+static __always_inline int rec_emit(void *ctx, void *buf, const struct trigrec_hook_cfg *hc,
+				    __u32 cpu, __u32 sz, __u64 now, __u32 max)
+{
+	struct trigrec_rec_hdr *h = buf;
+	struct trigrec_stats *st;
+	__u32 set, idx;
+	__u64 fa;
+
+	if (sz > max)
+		return 1;
+	fix_common((__u8 *)(h + 1), hc);
+	h->time = now;
+	h->ev = hc->rec_ev;
+	h->flags = 0;
+	/* Masked where used: Linux 6.1's verifier forgets the bound of a reloaded cpu. */
+	h->seq = __sync_fetch_and_add(&rec_seq[cpu & (TRIGREC_MAX_CPUS - 1)], 1);
+	fa = *(volatile __u64 *)&flip_at;
+	set = fa && now > fa ? *(volatile __u32 *)&set_after : *(volatile __u32 *)&set_before;
+	idx = (set & 1) * rec_slots + cpu;
+	if (bpf_perf_event_output(ctx, &rec_rings, idx, buf, sizeof(*h) + sz)) {
+		st = stat_slot(TRIGREC_MAX_TRIGGERS);
+		if (st)
+			st->rec_failed++;
+		return 1;
+	}
+	return 0;
+}
+
 /*
  * rings=bpf: write this event's record into the active set of its CPU,
  * stamped `now`. The ctx of a classic tracepoint program is the record perf
@@ -1011,14 +1058,11 @@ static __always_inline void fix_common(__u8 *d, const struct trigrec_hook_cfg *h
 static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, __u32 hook,
 				  __u64 now)
 {
-	__u32 zero = 0, one = 1, cpu = bpf_get_smp_processor_id(), set, sz, idx;
+	__u32 zero = 0, one = 1, cpu = bpf_get_smp_processor_id(), sz;
 	struct trigrec_stats *st;
 	struct rec_buf *b;
-	__u64 fa;
 
-	if (cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]))
-		return 1;
-	if (!in_cgroup() || !in_task_scope())
+	if (!rec_wanted(cpu))
 		return 1;
 	if (hc->flags & TRIGREC_HOOK_RECFILTER) {
 		/* Its --filter, on a copy as the trigger engine reads one (slot 1: tp_hook uses 0). */
@@ -1069,24 +1113,7 @@ static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, 
 		if (sz > sizeof(b->d) || bpf_probe_read_kernel(b->d, sz, ctx))
 			return 1;
 	}
-	fix_common(b->d, hc);
-	b->h.time = now;
-	/* Masked where used: Linux 6.1's verifier forgets the bound of a reloaded cpu. */
-	b->h.seq = rec_seq[cpu & (TRIGREC_MAX_CPUS - 1)];
-	b->h.ev = hc->rec_ev;
-	b->h.flags = 0;
-	fa = *(volatile __u64 *)&flip_at;
-	set = fa && now > fa ? *(volatile __u32 *)&set_after : *(volatile __u32 *)&set_before;
-	idx = (set & 1) * rec_slots + cpu;
-	if (bpf_perf_event_output(ctx, &rec_rings, idx, b, sizeof(b->h) + sz)) {
-		st = stat_slot(TRIGREC_MAX_TRIGGERS);
-		if (st)
-			st->rec_failed++;
-		return 1;
-	}
-	/* Only written records are numbered: a gap in seq means lost history. */
-	rec_seq[cpu & (TRIGREC_MAX_CPUS - 1)] = b->h.seq + 1;
-	return 0;
+	return rec_emit(ctx, b, hc, cpu, sz, now, TRIGREC_MAX_RECORD);
 }
 
 /*
@@ -1305,4 +1332,269 @@ SEC("perf_event")
 int pe_gate(struct bpf_perf_event_data *ctx)
 {
 	return gate_pass();
+}
+
+/*
+ * Fast paths (rings=bpf, recorded tracepoints without a trigger or a
+ * --filter). A classic tracepoint program gets the record after the kernel
+ * built it, and record() copies it once more; these tp_btf programs build
+ * the same record straight from the tracepoint's arguments into the buffer
+ * they write. Each lays the record out as the kernel's own struct
+ * trace_event_raw_* (CO-RE relocated), so the writer and perf read it as
+ * any other; userspace picks one only where the format file names exactly
+ * the fields it fills (bpfctl.c, fast_path_for()). tp_btf programs carry no
+ * BPF cookie on this libbpf: fp_hook[] names each one's hook. Their return
+ * value is ignored: nobody else's event is ever touched.
+ */
+__u32 fp_hook[TRIGREC_FP_NR] = {}; /* hook index + 1; 0 = not in use */
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_FP_SYSCALLS);
+	__type(key, __u32);
+	__type(value, struct trigrec_fp_syscall);
+} fp_syscalls SEC(".maps");
+
+/*
+ * A fast path's record, on the stack: each program has its own, so a
+ * program interrupted by another (an interrupt that wakes a task inside a
+ * sched_switch, say) never shares a buffer. The records fit: sched_switch's,
+ * the largest, is 64 bytes (userspace checks every format against it).
+ */
+#define FP_MAX TRIGREC_FP_MAX_RECORD
+struct fp_rec {
+	struct trigrec_rec_hdr h;
+	__u8 d[FP_MAX];
+};
+
+/* Is hook h (index + 1) recorded for this event, here? Its config and the CPU. */
+static __always_inline int fp_start(__u32 h, const struct trigrec_hook_cfg **hc, __u32 *cpu)
+{
+	__u32 idx = h - 1;
+
+	if (!h)
+		return 0;
+	*cpu = bpf_get_smp_processor_id();
+	if (!rec_wanted(*cpu))
+		return 0;
+	*hc = bpf_map_lookup_elem(&hooks, &idx);
+	return *hc != NULL;
+}
+
+/* TASK_COMM_LEN bytes, two loads (the verifier allows them inside the array). */
+static __always_inline void fp_comm(char *dst, const char *src)
+{
+	((__u64 *)dst)[0] = ((const __u64 *)src)[0];
+	((__u64 *)dst)[1] = ((const __u64 *)src)[1];
+}
+
+/*
+ * sched_switch's prev_state as the kernel computes it
+ * (__trace_sched_switch_state, __task_state_index): preemption is
+ * TASK_REPORT_MAX; else the highest bit of the reported state, with
+ * TASK_IDLE reported as TASK_REPORT_IDLE and RT-lock waits and frozen
+ * tasks as uninterruptible.
+ */
+#define FP_TASK_REPORT 0x7f
+#define FP_TASK_REPORT_IDLE 0x80
+#define FP_TASK_REPORT_MAX 0x100
+#define FP_TASK_IDLE 0x402 /* TASK_UNINTERRUPTIBLE | TASK_NOLOAD */
+#define FP_TASK_RTLOCK_WAIT 0x1000
+#define FP_TASK_FROZEN 0x8000
+static __always_inline long fp_switch_state(int preempt, unsigned int s, struct task_struct *p)
+{
+	unsigned int st;
+
+	if (preempt)
+		return FP_TASK_REPORT_MAX;
+	st = (s | (unsigned int)p->exit_state) & FP_TASK_REPORT;
+	if ((s & FP_TASK_IDLE) == FP_TASK_IDLE)
+		st = FP_TASK_REPORT_IDLE;
+	if (s & (FP_TASK_RTLOCK_WAIT | FP_TASK_FROZEN))
+		st = 2; /* TASK_UNINTERRUPTIBLE */
+	for (int i = 7; i >= 0; i--)
+		if (st & (1u << i))
+			return 1l << i;
+	return 0;
+}
+
+SEC("?tp_btf/sched_switch")
+int BPF_PROG(fp_sched_switch, bool preempt, struct task_struct *prev, struct task_struct *next,
+	     unsigned int prev_state)
+{
+	struct trace_event_raw_sched_switch *e;
+	const struct trigrec_hook_cfg *hc;
+	struct fp_rec r;
+	__u32 cpu;
+
+	if (!fp_start(fp_hook[TRIGREC_FP_SCHED_SWITCH], &hc, &cpu))
+		return 0;
+	e = (void *)r.d;
+	fp_comm(e->prev_comm, prev->comm);
+	e->prev_pid = prev->pid;
+	e->prev_prio = prev->prio;
+	e->prev_state = fp_switch_state(preempt, prev_state, prev);
+	fp_comm(e->next_comm, next->comm);
+	e->next_pid = next->pid;
+	e->next_prio = next->prio;
+	rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+	return 0;
+}
+
+/* sched_wakeup, sched_wakeup_new, sched_waking: one record layout (sched_wakeup_template). */
+static __always_inline void fp_wakeup(void *ctx, __u32 h, struct task_struct *p)
+{
+	struct trace_event_raw_sched_wakeup_template *e;
+	const struct trigrec_hook_cfg *hc;
+	struct fp_rec r;
+	__u32 cpu;
+
+	if (!fp_start(h, &hc, &cpu))
+		return;
+	e = (void *)r.d;
+	fp_comm(e->comm, p->comm);
+	e->pid = p->pid;
+	e->prio = p->prio;
+	e->target_cpu = p->thread_info.cpu; /* task_cpu() */
+	rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+}
+
+SEC("?tp_btf/sched_wakeup")
+int BPF_PROG(fp_sched_wakeup, struct task_struct *p)
+{
+	fp_wakeup(ctx, fp_hook[TRIGREC_FP_SCHED_WAKEUP], p);
+	return 0;
+}
+
+SEC("?tp_btf/sched_wakeup_new")
+int BPF_PROG(fp_sched_wakeup_new, struct task_struct *p)
+{
+	fp_wakeup(ctx, fp_hook[TRIGREC_FP_SCHED_WAKEUP_NEW], p);
+	return 0;
+}
+
+SEC("?tp_btf/sched_waking")
+int BPF_PROG(fp_sched_waking, struct task_struct *p)
+{
+	fp_wakeup(ctx, fp_hook[TRIGREC_FP_SCHED_WAKING], p);
+	return 0;
+}
+
+/* A system call's six arguments as syscall_get_arguments() reads them. */
+static __always_inline void fp_sys_args(struct pt_regs *r, unsigned long *a)
+{
+#if defined(__TARGET_ARCH_x86)
+	a[0] = r->di;
+	a[1] = r->si;
+	a[2] = r->dx;
+	a[3] = r->r10;
+	a[4] = r->r8;
+	a[5] = r->r9;
+#elif defined(__TARGET_ARCH_arm64)
+	a[0] = r->orig_x0;
+	for (int i = 1; i < 6; i++)
+		a[i] = r->regs[i];
+#else
+#error "fp_sys_args: no syscall argument registers for this architecture"
+#endif
+}
+
+/* syscall_get_nr() at sys_exit. */
+static __always_inline long fp_sys_nr(struct pt_regs *r)
+{
+#if defined(__TARGET_ARCH_x86)
+	return r->orig_ax;
+#else
+	return r->syscallno;
+#endif
+}
+
+/*
+ * The per-syscall events skip 32-bit system calls of a 64-bit kernel (x86:
+ * trace_get_syscall_nr() is -1 for them); raw_syscalls records them.
+ */
+static __always_inline int fp_compat(void)
+{
+#if defined(__TARGET_ARCH_x86)
+	struct task_struct *t = bpf_get_current_task_btf();
+
+	return t->thread_info.status & 0x0002; /* TS_COMPAT */
+#else
+	return 0;
+#endif
+}
+
+/* The syscalls:sys_{enter,exit}_<name> hook for nr (index + 1), 0 if none. */
+static __always_inline __u32 fp_sys_hook(long nr, int exit)
+{
+	struct trigrec_fp_syscall *fs;
+	__u32 key = (__u32)nr;
+
+	if (nr < 0 || nr >= TRIGREC_FP_SYSCALLS)
+		return 0;
+	fs = bpf_map_lookup_elem(&fp_syscalls, &key);
+	if (!fs)
+		return 0;
+	return exit ? fs->exit : fs->enter;
+}
+
+SEC("?tp_btf/sys_enter")
+int BPF_PROG(fp_sys_enter, struct pt_regs *regs, long id)
+{
+	__u32 raw = fp_hook[TRIGREC_FP_RAW_SYS_ENTER], one = fp_sys_hook(id, 0), cpu;
+	const struct trigrec_hook_cfg *hc;
+	unsigned long a[6];
+	struct fp_rec r;
+
+	if (!raw && !one)
+		return 0;
+	fp_sys_args(regs, a);
+	if (fp_start(raw, &hc, &cpu)) {
+		struct trace_event_raw_sys_enter *e = (void *)r.d;
+
+		e->id = id;
+		for (int i = 0; i < 6; i++)
+			e->args[i] = a[i];
+		rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+	}
+	if (one && !fp_compat() && fp_start(one, &hc, &cpu)) {
+		/* struct syscall_trace_enter: nr, then the call's own arguments. */
+		__u32 n = hc->rec_size > 16 ? ((__u32)hc->rec_size - 16) >> 3 : 0;
+
+		*(__u32 *)&r.d[8] = (__u32)id;
+		*(__u32 *)&r.d[12] = 0;
+		for (int i = 0; i < 6; i++)
+			if (i < n)
+				*(__u64 *)&r.d[16 + 8 * i] = a[i];
+		rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+	}
+	return 0;
+}
+
+SEC("?tp_btf/sys_exit")
+int BPF_PROG(fp_sys_exit, struct pt_regs *regs, long ret)
+{
+	__u32 raw = fp_hook[TRIGREC_FP_RAW_SYS_EXIT], one, cpu;
+	long nr = fp_sys_nr(regs);
+	const struct trigrec_hook_cfg *hc;
+	struct fp_rec r;
+
+	one = fp_sys_hook(nr, 1);
+	if (!raw && !one)
+		return 0;
+	if (fp_start(raw, &hc, &cpu)) {
+		struct trace_event_raw_sys_exit *e = (void *)r.d;
+
+		e->id = nr;
+		e->ret = ret;
+		rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+	}
+	if (one && !fp_compat() && fp_start(one, &hc, &cpu)) {
+		/* struct syscall_trace_exit: nr, then the return value. */
+		*(__u32 *)&r.d[8] = (__u32)nr;
+		*(__u32 *)&r.d[12] = 0;
+		*(__s64 *)&r.d[16] = ret;
+		rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+	}
+	return 0;
 }

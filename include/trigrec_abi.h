@@ -48,6 +48,31 @@
 #define TRIGREC_MAX_DLOC 4 /* __data_loc fields whose end bounds the record's size */
 #define TRIGREC_MAX_RECORD \
 	4096 /* bytes of a tracepoint record copied (longer: truncated, counted) */
+/*
+ * Fast paths (rings=bpf): tp_btf programs that build a recorded
+ * tracepoint's record from the tracepoint's arguments, so the kernel builds
+ * no record for BPF to copy. One program per tracepoint; fp_hook[kind] holds
+ * the hook it records (index + 1, 0 = none). Syscall events are found by
+ * number in `fp_syscalls` (TRIGREC_FP_SYSCALLS entries).
+ */
+enum trigrec_fast_path {
+	TRIGREC_FP_SCHED_SWITCH = 0,
+	TRIGREC_FP_SCHED_WAKEUP,
+	TRIGREC_FP_SCHED_WAKEUP_NEW,
+	TRIGREC_FP_SCHED_WAKING,
+	TRIGREC_FP_RAW_SYS_ENTER, /* raw_syscalls:sys_enter */
+	TRIGREC_FP_RAW_SYS_EXIT,  /* raw_syscalls:sys_exit */
+	TRIGREC_FP_SYS_ENTER,	  /* syscalls:sys_enter_* (through fp_syscalls) */
+	TRIGREC_FP_SYS_EXIT,	  /* syscalls:sys_exit_* */
+	TRIGREC_FP_NR
+};
+#define TRIGREC_FP_SYSCALLS 1024
+#define TRIGREC_FP_MAX_RECORD 96 /* bytes of a fast path's record, at most (on the stack) */
+struct trigrec_fp_syscall {
+	__u32 enter; /* hook index + 1 of syscalls:sys_enter_<name>, 0 = not recorded */
+	__u32 exit;
+};
+
 struct trigrec_rec_hdr {
 	__u64 time; /* bpf_ktime_get_ns(), the clock of every other record */
 	__u32 seq;  /* per-CPU record number */

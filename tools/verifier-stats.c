@@ -69,6 +69,8 @@ int main(int argc, char **argv)
 			fprintf(stderr, "verifier-stats: out of memory\n");
 			goto out;
 		}
+		/* The tp_btf fast paths load only when in use ("?tp_btf/"): all of them here. */
+		bpf_program__set_autoload(prog, true);
 		bpf_program__set_log_buf(prog, logs[nprog], LOG_BYTES);
 		bpf_program__set_log_level(prog, BPF_LOG_STATS);
 		nprog++;

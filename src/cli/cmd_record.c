@@ -228,6 +228,12 @@ SET(o_no_gates)
 	return 0;
 }
 
+SET(o_no_fast_paths)
+{
+	CFG->bpf.no_fast_paths = 1;
+	return 0;
+}
+
 SET(o_max_starts)
 {
 	uint64_t v;
@@ -424,6 +430,10 @@ const struct opt_spec record_opts[] = {
 	  "no freeze gates: cheaper, but records after a trigger\n"
 	  "overwrite history until the harvest (still cut exactly)",
 	  o_no_gates },
+	{ 0, "no-fast-paths", NULL,
+	  "record every tracepoint through the generic copy, not\n"
+	  "the tp_btf fast paths (for measuring them)",
+	  o_no_fast_paths },
 	{ 0, "no-align", NULL,
 	  "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span",

@@ -3,8 +3,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
+#include <bpf/btf.h>
 #include <bpf/libbpf.h>
 #include "capture/probes.h"
 #include "engine/bpfctl.h"
@@ -12,6 +14,150 @@
 #include "util/log.h"
 #include "util/util.h"
 #include "trigrec.skel.h"
+
+/* The target's system calls by name (generated from <sys/syscall.h>). */
+static const struct {
+	const char *name;
+	int nr;
+} syscall_nrs[] = {
+#include "syscall_names.h"
+};
+
+static int syscall_nr(const char *name)
+{
+	for (size_t i = 0; i < sizeof(syscall_nrs) / sizeof(syscall_nrs[0]); i++)
+		if (!strcmp(syscall_nrs[i].name, name))
+			return syscall_nrs[i].nr;
+	return -1;
+}
+
+/*
+ * The tp_btf fast paths: the tracepoint, the fields its program fills (the
+ * format's own, in order; any other list, say a field a newer kernel added,
+ * keeps the event on tp_rec) and the arguments it reads from the
+ * tracepoint (btf_trace_NAME's, after its data pointer).
+ */
+static const struct fast_path {
+	const char *sys, *name;
+	int kind;
+	int nargs;
+	const char *fields[8];
+} fast_paths[] = {
+	{ "sched",
+	  "sched_switch",
+	  TRIGREC_FP_SCHED_SWITCH,
+	  4,
+	  { "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm", "next_pid",
+	    "next_prio" } },
+	{ "sched",
+	  "sched_wakeup",
+	  TRIGREC_FP_SCHED_WAKEUP,
+	  1,
+	  { "comm", "pid", "prio", "target_cpu" } },
+	{ "sched",
+	  "sched_wakeup_new",
+	  TRIGREC_FP_SCHED_WAKEUP_NEW,
+	  1,
+	  { "comm", "pid", "prio", "target_cpu" } },
+	{ "sched",
+	  "sched_waking",
+	  TRIGREC_FP_SCHED_WAKING,
+	  1,
+	  { "comm", "pid", "prio", "target_cpu" } },
+	{ "raw_syscalls", "sys_enter", TRIGREC_FP_RAW_SYS_ENTER, 2, { "id", "args" } },
+	{ "raw_syscalls", "sys_exit", TRIGREC_FP_RAW_SYS_EXIT, 2, { "id", "ret" } },
+};
+
+static const char *fp_tracepoint(int kind)
+{
+	if (kind == TRIGREC_FP_SYS_ENTER)
+		return "sys_enter";
+	if (kind == TRIGREC_FP_SYS_EXIT)
+		return "sys_exit";
+	for (size_t i = 0; i < sizeof(fast_paths) / sizeof(fast_paths[0]); i++)
+		if (fast_paths[i].kind == kind)
+			return fast_paths[i].name;
+	return "?";
+}
+
+static int fp_nargs(int kind)
+{
+	if (kind == TRIGREC_FP_SYS_ENTER || kind == TRIGREC_FP_SYS_EXIT)
+		return 2;
+	for (size_t i = 0; i < sizeof(fast_paths) / sizeof(fast_paths[0]); i++)
+		if (fast_paths[i].kind == kind)
+			return fast_paths[i].nargs;
+	return -1;
+}
+
+/*
+ * syscalls:sys_{enter,exit}_NAME's record as the fast path builds it:
+ * __syscall_nr (int) at 8, then each argument (or ret) in 8 bytes from 16.
+ */
+static int syscall_layout(const struct tp_format *f, int exit)
+{
+	int n = 0;
+
+	for (int i = 0; i < f->nr_fields; i++) {
+		const struct tp_field *fl = &f->fields[i];
+
+		if (fl->is_common)
+			continue;
+		if (!n) {
+			if (strcmp(fl->name, "__syscall_nr") || fl->offset != 8 || fl->size != 4)
+				return 0;
+		} else if (fl->offset != 16 + 8 * (uint32_t)(n - 1) || fl->size != 8 ||
+			   (fl->kind != TP_FIELD_INT && fl->kind != TP_FIELD_PTR) ||
+			   (exit && strcmp(fl->name, "ret"))) {
+			return 0;
+		}
+		n++;
+	}
+	if (n < 1 || n > 7 || (exit && n != 2))
+		return 0;
+	return f->fixed_size == 16 + 8 * (uint32_t)(n - 1) || (n == 1 && f->fixed_size == 12);
+}
+
+/*
+ * Which fast path records hook h, if one can: a BPF-recorded tracepoint
+ * with no trigger and no --filter (tp_hook runs those on the kernel's
+ * record), whose format is exactly what the program builds. -1: none.
+ */
+static int fast_path_for(struct bpf_hook *h)
+{
+	const struct tp_format *f = h->fmt;
+	int k = 0;
+
+	if (!(h->cfg.flags & TRIGREC_HOOK_BPFREC) || (h->cfg.flags & TRIGREC_HOOK_RECFILTER) ||
+	    h->cfg.ntrig || h->is_probe || h->cfg.dloc[0] || f->fixed_size > TRIGREC_FP_MAX_RECORD)
+		return -1;
+	if (!strcmp(h->tp.sys, "syscalls")) {
+		int exit = !strncmp(h->tp.name, "sys_exit_", 9);
+		const char *call = h->tp.name + (exit ? 9 : 10);
+
+		if (!exit && strncmp(h->tp.name, "sys_enter_", 10))
+			return -1;
+		h->sys_nr = syscall_nr(call);
+		if (h->sys_nr < 0 || h->sys_nr >= TRIGREC_FP_SYSCALLS || !syscall_layout(f, exit))
+			return -1;
+		return exit ? TRIGREC_FP_SYS_EXIT : TRIGREC_FP_SYS_ENTER;
+	}
+	for (size_t i = 0; i < sizeof(fast_paths) / sizeof(fast_paths[0]); i++) {
+		const struct fast_path *p = &fast_paths[i];
+
+		if (strcmp(p->sys, h->tp.sys) || strcmp(p->name, h->tp.name))
+			continue;
+		for (int j = 0; j < f->nr_fields; j++) {
+			if (f->fields[j].is_common)
+				continue;
+			if (k >= 8 || !p->fields[k] || strcmp(p->fields[k], f->fields[j].name))
+				return -1;
+			k++;
+		}
+		return k < 8 && p->fields[k] ? -1 : p->kind;
+	}
+	return -1;
+}
 
 static int cancelled(const struct bpfctl *b)
 {
@@ -52,6 +198,8 @@ static int add_hook(struct bpfctl *b, const struct recorder *r, const struct tp_
 	memset(h, 0, sizeof(*h));
 	h->tp = *tp;
 	h->recorded = recorded_event(r, tp) != NULL;
+	h->fp = -1;
+	h->sys_nr = -1;
 	return b->nr_hooks++;
 }
 
@@ -291,6 +439,7 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 			h->cfg.data_size = 512;
 		if (plan_probe(h))
 			goto fail;
+		h->fp = b->opts.no_fast_paths ? -1 : fast_path_for(h);
 	}
 	return b;
 fail:
@@ -335,16 +484,80 @@ static int add_link(struct bpfctl *b, struct bpf_link *l)
 	return 0;
 }
 
-int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
+/* The tp_btf program of fast path kind k. */
+static struct bpf_program *fp_prog(struct bpfctl *b, int k)
 {
-	const struct trig_def *trigs = b->trigs;
+	switch (k) {
+	case TRIGREC_FP_SCHED_SWITCH: return b->skel->progs.fp_sched_switch;
+	case TRIGREC_FP_SCHED_WAKEUP: return b->skel->progs.fp_sched_wakeup;
+	case TRIGREC_FP_SCHED_WAKEUP_NEW: return b->skel->progs.fp_sched_wakeup_new;
+	case TRIGREC_FP_SCHED_WAKING: return b->skel->progs.fp_sched_waking;
+	case TRIGREC_FP_RAW_SYS_ENTER:
+	case TRIGREC_FP_SYS_ENTER: return b->skel->progs.fp_sys_enter;
+	default: return b->skel->progs.fp_sys_exit;
+	}
+}
+
+/*
+ * Does the kernel's tracepoint pass what fast path k reads? Its BTF names
+ * each tracepoint's arguments (btf_trace_NAME: a pointer to a function
+ * taking the probe's data pointer, then the arguments); sched_switch gained
+ * prev_state in Linux 5.18.
+ */
+static int fp_kernel_has(const struct btf *vmlinux, int k)
+{
+	const struct btf_type *t;
+	char name[64];
+	int id;
+
+	if (!vmlinux)
+		return 0;
+	snprintf(name, sizeof(name), "btf_trace_%s", fp_tracepoint(k));
+	id = btf__find_by_name_kind(vmlinux, name, BTF_KIND_TYPEDEF);
+	if (id < 0)
+		return 0;
+	t = btf__type_by_id(vmlinux, id);
+	t = t ? btf__type_by_id(vmlinux, t->type) : NULL;
+	t = t && btf_is_ptr(t) ? btf__type_by_id(vmlinux, t->type) : NULL;
+	return t && btf_is_func_proto(t) && btf_vlen(t) == fp_nargs(k) + 1;
+}
+
+/* Keep a fast path only where the kernel's tracepoint has its arguments. */
+static void fp_check_kernel(struct bpfctl *b)
+{
+	int has[TRIGREC_FP_NR], any = 0;
+	struct btf *vmlinux;
+
+	for (int i = 0; i < b->nr_hooks; i++)
+		any |= b->hooks[i].fp >= 0;
+	if (!any)
+		return;
+	vmlinux = btf__load_vmlinux_btf();
+	for (int k = 0; k < TRIGREC_FP_NR; k++)
+		has[k] = fp_kernel_has(libbpf_get_error(vmlinux) ? NULL : vmlinux, k);
+	for (int i = 0; i < b->nr_hooks; i++) {
+		struct bpf_hook *h = &b->hooks[i];
+
+		if (h->fp < 0)
+			continue;
+		if (!has[h->fp]) {
+			vlog("%s:%s: the kernel's %s tracepoint lacks what the tp_btf fast path "
+			     "reads: recorded through tp_rec",
+			     h->tp.sys, h->tp.name, fp_tracepoint(h->fp));
+			h->fp = -1;
+		} else {
+			vlog("%s:%s: recorded through the tp_btf fast path (tp_btf/%s)", h->tp.sys,
+			     h->tp.name, fp_tracepoint(h->fp));
+		}
+	}
+	btf__free(libbpf_get_error(vmlinux) ? NULL : vmlinux);
+}
+
+/* Open the object, configure it and load it; quiet: say nothing on a failed load. */
+static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int quiet)
+{
 	int err;
 
-	if (cancelled(b))
-		return -EINTR;
-	/* Name what an old kernel lacks rather than show a verifier log. */
-	if (features__check())
-		return -ENOTSUP;
 	b->skel = trigrec_bpf__open();
 	if (!b->skel) {
 		err = -errno;
@@ -386,7 +599,12 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 		bpf_map__set_max_entries(b->skel->maps.rate_buckets, b->opts.keys);
 		bpf_map__set_max_entries(b->skel->maps.key_cooldown, b->opts.keys);
 	}
+	for (int i = 0; i < b->nr_hooks; i++)
+		if (b->hooks[i].fp >= 0)
+			bpf_program__set_autoload(fp_prog(b, b->hooks[i].fp), true);
 	err = trigrec_bpf__load(b->skel);
+	if (err && quiet && err != -EPERM && err != -EACCES)
+		return err;
 	if (err) {
 		if (err == -EPERM || err == -EACCES) {
 			char why[1024];
@@ -401,6 +619,36 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 		}
 		return err;
 	}
+	return 0;
+}
+
+int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
+{
+	const struct trig_def *trigs = b->trigs;
+	int err, had_fp = 0, fp_used[TRIGREC_FP_NR] = { 0 };
+
+	if (cancelled(b))
+		return -EINTR;
+	/* Name what an old kernel lacks rather than show a verifier log. */
+	if (features__check())
+		return -ENOTSUP;
+	fp_check_kernel(b);
+	for (int i = 0; i < b->nr_hooks; i++)
+		had_fp |= b->hooks[i].fp >= 0;
+	/* A kernel that refuses a fast path (a verifier, a BTF of its own) still records. */
+	err = open_load(b, r, scope_tgid, had_fp);
+	if (err && had_fp && err != -EPERM && err != -EACCES && err != -E2BIG) {
+		for (int i = 0; i < b->nr_hooks; i++)
+			b->hooks[i].fp = -1;
+		trigrec_bpf__destroy(b->skel);
+		b->skel = NULL;
+		wlog("the tp_btf fast paths did not load (%s): recording every event through "
+		     "tp_rec, which costs more per event",
+		     strerror(-err));
+		err = open_load(b, r, scope_tgid, 0);
+	}
+	if (err)
+		return err;
 	for (int i = 0; i < r->nr_rings; i++) {
 		uint32_t key, fd = r->rings[i].fd;
 
@@ -449,11 +697,31 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 			goto map_fail;
 	}
 	for (int i = 0; i < b->nr_hooks; i++) {
+		const struct bpf_hook *h = &b->hooks[i];
 		uint32_t key = i;
 
 		if (bpf_map__update_elem(b->skel->maps.hooks, &key, sizeof(key), &b->hooks[i].cfg,
 					 sizeof(b->hooks[i].cfg), 0))
 			goto map_fail;
+		if (h->fp == TRIGREC_FP_SYS_ENTER || h->fp == TRIGREC_FP_SYS_EXIT) {
+			uint32_t nr = h->sys_nr;
+			struct trigrec_fp_syscall fs;
+
+			if (bpf_map__lookup_elem(b->skel->maps.fp_syscalls, &nr, sizeof(nr), &fs,
+						 sizeof(fs), 0))
+				goto map_fail;
+			if (h->fp == TRIGREC_FP_SYS_ENTER)
+				fs.enter = i + 1;
+			else
+				fs.exit = i + 1;
+			if (bpf_map__update_elem(b->skel->maps.fp_syscalls, &nr, sizeof(nr), &fs,
+						 sizeof(fs), 0))
+				goto map_fail;
+		} else if (h->fp >= 0) {
+			b->skel->bss->fp_hook[h->fp] = i + 1;
+		}
+		if (h->fp >= 0)
+			fp_used[h->fp] = 1;
 		if (b->hooks[i].is_probe &&
 		    bpf_map__update_elem(b->skel->maps.probe_cfgs, &key, sizeof(key),
 					 &b->hooks[i].probe, sizeof(b->hooks[i].probe), 0))
@@ -476,6 +744,8 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 			return -EINTR;
 		if (!b->hooks[i].cfg.ntrig && !bpfrec && b->opts.no_gates)
 			continue;
+		if (b->hooks[i].fp >= 0)
+			continue; /* its tp_btf program, attached once below */
 		l = bpf_program__attach_tracepoint_opts(prog, b->hooks[i].tp.sys,
 							b->hooks[i].tp.name, &o);
 
@@ -483,6 +753,28 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 			err = -errno;
 			elog("cannot attach to %s:%s: %s", b->hooks[i].tp.sys, b->hooks[i].tp.name,
 			     strerror(errno));
+			return err;
+		}
+		if (add_link(b, l))
+			return -ENOMEM;
+	}
+	for (int k = 0; k < TRIGREC_FP_NR; k++) {
+		struct bpf_program *prog = fp_prog(b, k);
+		struct bpf_link *l;
+
+		/* sys_enter serves raw_syscalls:sys_enter and syscalls:sys_enter_*: one link. */
+		if (!fp_used[k] ||
+		    (k == TRIGREC_FP_SYS_ENTER && fp_used[TRIGREC_FP_RAW_SYS_ENTER]) ||
+		    (k == TRIGREC_FP_SYS_EXIT && fp_used[TRIGREC_FP_RAW_SYS_EXIT]))
+			continue;
+		if (cancelled(b))
+			return -EINTR;
+		l = bpf_program__attach(prog);
+		if (!l) {
+			err = -errno;
+			elog("cannot attach the tp_btf fast path %s: %s (--no-fast-paths records "
+			     "through tp_rec instead)",
+			     bpf_program__name(prog), strerror(errno));
 			return err;
 		}
 		if (add_link(b, l))

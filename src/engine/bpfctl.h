@@ -28,6 +28,12 @@ struct bpf_hook {
 	int is_probe;			/* a kprobe/uprobe event: probe_hook/probe_gate */
 	struct trigrec_probe_cfg probe; /* its record's recipe (`probe_cfgs`) */
 	struct trigrec_filter recf;	/* TRIGREC_HOOK_RECFILTER: its --filter, compiled */
+	/*
+	 * rings=bpf: recorded by a tp_btf fast path (enum trigrec_fast_path),
+	 * -1 = by tp_rec/tp_hook. sys_nr: the system call of a syscalls:* one.
+	 */
+	int fp;
+	int sys_nr;
 };
 
 /*
@@ -42,6 +48,7 @@ struct bpfctl_opts {
 	uint32_t lat_starts;  /* latency starts in flight (LRU); 0 = default 65536 */
 	uint32_t keys;	      /* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
 	int no_gates;	      /* --no-gates: cut by timestamp only (for measuring the gates) */
+	int no_fast_paths;    /* --no-fast-paths: tp_rec for every event (for measuring them) */
 	uint32_t generation;  /* trigger table generation, tagged on side-band messages */
 	uint64_t budget_n[2]; /* global snapshot budget: n per period (0 = none) */
 	uint64_t budget_period_ns[2];

@@ -76,12 +76,15 @@ static int gather_one(const struct perf_event_header *h, void *ctx)
 	return 0;
 }
 
-/* Newest first; records of one CPU are numbered in time order. */
+/*
+ * Newest first, by record number. Numbers follow time but for a record that
+ * interrupted another program between its time stamp and its number (a
+ * tp_btf fast path can interrupt any recording program); the writer puts
+ * the file in time order, the numbers say what is missing.
+ */
 static inline int ent_before(const struct bpfrec_ent *x, const struct bpfrec_ent *y)
 {
-	if (x->time != y->time)
-		return x->time > y->time;
-	return (int32_t)(y->seq - x->seq) < 0;
+	return (int32_t)(x->seq - y->seq) > 0;
 }
 
 /*
