@@ -292,7 +292,8 @@ fi
 #    and under each recorder (same events, 1 MiB ring per CPU, a trigger
 #    that never fires). "trigrec" = the default (tracepoints written by BPF
 #    into ring sets), "tgperf" = trigrec --rings perf (perf writes, gates
-#    freeze), "nogate" = trigrec's perf events without BPF.
+#    freeze), "nogate" = trigrec's perf events without BPF, "nofp" =
+#    trigrec --no-fast-paths (ring sets, every record copied by tp_rec).
 # ======================================================================
 ovh_one() { # workload variant run -> CPU ns/op
 	local work=$1 v=$2 d=$W/ovh-$1-$2-$3 ev cmd key
@@ -315,6 +316,8 @@ ovh_one() { # workload variant run -> CPU ns/op
 		-- "${cmd[@]}" ;;
 	tgperf) TRIGREC_RINGS=perf trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger "$NEVER" \
 		--no-final-snapshot -- "${cmd[@]}" ;;
+	nofp) trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger "$NEVER" --no-final-snapshot \
+		--no-fast-paths -- "${cmd[@]}" ;;
 	nogate)
 		if [ $HAVE_NO_GATES = 1 ]; then
 			trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger "$NEVER" --no-final-snapshot \
@@ -326,6 +329,9 @@ ovh_one() { # workload variant run -> CPU ns/op
 	outval "$d.out" $key
 }
 OVH_VARIANTS="base perf trigrec tgperf nogate"
+# trigrec --no-fast-paths: every tracepoint through tp_rec's copy (the fast
+# paths' saving is trigrec's figure against this one).
+"$TRIGREC" record -h 2> /dev/null | grep -q -- --no-fast-paths && OVH_VARIANTS="$OVH_VARIANTS nofp"
 # Without the gates: trigrec --no-gates where it exists, else bench/ringonly
 # (trigrec's perf events and rings, no BPF at all).
 HAVE_NO_GATES=0
@@ -345,14 +351,14 @@ if want 3; then
 				[ -n "${ns[$v]}" ] && rec "ovh.$wl.ns" "$v" "${ns[$v]}"
 			done
 			if [ -n "${ns[base]}" ] && [ -n "${ns[perf]}" ]; then
-				for v in perf trigrec tgperf nogate; do
+				for v in perf trigrec tgperf nogate nofp; do
 					[ -n "${ns[$v]}" ] || continue
 					rec "ovh.$wl.slow" $v "$(calc "${ns[$v]} / ${ns[base]}" 4)"
 					rec "ovh.$wl.added" $v "$(calc "${ns[$v]} - ${ns[base]}" 1)"
 				done
 				added_perf=$(calc "${ns[perf]} - ${ns[base]}" 3)
 				if awk "BEGIN { exit !($added_perf > 0) }"; then
-					for v in trigrec tgperf nogate; do
+					for v in trigrec tgperf nogate nofp; do
 						[ -n "${ns[$v]}" ] &&
 							rec "ovh.$wl.vsperf" $v "$(calc "(${ns[$v]} - ${ns[base]}) / $added_perf" 3)"
 					done
@@ -889,7 +895,10 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			[ $wl = ctxsw ] && u="ns/switch"
 			what="syscall-heavy (getpgid, enter+exit recorded)"
 			[ $wl = ctxsw ] && what="context-switch-heavy (pipe ping-pong, sched_switch+sched_wakeup recorded)"
-			echo "| 3 | Overhead, $what: CPU $u (no recorder: $(mmm ovh.$wl.ns base 0)); trigrec: ring sets written by BPF | $(mmm ovh.$wl.ns trigrec 0) | $(mmm ovh.$wl.ns perf 0) | added cost $(mmm ovh.$wl.vsperf trigrec 2); best runs: $(best ovh.$wl.ns trigrec base perf) | ≤ 0.9 |"
+			echo "| 3 | Overhead, $what: CPU $u (no recorder: $(mmm ovh.$wl.ns base 0)); trigrec: ring sets written by BPF, tp_btf fast paths | $(mmm ovh.$wl.ns trigrec 0) | $(mmm ovh.$wl.ns perf 0) | added cost $(mmm ovh.$wl.vsperf trigrec 2); best runs: $(best ovh.$wl.ns trigrec base perf) | ≤ 0.6 |"
+			case " $OVH_VARIANTS " in *" nofp "*)
+				echo "| 3 | … same, trigrec --no-fast-paths (tp_rec copies every record) | $(mmm ovh.$wl.ns nofp 0) | | added cost $(mmm ovh.$wl.vsperf nofp 2); best runs: $(best ovh.$wl.ns nofp base perf) | ≤ 0.9 |" ;;
+			esac
 			echo "| 3 | … same, trigrec --rings perf (perf writes, gates freeze) | $(mmm ovh.$wl.ns tgperf 0) | | added cost $(mmm ovh.$wl.vsperf tgperf 2); best runs: $(best ovh.$wl.ns tgperf base perf) | ≤ 1.15 |"
 			echo "| 3 | … same, without the freeze gates ($NOGATE_HOW); gate cost per op: $(mmm ovh.$wl.gate trigrec 0) ns | $(mmm ovh.$wl.ns nogate 0) | | added cost $(mmm ovh.$wl.vsperf nogate 2); best runs: $(best ovh.$wl.ns nogate base perf) | |"
 		done

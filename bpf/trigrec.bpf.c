@@ -1003,12 +1003,17 @@ static __always_inline void fix_common(__u8 *d, const struct trigrec_hook_cfg *h
 	*(__u32 *)&d[4] = (__u32)bpf_get_current_pid_tgid();
 }
 
-/* rings=bpf: is an event on this CPU, in this task, one trigrec records? */
+/*
+ * rings=bpf: is an event on this CPU, in this task, one trigrec records?
+ * Task mode only (scope_gates: -p, or a command without -a or -C); with -a
+ * or -C and a command, recording is system-wide while triggers stay scoped
+ * to the command, as on perf's path.
+ */
 static __always_inline int rec_wanted(__u32 cpu)
 {
 	if (cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]))
 		return 0;
-	return in_cgroup() && in_task_scope();
+	return in_cgroup() && (!scope_gates || in_task_scope());
 }
 
 /*

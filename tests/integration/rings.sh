@@ -211,3 +211,29 @@ check_ne "--rings bpf without ring sets: exit code" "$?" 0
 check_match "--rings bpf without ring sets: message" "$(cat "$TMP/fb2.log")" \
 	"--rings bpf: TRIGREC_TEST_NO_RING_SETS is set: use --rings perf"
 t_end
+
+t_begin "rings: -a with a command records every task, as perf does; its triggers stay the command's"
+# Outside the command: getpgid(B6 + i) every 5 ms for 2 s, and a getsid that
+# must not fire (triggers are scoped to the command). The command:
+# getpgid(B7 + i), its getsid at 99.
+B6=$((BASE + 700000)) B7=$((BASE + 800000))
+"$SEQGEN" -n 400 -t 0 -u 5000 -b "$B6" >/dev/null 2>&1 &
+OUT_PID=$!
+_bg+=("$OUT_PID")
+tr_run "$TMP/all.log" -a -e syscalls:sys_enter_getpgid --trigger syscalls:sys_enter_getsid \
+	-o "$TMP/all" --no-final -- sh -c "sleep 0.5; exec $SEQGEN -n 100 -t 99 -b $B7"
+rc=$?
+wait "$OUT_PID" 2>/dev/null
+check_eq "exit code (log: $(log_tail "$TMP/all.log"))" "$rc" 0
+check_eq "snapshots: the command's trigger alone" "$(nsnaps "$TMP/all")" 1
+F=$(snaps "$TMP/all" | head -1)
+if [ -n "$F" ]; then
+	decode "$F" >"$TMP/all.tsv"
+	check_eq "the command's getpgid (count first last missing disorder)" \
+		"$(seq_check "$TMP/all.tsv" "$B7" 100000)" "99 0 98 0 0"
+	read -r n _ < <(seq_check "$TMP/all.tsv" "$B6" 100000)
+	check_ge "getpgid of a process outside the command (one every 5 ms for 0.5 s and more)" "$n" 50
+else
+	t_fail "no snapshot"
+fi
+t_end
