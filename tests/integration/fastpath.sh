@@ -58,8 +58,8 @@ def load(path, dedup):
 perf, tr = load(sys.argv[1], True), load(sys.argv[2], False)
 n = missing = extra = changed = 0
 for cpu, recs in tr.items():
-    # The two tools' clocks differ (trigrec's is CLOCK_MONOTONIC, perf's
-    # sched_clock): a wide window, then alignment by content.
+    # Both on CLOCK_MONOTONIC (perf record -k mono), but stamped at different
+    # moments of one event: a window 50 ms wider, then alignment by content.
     lo, hi = recs[0][0] - 0.05, recs[-1][0] + 0.05
     a = [r[1] for r in perf[cpu] if lo <= r[0] <= hi]
     b = [r[1] for r in recs]
@@ -89,7 +89,8 @@ PY
 fp_run() {
 	local name=$1 ev=$2
 	shift 2
-	"$PERF" record -q -a -m 16M -e "$ev" -o "$TMP/$name.perf.data" >"$TMP/$name.perf.log" 2>&1 &
+	# -k mono: trigrec's clock, so the two streams' times can be lined up.
+	"$PERF" record -q -a -k mono -m 16M -e "$ev" -o "$TMP/$name.perf.data" >"$TMP/$name.perf.log" 2>&1 &
 	local pp=$!
 	_bg+=("$pp")
 	_nap 1.5
