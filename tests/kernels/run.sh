@@ -42,15 +42,17 @@ host    -         -                     run
 # The subset: features (probes, refusal), cut (exactness of the cut on every
 # CPU), names (COMM/FORK/EXIT), perftools (perf script/report/evlist/sched
 # timehist and -g call chains decode the file), trig_event, trig_latency,
-# trig_rate (each trigger kind, each snapshot ending exactly at its trigger).
+# trig_rate (each trigger kind, each snapshot ending exactly at its trigger),
+# fastpath (the tp_btf fast paths: each kernel's sched and syscall records
+# equal its own perf record's, field for field).
 # probes (uprobes, USDT, kprobes: the host's kernel lacks kprobe events, the
-# Debian guests have them) runs with KERNEL_TESTS=probes; it is not in the
-# default subset because under TCG it once missed a trigger's own
-# perf-written uretprobe record on 6.12 (the harvest waited a fixed 20 ms for
-# it then; the wait now grows with the side-band thread's own wake-up delay,
-# and the suite is not yet proven stable enough under TCG to fail CI on).
+# Debian guests have them) runs with KERNEL_TESTS=probes. It once missed a
+# uprobe trigger's own record on 6.12 under TCG (the side-band thread's
+# 20 us poll starved the task that had to write it); since the poll backs
+# off, 46 runs of it in the 6.12 guest passed. It is left out of the default
+# for time (about 70 s per guest, three guests), not for flakiness.
 # Left out: the rest of make check (see README "Kernels").
-SUBSET=${KERNEL_TESTS:-"features cut names perftools trig_event trig_latency trig_rate"}
+SUBSET=${KERNEL_TESTS:-"features cut names perftools trig_event trig_latency trig_rate fastpath"}
 
 # Why 6.1-rt only reports: under TCG its guest hung in 2 of 3 full runs on
 # 2026-12-02, each time in a different file (trig_latency's SCHED_FIFO case,
