@@ -249,7 +249,7 @@ lint-sh: lint-deps
 	$(Q)shellcheck -x $(SH_SRCS)
 
 # clang-tidy with .clang-tidy's checks, two files at a time (tools/clang-tidy.sh).
-lint-c: lint-deps compile_commands.json $(SKELS)
+lint-c: lint-deps compile_commands.json $(SKELS) $(OUTPUT)/syscall_names.h
 	$(call msg,TIDY,$(words $(TIDY_SRCS)) files)
 	$(Q)CLANG_TIDY=$(CLANG_TIDY) ./tools/clang-tidy.sh $(TIDY_SRCS)
 
