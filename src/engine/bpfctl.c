@@ -603,7 +603,7 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 		if (b->hooks[i].fp >= 0)
 			bpf_program__set_autoload(fp_prog(b, b->hooks[i].fp), true);
 	err = trigrec_bpf__load(b->skel);
-	if (err && quiet && err != -EPERM && err != -EACCES)
+	if (err && quiet)
 		return err;
 	if (err) {
 		if (err == -EPERM || err == -EACCES) {
@@ -635,15 +635,19 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 	fp_check_kernel(b);
 	for (int i = 0; i < b->nr_hooks; i++)
 		had_fp |= b->hooks[i].fp >= 0;
-	/* A kernel that refuses a fast path (a verifier, a BTF of its own) still records. */
+	/*
+	 * A kernel that refuses a fast path still records: its verifier says
+	 * EACCES (as a missing capability would) or EINVAL, so any failure is
+	 * tried once more without them (6.1-rt refused them so).
+	 */
 	err = open_load(b, r, scope_tgid, had_fp);
-	if (err && had_fp && err != -EPERM && err != -EACCES && err != -E2BIG) {
+	if (err && had_fp && err != -E2BIG) {
 		for (int i = 0; i < b->nr_hooks; i++)
 			b->hooks[i].fp = -1;
 		trigrec_bpf__destroy(b->skel);
 		b->skel = NULL;
-		wlog("the tp_btf fast paths did not load (%s): recording every event through "
-		     "tp_rec, which costs more per event",
+		wlog("the kernel refused the tp_btf fast paths (%s; -vv shows the verifier's log): "
+		     "recording every event through tp_rec, which costs more per event",
 		     strerror(-err));
 		err = open_load(b, r, scope_tgid, 0);
 	}
