@@ -1372,17 +1372,23 @@ struct fp_rec {
 	__u8 d[FP_MAX];
 };
 
-/* Is hook h (index + 1) recorded for this event, here? Its config and the CPU. */
-static __always_inline int fp_start(__u32 h, const struct trigrec_hook_cfg **hc, __u32 *cpu)
+/* The config of hook h (index + 1), or NULL. */
+static __always_inline const struct trigrec_hook_cfg *fp_cfg(__u32 h)
 {
 	__u32 idx = h - 1;
 
+	return h ? bpf_map_lookup_elem(&hooks, &idx) : NULL;
+}
+
+/* Is hook h (index + 1) recorded for this event, here? Its config and the CPU. */
+static __always_inline int fp_start(__u32 h, const struct trigrec_hook_cfg **hc, __u32 *cpu)
+{
 	if (!h)
 		return 0;
 	*cpu = bpf_get_smp_processor_id();
 	if (!rec_wanted(*cpu))
 		return 0;
-	*hc = bpf_map_lookup_elem(&hooks, &idx);
+	*hc = fp_cfg(h);
 	return *hc != NULL;
 }
 
@@ -1543,6 +1549,10 @@ static __always_inline __u32 fp_sys_hook(long nr, int exit)
 	return exit ? fs->exit : fs->enter;
 }
 
+/*
+ * raw_syscalls and syscalls:* share one program per direction: where and
+ * whether this event is recorded, and its time, are found once for both.
+ */
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(fp_sys_enter, struct pt_regs *regs, long id)
 {
@@ -1550,19 +1560,26 @@ int BPF_PROG(fp_sys_enter, struct pt_regs *regs, long id)
 	const struct trigrec_hook_cfg *hc;
 	unsigned long a[6];
 	struct fp_rec r;
+	__u64 now;
 
 	if (!raw && !one)
 		return 0;
+	cpu = bpf_get_smp_processor_id();
+	if (!rec_wanted(cpu))
+		return 0;
+	now = bpf_ktime_get_ns();
 	fp_sys_args(regs, a);
-	if (fp_start(raw, &hc, &cpu)) {
+	hc = fp_cfg(raw);
+	if (hc) {
 		struct trace_event_raw_sys_enter *e = (void *)r.d;
 
 		e->id = id;
 		for (int i = 0; i < 6; i++)
 			e->args[i] = a[i];
-		rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+		rec_emit(ctx, &r, hc, cpu, hc->rec_size, now, FP_MAX);
 	}
-	if (one && !fp_compat() && fp_start(one, &hc, &cpu)) {
+	hc = one && !fp_compat() ? fp_cfg(one) : NULL;
+	if (hc) {
 		/* struct syscall_trace_enter: nr, then the call's own arguments. */
 		__u32 n = hc->rec_size > 16 ? ((__u32)hc->rec_size - 16) >> 3 : 0;
 
@@ -1571,7 +1588,7 @@ int BPF_PROG(fp_sys_enter, struct pt_regs *regs, long id)
 		for (int i = 0; i < 6; i++)
 			if (i < n)
 				*(__u64 *)&r.d[16 + 8 * i] = a[i];
-		rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+		rec_emit(ctx, &r, hc, cpu, hc->rec_size, now, FP_MAX);
 	}
 	return 0;
 }
@@ -1583,23 +1600,30 @@ int BPF_PROG(fp_sys_exit, struct pt_regs *regs, long ret)
 	long nr = fp_sys_nr(regs);
 	const struct trigrec_hook_cfg *hc;
 	struct fp_rec r;
+	__u64 now;
 
 	one = fp_sys_hook(nr, 1);
 	if (!raw && !one)
 		return 0;
-	if (fp_start(raw, &hc, &cpu)) {
+	cpu = bpf_get_smp_processor_id();
+	if (!rec_wanted(cpu))
+		return 0;
+	now = bpf_ktime_get_ns();
+	hc = fp_cfg(raw);
+	if (hc) {
 		struct trace_event_raw_sys_exit *e = (void *)r.d;
 
 		e->id = nr;
 		e->ret = ret;
-		rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+		rec_emit(ctx, &r, hc, cpu, hc->rec_size, now, FP_MAX);
 	}
-	if (one && !fp_compat() && fp_start(one, &hc, &cpu)) {
+	hc = one && !fp_compat() ? fp_cfg(one) : NULL;
+	if (hc) {
 		/* struct syscall_trace_exit: nr, then the return value. */
 		*(__u32 *)&r.d[8] = (__u32)nr;
 		*(__u32 *)&r.d[12] = 0;
 		*(__s64 *)&r.d[16] = ret;
-		rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+		rec_emit(ctx, &r, hc, cpu, hc->rec_size, now, FP_MAX);
 	}
 	return 0;
 }

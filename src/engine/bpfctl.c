@@ -32,16 +32,18 @@ static int syscall_nr(const char *name)
 }
 
 /*
- * The tp_btf fast paths: the tracepoint, the fields its program fills (the
- * format's own, in order; any other list, say a field a newer kernel added,
- * keeps the event on tp_rec) and the arguments it reads from the
- * tracepoint (btf_trace_NAME's, after its data pointer).
+ * The tp_btf fast paths: the event (NULL: every syscalls:sys_{enter,exit}_*,
+ * fast_path_for()), the tracepoint its program attaches to, the fields it
+ * fills (the format's own, in order; any other list, say a field a newer
+ * kernel added, keeps the event on tp_rec) and the arguments it reads from
+ * the tracepoint (btf_trace_NAME's, after its data pointer).
  */
 static const struct fast_path {
 	const char *sys, *name;
 	int kind;
 	int nargs;
 	const char *fields[8];
+	const char *tp; /* NULL: the event's own name */
 } fast_paths[] = {
 	{ "sched",
 	  "sched_switch",
@@ -66,28 +68,24 @@ static const struct fast_path {
 	  { "comm", "pid", "prio", "target_cpu" } },
 	{ "raw_syscalls", "sys_enter", TRIGREC_FP_RAW_SYS_ENTER, 2, { "id", "args" } },
 	{ "raw_syscalls", "sys_exit", TRIGREC_FP_RAW_SYS_EXIT, 2, { "id", "ret" } },
+	{ "syscalls", NULL, TRIGREC_FP_SYS_ENTER, 2, { NULL }, "sys_enter" },
+	{ "syscalls", NULL, TRIGREC_FP_SYS_EXIT, 2, { NULL }, "sys_exit" },
 };
 
-static const char *fp_tracepoint(int kind)
+static const struct fast_path *fp_of(int kind)
 {
-	if (kind == TRIGREC_FP_SYS_ENTER)
-		return "sys_enter";
-	if (kind == TRIGREC_FP_SYS_EXIT)
-		return "sys_exit";
 	for (size_t i = 0; i < sizeof(fast_paths) / sizeof(fast_paths[0]); i++)
 		if (fast_paths[i].kind == kind)
-			return fast_paths[i].name;
-	return "?";
+			return &fast_paths[i];
+	return NULL;
 }
 
-static int fp_nargs(int kind)
+/* The tracepoint fast path `kind` attaches to. */
+static const char *fp_tracepoint(int kind)
 {
-	if (kind == TRIGREC_FP_SYS_ENTER || kind == TRIGREC_FP_SYS_EXIT)
-		return 2;
-	for (size_t i = 0; i < sizeof(fast_paths) / sizeof(fast_paths[0]); i++)
-		if (fast_paths[i].kind == kind)
-			return fast_paths[i].nargs;
-	return -1;
+	const struct fast_path *p = fp_of(kind);
+
+	return !p ? "?" : p->tp ? p->tp : p->name;
 }
 
 /*
@@ -145,7 +143,7 @@ static int fast_path_for(struct bpf_hook *h)
 	for (size_t i = 0; i < sizeof(fast_paths) / sizeof(fast_paths[0]); i++) {
 		const struct fast_path *p = &fast_paths[i];
 
-		if (strcmp(p->sys, h->tp.sys) || strcmp(p->name, h->tp.name))
+		if (!p->name || strcmp(p->sys, h->tp.sys) || strcmp(p->name, h->tp.name))
 			continue;
 		for (int j = 0; j < f->nr_fields; j++) {
 			if (f->fields[j].is_common)
@@ -519,7 +517,7 @@ static int fp_kernel_has(const struct btf *vmlinux, int k)
 	t = btf__type_by_id(vmlinux, id);
 	t = t ? btf__type_by_id(vmlinux, t->type) : NULL;
 	t = t && btf_is_ptr(t) ? btf__type_by_id(vmlinux, t->type) : NULL;
-	return t && btf_is_func_proto(t) && btf_vlen(t) == fp_nargs(k) + 1;
+	return t && btf_is_func_proto(t) && fp_of(k) && btf_vlen(t) == fp_of(k)->nargs + 1;
 }
 
 /* Keep a fast path only where the kernel's tracepoint has its arguments. */

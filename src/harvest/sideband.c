@@ -350,8 +350,8 @@ static int newest_record(struct sideband *s, int i, uint64_t *time, uint32_t *ti
 /* Is the trigger's own record in the rings (or is there nothing to wait for)? One pass. */
 static int trigger_record_in(struct sideband *s, const struct trigrec_trigger_msg *m)
 {
-	int own =
-		0; /* the trigger's CPU has a perf-written ring: without one, nothing to wait for */
+	/* The trigger's CPU has a perf-written ring: without one, nothing to wait for. */
+	int own = 0;
 
 	for (int i = 0; i < s->r->nr_rings; i++) {
 		const struct rec_ring *ring = &s->r->rings[i];
