@@ -176,8 +176,22 @@ struct {
 	__type(value, __u64);
 } key_cooldown SEC(".maps");
 
-/* The record being evaluated, copied once so clauses can index it freely. */
+struct str64 {
+	char c[TRIGREC_FIELD_STR_LEN];
+};
+
+/*
+ * The record being evaluated, copied once so clauses can index it freely.
+ * Slot 0: tp_hook and probe_hook (classic programs, which never nest in
+ * each other: the kernel's bpf_prog_active); slot 1: record()'s --filter;
+ * slot 2 + K: the tp_btf fast path of kind K, which builds its record here
+ * behind h and writes it to the ring from here. A tp_btf program can
+ * interrupt a classic one and another tp_btf program (never itself: the
+ * kernel's per-program guard), so each has its own slot, text buffer
+ * included, and none overwrites what another is evaluating.
+ */
 struct scratch {
+	struct trigrec_rec_hdr h; /* fast paths: the header rec_emit() writes */
 	__u8 d[SCRATCH_BYTES];
 	__u32 size;
 	__u32 hook;
@@ -185,6 +199,7 @@ struct scratch {
 	__u32 pad;
 	__u64 now; /* rings=bpf: the time stamped on the event's record (0: read the clock) */
 	char comm[TRIGREC_COMM_LEN];
+	struct str64 str; /* the text of a str() clause or key part */
 };
 
 struct {
@@ -214,23 +229,12 @@ struct {
 	__type(value, struct trigrec_filter);
 } rec_filters SEC(".maps");
 
-struct str64 {
-	char c[TRIGREC_FIELD_STR_LEN];
-};
-
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 2);
+	__uint(max_entries, 2 + TRIGREC_FP_NR);
 	__type(key, __u32);
 	__type(value, struct scratch);
 } scratch_map SEC(".maps");
-
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, struct str64);
-} str_map SEC(".maps");
 
 /* Dynamic probes' recipes (see trigrec_probe_cfg), at their hook's index. */
 struct {
@@ -537,11 +541,12 @@ static __always_inline int int_op(__u8 op, __u8 is_signed, __u64 v, __u64 imm)
  */
 __noinline int eval_filter(struct scratch *s, const struct trigrec_filter *f)
 {
-	__u32 pc = 0, zero = 0;
-	struct str64 *str = bpf_map_lookup_elem(&str_map, &zero);
+	struct str64 *str;
+	__u32 pc = 0;
 
-	if (!s || !f || !str)
+	if (!s || !f)
 		return 0;
+	str = &s->str;
 	if (!f->n)
 		return 1;
 	for (int i = 0; i < TRIGREC_MAX_CLAUSES; i++) {
@@ -873,13 +878,13 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	struct fire_ctx fc = { 0 };
 	struct tkey k = { .trig = id };
 	const struct trigrec_side *side;
-	__u32 zero = 0;
-	struct str64 *str = bpf_map_lookup_elem(&str_map, &zero);
+	struct str64 *str;
 	__u64 now;
 	int res;
 
-	if (!s || !tc || !ts || !st || !str || role > TRIGREC_ROLE_START)
+	if (!s || !tc || !ts || !st || role > TRIGREC_ROLE_START)
 		return 0;
+	str = &s->str;
 	side = &tc->side[role];
 	st->evaluated++;
 	res = eval_filter(s, &side->filter);
@@ -1380,23 +1385,94 @@ static __always_inline const struct trigrec_hook_cfg *fp_cfg(__u32 h)
 	return h ? bpf_map_lookup_elem(&hooks, &idx) : NULL;
 }
 
-/* Is hook h (index + 1) recorded for this event, here? Its config and the CPU. */
-static __always_inline int fp_start(__u32 h, const struct trigrec_hook_cfg **hc, __u32 *cpu)
+/* What a fast path does with its event (fp_begin()). */
+#define FP_REC 1  /* write it into this CPU's active set */
+#define FP_TRIG 2 /* run its hook's triggers on it */
+
+/* A fast path's event in the making. */
+struct fp_ev {
+	const struct trigrec_hook_cfg *hc;
+	void *buf;	   /* a trigrec_rec_hdr, then the record (FP_D()) */
+	struct scratch *s; /* FP_TRIG: the slot the record is built in */
+	__u64 now;	   /* FP_REC: the record's time */
+	__u32 cpu;
+	__u32 h; /* hook index + 1 */
+	int want;
+};
+#define FP_D(f) ((void *)((__u8 *)(f)->buf + sizeof(struct trigrec_rec_hdr)))
+_Static_assert(__builtin_offsetof(struct scratch, d) == sizeof(struct trigrec_rec_hdr) &&
+		       __builtin_offsetof(struct fp_rec, d) == sizeof(struct trigrec_rec_hdr),
+	       "a fast path's record sits right behind its header in both buffers");
+
+/*
+ * Hook h (index + 1) of fast path kind k: is this event recorded here
+ * (FP_REC), and do triggers evaluate it (FP_TRIG)? With triggers, the
+ * record is built in kind k's scratch slot, which the engine reads in place
+ * and rec_emit() writes from; without, on the stack (r). 0: nothing to do.
+ */
+static __always_inline int fp_begin(struct fp_ev *f, __u32 h, __u32 k, struct fp_rec *r)
 {
-	if (!h)
+	__u32 slot = 2 + k;
+
+	f->want = 0;
+	f->s = NULL;
+	f->buf = r;
+	f->hc = fp_cfg(h);
+	if (!f->hc)
 		return 0;
-	*cpu = bpf_get_smp_processor_id();
-	if (!rec_wanted(*cpu))
-		return 0;
-	*hc = fp_cfg(h);
-	return *hc != NULL;
+	f->h = h;
+	f->cpu = bpf_get_smp_processor_id();
+	f->now = 0;
+	if ((f->hc->flags & TRIGREC_HOOK_BPFREC) && rec_wanted(f->cpu)) {
+		f->want = FP_REC;
+		/*
+		 * Stamped now, as tp_rec stamps at its start, not once the record
+		 * is built: an interrupt while it is built (a softirq raised from a
+		 * timer inside softirq_entry's program) is a later event.
+		 */
+		f->now = bpf_ktime_get_ns();
+	}
+	if (f->hc->ntrig && in_scope()) {
+		f->s = bpf_map_lookup_elem(&scratch_map, &slot);
+		if (f->s) {
+			f->want |= FP_TRIG;
+			f->buf = f->s;
+		}
+	}
+	return f->want;
 }
 
-/* TASK_COMM_LEN bytes, two loads (the verifier allows them inside the array). */
+/*
+ * The record is built: write it (stamped f->now), then run the triggers on it,
+ * as tp_hook does (a trigger's own record is the last before its cut).
+ */
+static __always_inline void fp_end(void *ctx, struct fp_ev *f)
+{
+	struct scratch *s = f->s;
+	__u32 sz;
+
+	if (f->want & FP_REC)
+		rec_emit(ctx, f->buf, f->hc, f->cpu, f->hc->rec_size, f->now, FP_MAX);
+	if (!s)
+		return;
+	fix_common(s->d, f->hc);
+	sz = f->hc->data_size;
+	s->size = sz > FP_MAX ? FP_MAX : sz;
+	s->now = f->now; /* 0: not recorded, the engine reads the clock if it matches */
+	s->hook = f->h - 1;
+	s->hook_recorded = !!(f->hc->flags & TRIGREC_HOOK_RECORDED);
+	hook_triggers((struct trigrec_hook_cfg *)f->hc, s);
+}
+
+/*
+ * TASK_COMM_LEN bytes in four 4-byte loads (the verifier allows them inside
+ * the array; signal_generate's comm is only 4-byte aligned in the record,
+ * and stack stores must be aligned).
+ */
 static __always_inline void fp_comm(char *dst, const char *src)
 {
-	((__u64 *)dst)[0] = ((const __u64 *)src)[0];
-	((__u64 *)dst)[1] = ((const __u64 *)src)[1];
+	for (int i = 0; i < 4; i++)
+		((__u32 *)dst)[i] = ((const __u32 *)src)[i];
 }
 
 /*
@@ -1434,13 +1510,12 @@ int BPF_PROG(fp_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	     unsigned int prev_state)
 {
 	struct trace_event_raw_sched_switch *e;
-	const struct trigrec_hook_cfg *hc;
 	struct fp_rec r;
-	__u32 cpu;
+	struct fp_ev f;
 
-	if (!fp_start(fp_hook[TRIGREC_FP_SCHED_SWITCH], &hc, &cpu))
+	if (!fp_begin(&f, fp_hook[TRIGREC_FP_SCHED_SWITCH], TRIGREC_FP_SCHED_SWITCH, &r))
 		return 0;
-	e = (void *)r.d;
+	e = FP_D(&f);
 	fp_comm(e->prev_comm, prev->comm);
 	e->prev_pid = prev->pid;
 	e->prev_prio = prev->prio;
@@ -1448,46 +1523,158 @@ int BPF_PROG(fp_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	fp_comm(e->next_comm, next->comm);
 	e->next_pid = next->pid;
 	e->next_prio = next->prio;
-	rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+	fp_end(ctx, &f);
 	return 0;
 }
 
 /* sched_wakeup, sched_wakeup_new, sched_waking: one record layout (sched_wakeup_template). */
-static __always_inline void fp_wakeup(void *ctx, __u32 h, struct task_struct *p)
+static __always_inline void fp_wakeup(void *ctx, __u32 k, struct task_struct *p)
 {
 	struct trace_event_raw_sched_wakeup_template *e;
-	const struct trigrec_hook_cfg *hc;
 	struct fp_rec r;
-	__u32 cpu;
+	struct fp_ev f;
 
-	if (!fp_start(h, &hc, &cpu))
+	if (!fp_begin(&f, fp_hook[k], k, &r))
 		return;
-	e = (void *)r.d;
+	e = FP_D(&f);
 	fp_comm(e->comm, p->comm);
 	e->pid = p->pid;
 	e->prio = p->prio;
 	e->target_cpu = p->thread_info.cpu; /* task_cpu() */
-	rec_emit(ctx, &r, hc, cpu, hc->rec_size, bpf_ktime_get_ns(), FP_MAX);
+	fp_end(ctx, &f);
 }
 
 SEC("?tp_btf/sched_wakeup")
 int BPF_PROG(fp_sched_wakeup, struct task_struct *p)
 {
-	fp_wakeup(ctx, fp_hook[TRIGREC_FP_SCHED_WAKEUP], p);
+	fp_wakeup(ctx, TRIGREC_FP_SCHED_WAKEUP, p);
 	return 0;
 }
 
 SEC("?tp_btf/sched_wakeup_new")
 int BPF_PROG(fp_sched_wakeup_new, struct task_struct *p)
 {
-	fp_wakeup(ctx, fp_hook[TRIGREC_FP_SCHED_WAKEUP_NEW], p);
+	fp_wakeup(ctx, TRIGREC_FP_SCHED_WAKEUP_NEW, p);
 	return 0;
 }
 
 SEC("?tp_btf/sched_waking")
 int BPF_PROG(fp_sched_waking, struct task_struct *p)
 {
-	fp_wakeup(ctx, fp_hook[TRIGREC_FP_SCHED_WAKING], p);
+	fp_wakeup(ctx, TRIGREC_FP_SCHED_WAKING, p);
+	return 0;
+}
+
+/* softirq_entry, softirq_exit, softirq_raise: the vector (struct trace_event_raw_softirq). */
+static __always_inline void fp_softirq(void *ctx, __u32 k, unsigned int vec)
+{
+	struct trace_event_raw_softirq *e;
+	struct fp_rec r;
+	struct fp_ev f;
+
+	if (!fp_begin(&f, fp_hook[k], k, &r))
+		return;
+	e = FP_D(&f);
+	e->vec = vec;
+	fp_end(ctx, &f);
+}
+
+SEC("?tp_btf/softirq_entry")
+int BPF_PROG(fp_softirq_entry, unsigned int vec)
+{
+	fp_softirq(ctx, TRIGREC_FP_SOFTIRQ_ENTRY, vec);
+	return 0;
+}
+
+SEC("?tp_btf/softirq_exit")
+int BPF_PROG(fp_softirq_exit, unsigned int vec)
+{
+	fp_softirq(ctx, TRIGREC_FP_SOFTIRQ_EXIT, vec);
+	return 0;
+}
+
+SEC("?tp_btf/softirq_raise")
+int BPF_PROG(fp_softirq_raise, unsigned int vec)
+{
+	fp_softirq(ctx, TRIGREC_FP_SOFTIRQ_RAISE, vec);
+	return 0;
+}
+
+SEC("?tp_btf/irq_handler_exit")
+int BPF_PROG(fp_irq_handler_exit, int irq, struct irqaction *action, int ret)
+{
+	struct trace_event_raw_irq_handler_exit *e;
+	struct fp_rec r;
+	struct fp_ev f;
+
+	if (!fp_begin(&f, fp_hook[TRIGREC_FP_IRQ_HANDLER_EXIT], TRIGREC_FP_IRQ_HANDLER_EXIT, &r))
+		return 0;
+	e = FP_D(&f);
+	e->irq = irq;
+	e->ret = ret;
+	fp_end(ctx, &f);
+	return 0;
+}
+
+/*
+ * TP_STORE_SIGINFO: SEND_SIG_NOINFO (0) is a signal from user space
+ * (SI_USER), SEND_SIG_PRIV (1) one from the kernel (SI_KERNEL); anything
+ * else is a siginfo to read.
+ */
+static __always_inline void fp_siginfo(struct kernel_siginfo *info, int *err, int *code)
+{
+	if ((unsigned long)info <= 1) {
+		*err = 0;
+		*code = info ? 0x80 : 0; /* SI_KERNEL : SI_USER */
+	} else {
+		/* A probe read: the verifier takes this argument for a scalar (it may be 1). */
+		*err = BPF_CORE_READ(info, si_errno);
+		*code = BPF_CORE_READ(info, si_code);
+	}
+}
+
+SEC("?tp_btf/signal_generate")
+int BPF_PROG(fp_signal_generate, int sig, struct kernel_siginfo *info, struct task_struct *task,
+	     int group, int result)
+{
+	struct trace_event_raw_signal_generate *e;
+	struct fp_rec r;
+	struct fp_ev f;
+	int err, code;
+
+	if (!fp_begin(&f, fp_hook[TRIGREC_FP_SIGNAL_GENERATE], TRIGREC_FP_SIGNAL_GENERATE, &r))
+		return 0;
+	e = FP_D(&f);
+	fp_siginfo(info, &err, &code);
+	e->sig = sig;
+	e->errno = err;
+	e->code = code;
+	fp_comm(e->comm, task->comm);
+	e->pid = task->pid;
+	e->group = group;
+	e->result = result;
+	fp_end(ctx, &f);
+	return 0;
+}
+
+SEC("?tp_btf/signal_deliver")
+int BPF_PROG(fp_signal_deliver, int sig, struct kernel_siginfo *info, struct k_sigaction *ka)
+{
+	struct trace_event_raw_signal_deliver *e;
+	struct fp_rec r;
+	struct fp_ev f;
+	int err, code;
+
+	if (!fp_begin(&f, fp_hook[TRIGREC_FP_SIGNAL_DELIVER], TRIGREC_FP_SIGNAL_DELIVER, &r))
+		return 0;
+	e = FP_D(&f);
+	fp_siginfo(info, &err, &code);
+	e->sig = sig;
+	e->errno = err;
+	e->code = code;
+	e->sa_handler = (unsigned long)ka->sa.sa_handler;
+	e->sa_flags = ka->sa.sa_flags;
+	fp_end(ctx, &f);
 	return 0;
 }
 
@@ -1550,45 +1737,40 @@ static __always_inline __u32 fp_sys_hook(long nr, int exit)
 }
 
 /*
- * raw_syscalls and syscalls:* share one program per direction: where and
- * whether this event is recorded, and its time, are found once for both.
+ * raw_syscalls and syscalls:* share one program per direction (and one
+ * scratch slot: the two are built one after the other).
  */
 SEC("?tp_btf/sys_enter")
 int BPF_PROG(fp_sys_enter, struct pt_regs *regs, long id)
 {
-	__u32 raw = fp_hook[TRIGREC_FP_RAW_SYS_ENTER], one = fp_sys_hook(id, 0), cpu;
-	const struct trigrec_hook_cfg *hc;
+	__u32 raw = fp_hook[TRIGREC_FP_RAW_SYS_ENTER], one = fp_sys_hook(id, 0);
 	unsigned long a[6];
 	struct fp_rec r;
-	__u64 now;
+	struct fp_ev f;
 
 	if (!raw && !one)
 		return 0;
-	cpu = bpf_get_smp_processor_id();
-	if (!rec_wanted(cpu))
-		return 0;
-	now = bpf_ktime_get_ns();
-	fp_sys_args(regs, a);
-	hc = fp_cfg(raw);
-	if (hc) {
-		struct trace_event_raw_sys_enter *e = (void *)r.d;
+	if (fp_begin(&f, raw, TRIGREC_FP_RAW_SYS_ENTER, &r)) {
+		struct trace_event_raw_sys_enter *e = FP_D(&f);
 
+		fp_sys_args(regs, a);
 		e->id = id;
 		for (int i = 0; i < 6; i++)
 			e->args[i] = a[i];
-		rec_emit(ctx, &r, hc, cpu, hc->rec_size, now, FP_MAX);
+		fp_end(ctx, &f);
 	}
-	hc = one && !fp_compat() ? fp_cfg(one) : NULL;
-	if (hc) {
+	if (one && !fp_compat() && fp_begin(&f, one, TRIGREC_FP_RAW_SYS_ENTER, &r)) {
 		/* struct syscall_trace_enter: nr, then the call's own arguments. */
-		__u32 n = hc->rec_size > 16 ? ((__u32)hc->rec_size - 16) >> 3 : 0;
+		__u32 n = f.hc->data_size > 16 ? ((__u32)f.hc->data_size - 16) >> 3 : 0;
+		__u8 *d = FP_D(&f);
 
-		*(__u32 *)&r.d[8] = (__u32)id;
-		*(__u32 *)&r.d[12] = 0;
+		fp_sys_args(regs, a);
+		*(__u32 *)&d[8] = (__u32)id;
+		*(__u32 *)&d[12] = 0;
 		for (int i = 0; i < 6; i++)
 			if (i < n)
-				*(__u64 *)&r.d[16 + 8 * i] = a[i];
-		rec_emit(ctx, &r, hc, cpu, hc->rec_size, now, FP_MAX);
+				*(__u64 *)&d[16 + 8 * i] = a[i];
+		fp_end(ctx, &f);
 	}
 	return 0;
 }
@@ -1596,34 +1778,29 @@ int BPF_PROG(fp_sys_enter, struct pt_regs *regs, long id)
 SEC("?tp_btf/sys_exit")
 int BPF_PROG(fp_sys_exit, struct pt_regs *regs, long ret)
 {
-	__u32 raw = fp_hook[TRIGREC_FP_RAW_SYS_EXIT], one, cpu;
+	__u32 raw = fp_hook[TRIGREC_FP_RAW_SYS_EXIT], one;
 	long nr = fp_sys_nr(regs);
-	const struct trigrec_hook_cfg *hc;
 	struct fp_rec r;
-	__u64 now;
+	struct fp_ev f;
 
 	one = fp_sys_hook(nr, 1);
 	if (!raw && !one)
 		return 0;
-	cpu = bpf_get_smp_processor_id();
-	if (!rec_wanted(cpu))
-		return 0;
-	now = bpf_ktime_get_ns();
-	hc = fp_cfg(raw);
-	if (hc) {
-		struct trace_event_raw_sys_exit *e = (void *)r.d;
+	if (fp_begin(&f, raw, TRIGREC_FP_RAW_SYS_EXIT, &r)) {
+		struct trace_event_raw_sys_exit *e = FP_D(&f);
 
 		e->id = nr;
 		e->ret = ret;
-		rec_emit(ctx, &r, hc, cpu, hc->rec_size, now, FP_MAX);
+		fp_end(ctx, &f);
 	}
-	hc = one && !fp_compat() ? fp_cfg(one) : NULL;
-	if (hc) {
+	if (one && !fp_compat() && fp_begin(&f, one, TRIGREC_FP_RAW_SYS_EXIT, &r)) {
 		/* struct syscall_trace_exit: nr, then the return value. */
-		*(__u32 *)&r.d[8] = (__u32)nr;
-		*(__u32 *)&r.d[12] = 0;
-		*(__s64 *)&r.d[16] = ret;
-		rec_emit(ctx, &r, hc, cpu, hc->rec_size, now, FP_MAX);
+		__u8 *d = FP_D(&f);
+
+		*(__u32 *)&d[8] = (__u32)nr;
+		*(__u32 *)&d[12] = 0;
+		*(__s64 *)&d[16] = ret;
+		fp_end(ctx, &f);
 	}
 	return 0;
 }

@@ -64,6 +64,12 @@ enum trigrec_fast_path {
 	TRIGREC_FP_RAW_SYS_EXIT,  /* raw_syscalls:sys_exit */
 	TRIGREC_FP_SYS_ENTER,	  /* syscalls:sys_enter_* (through fp_syscalls) */
 	TRIGREC_FP_SYS_EXIT,	  /* syscalls:sys_exit_* */
+	TRIGREC_FP_SOFTIRQ_ENTRY,
+	TRIGREC_FP_SOFTIRQ_EXIT,
+	TRIGREC_FP_SOFTIRQ_RAISE,
+	TRIGREC_FP_IRQ_HANDLER_EXIT,
+	TRIGREC_FP_SIGNAL_GENERATE,
+	TRIGREC_FP_SIGNAL_DELIVER,
 	TRIGREC_FP_NR
 };
 #define TRIGREC_FP_SYSCALLS 1024

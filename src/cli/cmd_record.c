@@ -431,8 +431,8 @@ const struct opt_spec record_opts[] = {
 	  "overwrite history until the harvest (still cut exactly)",
 	  o_no_gates },
 	{ 0, "no-fast-paths", NULL,
-	  "record every tracepoint through the generic copy, not\n"
-	  "the tp_btf fast paths (for measuring them)",
+	  "record and test every tracepoint through the generic\n"
+	  "programs, not the tp_btf fast paths (for measuring them)",
 	  o_no_fast_paths },
 	{ 0, "no-align", NULL,
 	  "keep every CPU's full history, even where another\n"

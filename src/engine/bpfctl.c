@@ -66,6 +66,20 @@ static const struct fast_path {
 	  TRIGREC_FP_SCHED_WAKING,
 	  1,
 	  { "comm", "pid", "prio", "target_cpu" } },
+	{ "irq", "softirq_entry", TRIGREC_FP_SOFTIRQ_ENTRY, 1, { "vec" } },
+	{ "irq", "softirq_exit", TRIGREC_FP_SOFTIRQ_EXIT, 1, { "vec" } },
+	{ "irq", "softirq_raise", TRIGREC_FP_SOFTIRQ_RAISE, 1, { "vec" } },
+	{ "irq", "irq_handler_exit", TRIGREC_FP_IRQ_HANDLER_EXIT, 3, { "irq", "ret" } },
+	{ "signal",
+	  "signal_generate",
+	  TRIGREC_FP_SIGNAL_GENERATE,
+	  5,
+	  { "sig", "errno", "code", "comm", "pid", "group", "result" } },
+	{ "signal",
+	  "signal_deliver",
+	  TRIGREC_FP_SIGNAL_DELIVER,
+	  3,
+	  { "sig", "errno", "code", "sa_handler", "sa_flags" } },
 	{ "raw_syscalls", "sys_enter", TRIGREC_FP_RAW_SYS_ENTER, 2, { "id", "args" } },
 	{ "raw_syscalls", "sys_exit", TRIGREC_FP_RAW_SYS_EXIT, 2, { "id", "ret" } },
 	{ "syscalls", NULL, TRIGREC_FP_SYS_ENTER, 2, { NULL }, "sys_enter" },
@@ -116,18 +130,35 @@ static int syscall_layout(const struct tp_format *f, int exit)
 	return f->fixed_size == 16 + 8 * (uint32_t)(n - 1) || (n == 1 && f->fixed_size == 12);
 }
 
+/* Does any field of this format live past the fixed part (__data_loc strings)? */
+static int has_dataloc(const struct tp_format *f)
+{
+	for (int i = 0; i < f->nr_fields; i++)
+		if (f->fields[i].kind == TP_FIELD_DATALOC)
+			return 1;
+	return 0;
+}
+
 /*
- * Which fast path records hook h, if one can: a BPF-recorded tracepoint
- * with no trigger and no --filter (tp_hook runs those on the kernel's
- * record), whose format is exactly what the program builds. -1: none.
+ * Which fast path serves hook h, if one can: a tracepoint recorded on ring
+ * sets (without a --filter: tp_rec runs that on the kernel's record), or
+ * one only triggers test, whose format is exactly what the program builds.
+ * Never one perf records: its hook's return value is the freeze gate, and
+ * a tp_btf program's is ignored. -1: none.
  */
 static int fast_path_for(struct bpf_hook *h)
 {
 	const struct tp_format *f = h->fmt;
+	uint32_t fl = h->cfg.flags;
 	int k = 0;
 
-	if (!(h->cfg.flags & TRIGREC_HOOK_BPFREC) || (h->cfg.flags & TRIGREC_HOOK_RECFILTER) ||
-	    h->cfg.ntrig || h->is_probe || h->cfg.dloc[0] || f->fixed_size > TRIGREC_FP_MAX_RECORD)
+	if (fl & TRIGREC_HOOK_BPFREC) {
+		if (fl & TRIGREC_HOOK_RECFILTER)
+			return -1;
+	} else if ((fl & TRIGREC_HOOK_RECORDED) || !h->cfg.ntrig) {
+		return -1;
+	}
+	if (h->is_probe || has_dataloc(f) || f->fixed_size > TRIGREC_FP_MAX_RECORD)
 		return -1;
 	if (!strcmp(h->tp.sys, "syscalls")) {
 		int exit = !strncmp(h->tp.name, "sys_exit_", 9);
@@ -294,15 +325,6 @@ static void top_globs(const struct recorder *r, char *out, size_t len)
 		if (w > 0)
 			o += (size_t)w;
 	}
-}
-
-/* Does any field of this format live past the fixed part (__data_loc strings)? */
-static int has_dataloc(const struct tp_format *f)
-{
-	for (int i = 0; i < f->nr_fields; i++)
-		if (f->fields[i].kind == TP_FIELD_DATALOC)
-			return 1;
-	return 0;
 }
 
 /*
@@ -490,6 +512,12 @@ static struct bpf_program *fp_prog(struct bpfctl *b, int k)
 	case TRIGREC_FP_SCHED_WAKEUP: return b->skel->progs.fp_sched_wakeup;
 	case TRIGREC_FP_SCHED_WAKEUP_NEW: return b->skel->progs.fp_sched_wakeup_new;
 	case TRIGREC_FP_SCHED_WAKING: return b->skel->progs.fp_sched_waking;
+	case TRIGREC_FP_SOFTIRQ_ENTRY: return b->skel->progs.fp_softirq_entry;
+	case TRIGREC_FP_SOFTIRQ_EXIT: return b->skel->progs.fp_softirq_exit;
+	case TRIGREC_FP_SOFTIRQ_RAISE: return b->skel->progs.fp_softirq_raise;
+	case TRIGREC_FP_IRQ_HANDLER_EXIT: return b->skel->progs.fp_irq_handler_exit;
+	case TRIGREC_FP_SIGNAL_GENERATE: return b->skel->progs.fp_signal_generate;
+	case TRIGREC_FP_SIGNAL_DELIVER: return b->skel->progs.fp_signal_deliver;
 	case TRIGREC_FP_RAW_SYS_ENTER:
 	case TRIGREC_FP_SYS_ENTER: return b->skel->progs.fp_sys_enter;
 	default: return b->skel->progs.fp_sys_exit;
@@ -540,12 +568,17 @@ static void fp_check_kernel(struct bpfctl *b)
 			continue;
 		if (!has[h->fp]) {
 			vlog("%s:%s: the kernel's %s tracepoint lacks what the tp_btf fast path "
-			     "reads: recorded through tp_rec",
-			     h->tp.sys, h->tp.name, fp_tracepoint(h->fp));
+			     "reads: through %s",
+			     h->tp.sys, h->tp.name, fp_tracepoint(h->fp),
+			     h->cfg.ntrig ? "tp_hook" : "tp_rec");
 			h->fp = -1;
 		} else {
-			vlog("%s:%s: recorded through the tp_btf fast path (tp_btf/%s)", h->tp.sys,
-			     h->tp.name, fp_tracepoint(h->fp));
+			vlog("%s:%s: %s through the tp_btf fast path (tp_btf/%s)", h->tp.sys,
+			     h->tp.name,
+			     !(h->cfg.flags & TRIGREC_HOOK_BPFREC) ? "tested" :
+			     h->cfg.ntrig			   ? "recorded and tested" :
+								     "recorded",
+			     fp_tracepoint(h->fp));
 		}
 	}
 	btf__free(libbpf_get_error(vmlinux) ? NULL : vmlinux);

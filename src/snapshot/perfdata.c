@@ -334,6 +334,30 @@ int pd_synth_kernel_mmap(void *buf, size_t cap, const struct perf_event_attr *at
 			 (uint32_t)-1, 0, NULL, 0, start, len, start, "[kernel.kallsyms]_text");
 }
 
+int pd_synth_ksymbol_bpf(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+			 uint64_t addr, uint32_t len, const char *name)
+{
+	size_t nlen = strnlen(name, 511) + 1;
+	size_t body = sizeof(struct perf_event_header) + 16 + align8(nlen);
+	size_t size = body + id_trailer_size(attr);
+	struct perf_event_header h = { .type = PERF_RECORD_KSYMBOL, .size = size };
+	uint16_t type = PERF_RECORD_KSYMBOL_TYPE_BPF, flags = 0;
+	unsigned char *p = buf;
+
+	if (size > cap || size > PD_MAX_REC)
+		return -ENOSPC;
+	memset(p, 0, size);
+	memcpy(p, &h, sizeof(h));
+	memcpy(p + 8, &addr, 8);
+	memcpy(p + 16, &len, 4);
+	memcpy(p + 20, &type, 2);
+	memcpy(p + 22, &flags, 2);
+	memcpy(p + 24, name, nlen - 1);
+	/* time 0, as the maps: known before any sample */
+	put_id_trailer(p + body, attr, id, (uint32_t)-1, 0, 0, 0);
+	return size;
+}
+
 int pd_synth_mmap2(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
 		   uint32_t pid, uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,
 		   uint32_t maj, uint32_t min, uint64_t ino, uint32_t prot, uint32_t flags,

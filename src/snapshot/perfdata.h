@@ -61,6 +61,13 @@ int pd_synth_comm(void *buf, size_t cap, const struct perf_event_attr *attr, uin
 /* Kernel map: pid -1, misc KERNEL, "[kernel.kallsyms]_text", start = pgoff = _text. */
 int pd_synth_kernel_mmap(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
 			 uint64_t start, uint64_t len);
+/*
+ * A BPF program's JITed code (PERF_RECORD_KSYMBOL, type BPF), as perf record
+ * synthesizes one for every loaded program: samples inside it resolve to
+ * name ("bpf_prog_<tag>_<name>"), not [unknown].
+ */
+int pd_synth_ksymbol_bpf(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+			 uint64_t addr, uint32_t len, const char *name);
 /* User map (MMAP2) from a /proc/PID/maps line's values. */
 int pd_synth_mmap2(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
 		   uint32_t pid, uint32_t tid, uint64_t start, uint64_t len, uint64_t pgoff,

@@ -387,24 +387,33 @@ static const struct snap_rec *merge_next(struct merge *m, int *ring)
 	return s;
 }
 
-static uint64_t kernel_text(void)
+/*
+ * The kernel's text, [_text, _etext), as perf record maps it on a kernel
+ * without modules. It must end there: perf 6.1 files a KSYMBOL whose
+ * address falls inside an existing kernel map under that map's start
+ * (machine__process_ksymbol_register()), so a map reaching ~0 would hide
+ * every BPF program's name. 0 and 0 when kallsyms hides the addresses.
+ */
+static void kernel_text(uint64_t *start, uint64_t *end)
 {
 	FILE *f = fopen("/proc/kallsyms", "r");
 	char line[512], sym[256], type;
 	unsigned long long addr;
-	uint64_t res = 0;
 
+	*start = *end = 0;
 	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) == 3 &&
-		    !strcmp(sym, "_text")) {
-			res = addr;
-			break;
-		}
+		return;
+	while (fgets(line, sizeof(line), f) && !(*start && *end)) {
+		if (sscanf(line, "%llx %c %255s", &addr, &type, sym) != 3)
+			continue;
+		if (!strcmp(sym, "_text"))
+			*start = addr;
+		else if (!strcmp(sym, "_etext"))
+			*end = addr;
 	}
 	fclose(f);
-	return res;
+	if (*end <= *start)
+		*end = *start ? ~0ull : 0; /* no _etext: to the top, as before */
 }
 
 /* ---- failures: a full disk fails every snapshot, and must not flood the log ---- */
@@ -557,7 +566,7 @@ int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 		elog("cannot collect tracepoint formats for perf.data: %s", strerror(-err));
 		return err;
 	}
-	sc->kernel_start = kernel_text();
+	kernel_text(&sc->kernel_start, &sc->kernel_end);
 	err = snapshot_ctx__init_header(sc);
 	if (err)
 		return err;
@@ -609,6 +618,7 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc)
 	sc->host = NULL;
 	bid_cache__free(sc->bids);
 	sc->bids = NULL;
+	bpf_syms__fini(&sc->bpfsyms);
 	if (sc->cmdline)
 		free(sc->cmdline[0]);
 	free(sc->cmdline);
@@ -1132,7 +1142,27 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 		goto out;
 	err = write_synth(w, buf,
 			  pd_synth_kernel_mmap(buf, sizeof(buf), &tev->pd.attr, tev->pd.ids[0],
-					       sc->kernel_start, ~0ull - sc->kernel_start));
+					       sc->kernel_start,
+					       sc->kernel_end - sc->kernel_start));
+	/*
+	 * The BPF programs loaded now, as perf record names them: a sample or a
+	 * call chain inside one (a tracer's program on a syscall, trigrec's
+	 * own) resolves to bpf_prog_<tag>_<name>, not [unknown]. A failed
+	 * refresh writes the last list; it costs names, not the snapshot.
+	 */
+	if (!err) {
+		int e = bpf_syms__refresh(&sc->bpfsyms);
+
+		if (e)
+			dlog("BPF program names: %s (using the last list)", strerror(-e));
+	}
+	for (size_t i = 0; i < sc->bpfsyms.nsyms && !err; i++) {
+		const struct bpf_ksym *k = &sc->bpfsyms.syms[i];
+
+		err = write_synth(w, buf,
+				  pd_synth_ksymbol_bpf(buf, sizeof(buf), &tev->pd.attr,
+						       tev->pd.ids[0], k->addr, k->len, k->name));
+	}
 	/* The threads the kept records name, ring by ring (COMMs are at time 0: any order). */
 	for (int i = 0; i < r->nr_rings && !err; i++) {
 		for (size_t x = runs[i].lo; x < runs[i].hi && !err; x++) {

@@ -8,6 +8,7 @@
 #define TRIGREC_SNAPSHOT_H
 #include <stdint.h>
 #include "snapshot/bpfrec.h"
+#include "snapshot/bpfsyms.h"
 #include "snapshot/perfdata.h"
 #include "snapshot/procs.h"
 #include "capture/recorder.h"
@@ -51,10 +52,11 @@ struct snapshot_ctx {
 	struct pd_idmap *idmap; /* record id -> index in kevs */
 	void *tracing_data;	/* TRACING_DATA payload, built once */
 	size_t tracing_data_len;
-	uint64_t kernel_start; /* _text */
+	uint64_t kernel_start, kernel_end; /* _text, _etext */
 	/* perf.data header: the host, once per run; build-ids cached for the run */
 	struct pd_host *host;
 	struct bid_cache *bids;
+	struct bpf_syms bpfsyms; /* JITed BPF functions, for KSYMBOL records (bpfsyms.h) */
 	int no_buildid_cache;	 /* set before init: do not fill perf's ~/.debug */
 	const char *name_prefix; /* `name PREFIX`: file names start with "PREFIX-" (NULL = none) */
 	uint64_t max_bytes;	 /* retention byte budget: a bigger snapshot (.data + .json)

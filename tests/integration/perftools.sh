@@ -100,6 +100,10 @@ if [ -n "$F" ] && perf_ok script -i "$F"; then
 	check_eq "unresolved kernel frames" "$(grep -cE '^\s+ffffffff[0-9a-f]+ \[unknown\]' "$s")" 0
 	check_ge "frames in seqgen or libc (user maps)" "$(grep -cE '\((/.*/seqgen|.*/libc\.so[.0-9]*)\)$' "$s")" 1
 	check_eq "samples without a name" "$(grep -c '^ *:[0-9]' "$s")" 0
+	# BPF programs are named as perf record names them: trigrec's own are always loaded.
+	perf script -D -i "$F" >"$TMP/d.out" 2>/dev/null
+	check_ge "KSYMBOLs naming trigrec's fp_sys_enter or tp_hook" \
+		"$(grep -cE 'PERF_RECORD_KSYMBOL addr ffffffff[0-9a-f]+ len [1-9][0-9]* type 1 .*name bpf_prog_[0-9a-f]{16}_(fp_sys_enter|tp_hook)$' "$TMP/d.out")" 1
 else
 	t_fail "no snapshot to read: $(log_tail "$TMP/g.log")"
 fi
