@@ -28,6 +28,43 @@ static int cmp_u32(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/*
+ * A program's BTF, read into a zeroed buffer. btf__load_from_kernel_by_id()
+ * does the same into malloc()ed memory, which valgrind cannot see the
+ * kernel fill: every name read from it would be "uninitialised".
+ */
+static struct btf *prog_btf(uint32_t id)
+{
+	struct bpf_btf_info bi = {};
+	uint32_t len = sizeof(bi), size;
+	struct btf *btf = NULL;
+	void *buf = NULL;
+	int fd = bpf_btf_get_fd_by_id(id);
+
+	if (fd < 0)
+		return NULL;
+	if (bpf_obj_get_info_by_fd(fd, &bi, &len) || !bi.btf_size)
+		goto out;
+	size = bi.btf_size;
+	buf = calloc(1, size);
+	if (!buf)
+		goto out;
+	memset(&bi, 0, sizeof(bi));
+	bi.btf = (uintptr_t)buf;
+	bi.btf_size = size;
+	len = sizeof(bi);
+	/* a BTF object never changes size; a larger one would have been cut short */
+	if (bpf_obj_get_info_by_fd(fd, &bi, &len) || bi.btf_size != size)
+		goto out;
+	btf = btf__new(buf, size);
+	if (libbpf_get_error(btf))
+		btf = NULL;
+out:
+	free(buf);
+	close(fd);
+	return btf;
+}
+
 /* One program's functions appended to *syms; 0, or -errno. Programs without a JIT image add none. */
 static int prog_syms(int fd, struct bpf_ksym **syms, size_t *nsyms, size_t *cap)
 {
@@ -84,7 +121,7 @@ static int prog_syms(int fd, struct bpf_ksym **syms, size_t *nsyms, size_t *cap)
 		goto out;
 	}
 	if (nf && btf_id) {
-		btf = btf__load_from_kernel_by_id(btf_id);
+		btf = prog_btf(btf_id);
 		if (!btf)
 			nf = 0; /* unnamed functions rather than none */
 	} else {
@@ -162,8 +199,9 @@ int bpf_syms__refresh(struct bpf_syms *bs)
 		return err;
 	}
 	/* Ids are never reused while the kernel runs: the same list means the same functions. */
-	qsort(ids, nids, sizeof(*ids), cmp_u32);
-	if (bs->syms && nids == bs->nids && !memcmp(ids, bs->ids, nids * sizeof(*ids))) {
+	if (nids)
+		qsort(ids, nids, sizeof(*ids), cmp_u32);
+	if (bs->syms && nids == bs->nids && (!nids || !memcmp(ids, bs->ids, nids * sizeof(*ids)))) {
 		free(ids);
 		return 0;
 	}

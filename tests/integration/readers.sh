@@ -205,7 +205,10 @@ for kind in tracepoints sampling mixed post empty; do
 		check_gt "parsed stream bytes" "$(stat -c %s "$TMP/$kind.pp" 2>/dev/null || echo 0)" 0
 		# perfparser 1.3 reads a few header features partly or not at
 		# all and says so, for perf's own file too: only those may appear.
-		check_eq "other messages" "$(grep -vE '^feature not properly read PerfHeader::[A-Z_]+ [0-9]+ [0-9]+$|^FINISHED_ROUND detected|^Linux version .* detected' "$TMP/pp.err" | head -3 | tr '\n' ' ')" ""
+		# It does not handle PERF_RECORD_KSYMBOL (the BPF functions' names)
+		# either, and says so per record, as it does for perf record's file
+		# while any BPF program is loaded (40 such lines beside trigrec).
+		check_eq "other messages" "$(grep -vE '^feature not properly read PerfHeader::[A-Z_]+ [0-9]+ [0-9]+$|^FINISHED_ROUND detected|^Linux version .* detected|^unhandled event type 17 +PERF_RECORD_KSYMBOL$' "$TMP/pp.err" | head -3 | tr '\n' ' ')" ""
 		check_eq "features it warns about that it does not for perf's own file" \
 			"$(pp_warnings "$TMP/pp.err" | comm -23 - "$TMP/ref.pp" | tr '\n' ' ')" ""
 		timeout -k 5 "$TIMEOUT" "$PERFPARSER" --input "$F" --print-stats >"$TMP/pp.stats" 2>/dev/null
