@@ -37,14 +37,20 @@ TFS=/sys/kernel/tracing
 [ -e $TFS/events ] || TFS=/sys/kernel/debug/tracing
 # common_type as the kernel writes it: the fast path writes it too.
 SID_TYPE=$(cat $TFS/events/syscalls/sys_enter_getsid/id)
-cp /bin/sleep "$TMP/fpnap"
+# sleep from PATH: the guests' initramfs has no /bin/sleep (its tools are in
+# /usr/bin), so a copy of /bin/sleep failed there and neither usr2 nor
+# offcpu fired (6.1 and 6.12 guests). USR2 goes to fpnap once it sleeps (S),
+# not after a fixed pause, and ends it.
+cp "$(command -v sleep)" "$TMP/fpnap" || t_fail "cannot copy sleep to $TMP/fpnap"
 if ! tr_start "$TMP/trig.log" -v -e syscalls:sys_enter_getpgid -m 256K -o "$TMP/trig" --no-final \
 	--trigger "syscalls:sys_enter_getpgid if pid == 1 name never" \
 	--trigger "syscalls:sys_enter_getsid if pid == $((B5 + 499)) && common_type == $SID_TYPE && common_pid > 0 name sid" \
 	--trigger "signal:signal_generate if sig == 12 && comm == \"fpnap\" name usr2" \
 	--trigger "sched:sched_switch if prev_comm == \"fpnap\" && prev_state == 1 name offcpu" \
 	--trigger "latency syscalls:sys_enter_clock_nanosleep -> syscalls:sys_exit_clock_nanosleep > 50ms name nap" \
-	-- bash -c "\"$SEQGEN\" -n 500 -t 499 -b $B5; \"$TMP/fpnap\" 0.3 & p=\$!; sleep 0.1; kill -USR2 \$p; wait \$p; exit 0"; then
+	-- bash -c "\"$SEQGEN\" -n 500 -t 499 -b $B5; \"$TMP/fpnap\" 10 & p=\$!
+	for i in {1..1000}; do read -r st < /proc/\$p/stat; [[ \$st == *' (fpnap) S '* ]] && break; sleep 0.01; done
+	sleep 0.1; kill -USR2 \$p; wait \$p; exit 0"; then
 	t_fail "trigrec did not start: $(log_tail "$TMP/trig.log")"
 else
 	tr_wait
@@ -111,7 +117,7 @@ fi
 # Per CPU, trigrec's records must appear in perf's, in the same order, with
 # nothing missing or added in between (perf's stream is wider: it ran
 # longer). Prints "records missing extra changed moved" (moved: in both, a
-# place or two apart; see below). Two things differ by
+# few places apart; see below). Two things differ by
 # design and are left out of both streams: each tool's own wake-ups (perf
 # and trigrec each lose the wake-up of their own thread to their recursion
 # guards), and a samples perf record wrote twice (see perf_twice in
@@ -154,7 +160,7 @@ for cpu, recs in tr.items():
     while ops and ops[-1][0] == "delete":
         ops = ops[:-1]
     n += len(b)
-    # A record that is in both, a place or two apart, is "moved": two
+    # A record that is in both, a few places apart, is "moved": two
     # events where one interrupted the other's program (a timer's
     # softirq_raise inside softirq_entry's) are ordered by when each tool
     # stamped them, and perf and trigrec stamp at different moments.
@@ -167,9 +173,15 @@ for cpu, recs in tr.items():
         if op != "equal":
             print("  %s %s perf=%s trigrec=%s" % (cpu, op, a[i1:i1 + 2], b[j1:j1 + 2]),
                   file=sys.stderr)
+    # Positions are perf's: a record deleted at i and moved k places later
+    # is inserted before i + k + 1 (two places later: 3 apart), and in runs
+    # of like records difflib may as well move the others the other way.
+    # The 6.1 guest's case: perf's softirq_entry probe ran before trigrec's,
+    # an interrupt between the two raised TIMER and RCU, and trigrec's
+    # entry came after both raises.
     for x in ins:
         for y in dels:
-            if y[2] and x[1] == y[1] and abs(x[0] - y[0]) <= 2:
+            if y[2] and x[1] == y[1] and abs(x[0] - y[0]) <= 3:
                 moved += 1
                 x[2] = y[2] = None
                 break
@@ -221,7 +233,7 @@ fp_check() {
 	read -r n missing extra changed moved < <(fp_compare "$TMP/$name.perf.txt" "$TMP/$name.tr.txt" 2>"$TMP/$name.cmp")
 	guard=$(sed -n "s/.*dropped by the kernel's BPF recursion guard \([0-9]*\).*/\1/p" "$TMP/$name.log" | tail -1)
 	check_ge "records compared" "${n:-0}" "$min"
-	check_le "records a place or two from perf's (nested events; diffs: $(log_tail "$TMP/$name.cmp" 4))" \
+	check_le "records up to three places from perf's (nested events; diffs: $(log_tail "$TMP/$name.cmp" 4))" \
 		"${moved:-x}" $(((${n:-0} + 99) / 100))
 	[ "${missing:-0}" = 0 ] ||
 		echo "  note $missing records missing; the kernel's recursion guard dropped $guard of trigrec's"
