@@ -65,8 +65,19 @@ out:
 	return btf;
 }
 
+/*
+ * The last BTF loaded. The programs of one object share one BTF object and
+ * have consecutive ids (ids are walked in order), so trigrec's two dozen
+ * programs parse their BTF once, not once each.
+ */
+struct btf_last {
+	uint32_t id;	 /* 0: none yet */
+	struct btf *btf; /* NULL if that id could not be read */
+};
+
 /* One program's functions appended to *syms; 0, or -errno. Programs without a JIT image add none. */
-static int prog_syms(int fd, struct bpf_ksym **syms, size_t *nsyms, size_t *cap)
+static int prog_syms(int fd, struct btf_last *bl, struct bpf_ksym **syms, size_t *nsyms,
+		     size_t *cap)
 {
 	struct bpf_prog_info info = {};
 	uint32_t len = sizeof(info);
@@ -121,7 +132,12 @@ static int prog_syms(int fd, struct bpf_ksym **syms, size_t *nsyms, size_t *cap)
 		goto out;
 	}
 	if (nf && btf_id) {
-		btf = prog_btf(btf_id);
+		if (bl->id != btf_id) {
+			btf__free(bl->btf);
+			bl->btf = prog_btf(btf_id);
+			bl->id = btf_id;
+		}
+		btf = bl->btf;
 		if (!btf)
 			nf = 0; /* unnamed functions rather than none */
 	} else {
@@ -164,7 +180,6 @@ static int prog_syms(int fd, struct bpf_ksym **syms, size_t *nsyms, size_t *cap)
 	}
 	err = 0;
 out:
-	btf__free(btf);
 	free(addrs);
 	free(lens);
 	free(tags);
@@ -177,6 +192,7 @@ int bpf_syms__refresh(struct bpf_syms *bs)
 	uint32_t *ids = NULL, id = 0;
 	size_t nids = 0, icap = 0, nsyms = 0, scap = 0;
 	struct bpf_ksym *syms = NULL;
+	struct btf_last bl = {};
 	int err = 0;
 
 	while (!bpf_prog_get_next_id(id, &id)) {
@@ -210,12 +226,13 @@ int bpf_syms__refresh(struct bpf_syms *bs)
 
 		if (fd < 0)
 			continue; /* unloaded since it was listed */
-		err = prog_syms(fd, &syms, &nsyms, &scap);
+		err = prog_syms(fd, &bl, &syms, &nsyms, &scap);
 		close(fd);
 		if (err == -ENOMEM)
 			break;
 		err = 0;
 	}
+	btf__free(bl.btf);
 	if (err) {
 		free(ids);
 		free(syms);
