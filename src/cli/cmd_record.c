@@ -234,6 +234,12 @@ SET(o_no_fast_paths)
 	return 0;
 }
 
+SET(o_syscall_fast_paths)
+{
+	CFG->bpf.syscall_fast_paths = 1;
+	return 0;
+}
+
 SET(o_max_starts)
 {
 	uint64_t v;
@@ -434,6 +440,12 @@ const struct opt_spec record_opts[] = {
 	  "record and test every tracepoint through the generic\n"
 	  "programs, not the tp_btf fast paths (for measuring them)",
 	  o_no_fast_paths },
+	{ 0, "syscall-fast-paths", NULL,
+	  "syscalls:sys_enter_NAME/sys_exit_NAME through tp_btf even\n"
+	  "without raw_syscalls (that program then runs on every\n"
+	  "system call of the host: worth it only if the named\n"
+	  "calls are most of them)",
+	  o_syscall_fast_paths },
 	{ 0, "no-align", NULL,
 	  "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span",

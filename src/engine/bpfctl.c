@@ -548,12 +548,48 @@ static int fp_kernel_has(const struct btf *vmlinux, int k)
 	return t && btf_is_func_proto(t) && fp_of(k) && btf_vlen(t) == fp_of(k)->nargs + 1;
 }
 
+/*
+ * A syscalls:sys_{enter,exit}_NAME event keeps its fast path only when the
+ * direction's tp_btf program runs anyway (raw_syscalls:sys_enter/sys_exit
+ * on its fast path). That program runs on every system call of the host;
+ * the classic per-call tracepoint costs the others one bit test in the
+ * kernel (perf_syscall_enter()'s enabled_perf_enter_syscalls). Measured
+ * (bench row 4, "a system call the trigger does not name"): a trigger on
+ * getppid added 173 ns to each getpgid call on its fast path, 22 ns
+ * through tp_hook, while the fast path saved ~90 ns on getppid itself and
+ * nothing measurable when recording (row 3): a loss unless the named call
+ * is most of the host's calls.
+ */
+static void fp_keep_syscall_filter(struct bpfctl *b)
+{
+	int raw_enter = b->opts.syscall_fast_paths, raw_exit = raw_enter;
+
+	for (int i = 0; i < b->nr_hooks; i++) {
+		raw_enter |= b->hooks[i].fp == TRIGREC_FP_RAW_SYS_ENTER;
+		raw_exit |= b->hooks[i].fp == TRIGREC_FP_RAW_SYS_EXIT;
+	}
+	for (int i = 0; i < b->nr_hooks; i++) {
+		struct bpf_hook *h = &b->hooks[i];
+
+		if ((h->fp != TRIGREC_FP_SYS_ENTER || raw_enter) &&
+		    (h->fp != TRIGREC_FP_SYS_EXIT || raw_exit))
+			continue;
+		vlog("%s:%s: through %s, not tp_btf/%s: that program would run on every system "
+		     "call of the host (it does when raw_syscalls:%s is recorded or tested too, "
+		     "or with --syscall-fast-paths)",
+		     h->tp.sys, h->tp.name, h->cfg.ntrig ? "tp_hook" : "tp_rec",
+		     fp_tracepoint(h->fp), fp_tracepoint(h->fp));
+		h->fp = -1;
+	}
+}
+
 /* Keep a fast path only where the kernel's tracepoint has its arguments. */
 static void fp_check_kernel(struct bpfctl *b)
 {
 	int has[TRIGREC_FP_NR], any = 0;
 	struct btf *vmlinux;
 
+	fp_keep_syscall_filter(b);
 	for (int i = 0; i < b->nr_hooks; i++)
 		any |= b->hooks[i].fp >= 0;
 	if (!any)
@@ -704,7 +740,8 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 	}
 	/* A reload goes on numbering where the previous object stopped: history stays continuous. */
 	if (r->seq_base)
-		memcpy(b->skel->bss->rec_seq, r->seq_base, sizeof(b->skel->bss->rec_seq));
+		for (int c = 0; c < TRIGREC_MAX_CPUS; c++)
+			b->skel->bss->rec_seq[c].n = r->seq_base[c];
 	if (r->cgroup_fd >= 0) {
 		uint32_t key = 0, fd = r->cgroup_fd;
 
@@ -924,7 +961,8 @@ int bpfctl__save_seq(struct bpfctl *b, struct recorder *r)
 		if (!r->seq_base)
 			return -ENOMEM;
 	}
-	memcpy(r->seq_base, b->skel->bss->rec_seq, TRIGREC_MAX_CPUS * sizeof(uint32_t));
+	for (int c = 0; c < TRIGREC_MAX_CPUS; c++)
+		r->seq_base[c] = b->skel->bss->rec_seq[c].n;
 	return 0;
 }
 

@@ -45,12 +45,13 @@ int bpfctl__compile_filter(const char *sys, const char *name, const char *filter
 			   struct trigrec_filter *out);
 
 struct bpfctl_opts {
-	uint32_t lat_starts;  /* latency starts in flight (LRU); 0 = default 65536 */
-	uint32_t keys;	      /* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
-	int no_gates;	      /* --no-gates: cut by timestamp only (for measuring the gates) */
-	int no_fast_paths;    /* --no-fast-paths: tp_rec for every event (for measuring them) */
-	uint32_t generation;  /* trigger table generation, tagged on side-band messages */
-	uint64_t budget_n[2]; /* global snapshot budget: n per period (0 = none) */
+	uint32_t lat_starts;	/* latency starts in flight (LRU); 0 = default 65536 */
+	uint32_t keys;		/* rate buckets and per-key cooldowns (LRU); 0 = default 16384 */
+	int no_gates;		/* --no-gates: cut by timestamp only (for measuring the gates) */
+	int no_fast_paths;	/* --no-fast-paths: tp_rec for every event (for measuring them) */
+	int syscall_fast_paths; /* --syscall-fast-paths: syscalls:* on tp_btf even alone */
+	uint32_t generation;	/* trigger table generation, tagged on side-band messages */
+	uint64_t budget_n[2];	/* global snapshot budget: n per period (0 = none) */
 	uint64_t budget_period_ns[2];
 	/*
 	 * Set (by a signal handler, see util/cancel.h) to abandon

@@ -20,6 +20,7 @@
 need_root
 
 BASE=$(seq_base)
+FP_ARGS=() # fp_run: more trigrec arguments
 
 # ---- triggers through the fast paths (both ring paths) ----
 
@@ -31,6 +32,10 @@ print(" ".join("%s=%s" % kv for kv in t.get("fields", {}).items()))' "$1"
 }
 sidecar_latency() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["trigger"].get("latency", {}).get("duration_ns", 0))' "$1"; }
 
+# The per-call syscalls:* events keep their tp_btf fast path only beside a
+# raw_syscalls event of the same direction on its own (bpfctl.c,
+# fp_keep_syscall_filter()): the never-true raw_syscalls triggers below
+# put tp_btf/sys_enter and sys_exit on every call anyway.
 t_begin "fastpath: a trigger only tests runs from tp_btf, once per event, on the fields it builds"
 B5=$((BASE + 400000))
 TFS=/sys/kernel/tracing
@@ -48,6 +53,8 @@ if ! tr_start "$TMP/trig.log" -v -e syscalls:sys_enter_getpgid -m 256K -o "$TMP/
 	--trigger "signal:signal_generate if sig == 12 && comm == \"fpnap\" name usr2" \
 	--trigger "sched:sched_switch if prev_comm == \"fpnap\" && prev_state == 1 name offcpu" \
 	--trigger "latency syscalls:sys_enter_clock_nanosleep -> syscalls:sys_exit_clock_nanosleep > 50ms name nap" \
+	--trigger "raw_syscalls:sys_enter if id == 99999 name rawenter" \
+	--trigger "raw_syscalls:sys_exit if id == 99999 name rawexit" \
 	-- bash -c "\"$SEQGEN\" -n 500 -t 499 -b $B5; \"$TMP/fpnap\" 10 & p=\$!
 	for i in {1..1000}; do read -r st < /proc/\$p/stat; [[ \$st == *' (fpnap) S '* ]] && break; sleep 0.01; done
 	sleep 0.1; kill -USR2 \$p; wait \$p; exit 0"; then
@@ -102,6 +109,34 @@ else
 		check_match "nap: the exit's sidecar fields" "$(sidecar_fields "${F%.data}.json")" "^__syscall_nr=[0-9]+ ret=0$"
 	else
 		t_fail "no snapshot of nap: $(ls "$TMP/trig")"
+	fi
+fi
+t_end
+
+t_begin "fastpath: a syscalls:* event alone stays on its per-call tracepoint, not tp_btf on every call"
+B6=$((BASE + 500000))
+if ! tr_start "$TMP/alone.log" -v -e syscalls:sys_enter_getpgid -m 256K -o "$TMP/alone" --no-final \
+	--trigger "syscalls:sys_enter_getsid if pid == $((B6 + 299)) name sid" \
+	-- "$SEQGEN" -n 300 -t 299 -b "$B6"; then
+	t_fail "trigrec did not start: $(log_tail "$TMP/alone.log")"
+else
+	tr_wait
+	check_eq "trigrec exit code (log: $(log_tail "$TMP/alone.log"))" "$TR_RC" 0
+	LOG=$(cat "$TMP/alone.log")
+	check_match "getsid: tested through tp_hook, and -v says why" "$LOG" \
+		"syscalls:sys_enter_getsid: through tp_hook, not tp_btf/sys_enter: that program would run on every system call"
+	check_nomatch "nothing on tp_btf/sys_enter" "$LOG" "through the tp_btf fast path \(tp_btf/sys_enter\)"
+	[ "${TRIGREC_RINGS:-auto}" = perf ] ||
+		check_match "getpgid: recorded through tp_rec" "$LOG" \
+			"syscalls:sys_enter_getpgid: through tp_rec, not tp_btf/sys_enter"
+	check_match "getsid fired once" "$LOG" "trigger sid: evaluated [0-9]+, matched 1, fired 1,"
+	F=$(snaps "$TMP/alone" sid | head -1)
+	if [ -n "$F" ]; then
+		decode "$F" >"$TMP/alone.tsv"
+		check_eq "getpgid up to the getsid trigger (count first last missing disorder)" \
+			"$(seq_check "$TMP/alone.tsv" "$B6")" "299 0 298 0 0"
+	else
+		t_fail "no snapshot of sid: $(ls "$TMP/alone")"
 	fi
 fi
 t_end
@@ -197,7 +232,7 @@ PY
 }
 
 # fp_run NAME EVENTS WORKLOAD...: perf record -a and trigrec -a of EVENTS
-# while WORKLOAD runs (it ends with seqgen's getsid trigger); leaves
+# (and FP_ARGS) while WORKLOAD runs (it ends with seqgen's getsid trigger); leaves
 # $TMP/NAME.perf.txt, $TMP/NAME.tr.txt and $TMP/NAME.log.
 fp_run() {
 	local name=$1 ev=$2
@@ -208,7 +243,7 @@ fp_run() {
 	_bg+=("$pp")
 	_nap 1.5
 	tr_start "$TMP/$name.log" -v -a -e "$ev" --trigger 'syscalls:sys_enter_getsid' --count 1 \
-		-m 1M -o "$TMP/$name" --no-final || return 1
+		"${FP_ARGS[@]}" -m 1M -o "$TMP/$name" --no-final || return 1
 	"$@" >/dev/null 2>&1
 	tr_wait
 	_nap 0.3
@@ -275,6 +310,10 @@ t_end
 t_begin "fastpath: raw_syscalls and syscalls:* records equal perf record's; getpgid complete to the trigger"
 B2=$((BASE + 100000))
 EV=raw_syscalls:sys_exit,syscalls:sys_enter_getpgid,syscalls:sys_exit_getpgid,syscalls:sys_enter_openat,syscalls:sys_exit_openat,syscalls:sys_enter_getppid
+# A never-true trigger on raw_syscalls:sys_enter keeps the sys_enter_*
+# events on tp_btf/sys_enter (raw_syscalls:sys_exit, recorded, does so for
+# the exits), so both directions' builders are compared with perf's.
+FP_ARGS=(--trigger "raw_syscalls:sys_enter if id == 99999 name rawenter")
 if fp_run sys "$EV" "$SEQGEN" -n 3000 -t 2999 -b "$B2"; then
 	check_eq "trigrec exit code (log: $(log_tail "$TMP/sys.log"))" "$TR_RC" 0
 	for e in raw_syscalls:sys_exit syscalls:sys_enter_getpgid syscalls:sys_exit_getpgid \
@@ -295,6 +334,7 @@ if fp_run sys "$EV" "$SEQGEN" -n 3000 -t 2999 -b "$B2"; then
 else
 	t_fail "trigrec did not start: $(log_tail "$TMP/sys.log")"
 fi
+FP_ARGS=()
 t_end
 
 # Signals generated and delivered (a handler in a subshell takes SIGUSR1,
@@ -336,11 +376,14 @@ else
 fi
 t_end
 
+# (The raw_syscalls triggers keep the syscalls:* events on tp_btf: see the first case.)
 t_begin "fastpath: not for an event with a --filter, nor with --no-fast-paths; a trigger keeps it"
 B3=$((BASE + 200000))
 tr_run "$TMP/which.log" -v -e syscalls:sys_enter_getpgid --filter "pid >= $B3" \
 	-e syscalls:sys_exit_getpgid,sched:sched_switch --trigger "syscalls:sys_enter_getsid" \
 	--trigger "syscalls:sys_exit_getpgid if ret == -1 name never" -m 256K -o "$TMP/which" \
+	--trigger "raw_syscalls:sys_enter if id == 99999 name rawenter" \
+	--trigger "raw_syscalls:sys_exit if id == 99999 name rawexit" \
 	--no-final -- "$SEQGEN" -n 500 -t 499 -b "$B3"
 rc=$?
 check_eq "trigrec exit code (log: $(log_tail "$TMP/which.log"))" "$rc" 0
