@@ -305,15 +305,21 @@ static __always_inline int in_task_scope(void)
 
 	if (!scope_tgid)
 		return 1;
-	t = (struct task_struct *)bpf_get_current_task();
+	/*
+	 * BTF pointers, read with plain loads (the verifier makes each a
+	 * fault-safe load): every recorded event of a task-scoped recording
+	 * asks this, and a bpf_probe_read_kernel() call per field cost more
+	 * than the load.
+	 */
+	t = bpf_get_current_task_btf();
 	for (i = 0; i < TRIGREC_SCOPE_DEPTH && t; i++) {
-		__u32 tgid = BPF_CORE_READ(t, tgid);
+		__u32 tgid = t->tgid;
 
 		if (tgid == scope_tgid)
 			return 1;
 		if (tgid <= 1)
 			return 0;
-		t = BPF_CORE_READ(t, real_parent);
+		t = t->real_parent;
 	}
 	return 0;
 }
