@@ -47,9 +47,13 @@ host    -         -                     run
 # with KERNEL_TESTS=fastpath. It was in the default subset (6.1 3/3, 6.12 3/3
 # on 2026-12-03) until its trigger case and its softirq/signal comparison,
 # both newer, failed under TCG in the 6.1 and 6.12 guests (2026-12-04: no
-# USR2 snapshot between two latency snapshots 8 ms apart, likely coalesced
-# as a third in flight; 111 softirq records missing from trigrec's stream,
-# cause not found). The host runs it natively.
+# USR2 snapshot: the wait for fpnap's sleep used sleep 0.01, which under
+# TCG fired the 50 ms nap trigger, and a third snapshot in flight is
+# coalesced; fixed in the test. Also once 111 softirq records missing from
+# trigrec's stream, not seen again). With the fix both guests pass it
+# (2026-12-04 19:10, 6.1 51/0, 6.12 51/0), but it takes 378 s and 205 s
+# there, four times the rest of the subset: left out for the matrix's 20
+# minutes, not for failures. The host runs it natively.
 # probes (uprobes, USDT, kprobes: the host's kernel lacks kprobe events, the
 # Debian guests have them) runs with KERNEL_TESTS=probes. It once missed a
 # uprobe trigger's own record on 6.12 under TCG (the side-band thread's
