@@ -570,9 +570,11 @@ static void fp_keep_syscall_filter(struct bpfctl *b)
 	}
 	for (int i = 0; i < b->nr_hooks; i++) {
 		struct bpf_hook *h = &b->hooks[i];
+		int keep = h->fp == TRIGREC_FP_SYS_ENTER ? raw_enter :
+			   h->fp == TRIGREC_FP_SYS_EXIT	 ? raw_exit :
+							   1;
 
-		if ((h->fp != TRIGREC_FP_SYS_ENTER || raw_enter) &&
-		    (h->fp != TRIGREC_FP_SYS_EXIT || raw_exit))
+		if (keep)
 			continue;
 		vlog("%s:%s: through %s, not tp_btf/%s: that program would run on every system "
 		     "call of the host (it does when raw_syscalls:%s is recorded or tested too, "
@@ -589,7 +591,6 @@ static void fp_check_kernel(struct bpfctl *b)
 	int has[TRIGREC_FP_NR], any = 0;
 	struct btf *vmlinux;
 
-	fp_keep_syscall_filter(b);
 	for (int i = 0; i < b->nr_hooks; i++)
 		any |= b->hooks[i].fp >= 0;
 	if (!any)
@@ -699,6 +700,7 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 	/* Name what an old kernel lacks rather than show a verifier log. */
 	if (features__check())
 		return -ENOTSUP;
+	fp_keep_syscall_filter(b);
 	fp_check_kernel(b);
 	for (int i = 0; i < b->nr_hooks; i++)
 		had_fp |= b->hooks[i].fp >= 0;
