@@ -913,7 +913,10 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			[ $wl = ctxsw ] && u="ns/switch"
 			what="syscall-heavy (getpgid, enter+exit recorded)"
 			[ $wl = ctxsw ] && what="context-switch-heavy (pipe ping-pong, sched_switch+sched_wakeup recorded)"
-			echo "| 3 | Overhead, $what: CPU $u (no recorder: $(mmm ovh.$wl.ns base 0)); trigrec: ring sets written by BPF, tp_btf fast paths | $(mmm ovh.$wl.ns trigrec 0) | $(mmm ovh.$wl.ns perf 0) | added cost $(mmm ovh.$wl.vsperf trigrec 2); best runs: $(best ovh.$wl.ns trigrec base perf) | ≤ 0.6 |"
+			# Which programs write the records by default (design.md "Fast paths").
+			path="per-call tracepoint programs (tp_rec)"
+			[ $wl = ctxsw ] && path="tp_btf fast paths"
+			echo "| 3 | Overhead, $what: CPU $u (no recorder: $(mmm ovh.$wl.ns base 0)); trigrec: ring sets written by BPF, $path | $(mmm ovh.$wl.ns trigrec 0) | $(mmm ovh.$wl.ns perf 0) | added cost $(mmm ovh.$wl.vsperf trigrec 2); best runs: $(best ovh.$wl.ns trigrec base perf) | ≤ 0.6 |"
 			case " $OVH_VARIANTS " in *" nofp "*)
 				echo "| 3 | … same, trigrec --no-fast-paths (tp_rec copies every record) | $(mmm ovh.$wl.ns nofp 0) | | added cost $(mmm ovh.$wl.vsperf nofp 2); best runs: $(best ovh.$wl.ns nofp base perf) | ≤ 0.9 |" ;;
 			esac
