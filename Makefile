@@ -44,8 +44,9 @@ DEPS_PKGS := bpftool clang llvm gcc-$(ARCH)-linux-gnu libc6-dev-$(DEB_ARCH)-cros
 	     libbpf-dev:$(DEB_ARCH) libelf-dev:$(DEB_ARCH) zlib1g-dev:$(DEB_ARCH) \
 	     libmicrohttpd-dev:$(DEB_ARCH) libsystemd-dev:$(DEB_ARCH) libzstd-dev:$(DEB_ARCH)
 endif
-# make test-kernels: qemu, a static busybox and cpio for the initramfs.
-KERNELS_PKGS := qemu-system-x86 busybox-static cpio python3
+# make test-kernels: qemu (x86_64, and aarch64 for the arm64 smoke run), a static
+# busybox and cpio for the initramfs.
+KERNELS_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio python3
 # Only the tests read snapshots with these (hotspot's perf.data parser brings
 # about 100 Qt/KDE packages; rclone for the shipping recipe in ship.sh): `make check`
 # installs them, `make` does not.

@@ -5,7 +5,9 @@
 # (a metapackage such as linux-image-amd64 is resolved to the image it
 # depends on) from release DIST (bookworm, trixie, bullseye) and unpack it
 # into DEST (DEST/boot/vmlinuz-*, DEST/boot/config-*). Prints the package
-# file name on success.
+# file name on success. KARCH=arm64 fetches another architecture's package;
+# PARTS='./bin/busybox' unpacks those paths of any package instead (the arm64
+# guest's static busybox).
 #
 # The download uses a private apt configuration under $KDIR/apt/DIST
 # (default .output/kernels): sources, lists and caches of its own, so the
@@ -76,6 +78,13 @@ mkdir -p "$KDIR/debs"
 deb=$(ls -t "$KDIR/debs/${real}_"*.deb | head -1)
 rm -rf "$dest"
 mkdir -p "$dest"
+if [ -n "${PARTS:-}" ]; then
+	# shellcheck disable=SC2086 # PARTS: one path pattern per word
+	dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dest" --wildcards $PARTS ||
+		skip "$deb has no $PARTS"
+	basename "$deb"
+	exit 0
+fi
 # The kernel and its config; the guest loads no module (everything is in the initramfs).
 dpkg-deb --fsys-tarfile "$deb" | tar -x -C "$dest" --wildcards './boot/*'
 ls "$dest"/boot/vmlinuz-* >/dev/null 2>&1 || skip "$deb has no /boot/vmlinuz-*"
