@@ -185,6 +185,7 @@ def load(path, dedup):
 
 perf, tr = load(sys.argv[1], True), load(sys.argv[2], False)
 n = missing = extra = changed = moved = 0
+lost_by = collections.Counter()  # missing records per CPU and event, for the failure message
 for cpu, recs in tr.items():
     # Both on CLOCK_MONOTONIC (perf record -k mono), but stamped at different
     # moments of one event: a window 50 ms wider, then alignment by content.
@@ -224,11 +225,15 @@ for cpu, recs in tr.items():
                 break
     dels = [y for y in dels if y[2]]
     ins = [x for x in ins if x[2]]
+    lost_by.update("%s %s" % (cpu, y[1].split(":")[1]) for y in dels if y[2] == "delete")
     r_d = sum(1 for y in dels if y[2] == "replace")
     r_i = sum(1 for x in ins if x[2] == "replace")
     changed += max(r_d, r_i)
     missing += len(dels) - r_d
     extra += len(ins) - r_i
+if lost_by:
+    print("  missing by CPU and event: %s" % ", ".join("%s %d" % kv for kv in sorted(lost_by.items())),
+          file=sys.stderr)
 print(n, missing, extra, changed, moved)
 PY
 }
@@ -266,15 +271,17 @@ fp_run() {
 # another softirq_raise is lost, and counted); trigrec's summary says how
 # many. With PERF_LOST, perf's stream has holes: extras are not counted.
 fp_check() {
-	local name=$1 min=$2 n missing extra changed moved guard
+	local name=$1 min=$2 n missing extra changed moved guard failed
 	read -r n missing extra changed moved < <(fp_compare "$TMP/$name.perf.txt" "$TMP/$name.tr.txt" 2>"$TMP/$name.cmp")
 	guard=$(sed -n "s/.*dropped by the kernel's BPF recursion guard \([0-9]*\).*/\1/p" "$TMP/$name.log" | tail -1)
+	# Records bpf_perf_event_output refused (ring sets: trigrec warns with the count).
+	failed=$(sed -n 's/.* \([0-9]*\) could not be written (bpf_perf_event_output failed).*/\1/p' "$TMP/$name.log" | tail -1)
 	check_ge "records compared" "${n:-0}" "$min"
 	check_le "records up to three places from perf's (nested events; diffs: $(log_tail "$TMP/$name.cmp" 4))" \
 		"${moved:-x}" $(((${n:-0} + 99) / 100))
 	[ "${missing:-0}" = 0 ] ||
 		echo "  note $missing records missing; the kernel's recursion guard dropped $guard of trigrec's"
-	check_le "records missing (the recursion guard dropped ${guard:-?}; diffs: $(log_tail "$TMP/$name.cmp" 4))" \
+	check_le "records missing (the recursion guard dropped ${guard:-?}, output failed ${failed:-0}; diffs: $(log_tail "$TMP/$name.cmp" 4))" \
 		"${missing:-x}" "${guard:-0}"
 	if [ "$PERF_LOST" = 0 ]; then
 		check_eq "records added, changed against perf's (diffs: $(log_tail "$TMP/$name.cmp" 4))" \

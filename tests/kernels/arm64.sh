@@ -37,7 +37,7 @@ if ! "$ROOT/tests/kernels/initramfs-arm64.sh" "$TMP/smoke.cpio" "$A64/trigrec" "
 	exit 1
 fi
 
-console=$KDIR/log/arm64.console.log
+console=${CONSOLE:-$KDIR/log/arm64.console.log} # run.sh names it after the matrix entry
 t0=$(date +%s)
 # quiet: the snapshot shares the one console with the kernel's messages.
 flock -w 3600 /tmp/trigrec-trace.lock \

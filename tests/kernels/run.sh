@@ -144,7 +144,9 @@ while read -r name dist pkg expect; do
 	fi
 	if [ "$expect" = smoke ]; then
 		# arm64 under qemu-system-aarch64: its own script (it takes the lock).
-		KDIR=$KDIR BOOT_TIMEOUT=$BOOT_TIMEOUT "$ROOT/tests/kernels/arm64.sh" "$dist" "$pkg" >"$log" 2>&1
+		rm -f "$KDIR/log/$name.console.log"
+		BOOT_TIMEOUT=$BOOT_TIMEOUT CONSOLE=$KDIR/log/$name.console.log \
+			"$ROOT/tests/kernels/arm64.sh" "$dist" "$pkg" >"$log" 2>&1
 		st=$?
 		if [ $st -eq 3 ]; then
 			echo "kernel $name: skipped: $(tail -1 "$log")"
