@@ -46,7 +46,7 @@ DEPS_PKGS := bpftool clang llvm gcc-$(ARCH)-linux-gnu libc6-dev-$(DEB_ARCH)-cros
 endif
 # make test-kernels: qemu (x86_64, and aarch64 for the arm64 smoke run), a static
 # busybox and cpio for the initramfs.
-KERNELS_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio python3
+KERNELS_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio python3 xz-utils
 # Only the tests read snapshots with these (hotspot's perf.data parser brings
 # about 100 Qt/KDE packages; rclone for the shipping recipe in ship.sh): `make check`
 # installs them, `make` does not.

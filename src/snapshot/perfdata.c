@@ -334,6 +334,13 @@ int pd_synth_kernel_mmap(void *buf, size_t cap, const struct perf_event_attr *at
 			 (uint32_t)-1, 0, NULL, 0, start, len, start, "[kernel.kallsyms]_text");
 }
 
+int pd_synth_module_mmap(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+			 uint64_t start, uint64_t len, const char *filename)
+{
+	return synth_map(buf, cap, attr, id, PERF_RECORD_MMAP, PERF_RECORD_MISC_KERNEL,
+			 (uint32_t)-1, 0, NULL, 0, start, len, 0, filename);
+}
+
 int pd_synth_ksymbol_bpf(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
 			 uint64_t addr, uint32_t len, const char *name)
 {

@@ -62,6 +62,12 @@ int pd_synth_comm(void *buf, size_t cap, const struct perf_event_attr *attr, uin
 int pd_synth_kernel_mmap(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
 			 uint64_t start, uint64_t len);
 /*
+ * A kernel module's map, as perf record synthesizes it: pid -1, misc KERNEL,
+ * pgoff 0, the module's .ko path or "[name]".
+ */
+int pd_synth_module_mmap(void *buf, size_t cap, const struct perf_event_attr *attr, uint64_t id,
+			 uint64_t start, uint64_t len, const char *filename);
+/*
  * A BPF program's JITed code (PERF_RECORD_KSYMBOL, type BPF), as perf record
  * synthesizes one for every loaded program: samples inside it resolve to
  * name ("bpf_prog_<tag>_<name>"), not [unknown].

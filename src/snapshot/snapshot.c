@@ -568,6 +568,11 @@ int snapshot_ctx__init(struct snapshot_ctx *sc, struct recorder *r)
 		return err;
 	}
 	kernel_text(&sc->kernel_start, &sc->kernel_end);
+	/* modules.dep is read here, once, not in the first snapshot. */
+	if (!kmods__refresh(&sc->kmods) && sc->kmods.hidden)
+		wlog("%d kernel modules have their addresses hidden (kernel.kptr_restrict, no "
+		     "CAP_SYSLOG): samples in them will be [unknown]",
+		     sc->kmods.hidden);
 	err = snapshot_ctx__init_header(sc);
 	if (err)
 		return err;
@@ -655,6 +660,7 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc)
 	sc->idx = NULL;
 	sc->idx_cap = 0;
 	bpfrec_scratch__free(&sc->bpfrec);
+	kmods__free(&sc->kmods);
 	pd_zpool__free(sc->zpool);
 	sc->zpool = NULL;
 	free(sc->wbuf);
@@ -1170,6 +1176,23 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 			  pd_synth_kernel_mmap(buf, sizeof(buf), &tev->pd.attr, tev->pd.ids[0],
 					       sc->kernel_start,
 					       sc->kernel_end - sc->kernel_start));
+	/*
+	 * The modules loaded now, after the kernel's map (which ends at _etext):
+	 * a frame in a driver or a modular file system resolves to its symbol
+	 * in [module], not [unknown]. A failed read costs the maps, not the
+	 * snapshot.
+	 */
+	if (!err && !kmods__refresh(&sc->kmods)) {
+		for (int i = 0; i < sc->kmods.n && !err; i++) {
+			const struct kmod *k = &sc->kmods.v[i];
+			char nb[80];
+
+			err = write_synth(w, buf,
+					  pd_synth_module_mmap(buf, sizeof(buf), &tev->pd.attr,
+							       tev->pd.ids[0], k->start, k->len,
+							       kmods__filename(k, nb, sizeof(nb))));
+		}
+	}
 	/*
 	 * The BPF programs loaded now, as perf record names them: a sample or a
 	 * call chain inside one (a tracer's program on a syscall, trigrec's

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "snapshot/bpfrec.h"
 #include "snapshot/bpfsyms.h"
+#include "snapshot/kmods.h"
 #include "snapshot/perfdata.h"
 #include "snapshot/procs.h"
 #include "capture/recorder.h"
@@ -53,6 +54,7 @@ struct snapshot_ctx {
 	void *tracing_data;	/* TRACING_DATA payload, built once */
 	size_t tracing_data_len;
 	uint64_t kernel_start, kernel_end; /* _text, _etext */
+	struct kmods kmods;		   /* loaded modules, read again for each snapshot */
 	/* perf.data header: the host, once per run; build-ids cached for the run */
 	struct pd_host *host;
 	struct bid_cache *bids;

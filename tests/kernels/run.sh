@@ -45,7 +45,8 @@ host       -         -                     run
 "
 # The subset: features (probes, refusal), cut (exactness of the cut on every
 # CPU), names (COMM/FORK/EXIT), perftools (perf script/report/evlist/sched
-# timehist and -g call chains decode the file), trig_event, trig_latency,
+# timehist and -g call chains decode the file), kmod (brd loaded: its map and
+# its frames' DSO as in perf record's file), trig_event, trig_latency,
 # trig_rate (each trigger kind, each snapshot ending exactly at its trigger).
 # fastpath (the tp_btf fast paths equal each kernel's own perf record's) runs
 # with KERNEL_TESTS=fastpath. It was in the default subset (6.1 3/3, 6.12 3/3
@@ -65,7 +66,7 @@ host       -         -                     run
 # off, 46 runs of it in the 6.12 guest passed. It is left out of the default
 # for time (about 70 s per guest, three guests), not for flakiness.
 # Left out: the rest of make check (see README "Kernels").
-SUBSET=${KERNEL_TESTS:-"features cut names perftools trig_event trig_latency trig_rate"}
+SUBSET=${KERNEL_TESTS:-"features cut names perftools kmod trig_event trig_latency trig_rate"}
 
 want=("$@")
 selected() {
@@ -126,6 +127,39 @@ build_initramfs() {
 	echo "  ($(($(stat -c %s "$initramfs") / 1048576)) MiB)"
 }
 
+# kernel_initrd IMG: the shared initramfs, plus this kernel's brd module
+# (fetch.sh) as a second cpio archive, which the kernel unpacks over the
+# first: /lib/modules/RELEASE/kernel/drivers/block/brd.ko, uncompressed, and
+# a modules.dep naming it. Without the module: the shared initramfs alone
+# (kmod.sh then says why it skips).
+kernel_initrd() {
+	local img=$1 ko rel mod=$1/modroot
+	ko=$(ls "$img"/lib/modules/*/kernel/drivers/block/brd.ko* "$img"/usr/lib/modules/*/kernel/drivers/block/brd.ko* 2>/dev/null | head -1)
+	if [ -z "$ko" ]; then
+		echo "$initramfs"
+		return
+	fi
+	rel=${ko#"$img"/}
+	rel=${rel#usr/}
+	rel=${rel#lib/modules/}
+	rel=${rel%%/*}
+	rm -rf "$mod"
+	mkdir -p "$mod/lib/modules/$rel/kernel/drivers/block"
+	if ! case $ko in
+		*.xz) xz -dc "$ko" ;;
+		*.zst) zstd -dcq "$ko" ;;
+		*.gz) gzip -dc "$ko" ;;
+		*) cat "$ko" ;;
+		esac >"$mod/lib/modules/$rel/kernel/drivers/block/brd.ko"; then
+		echo "$initramfs"
+		return
+	fi
+	echo "kernel/drivers/block/brd.ko:" >"$mod/lib/modules/$rel/modules.dep"
+	(cd "$mod" && find . -print0 | LC_ALL=C sort -z | cpio --null -o -H newc --quiet) >"$img/modules.cpio"
+	cat "$initramfs" "$img/modules.cpio" >"$img/initrd.cpio"
+	echo "$img/initrd.cpio"
+}
+
 while read -r name dist pkg expect; do
 	[ -n "$name" ] || continue
 	selected "$name" || continue
@@ -176,6 +210,7 @@ while read -r name dist pkg expect; do
 		continue
 	fi
 	vmlinuz=$(ls "$img"/boot/vmlinuz-* | head -1)
+	initrd=$(kernel_initrd "$img")
 	limit=$BOOT_TIMEOUT
 	# A guest whose kernel crashed (an oops: 6.12 once died of an int3 in
 	# __schedule while perf patched a static key, an emulation race under
@@ -188,7 +223,7 @@ while read -r name dist pkg expect; do
 		flock -w 3600 /tmp/trigrec-trace.lock \
 			timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg,thread=multi -cpu max \
 			-smp 2 -m 2048 -nodefaults -display none -no-reboot \
-			-kernel "$vmlinuz" -initrd "$initramfs" \
+			-kernel "$vmlinuz" -initrd "$initrd" \
 			-append "console=ttyS0 panic=-1 trigrec.tests=${tests// /,} trigrec.slow=$SLOW trigrec.watch=$((limit - 40))" \
 			-serial "file:$KDIR/log/$name.console.log" -serial "file:$log" </dev/null
 		st=$?
