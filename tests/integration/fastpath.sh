@@ -244,7 +244,7 @@ PY
 
 # fp_run NAME EVENTS WORKLOAD...: perf record -a and trigrec -a of EVENTS
 # (and FP_ARGS) while WORKLOAD runs (it ends with seqgen's getsid trigger); leaves
-# $TMP/NAME.perf.txt, $TMP/NAME.tr.txt and $TMP/NAME.log.
+# $TMP/NAME.perf.txt, $TMP/NAME.tr.txt, $TMP/NAME.log and PERF_PID (perf record's).
 fp_run() {
 	local name=$1 ev=$2
 	shift 2
@@ -256,17 +256,16 @@ fp_run() {
 	# perf's pid out of trigrec's stream too.
 	"$PERF" record -q -a -k mono -m 16M -e "$ev" --exclude-perf -o "$TMP/$name.perf.data" \
 		>"$TMP/$name.perf.log" 2>&1 &
-	local pp=$!
-	PERF_PID=$pp
-	_bg+=("$pp")
+	PERF_PID=$!
+	_bg+=("$PERF_PID")
 	_nap 1.5
 	tr_start "$TMP/$name.log" -v -a -e "$ev" --trigger 'syscalls:sys_enter_getsid' --count 1 \
 		"${FP_ARGS[@]}" -m 1M -o "$TMP/$name" --no-final || return 1
 	"$@" >/dev/null 2>&1
 	tr_wait
 	_nap 0.3
-	kill -INT "$pp" 2>/dev/null
-	wait "$pp" 2>/dev/null
+	kill -INT "$PERF_PID" 2>/dev/null
+	wait "$PERF_PID" 2>/dev/null
 	# --ns: fp_compare drops a record of perf's that repeats one of the same
 	# time; at perf script's default microseconds, two rt_sigaction exits of
 	# one task (or two getpgid exits, ret -3 each) can share a time (107 of
