@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 # docs/CONTRIBUTING.md stays true: every path its map names exists, every
-# source file (src/**/*.[ch], bpf/*.c, include/*.h) and src/ folder is named
+# source file (src/**/*.[ch], bpf/*.[ch], include/*.h) and src/ folder is named
 # in the map, and every function it cites as `name()` is defined in the tree.
 # Reads the tree only:
 # trigrec-test: no-root
@@ -28,7 +28,7 @@ check_eq "named in the map but not in the tree" "$missing" ""
 t_end
 
 t_begin "contributing: every source file is in the map"
-unnamed=$(find src -name '*.[ch]'; ls bpf/*.c include/*.h)
+unnamed=$(find src -name '*.[ch]'; ls bpf/*.c bpf/*.h include/*.h)
 unnamed=$(for f in $unnamed; do map_paths | grep -qxF "$f" || echo "$f"; done | sort | tr '\n' ' ')
 check_eq "source files the map does not name (add a line: what it owns, what it must not do)" \
 	"$unnamed" ""

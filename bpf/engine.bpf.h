@@ -1,0 +1,700 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * trigrec.bpf.c, part 3 of 6: the trigger engine. Triggers are data:
+ * run_trigger() evaluates one compiled trigger (a clause list with forward
+ * jumps, keys, thresholds) on a record in a scratch slot, keeps latency
+ * spans and rate buckets, and fire() applies the policies, claims the
+ * snapshot and posts the side-band message. Nothing here writes a record.
+ */
+#ifndef TRIGREC_ENGINE_BPF_H
+#define TRIGREC_ENGINE_BPF_H
+
+/* An integer from the record or the current task. */
+static __always_inline __u64 load_value(struct scratch *s, __u8 src, __u8 size, __u8 is_signed,
+					__u16 offset)
+{
+	__u32 off = offset;
+	__u64 v = 0;
+
+	switch (src) {
+	case TRIGREC_SRC_FIELD:
+		if (off > SCRATCH_BYTES - 8)
+			return 0;
+		switch (size) {
+		case 1: v = is_signed ? (__u64)(__s64) * (__s8 *)&s->d[off] : s->d[off]; break;
+		case 2: {
+			__u16 x;
+
+			__builtin_memcpy(&x, &s->d[off], 2);
+			v = is_signed ? (__u64)(__s64)(__s16)x : x;
+			break;
+		}
+		case 4: {
+			__u32 x;
+
+			__builtin_memcpy(&x, &s->d[off], 4);
+			v = is_signed ? (__u64)(__s64)(__s32)x : x;
+			break;
+		}
+		default: __builtin_memcpy(&v, &s->d[off], 8);
+		}
+		return v;
+	case TRIGREC_SRC_PID: return bpf_get_current_pid_tgid() >> 32;
+	case TRIGREC_SRC_TID: return (__u32)bpf_get_current_pid_tgid();
+	case TRIGREC_SRC_CPU: return bpf_get_smp_processor_id();
+	case TRIGREC_SRC_CGROUP: return bpf_get_current_cgroup_id();
+	}
+	return 0;
+}
+
+/*
+ * Copy a string operand (char array, __data_loc, comm, or the text behind a
+ * pointer field for str()) into out, NUL-terminated. -1: the text behind the
+ * pointer could not be read (not present, bad address, NULL). A global
+ * function: the verifier checks it once, not once per clause of the loop.
+ */
+__noinline int load_string(struct scratch *s, const struct trigrec_clause *c, struct str64 *out)
+{
+	__u32 off = 0, len = 0;
+
+	if (!s || !c || !out)
+		return 0;
+
+	if (c->src == TRIGREC_SRC_COMM) {
+		__builtin_memset(out->c, 0, sizeof(out->c));
+		bpf_get_current_comm(out->c, TRIGREC_COMM_LEN);
+		return 0;
+	}
+	if (c->src == TRIGREC_SRC_USTR || c->src == TRIGREC_SRC_KSTR) {
+		/* The pointer is in the record; the text is not (no page faults here). */
+		const void *p =
+			(const void *)load_value(s, TRIGREC_SRC_FIELD, c->size, 0, c->offset);
+		long r;
+
+		if (c->src == TRIGREC_SRC_USTR)
+			r = bpf_probe_read_user_str(out->c, sizeof(out->c), p);
+		else
+			r = bpf_probe_read_kernel_str(out->c, sizeof(out->c), p);
+		if (r < 0) {
+			out->c[0] = 0;
+			return -1;
+		}
+		return 0;
+	}
+	if (c->src == TRIGREC_SRC_CHARS) {
+		off = c->offset;
+		len = c->size;
+	} else if (c->src == TRIGREC_SRC_DATALOC) {
+		__u32 loc = 0;
+
+		if (c->offset > SCRATCH_BYTES - 4)
+			goto empty;
+		__builtin_memcpy(&loc, &s->d[c->offset], 4);
+		off = loc & 0xffff;
+		len = loc >> 16;
+	}
+	if (len > TRIGREC_FIELD_STR_LEN - 1)
+		len = TRIGREC_FIELD_STR_LEN - 1;
+	if (off > SCRATCH_BYTES - TRIGREC_FIELD_STR_LEN)
+		goto empty;
+	__builtin_memcpy(out->c, &s->d[off], TRIGREC_FIELD_STR_LEN);
+	if (len < TRIGREC_FIELD_STR_LEN)
+		out->c[len & (TRIGREC_FIELD_STR_LEN - 1)] = 0;
+	out->c[TRIGREC_FIELD_STR_LEN - 1] = 0;
+	return 0;
+empty:
+	out->c[0] = 0;
+	return 0;
+}
+
+/* Does pat (NUL-terminated, < TRIGREC_STR_LEN) occur in str at pos? */
+static __always_inline int match_at(const struct str64 *str, const char *pat, __u32 pos, int full)
+{
+	for (int i = 0; i < TRIGREC_STR_LEN; i++) {
+		char p = pat[i];
+		char c = str->c[(pos + i) & (TRIGREC_FIELD_STR_LEN - 1)];
+
+		if (pos + i >= TRIGREC_FIELD_STR_LEN)
+			c = 0;
+		if (!p)
+			return full ? c == 0 : 1;
+		if (c != p)
+			return 0;
+	}
+	return 1;
+}
+
+struct len_ctx {
+	const char *s;
+	__u32 max;
+	__u32 len;
+};
+
+static long len_cb(__u32 i, void *ctx)
+{
+	struct len_ctx *lc = ctx;
+
+	if (i >= lc->max || !lc->s[i & (TRIGREC_FIELD_STR_LEN - 1)])
+		return 1;
+	lc->len = i + 1;
+	return 0;
+}
+
+static long patlen_cb(__u32 i, void *ctx)
+{
+	struct len_ctx *lc = ctx;
+
+	if (i >= lc->max || !lc->s[i & (TRIGREC_STR_LEN - 1)])
+		return 1;
+	lc->len = i + 1;
+	return 0;
+}
+
+struct mid_ctx {
+	const struct str64 *str;
+	const char *pat;
+	int found;
+};
+
+static long mid_cb(__u32 pos, void *ctx)
+{
+	struct mid_ctx *mc = ctx;
+
+	if (!mc->str->c[pos & (TRIGREC_FIELD_STR_LEN - 1)])
+		return 1;
+	if (match_at(mc->str, mc->pat, pos & (TRIGREC_FIELD_STR_LEN - 1), 0)) {
+		mc->found = 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* String comparisons, verified once as a global function. */
+__noinline int str_op(const struct str64 *str, const struct trigrec_filter *f, __u32 op, __u32 idx)
+{
+	const char *pat;
+	__u32 slen = 0, plen = 0;
+
+	if (!str || !f)
+		return 0;
+	pat = f->str[idx & (TRIGREC_MAX_STRS - 1)];
+	switch (op) {
+	case TRIGREC_OP_STR_EQ:
+	case TRIGREC_OP_GLOB_FULL: return match_at(str, pat, 0, 1);
+	case TRIGREC_OP_STR_NE: return !match_at(str, pat, 0, 1);
+	case TRIGREC_OP_GLOB_PREFIX: return match_at(str, pat, 0, 0);
+	case TRIGREC_OP_GLOB_SUFFIX: {
+		struct len_ctx lc = { .s = str->c, .max = TRIGREC_FIELD_STR_LEN - 1 };
+
+		/* Lengths through bpf_loop stay unknown to the verifier: one path, not 64 x 32. */
+		bpf_loop(TRIGREC_FIELD_STR_LEN, len_cb, &lc, 0);
+		slen = lc.len;
+		lc.s = pat;
+		lc.len = 0;
+		lc.max = TRIGREC_STR_LEN - 1;
+		bpf_loop(TRIGREC_STR_LEN, patlen_cb, &lc, 0);
+		plen = lc.len;
+		if (plen > slen || slen > TRIGREC_FIELD_STR_LEN)
+			return 0;
+		return match_at(str, pat, slen - plen, 1);
+	}
+	case TRIGREC_OP_GLOB_MIDDLE: {
+		/* bpf_loop: the verifier checks the callback once, not 64 times. */
+		struct mid_ctx mc = { .str = str, .pat = pat };
+
+		if (!pat[0])
+			return 1;
+		bpf_loop(TRIGREC_FIELD_STR_LEN, mid_cb, &mc, 0);
+		return mc.found;
+	}
+	}
+	return 0;
+}
+
+static __always_inline int int_op(__u8 op, __u8 is_signed, __u64 v, __u64 imm)
+{
+	switch (op) {
+	case TRIGREC_OP_EQ: return v == imm;
+	case TRIGREC_OP_NE: return v != imm;
+	case TRIGREC_OP_BITAND: return (v & imm) != 0;
+	case TRIGREC_OP_LT: return is_signed ? (__s64)v < (__s64)imm : v < imm;
+	case TRIGREC_OP_LE: return is_signed ? (__s64)v <= (__s64)imm : v <= imm;
+	case TRIGREC_OP_GT: return is_signed ? (__s64)v > (__s64)imm : v > imm;
+	case TRIGREC_OP_GE: return is_signed ? (__s64)v >= (__s64)imm : v >= imm;
+	}
+	return 0;
+}
+
+/*
+ * Run a compiled filter: a decision list whose jumps only go forward.
+ * 1 = match, 0 = no match, -1 = no match because str() could not read its text.
+ */
+__noinline int eval_filter(struct scratch *s, const struct trigrec_filter *f)
+{
+	struct str64 *str;
+	__u32 pc = 0;
+
+	if (!s || !f)
+		return 0;
+	str = &s->str;
+	if (!f->n)
+		return 1;
+	for (int i = 0; i < TRIGREC_MAX_CLAUSES; i++) {
+		const struct trigrec_clause *c;
+		int res;
+
+		if (pc >= TRIGREC_MAX_CLAUSES)
+			return 0;
+		c = &f->c[pc];
+		if (c->op >= TRIGREC_OP_STR_EQ && c->op <= TRIGREC_OP_GLOB_MIDDLE) {
+			if (load_string(s, c, str))
+				return -1;
+			res = str_op(str, f, c->op, (__u32)c->imm);
+		} else if (c->op == TRIGREC_OP_TRUE) {
+			res = 1;
+		} else {
+			res = int_op(c->op, c->is_signed,
+				     load_value(s, c->src, c->size, c->is_signed, c->offset),
+				     c->imm);
+		}
+		pc = res ? c->jt : c->jf;
+		if (pc == TRIGREC_ACCEPT)
+			return 1;
+		if (pc == TRIGREC_REJECT)
+			return 0;
+	}
+	return 0;
+}
+
+/* 64-bit FNV-1a of a NUL-terminated text: a str(FIELD) key part. */
+__noinline __u64 str_hash(const struct str64 *str)
+{
+	__u64 h = 0xcbf29ce484222325ull;
+
+	if (!str)
+		return 0;
+	for (int i = 0; i < TRIGREC_FIELD_STR_LEN; i++) {
+		char c = str->c[i];
+
+		if (!c)
+			break;
+		h = (h ^ (__u8)c) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+/*
+ * The key of this record. 1: a str() part's text is in *str; -1: it could
+ * not be read (counted in str_faults; the record neither starts, ends nor
+ * counts anything). A global function: verified once for every caller.
+ */
+__noinline int build_key(struct scratch *s, const struct trigrec_keyspec *ks, struct tkey *k,
+			 struct str64 *str)
+{
+	int has_text = 0;
+
+	if (!s || !ks || !k || !str)
+		return 0;
+	str->c[0] = 0; /* no text unless a part is str() */
+
+	for (int i = 0; i < TRIGREC_MAX_KEY_PARTS; i++) {
+		const struct trigrec_key_part *p = &ks->p[i];
+
+		if (p->src == TRIGREC_SRC_USTR || p->src == TRIGREC_SRC_KSTR) {
+			struct trigrec_clause c = { .src = p->src,
+						    .size = p->size,
+						    .offset = p->offset };
+
+			if (load_string(s, &c, str))
+				return -1;
+			k->k[i] = str_hash(str);
+			has_text = 1;
+			continue;
+		}
+		k->k[i] = p->src ? load_value(s, p->src, p->size, 0, p->offset) : 0;
+		/* Zero-extend fields narrower than 8 bytes. */
+		if (p->src == TRIGREC_SRC_FIELD && p->size < 8)
+			k->k[i] &= (1ull << (p->size * 8)) - 1;
+	}
+	return has_text;
+}
+
+struct fire_ctx {
+	__u64 now;
+	__u64 start_ns;
+	__u64 latency_ns;
+	__u32 start_tid;
+	__u32 start_cpu;
+	__u64 count;
+};
+
+/*
+ * Policy, then claim the snapshot, set the cut, tell userspace. The message
+ * is reserved before claiming so a full ring buffer can never leave the
+ * recorder frozen with nobody told.
+ */
+static __always_inline int fire_body(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc,
+				     struct trigrec_trig_state *ts, struct trigrec_stats *st,
+				     struct tkey *k, struct fire_ctx *fc,
+				     const struct str64 *key_text)
+{
+	struct trigrec_trigger_msg *m;
+	__u64 now = fc->now, pid_tgid, *kcd = NULL, we;
+	__u32 sz;
+
+	if (tc->max_total && ts->fired_total >= tc->max_total) {
+		st->suppressed_limit++;
+		return 0;
+	}
+	if (tc->cooldown_ns && ts->last_fire_ns && now - ts->last_fire_ns < tc->cooldown_ns) {
+		st->suppressed_cooldown++;
+		return 0;
+	}
+	if (tc->key_cooldown_ns) {
+		k->kind = 3;
+		kcd = bpf_map_lookup_elem(&key_cooldown, k);
+		if (kcd && now - *kcd < tc->key_cooldown_ns) {
+			st->suppressed_cooldown++;
+			return 0;
+		}
+	}
+	/*
+	 * limit N/PERIOD is a token bucket of N refilled at N per PERIOD, kept
+	 * as GCRA's one timestamp: tat is when the bucket is full again; a
+	 * firing takes one token (interval) and is allowed while tat is at
+	 * most PERIOD - interval ahead. Written to never overflow.
+	 */
+	if (tc->limit) {
+		__u64 interval = tc->limit_period_ns / tc->limit;
+
+		if (ts->limit_tat_ns > now &&
+		    ts->limit_tat_ns - now > tc->limit_period_ns - interval) {
+			st->suppressed_limit++;
+			return 0;
+		}
+	}
+	/* The global budget comes last: what the trigger's own policy held back does not spend it. */
+	for (int i = 0; i < 2; i++) {
+		__u64 interval;
+
+		if (!budget_n[i])
+			continue;
+		interval = budget_period_ns[i] / budget_n[i];
+		if (budget_tat[i] > now && budget_tat[i] - now > budget_period_ns[i] - interval) {
+			st->suppressed_budget++;
+			return 0;
+		}
+	}
+	if (!*(volatile __u64 *)&armed) {
+		st->coalesced++;
+		return 0;
+	}
+	/*
+	 * Ring sets alone freeze nothing: a firing after the window of the
+	 * snapshot in flight is a snapshot of its own, however soon it comes;
+	 * one inside that window (its post) is part of it.
+	 */
+	we = *(volatile __u64 *)&window_end;
+	if (ring_mode && !need_freeze &&
+	    (now <= we || *(volatile __u64 *)&inflight >= TRIGREC_MAX_INFLIGHT)) {
+		st->coalesced++;
+		return 0;
+	}
+	m = bpf_ringbuf_reserve(&sideband, sizeof(*m), 0);
+	if (!m) {
+		st->rb_dropped++;
+		return 0;
+	}
+	if (ring_mode && !need_freeze) {
+		/* One owner per window: two CPUs firing at once make one snapshot. */
+		if (__sync_val_compare_and_swap(&window_end, we, now + tc->post_ns) != we) {
+			bpf_ringbuf_discard(m, BPF_RB_NO_WAKEUP);
+			st->coalesced++;
+			return 0;
+		}
+		__sync_fetch_and_add(&inflight, 1);
+	} else {
+		if (__sync_val_compare_and_swap(&armed, 1, 0) != 1) {
+			bpf_ringbuf_discard(m, BPF_RB_NO_WAKEUP);
+			st->coalesced++;
+			return 0;
+		}
+		freeze_at = now + tc->post_ns;
+	}
+	m->flipped = 0;
+	if (ring_mode && __sync_val_compare_and_swap(&spare_free, 1, 0) == 1) {
+		flip_at = now + tc->post_ns;
+		m->flipped = 1;
+	}
+	st->fired++;
+	ts->fired_total++;
+	ts->last_fire_ns = now;
+	if (tc->limit)
+		ts->limit_tat_ns = (ts->limit_tat_ns > now ? ts->limit_tat_ns : now) +
+				   tc->limit_period_ns / tc->limit;
+	if (tc->key_cooldown_ns) {
+		k->kind = 3;
+		bpf_map_update_elem(&key_cooldown, k, &now, BPF_ANY);
+	}
+	/* Only the owner of the freeze gets here: the buckets have one writer at a time. */
+	for (int i = 0; i < 2; i++)
+		if (budget_n[i])
+			budget_tat[i] = (budget_tat[i] > now ? budget_tat[i] : now) +
+					budget_period_ns[i] / budget_n[i];
+
+	pid_tgid = bpf_get_current_pid_tgid();
+	m->type = TRIGREC_MSG_TRIGGER;
+	m->trigger_id = id;
+	m->generation = generation;
+	m->time_ns = now;
+	m->freeze_at = now + tc->post_ns;
+	m->cpu = bpf_get_smp_processor_id();
+	m->pid = pid_tgid >> 32;
+	m->tid = (__u32)pid_tgid;
+	m->hook = s->hook;
+	m->hook_recorded = s->hook_recorded;
+	bpf_get_current_comm(m->comm, sizeof(m->comm));
+	m->key[0] = k->k[0];
+	m->key[1] = k->k[1];
+	m->start_ns = fc->start_ns;
+	m->latency_ns = fc->latency_ns;
+	m->start_tid = fc->start_tid;
+	m->start_cpu = fc->start_cpu;
+	m->count = fc->count;
+	m->window_ns = tc->window_ns;
+	sz = s->size;
+	if (sz > TRIGREC_TRIGGER_DATA)
+		sz = TRIGREC_TRIGGER_DATA;
+	m->data_size = sz;
+	__builtin_memcpy(m->data, s->d, TRIGREC_TRIGGER_DATA);
+	/* Empty unless the key has a str() part (build_key). */
+	__builtin_memcpy(m->key_text, key_text->c, TRIGREC_FIELD_STR_LEN);
+	m->key_text[TRIGREC_FIELD_STR_LEN - 1] = 0;
+	bpf_ringbuf_submit(m, 0);
+	return 1;
+}
+
+/*
+ * Ring sets alone keep no freeze to serialize firings: a firing holds
+ * fire_lock from its policy checks to its last state update, so `max`,
+ * `limit`, cooldowns and the budget see one firing at a time, as they do
+ * under `armed` (a vCPU descheduled mid-firing under qemu let a second one
+ * through `max 1`). A firing that finds it held is concurrent: coalesced.
+ */
+static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc,
+				struct trigrec_trig_state *ts, struct trigrec_stats *st,
+				struct tkey *k, struct fire_ctx *fc, const struct str64 *key_text)
+{
+	int locked = ring_mode && !need_freeze, r;
+
+	if (locked && __sync_val_compare_and_swap(&fire_lock, 0, 1) != 0) {
+		st->coalesced++;
+		return 0;
+	}
+	r = fire_body(s, id, tc, ts, st, k, fc, key_text);
+	if (locked)
+		__sync_fetch_and_and(&fire_lock, 0);
+	return r;
+}
+
+/* Start or end a thread-keyed span in task storage. 1 = an end matched a start (*v set). */
+static __always_inline int task_span(__u32 id, __u32 role, __u64 now, struct lat_start *v)
+{
+	struct task_struct *task = (struct task_struct *)bpf_get_current_task_btf();
+	struct task_starts *ts;
+	int free = -1;
+
+	ts = bpf_task_storage_get(&task_starts, task, 0,
+				  role == TRIGREC_ROLE_START ? BPF_LOCAL_STORAGE_GET_F_CREATE : 0);
+	if (!ts)
+		return 0;
+	for (int i = 0; i < TRIGREC_TASK_SLOTS; i++) {
+		struct task_slot *sl = &ts->slot[i];
+
+		if (sl->trig1 == id + 1) {
+			if (role == TRIGREC_ROLE_START) {
+				sl->ts = now;
+				sl->cpu = bpf_get_smp_processor_id();
+				return 0;
+			}
+			if (!sl->ts)
+				return 0;
+			v->ts = sl->ts;
+			v->cpu = sl->cpu;
+			v->tid = (__u32)bpf_get_current_pid_tgid();
+			sl->ts = 0;
+			return 1;
+		}
+		if (!sl->trig1 && free < 0)
+			free = i;
+	}
+	if (role == TRIGREC_ROLE_START && free >= 0 && free < TRIGREC_TASK_SLOTS) {
+		ts->slot[free].trig1 = id + 1;
+		ts->slot[free].ts = now;
+		ts->slot[free].cpu = bpf_get_smp_processor_id();
+	}
+	return 0;
+}
+
+/* Start or end a span keyed by record fields in the lat_starts LRU. 1 = ended (*v set). */
+static __always_inline int hash_span(struct tkey *k, __u32 role, __u64 now, struct lat_start *v)
+{
+	struct lat_start *ls;
+
+	k->kind = 1;
+	if (role == TRIGREC_ROLE_START) {
+		v->ts = now;
+		v->tid = (__u32)bpf_get_current_pid_tgid();
+		v->cpu = bpf_get_smp_processor_id();
+		bpf_map_update_elem(&lat_starts, k, v, BPF_ANY);
+		return 0;
+	}
+	/* Ended spans are deleted: keys like (dev, sector) rarely recur. */
+	ls = bpf_map_lookup_elem(&lat_starts, k);
+	if (!ls)
+		return 0;
+	*v = *ls;
+	bpf_map_delete_elem(&lat_starts, k);
+	return 1;
+}
+
+/* Evaluate one (trigger, role) entry of a hook. 1 = it fired. */
+__noinline int run_trigger(struct scratch *s, __u32 entry)
+{
+	__u32 id = TRIGREC_HOOK_TRIG_ID(entry), role = TRIGREC_HOOK_TRIG_ROLE(entry);
+	struct trigrec_trigger_cfg *tc = bpf_map_lookup_elem(&triggers, &id);
+	struct trigrec_trig_state *ts = bpf_map_lookup_elem(&trig_state, &id);
+	struct trigrec_stats *st = stat_slot(id);
+	struct fire_ctx fc = { 0 };
+	struct tkey k = { .trig = id };
+	const struct trigrec_side *side;
+	struct str64 *str;
+	__u64 now;
+	int res;
+
+	if (!s || !tc || !ts || !st || role > TRIGREC_ROLE_START)
+		return 0;
+	str = &s->str;
+	side = &tc->side[role];
+	st->evaluated++;
+	res = eval_filter(s, &side->filter);
+	if (res <= 0) {
+		if (res < 0)
+			st->str_faults++;
+		return 0;
+	}
+	/*
+	 * The clock is read only once something matched: filters are the hot
+	 * path. A record written by BPF carries the time the cut must equal.
+	 */
+	now = s->now ? s->now : bpf_ktime_get_ns();
+	fc.now = now;
+
+	if (tc->kind == TRIGREC_TRIG_LATENCY) {
+		struct lat_start v;
+		int ended;
+
+		if (tc->flags & TRIGREC_TF_TASK_KEY) {
+			k.k[0] = (__u32)bpf_get_current_pid_tgid();
+			str->c[0] = 0;
+			ended = task_span(id, role, now, &v);
+		} else {
+			if (build_key(s, &side->key, &k, str) < 0) {
+				st->str_faults++;
+				return 0;
+			}
+			ended = hash_span(&k, role, now, &v);
+		}
+		if (!ended || now < v.ts)
+			return 0;
+		if (tc->window_ns && now - v.ts > tc->window_ns) {
+			st->stale_starts++;
+			return 0;
+		}
+		if (now - v.ts <= tc->threshold)
+			return 0;
+		fc.start_ns = v.ts;
+		fc.latency_ns = now - v.ts;
+		fc.start_tid = v.tid;
+		fc.start_cpu = v.cpu;
+		st->matched++;
+		return fire(s, id, tc, ts, st, &k, &fc, str);
+	}
+	if (build_key(s, &side->key, &k, str) < 0) {
+		st->str_faults++;
+		return 0;
+	}
+
+	if (tc->kind == TRIGREC_TRIG_RATE) {
+		struct rate_bucket *b, nb = { .win_start = now, .count = 0 };
+		__u64 n, ws;
+
+		k.kind = 2;
+		b = bpf_map_lookup_elem(&rate_buckets, &k);
+		if (!b) {
+			bpf_map_update_elem(&rate_buckets, &k, &nb, BPF_NOEXIST);
+			b = bpf_map_lookup_elem(&rate_buckets, &k);
+			if (!b)
+				return 0;
+		}
+		/*
+		 * A window opens at the first event after the previous one
+		 * closed. One CPU opens it (the compare-and-swap) and takes
+		 * away only the old window's count, so the calls other CPUs
+		 * count meanwhile stay counted: two plain stores lost them when
+		 * a CPU stalled between the stores (21 calls under qemu TCG).
+		 * Signed: this CPU's clock read may predate a window another
+		 * CPU opened since; unsigned, that difference wrapped to
+		 * "expired" and moved the start back, taking away the new
+		 * window's count (20 calls, the 6.12 guest under TCG).
+		 */
+		ws = b->win_start;
+		if ((__s64)(now - ws) > (__s64)tc->window_ns) {
+			__u64 old = b->count;
+
+			if (__sync_val_compare_and_swap(&b->win_start, ws, now) == ws)
+				__sync_fetch_and_sub(&b->count, old);
+			ws = b->win_start;
+		}
+		n = __sync_fetch_and_add(&b->count, 1) + 1;
+		if (n <= tc->threshold)
+			return 0;
+		fc.count = n;
+		fc.start_ns = ws;
+		st->matched++;
+		if (!fire(s, id, tc, ts, st, &k, &fc, str))
+			return 0;
+		/*
+		 * A new window from here, with the calls counted since ours;
+		 * unless another CPU opened one meanwhile: that one already
+		 * took our count away.
+		 */
+		if (__sync_val_compare_and_swap(&b->win_start, ws, now > ws ? now : ws) == ws)
+			__sync_fetch_and_sub(&b->count, n);
+		return 1;
+	} else {
+		__u64 n = __sync_fetch_and_add(&ts->matches, 1) + 1;
+
+		fc.count = n;
+		if (tc->threshold > 1 && n < tc->threshold)
+			return 0;
+	}
+	st->matched++;
+	return fire(s, id, tc, ts, st, &k, &fc, str);
+}
+
+/* The triggers of one hook on one record in s; 1 = one fired. */
+static __always_inline int hook_triggers(struct trigrec_hook_cfg *hc, struct scratch *s)
+{
+	int fired = 0;
+
+	for (int i = 0; i < TRIGREC_MAX_HOOK_TRIGGERS; i++) {
+		if (i >= hc->ntrig)
+			break;
+		if (run_trigger(s, hc->trig[i]))
+			fired = 1;
+	}
+	return fired;
+}
+
+#endif /* TRIGREC_ENGINE_BPF_H */

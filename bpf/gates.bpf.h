@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * trigrec.bpf.c, part 5 of 6: the classic programs, attached once per
+ * hook with the hook's index as BPF cookie: tp_hook and probe_hook (record,
+ * gate and triggers), tp_rec (record only), tp_gate, probe_gate and
+ * pe_gate (the freeze gates of perf-written events). A tracepoint program
+ * that returns 0 drops the event for every perf user: only a gate during
+ * a freeze ever does.
+ */
+#ifndef TRIGREC_GATES_BPF_H
+#define TRIGREC_GATES_BPF_H
+
+/* kprobe/uprobe events: as tp_hook, the record rebuilt from registers first. */
+SEC("kprobe")
+int probe_hook(struct pt_regs *ctx)
+{
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), zero = 0;
+	struct trigrec_hook_cfg *hc = bpf_map_lookup_elem(&hooks, &idx);
+	struct scratch *s;
+	int pass = 1;
+	__u32 sz;
+
+	if (!hc)
+		return 1;
+	if (hc->flags & TRIGREC_HOOK_GATED)
+		pass = gate_pass();
+	if (!hc->ntrig || !in_scope())
+		return pass;
+	s = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!s)
+		return pass;
+	sz = hc->data_size;
+	if (sz > SCRATCH_BYTES)
+		sz = SCRATCH_BYTES;
+	if (probe_record(ctx, s, idx, sz))
+		return pass;
+	s->now = 0; /* not written by record(): the engine reads the clock */
+	s->hook = idx;
+	s->hook_recorded = !!(hc->flags & TRIGREC_HOOK_RECORDED);
+	return hook_triggers(hc, s) || pass;
+}
+
+/* Recorded probes without a trigger: the gate alone. */
+SEC("kprobe")
+int probe_gate(struct pt_regs *ctx)
+{
+	return gate_pass();
+}
+
+SEC("tracepoint")
+int tp_hook(void *ctx)
+{
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), zero = 0;
+	struct trigrec_hook_cfg *hc = bpf_map_lookup_elem(&hooks, &idx);
+	struct scratch *s;
+	int pass = 1, fired = 0;
+	__u32 sz;
+
+	__u64 now = 0;
+
+	if (!hc)
+		return 1;
+	if (hc->flags & TRIGREC_HOOK_GATED)
+		pass = gate_pass();
+	/* Recorded before the triggers run: a trigger's own record is the last before its cut. */
+	if (hc->flags & TRIGREC_HOOK_BPFREC) {
+		now = bpf_ktime_get_ns();
+		record(ctx, hc, idx, now);
+	}
+	if (!hc->ntrig || !in_scope())
+		return pass;
+	s = bpf_map_lookup_elem(&scratch_map, &zero);
+	if (!s)
+		return pass;
+	s->now = now;
+	sz = hc->data_size;
+	if (sz > SCRATCH_BYTES)
+		sz = SCRATCH_BYTES;
+	if (sz < 8 || bpf_probe_read_kernel(s->d, sz, ctx))
+		return pass;
+	fix_common(s->d, hc);
+	s->size = sz;
+	s->hook = idx;
+	s->hook_recorded = !!(hc->flags & TRIGREC_HOOK_RECORDED);
+	for (int i = 0; i < TRIGREC_MAX_HOOK_TRIGGERS; i++) {
+		if (i >= hc->ntrig)
+			break;
+		/*
+		 * Every trigger sees every event, even after one has fired: counts
+		 * and rates must not miss it, and an event that ends one latency
+		 * span may start the next.
+		 */
+		if (run_trigger(s, hc->trig[i]))
+			fired = 1;
+	}
+	/* The trigger's own record is kept: it is the last one before the cut. */
+	return pass || fired;
+}
+
+/*
+ * rings=bpf, recorded tracepoints that carry no trigger. Never returns 0:
+ * the event reaches every other perf user of the tracepoint untouched.
+ */
+SEC("tracepoint")
+int tp_rec(void *ctx)
+{
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx);
+	struct trigrec_hook_cfg *hc = bpf_map_lookup_elem(&hooks, &idx);
+
+	if (hc)
+		record(ctx, hc, idx, bpf_ktime_get_ns());
+	return 1;
+}
+
+/* Recorded tracepoints that carry no trigger: the gate alone, one load. */
+SEC("tracepoint")
+int tp_gate(void *ctx)
+{
+	return gate_pass();
+}
+
+SEC("perf_event")
+int pe_gate(struct bpf_perf_event_data *ctx)
+{
+	return gate_pass();
+}
+
+#endif /* TRIGREC_GATES_BPF_H */

@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * trigrec.bpf.c, part 2 of 6: whose events these are. The --cgroup, -p and
+ * command scopes and the -C CPU set, as the recording programs, the gates
+ * and the triggers ask them, and gate_pass(), the freeze test of perf's
+ * rings (one load while nothing is frozen).
+ */
+#ifndef TRIGREC_SCOPE_BPF_H
+#define TRIGREC_SCOPE_BPF_H
+
+static __always_inline int in_task_scope(void);
+
+/* Is the current task in the --cgroup (or a cgroup below it)? */
+static __always_inline int in_cgroup(void)
+{
+	if (!scope_cgroup)
+		return 1;
+	return bpf_current_task_under_cgroup(&cgroup_scope, 0) == 1;
+}
+
+/*
+ * 1 = let the record through. Costs one load while recording. While frozen,
+ * records our rings would never receive (other CPUs with -C, other tasks with
+ * -p or a command, other cgroups with --cgroup) pass: dropping a tracepoint
+ * record drops it for every perf user, so the freeze should touch no more
+ * than it must.
+ */
+static __always_inline int gate_pass(void)
+{
+	__u64 cut = *(volatile __u64 *)&freeze_at;
+	struct trigrec_stats *st;
+
+	if (!cut || bpf_ktime_get_ns() <= cut)
+		return 1;
+	if (cpu_limited) {
+		__u32 cpu = bpf_get_smp_processor_id();
+
+		if (cpu >= TRIGREC_MAX_CPUS || !cpu_recorded[cpu])
+			return 1;
+	}
+	if (scope_gates && !in_task_scope())
+		return 1;
+	if (!in_cgroup())
+		return 1;
+	st = stat_slot(TRIGREC_MAX_TRIGGERS);
+	if (st)
+		st->gated++;
+	return 0;
+}
+
+/* Is the current task the scope process or one of its descendants? */
+static __always_inline int in_task_scope(void)
+{
+	struct task_struct *t;
+	int i;
+
+	if (!scope_tgid)
+		return 1;
+	/*
+	 * BTF pointers, read with plain loads (the verifier makes each a
+	 * fault-safe load): every recorded event of a task-scoped recording
+	 * asks this, and a bpf_probe_read_kernel() call per field cost more
+	 * than the load.
+	 */
+	t = bpf_get_current_task_btf();
+	for (i = 0; i < TRIGREC_SCOPE_DEPTH && t; i++) {
+		__u32 tgid = t->tgid;
+
+		if (tgid == scope_tgid)
+			return 1;
+		if (tgid <= 1)
+			return 0;
+		t = t->real_parent;
+	}
+	return 0;
+}
+
+/* May triggers fire for the current task? */
+static __always_inline int in_scope(void)
+{
+	/* Writing a snapshot (openat, write, fsync, rename) must not fire another one. */
+	if (self_tgid && (bpf_get_current_pid_tgid() >> 32) == self_tgid)
+		return 0;
+	return in_cgroup() && in_task_scope();
+}
+
+#endif /* TRIGREC_SCOPE_BPF_H */

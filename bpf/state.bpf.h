@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * trigrec.bpf.c, part 1 of 6: the state every part shares. The per-run
+ * constants (rodata, set between open and load), the live globals userspace
+ * maps (freeze, ring-set flips, record numbers) and the maps: hooks,
+ * triggers and their state, the side-band ring, keyed span and rate
+ * tables, the ring sets and the scratch slots. Included once, first.
+ */
+#ifndef TRIGREC_STATE_BPF_H
+#define TRIGREC_STATE_BPF_H
+
+#define SCRATCH_BYTES 512
+
+/* Set by userspace between open and load. */
+const volatile __u32 scope_tgid = 0;  /* 0: triggers fire for any task */
+const volatile __u32 self_tgid = 0;   /* trigrec itself: never fires a trigger (no feedback loop) */
+const volatile __u32 scope_gates = 0; /* task mode: gates only drop the scope's records */
+const volatile __u32 cpu_limited = 0; /* -C: gates only drop records of recorded CPUs */
+const volatile __u8 cpu_recorded[TRIGREC_MAX_CPUS] = {};
+/* --cgroup: record, trigger and gate only in the cgroup held by cgroup_scope[0]. */
+const volatile __u32 scope_cgroup = 0;
+/*
+ * The run's snapshot budget across all triggers (`budget 10/min, 60/hour`):
+ * up to two token buckets, GCRA like `limit`; n = 0: none.
+ */
+const volatile __u64 budget_n[2] = {};
+const volatile __u64 budget_period_ns[2] = {};
+__u64 budget_tat[2] = {};
+const volatile __u32 generation = 0; /* trigger table generation (reloads), copied into messages */
+
+/* Live state, mmaped by userspace (see trigrec_abi.h). */
+__u64 freeze_at = 0;
+__u64 armed = 0; /* userspace arms once everything is attached */
+
+/*
+ * rings=bpf. Recording programs write a record stamped t into set_after
+ * when flip_at is set and t > flip_at, else into set_before: a firing
+ * trigger claims the spare set (spare_free 1 -> 0) and sets flip_at to its
+ * cut, so everything up to the cut stays in the set it was in and nothing
+ * after it lands there. Userspace hands the spare back after copying it
+ * (bpfctl__settle: set_before = set_after, flip_at = 0, set_after = the
+ * other, spare_free = 1, in that order, so a program between two of those
+ * stores still picks a set that is safe to write).
+ */
+const volatile __u32 ring_mode = 0;   /* 1: tracepoints recorded by BPF (rings=bpf) */
+const volatile __u32 need_freeze = 0; /* perf-written rings (sampling events) are gated too */
+const volatile __u32 rec_slots = 1;   /* index of set s on CPU c: s * rec_slots + c */
+__u64 flip_at = 0;
+__u64 window_end = 0; /* ring sets alone: the end of the newest snapshot's window */
+__u64 inflight = 0;  /* ring sets alone: snapshots posted, not yet copied (userspace counts down) */
+__u64 fire_lock = 0; /* ring sets alone: one firing at a time through the policies (fire()) */
+__u32 set_before = 0;
+__u32 set_after = 1;
+__u32 spare_free = 1;
+/*
+ * Next record number per CPU, one cache line each: every record takes one
+ * with a locked add, and with the numbers packed 16 to a line each CPU's
+ * add pulled the line away from 15 others that were recording too.
+ */
+struct {
+	__u32 n;
+	__u32 pad[15];
+} __attribute__((aligned(64))) rec_seq[TRIGREC_MAX_CPUS] = {};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_HOOKS);
+	__type(key, __u32);
+	__type(value, struct trigrec_hook_cfg);
+} hooks SEC(".maps");
+
+/*
+ * The cgroup of --cgroup, as a cgroup fd: bpf_current_task_under_cgroup()
+ * tests "in it or a descendant" in O(1), as the perf events opened with
+ * PERF_FLAG_PID_CGROUP do, and the kernel resolved the path, so cgroup
+ * namespaces need no depth arithmetic (unlike ancestor cgroup ids).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_CGROUP_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u32);
+} cgroup_scope SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_TRIGGERS);
+	__type(key, __u32);
+	__type(value, struct trigrec_trigger_cfg);
+} triggers SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_TRIGGERS);
+	__type(key, __u32);
+	__type(value, struct trigrec_trig_state);
+} trig_state SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_TRIGGERS + 1);
+	__type(key, __u32);
+	__type(value, struct trigrec_stats);
+} stats SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, TRIGREC_RINGBUF_BYTES);
+} sideband SEC(".maps");
+
+/* Keyed state: latency starts, rate buckets, per-key cooldowns. */
+struct tkey {
+	__u32 trig;
+	__u32 kind; /* which table the entry belongs to, so one key space serves all */
+	__u64 k[TRIGREC_MAX_KEY_PARTS];
+};
+
+struct lat_start {
+	__u64 ts;
+	__u32 tid;
+	__u32 cpu;
+};
+
+struct rate_bucket {
+	__u64 win_start;
+	__u64 count;
+};
+
+/* Sizes are set by userspace (bpf_map__set_max_entries) before load. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct tkey);
+	__type(value, struct lat_start);
+} lat_starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct tkey);
+	__type(value, struct rate_bucket);
+} rate_buckets SEC(".maps");
+
+/*
+ * Latency starts keyed by the current thread (the common case: syscall and
+ * off-CPU spans) live in task storage: a lookup costs a fraction of an LRU
+ * hash update + delete, and the slots vanish with the thread.
+ */
+struct task_slot {
+	__u32 trig1; /* trigger id + 1; 0 = free */
+	__u32 cpu;
+	__u64 ts;
+};
+
+struct task_starts {
+	struct task_slot slot[TRIGREC_TASK_SLOTS];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct task_starts);
+} task_starts SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct tkey);
+	__type(value, __u64);
+} key_cooldown SEC(".maps");
+
+struct str64 {
+	char c[TRIGREC_FIELD_STR_LEN];
+};
+
+/*
+ * The record being evaluated, copied once so clauses can index it freely.
+ * Slot 0: tp_hook and probe_hook (classic programs, which never nest in
+ * each other: the kernel's bpf_prog_active); slot 1: record()'s --filter;
+ * slot 2 + K: the tp_btf fast path of kind K, which builds its record here
+ * behind h and writes it to the ring from here. A tp_btf program can
+ * interrupt a classic one and another tp_btf program (never itself: the
+ * kernel's per-program guard), so each has its own slot, text buffer
+ * included, and none overwrites what another is evaluating.
+ */
+struct scratch {
+	struct trigrec_rec_hdr h; /* fast paths: the header rec_emit() writes */
+	__u8 d[SCRATCH_BYTES];
+	__u32 size;
+	__u32 hook;
+	__u32 hook_recorded;
+	__u32 pad;
+	__u64 now; /* rings=bpf: the time stamped on the event's record (0: read the clock) */
+	char comm[TRIGREC_COMM_LEN];
+	struct str64 str; /* the text of a str() clause or key part */
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERF_EVENT_ARRAY);
+	__type(key, __u32);
+	__type(value, __u32);
+} rec_rings SEC(".maps");
+
+/* One record being written: the header, then the tracepoint's record. */
+struct rec_buf {
+	struct trigrec_rec_hdr h;
+	__u8 d[TRIGREC_MAX_RECORD];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct rec_buf);
+} rec_buf_map SEC(".maps");
+
+/* rings=bpf: a recorded tracepoint's --filter, compiled as a trigger condition (per hook). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_HOOKS);
+	__type(key, __u32);
+	__type(value, struct trigrec_filter);
+} rec_filters SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 2 + TRIGREC_FP_NR);
+	__type(key, __u32);
+	__type(value, struct scratch);
+} scratch_map SEC(".maps");
+
+/* Dynamic probes' recipes (see trigrec_probe_cfg), at their hook's index. */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_HOOKS);
+	__type(key, __u32);
+	__type(value, struct trigrec_probe_cfg);
+} probe_cfgs SEC(".maps");
+
+static __always_inline struct trigrec_stats *stat_slot(__u32 id)
+{
+	return bpf_map_lookup_elem(&stats, &id);
+}
+
+#endif /* TRIGREC_STATE_BPF_H */
