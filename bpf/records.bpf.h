@@ -32,7 +32,7 @@ static __always_inline void fix_common(__u8 *d, const struct trigrec_hook_cfg *h
  */
 static __always_inline int rec_wanted(__u32 cpu)
 {
-	if (cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]))
+	if (cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]) || !live_cpu(cpu))
 		return 0;
 	return in_cgroup() && (!scope_gates || in_task_scope());
 }
@@ -51,6 +51,7 @@ static __always_inline int rec_emit(void *ctx, void *buf, const struct trigrec_h
 				    __u32 cpu, __u32 sz, __u64 now, __u32 max)
 {
 	struct trigrec_rec_hdr *h = buf;
+	struct trigrec_rec_cpu *rc;
 	struct trigrec_stats *st;
 	__u32 set, idx;
 	__u64 fa;
@@ -61,8 +62,10 @@ static __always_inline int rec_emit(void *ctx, void *buf, const struct trigrec_h
 	h->time = now;
 	h->ev = hc->rec_ev;
 	h->flags = 0;
-	/* Masked where used: Linux 6.1's verifier forgets the bound of a reloaded cpu. */
-	h->seq = __sync_fetch_and_add(&rec_seq[cpu & (TRIGREC_MAX_CPUS - 1)].n, 1);
+	rc = bpf_map_lookup_elem(&rec_cpu, &cpu);
+	if (!rc)
+		return 1;
+	h->seq = __sync_fetch_and_add(&rc->seq, 1);
 	fa = *(volatile __u64 *)&flip_at;
 	set = fa && now > fa ? *(volatile __u32 *)&set_after : *(volatile __u32 *)&set_before;
 	idx = (set & 1) * rec_slots + cpu;

@@ -75,9 +75,25 @@ static __always_inline int in_task_scope(void)
 	return 0;
 }
 
+/*
+ * This CPU's numbering, if this object is the one that records and fires
+ * on it, else NULL. One object at a time is: a reload attaches the new
+ * object while the old one still records, then userspace moves `live` to
+ * it CPU by CPU (bpfctl__go_live()), each with one store made on that CPU,
+ * which no event there can straddle.
+ */
+static __always_inline struct trigrec_rec_cpu *live_cpu(__u32 cpu)
+{
+	struct trigrec_rec_cpu *rc = bpf_map_lookup_elem(&rec_cpu, &cpu);
+
+	return rc && rc->live == generation ? rc : NULL;
+}
+
 /* May triggers fire for the current task? */
 static __always_inline int in_scope(void)
 {
+	if (!live_cpu(bpf_get_smp_processor_id()))
+		return 0;
 	/* Writing a snapshot (openat, write, fsync, rename) must not fire another one. */
 	if (self_tgid && (bpf_get_current_pid_tgid() >> 32) == self_tgid)
 		return 0;

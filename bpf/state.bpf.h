@@ -53,14 +53,17 @@ __u32 set_before = 0;
 __u32 set_after = 1;
 __u32 spare_free = 1;
 /*
- * Next record number per CPU, one cache line each: every record takes one
- * with a locked add, and with the numbers packed 16 to a line each CPU's
- * add pulled the line away from 15 others that were recording too.
+ * Record numbers and the live generation per CPU (trigrec_rec_cpu): a map
+ * rather than .bss, so that a reload's new object shares it with the old
+ * one (bpf_map__reuse_fd) and numbering goes on without a copy.
  */
 struct {
-	__u32 n;
-	__u32 pad[15];
-} __attribute__((aligned(64))) rec_seq[TRIGREC_MAX_CPUS] = {};
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(max_entries, TRIGREC_MAX_CPUS);
+	__type(key, __u32);
+	__type(value, struct trigrec_rec_cpu);
+} rec_cpu SEC(".maps");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

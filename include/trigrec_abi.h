@@ -86,6 +86,22 @@ struct trigrec_rec_hdr {
 	__u16 flags;
 };
 
+/*
+ * Per CPU, in the rec_cpu map, which every object of a run shares (a reload
+ * reuses the first object's map): one cache line each, since every record
+ * takes a number with a locked add and packed lines bounced between CPUs.
+ * seq: the CPU's next record number (rec_emit()). live: the generation
+ * whose programs record and fire on this CPU; a reload attaches the new
+ * object while the old one records, then moves `live` CPU by CPU with one
+ * store made on that CPU (bpfctl__go_live()), which no tracepoint of that
+ * CPU can straddle: every event is recorded by exactly one object.
+ */
+struct trigrec_rec_cpu {
+	__u32 seq;
+	__u32 live;
+	__u32 pad[14];
+};
+
 /* Trigger kinds (trigger_cfg.kind). */
 enum trigrec_trigger_kind {
 	TRIGREC_TRIG_EVENT = 1,	  /* EVENT [if FILTER] [count >= N] */
@@ -336,6 +352,7 @@ struct trigrec_trigger_msg {
 
 _Static_assert(sizeof(struct trigrec_hook_cfg) == 64, "hook_cfg layout");
 _Static_assert(sizeof(struct trigrec_rec_hdr) == 16, "rec_hdr layout");
+_Static_assert(sizeof(struct trigrec_rec_cpu) == 64, "rec_cpu layout: one cache line");
 _Static_assert(sizeof(struct trigrec_probe_fetch) == 16, "probe_fetch layout");
 _Static_assert(sizeof(struct trigrec_probe_cfg) == 8 + 16 * TRIGREC_MAX_PROBE_FETCH,
 	       "probe_cfg layout");

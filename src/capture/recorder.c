@@ -567,6 +567,7 @@ struct recorder *recorder__new(const struct recorder_opts *opts)
 		return NULL;
 	r->opts = *opts;
 	r->cgroup_fd = -1;
+	r->rec_cpu_fd = -1;
 	for (int i = 0; i < opts->nr_events; i++) {
 		/* An item is never longer than the whole -e argument: a 10 KB name is reported, not dropped. */
 		size_t len = strlen(opts->events[i].spec) + 1;
@@ -1168,7 +1169,10 @@ void recorder__free(struct recorder *r)
 		if (r->rings[i].set >= 0)
 			close(r->rings[i].fd);
 	}
-	free(r->seq_base);
+	if (r->rec_cpu)
+		munmap(r->rec_cpu, r->rec_cpu_len);
+	if (r->rec_cpu_fd >= 0)
+		close(r->rec_cpu_fd);
 	for (int i = 0; i < r->nr_evs; i++) {
 		for (int k = 0; k < r->evs[i].nr_fds; k++)
 			close(r->evs[i].fds[k]);

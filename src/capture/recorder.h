@@ -122,10 +122,17 @@ struct recorder {
 	int nr_rings;
 	int *cpus;
 	int nr_cpus;
-	int nr_bpf_evs;	    /* events with bpf_rec (0: no ring sets) */
-	int perf_main;	    /* some event is written by perf into a main ring (gated) */
-	uint32_t *seq_base; /* rings=bpf: record numbers carried over a reload (nr_cpus_possible) */
-	int cgroup_fd;	    /* opts.cgroup opened, or -1 */
+	int nr_bpf_evs; /* events with bpf_rec (0: no ring sets) */
+	int perf_main;	/* some event is written by perf into a main ring (gated) */
+	/*
+	 * The BPF objects' shared per-CPU state (trigrec_rec_cpu: record numbers,
+	 * the live generation), kept across reloads: engine/ creates and uses
+	 * it (bpfctl.c), recorder__free() releases it.
+	 */
+	int rec_cpu_fd; /* -1 until the first object is loaded */
+	void *rec_cpu;	/* its mmap, TRIGREC_MAX_CPUS entries */
+	size_t rec_cpu_len;
+	int cgroup_fd;		/* opts.cgroup opened, or -1 */
 	char cgroup_path[4096]; /* ... resolved to a full path */
 	struct recorder_opts opts;
 };

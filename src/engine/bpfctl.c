@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <bpf/bpf.h>
@@ -621,6 +624,36 @@ static void fp_check_kernel(struct bpfctl *b)
 	btf__free(libbpf_get_error(vmlinux) ? NULL : vmlinux);
 }
 
+/*
+ * The first object of a run: keep its rec_cpu map (record numbers, live
+ * generation) for the objects reloads bring, mapped to move `live`, and
+ * make this object the live one on every CPU before anything is attached.
+ */
+static int share_rec_cpu(struct bpfctl *b, struct recorder *r)
+{
+	size_t len = (size_t)TRIGREC_MAX_CPUS * sizeof(struct trigrec_rec_cpu);
+	int fd = fcntl(bpf_map__fd(b->skel->maps.rec_cpu), F_DUPFD_CLOEXEC, 3);
+	struct trigrec_rec_cpu *rc;
+
+	if (fd < 0)
+		goto fail;
+	rc = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (rc == MAP_FAILED) {
+		close(fd);
+		goto fail;
+	}
+	for (int c = 0; c < TRIGREC_MAX_CPUS; c++)
+		__atomic_store_n(&rc[c].live, b->opts.generation, __ATOMIC_SEQ_CST);
+	r->rec_cpu_fd = fd;
+	r->rec_cpu = rc;
+	r->rec_cpu_len = len;
+	return 0;
+fail:
+	fd = -errno;
+	elog("cannot map the per-CPU record numbers: %s", strerror(-fd));
+	return fd;
+}
+
 /* Open the object, configure it and load it; quiet: say nothing on a failed load. */
 static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int quiet)
 {
@@ -638,6 +671,13 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 	b->skel->rodata->scope_cgroup = r->cgroup_fd >= 0;
 	b->skel->rodata->generation = b->opts.generation;
 	b->skel->rodata->self_tgid = getpid();
+	/* A reload: numbering and the live generation go on in the first object's map. */
+	if (r->rec_cpu_fd >= 0 && bpf_map__reuse_fd(b->skel->maps.rec_cpu, r->rec_cpu_fd)) {
+		err = -errno;
+		elog("reload: cannot share the record numbers with the running object: %s",
+		     strerror(errno));
+		return err;
+	}
 	if (r->nr_bpf_evs) {
 		int slots = libbpf_num_possible_cpus();
 
@@ -740,10 +780,8 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 					 &b->hooks[i].recf, sizeof(b->hooks[i].recf), 0))
 			goto map_fail;
 	}
-	/* A reload goes on numbering where the previous object stopped: history stays continuous. */
-	if (r->seq_base)
-		for (int c = 0; c < TRIGREC_MAX_CPUS; c++)
-			b->skel->bss->rec_seq[c].n = r->seq_base[c];
+	if (r->rec_cpu_fd < 0 && (err = share_rec_cpu(b, r)))
+		return err;
 	if (r->cgroup_fd >= 0) {
 		uint32_t key = 0, fd = r->cgroup_fd;
 
@@ -954,18 +992,49 @@ void bpfctl__cut_at(struct bpfctl *b, uint64_t at)
 	__atomic_store_n(&b->skel->bss->freeze_at, at, __ATOMIC_SEQ_CST);
 }
 
-int bpfctl__save_seq(struct bpfctl *b, struct recorder *r)
+void bpfctl__block(struct bpfctl *b)
 {
-	if (!b->skel || !b->skel->bss || !r->nr_bpf_evs)
-		return 0;
-	if (!r->seq_base) {
-		r->seq_base = calloc(TRIGREC_MAX_CPUS, sizeof(uint32_t));
-		if (!r->seq_base)
-			return -ENOMEM;
+	__atomic_store_n(&b->skel->bss->armed, 0, __ATOMIC_SEQ_CST);
+}
+
+void bpfctl__take_over(struct bpfctl *nb, struct bpfctl *old, struct recorder *r)
+{
+	struct trigrec_rec_cpu *rc = r->rec_cpu;
+	int ncpu = libbpf_num_possible_cpus(), moved = 0;
+	uint32_t gen = nb->opts.generation;
+	cpu_set_t mask, one;
+
+	/*
+	 * Nothing is in flight (the caller harvested what was posted): go on
+	 * in the set the old object was writing, so a reload does not start
+	 * overwriting the spare's older history.
+	 */
+	if (bpfctl__rings(old) && bpfctl__rings(nb) && old->skel->data->spare_free) {
+		nb->skel->bss->set_before = old->skel->bss->set_before;
+		nb->skel->data->set_after = old->skel->data->set_after;
 	}
-	for (int c = 0; c < TRIGREC_MAX_CPUS; c++)
-		r->seq_base[c] = b->skel->bss->rec_seq[c].n;
-	return 0;
+	if (sched_getaffinity(0, sizeof(mask), &mask))
+		CPU_ZERO(&mask);
+	for (int c = 0; c < ncpu && c < TRIGREC_MAX_CPUS; c++) {
+		/*
+		 * Made on CPU c, the store falls between two events of that CPU,
+		 * never inside one (a tracepoint runs its programs with preemption
+		 * off): the old object's program and the new one's see the same
+		 * generation, and the event is recorded once. From another CPU, an
+		 * event at that instant could be recorded twice or not at all.
+		 */
+		CPU_ZERO(&one);
+		CPU_SET(c, &one);
+		if (!sched_setaffinity(0, sizeof(one), &one) && sched_getcpu() == c)
+			moved++;
+		__atomic_store_n(&rc[c].live, gen, __ATOMIC_SEQ_CST);
+	}
+	if (CPU_COUNT(&mask))
+		sched_setaffinity(0, sizeof(mask), &mask);
+	vlog("reload: generation %u records and fires (switched on %d of %d CPUs from the CPU "
+	     "itself; the others are not allowed here)",
+	     gen, moved, ncpu);
+	bpfctl__detach(old);
 }
 
 int bpfctl__rings(const struct bpfctl *b)

@@ -123,8 +123,14 @@ void bpfctl__settle(struct bpfctl *b);
 int bpfctl__rings(const struct bpfctl *b);
 /* Does a snapshot freeze anything (perf-written rings, gated)? */
 int bpfctl__needs_freeze(const struct bpfctl *b);
-/* Keep the per-CPU record numbers in r before this object goes (a reload). */
-int bpfctl__save_seq(struct bpfctl *b, struct recorder *r);
+/* A reload begins: this object's triggers stop firing (a firing is coalesced); it still records. */
+void bpfctl__block(struct bpfctl *b);
+/*
+ * A reload ends: nb (attached, and thawed if its triggers may fire) takes
+ * over recording and firing from old on every CPU, with no event lost or
+ * recorded twice, and old is detached. Record numbers go on (one map).
+ */
+void bpfctl__take_over(struct bpfctl *nb, struct bpfctl *old, struct recorder *r);
 /* Resume recording and re-arm the triggers. */
 void bpfctl__thaw(struct bpfctl *b);
 /* Sum the per-CPU counters of trigger `id` (TRIGREC_MAX_TRIGGERS = global slot). */

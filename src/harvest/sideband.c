@@ -728,25 +728,34 @@ static void wait_writer_idle(struct sideband *s)
 
 /*
  * Swap the BPF object (side-band thread). Triggers already posted are
- * harvested against the table they were posted with: consume, detach the old
- * programs (no more messages), consume what came meanwhile, let the writer
- * finish, and only then let the session build the new object. The rings are
- * never touched: the recorded history survives.
+ * harvested against the table they were posted with: consume, stop the old
+ * object's firings (it keeps recording), consume what came meanwhile, let
+ * the writer finish, and only then let the session load the new object and
+ * hand recording over to it. A firing that got past the stop before the
+ * hand-over is read last, still against the old table. The rings are never
+ * touched and never unwatched: the recorded history survives, and records
+ * go on through the reload.
  */
 static void do_reload(struct sideband *s)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 0 };
-	struct bpfctl *nb;
+	struct bpfctl *nb, *old = s->b;
 	struct ring_buffer *rb;
 	int err = 0;
 
 	ring_buffer__consume(s->rb);
-	bpfctl__detach(s->b);
+	bpfctl__block(old);
 	ring_buffer__consume(s->rb);
 	wait_writer_idle(s);
+	/* A harvest just now may have re-armed it (bpfctl__thaw). */
+	bpfctl__block(old);
 	pthread_mutex_lock(&s->mu);
-	nb = s->reload.fn(s->reload.ctx, s->b, &err);
-	if (nb != s->b) {
+	nb = s->reload.fn(s->reload.ctx, old, &err);
+	pthread_mutex_unlock(&s->mu);
+	if (nb != old) {
+		ring_buffer__consume(s->rb);
+		wait_writer_idle(s);
+		pthread_mutex_lock(&s->mu);
 		rb = ring_buffer__new(bpfctl__sideband_fd(nb), on_msg, s, NULL);
 		if (!rb) {
 			err = -errno;
@@ -765,7 +774,10 @@ static void do_reload(struct sideband *s)
 		s->coalesced_seen = s->gated_seen = s->skipped_seen = 0;
 		memset(s->sup_seen, 0, sizeof(s->sup_seen));
 		s->last_resume = 0;
+		pthread_mutex_unlock(&s->mu);
+		bpfctl__free(old);
 	}
+	pthread_mutex_lock(&s->mu);
 	s->reload.err = err;
 	s->reload.done = 1;
 	pthread_cond_broadcast(&s->cv);

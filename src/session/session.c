@@ -377,10 +377,12 @@ static void swap_triggers(struct trigrec_config *a, struct trigrec_config *b)
 }
 
 /*
- * On the side-band thread, old programs detached, no snapshot in flight:
- * load and attach the planned object. If that fails, the old table is
- * loaded again (the old object cannot be re-attached), so triggers keep
- * working either way.
+ * On the side-band thread, with the old object still recording but no
+ * longer firing (bpfctl__block()) and no snapshot in flight: load and
+ * attach the planned object, then let it take over recording and firing on
+ * every CPU at once (bpfctl__take_over()), so a reload loses no record. If
+ * it cannot be loaded, the old object goes on as it was. The caller frees
+ * the old object once its last messages are read.
  */
 static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 {
@@ -390,35 +392,24 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 	struct bpfctl *nb = rc->planned;
 
 	rc->planned = NULL;
+	*err = bpfctl__attach(nb, s->r, scope);
+	if (*err) {
+		bpfctl__free(nb);
+		elog("reload: the new triggers could not be loaded; the old ones stay in force");
+		bpfctl__thaw(old);
+		return old;
+	}
+	/* Armed before it is live: its first firing needs nothing more from here. */
+	bpfctl__thaw(nb);
+	bpfctl__take_over(nb, old, s->r);
 	/* It must not read the old object from now on; its programs are detached: its count is final. */
 	if (s->m)
 		metrics__retire_bpf(s->m, bpfctl__recursion_misses(old));
-	bpfctl__save_seq(old, s->r);
-	bpfctl__free(old);
-	s->b = NULL;
-	*err = bpfctl__attach(nb, s->r, scope);
-	if (*err) {
-		struct bpfctl_opts bo = s->c->bpf;
-
-		bpfctl__free(nb);
-		elog("reload: the new triggers could not be loaded; loading the old ones again");
-		bo.generation = s->generation + 1;
-		nb = bpfctl__plan(s->r, s->c->trigs, s->c->nr_trigs, &bo);
-		if (!nb || bpfctl__attach(nb, s->r, scope)) {
-			elog("reload: the old triggers could not be loaded again either: "
-			     "no trigger is armed; restart trigrec");
-			if (nb)
-				bpfctl__detach(nb);
-		}
-	} else {
-		swap_triggers(s->c, rc->nc);
-	}
-	if (nb) /* NULL: nothing could be loaded again; the generation stays */
-		s->generation = nb->opts.generation;
+	swap_triggers(s->c, rc->nc);
+	s->generation = nb->opts.generation;
 	s->b = nb;
 	if (s->m)
 		metrics__set_triggers(s->m, s->c, nb);
-	bpfctl__thaw(nb);
 	return nb;
 }
 

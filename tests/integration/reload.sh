@@ -5,7 +5,8 @@
 # (the records from before the reload are in the next snapshot); a script
 # with errors is refused with FILE:LINE:COL and the old one keeps running;
 # counters follow triggers by name; a reload during a storm of firings never
-# decodes a message against the wrong trigger table.
+# decodes a message against the wrong trigger table. reload_stream.sh:
+# recording goes on through a reload.
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -158,3 +159,4 @@ tr_stop INT
 t_begin "reload: stops cleanly after reloads"
 check_eq "exit code (log: $(log_tail "$TMP/run.log"))" "$TR_RC" 0
 t_end
+
