@@ -206,11 +206,14 @@ static int pg(uint8_t *buf, uint64_t t, uint32_t cpu, uint32_t pid, uint32_t tid
 
 static uint64_t ids_sw[] = { 101, 102 }, ids_pg[] = { 201, 202 }, ids_d[] = { 301, 302 };
 
+/* Names with terminal escapes in every string show prints (see hostile_strings_are_clean). */
+static int evil;
+
 /* The snapshot: a worker (100) and another (200, threads 200 and 201); a rate trigger on CPU 1. */
 static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *json, int bulk)
 {
 	struct pd_event evs[3] = { 0 };
-	struct pd_meta meta = { .hostname = "h",
+	struct pd_meta meta = { .hostname = evil ? "h\x1b]0;owned\x07" : "h",
 				.osrelease = "6.0",
 				.version = "t",
 				.arch = "x",
@@ -236,7 +239,7 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 	evs[0].ids = ids_sw;
 	evs[1].ids = ids_pg;
 	strcpy(evs[0].name, "sched:sched_switch");
-	strcpy(evs[1].name, "syscalls:sys_enter_getpgid");
+	strcpy(evs[1].name, evil ? "syscalls:\x1b[2Jgetpgid" : "syscalls:sys_enter_getpgid");
 	evs[2].attr.type = PERF_TYPE_SOFTWARE;
 	evs[2].attr.config = PERF_COUNT_SW_DUMMY;
 	evs[2].attr.sample_type =
@@ -269,8 +272,8 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 	PUT(sw(rec, T0 + 1200, 1, "swapper/1", 0, "other", 200));
 	PUT(pg(rec, T0 + 1300, 0, 100, 100, 6));
 	/* a rename (exec) between two of thread 200's records */
-	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 302, 200, 200, "renamed", 1, T0 + 1350,
-			  1));
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 302, 200, 200,
+			  evil ? "re\x1b[31mnamed" : "renamed", 1, T0 + 1350, 1));
 	PUT(pg(rec, T0 + 1400, 1, 200, 200, 8));
 	PUT(sw(rec, T0 + 1500, 0, "worker", 100, "swapper/0", 0));
 	PUT(pg(rec, T0 + 1550, 1, 200, 201, 9)); /* another thread of 200 */
@@ -289,6 +292,21 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 	f = fopen(json, "w");
 	if (!f)
 		return -errno;
+	if (evil) {
+		/* what a local user controls: their comm, str() text, so the key */
+		fprintf(f,
+			"{\"trigger\": {\"name\": \"b\\u001b[8murst\", \"text\": \"rate x "
+			"\\u009b31m\", \"time_ns\": %llu, \"cpu\": 1, \"pid\": 200, \"tid\": 200, "
+			"\"comm\": \"\\u001b]2;root\\u0007\", \"kind\": \"latency\", "
+			"\"event\": \"e\\u001bv\", \"fields\": {\"k\\u001bey\": \"v\\u001b[1m\", "
+			"\"n\": [\"\\u001b\"]}, \"latency\": {\"key_text\": \"\\u001b[2J\\r\", "
+			"\"duration_ns\": 5, \"start\": {\"event\": \"\\u001bs\", \"key\": "
+			"\"\\u007f\"}, \"end\": {\"event\": \"\\u001be\", \"key\": \"\\u0085\"}}, "
+			"\"rate\": {\"key\": \"\\u001b\", \"key_text\": \"\\u001b[K\"}}, "
+			"\"window\": {\"start_ns\": %llu, \"end_ns\": %llu}}\n",
+			T0 + 1590, T0 + 1000, T0 + 1600);
+		return fclose(f) ? -errno : 0;
+	}
 	fprintf(f,
 		"{\"file\": \"%s\", \"trigger\": {\"name\": \"burst\", \"text\": \"rate "
 		"syscalls:sys_enter_getpgid by tid > 2/1us name burst\", \"id\": 0, \"time_ns\": %llu, "
@@ -991,6 +1009,91 @@ TEST(crafted_zstd_bomb_is_refused)
 	return 0;
 }
 
+/* Bytes a terminal acts on: C0 but the newline, DEL, C1 raw or in UTF-8. */
+static int terminal_controls(const char *t, size_t n)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = t[i];
+
+		if ((c < 0x20 && c != '\n') || c == 0x7f || (c >= 0x80 && c < 0xa0 && i == 0) ||
+		    (c == 0xc2 && i + 1 < n && (unsigned char)t[i + 1] >= 0x80 &&
+		     (unsigned char)t[i + 1] < 0xa0))
+			bad++;
+	}
+	return bad;
+}
+
+TEST(clean_text_replaces_control_characters)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain text", "plain text" },
+		{ "a\x1b[31mb", "a?[31mb" },
+		{ "bell\x07\r\n\t", "bell????" },
+		{ "del\x7f", "del?" },
+		{ "\xc2\x9b"
+		  "31m",
+		  "?31m" }, /* C1 CSI as UTF-8 */
+		{ "\x9b"
+		  "31m",
+		  "?31m" },						    /* raw C1 */
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" }, /* UTF-8 stays */
+		{ "\xe2\x82", "??" },					    /* cut short */
+		{ "\xc0\xaf\xed\xa0\x80\xff", "????" }, /* overlong (2), surrogate, 0xff */
+		{ "", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char b[64];
+
+		snprintf(b, sizeof(b), "%s", cases[i].in);
+		pdr_clean_text(b);
+		CHECK_STR(b, cases[i].out);
+	}
+	return 0;
+}
+
+TEST(hostile_strings_are_clean)
+{
+	char dir[] = "/tmp/trigrec-show-XXXXXX", data[128], json[128], err[512];
+	struct show *s = NULL;
+	int e;
+
+	CHECK(mkdtemp(dir));
+	evil = 1;
+	e = write_snapshot(dir, 0, data, json);
+	evil = 0;
+	CHECK(!e);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s);
+	if (s) {
+		size_t n;
+		char *out = report(s, 10, &n);
+
+		/* every string: comm, hostname, event name, sidecar text, keys, fields */
+		CHECK_EQ(terminal_controls(out, n), 0);
+		CHECK(strstr(out, "host      h?]0;owned?, Linux 6.0"));
+		CHECK(strstr(out, "trigger   b?[8murst (latency trigger)"));
+		CHECK(strstr(out, "  text    rate x ?31m"));
+		CHECK(strstr(out, "by ?]2;root? pid 200"));
+		CHECK(strstr(out, "  event   e?v: k?ey=v?[1m n=[?]"));
+		CHECK(strstr(out, "  key     \"?[2J?\" (the text of the str() key part)"));
+		CHECK(strstr(out, "start ?s at"));
+		CHECK(strstr(out, "(key ?)"));
+		CHECK(strstr(out, "re?[31mnamed"));
+		CHECK(strstr(out, "syscalls:?[2Jgetpgid"));
+		if (terminal_controls(out, n))
+			fprintf(stderr, "%s", out);
+		free(out);
+		show__free(s);
+	}
+	rm_dir(dir);
+	return 0;
+}
+
 static void on_alarm(int sig)
 {
 	static const char msg[] = "    a FIFO hung the open\n";
@@ -1068,4 +1171,5 @@ RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_ba
 	  T(crafted_field_offset_wrapping_in_32_bits_reads_nothing),
 	  T(crafted_format_at_the_section_end_is_read_inside_it),
 	  T(crafted_overlapping_id_tables_are_refused), T(crafted_zstd_bomb_is_refused),
-	  T(fifos_are_refused_not_waited_for))
+	  T(fifos_are_refused_not_waited_for), T(clean_text_replaces_control_characters),
+	  T(hostile_strings_are_clean))
