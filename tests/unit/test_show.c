@@ -1009,6 +1009,45 @@ TEST(crafted_zstd_bomb_is_refused)
 	return 0;
 }
 
+TEST(chrome_json_of_many_threads_is_not_quadratic)
+{
+	const int n = 200000;
+	uint8_t raw[8] = { 0 }, *d = malloc((size_t)n * 64), *b;
+	size_t len = 0, dl = 0, outlen = 0;
+	char err[512], *out = NULL, want[64];
+	struct show_view v;
+	struct show *s;
+	struct timespec t0, t1;
+	FILE *f;
+
+	if (!d)
+		return 1;
+	/* a crafted 11 MB file: every sample its own thread */
+	for (int i = 0; i < n; i++)
+		dl += tp_sample(d + dl, 500, 1000 + i, 1000 + i, T0 + i, i & 1, raw, sizeof(raw));
+	b = craft(ST_TP, 1, 1, d, dl, &len);
+	free(d);
+	s = show__open_mem(b, len, NULL, 0, "many.data", err, sizeof(err));
+	CHECK(s);
+	if (s) {
+		show_view_pick(s, 0, &v);
+		f = open_memstream(&out, &outlen);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		CHECK_EQ(show__write_chrome(s, &v, f), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		fclose(f);
+		/* it was threads x records (2 x 10^10 steps, minutes): now well under a second */
+		CHECK((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9 < 5);
+		snprintf(want, sizeof(want), "\"args\":{\"name\":\":%d %d\"}", 1000 + n - 1,
+			 1000 + n - 1);
+		CHECK(out && strstr(out, want));
+		free(out);
+		show__free(s);
+	}
+	free(b);
+	return 0;
+}
+
 /* Bytes a terminal acts on: C0 but the newline, DEL, C1 raw or in UTF-8. */
 static int terminal_controls(const char *t, size_t n)
 {
@@ -1172,4 +1211,4 @@ RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_ba
 	  T(crafted_format_at_the_section_end_is_read_inside_it),
 	  T(crafted_overlapping_id_tables_are_refused), T(crafted_zstd_bomb_is_refused),
 	  T(fifos_are_refused_not_waited_for), T(clean_text_replaces_control_characters),
-	  T(hostile_strings_are_clean))
+	  T(hostile_strings_are_clean), T(chrome_json_of_many_threads_is_not_quadratic))
