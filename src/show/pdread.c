@@ -157,8 +157,8 @@ int pdr_tracing_formats(const uint8_t *p, size_t len, struct tp_format ***out)
 			const char *txt;
 			struct tp_format *f;
 
-			if (sz > (uint64_t)(r.end - r.p))
-				goto bad;
+			if (r.bad || sz > (uint64_t)(r.end - r.p))
+				goto bad; /* the size itself cut short, or more than is left */
 			txt = rd_take(&r, sz);
 			f = parse_one_format(sys, txt, sz);
 			if (!f)
@@ -338,6 +338,16 @@ static int walk_records(struct pdr_file *f, const uint8_t *p, size_t len, uint64
 				 len - o >= sizeof(*h) ? h->size : 0, len - o);
 			return -EINVAL;
 		}
+		if (h->size % 8 && o + h->size < len) {
+			/* the next record would be misaligned: the kernel's sizes are multiples of 8 */
+			snprintf(err, errlen,
+				 "%s offset %" PRIu64
+				 ": record type %u of %u bytes, not a multiple "
+				 "of 8: the file is corrupt",
+				 f->compressed ? "decompressed" : "file", base_off + o, h->type,
+				 h->size);
+			return -EINVAL;
+		}
 		if ((h->type == PERF_RECORD_COMM && h->size < sizeof(*h) + 16) ||
 		    (h->type == PERF_RECORD_FORK && h->size < sizeof(*h) + 24)) {
 			snprintf(err, errlen,
@@ -502,7 +512,7 @@ out:
 
 static void name_attrs(struct pdr_file *f, const uint8_t *ed, size_t edlen)
 {
-	struct rd r = { ed, ed + edlen };
+	struct rd r = { ed, ed ? ed + edlen : NULL }; /* no EVENT_DESC: NULL + 0 is UB */
 	uint32_t nr = ed ? rd_u32(&r) : 0, asz = ed ? rd_u32(&r) : 0;
 
 	/* EVENT_DESC: perf matches its entries to the attrs by index. */

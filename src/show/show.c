@@ -477,7 +477,8 @@ static int analyse(struct show *s)
 		}
 		if (err)
 			return err;
-		qsort(s->cpus, s->nr_cpus, sizeof(*s->cpus), int_cmp);
+		if (s->nr_cpus) /* qsort(NULL, 0) is UB */
+			qsort(s->cpus, s->nr_cpus, sizeof(*s->cpus), int_cmp);
 	}
 
 	/* The trigger: its message (not for manual and final snapshots), its record. */

@@ -757,7 +757,8 @@ static struct show *open_crafted(const uint8_t *b, size_t len, const char *json,
 	}
 	s = show__open_mem(g, len, json, json ? strlen(json) : 0, "crafted.data", err, errlen);
 	if (s) {
-		char *out = report(s, 10, &len);
+		size_t rl;
+		char *out = report(s, 10, &rl);
 
 		free(out);
 		show__free(s);
@@ -957,6 +958,56 @@ TEST(crafted_format_at_the_section_end_is_read_inside_it)
 		unguard(g, len);
 		free(td);
 	}
+	return 0;
+}
+
+TEST(crafted_record_of_odd_size_is_refused)
+{
+	uint8_t d[256] = { 0 }, raw[8] = { 0 }, *b;
+	struct perf_event_header odd = { PERF_RECORD_COMM, 0, 28 };
+	char err[512];
+	size_t len;
+	int n;
+
+	/* found by fuzz_perfdata: a COMM of 28 bytes left the next record misaligned */
+	memcpy(d, &odd, sizeof(odd));
+	n = tp_sample(d + 28, 500, 7, 7, T0, 0, raw, sizeof(raw));
+	b = craft(ST_TP, 1, 1, d, (28 + n + 7) / 8 * 8, &len);
+	CHECK(!open_crafted(b, len, NULL, err, sizeof(err)));
+	CHECK(strstr(err, "crafted.data: file offset 256: record type 3 of 28 bytes, not a "
+			  "multiple of 8"));
+	free(b);
+	return 0;
+}
+
+/* The inputs fuzz_perfdata found (tests/fuzz/corpus/perfdata/crash-*): each opens or says why. */
+TEST(fuzz_findings_open_or_say_why)
+{
+	static const char *names[] = { "crash-no-event-desc", "crash-misaligned-record",
+				       "crash-no-cpus", "crash-format-size-cut" };
+	int found = 0;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[256], err[1024];
+		size_t len = 0;
+		uint8_t *b = NULL;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "tests/fuzz/corpus/perfdata/%s", names[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		b = malloc(65536);
+		len = b ? fread(b, 1, 65536, f) : 0;
+		fclose(f);
+		found++;
+		if (!open_crafted(b, len, "{\"trigger\":{\"tid\":200}}", err, sizeof(err)))
+			CHECK(strstr(err, "crafted.data: "));
+		free(b);
+	}
+	if (!found)
+		SKIP("no tests/fuzz/corpus/perfdata/crash-* here (run from the source tree)");
+	CHECK_EQ(found, 4);
 	return 0;
 }
 
@@ -1209,6 +1260,7 @@ RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_ba
 	  T(crafted_short_comm_at_the_end_is_refused),
 	  T(crafted_field_offset_wrapping_in_32_bits_reads_nothing),
 	  T(crafted_format_at_the_section_end_is_read_inside_it),
+	  T(crafted_record_of_odd_size_is_refused), T(fuzz_findings_open_or_say_why),
 	  T(crafted_overlapping_id_tables_are_refused), T(crafted_zstd_bomb_is_refused),
 	  T(fifos_are_refused_not_waited_for), T(clean_text_replaces_control_characters),
 	  T(hostile_strings_are_clean), T(chrome_json_of_many_threads_is_not_quadratic))
