@@ -376,6 +376,7 @@ static int check_snapshot(int zlevel)
 	s = show__open(json, err, sizeof(err));
 	CHECK(s);
 	if (!s) {
+		fprintf(stderr, "    %s\n", err);
 		goto out;
 	}
 	CHECK_STR(s->data_path, data);
@@ -537,6 +538,7 @@ TEST(view_of_a_big_snapshot)
 	s = show__open(j, err, sizeof(err));
 	CHECK(s);
 	if (!s) {
+		fprintf(stderr, "    %s\n", err);
 		goto out;
 	}
 	CHECK_EQ(s->nr, 108);
@@ -668,6 +670,7 @@ TEST(zstd_many_payloads)
 			       z->recs[z->nr - 1].pr->raw_size, b, sizeof(b));
 		CHECK_STR(b, a);
 	} else {
+		fprintf(stderr, "    %s\n", err);
 	}
 	show__free(p);
 	show__free(z);
@@ -1000,6 +1003,8 @@ TEST(fuzz_findings_open_or_say_why)
 		b = malloc(65536);
 		len = b ? fread(b, 1, 65536, f) : 0;
 		fclose(f);
+		if (!b)
+			return 1;
 		found++;
 		if (!open_crafted(b, len, "{\"trigger\":{\"tid\":200}}", err, sizeof(err)))
 			CHECK(strstr(err, "crafted.data: "));
