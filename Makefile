@@ -298,7 +298,7 @@ compile_commands.json: | $(OUTPUT)/.deps-ok
 # One target per name: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput,
 # tests/fuzz/corpus/NAME/ holds its seeds, tests/fuzz/NAME.dict (optional)
 # its dictionary. Adding a target is adding its name here.
-FUZZ_TARGETS := trigger script
+FUZZ_TARGETS := trigger script perfdata sidecar tpformat
 FUZZ_SECONDS ?= 60
 FUZZ_OUT  := $(OUTPUT)/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -307,8 +307,9 @@ FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-fr
 FUZZ_CFLAGS = -O1 -g $(filter-out -O% -g -fsanitize% -fno-sanitize%,$(CFLAGS)) $(FUZZ_SAN)
 FUZZ_OBJS := $(patsubst src/%.c,$(FUZZ_OUT)/src/%.o,$(LIB_SRCS))
 FUZZ_BINS := $(addprefix $(FUZZ_OUT)/fuzz_,$(FUZZ_TARGETS))
-# Per run: at most 4 KB inputs, 5 s each (pathological input must be quick).
-FUZZ_ARGS := -max_len=4096 -timeout=5 -rss_limit_mb=2048 -print_final_stats=1
+# Per run: at most 4 KB inputs (64 KiB perf.data files), 5 s each
+# (pathological input must be quick).
+FUZZ_ARGS := -timeout=5 -rss_limit_mb=2048 -print_final_stats=1
 
 fuzz-deps: $(OUTPUT)/.deps-fuzz-ok
 $(OUTPUT)/.deps-fuzz-ok: | $(OUTPUT)/.deps-ok
@@ -324,7 +325,7 @@ $(FUZZ_OUT)/libtrigrec.a: $(FUZZ_OBJS)
 	$(call msg,AR,$@)
 	$(Q)rm -f $@ && ar rcs $@ $^
 
-$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_OUT)/libtrigrec.a
+$(FUZZ_OUT)/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_OUT)/libtrigrec.a
 	$(call msg,CC-FUZZ,$@)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer $< $(FUZZ_OUT)/libtrigrec.a $(LIBS) -o $@
 
@@ -336,7 +337,8 @@ fuzz: fuzz-build
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_OUT)/corpus/$$t || exit 1; \
 		echo "  FUZZ     $$t for $(FUZZ_SECONDS) s"; \
-		$(FUZZ_OUT)/fuzz_$$t $(FUZZ_ARGS) -max_total_time=$(FUZZ_SECONDS) \
+		case $$t in perfdata) ml=65536 ;; *) ml=4096 ;; esac; \
+		$(FUZZ_OUT)/fuzz_$$t $(FUZZ_ARGS) -max_len=$$ml -max_total_time=$(FUZZ_SECONDS) \
 			-artifact_prefix=$(FUZZ_OUT)/$$t- \
 			$$([ -f tests/fuzz/$$t.dict ] && echo -dict=tests/fuzz/$$t.dict) \
 			$(FUZZ_OUT)/corpus/$$t tests/fuzz/corpus/$$t 2>$(FUZZ_OUT)/$$t.log; \

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* `trigrec show FILE`: the first thing to run on a snapshot (show/show.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli/cli.h"
 #include "show/show.h"
 #include "util/log.h"
@@ -11,6 +13,7 @@
 
 static struct show_opts {
 	int help;
+	int force;
 	int nlast;
 	uint64_t max_recs;
 	const char *html, *chrome;
@@ -51,6 +54,12 @@ SET(o_chrome)
 	return 0;
 }
 
+SET(o_force)
+{
+	so.force = 1;
+	return 0;
+}
+
 SET(o_help)
 {
 	x->help = 1;
@@ -77,6 +86,10 @@ static const struct opt_spec show_opts[] = {
 	  "at most N records in --html and --chrome-json:\nthose nearest the trigger "
 	  "(default 250000;\n0: all). The terminal report counts them all",
 	  o_max },
+	{ 0, "force", NULL,
+	  "replace an existing --html or --chrome-json file\n"
+	  "(without it one is refused; a symlink there is\nreplaced, never followed)",
+	  o_force },
 	{ 'h', "help", NULL, "this text", o_help },
 };
 #define NR_SHOW_OPTS (int)(sizeof(show_opts) / sizeof(show_opts[0]))
@@ -101,28 +114,65 @@ static void usage(FILE *f)
 	      "  # The last 30 records of the thread, and a page to look at in a browser:\n"
 	      "  trigrec show -n 30 --html /tmp/snap.html /var/lib/trigrec/web/*-crash.data\n"
 	      "  # Open it in the Perfetto UI (ui.perfetto.dev, Open trace file):\n"
-	      "  trigrec show --chrome-json /tmp/snap.json F.data\n" CLI_MORE_EXAMPLES,
+	      "  trigrec show --chrome-json /tmp/snap.json F.data\n"
+	      "\n"
+	      "--html and --chrome-json files are created mode 0600 (they hold what the\n"
+	      "snapshot holds); an existing one is refused unless --force.\n" CLI_MORE_EXAMPLES,
 	      f);
 }
 
+/*
+ * Outputs hold what the 0600 snapshot holds: created 0600, never through a
+ * symlink, never over a file unless --force. Without it, O_EXCL; with it, a
+ * new file beside the target (mkostemp: 0600, O_EXCL) renamed over it, so a
+ * symlink there is replaced, not followed, and a reader never sees half.
+ */
 static int write_out(const char *path, const char *what, const struct show *s,
 		     int (*fn)(const struct show *, FILE *, int), int nlast)
 {
-	FILE *f = fopen(path, "we");
-	int err;
+	char tmp[4096];
+	FILE *f;
+	int fd, err;
 
+	if (so.force) {
+		if (snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path) >= (int)sizeof(tmp)) {
+			elog("%s %s: path too long", what, path);
+			return -ENAMETOOLONG;
+		}
+		fd = mkostemp(tmp, O_CLOEXEC);
+	} else {
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	}
+	if (fd < 0) {
+		err = -errno;
+		if (err == -EEXIST)
+			elog("%s %s: the file exists (or a symlink is there): choose another path, "
+			     "or add --force to replace it",
+			     what, path);
+		else
+			elog("%s %s: %s (choose a writable path)", what, path, strerror(-err));
+		return err;
+	}
+	f = fdopen(fd, "w");
 	if (!f) {
-		elog("%s %s: %s (choose a writable path)", what, path, strerror(errno));
-		return -errno;
+		err = -errno;
+		close(fd);
+		goto fail;
 	}
 	err = fn(s, f, nlast);
 	if (fclose(f) && !err)
 		err = -errno;
-	if (err) {
-		elog("%s %s: %s", what, path, strerror(-err));
-		return err;
-	}
-	return 0;
+	if (!err && so.force && rename(tmp, path))
+		err = -errno;
+	if (!err)
+		return 0;
+fail:
+	elog("%s %s: %s", what, path, strerror(-err));
+	if (so.force)
+		unlink(tmp);
+	else
+		unlink(path); /* our own new file: not left half written */
+	return err;
 }
 
 static struct show_view view;
@@ -172,7 +222,12 @@ int cmd_show(int argc, char **argv)
 	}
 	s = show__open(file, err, sizeof(err));
 	if (!s) {
-		elog("cannot read snapshot %s: %s", file, err);
+		char name[4096];
+
+		/* a name from a glob is anyone's: no escapes to the terminal (err is clean) */
+		snprintf(name, sizeof(name), "%s", file);
+		pdr_clean_text(name);
+		elog("cannot read snapshot %s: %s", name, err);
 		return 1;
 	}
 	show__print(s, stdout, so.nlast);

@@ -92,18 +92,22 @@ static const char *rd_cstr(struct rd *r)
 
 static struct tp_format *parse_one_format(const char *sys, const char *text, size_t len)
 {
+	const char *end = text + len, *n = NULL;
 	char name[128] = "";
-	const char *n = NULL;
 
-	for (const char *q = text; q && q < text + len;
-	     q = memchr(q, '\n', text + len - q), q = q ? q + 1 : q) {
-		if (!strncmp(q, "name: ", 6)) {
+	/* every read stays inside [text, end): the section is not NUL-terminated */
+	for (const char *q = text; q && q < end;) {
+		const char *eol = memchr(q, '\n', end - q);
+
+		if (end - q >= 6 && !memcmp(q, "name: ", 6)) {
 			n = q + 6;
 			break;
 		}
+		q = eol ? eol + 1 : NULL;
 	}
 	if (n) {
-		size_t l = strcspn(n, "\n");
+		const char *e = memchr(n, '\n', end - n);
+		size_t l = (e ? e : end) - n;
 
 		snprintf(name, sizeof(name), "%.*s", (int)(l < sizeof(name) ? l : sizeof(name) - 1),
 			 n);
@@ -153,8 +157,8 @@ int pdr_tracing_formats(const uint8_t *p, size_t len, struct tp_format ***out)
 			const char *txt;
 			struct tp_format *f;
 
-			if (sz > (uint64_t)(r.end - r.p))
-				goto bad;
+			if (r.bad || sz > (uint64_t)(r.end - r.p))
+				goto bad; /* the size itself cut short, or more than is left */
 			txt = rd_take(&r, sz);
 			f = parse_one_format(sys, txt, sz);
 			if (!f)
@@ -183,6 +187,41 @@ bad:
 		tp_format__free(v[--n]);
 	free(v);
 	return -EINVAL;
+}
+
+void pdr_clean_text(char *s)
+{
+	unsigned char *in = (unsigned char *)s, *out = in;
+
+	while (in && *in) {
+		unsigned char c = *in;
+		size_t n = c < 0x80		  ? 1 :
+			   c >= 0xc2 && c <= 0xdf ? 2 :
+			   c >= 0xe0 && c <= 0xef ? 3 :
+			   c >= 0xf0 && c <= 0xf4 ? 4 :
+						    0;
+		uint32_t cp = n == 2 ? c & 0x1f : n == 3 ? c & 0x0f : c & 0x07;
+		size_t k;
+
+		for (k = 1; k < n && (in[k] & 0xc0) == 0x80; k++)
+			cp = cp << 6 | (in[k] & 0x3f);
+		if (n == 1 && c >= 0x20 && c != 0x7f) {
+			*out++ = c;
+			in++;
+		} else if (n > 1 && k == n && cp >= 0xa0 && !(n == 3 && cp < 0x800) &&
+			   !(n == 4 && (cp < 0x10000 || cp > 0x10ffff)) &&
+			   !(cp >= 0xd800 && cp <= 0xdfff)) {
+			memmove(out, in, n); /* printable UTF-8 stays */
+			out += n;
+			in += n;
+		} else {
+			/* C0, DEL, C1 (raw or as UTF-8), a broken sequence: one '?' */
+			*out++ = '?';
+			in += n > 1 && k == n ? n : 1;
+		}
+	}
+	if (out)
+		*out = 0;
 }
 
 /* ---- records ---- */
@@ -295,8 +334,30 @@ static int walk_records(struct pdr_file *f, const uint8_t *p, size_t len, uint64
 			snprintf(err, errlen,
 				 "record at %s offset %" PRIu64 " has size %u but %zu bytes "
 				 "are left: the file is cut short or corrupt",
-				 f->plain ? "decompressed" : "file", base_off + o,
+				 f->compressed ? "decompressed" : "file", base_off + o,
 				 len - o >= sizeof(*h) ? h->size : 0, len - o);
+			return -EINVAL;
+		}
+		if (h->size % 8 && o + h->size < len) {
+			/* the next record would be misaligned: the kernel's sizes are multiples of 8 */
+			snprintf(err, errlen,
+				 "%s offset %" PRIu64
+				 ": record type %u of %u bytes, not a multiple "
+				 "of 8: the file is corrupt",
+				 f->compressed ? "decompressed" : "file", base_off + o, h->type,
+				 h->size);
+			return -EINVAL;
+		}
+		if ((h->type == PERF_RECORD_COMM && h->size < sizeof(*h) + 16) ||
+		    (h->type == PERF_RECORD_FORK && h->size < sizeof(*h) + 24)) {
+			snprintf(err, errlen,
+				 "%s offset %" PRIu64 ": PERF_RECORD_%s of %u bytes, shorter than "
+				 "its header, %s (%zu): the file is corrupt",
+				 f->compressed ? "decompressed" : "file", base_off + o,
+				 h->type == PERF_RECORD_COMM ? "COMM" : "FORK", h->size,
+				 h->type == PERF_RECORD_COMM ? "pid, tid and name" :
+							       "pid, ppid, tid, ptid and time",
+				 sizeof(*h) + (h->type == PERF_RECORD_COMM ? 16 : 24));
 			return -EINVAL;
 		}
 		o += h->size;
@@ -325,6 +386,17 @@ static int walk_records(struct pdr_file *f, const uint8_t *p, size_t len, uint64
 				rec->attr = f->nr_attrs == 1 ? 0 : -1;
 			if (rec->attr >= 0 && decode_sample(&f->attrs[rec->attr], h, rec))
 				rec->attr = -1;
+			if (rec->attr >= 0 && rec->cpu >= PDR_MAX_CPUS &&
+			    (f->attrs[rec->attr].attr.sample_type & PERF_SAMPLE_CPU)) {
+				snprintf(err, errlen,
+					 "%s offset %" PRIu64 ": PERF_RECORD_SAMPLE of %s says CPU "
+					 "%" PRIu32 ", not below %d (the most Linux has): the file "
+					 "is corrupt",
+					 f->compressed ? "decompressed" : "file",
+					 base_off + o - h->size, f->attrs[rec->attr].name, rec->cpu,
+					 PDR_MAX_CPUS);
+				return -EINVAL;
+			}
 		} else {
 			if (h->size >= sizeof(*h) + 8)
 				memcpy(&id, (const uint8_t *)h + h->size - 8, 8);
@@ -365,6 +437,7 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 {
 	ZSTD_DStream *ds = ZSTD_createDStream();
 	size_t cap = len * 4 + 65536, n = 0;
+	uint64_t max = (uint64_t)len * PDR_ZSTD_MAX_RATIO + PDR_ZSTD_SLACK;
 	int ret = 0;
 
 	f->plain = malloc(cap);
@@ -383,6 +456,8 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 			goto out;
 		}
 		if (h->type != REC_COMPRESSED) {
+			if (n + h->size > max) /* never: plain records are in the file */
+				goto oom;
 			if (plain_room(f, &cap, n, h->size))
 				goto oom;
 			memcpy(f->plain + n, p + o, h->size);
@@ -408,6 +483,17 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 					goto out;
 				}
 				n += ob.pos;
+				if (n > max) {
+					snprintf(
+						err, errlen,
+						"PERF_RECORD_COMPRESSED at data offset %zu: the "
+						"%zu bytes of data decompress to more than %" PRIu64
+						" (%d times and %u MiB): a crafted or corrupt file",
+						o, len, max, PDR_ZSTD_MAX_RATIO,
+						PDR_ZSTD_SLACK >> 20);
+					ret = -E2BIG;
+					goto out;
+				}
 				if (in.pos == in.size && ob.pos < ob.size)
 					break;
 			}
@@ -426,7 +512,7 @@ out:
 
 static void name_attrs(struct pdr_file *f, const uint8_t *ed, size_t edlen)
 {
-	struct rd r = { ed, ed + edlen };
+	struct rd r = { ed, ed ? ed + edlen : NULL }; /* no EVENT_DESC: NULL + 0 is UB */
 	uint32_t nr = ed ? rd_u32(&r) : 0, asz = ed ? rd_u32(&r) : 0;
 
 	/* EVENT_DESC: perf matches its entries to the attrs by index. */
@@ -442,6 +528,8 @@ static void name_attrs(struct pdr_file *f, const uint8_t *ed, size_t edlen)
 		rd_take(&r, nids * 8ull);
 		if (!r.bad && (int)i < f->nr_attrs)
 			snprintf(f->attrs[i].name, sizeof(f->attrs[i].name), "%s", name);
+		if ((int)i < f->nr_attrs)
+			pdr_clean_text(f->attrs[i].name);
 	}
 	for (int i = 0; i < f->nr_attrs; i++) {
 		struct pdr_attr *a = &f->attrs[i];
@@ -450,8 +538,10 @@ static void name_attrs(struct pdr_file *f, const uint8_t *ed, size_t edlen)
 			for (int k = 0; k < f->nr_fmts && !a->fmt; k++)
 				if (f->fmts[k]->id == (int)a->attr.config)
 					a->fmt = f->fmts[k];
-		if (!a->name[0] && a->fmt)
+		if (!a->name[0] && a->fmt) {
 			snprintf(a->name, sizeof(a->name), "%s:%s", a->fmt->sys, a->fmt->name);
+			pdr_clean_text(a->name);
+		}
 		if (!a->name[0])
 			snprintf(a->name, sizeof(a->name), "attr%d", i);
 	}
@@ -467,6 +557,7 @@ struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t err
 	const uint8_t *ed = NULL, *data;
 	size_t edlen = 0;
 	struct rd ft;
+	uint64_t ids_total = 0;
 	int bit_i = 0;
 
 	if (!f) {
@@ -506,7 +597,21 @@ struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t err
 		       asz < sizeof(struct perf_event_attr) ? asz : sizeof(struct perf_event_attr));
 		memcpy(&ids, e + asz, sizeof(ids));
 		if (ids.offset > len || ids.size > len - ids.offset) {
-			snprintf(err, errlen, "attr %zu: ids out of the file", i);
+			snprintf(err, errlen,
+				 "attr %zu (file offset %zu): its ids (%" PRIu64 "+%" PRIu64
+				 ") are out of the file's %zu bytes",
+				 i, (size_t)(e - b), ids.offset, ids.size, len);
+			goto fail;
+		}
+		/* the tables may not overlap: all of them together fit in the file */
+		ids_total += ids.size;
+		if (ids_total > len) {
+			snprintf(
+				err, errlen,
+				"attr %zu (file offset %zu): the attrs' id tables add up to %" PRIu64
+				" bytes, more than the file's %zu: they overlap, the file is "
+				"crafted or corrupt",
+				i, (size_t)(e - b), ids_total, len);
 			goto fail;
 		}
 		f->attrs[i].nr_ids = ids.size / 8;
@@ -551,6 +656,8 @@ struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t err
 				rd_str(&r, f->hostname, sizeof(f->hostname));
 			else
 				rd_str(&r, f->osrelease, sizeof(f->osrelease));
+			pdr_clean_text(f->hostname);
+			pdr_clean_text(f->osrelease);
 		} else if (bit == FEAT_SAMPLE_TIME && s.size >= 16) {
 			memcpy(&f->first_time, b + s.offset, 8);
 			memcpy(&f->last_time, b + s.offset + 8, 8);
@@ -575,7 +682,8 @@ struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t err
 	if (f->compressed || (uintptr_t)data % 8) {
 		if (decompress(f, data, fh.data.size, &plain_len, err, errlen))
 			goto fail;
-		if (walk_records(f, f->plain, plain_len, 0, map, nmap, err, errlen))
+		if (walk_records(f, f->plain, plain_len, f->compressed ? 0 : fh.data.offset, map,
+				 nmap, err, errlen))
 			goto fail;
 	} else if (walk_records(f, data, fh.data.size, fh.data.offset, map, nmap, err, errlen)) {
 		goto fail;
@@ -595,15 +703,20 @@ struct pdr_file *pdr_open(const char *path, char *err, size_t errlen)
 	struct pdr_file *f;
 	struct stat st;
 	void *m;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fe;
+	/* O_NONBLOCK: a FIFO in the snapshot's place must not hang the open */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 
 	if (fd < 0) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return NULL;
 	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || !st.st_size) {
+	fe = fstat(fd, &st) ? errno : 0;
+	if (fe || !S_ISREG(st.st_mode) || !st.st_size) {
 		snprintf(err, errlen, "%s: %s", path,
-			 !S_ISREG(st.st_mode) ? "not a regular file" : "empty file");
+			 fe		      ? strerror(fe) :
+			 !S_ISREG(st.st_mode) ? "not a regular file" :
+						"empty file");
 		close(fd);
 		return NULL;
 	}
@@ -615,6 +728,11 @@ struct pdr_file *pdr_open(const char *path, char *err, size_t errlen)
 	}
 	f = pdr_open_mem(m, st.st_size, err, errlen);
 	if (!f) {
+		char why[512];
+
+		/* what is wrong and where, after the file it is in */
+		snprintf(why, sizeof(why), "%s", err);
+		snprintf(err, errlen, "%s: %s", path, why);
 		munmap(m, st.st_size);
 		return NULL;
 	}
@@ -680,7 +798,9 @@ void pdr_field_str(const struct tp_field *fl, const uint8_t *raw, uint32_t raw_s
 		   size_t len)
 {
 	buf[0] = 0;
-	if (!len || fl->offset + fl->size > raw_size)
+	/* 64-bit sums: a format's offset + size may wrap in 32 bits */
+	if (!len || (uint64_t)fl->offset + fl->size > raw_size ||
+	    (fl->kind == TP_FIELD_DATALOC && fl->size < 4))
 		return;
 	const uint8_t *d = raw + fl->offset;
 
@@ -733,6 +853,7 @@ void pdr_fields_str(const struct tp_format *fmt, const uint8_t *raw, uint32_t ra
 		pdr_field_str(fl, raw, raw_size, v, sizeof(v));
 		o += snprintf(buf + o, len - o, "%s%s=%s", o ? " " : "", fl->name, v);
 	}
+	pdr_clean_text(buf); /* the names come from the file's formats too */
 	if (o >= len && len > 4)
 		memcpy(buf + len - 4, "...", 4);
 }
@@ -744,7 +865,7 @@ int pdr_field_int(const struct tp_format *fmt, const uint8_t *raw, uint32_t raw_
 
 	*out = 0;
 	if (!fl || !raw || (fl->kind != TP_FIELD_INT && fl->kind != TP_FIELD_PTR) ||
-	    fl->offset + fl->size > raw_size || fl->size > 8)
+	    (uint64_t)fl->offset + fl->size > raw_size || fl->size > 8)
 		return -ENOENT;
 	*out = fl->is_signed ? get_s(raw + fl->offset, fl->size) :
 			       (int64_t)get_u(raw + fl->offset, fl->size);

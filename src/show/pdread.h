@@ -14,6 +14,21 @@
 #include <linux/perf_event.h>
 #include "capture/tracefs.h"
 
+/*
+ * The most CPUs Linux supports (NR_CPUS of x86's MAXSMP, arm64, powerpc): a
+ * sample on a CPU at or above it is a damaged file, refused, so per-CPU
+ * tables stay small.
+ */
+#define PDR_MAX_CPUS 8192
+
+/*
+ * The data section may decompress to at most this many times its size, plus
+ * PDR_ZSTD_SLACK: perf's -z and trigrec's zstd reach 20-30 on real records;
+ * more is a crafted file (a "zstd bomb"), refused.
+ */
+#define PDR_ZSTD_MAX_RATIO 256
+#define PDR_ZSTD_SLACK (64u << 20)
+
 struct pdr_attr {
 	struct perf_event_attr attr; /* the file's attr (size as the file has it, at most ours) */
 	uint64_t *ids;
@@ -49,11 +64,23 @@ struct pdr_file {
 	int nr_fmts;
 };
 
-/* Read a whole file. NULL with the reason (file offset included) in err. */
+/*
+ * Read a whole file. NULL with the reason in err: the path, then what is
+ * wrong and where (the file offset, or the offset in the decompressed data,
+ * and the record type). Never reads outside the file, and memory is bounded
+ * by its size: ids, records and decompressed data.
+ */
 struct pdr_file *pdr_open(const char *path, char *err, size_t errlen);
 /* The same from memory (not copied; buf must outlive the result). */
 struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t errlen);
 void pdr_close(struct pdr_file *f);
+
+/*
+ * Make text from a file safe for a terminal, in place: control characters
+ * (C0, DEL, C1 raw or UTF-8 encoded) and broken UTF-8 become '?', printable
+ * UTF-8 stays. Every string `trigrec show` prints passes through it.
+ */
+void pdr_clean_text(char *s);
 
 /* Parse a TRACING_DATA payload into formats (malloc'ed array in *out). Count or -errno. */
 int pdr_tracing_formats(const uint8_t *p, size_t len, struct tp_format ***out);

@@ -406,15 +406,33 @@ static void args(FILE *out, const struct show *s, const struct show_rec *r)
 	fputc('}', out);
 }
 
+/* (a thread, one of its records), or (a thread's first record, its last): sorted by both */
+struct tid_ix {
+	uint64_t key, ix;
+};
+
+static int tid_ix_cmp(const void *a, const void *b)
+{
+	const struct tid_ix *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->ix < y->ix ? -1 : x->ix > y->ix;
+}
+
 int show__write_chrome(const struct show *s, const struct show_view *v, FILE *out)
 {
 	const uint32_t trk = CPU_PID + 0xffff; /* the trigrec track: trigger, spans */
-	uint32_t *seen = calloc(s->nr + s->nr_runs + 1, sizeof(*seen));
-	size_t nseen = 0;
+	size_t nv = v->hi - v->lo, nseen = 0, ngroups = 0;
+	struct tid_ix *tix = calloc(nv + 1, sizeof(*tix));
+	struct tid_ix *firsts = calloc(nv + 1, sizeof(*firsts));
 	char name[64];
 
-	if (!seen)
+	if (!tix || !firsts) {
+		free(tix);
+		free(firsts);
 		return -ENOMEM;
+	}
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"snapshot\":", out);
 	show_json_str(out, s->data_path);
 	fputs(",\"trigger\":", out);
@@ -433,27 +451,30 @@ int show__write_chrome(const struct show *s, const struct show_view *v, FILE *ou
 		snprintf(name, sizeof(name), "CPU %d", s->cpus[i]);
 		meta(out, "thread_name", CPU_PID, CPU_PID + s->cpus[i], name, s->cpus[i]);
 	}
-	/* one track per thread: names from the records (the latest), processes from pids */
-	for (size_t i = v->lo; i < v->hi; i++) {
-		const struct show_rec *r = &s->recs[i];
-		size_t k;
-
-		for (k = 0; k < nseen && seen[k] != r->tid; k++)
+	/*
+	 * One track per thread: names from the records (the latest), processes
+	 * from pids, in the order threads first appear. Sorted (tid, index)
+	 * pairs, so a view of many threads costs n log n, not threads x n.
+	 */
+	for (size_t i = v->lo; i < v->hi; i++)
+		tix[nseen++] = (struct tid_ix){ s->recs[i].tid, i };
+	qsort(tix, nseen, sizeof(*tix), tid_ix_cmp);
+	for (size_t i = 0, j; i < nseen; i = j) {
+		for (j = i; j < nseen && tix[j].key == tix[i].key; j++)
 			;
-		if (k < nseen)
-			continue;
-		seen[nseen++] = r->tid;
-		for (size_t j = v->hi; j-- > i;)
-			if (s->recs[j].tid == r->tid) {
-				char tn[48];
+		/* the group's first record (sorted by index within it), then its last */
+		firsts[ngroups++] = (struct tid_ix){ tix[i].ix, tix[j - 1].ix };
+	}
+	qsort(firsts, ngroups, sizeof(*firsts), tid_ix_cmp);
+	for (size_t g = 0; g < ngroups; g++) {
+		const struct show_rec *r = &s->recs[firsts[g].key];
+		const struct show_rec *l = &s->recs[firsts[g].ix];
+		char tn[48];
 
-				snprintf(tn, sizeof(tn), "%s %u", s->recs[j].comm, r->tid);
-				meta(out, "thread_name", r->pid, r->tid, tn, -1);
-				if (r->pid == r->tid)
-					meta(out, "process_name", r->pid, r->tid, s->recs[j].comm,
-					     -1);
-				break;
-			}
+		snprintf(tn, sizeof(tn), "%s %u", l->comm, r->tid);
+		meta(out, "thread_name", r->pid, r->tid, tn, -1);
+		if (r->pid == r->tid)
+			meta(out, "process_name", r->pid, r->tid, l->comm, -1);
 	}
 	for (size_t i = 0; i < s->nr_runs; i++) {
 		const struct show_run *r = &s->runs[i];
@@ -509,6 +530,7 @@ int show__write_chrome(const struct show *s, const struct show_view *v, FILE *ou
 		fputs("}", out);
 	}
 	fputs("\n]}\n", out);
-	free(seen);
+	free(tix);
+	free(firsts);
 	return ferror(out) ? -EIO : 0;
 }

@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
 #include "show/show.h"
 #include "util/util.h"
 
@@ -59,8 +62,10 @@ static void comms_set(struct comms *c, uint32_t tid, const char *comm)
 {
 	struct comm_ent *e = comm[0] ? comms_slot(c, tid, 1) : NULL;
 
-	if (e)
+	if (e) {
 		snprintf(e->comm, sizeof(e->comm), "%s", comm);
+		pdr_clean_text(e->comm); /* a process names itself: no escapes to a terminal */
+	}
 }
 
 /* As perf script names threads: ":TID" when no record named it. */
@@ -195,17 +200,15 @@ int show_runs_build(struct show *s)
 		uint32_t tid;
 		char comm[16];
 	} * last;
-	int maxcpu = 0;
+	uint32_t maxcpu = 0;
 	size_t cap = 0;
 	int err = 0;
 
-	for (int i = 0; i < s->nr_cpus; i++)
-		if (s->cpus[i] > maxcpu)
-			maxcpu = s->cpus[i];
+	/* CPUs are unsigned and below PDR_MAX_CPUS (pdr_open refuses others): never an int */
 	for (size_t i = 0; i < s->nr; i++)
-		if ((int)s->recs[i].cpu > maxcpu)
+		if (s->recs[i].cpu > maxcpu && s->recs[i].cpu < PDR_MAX_CPUS)
 			maxcpu = s->recs[i].cpu;
-	last = calloc(maxcpu + 1, sizeof(*last));
+	last = calloc((size_t)maxcpu + 1, sizeof(*last));
 	if (!last)
 		return -ENOMEM;
 	for (size_t i = 0; i < s->nr && !err; i++) {
@@ -215,7 +218,7 @@ int show_runs_build(struct show *s)
 		int64_t prev = 0, next = 0;
 		char pc[16], nc[16];
 
-		if (!is_switch(s, r->attr) || !r->pr->raw)
+		if (!is_switch(s, r->attr) || !r->pr->raw || r->cpu > maxcpu)
 			continue;
 		s->has_switch = 1;
 		pdr_field_int(a->fmt, r->pr->raw, r->pr->raw_size, "prev_pid", &prev);
@@ -230,7 +233,7 @@ int show_runs_build(struct show *s)
 		l->tid = next;
 		snprintf(l->comm, sizeof(l->comm), "%s", nc);
 	}
-	for (int c = 0; c <= maxcpu && !err; c++)
+	for (uint32_t c = 0; c <= maxcpu && !err; c++)
 		if (last[c].seen)
 			err = add_run(s, &cap, c, last[c].tid, last[c].tid, last[c].comm, last[c].t,
 				      s->win_end);
@@ -276,33 +279,62 @@ int show_runs_build(struct show *s)
 
 /* ---- loading ---- */
 
-static char *slurp(const char *path, size_t *len)
+/* A sidecar is a few KiB (a line per CPU and ring): more is not one. */
+#define SIDECAR_MAX (16u << 20)
+
+static char *slurp(const char *path, size_t *len, char *why, size_t whylen)
 {
-	FILE *f = fopen(path, "re");
+	/* O_NONBLOCK: a FIFO must not hang the open; it is refused below */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	FILE *f = NULL;
 	char *buf = NULL;
 	size_t cap = 0, n = 0, r;
+	struct stat st;
 
-	if (!f)
-		return NULL;
+	if (fd < 0 || fstat(fd, &st)) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		goto fail;
+	}
+	if (!S_ISREG(st.st_mode) || st.st_size > SIDECAR_MAX) {
+		snprintf(why, whylen, "%s",
+			 !S_ISREG(st.st_mode) ? "not a regular file" :
+						"over 16 MiB, too big for a sidecar");
+		goto fail;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		snprintf(why, whylen, "%s", strerror(errno));
+		goto fail;
+	}
 	do {
 		if (cap - n < 65536) {
 			char *nb = realloc(buf, cap = cap * 2 + 65536);
 
 			if (!nb) {
+				snprintf(why, whylen, "out of memory");
 				free(buf);
 				fclose(f);
-				errno = ENOMEM;
 				return NULL;
 			}
 			buf = nb;
 		}
 		r = fread(buf + n, 1, cap - n - 1, f);
 		n += r;
+		if (n > SIDECAR_MAX) { /* it grew since fstat */
+			snprintf(why, whylen, "over 16 MiB, too big for a sidecar");
+			free(buf);
+			fclose(f);
+			return NULL;
+		}
 	} while (r > 0);
 	fclose(f);
 	buf[n] = 0;
 	*len = n;
 	return buf;
+fail:
+	if (fd >= 0)
+		close(fd);
+	return NULL;
 }
 
 static int add_cpu(struct show *s, int cpu)
@@ -388,13 +420,23 @@ static int analyse(struct show *s)
 		}
 		for (size_t i = 0; i < n; i++) {
 			for (; k < nn && names[k]->time <= s->recs[i].time; k++) {
-				const uint32_t *f = (const uint32_t *)(names[k]->hdr + 1);
+				/* pdr_open checked the sizes: COMM 16 bytes at least, FORK 24 */
+				const struct perf_event_header *h = names[k]->hdr;
+				const uint32_t *f = (const uint32_t *)(h + 1);
 
-				if (names[k]->hdr->type == PERF_RECORD_COMM)
-					comms_set(&cm, f[1], (const char *)(f + 2));
-				else if (comms_slot(
-						 &cm, f[3],
-						 0)) /* pid ppid tid ptid: named after the parent */
+				if (h->type == PERF_RECORD_COMM) {
+					/* the name: up to its NUL, inside the record and 16 bytes */
+					size_t room = h->size - sizeof(*h) - 8;
+					char cn[16];
+
+					snprintf(cn, sizeof(cn), "%.*s",
+						 (int)strnlen((const char *)(f + 2),
+							      room < 15 ? room : 15),
+						 (const char *)(f + 2));
+					comms_set(&cm, f[1], cn);
+				} else if (comms_slot(
+						   &cm, f[3],
+						   0)) /* pid ppid tid ptid: named after the parent */
 					comms_set(&cm, f[2],
 						  comms_get(&cm, f[3], tmp, sizeof(tmp)));
 			}
@@ -413,24 +455,30 @@ static int analyse(struct show *s)
 	{
 		const struct jv *cpus = jv_get(s->sc, "cpus");
 
-		for (int i = 0; cpus && cpus->type == JV_ARR && i < cpus->n && !err; i++)
-			if (strcmp(jv_str(&cpus->kids[i], "ring", "main"), "tracking"))
-				err = add_cpu(s, jv_i64(&cpus->kids[i], "cpu", 0));
-		unsigned char seen[4096] = { 0 }; /* each CPU's first record only */
+		unsigned char seen[PDR_MAX_CPUS] = { 0 }; /* each CPU once */
 
+		/* a sidecar's CPU outside [0, PDR_MAX_CPUS) is none: left out */
+		for (int i = 0; cpus && cpus->type == JV_ARR && i < cpus->n && !err; i++) {
+			int64_t c = jv_i64(&cpus->kids[i], "cpu", -1);
+
+			if (!strcmp(jv_str(&cpus->kids[i], "ring", "main"), "tracking") || c < 0 ||
+			    c >= PDR_MAX_CPUS || seen[c])
+				continue;
+			seen[c] = 1;
+			err = add_cpu(s, (int)c);
+		}
 		for (size_t i = 0; i < n && !err; i++) {
 			uint32_t c = s->recs[i].cpu;
 
-			if (c < sizeof(seen)) {
-				if (seen[c])
-					continue;
-				seen[c] = 1;
-			}
+			if (c >= PDR_MAX_CPUS || seen[c])
+				continue;
+			seen[c] = 1;
 			err = add_cpu(s, (int)c);
 		}
 		if (err)
 			return err;
-		qsort(s->cpus, s->nr_cpus, sizeof(*s->cpus), int_cmp);
+		if (s->nr_cpus) /* qsort(NULL, 0) is UB */
+			qsort(s->cpus, s->nr_cpus, sizeof(*s->cpus), int_cmp);
 	}
 
 	/* The trigger: its message (not for manual and final snapshots), its record. */
@@ -485,10 +533,22 @@ static int analyse(struct show *s)
 	return show_runs_build(s);
 }
 
-struct show *show__open_pair(const char *data_path, const char *json_path, char *err, size_t errlen)
+/* Every string and member name of the sidecar made safe for a terminal. */
+static void clean_tree(struct jv *v)
+{
+	if (!v)
+		return;
+	if (v->type == JV_STR)
+		pdr_clean_text(v->str);
+	if (v->key)
+		pdr_clean_text(v->key);
+	for (int i = 0; (v->type == JV_ARR || v->type == JV_OBJ) && i < v->n; i++)
+		clean_tree(&v->kids[i]);
+}
+
+static struct show *show_new(const char *data_path, const char *json_path, char *err, size_t errlen)
 {
 	struct show *s = calloc(1, sizeof(*s));
-	char perr[512];
 
 	if (!s) {
 		snprintf(err, errlen, "out of memory");
@@ -496,30 +556,80 @@ struct show *show__open_pair(const char *data_path, const char *json_path, char 
 	}
 	snprintf(s->data_path, sizeof(s->data_path), "%s", data_path);
 	snprintf(s->json_path, sizeof(s->json_path), "%s", json_path ? json_path : "");
+	pdr_clean_text(s->data_path); /* file names are printed too */
+	pdr_clean_text(s->json_path);
+	return s;
+}
+
+static void parse_sidecar(struct show *s, const char *txt, size_t len)
+{
+	char perr[512];
+
+	if (!(s->sc = jv_parse(txt, len, perr, sizeof(perr))))
+		snprintf(s->sc_err, sizeof(s->sc_err), "%.512s: not valid JSON: %.400s",
+			 s->json_path, perr);
+	clean_tree(s->sc);
+	pdr_clean_text(s->sc_err);
+}
+
+static struct show *show_done(struct show *s, char *err, size_t errlen)
+{
+	if (analyse(s)) {
+		snprintf(err, errlen, "out of memory reading %s", s->data_path);
+		show__free(s);
+		return NULL;
+	}
+	return s;
+}
+
+struct show *show__open_pair(const char *data_path, const char *json_path, char *err, size_t errlen)
+{
+	struct show *s = show_new(data_path, json_path, err, errlen);
+	char perr[1024];
+
+	if (!s)
+		return NULL;
 	if (json_path) {
 		size_t len = 0;
-		char *txt = slurp(json_path, &len);
+		char *txt = slurp(json_path, &len, perr, sizeof(perr));
 
-		if (!txt)
-			snprintf(s->sc_err, sizeof(s->sc_err), "%s: %s", json_path,
-				 strerror(errno));
-		else if (!(s->sc = jv_parse(txt, len, perr, sizeof(perr))))
-			snprintf(s->sc_err, sizeof(s->sc_err), "%s: not valid JSON: %s", json_path,
+		if (!txt) {
+			snprintf(s->sc_err, sizeof(s->sc_err), "%.512s: %.400s", s->json_path,
 				 perr);
+			pdr_clean_text(s->sc_err);
+		} else {
+			parse_sidecar(s, txt, len);
+		}
 		free(txt);
 	}
 	s->pd = pdr_open(data_path, perr, sizeof(perr));
 	if (!s->pd) {
 		snprintf(err, errlen, "%s", perr);
+		pdr_clean_text(err);
 		show__free(s);
 		return NULL;
 	}
-	if (analyse(s)) {
-		snprintf(err, errlen, "out of memory reading %s", data_path);
+	return show_done(s, err, errlen);
+}
+
+struct show *show__open_mem(const void *data, size_t len, const char *json, size_t jlen,
+			    const char *name, char *err, size_t errlen)
+{
+	struct show *s = show_new(name, json ? "(sidecar)" : NULL, err, errlen);
+	char perr[1024];
+
+	if (!s)
+		return NULL;
+	if (json)
+		parse_sidecar(s, json, jlen);
+	s->pd = pdr_open_mem(data, len, perr, sizeof(perr));
+	if (!s->pd) {
+		snprintf(err, errlen, "%s: %s", s->data_path, perr);
+		pdr_clean_text(err);
 		show__free(s);
 		return NULL;
 	}
-	return s;
+	return show_done(s, err, errlen);
 }
 
 static int ends_with(const char *s, const char *suf)

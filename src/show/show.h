@@ -65,6 +65,13 @@ struct show *show__open(const char *path, char *err, size_t errlen);
 /* From a data file and sidecar text given separately (json may be NULL). */
 struct show *show__open_pair(const char *data_path, const char *json_path, char *err,
 			     size_t errlen);
+/*
+ * From memory (the fuzzers, the tests): data is a perf.data image (not
+ * copied: it must outlive the result), json the sidecar's text (or NULL),
+ * name what the report calls the file.
+ */
+struct show *show__open_mem(const void *data, size_t len, const char *json, size_t jlen,
+			    const char *name, char *err, size_t errlen);
 void show__free(struct show *s);
 
 /* The terminal report; nlast: how many of the triggering thread's records. */

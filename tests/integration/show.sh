@@ -305,6 +305,43 @@ else
 fi
 t_end
 
+# ---- snapshot 3: a process named with terminal escapes opens a path with them ----
+
+D3=$TMP/esc
+tr_run "$TMP/esc.log" -m 1M --no-final-snapshot -o "$D3" \
+	--trigger 'rate syscalls:sys_enter_openat by str(filename) > 5/1s name esc' \
+	-- "$PY" -c '
+import os, time
+with open("/proc/self/comm", "w") as f:
+    f.write("\x1b]2;pwn\x07x")
+for i in range(20):
+    try:
+        os.close(os.open("/nonexistent-\x1b[2J", os.O_RDONLY))
+    except OSError:
+        pass
+time.sleep(0.2)
+'
+rc=$?
+E=$(snaps "$D3" esc | head -1)
+t_begin "show: a comm and a str() key with terminal escapes are printed with '?' for them"
+check_eq "trigrec exit ($(log_tail "$TMP/esc.log"))" "$rc" 0
+if [ -n "$E" ]; then
+	# the sidecar keeps them (escaped as JSON): show must not give them back raw
+	check_match "the sidecar has the ESC" "$(cat "${E%.data}.json")" '\\u001b\]2;pwn\\u0007x'
+	"$TRIGREC" show "$E" >"$TMP/esc.out" 2>"$TMP/esc.err"
+	check_eq "exit ($(log_tail "$TMP/esc.err"))" "$?" 0
+	check_eq "control characters in the report (but newlines)" \
+		"$(LC_ALL=C tr -d '\n' <"$TMP/esc.out" | LC_ALL=C tr -dc '\000-\037\177' | wc -c)" 0
+	check_match "fired by" "$(grep -m1 '^  fired' "$TMP/esc.out")" ' by \?\]2;pwn\?x pid '
+	check_eq "key line" "$(grep -m1 '^  key' "$TMP/esc.out")" \
+		'  key     "/nonexistent-?[2J" (the text of the str() key part)'
+	check_match "the thread's name in its records" "$(grep -m1 '^last ' "$TMP/esc.out")" \
+		'^last [0-9]+ records? of \?\]2;pwn\?x '
+else
+	t_fail "no snapshot 'esc': $(log_tail "$TMP/esc.log")"
+fi
+t_end
+
 t_begin "show: errors say what is wrong"
 "$TRIGREC" show "$TMP/nope.data" >/dev/null 2>"$TMP/e1"
 check_eq "missing file: exit" "$?" 1

@@ -7,9 +7,13 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <zstd.h>
 #include "check.h"
 #include "show/show.h"
 #include "snapshot/perfdata.h"
@@ -202,11 +206,14 @@ static int pg(uint8_t *buf, uint64_t t, uint32_t cpu, uint32_t pid, uint32_t tid
 
 static uint64_t ids_sw[] = { 101, 102 }, ids_pg[] = { 201, 202 }, ids_d[] = { 301, 302 };
 
+/* Names with terminal escapes in every string show prints (see hostile_strings_are_clean). */
+static int evil;
+
 /* The snapshot: a worker (100) and another (200, threads 200 and 201); a rate trigger on CPU 1. */
 static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *json, int bulk)
 {
 	struct pd_event evs[3] = { 0 };
-	struct pd_meta meta = { .hostname = "h",
+	struct pd_meta meta = { .hostname = evil ? "h\x1b]0;owned\x07" : "h",
 				.osrelease = "6.0",
 				.version = "t",
 				.arch = "x",
@@ -232,7 +239,7 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 	evs[0].ids = ids_sw;
 	evs[1].ids = ids_pg;
 	strcpy(evs[0].name, "sched:sched_switch");
-	strcpy(evs[1].name, "syscalls:sys_enter_getpgid");
+	strcpy(evs[1].name, evil ? "syscalls:\x1b[2Jgetpgid" : "syscalls:sys_enter_getpgid");
 	evs[2].attr.type = PERF_TYPE_SOFTWARE;
 	evs[2].attr.config = PERF_COUNT_SW_DUMMY;
 	evs[2].attr.sample_type =
@@ -265,8 +272,8 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 	PUT(sw(rec, T0 + 1200, 1, "swapper/1", 0, "other", 200));
 	PUT(pg(rec, T0 + 1300, 0, 100, 100, 6));
 	/* a rename (exec) between two of thread 200's records */
-	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 302, 200, 200, "renamed", 1, T0 + 1350,
-			  1));
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 302, 200, 200,
+			  evil ? "re\x1b[31mnamed" : "renamed", 1, T0 + 1350, 1));
 	PUT(pg(rec, T0 + 1400, 1, 200, 200, 8));
 	PUT(sw(rec, T0 + 1500, 0, "worker", 100, "swapper/0", 0));
 	PUT(pg(rec, T0 + 1550, 1, 200, 201, 9)); /* another thread of 200 */
@@ -285,6 +292,21 @@ static int write_snapshot_bulk(const char *dir, int zlevel, char *data, char *js
 	f = fopen(json, "w");
 	if (!f)
 		return -errno;
+	if (evil) {
+		/* what a local user controls: their comm, str() text, so the key */
+		fprintf(f,
+			"{\"trigger\": {\"name\": \"b\\u001b[8murst\", \"text\": \"rate x "
+			"\\u009b31m\", \"time_ns\": %llu, \"cpu\": 1, \"pid\": 200, \"tid\": 200, "
+			"\"comm\": \"\\u001b]2;root\\u0007\", \"kind\": \"latency\", "
+			"\"event\": \"e\\u001bv\", \"fields\": {\"k\\u001bey\": \"v\\u001b[1m\", "
+			"\"n\": [\"\\u001b\"]}, \"latency\": {\"key_text\": \"\\u001b[2J\\r\", "
+			"\"duration_ns\": 5, \"start\": {\"event\": \"\\u001bs\", \"key\": "
+			"\"\\u007f\"}, \"end\": {\"event\": \"\\u001be\", \"key\": \"\\u0085\"}}, "
+			"\"rate\": {\"key\": \"\\u001b\", \"key_text\": \"\\u001b[K\"}}, "
+			"\"window\": {\"start_ns\": %llu, \"end_ns\": %llu}}\n",
+			T0 + 1590, T0 + 1000, T0 + 1600);
+		return fclose(f) ? -errno : 0;
+	}
 	fprintf(f,
 		"{\"file\": \"%s\", \"trigger\": {\"name\": \"burst\", \"text\": \"rate "
 		"syscalls:sys_enter_getpgid by tid > 2/1us name burst\", \"id\": 0, \"time_ns\": %llu, "
@@ -656,6 +678,555 @@ TEST(zstd_many_payloads)
 	return 0;
 }
 
+/* ------------------------------------------------------ crafted files -- */
+
+/*
+ * Bytes placed right before a PROT_NONE page: a read one byte past them
+ * faults in every build, not only under ASan. Free with unguard().
+ */
+static void *guarded(const void *p, size_t len)
+{
+	size_t pg = sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg * pg + pg;
+	uint8_t *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return NULL;
+	if (mprotect(m + n - pg, pg, PROT_NONE)) {
+		munmap(m, n);
+		return NULL;
+	}
+	memcpy(m + n - pg - len, p, len);
+	return m + n - pg - len;
+}
+
+static void unguard(void *q, size_t len)
+{
+	size_t pg = sysconf(_SC_PAGESIZE), n = (len + pg - 1) / pg * pg + pg;
+	uint8_t *end = (uint8_t *)q + len;
+
+	if (q)
+		munmap(end + pg - n, n);
+}
+
+/*
+ * A perf.data by hand: header, nattr copies of one attr (all naming the same
+ * ids, nids of them), the ids, then the data section, and nothing after it.
+ */
+static uint8_t *craft(uint64_t sample_type, int nattr, int nids, const void *data, size_t dlen,
+		      size_t *len)
+{
+	struct {
+		uint64_t magic, size, attr_size, attrs[2], data[2], types[2], feat[4];
+	} fh = { 0 };
+	size_t asz = sizeof(struct perf_event_attr) + 16, ids_off = 104 + nattr * asz;
+	uint8_t *b;
+
+	*len = ids_off + nids * 8 + dlen;
+	b = calloc(1, *len);
+	fh.magic = 0x32454c4946524550ull;
+	fh.size = 104;
+	fh.attr_size = asz;
+	fh.attrs[0] = 104;
+	fh.attrs[1] = nattr * asz;
+	fh.data[0] = ids_off + nids * 8;
+	fh.data[1] = dlen;
+	memcpy(b, &fh, sizeof(fh));
+	for (int i = 0; i < nattr; i++) {
+		struct perf_event_attr a = { .size = sizeof(a), .sample_type = sample_type };
+		uint64_t ids[2] = { ids_off, nids * 8 };
+
+		memcpy(b + 104 + i * asz, &a, sizeof(a));
+		memcpy(b + 104 + i * asz + sizeof(a), ids, 16);
+	}
+	for (int i = 0; i < nids; i++) {
+		uint64_t id = 500 + i;
+
+		memcpy(b + ids_off + i * 8, &id, 8);
+	}
+	memcpy(b + fh.data[0], data, dlen);
+	return b;
+}
+
+/* Open crafted bytes (placed before a guard page) as show does; err says why not. */
+static struct show *open_crafted(const uint8_t *b, size_t len, const char *json, char *err,
+				 size_t errlen)
+{
+	void *g = guarded(b, len);
+	struct show *s;
+
+	if (!g) {
+		snprintf(err, errlen, "mmap failed");
+		return NULL;
+	}
+	s = show__open_mem(g, len, json, json ? strlen(json) : 0, "crafted.data", err, errlen);
+	if (s) {
+		size_t rl;
+		char *out = report(s, 10, &rl);
+
+		free(out);
+		show__free(s);
+	}
+	unguard(g, len);
+	return s;
+}
+
+TEST(crafted_cpu_ffffffff_is_refused)
+{
+	uint8_t rec[256], raw[8] = { 0 }, *b;
+	char err[512];
+	size_t len;
+	int n = tp_sample(rec, 500, 7, 7, T0, 0xffffffffu, raw, sizeof(raw));
+
+	/* as in issue 28: the CPU once was compared as an int against the highest one */
+	b = craft(ST_TP, 1, 1, rec, n, &len);
+	CHECK(!open_crafted(b, len, NULL, err, sizeof(err)));
+	CHECK(strstr(err, "crafted.data: file offset 256: PERF_RECORD_SAMPLE of attr0 says CPU "
+			  "4294967295, not below 8192"));
+	free(b);
+	/* CPU 8191 is one: read, and the per-CPU tables take 8192 entries, no more */
+	n = tp_sample(rec, 500, 7, 7, T0, 8191, raw, sizeof(raw));
+	b = craft(ST_TP, 1, 1, rec, n, &len);
+	CHECK(open_crafted(b, len, NULL, err, sizeof(err)));
+	free(b);
+	return 0;
+}
+
+TEST(crafted_sidecar_cpus_out_of_range_are_left_out)
+{
+	uint8_t rec[256], raw[8] = { 0 }, *b;
+	char err[512];
+	size_t len;
+	int n = tp_sample(rec, 500, 7, 7, T0, 3, raw, sizeof(raw));
+	const char *json = "{\"cpus\": [{\"cpu\": -1}, {\"cpu\": 4294967295}, "
+			   "{\"cpu\": 1099511627776}, {\"cpu\": 2}]}";
+	struct show *s;
+
+	b = craft(ST_TP, 1, 1, rec, n, &len);
+	s = show__open_mem(b, len, json, strlen(json), "x.data", err, sizeof(err));
+	CHECK(s);
+	if (s) {
+		size_t rl;
+		char *out = report(s, 10, &rl);
+
+		CHECK_EQ(s->nr_cpus, 2);
+		CHECK_EQ(s->cpus[0], 2);
+		CHECK_EQ(s->cpus[1], 3);
+		free(out);
+		show__free(s);
+	}
+	free(b);
+	return 0;
+}
+
+TEST(crafted_short_comm_at_the_end_is_refused)
+{
+	uint8_t d[256], raw[8] = { 0 }, *b;
+	struct perf_event_header comm = { PERF_RECORD_COMM, 0, 8 };
+	char err[512];
+	size_t len;
+	int n = tp_sample(d, 500, 7, 7, T0, 0, raw, sizeof(raw));
+
+	/* an 8-byte COMM, the file's last bytes: its name was read with %s past them */
+	memcpy(d + n, &comm, sizeof(comm));
+	b = craft(ST_TP, 1, 1, d, n + 8, &len);
+	CHECK(!open_crafted(b, len, NULL, err, sizeof(err)));
+	CHECK(strstr(err, "crafted.data: file offset 312: PERF_RECORD_COMM of 8 bytes, shorter "
+			  "than its header, pid, tid and name (24)"));
+	free(b);
+	/* a FORK too short for its tids */
+	comm = (struct perf_event_header){ PERF_RECORD_FORK, 0, 24 };
+	memcpy(d + n, &comm, sizeof(comm));
+	memset(d + n + 8, 0, 16);
+	b = craft(ST_TP, 1, 1, d, n + 24, &len);
+	CHECK(!open_crafted(b, len, NULL, err, sizeof(err)));
+	CHECK(strstr(err, "PERF_RECORD_FORK of 24 bytes"));
+	free(b);
+	/* a COMM whose name fills it with no NUL: read up to its end, no further */
+	{
+		struct perf_event_header h = { PERF_RECORD_COMM, 0, 24 };
+		uint32_t ids[2] = { 7, 7 };
+		const uint8_t nonul[8] = { 'A', 'B', 'C', 'D', 'E', 'F', 'G', 'H' };
+		void *g;
+
+		/* the COMM first, so it names thread 7's sample */
+		memcpy(d, &h, 8);
+		memcpy(d + 8, ids, 8);
+		memcpy(d + 16, nonul, sizeof(nonul));
+		n = tp_sample(d + 24, 500, 7, 7, T0, 0, raw, sizeof(raw));
+		b = craft(ST_TP, 1, 1, d, n + 24, &len);
+		g = guarded(b, len);
+		if (g) {
+			struct show *s = show__open_mem(g, len, "{\"trigger\":{\"tid\":7}}", 21,
+							"c.data", err, sizeof(err));
+
+			CHECK(s);
+			if (s) {
+				CHECK_EQ(s->nr, 1);
+				CHECK_STR(s->recs[0].comm, "ABCDEFGH");
+				show__free(s);
+			}
+			unguard(g, len);
+		}
+		free(b);
+	}
+	return 0;
+}
+
+static const char fmt_wrap[] =
+	"name: wrap\nID: 9\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:int big;\toffset:4294967280;\tsize:32;\tsigned:1;\n"
+	"\tfield:int arr[8];\toffset:4294967292;\tsize:32;\tsigned:1;\n"
+	"\tfield:__data_loc char[] s;\toffset:14;\tsize:2;\tsigned:0;\n"
+	"\tfield:int ok;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"\"\n";
+
+TEST(crafted_field_offset_wrapping_in_32_bits_reads_nothing)
+{
+	struct tp_format *f = tp_format__parse("x", "wrap", fmt_wrap, strlen(fmt_wrap));
+	uint8_t raw[16] = { 9, 0, 0, 0, 42 };
+	uint8_t *g = guarded(raw, sizeof(raw));
+	char buf[256];
+	int64_t v = 1;
+
+	CHECK(f && g);
+	if (!f || !g)
+		return 1;
+	/* offset + size was 0x10 in 32 bits: "inside" a 16-byte record, read 4 GiB past it */
+	pdr_field_str(tp_format__field(f, "big"), g, sizeof(raw), buf, sizeof(buf));
+	CHECK_STR(buf, "");
+	pdr_field_str(tp_format__field(f, "arr"), g, sizeof(raw), buf, sizeof(buf));
+	CHECK_STR(buf, "");
+	CHECK_EQ(pdr_field_int(f, g, sizeof(raw), "big", &v), -ENOENT);
+	CHECK_EQ(v, 0);
+	/* a __data_loc of 2 bytes at the record's end: its 4-byte word would cross it */
+	pdr_field_str(tp_format__field(f, "s"), g, sizeof(raw), buf, sizeof(buf));
+	CHECK_STR(buf, "");
+	pdr_fields_str(f, g, sizeof(raw), buf, sizeof(buf));
+	CHECK_STR(buf, "big= arr= s= ok=42");
+	unguard(g, sizeof(raw));
+	tp_format__free(f);
+	return 0;
+}
+
+/* TRACING_DATA with one format of txtlen bytes, ending the section. */
+static uint8_t *tracing_one(const char *txt, size_t txtlen, size_t *len)
+{
+	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
+	struct pd_buf b = { 0 };
+	uint8_t one[2] = { 0, 8 };
+
+	put(&b, magic, sizeof(magic));
+	put(&b, "0.6", 4);
+	put(&b, one, 2);
+	pd_buf__u32(&b, 4096);
+	put(&b, "header_page", 12);
+	pd_buf__u64(&b, 0);
+	put(&b, "header_event", 13);
+	pd_buf__u64(&b, 0);
+	pd_buf__u32(&b, 0);
+	pd_buf__u32(&b, 1);
+	put(&b, "sys", 4);
+	pd_buf__u32(&b, 1);
+	pd_buf__u64(&b, txtlen);
+	put(&b, txt, txtlen);
+	*len = b.len;
+	return b.p;
+}
+
+TEST(crafted_format_at_the_section_end_is_read_inside_it)
+{
+	/* no newline after the name, nothing after the section: each read once went past it */
+	static const char *texts[] = {
+		"\tfield:int a;\toffset:0;\tsize:4;\tsigned:1;\nname: abc",
+		"\tfield:int a;\toffset:0;\tsize:4;\tsigned:1;\nna",
+		"\tfield:int a;\toffset:0;\tsize:4;\tsigned:1;\nname: ",
+	};
+	static const char *names[] = { "abc", "", "" };
+
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		size_t len;
+		uint8_t *td = tracing_one(texts[i], strlen(texts[i]), &len);
+		void *g = guarded(td, len);
+		struct tp_format **v = NULL;
+		int n = g ? pdr_tracing_formats(g, len, &v) : -1;
+
+		CHECK_EQ(n, 1);
+		if (n == 1) {
+			CHECK_STR(v[0]->name, names[i]);
+			CHECK_STR(v[0]->sys, "sys");
+			tp_format__free(v[0]);
+		}
+		free(v);
+		unguard(g, len);
+		free(td);
+	}
+	return 0;
+}
+
+TEST(crafted_record_of_odd_size_is_refused)
+{
+	uint8_t d[256] = { 0 }, raw[8] = { 0 }, *b;
+	struct perf_event_header odd = { PERF_RECORD_COMM, 0, 28 };
+	char err[512];
+	size_t len;
+	int n;
+
+	/* found by fuzz_perfdata: a COMM of 28 bytes left the next record misaligned */
+	memcpy(d, &odd, sizeof(odd));
+	n = tp_sample(d + 28, 500, 7, 7, T0, 0, raw, sizeof(raw));
+	b = craft(ST_TP, 1, 1, d, (28 + n + 7) / 8 * 8, &len);
+	CHECK(!open_crafted(b, len, NULL, err, sizeof(err)));
+	CHECK(strstr(err, "crafted.data: file offset 256: record type 3 of 28 bytes, not a "
+			  "multiple of 8"));
+	free(b);
+	return 0;
+}
+
+/* The inputs fuzz_perfdata found (tests/fuzz/corpus/perfdata/crash-*): each opens or says why. */
+TEST(fuzz_findings_open_or_say_why)
+{
+	static const char *names[] = { "crash-no-event-desc", "crash-misaligned-record",
+				       "crash-no-cpus", "crash-format-size-cut" };
+	int found = 0;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		char path[256], err[1024];
+		size_t len = 0;
+		uint8_t *b = NULL;
+		FILE *f;
+
+		snprintf(path, sizeof(path), "tests/fuzz/corpus/perfdata/%s", names[i]);
+		f = fopen(path, "re");
+		if (!f)
+			continue;
+		b = malloc(65536);
+		len = b ? fread(b, 1, 65536, f) : 0;
+		fclose(f);
+		if (!b)
+			return 1;
+		found++;
+		if (!open_crafted(b, len, "{\"trigger\":{\"tid\":200}}", err, sizeof(err)))
+			CHECK(strstr(err, "crafted.data: "));
+		free(b);
+	}
+	if (!found)
+		SKIP("no tests/fuzz/corpus/perfdata/crash-* here (run from the source tree)");
+	CHECK_EQ(found, 4);
+	return 0;
+}
+
+TEST(crafted_overlapping_id_tables_are_refused)
+{
+	uint8_t rec[256], raw[8] = { 0 }, *b;
+	char err[512];
+	size_t len;
+	int n = tp_sample(rec, 500, 7, 7, T0, 0, raw, sizeof(raw));
+
+	/* 64 attrs naming one table of 64 ids: 32 KiB of ids from a file of 14 KiB */
+	b = craft(ST_TP, 64, 64, rec, n, &len);
+	CHECK(!open_crafted(b, len, NULL, err, sizeof(err)));
+	CHECK(strstr(err, "the attrs' id tables add up to"));
+	CHECK(strstr(err, "they overlap"));
+	free(b);
+	/* one attr with them all is fine */
+	b = craft(ST_TP, 1, 64, rec, n, &len);
+	CHECK(open_crafted(b, len, NULL, err, sizeof(err)));
+	free(b);
+	return 0;
+}
+
+TEST(crafted_zstd_bomb_is_refused)
+{
+	size_t zn = 100u << 20, cb = ZSTD_compressBound(zn), len;
+	uint8_t *zeros = calloc(1, zn), *rec = malloc(cb + 8), *b;
+	struct perf_event_header h = { 81, 0, 0 };
+	char err[512];
+	size_t c;
+
+	CHECK(zeros && rec);
+	if (!zeros || !rec) {
+		free(zeros);
+		free(rec);
+		return 1;
+	}
+	c = ZSTD_compress(rec + 8, cb, zeros, zn, 1);
+	free(zeros);
+	CHECK(!ZSTD_isError(c) && c + 8 < 65536);
+	h.size = (uint16_t)(c + 8);
+	memcpy(rec, &h, 8);
+	/* 100 MiB from a few KiB: more than 256 times the data and 64 MiB */
+	b = craft(ST_TP, 1, 1, rec, (c + 8 + 7) / 8 * 8, &len);
+	CHECK(!open_crafted(b, len, NULL, err, sizeof(err)));
+	CHECK(strstr(err, "PERF_RECORD_COMPRESSED at data offset 0: the"));
+	CHECK(strstr(err, "(256 times and 64 MiB): a crafted or corrupt file"));
+	free(b);
+	free(rec);
+	return 0;
+}
+
+TEST(chrome_json_of_many_threads_is_not_quadratic)
+{
+	const int n = 200000;
+	uint8_t raw[8] = { 0 }, *d = malloc((size_t)n * 64), *b;
+	size_t len = 0, dl = 0, outlen = 0;
+	char err[512], *out = NULL, want[64];
+	struct show_view v;
+	struct show *s;
+	struct timespec t0, t1;
+	FILE *f;
+
+	if (!d)
+		return 1;
+	/* a crafted 11 MB file: every sample its own thread */
+	for (int i = 0; i < n; i++)
+		dl += tp_sample(d + dl, 500, 1000 + i, 1000 + i, T0 + i, i & 1, raw, sizeof(raw));
+	b = craft(ST_TP, 1, 1, d, dl, &len);
+	free(d);
+	s = show__open_mem(b, len, NULL, 0, "many.data", err, sizeof(err));
+	CHECK(s);
+	if (s) {
+		show_view_pick(s, 0, &v);
+		f = open_memstream(&out, &outlen);
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		CHECK_EQ(show__write_chrome(s, &v, f), 0);
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		fclose(f);
+		/* it was threads x records (2 x 10^10 steps, minutes): now well under a second */
+		CHECK((t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9 < 5);
+		snprintf(want, sizeof(want), "\"args\":{\"name\":\":%d %d\"}", 1000 + n - 1,
+			 1000 + n - 1);
+		CHECK(out && strstr(out, want));
+		free(out);
+		show__free(s);
+	}
+	free(b);
+	return 0;
+}
+
+/* Bytes a terminal acts on: C0 but the newline, DEL, C1 raw or in UTF-8. */
+static int terminal_controls(const char *t, size_t n)
+{
+	int bad = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = t[i];
+
+		if ((c < 0x20 && c != '\n') || c == 0x7f || (c >= 0x80 && c < 0xa0 && i == 0) ||
+		    (c == 0xc2 && i + 1 < n && (unsigned char)t[i + 1] >= 0x80 &&
+		     (unsigned char)t[i + 1] < 0xa0))
+			bad++;
+	}
+	return bad;
+}
+
+TEST(clean_text_replaces_control_characters)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+		{ "plain text", "plain text" },
+		{ "a\x1b[31mb", "a?[31mb" },
+		{ "bell\x07\r\n\t", "bell????" },
+		{ "del\x7f", "del?" },
+		{ "\xc2\x9b"
+		  "31m",
+		  "?31m" }, /* C1 CSI as UTF-8 */
+		{ "\x9b"
+		  "31m",
+		  "?31m" },						    /* raw C1 */
+		{ "caf\xc3\xa9 \xe2\x82\xac", "caf\xc3\xa9 \xe2\x82\xac" }, /* UTF-8 stays */
+		{ "\xe2\x82", "??" },					    /* cut short */
+		{ "\xc0\xaf\xed\xa0\x80\xff", "????" }, /* overlong (2), surrogate, 0xff */
+		{ "", "" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char b[64];
+
+		snprintf(b, sizeof(b), "%s", cases[i].in);
+		pdr_clean_text(b);
+		CHECK_STR(b, cases[i].out);
+	}
+	return 0;
+}
+
+TEST(hostile_strings_are_clean)
+{
+	char dir[] = "/tmp/trigrec-show-XXXXXX", data[128], json[128], err[512];
+	struct show *s = NULL;
+	int e;
+
+	CHECK(mkdtemp(dir));
+	evil = 1;
+	e = write_snapshot(dir, 0, data, json);
+	evil = 0;
+	CHECK(!e);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s);
+	if (s) {
+		size_t n;
+		char *out = report(s, 10, &n);
+
+		/* every string: comm, hostname, event name, sidecar text, keys, fields */
+		CHECK_EQ(terminal_controls(out, n), 0);
+		CHECK(strstr(out, "host      h?]0;owned?, Linux 6.0"));
+		CHECK(strstr(out, "trigger   b?[8murst (latency trigger)"));
+		CHECK(strstr(out, "  text    rate x ?31m"));
+		CHECK(strstr(out, "by ?]2;root? pid 200"));
+		CHECK(strstr(out, "  event   e?v: k?ey=v?[1m n=[?]"));
+		CHECK(strstr(out, "  key     \"?[2J?\" (the text of the str() key part)"));
+		CHECK(strstr(out, "start ?s at"));
+		CHECK(strstr(out, "(key ?)"));
+		CHECK(strstr(out, "re?[31mnamed"));
+		CHECK(strstr(out, "syscalls:?[2Jgetpgid"));
+		if (terminal_controls(out, n))
+			fprintf(stderr, "%s", out);
+		free(out);
+		show__free(s);
+	}
+	rm_dir(dir);
+	return 0;
+}
+
+static void on_alarm(int sig)
+{
+	static const char msg[] = "    a FIFO hung the open\n";
+
+	(void)sig;
+	if (write(2, msg, sizeof(msg) - 1) < 0)
+		_exit(2);
+	_exit(1);
+}
+
+TEST(fifos_are_refused_not_waited_for)
+{
+	char dir[] = "/tmp/trigrec-show-XXXXXX", data[128], json[128], err[512];
+	struct show *s;
+
+	CHECK(mkdtemp(dir));
+	CHECK(!write_snapshot(dir, 0, data, json));
+	signal(SIGALRM, on_alarm);
+	alarm(10);
+	/* the sidecar a FIFO: the report goes on without it, saying why */
+	unlink(json);
+	CHECK(!mkfifo(json, 0600));
+	s = show__open_pair(data, json, err, sizeof(err));
+	CHECK(s);
+	if (s) {
+		CHECK(strstr(s->sc_err, "snap.json: not a regular file"));
+		show__free(s);
+	}
+	/* the data a FIFO: refused */
+	unlink(data);
+	CHECK(!mkfifo(data, 0600));
+	CHECK(!show__open_pair(data, NULL, err, sizeof(err)));
+	CHECK(strstr(err, "snap.data: not a regular file"));
+	alarm(0);
+	rm_dir(dir);
+	return 0;
+}
+
 TEST(damaged_files_are_refused_with_a_reason)
 {
 	char err[512];
@@ -689,4 +1260,12 @@ TEST(times_and_escapes)
 
 RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_back),
 	  T(snapshot_read_back_zstd), T(zstd_many_payloads), T(view_of_a_big_snapshot),
-	  T(damaged_files_are_refused_with_a_reason), T(times_and_escapes))
+	  T(damaged_files_are_refused_with_a_reason), T(times_and_escapes),
+	  T(crafted_cpu_ffffffff_is_refused), T(crafted_sidecar_cpus_out_of_range_are_left_out),
+	  T(crafted_short_comm_at_the_end_is_refused),
+	  T(crafted_field_offset_wrapping_in_32_bits_reads_nothing),
+	  T(crafted_format_at_the_section_end_is_read_inside_it),
+	  T(crafted_record_of_odd_size_is_refused), T(fuzz_findings_open_or_say_why),
+	  T(crafted_overlapping_id_tables_are_refused), T(crafted_zstd_bomb_is_refused),
+	  T(fifos_are_refused_not_waited_for), T(clean_text_replaces_control_characters),
+	  T(hostile_strings_are_clean), T(chrome_json_of_many_threads_is_not_quadratic))
