@@ -170,7 +170,7 @@ if [ ! -d "$TRACEFS/instances" ]; then
 	FTRACE=0
 	FTRACE_WHY="no $TRACEFS/instances (mount tracefs there: mount -t tracefs nodev $TRACEFS)"
 fi
-ft_fail() { # MESSAGE: to stderr and to the measurement's .err, instance removed
+ft_fail() { # MESSAGE: said on stderr, the instance removed
 	echo "bench: ftrace: $*" >&2
 	ft_rm
 	return 1
