@@ -1,5 +1,6 @@
 #!/bin/bash
-# trigrec against perf, side by side, same workloads, same machine, same run.
+# trigrec against perf, and in rows 1, 3 and 4 against ftrace's own ring (a
+# tracefs instance), side by side, same workloads, same machine, same run.
 # Run by `make bench` (as root); prints one markdown table and writes it to
 # bench/out/results.md. What each row measures: bench/README.md.
 #
@@ -7,7 +8,8 @@
 # measurement, default 5), ROUNDS (rows 3-4, default 2 x RUNS - 1),
 # IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8 9 10"), MAX_WAIT (seconds
 # to wait for other recorders to finish, in all; default 120), PERF
-# (default perf), QUICK=1 (3 runs, 10 s idle: a smoke test, not for publishing).
+# (default perf), TRACEFS (default /sys/kernel/tracing), QUICK=1 (3 runs,
+# 10 s idle: a smoke test, not for publishing).
 # Benchmarks are not tests: noisy timings never make this script fail.
 set -u
 export LC_ALL=C
