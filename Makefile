@@ -108,7 +108,7 @@ help:
 	@echo 'make lint       shellcheck, clang-tidy (.clang-tidy) and the BPF verifier budget (bpf/verifier-budget.txt)'
 	@echo 'make format     clang-format the C the project wrote; make format-check only reports (CI)'
 	@echo 'make compile_commands.json  the compile database for editors and clang-tidy'
-	@echo 'make bench      side-by-side benchmarks against perf'
+	@echo 'make bench      side-by-side benchmarks against ftrace and perf'
 	@echo 'make bench-scale the snapshot write path for 2-256 simulated CPUs x 1-16 MiB (bench/scale.c)'
 	@echo 'make fuzz       build the libFuzzer targets and run each for $$(FUZZ_SECONDS) s (default 60)'
 	@echo 'make fuzz-build only build them ($(OUTPUT)/fuzz/fuzz_NAME)'

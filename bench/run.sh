@@ -1,5 +1,6 @@
 #!/bin/bash
-# trigrec against perf, side by side, same workloads, same machine, same run.
+# trigrec against perf, and in rows 1, 3 and 4 against ftrace's own ring (a
+# tracefs instance), side by side, same workloads, same machine, same run.
 # Run by `make bench` (as root); prints one markdown table and writes it to
 # bench/out/results.md. What each row measures: bench/README.md.
 #
@@ -7,7 +8,8 @@
 # measurement, default 5), ROUNDS (rows 3-4, default 2 x RUNS - 1),
 # IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8 9 10"), MAX_WAIT (seconds
 # to wait for other recorders to finish, in all; default 120), PERF
-# (default perf), QUICK=1 (3 runs, 10 s idle: a smoke test, not for publishing).
+# (default perf), TRACEFS (default /sys/kernel/tracing), QUICK=1 (3 runs,
+# 10 s idle: a smoke test, not for publishing).
 # Benchmarks are not tests: noisy timings never make this script fail.
 set -u
 export LC_ALL=C
@@ -103,6 +105,7 @@ cleanup() {
 		kill "$p" 2>/dev/null
 	done
 	wait 2>/dev/null
+	declare -F ft_rm > /dev/null && ft_rm
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -157,6 +160,126 @@ trigrec_tp() { # trigrec_tp DIR RINGBYTES ARGS...
 	"$TRIGREC" record -m "$((ring / 1024))K" -o "$d" "$@" > "$d.out" 2> "$d.err"
 }
 
+# ftrace's own ring, the third column of rows 1, 3 and 4: a tracefs instance
+# of this script's (trigrec-bench-PID), made afresh for each measurement with
+# the same events and the same memory per CPU (buffer_size_kb), removed after
+# it and by the EXIT trap (ft_rm), also when a measurement fails.
+TRACEFS=${TRACEFS:-/sys/kernel/tracing}
+FT=$TRACEFS/instances/trigrec-bench-$$
+FTRACE=1
+FTRACE_WHY=""
+if [ ! -d "$TRACEFS/instances" ]; then
+	FTRACE=0
+	FTRACE_WHY="no $TRACEFS/instances (mount tracefs there: mount -t tracefs nodev $TRACEFS)"
+fi
+ft_fail() { # MESSAGE: said on stderr, the instance removed
+	echo "bench: ftrace: $*" >&2
+	ft_rm
+	return 1
+}
+# ft_new KIB EVENT...: a new instance, tracing off, KIB per CPU, EVENT...
+# (system:name) enabled.
+ft_new() {
+	local kib=$1 e
+	shift
+	ft_rm
+	mkdir "$FT" 2> /dev/null || { echo "bench: ftrace: cannot create $FT (instances need root and tracefs)" >&2; return 1; }
+	echo 0 > "$FT/tracing_on" || { ft_fail "cannot write $FT/tracing_on"; return 1; }
+	echo "$kib" > "$FT/buffer_size_kb" 2> /dev/null || { ft_fail "buffer_size_kb $kib refused: give a smaller ring size"; return 1; }
+	for e in "$@"; do
+		echo 1 > "$FT/events/${e%%:*}/${e#*:}/enable" 2> /dev/null ||
+			{ ft_fail "cannot enable $e in $FT (is it a tracepoint of this kernel?)"; return 1; }
+	done
+}
+# ft_set FILE VALUE: write VALUE to the instance's FILE (events/.../filter,
+# .../trigger); the kernel's complaint on failure.
+ft_set() {
+	if ! printf '%s\n' "$2" > "$FT/$1" 2> /dev/null; then
+		ft_fail "'$2' refused by $1: $(grep -v '^#' "$FT/$1" 2> /dev/null | head -3 | tr '\n' ' ')"
+		return 1
+	fi
+}
+# shellcheck disable=SC2317 # also run by the EXIT trap
+ft_rm() {
+	[ -d "$FT" ] || return 0
+	echo 0 > "$FT/tracing_on" 2> /dev/null
+	rmdir "$FT" 2> /dev/null && return 0
+	# Busy: take its triggers and events away first, then again.
+	local t
+	for t in "$FT"/events/*/*/trigger; do
+		grep -v '^#' "$t" 2> /dev/null | while read -r tr _; do
+			echo "!${tr%%:*}" > "$t" 2> /dev/null
+		done
+	done
+	echo 0 > "$FT/events/enable" 2> /dev/null
+	rmdir "$FT" 2> /dev/null || echo "bench: could not remove $FT: rmdir it by hand" >&2
+}
+# ft_run ARGS...: run ARGS with the instance's tracing on, off again after.
+ft_run() {
+	echo 1 > "$FT/tracing_on"
+	"$@"
+	local rc=$?
+	echo 0 > "$FT/tracing_on"
+	return $rc
+}
+# ft_counts FILE [trig]: seqcount.awk on an instance's trace file, its
+# "sys_getpgid(pid: 0x000f4240)" lines rewritten into perf script's form.
+ft_counts() {
+	sed -n 's/.*sys_get\(pgid\|sid\)(pid: \(0x\)\{0,1\}\([0-9a-fA-F]*\)).*/0 syscalls:sys_enter_get\1: pid: 0x\3/p' "$1" |
+		awk -v base=$BASE -v trig="${2:-}" -f "$AWK"
+}
+
+# Kernel ring memory per CPU in KiB, counted as docs/benchmarks.md says:
+# everything the recorder maps of the kernel's tracing memory while it
+# records, from /proc/PID/maps: every anon_inode:[perf_event] mapping (data
+# pages and header page) and every anon_inode:bpf-map mapping of 64 KiB or
+# more, a BPF ring buffer's data pages (mapped twice) once; divided by the
+# CPUs recorded. ringmem_kib MAPS FDINFO -> KiB per CPU.
+ringmem_kib() {
+	awk -v page="$PAGESIZE" -v ncpu="$NCPU" '
+		function hex(s,    n, i) {
+			n = 0
+			s = tolower(s)
+			for (i = 1; i <= length(s); i++)
+				n = n * 16 + index("0123456789abcdef", substr(s, i, 1)) - 1
+			return n
+		}
+		{ file = (FILENAME == ARGV[1]) ? 1 : 2 }
+		# fdinfo: the data sizes of the BPF ring buffers (map_type 27).
+		file == 1 && /^map_type:/ { mt = $2 }
+		file == 1 && /^max_entries:/ { if (mt == 27) rb[$2] = 1; mt = "" }
+		file == 2 {
+			split($1, a, "-")
+			sz = hex(a[2]) - hex(a[1])
+			if ($0 ~ /anon_inode:\[perf_event\]/) tot += sz
+			else if ($0 ~ /anon_inode:bpf-map/ && sz >= 65536) {
+				d = (sz - page) / 2
+				tot += (d in rb) ? page + d : sz
+			}
+		}
+		END { printf "%.0f\n", tot / 1024 / ncpu }' "$2" "$1" 2> /dev/null
+}
+# ringmem TOOL RINGBYTES EVENTARGS... -> KiB per CPU of TOOL recording with
+# the same options as row 1 (a workload that reads its recorder's maps).
+ringmem() {
+	local tool=$1 ring=$2 d=$W/ringmem-$1
+	shift 2
+	mkdir -p "$d"
+	# shellcheck disable=SC2016 # expanded by the workload's shell
+	local wl=(sh -c 'cat "/proc/$PPID/maps" > "$1.maps"; cat /proc/"$PPID"/fdinfo/* > "$1.fdinfo" 2> /dev/null; true' sh "$d")
+	case $tool in
+	trigrec) trigrec_tp "$d" "$ring" -q "$@" --no-final-snapshot -- "${wl[@]}" ;;
+	perf) perf_tp "$d" "$ring" "$@" -- "${wl[@]}" ;;
+	ftrace)
+		ft_new $((ring / 1024)) || return
+		cat "$FT/buffer_size_kb"
+		ft_rm
+		return ;;
+	esac
+	[ -s "$d.maps" ] || { echo "bench: ringmem $tool: no maps read (see $d.err)" >&2; return; }
+	ringmem_kib "$d.maps" "$d.fdinfo"
+}
+
 MODEL=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)
 say "trigrec vs $("$PERF" --version) on $NCPU CPUs ($MODEL), kernel $(uname -r); runs per measurement: $RUNS"
 [ "$OTHERS" -gt 0 ] && say "warning: $OTHERS other trigrec/perf processes are running: their freezes and load disturb these numbers"
@@ -176,9 +299,24 @@ cut_one() { # cond run tool
 		BG_PIDS="$BG_PIDS $burn_pid"
 		sleep 0.2
 	fi
+	local fired=""
 	if [ "$3" = trigrec ]; then
 		trigrec_tp "$d" $((1 << 20)) -q -e $GETPGID -e $GETSID --trigger $GETSID --count 1 \
 			-- "$SEQGEN" -n 200000 -t 100000
+	elif [ "$3" = ftrace ]; then
+		# The trigger: a traceoff trigger on getsid. The workload's tree only, as
+		# the others record it (set_event_pid, event-fork); its shell turns
+		# tracing on right before it execs seqgen.
+		if ft_new 1024 $GETPGID $GETSID && ft_set options/event-fork 1 &&
+			ft_set events/syscalls/sys_enter_getsid/trigger traceoff; then
+			# shellcheck disable=SC2016 # expanded by the workload's shell
+			sh -c 'echo $$ > "$1/set_event_pid" && echo 1 > "$1/tracing_on" && shift && exec "$@"' \
+				sh "$FT" "$SEQGEN" -n 200000 -t 100000 > "$d.out" 2> "$d.err"
+			fired=$(cat "$FT/tracing_on") # 0: the trigger turned tracing off
+			echo 0 > "$FT/tracing_on"
+			cp "$FT/trace" "$d/trace"
+			ft_rm
+		fi
 	else
 		perf_tp "$d" $((1 << 20)) --switch-output-event $GETSID -e $GETPGID -e $GETSID \
 			-- "$SEQGEN" -n 200000 -t 100000
@@ -189,6 +327,9 @@ cut_one() { # cond run tool
 	fi
 	if [ "$3" = trigrec ]; then
 		f=$(ls "$d"/*.data 2>/dev/null | head -1)
+	elif [ "$3" = ftrace ]; then
+		[ "$fired" = 0 ] && [ -s "$d/trace" ] && f=$d/trace
+		[ "$fired" = 1 ] && echo "bench: ftrace: the traceoff trigger did not fire (cut-$1-$2)" >&2
 	else
 		# The trigger's dump: the first holding the trigger's record, else the
 		# first dump (the record was overwritten); the last is perf's exit dump.
@@ -213,24 +354,62 @@ cut_one() { # cond run tool
 		return
 	fi
 	rec "cut.$1.snap" "$3" 1
-	[ -n "$c" ] && [ "$3" = perf ] || c=$(counts "$f" 100000)
+	if [ "$3" = ftrace ]; then
+		c=$(ft_counts "$f" 100000)
+	else
+		[ -n "$c" ] && [ "$3" = perf ] || c=$(counts "$f" 100000)
+	fi
 	rec "cut.$1.post" "$3" "$(kv post "$c")"
 	rec "cut.$1.kept" "$3" "$(kv contig "$c")"
 	rec "cut.$1.gaps" "$3" $(($(kv pre "$c") - $(kv contig "$c")))
-	eval "last_kept_$3=$(kv contig "$c")"
+	rec "cut.$1.holes" "$3" "$(kv holes "$c")"
+	rec "cut.$1.missing" "$3" "$(kv missing "$c")"
+	LAST_KEPT[$3]=$(kv contig "$c")
 }
+declare -A LAST_KEPT=() # row 1: each tool's unbroken history in this run
+CUT_TOOLS="ftrace perf trigrec"
+[ $FTRACE = 1 ] || CUT_TOOLS="perf trigrec"
 if want 1; then
+	[ $FTRACE = 1 ] || say "1. no ftrace column: $FTRACE_WHY"
+	# Kernel ring memory per CPU of each tool with row 1's options (KiB).
+	for tool in $CUT_TOOLS; do
+		quiet_wait
+		kib=$(ringmem "$tool" $((1 << 20)) -e $GETPGID -e $GETSID \
+			"$([ "$tool" = trigrec ] && echo --trigger || echo --switch-output-event)" $GETSID)
+		[ -n "$kib" ] && rec cut.ringkib "$tool" "$kib"
+	done
 	for cond in idle busy; do
-		say "1. cut precision, $cond CPUs: $RUNS runs x (trigrec, perf)"
+		say "1. cut precision, $cond CPUs: $RUNS runs x ($CUT_TOOLS)"
 		for r in $(seq "$RUNS"); do
-			last_kept_trigrec="" last_kept_perf=""
-			if [ $((r % 2)) = 1 ]; then order="trigrec perf"; else order="perf trigrec"; fi
-			for tool in $order; do
+			LAST_KEPT=()
+			# Rotate the order of the tools from run to run.
+			# shellcheck disable=SC2086 # the tools are a word list
+			set -- $CUT_TOOLS
+			for _ in $(seq $(((r - 1) % $#))); do set -- "$@" "$1"; shift; done
+			for tool in "$@"; do
 				cut_one "$cond" "$r" "$tool"
 			done
-			if [ -n "$last_kept_trigrec" ] && [ -n "$last_kept_perf" ] && [ "$last_kept_perf" -gt 0 ]; then
-				rec "cut.$cond.kept" ratio "$(calc "$last_kept_trigrec / $last_kept_perf" 3)"
-			fi
+			[ -n "${LAST_KEPT[trigrec]:-}" ] || continue
+			for tool in perf ftrace; do
+				k=${LAST_KEPT[$tool]:-0}
+				[ "$k" -gt 0 ] && rec "cut.$cond.kept" "vs$tool" "$(calc "${LAST_KEPT[trigrec]} / $k" 3)"
+			done
+		done
+	done
+	# Records kept per MiB of kernel ring memory per CPU, per run, and
+	# trigrec's against each other's (the per-run ratios times the memory's).
+	ktr=$(med cut.ringkib trigrec)
+	for cond in idle busy; do
+		for tool in $CUT_TOOLS; do
+			kib=$(med cut.ringkib "$tool")
+			[ -n "$kib" ] || continue
+			awk -F'\t' -v c="$cond" -v t="$tool" -v kib="$kib" -v ktr="$ktr" '
+				$1 == "cut." c ".kept" && $2 == t {
+					printf "cut.%s.permib\t%s\t%.0f\n", c, t, $3 * 1024 / kib }
+				$1 == "cut." c ".kept" && $2 == "vs" t && ktr > 0 {
+					printf "cut.%s.permib\tvs%s\t%.3f\n", c, t, $3 * kib / ktr }' \
+				"$RAW" > "$W/permib.tsv"
+			cat "$W/permib.tsv" >> "$RAW"
 		done
 	done
 fi
@@ -311,6 +490,14 @@ ovh_one() { # workload variant run -> CPU ns/op
 	for e in $ev; do eargs+=(-e "$e"); done
 	case $v in
 	base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
+	# ftrace's own instance, as docs/benchmarks.md measures it: the same events
+	# for the whole system, 1 MiB per CPU, and a traceoff trigger that never
+	# fires (the others' idle trigger).
+	ftrace)
+		# shellcheck disable=SC2086 # $ev: a word list
+		ft_new 1024 $ev && ft_set events/syscalls/sys_enter_vhangup/trigger traceoff || return
+		ft_run "${cmd[@]}" > "$d.out" 2> "$d.err"
+		ft_rm ;;
 	perf) perf_tp "$d" $((1 << 20)) --switch-output-event "$NEVER" "${eargs[@]}" -- "${cmd[@]}" ;;
 	trigrec) trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger "$NEVER" --no-final-snapshot \
 		-- "${cmd[@]}" ;;
@@ -328,7 +515,8 @@ ovh_one() { # workload variant run -> CPU ns/op
 	esac
 	outval "$d.out" $key
 }
-OVH_VARIANTS="base perf trigrec tgperf nogate"
+OVH_VARIANTS="base ftrace perf trigrec tgperf nogate"
+[ $FTRACE = 1 ] || OVH_VARIANTS="base perf trigrec tgperf nogate"
 # trigrec --no-fast-paths: every tracepoint through tp_rec's copy (the fast
 # paths' saving is trigrec's figure against this one).
 "$TRIGREC" record -h 2> /dev/null | grep -q -- --no-fast-paths && OVH_VARIANTS="$OVH_VARIANTS nofp"
@@ -343,7 +531,7 @@ if want 3; then
 			# Rotate the order so drift in the machine's load spreads evenly.
 			# shellcheck disable=SC2086 # the variants are a word list
 			set -- $OVH_VARIANTS
-			for _ in $(seq $(((r - 1) % 4))); do set -- "$@" "$1"; shift; done
+			for _ in $(seq $(((r - 1) % $#))); do set -- "$@" "$1"; shift; done
 			declare -A ns=()
 			for v in "$@"; do
 				quiet_wait
@@ -365,6 +553,16 @@ if want 3; then
 				fi
 				[ -n "${ns[trigrec]}" ] && [ -n "${ns[nogate]}" ] &&
 					rec "ovh.$wl.gate" trigrec "$(calc "${ns[trigrec]} - ${ns[nogate]}" 1)"
+			fi
+			if [ -n "${ns[base]}" ] && [ -n "${ns[ftrace]:-}" ]; then
+				rec "ovh.$wl.added" ftrace "$(calc "${ns[ftrace]} - ${ns[base]}" 1)"
+				added_ft=$(calc "${ns[ftrace]} - ${ns[base]}" 3)
+				if awk "BEGIN { exit !($added_ft > 0) }"; then
+					for v in trigrec tgperf nogate nofp perf; do
+						[ -n "${ns[$v]:-}" ] &&
+							rec "ovh.$wl.vsft" $v "$(calc "(${ns[$v]} - ${ns[base]}) / $added_ft" 3)"
+					done
+				fi
 			fi
 			unset ns
 		done
@@ -397,6 +595,16 @@ if want 4; then
 		base) "${cmd[@]}" > "$d.out" 2> "$d.err" ;;
 		obase) "${ocmd[@]}" > "$d.out" 2> "$d.err" ;;
 		perf) perf_tp "$d" $((1 << 20)) -e syscalls:sys_enter_getppid --filter "$PF" -- "${cmd[@]}" ;;
+		# ftrace's filter, the same clauses, on sys_enter_getppid enabled in its
+		# own instance (1 MiB per CPU, getsid recorded as by the others): the
+		# filter never holds, so nothing is written.
+		ftrace)
+			ft_new 1024 $GETSID syscalls:sys_enter_getppid &&
+				ft_set events/syscalls/sys_enter_getppid/filter "$PF" || return
+			ft_run "${cmd[@]}" > "$d.out" 2> "$d.err"
+			grep -q 'sys_getppid' "$FT/trace" &&
+				echo "bench: ftrace: the filter '$PF' let records through" >&2
+			ft_rm ;;
 		filter) trigrec_tp "$d" $((1 << 20)) -q -e $GETSID --trigger "$TF" --no-final-snapshot -- "${cmd[@]}" ;;
 		# fp/otherfp: --syscall-fast-paths, the same trigger tested from
 		# tp_btf/sys_enter, which then runs on every system call.
@@ -420,10 +628,11 @@ if want 4; then
 		outval "$d.out" cpu_ns_per_op
 	}
 	if [ $TRIG_ENGINE = 1 ]; then
-		say "4. trigger evaluation cost: $ROUNDS rounds x (base, perf filter, trigrec filter, the same --syscall-fast-paths, latency, recorded variants, a call the trigger does not name)"
+		say "4. trigger evaluation cost: $ROUNDS rounds x (base, ftrace filter, perf filter, trigrec filter, the same --syscall-fast-paths, latency, recorded variants, a call the trigger does not name)"
 		for r in $(seq "$ROUNDS"); do
-			set -- base perf filter fp latency rec recfilter rec2 reclat obase other otherfp
-			for _ in $(seq $(((r - 1) % 12))); do set -- "$@" "$1"; shift; done
+			set -- base ftrace perf filter fp latency rec recfilter rec2 reclat obase other otherfp
+			if [ $FTRACE != 1 ]; then shift 2; set -- base "$@"; fi # no ftrace column
+			for _ in $(seq $(((r - 1) % $#))); do set -- "$@" "$1"; shift; done
 			declare -A ns=()
 			for v in "$@"; do
 				quiet_wait
@@ -432,6 +641,15 @@ if want 4; then
 			done
 			[ -n "${ns[base]}" ] || continue
 			[ -n "${ns[perf]}" ] && rec eval.filter perf "$(calc "${ns[perf]} - ${ns[base]}" 1)"
+			if [ -n "${ns[ftrace]:-}" ]; then
+				rec eval.filter ftrace "$(calc "${ns[ftrace]} - ${ns[base]}" 1)"
+				if awk "BEGIN { exit !(${ns[ftrace]} - ${ns[base]} > 0) }"; then
+					for v in filter fp perf; do
+						[ -n "${ns[$v]}" ] && rec eval.vsft "$v" \
+							"$(calc "(${ns[$v]} - ${ns[base]}) / (${ns[ftrace]} - ${ns[base]})" 3)"
+					done
+				fi
+			fi
 			[ -n "${ns[filter]}" ] && rec eval.filter trigrec "$(calc "${ns[filter]} - ${ns[base]}" 1)"
 			[ -n "${ns[fp]}" ] && rec eval.filter fp "$(calc "${ns[fp]} - ${ns[base]}" 1)"
 			if [ -n "${ns[perf]}" ] && [ -n "${ns[fp]}" ] &&
@@ -882,21 +1100,23 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			printf(f " (" f "–" f ") µs\n", m, a[1], a[NR]) }'
 }
 {
-	echo "## trigrec vs perf: \`make bench\`"
+	echo "## trigrec vs ftrace and perf: \`make bench\`"
 	echo
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $NCPU CPUs, $MODEL; kernel $(uname -r);" \
 		"$("$PERF" --version); trigrec $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')."
-	echo "Cells: median (min–max) of $RUNS runs ($ROUNDS rounds for rows 3-4) unless said otherwise; both tools ran in the same run, alternating."
+	echo "Cells: median (min–max) of $RUNS runs ($ROUNDS rounds for rows 3-4) unless said otherwise; the tools ran in the same run, alternating. ftrace: its own tracefs instance, same events, same memory per CPU (rows 1, 3, 4$([ $FTRACE = 1 ] || echo "; not run: $FTRACE_WHY"))."
 	echo "1-min load average at the start of each row:$LOADS; other trigrec/perf processes seen at once: $OTHERS; measurements started while one ran: $DISTURBED$([ $DISTURBED -gt 0 ] && echo ' (disturbed: rerun on a quiet machine)')."
 	echo
-	echo "| # | Measurement | trigrec | perf | trigrec ÷ perf | Target |"
-	echo "|---|---|---|---|---|---|"
+	echo "| # | Measurement | trigrec | ftrace | perf | trigrec ÷ ftrace | trigrec ÷ perf | Target |"
+	echo "|---|---|---|---|---|---|---|---|"
 	if want 1; then
 		for cond in idle busy; do
 			c="idle CPUs"
 			[ $cond = busy ] && c="every CPU busy"
-			echo "| 1 | Records after the trigger, $c (runs with 0) | $(mmm cut.$cond.post trigrec) ($(count_eq cut.$cond.post trigrec 0)) | $(mmm cut.$cond.post perf) ($(count_eq cut.$cond.post perf 0)) | | 0 in every run |"
-			echo "| 1 | Pre-trigger records kept, unbroken, 1 MiB/CPU, $c | $(mmm cut.$cond.kept trigrec) | $(mmm cut.$cond.kept perf) | $(mmm cut.$cond.kept ratio 2) | ≥ 1.00 |"
+			echo "| 1 | Records after the trigger, $c (runs with 0) | $(mmm cut.$cond.post trigrec) ($(count_eq cut.$cond.post trigrec 0)) | $(mmm cut.$cond.post ftrace) ($(count_eq cut.$cond.post ftrace 0)) | $(mmm cut.$cond.post perf) ($(count_eq cut.$cond.post perf 0)) | | | 0 in every run |"
+			echo "| 1 | Holes before the trigger, $c: runs of missing numbers between the oldest record kept and the trigger (runs with 0) | $(mmm cut.$cond.holes trigrec) ($(count_eq cut.$cond.holes trigrec 0)) | $(mmm cut.$cond.holes ftrace) ($(count_eq cut.$cond.holes ftrace 0)) | $(mmm cut.$cond.holes perf) ($(count_eq cut.$cond.holes perf 0)) | | | 0 in every run |"
+			echo "| 1 | Pre-trigger records kept, unbroken, 1 MiB/CPU asked, $c | $(mmm cut.$cond.kept trigrec) | $(mmm cut.$cond.kept ftrace) | $(mmm cut.$cond.kept perf) | $(mmm cut.$cond.kept vsftrace 2) | $(mmm cut.$cond.kept vsperf 2) | ≥ 1.00 × perf |"
+			echo "| 1 | … per MiB of kernel ring memory per CPU (trigrec $(med cut.ringkib trigrec | cut -d. -f1) KiB, ftrace $(med cut.ringkib ftrace | cut -d. -f1) KiB, perf $(med cut.ringkib perf | cut -d. -f1) KiB: maps / buffer_size_kb), $c | $(mmm cut.$cond.permib trigrec) | $(mmm cut.$cond.permib ftrace) | $(mmm cut.$cond.permib perf) | $(mmm cut.$cond.permib vsftrace 2) | $(mmm cut.$cond.permib vsperf 2) | ≥ 2.0 × ftrace (issue 32) |"
 		done
 	fi
 	if want 2; then
@@ -916,18 +1136,20 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			# Which programs write the records by default (design.md "Fast paths").
 			path="per-call tracepoint programs (tp_rec)"
 			[ $wl = ctxsw ] && path="tp_btf fast paths"
-			echo "| 3 | Overhead, $what: CPU $u (no recorder: $(mmm ovh.$wl.ns base 0)); trigrec: ring sets written by BPF, $path | $(mmm ovh.$wl.ns trigrec 0) | $(mmm ovh.$wl.ns perf 0) | added cost $(mmm ovh.$wl.vsperf trigrec 2); best runs: $(best ovh.$wl.ns trigrec base perf) | ≤ 0.6 |"
+			echo "| 3 | Overhead, $what: CPU $u (no recorder: $(mmm ovh.$wl.ns base 0)); trigrec: ring sets written by BPF, $path | $(mmm ovh.$wl.ns trigrec 0) | $(mmm ovh.$wl.ns ftrace 0) | $(mmm ovh.$wl.ns perf 0) | added cost $(mmm ovh.$wl.vsft trigrec 2); best runs: $(best ovh.$wl.ns trigrec base ftrace) | added cost $(mmm ovh.$wl.vsperf trigrec 2); best runs: $(best ovh.$wl.ns trigrec base perf) | ≤ 1.0 × ftrace (issue 32); ≤ 0.6 × perf |"
+			echo "| 3 | … added ns per op over no recorder (perf's ÷ ftrace's, per round: $(mmm ovh.$wl.vsft perf 2)) | $(mmm ovh.$wl.added trigrec 0) | $(mmm ovh.$wl.added ftrace 0) | $(mmm ovh.$wl.added perf 0) | | | |"
 			case " $OVH_VARIANTS " in *" nofp "*)
-				echo "| 3 | … same, trigrec --no-fast-paths (tp_rec copies every record) | $(mmm ovh.$wl.ns nofp 0) | | added cost $(mmm ovh.$wl.vsperf nofp 2); best runs: $(best ovh.$wl.ns nofp base perf) | ≤ 0.9 |" ;;
+				echo "| 3 | … same, trigrec --no-fast-paths (tp_rec copies every record) | $(mmm ovh.$wl.ns nofp 0) | | | added cost $(mmm ovh.$wl.vsft nofp 2); best runs: $(best ovh.$wl.ns nofp base ftrace) | added cost $(mmm ovh.$wl.vsperf nofp 2); best runs: $(best ovh.$wl.ns nofp base perf) | ≤ 0.9 × perf |" ;;
 			esac
-			echo "| 3 | … same, trigrec --rings perf (perf writes, gates freeze) | $(mmm ovh.$wl.ns tgperf 0) | | added cost $(mmm ovh.$wl.vsperf tgperf 2); best runs: $(best ovh.$wl.ns tgperf base perf) | ≤ 1.15 |"
-			echo "| 3 | … same, without the freeze gates ($NOGATE_HOW); gate cost per op: $(mmm ovh.$wl.gate trigrec 0) ns | $(mmm ovh.$wl.ns nogate 0) | | added cost $(mmm ovh.$wl.vsperf nogate 2); best runs: $(best ovh.$wl.ns nogate base perf) | |"
+			echo "| 3 | … same, trigrec --rings perf (perf writes, gates freeze) | $(mmm ovh.$wl.ns tgperf 0) | | | added cost $(mmm ovh.$wl.vsft tgperf 2); best runs: $(best ovh.$wl.ns tgperf base ftrace) | added cost $(mmm ovh.$wl.vsperf tgperf 2); best runs: $(best ovh.$wl.ns tgperf base perf) | ≤ 1.15 × perf |"
+			echo "| 3 | … same, without the freeze gates ($NOGATE_HOW); gate cost per op: $(mmm ovh.$wl.gate trigrec 0) ns | $(mmm ovh.$wl.ns nogate 0) | | | added cost $(mmm ovh.$wl.vsft nogate 2); best runs: $(best ovh.$wl.ns nogate base ftrace) | added cost $(mmm ovh.$wl.vsperf nogate 2); best runs: $(best ovh.$wl.ns nogate base perf) | |"
 		done
 	fi
 	if want 4; then
 		if [ $TRIG_ENGINE = 1 ]; then
-			echo "| 4 | Trigger evaluation, 4-clause filter, never true: ns per evaluated event (perf: the same ftrace filter on a recorded event); tp_hook on the per-call tracepoint | $(mmm eval.filter trigrec 0) | $(mmm eval.filter perf 0) | $(mmm eval.filter ratio 2); best runs: $(best eval.ns filter base perf) | ≤ 1.0 |"
-			echo "| 4 | The same, \`--syscall-fast-paths\` (tested from tp_btf/sys_enter) | $(mmm eval.filter fp 0) | $(mmm eval.filter perf 0) | $(mmm eval.filter fpratio 2) | ≤ 1.0 |"
+			echo "| 4 | Trigger evaluation, 4-clause filter, never true: ns per evaluated event (ftrace: the filter on the event enabled in its instance; perf: the same filter on a recorded event); tp_hook on the per-call tracepoint | $(mmm eval.filter trigrec 0) | $(mmm eval.filter ftrace 0) | $(mmm eval.filter perf 0) | $(mmm eval.vsft filter 2); best runs: $(best eval.ns filter base ftrace) | $(mmm eval.filter ratio 2); best runs: $(best eval.ns filter base perf) | ≤ 1.0 × ftrace (issue 32) |"
+			echo "| 4 | The same, \`--syscall-fast-paths\` (tested from tp_btf/sys_enter) | $(mmm eval.filter fp 0) | $(mmm eval.filter ftrace 0) | $(mmm eval.filter perf 0) | $(mmm eval.vsft fp 2); best runs: $(best eval.ns fp base ftrace) | $(mmm eval.filter fpratio 2) | ≤ 1.0 × ftrace |"
+			echo "| 4 | … perf's filter ÷ ftrace's, per round: $(mmm eval.vsft perf 2) | | | | | | |"
 			echo "| 4 | A system call the trigger does not name (getpgid; the trigger on getppid): added ns per call, default · \`--syscall-fast-paths\` | $(mmm eval.other trigrec 0) · $(mmm eval.other fp 0) | | | |"
 			echo "| 4 | Trigger evaluation, latency pair (enter→exit by tid): ns per evaluated event | $(mmm eval.latency trigrec 0) | no equivalent | | |"
 			echo "| 4 | 4-clause filter on an event that is recorded anyway: added ns per event · recording it costs | $(mmm eval.recfilter added 0) · $(mmm eval.recfilter record 0) | | added ÷ recording: $(mmm eval.recfilter ratio 2) | < 0.5 |"
@@ -983,7 +1205,10 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 		echo
 		cat "$W/scale-$mode.md"
 	done
-} > "$OUT/results.md"
+} | awk -F'|' '
+	# Rows without an ftrace column (6 cells) get empty ftrace cells.
+	NF == 8 { $0 = "|" $2 "|" $3 "|" $4 "| |" $5 "| |" $6 "|" $7 "|" }
+	{ print }' > "$OUT/results.md"
 echo
 cat "$OUT/results.md"
 say "done in ${SECONDS} s; table in bench/out/results.md, raw numbers in bench/out/raw.tsv"

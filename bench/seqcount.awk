@@ -10,6 +10,11 @@
 # Prints: newest=<mark or -1> marks=<n> pre=<records before trig>
 #         contig=<unbroken run of records ending right before trig>
 #         post=<records at or after trig> other=<lines that are not the stream>
+#         holes=<runs of missing numbers between the oldest record kept
+#                before trig (after prev) and trig>
+#         missing=<numbers missing in that span>
+# Lines from other tools may be turned into this form first (run.sh's
+# ftrace column rewrites its trace file's "sys_getpgid(pid: 0x...)").
 function hex(s,    n, i) {
 	n = 0
 	s = tolower(substr(s, 3))
@@ -36,15 +41,25 @@ function hex(s,    n, i) {
 END {
 	if (trig == "") trig = (newest == "" ? -1 : newest)
 	if (prev == "") prev = -1
-	pre = post = contig = 0
+	pre = post = contig = holes = missing = 0
+	oldest = -1
 	if (trig >= 0) {
 		for (s in seen) {
 			if (s + 0 >= trig) post++
-			else if (s + 0 >= prev) pre++
+			else if (s + 0 >= prev) {
+				pre++
+				if (oldest < 0 || s + 0 < oldest) oldest = s + 0
+			}
 		}
 		for (s = trig - 1; s >= 0 && s >= prev && (s in seen); s--)
 			contig++
+		# Holes: walk the span from the oldest kept record up to the trigger.
+		for (s = oldest; oldest >= 0 && s < trig; s++) {
+			if (s in seen) continue
+			missing++
+			if (s == oldest || (s - 1) in seen) holes++
+		}
 	}
-	printf "newest=%d marks=%d pre=%d contig=%d post=%d other=%d\n",
-	       (newest == "" ? -1 : newest), marks + 0, pre, contig, post, other + 0
+	printf "newest=%d marks=%d pre=%d contig=%d post=%d other=%d holes=%d missing=%d\n",
+	       (newest == "" ? -1 : newest), marks + 0, pre, contig, post, other + 0, holes, missing
 }
