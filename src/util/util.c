@@ -225,30 +225,97 @@ int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The units of time, lower-case only and each with one meaning: "m" is
+ * neither minutes nor milliseconds here (write min or ms), and "M" is a
+ * mebibyte, never a unit of time. The same table reads every duration of
+ * the command line, scripts and triggers, and the bare words of a period
+ * ("limit 3/min", "budget 10/hour").
+ */
+static const struct {
+	const char *w;
+	uint64_t mult;
+} dur_units[] = {
+	{ "ns", 1 },
+	{ "us", 1000 },
+	{ "\xc2\xb5s", 1000 },
+	{ "\xce\xbcs", 1000 }, /* µ: micro sign, Greek mu */
+	{ "ms", 1000000 },
+	{ "s", 1000000000ULL },
+	{ "sec", 1000000000ULL },
+	{ "second", 1000000000ULL },
+	{ "min", 60000000000ULL },
+	{ "minute", 60000000000ULL },
+	{ "h", 3600000000000ULL },
+	{ "hour", 3600000000000ULL },
+	{ "d", 86400000000000ULL },
+	{ "day", 86400000000000ULL },
+};
+
+#define DUR_UNITS_HINT "use ns, us, ms, s, min, h or d"
+
+/* Exact, case-sensitive: "MS" is not "ms". */
 static int duration_unit(const char *p, const char *e, uint64_t *mult)
 {
-	static const struct {
-		const char *w;
-		uint64_t mult;
-	} units[] = {
-		{ "ns", 1 },
-		{ "us", 1000 },
-		{ "\xc2\xb5s", 1000 },
-		{ "\xce\xbcs", 1000 }, /* µ: micro sign, Greek mu */
-		{ "ms", 1000000 },
-		{ "s", 1000000000ULL },
-		{ "m", 60000000000ULL },
-		{ "h", 3600000000000ULL },
-		{ "d", 86400000000000ULL },
-	};
+	size_t n = (size_t)(e - p);
 
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (word_is(p, e, units[i].w)) {
-			*mult = units[i].mult;
+	for (size_t i = 0; i < sizeof(dur_units) / sizeof(dur_units[0]); i++) {
+		if (strlen(dur_units[i].w) == n && !strncmp(p, dur_units[i].w, n)) {
+			*mult = dur_units[i].mult;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+/*
+ * Why [p, e) is not a unit of time, with what to write instead; num is the
+ * number as given, for the suggestion.
+ */
+static void duration_unit_err(const char *s, const char *num, int numlen, const char *p,
+			      const char *e, char *err, size_t errlen)
+{
+	uint64_t mult;
+	char low[17];
+	int n = UNITLEN(p, e);
+
+	if (n == 1 && *p == 'm') {
+		seterr(err, errlen,
+		       "'%.*s': 'm' is ambiguous in a duration: write %.*smin for minutes or %.*sms "
+		       "for milliseconds",
+		       QLEN, s, numlen, num, numlen, num);
+		return;
+	}
+	if (n == 1 && *p == 'M') {
+		seterr(err, errlen,
+		       "'%.*s': 'M' is not a unit of time (it is a mebibyte in sizes): did you mean "
+		       "%.*sms or %.*smin?",
+		       QLEN, s, numlen, num, numlen, num);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)p[i]);
+	low[n] = '\0';
+	if (p + n == e && !duration_unit(low, low + n, &mult)) {
+		seterr(err, errlen, "'%.*s': units are lower-case: write %.*s%s", QLEN, s, numlen,
+		       num, low);
+		return;
+	}
+	seterr(err, errlen, "'%.*s': unknown unit '%.*s' (" DUR_UNITS_HINT ")", QLEN, s, n, p);
+}
+
+int parse_period(const char *s, uint64_t *ns, char *err, size_t errlen)
+{
+	const char *p, *e;
+
+	if (s) {
+		trim(s, &p, &e);
+		/* A unit alone is one of it: "3/min", "10/hour". */
+		if (p < e && !isdigit((unsigned char)*p) && *p != '.' && *p != '+' && *p != '-' &&
+		    !duration_unit(p, e, ns))
+			return 0;
+	}
+	return parse_duration(s, ns, err, errlen);
 }
 
 int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
@@ -259,12 +326,12 @@ int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 	int ovf = 0, nd;
 
 	if (!s) {
-		seterr(err, errlen, "empty duration (expected e.g. 10ms, 1.5s or 2m)");
+		seterr(err, errlen, "empty duration (expected e.g. 10ms, 1.5s or 2min)");
 		return -EINVAL;
 	}
 	trim(s, &p, &e);
 	if (p == e) {
-		seterr(err, errlen, "empty duration (expected e.g. 10ms, 1.5s or 2m)");
+		seterr(err, errlen, "empty duration (expected e.g. 10ms, 1.5s or 2min)");
 		return -EINVAL;
 	}
 	if (*p == '-') {
@@ -292,7 +359,7 @@ int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 	num_end = p;
 	if (!nd) {
 		seterr(err, errlen,
-		       "'%.*s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)",
+		       "'%.*s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2min)",
 		       QLEN, s);
 		return -EINVAL;
 	}
@@ -304,8 +371,7 @@ int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (duration_unit(p, e, &mult)) {
-		seterr(err, errlen, "'%.*s': unknown unit '%.*s' (use ns, us, ms, s, m, h or d)",
-		       QLEN, s, UNITLEN(p, e), p);
+		duration_unit_err(s, num, (int)(num_end - num), p, e, err, errlen);
 		return -EINVAL;
 	}
 	/*
@@ -665,6 +731,28 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+const char *fmt_duration_as_written(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t ns;
+		const char *unit;
+	} u[] = {
+		{ 86400000000000ULL, "d" }, { 3600000000000ULL, "h" }, { 60000000000ULL, "min" },
+		{ 1000000000ULL, "s" },	    { 1000000ULL, "ms" },      { 1000ULL, "us" },
+	};
+
+	if (!buf || !len)
+		return "";
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (ns && !(ns % u[i].ns)) {
+			snprintf(buf, len, "%llu%s", (unsigned long long)(ns / u[i].ns), u[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	return buf;
+}
+
 const char *fmt_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char units[] = "KMGTPE";
@@ -827,16 +915,6 @@ void explain_denied(int bpf, char *out, size_t len)
 
 int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char *err, size_t errlen)
 {
-	static const struct {
-		const char *w;
-		uint64_t ns;
-	} words[] = {
-		{ "s", 1000000000ULL },	     { "sec", 1000000000ULL },
-		{ "second", 1000000000ULL }, { "m", 60000000000ULL },
-		{ "min", 60000000000ULL },   { "minute", 60000000000ULL },
-		{ "h", 3600000000000ULL },   { "hour", 3600000000000ULL },
-		{ "d", 86400000000000ULL },  { "day", 86400000000000ULL },
-	};
 	const char *p = s;
 	int k = 0;
 
@@ -872,11 +950,7 @@ int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char 
 			snprintf(err, errlen, "'%s/%s': snapshot count %s", item, slash + 1, e);
 			return -EINVAL;
 		}
-		period_ns[k] = 0;
-		for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
-			if (!strcmp(slash + 1, words[w].w))
-				period_ns[k] = words[w].ns;
-		if (!period_ns[k] && parse_duration(slash + 1, &period_ns[k], e, sizeof(e))) {
+		if (parse_period(slash + 1, &period_ns[k], e, sizeof(e))) {
 			snprintf(err, errlen, "'%s/%s': period: %s (or s, min, hour, day)", item,
 				 slash + 1, e);
 			return -EINVAL;

@@ -215,11 +215,9 @@ TEST(duration_units)
 	DUR_OK("250\xce\xbcs", 250000);
 	DUR_OK("10ms", 10000000);
 	DUR_OK("1s", 1000000000ULL);
-	DUR_OK("2m", 120000000000ULL);
+	DUR_OK("2min", 120000000000ULL);
 	DUR_OK("1h", 3600000000000ULL);
 	DUR_OK("7d", 7 * 86400000000000ULL);
-	DUR_OK("10MS", 10000000);
-	DUR_OK("3S", 3000000000ULL);
 	DUR_OK("0s", 0);
 	DUR_OK("0ns", 0);
 	DUR_OK(" 5 ms ", 5000000);
@@ -233,10 +231,94 @@ TEST(duration_units)
 	DUR_OK("0.001ms", 1000);
 	DUR_OK("1.000000001s", 1000000001ULL);
 	DUR_OK("2.5h", 9000000000000ULL);
-	DUR_OK("0.25m", 15000000000ULL);
+	DUR_OK("0.25min", 15000000000ULL);
 	DUR_OK("1.000ns", 1);
 	DUR_OK("18446744073709551615ns", UINT64_MAX);
 	DUR_OK("18446744073s", 18446744073000000000ULL);
+	return 0;
+}
+
+/*
+ * One table for every duration trigrec reads (command line, scripts,
+ * triggers, budgets): units are lower-case and each means one thing.
+ */
+TEST(duration_unit_table)
+{
+	static const struct {
+		const char *in;
+		uint64_t ns; /* when err is NULL */
+		const char *err;
+	} cases[] = {
+		{ "1min", 60000000000ULL, NULL },
+		{ "1 min", 60000000000ULL, NULL },
+		{ "2minute", 120000000000ULL, NULL },
+		{ "50 ms", 50000000, NULL },
+		{ "10 ms", 10000000, NULL },
+		{ "3sec", 3000000000ULL, NULL },
+		{ "1hour", 3600000000000ULL, NULL },
+		{ "1day", 86400000000000ULL, NULL },
+		{ "1.5 h", 5400000000000ULL, NULL },
+		{ "1m", 0,
+		  "'1m': 'm' is ambiguous in a duration: write 1min for minutes or 1ms for milliseconds" },
+		{ "1.5 m", 0,
+		  "'1.5 m': 'm' is ambiguous in a duration: write 1.5min for minutes or 1.5ms for milliseconds" },
+		{ "1M", 0,
+		  "'1M': 'M' is not a unit of time (it is a mebibyte in sizes): did you mean 1ms or 1min?" },
+		{ "50mS", 0, "'50mS': units are lower-case: write 50ms" },
+		{ "50MS", 0, "'50MS': units are lower-case: write 50ms" },
+		{ "3S", 0, "'3S': units are lower-case: write 3s" },
+		{ "2Min", 0, "'2Min': units are lower-case: write 2min" },
+		{ "1H", 0, "'1H': units are lower-case: write 1h" },
+		{ "7D", 0, "'7D': units are lower-case: write 7d" },
+		{ "5US", 0, "'5US': units are lower-case: write 5us" },
+		{ "5 mins", 0, "'5 mins': unknown unit 'mins' (use ns, us, ms, s, min, h or d)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].err)
+			DUR_BAD(cases[i].in, cases[i].err);
+		else
+			DUR_OK(cases[i].in, cases[i].ns);
+	}
+	return 0;
+}
+
+/* A period is a duration, or a unit alone meaning one of it. */
+TEST(period_words)
+{
+	static const struct {
+		const char *in;
+		uint64_t ns; /* when err is NULL */
+		const char *err;
+	} cases[] = {
+		{ "min", 60000000000ULL, NULL },
+		{ "minute", 60000000000ULL, NULL },
+		{ "s", 1000000000ULL, NULL },
+		{ "sec", 1000000000ULL, NULL },
+		{ "hour", 3600000000000ULL, NULL },
+		{ "h", 3600000000000ULL, NULL },
+		{ "day", 86400000000000ULL, NULL },
+		{ "30s", 30000000000ULL, NULL },
+		{ "1min", 60000000000ULL, NULL },
+		{ "m", 0,
+		  "'m': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2min)" },
+		{ "5m", 0,
+		  "'5m': 'm' is ambiguous in a duration: write 5min for minutes or 5ms for milliseconds" },
+	};
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = 42;
+		err[0] = '\0';
+		if (cases[i].err) {
+			CHECK_EQ(parse_period(cases[i].in, &v, err, sizeof(err)), -EINVAL);
+			CHECK_STR(err, cases[i].err);
+			CHECK_EQ(v, 42);
+		} else {
+			CHECK_EQ(parse_period(cases[i].in, &v, err, sizeof(err)), 0);
+			CHECK_EQ(v, cases[i].ns);
+		}
+	}
 	return 0;
 }
 
@@ -245,15 +327,17 @@ TEST(duration_errors)
 	DUR_BAD("10", "'10': missing unit (add a unit, e.g. 10ms)");
 	DUR_BAD("1.5", "'1.5': missing unit (add a unit, e.g. 1.5ms)");
 	DUR_BAD(" 7 ", "' 7 ': missing unit (add a unit, e.g. 7ms)");
-	DUR_BAD("10x", "'10x': unknown unit 'x' (use ns, us, ms, s, m, h or d)");
-	DUR_BAD("10sec", "'10sec': unknown unit 'sec' (use ns, us, ms, s, m, h or d)");
-	DUR_BAD("10 w", "'10 w': unknown unit 'w' (use ns, us, ms, s, m, h or d)");
+	DUR_BAD("10x", "'10x': unknown unit 'x' (use ns, us, ms, s, min, h or d)");
+	DUR_BAD("10secs", "'10secs': unknown unit 'secs' (use ns, us, ms, s, min, h or d)");
+	DUR_BAD("10 w", "'10 w': unknown unit 'w' (use ns, us, ms, s, min, h or d)");
 	DUR_BAD("-5ms", "'-5ms': a duration cannot be negative");
-	DUR_BAD("", "empty duration (expected e.g. 10ms, 1.5s or 2m)");
-	DUR_BAD(NULL, "empty duration (expected e.g. 10ms, 1.5s or 2m)");
-	DUR_BAD("ms", "'ms': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)");
-	DUR_BAD(".s", "'.s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)");
-	DUR_BAD("1.2.3s", "'1.2.3s': unknown unit '.3s' (use ns, us, ms, s, m, h or d)");
+	DUR_BAD("", "empty duration (expected e.g. 10ms, 1.5s or 2min)");
+	DUR_BAD(NULL, "empty duration (expected e.g. 10ms, 1.5s or 2min)");
+	DUR_BAD("ms",
+		"'ms': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2min)");
+	DUR_BAD(".s",
+		"'.s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2min)");
+	DUR_BAD("1.2.3s", "'1.2.3s': unknown unit '.3s' (use ns, us, ms, s, min, h or d)");
 	DUR_BAD("0.5ns", "'0.5ns': finer than the 1ns resolution");
 	DUR_BAD("1.0000000001s", "'1.0000000001s': finer than the 1ns resolution");
 	DUR_BAD("0.0000000000000000001s", "'0.0000000000000000001s': too many decimal places");
@@ -585,6 +669,36 @@ TEST(explain_denied_text)
 	return 0;
 }
 
+/* Durations as a user writes them, and read back to the same value. */
+TEST(fmt_duration_as_written_cases)
+{
+	static const struct {
+		uint64_t ns;
+		const char *want;
+	} cases[] = {
+		{ 86400000000000ULL, "1d" },
+		{ 7 * 86400000000000ULL, "7d" },
+		{ 3600000000000ULL, "1h" },
+		{ 5400000000000ULL, "90min" },
+		{ 60000000000ULL, "1min" },
+		{ 1500000000ULL, "1500ms" },
+		{ 1000000000ULL, "1s" },
+		{ 250000ULL, "250us" },
+		{ 7, "7ns" },
+		{ 0, "0ns" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t back = 1;
+
+		CHECK_STR(fmt_duration_as_written(cases[i].ns, buf, sizeof(buf)), cases[i].want);
+		CHECK_EQ(parse_duration(buf, &back, err, sizeof(err)), 0);
+		CHECK_EQ(back, cases[i].ns);
+	}
+	return 0;
+}
+
 TEST(roundtrip_fmt_parse)
 {
 	/* What fmt_duration prints (minus the space) parses back to the same value. */
@@ -652,7 +766,9 @@ TEST(utf8_chars)
 }
 
 RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases), T(mmap_pages),
-	  T(mmap_pages_errors), T(duration_units), T(duration_errors), T(u64_parse), T(u64_errors),
-	  T(cpulist_parse), T(cpulist_errors), T(cpus_possible_and_online), T(edit_distance_cases),
-	  T(fmt_duration_cases), T(roundtrip_fmt_parse), T(utf8_chars), T(fmt_size_cases),
-	  T(log_short_cases), T(log_long_messages_keep_their_end), T(explain_denied_text))
+	  T(mmap_pages_errors), T(duration_units), T(duration_unit_table), T(period_words),
+	  T(duration_errors), T(u64_parse), T(u64_errors), T(cpulist_parse), T(cpulist_errors),
+	  T(cpus_possible_and_online), T(edit_distance_cases), T(fmt_duration_cases),
+	  T(fmt_duration_as_written_cases), T(roundtrip_fmt_parse), T(utf8_chars),
+	  T(fmt_size_cases), T(log_short_cases), T(log_long_messages_keep_their_end),
+	  T(explain_denied_text))
