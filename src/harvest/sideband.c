@@ -703,10 +703,7 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 		snprintf(reply, len, "ok\n");
 		notify_done(s);
 	} else {
-		snprintf(
-			reply, len,
-			"error unknown command '%.64s' (snapshot [NAME], stats, status, reload, stop)\n",
-			line);
+		snprintf(reply, len, "error unknown command '%.64s' (" CONTROL_VERBS ")\n", line);
 	}
 }
 
