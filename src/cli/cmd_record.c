@@ -398,7 +398,7 @@ const struct opt_spec record_opts[] = {
 	{ 'g', "call-graph", NULL, "record call chains", o_callgraph },
 	{ 'm', "mmap-pages", "N|SIZE",
 	  "ring per CPU: pages (power of two) or a size\n"
-	  "(512K, 4M); default 1M",
+	  "(512K, 4M); default 1M, at least 16K",
 	  o_mmap },
 	{ 'a', "all-cpus", NULL,
 	  "every CPU, every task (with a command: system-wide\n"
@@ -453,7 +453,9 @@ const struct opt_spec record_opts[] = {
 	  "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span",
 	  o_no_align },
-	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
+	{ 'o', "output", "DIR",
+	  "where snapshots go (default .; created with its\nparents if missing; checked by a test file at start)",
+	  o_output },
 	{ 'z', "compression-level", "[N]",
 	  "compress snapshots with zstd, as perf record -z:\n"
 	  "level N from 1 (fastest, the default) to 22\n(smallest); 0 = off",

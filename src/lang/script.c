@@ -2413,46 +2413,12 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 	char why[256];
 
 	if (c->outdir && s->outdir_pos.line) {
-		if (!stat(c->outdir, &st)) {
-			if (!S_ISDIR(st.st_mode))
-				add_err(s, s->outdir_pos, "output %s is not a directory",
-					c->outdir);
-			else if (access(c->outdir, W_OK | X_OK))
-				add_err(s, s->outdir_pos,
-					"output directory %s is not writable: %s (fix "
-					"its permissions or choose another)",
-					c->outdir, strerror(errno));
-		} else if (errno != ENOENT) {
-			add_err(s, s->outdir_pos, "output directory %s: %s", c->outdir,
-				strerror(errno));
-		} else {
-			/* trigrec creates the last component only. */
-			char *parent = strdup(c->outdir), *sl;
+		char ow[PATH_MAX + 256];
+		int missing;
 
-			if (parent) {
-				while (strlen(parent) > 1 && parent[strlen(parent) - 1] == '/')
-					parent[strlen(parent) - 1] = '\0';
-				sl = strrchr(parent, '/');
-				if (!sl)
-					strcpy(parent, ".");
-				else if (sl == parent)
-					sl[1] = '\0';
-				else
-					*sl = '\0';
-				if (stat(parent, &st) || !S_ISDIR(st.st_mode))
-					add_err(s, s->outdir_pos,
-						"output directory %s does not exist, and "
-						"neither does its parent %s: trigrec creates only the last "
-						"directory (mkdir -p %s first)",
-						c->outdir, parent, parent);
-				else if (access(parent, W_OK | X_OK))
-					add_err(s, s->outdir_pos,
-						"output directory %s does not exist and "
-						"cannot be created in %s: %s",
-						c->outdir, parent, strerror(errno));
-				free(parent);
-			}
-		}
+		/* As `run` finds it: a test file, or mkdir -p's first new directory. */
+		if (dir_check_writable(c->outdir, &missing, ow, sizeof(ow)))
+			add_err(s, s->outdir_pos, "output directory: %s", ow);
 	}
 	if (c->cgroup) {
 		struct statfs sf;

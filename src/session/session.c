@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -145,34 +144,12 @@ static int check_command(const char *what, const char *cmd)
  */
 static int check_outdir(const char *dir)
 {
-	char parent[PATH_MAX];
-	struct stat st;
+	char why[PATH_MAX + 256];
+	int missing, r = dir_check_writable(dir, &missing, why, sizeof(why));
 
-	if (stat(dir, &st)) {
-		if (errno != ENOENT) {
-			elog("output directory %s: %s (choose another with -o)", dir,
-			     strerror(errno));
-			return -errno;
-		}
-		snprintf(parent, sizeof(parent), "%s", dir);
-		if (access(dirname(parent), W_OK | X_OK)) {
-			elog("output directory %s: cannot create it in %s: %s (create it, or choose "
-			     "another with -o)",
-			     dir, parent, strerror(errno));
-			return -errno;
-		}
-		return 1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		elog("output %s is not a directory: -o takes a directory", dir);
-		return -ENOTDIR;
-	}
-	if (access(dir, W_OK | X_OK)) {
-		elog("output directory %s is not writable: %s (fix its permissions or use -o)", dir,
-		     strerror(errno));
-		return -EACCES;
-	}
-	return 0;
+	if (r)
+		elog("output directory: %s (fix it, or choose another with -o)", why);
+	return r ? r : missing;
 }
 
 static int thread_list(pid_t pid, pid_t **out)
@@ -774,10 +751,10 @@ int session__start(struct session *s)
 	if (err)
 		return err;
 	recorder__rearm_on_exec(s->r);
-	if (s->create_outdir && mkdir(c->outdir, 0700) && errno != EEXIST) {
+	if (s->create_outdir && (err = mkdir_p(c->outdir, 0700))) {
 		elog("output directory %s: %s (create it, or choose another with -o)", c->outdir,
-		     strerror(errno));
-		return -errno;
+		     strerror(-err));
+		return err;
 	}
 	s->sc.outdir = c->outdir;
 	s->sc.argc = s->argc;

@@ -10,12 +10,19 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "util/log.h"
 #include "util/util.h"
 
 /* Largest per-CPU ring buffer -m accepts; beyond this is almost surely a typo. */
 #define MMAP_MAX_BYTES (1ULL << 30)
+/*
+ * The smallest ring -m accepts: two of the largest tracepoint records
+ * (TRIGREC_MAX_RECORD, 4 KiB, plus their headers) must fit, or a ring
+ * holds one record or none and a snapshot shows next to nothing.
+ */
+#define MMAP_MIN_BYTES (16ULL << 10)
 /* Inputs are quoted in messages; cap them so one line stays one line. */
 #define QLEN 60
 #define UNITLEN(p, e) ((e) - (p) > 16 ? 16 : (int)((e) - (p)))
@@ -213,8 +220,28 @@ int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen)
 			       QLEN, s, (unsigned long long)(hi >> 1), (unsigned long long)hi);
 			return -EINVAL;
 		}
+		if (v * ps < MMAP_MIN_BYTES) {
+			seterr(err, errlen,
+			       "'%.*s': %llu page%s (%llu KiB) is below the smallest ring, %llu KiB "
+			       "per CPU (two of the largest records must fit): give at least %llu "
+			       "pages or %lluK",
+			       QLEN, s, (unsigned long long)v, v == 1 ? "" : "s",
+			       (unsigned long long)(v * ps >> 10),
+			       (unsigned long long)(MMAP_MIN_BYTES >> 10),
+			       (unsigned long long)(MMAP_MIN_BYTES / ps),
+			       (unsigned long long)(MMAP_MIN_BYTES >> 10));
+			return -EINVAL;
+		}
 		*pages = v;
 		return 0;
+	}
+	if (v < MMAP_MIN_BYTES) {
+		seterr(err, errlen,
+		       "'%.*s': below the smallest ring, %lluK per CPU (two of the largest records "
+		       "must fit): give at least %lluK",
+		       QLEN, s, (unsigned long long)(MMAP_MIN_BYTES >> 10),
+		       (unsigned long long)(MMAP_MIN_BYTES >> 10));
+		return -EINVAL;
 	}
 	if (v > MMAP_MAX_BYTES) {
 		seterr(err, errlen, "'%.*s': buffer too large (at most 1G per CPU)", QLEN, s);
@@ -967,4 +994,111 @@ int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char 
 		return -EINVAL;
 	}
 	return k;
+}
+
+/* Make and remove a test entry (a file, or with dir set a directory) in d. */
+static int try_create(const char *d, int dir, char *path, size_t len)
+{
+	int fd;
+
+	snprintf(path, len, "%s%s.trigrec-write-test.%d", d, d[strlen(d) - 1] == '/' ? "" : "/",
+		 (int)getpid());
+	if (dir) {
+		if (mkdir(path, 0700))
+			return -errno;
+		rmdir(path);
+		return 0;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlink(path);
+	return 0;
+}
+
+int dir_check_writable(const char *dir, int *missing, char *err, size_t errlen)
+{
+	char anc[PATH_MAX], test[PATH_MAX + 64];
+	struct stat st;
+	int r;
+
+	*missing = 0;
+	if (!dir || !*dir || strlen(dir) >= sizeof(anc)) {
+		seterr(err, errlen, "'%.*s': not a usable directory path", QLEN, dir ? dir : "");
+		return -EINVAL;
+	}
+	if (!stat(dir, &st)) {
+		if (!S_ISDIR(st.st_mode)) {
+			seterr(err, errlen, "%s is not a directory", dir);
+			return -ENOTDIR;
+		}
+		r = try_create(dir, 0, test, sizeof(test));
+		if (r)
+			seterr(err, errlen, "%s is not writable: cannot create %s: %s", dir, test,
+			       strerror(-r));
+		return r;
+	}
+	if (errno != ENOENT && errno != ENOTDIR) {
+		r = -errno;
+		seterr(err, errlen, "%s: %s", dir, strerror(-r));
+		return r;
+	}
+	/* Missing: the deepest ancestor that exists must take a new directory. */
+	*missing = 1;
+	snprintf(anc, sizeof(anc), "%s", dir);
+	for (;;) {
+		char *sl;
+		size_t n = strlen(anc);
+
+		while (n > 1 && anc[n - 1] == '/')
+			anc[--n] = '\0';
+		sl = strrchr(anc, '/');
+		if (!sl)
+			snprintf(anc, sizeof(anc), ".");
+		else if (sl == anc)
+			sl[1] = '\0';
+		else
+			*sl = '\0';
+		if (!stat(anc, &st))
+			break;
+		if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(anc, ".") ||
+		    !strcmp(anc, "/")) {
+			r = -errno;
+			seterr(err, errlen, "cannot create %s: %s: %s", dir, anc, strerror(-r));
+			return r;
+		}
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		seterr(err, errlen, "cannot create %s: %s is not a directory", dir, anc);
+		return -ENOTDIR;
+	}
+	r = try_create(anc, 1, test, sizeof(test));
+	if (r)
+		seterr(err, errlen, "cannot create %s: cannot create a directory in %s (%s: %s)",
+		       dir, anc, test, strerror(-r));
+	return r;
+}
+
+int mkdir_p(const char *dir, unsigned mode)
+{
+	char p[PATH_MAX];
+
+	if (strlen(dir) >= sizeof(p))
+		return -ENAMETOOLONG;
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *q = p + 1;; q++) {
+		if (*q != '/' && *q)
+			continue;
+		if (q[-1] != '/') {
+			char c = *q;
+
+			*q = '\0';
+			if (mkdir(p, mode) && errno != EEXIST)
+				return -errno;
+			*q = c;
+		}
+		if (!*q)
+			return 0;
+	}
 }

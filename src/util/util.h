@@ -44,6 +44,16 @@ void format_cpulist(const unsigned char *mask, int n, char *buf, size_t len);
 int cpus_possible(void);
 int cpus_online_mask(unsigned char *mask, int max_cpus);
 
+/*
+ * Whether trigrec can write in directory dir, found by doing it: a test file
+ * is created and removed there. When dir does not exist (*missing = 1), a
+ * test directory is made and removed in its deepest existing ancestor, as
+ * mkdir_p() would need. 0, or -errno with a reason naming the path in err.
+ */
+int dir_check_writable(const char *dir, int *missing, char *err, size_t errlen);
+/* mkdir -p: dir and each missing parent, with mode; 0 or -errno. */
+int mkdir_p(const char *dir, unsigned mode);
+
 /* Levenshtein distance, for "did you mean ...?" */
 int edit_distance(const char *a, const char *b);
 

@@ -961,10 +961,17 @@ TEST(host_checks)
 	HOST(text);
 	snprintf(text, sizeof(text), "record cpu-clock\noutput %s/new\n", dir);
 	HOST(text);
+	/* Missing parents are made as mkdir -p makes them. */
 	snprintf(text, sizeof(text), "record cpu-clock\noutput %s/a/b\n", dir);
-	HOST(text, "2:8:does not exist, and neither does its parent");
+	HOST(text);
 	snprintf(text, sizeof(text), "record cpu-clock\noutput %s\n", file);
 	HOST(text, "2:8:is not a directory");
+	snprintf(text, sizeof(text), "record cpu-clock\noutput %s/a/b\n", file);
+	HOST(text, "2:8:output directory: cannot create");
+	/* Found by writing: /proc passes access(W_OK) for root but takes no file. */
+	HOST("record cpu-clock\noutput /proc/self\n",
+	     "2:8:output directory: /proc/self is not writable: cannot create "
+	     "/proc/self/.trigrec-write-test.");
 	HOST("record cpu-clock\ncommand /nonexistent/app -x\n",
 	     "2:9:cannot run /nonexistent/app: No such file or directory");
 	HOST("record cpu-clock\ncommand no-such-program-here\n",

@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Unit tests for src/util/util.c: value parsers, CPU lists, edit distance, formatting. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "check.h"
 #include "util/log.h"
@@ -136,32 +139,102 @@ TEST(mmap_pages)
 	char buf[64];
 
 	/* Plain numbers are pages. */
-	PAGES_OK("1", 1);
-	PAGES_OK("2", 2);
 	PAGES_OK("128", 128);
 	PAGES_OK(" 64 ", 64);
 	PAGES_OK("1024", 1024);
 	/* With a unit: bytes rounded up to a power-of-two number of pages. */
-	PAGES_OK("1B", 1);
-	PAGES_OK("1K", 1);
 	PAGES_OK("1G", (1ULL << 30) / ps);
-	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps);
-	PAGES_OK(buf, 1);
-	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps + 1);
-	PAGES_OK(buf, 2);
-	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps * 3);
+	PAGES_OK("16K", 16384 / ps > 1 ? 16384 / ps : 1);
+	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps * 4);
 	PAGES_OK(buf, 4);
+	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps * 4 + 1);
+	PAGES_OK(buf, 8);
+	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps * 5);
+	PAGES_OK(buf, 8);
 	if (ps == 4096) {
+		PAGES_OK("4", 4);
 		PAGES_OK("512K", 128);
 		PAGES_OK("4M", 1024);
 		PAGES_OK("4m", 1024);
 		PAGES_OK("100K", 32); /* 25 pages -> 32 */
 		PAGES_OK("3M", 1024); /* 768 pages -> 1024 */
-		PAGES_OK("4KiB", 1);
+		PAGES_OK("16KiB", 4);
 		PAGES_OK("262144", 262144);
 		PAGES_BAD("262145", "'262145': too many pages (at most 262144 pages = 1G per CPU)");
 		PAGES_BAD("524288", "'524288': too many pages (at most 262144 pages = 1G per CPU)");
 	}
+	return 0;
+}
+
+/* Below the smallest ring (16K): refused with the minimum, never rounded up to it. */
+TEST(mmap_pages_minimum)
+{
+	static const struct {
+		const char *in, *err;
+	} cases[] = {
+		{ "1K",
+		  "'1K': below the smallest ring, 16K per CPU (two of the largest records must fit): give at least 16K" },
+		{ "1B",
+		  "'1B': below the smallest ring, 16K per CPU (two of the largest records must fit): give at least 16K" },
+		{ "15K",
+		  "'15K': below the smallest ring, 16K per CPU (two of the largest records must fit): give at least 16K" },
+		{ "4096B",
+		  "'4096B': below the smallest ring, 16K per CPU (two of the largest records must fit): give at least 16K" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		PAGES_BAD(cases[i].in, cases[i].err);
+	if (sysconf(_SC_PAGESIZE) == 4096) {
+		PAGES_BAD(
+			"1",
+			"'1': 1 page (4 KiB) is below the smallest ring, 16 KiB per CPU (two of the largest records must fit): give at least 4 pages or 16K");
+		PAGES_BAD(
+			"2",
+			"'2': 2 pages (8 KiB) is below the smallest ring, 16 KiB per CPU (two of the largest records must fit): give at least 4 pages or 16K");
+	}
+	return 0;
+}
+
+/* Writable is found by writing; a missing directory as mkdir -p would make it. */
+TEST(dir_writable_and_mkdir_p)
+{
+	char dir[] = "/tmp/trigrec-test-dir.XXXXXX", p[512], f[256];
+	int missing = -1, fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(dir_check_writable(dir, &missing, err, sizeof(err)), 0);
+	CHECK_EQ(missing, 0);
+	snprintf(p, sizeof(p), "%s/a/b/c", dir);
+	CHECK_EQ(dir_check_writable(p, &missing, err, sizeof(err)), 0);
+	CHECK_EQ(missing, 1);
+	/* The test entries are gone: only what mkdir_p makes is there. */
+	snprintf(f, sizeof(f), "ls -A %s | grep -q .", dir);
+	CHECK(system(f) != 0);
+	CHECK_EQ(mkdir_p(p, 0700), 0);
+	CHECK_EQ(mkdir_p(p, 0700), 0); /* exists: fine */
+	CHECK_EQ(dir_check_writable(p, &missing, err, sizeof(err)), 0);
+	CHECK_EQ(missing, 0);
+	/* A file on the way. */
+	snprintf(f, sizeof(f), "%s/file", dir);
+	fd = open(f, O_CREAT | O_WRONLY, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ(dir_check_writable(f, &missing, err, sizeof(err)), -ENOTDIR);
+	snprintf(p, sizeof(p), "%s is not a directory", f);
+	CHECK_STR(err, p);
+	snprintf(p, sizeof(p), "%s/x/y", f);
+	CHECK_EQ(dir_check_writable(p, &missing, err, sizeof(err)), -ENOTDIR);
+	CHECK(strstr(err, "is not a directory") != NULL);
+	CHECK(strstr(err, f) != NULL);
+	CHECK(mkdir_p(p, 0700) < 0);
+	/* /proc/self passes access(W_OK) for root, but takes no file: named. */
+	CHECK(dir_check_writable("/proc/self", &missing, err, sizeof(err)) < 0);
+	CHECK(strstr(err,
+		     "/proc/self is not writable: cannot create /proc/self/.trigrec-write-test.") ==
+	      err);
+	unlink(f);
+	snprintf(f, sizeof(f), "rm -r %s", dir);
+	CHECK_EQ(system(f), 0);
 	return 0;
 }
 
@@ -766,8 +839,9 @@ TEST(utf8_chars)
 }
 
 RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases), T(mmap_pages),
-	  T(mmap_pages_errors), T(duration_units), T(duration_unit_table), T(period_words),
-	  T(duration_errors), T(u64_parse), T(u64_errors), T(cpulist_parse), T(cpulist_errors),
+	  T(mmap_pages_minimum), T(dir_writable_and_mkdir_p), T(mmap_pages_errors),
+	  T(duration_units), T(duration_unit_table), T(period_words), T(duration_errors),
+	  T(u64_parse), T(u64_errors), T(cpulist_parse), T(cpulist_errors),
 	  T(cpus_possible_and_online), T(edit_distance_cases), T(fmt_duration_cases),
 	  T(fmt_duration_as_written_cases), T(roundtrip_fmt_parse), T(utf8_chars),
 	  T(fmt_size_cases), T(log_short_cases), T(log_long_messages_keep_their_end),
