@@ -2021,10 +2021,7 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 		return -EINVAL;
 	}
 	if (!fake_fmts && !tracefs_root()) {
-		set_err(err, sc->pos,
-			"cannot look up %s: tracefs is not available (mount it with "
-			"`mount -t tracefs nodev /sys/kernel/tracing`, as root)",
-			sc->pattern);
+		set_err(err, sc->pos, "cannot look up %s: %s", sc->pattern, tracefs_unusable());
 		return -ENODEV;
 	}
 	sc->nmatch = tp_glob(sc->pattern, &sc->matches);

@@ -87,28 +87,12 @@ static int filter_in_bpf(const char *sys, const char *name, const char *filter)
 
 static int check_caps(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	unsigned long long eff = 0;
-	char line[256];
-	int miss_bpf, miss_perf;
+	char msg[2048];
 
-	if (!f)
+	/* One message for all that is missing: capabilities and tracefs. */
+	if (!access_problem(1, msg, sizeof(msg)))
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			break;
-	fclose(f);
-	/* CAP_SYS_ADMIN (21) covers both on every kernel. */
-	if (eff & (1ull << 21))
-		return 0;
-	miss_perf = !(eff & (1ull << 38));
-	miss_bpf = !(eff & (1ull << 39));
-	if (!miss_perf && !miss_bpf)
-		return 0;
-	elog("missing %s%s%s: run as root, or grant them with "
-	     "`setcap cap_perfmon,cap_bpf+ep trigrec`",
-	     miss_perf ? "CAP_PERFMON" : "", miss_perf && miss_bpf ? " and " : "",
-	     miss_bpf ? "CAP_BPF" : "");
+	elog("%s", msg);
 	return -EPERM;
 }
 

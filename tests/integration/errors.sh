@@ -94,7 +94,7 @@ else
 	rc=$?
 	out=$(cat "$TMP/nonroot.log")
 	check_ne "exit code" "$rc" 0
-	check_match "message" "$out" "missing CAP_PERFMON.*CAP_BPF.*run as root"
+	check_match "message" "$out" "missing CAP_PERFMON.*CAP_BPF.*run it as root"
 	check_eq "output directory created" "$(ls -d "$TMP/nonroot" 2>/dev/null)" ""
 fi
 t_end
