@@ -678,16 +678,18 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 
 			if (bpfctl__stats(s->b, i, &t))
 				continue;
-			o += snprintf(reply + o, len - o,
-				      "; %s evaluated %llu matched %llu fired %llu coalesced %llu "
-				      "cooldown %llu limit %llu stale %llu str_faults %llu",
-				      s->b->trigs[i].name, (unsigned long long)t.evaluated,
-				      (unsigned long long)t.matched, (unsigned long long)t.fired,
-				      (unsigned long long)t.coalesced,
-				      (unsigned long long)t.suppressed_cooldown,
-				      (unsigned long long)t.suppressed_limit,
-				      (unsigned long long)t.stale_starts,
-				      (unsigned long long)t.str_faults);
+			o += snprintf(
+				reply + o, len - o,
+				"; %s evaluated %llu matched %llu fired %llu coalesced %llu "
+				"cooldown %llu limit %llu budget %llu stale %llu str_faults %llu",
+				s->b->trigs[i].name, (unsigned long long)t.evaluated,
+				(unsigned long long)t.matched, (unsigned long long)t.fired,
+				(unsigned long long)t.coalesced,
+				(unsigned long long)t.suppressed_cooldown,
+				(unsigned long long)t.suppressed_limit,
+				(unsigned long long)t.suppressed_budget,
+				(unsigned long long)t.stale_starts,
+				(unsigned long long)t.str_faults);
 		}
 		pthread_mutex_unlock(&s->mu);
 		if (o < len)
