@@ -22,6 +22,8 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <bpf/libbpf.h>
 #include <systemd/sd-daemon.h>
 #include "capture/probes.h"
@@ -487,6 +489,27 @@ static int cancelled(void)
 	return 1;
 }
 
+/* --metrics ADDR as the URL it is served at ("" without one). */
+static void metrics_url(const char *addr, char *url, size_t len)
+{
+	struct sockaddr_storage ss;
+	char host[INET6_ADDRSTRLEN] = "";
+	const struct sockaddr_in *in4 = (const struct sockaddr_in *)&ss;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+
+	url[0] = '\0';
+	if (!addr || metrics_parse_addr(addr, &ss, NULL, 0))
+		return;
+	if (ss.ss_family == AF_INET6)
+		snprintf(url, len, "http://[%s]:%u/metrics",
+			 inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host)),
+			 (unsigned)ntohs(in6->sin6_port));
+	else
+		snprintf(url, len, "http://%s:%u/metrics",
+			 inet_ntop(AF_INET, &in4->sin_addr, host, sizeof(host)),
+			 (unsigned)ntohs(in4->sin_port));
+}
+
 static void announce(struct session *s)
 {
 	const struct recorder *r = s->r;
@@ -494,7 +517,7 @@ static void announce(struct session *s)
 
 	for (int i = 0; i < r->nr_evs; i++)
 		ntp += r->evs[i].kind != REC_EV_TRACKING;
-	char kv[512] = "event=start";
+	char kv[1024] = "event=start", url[128];
 	/* -m: each ring set (rings=bpf) and perf's ring have it; rings[0] may be a tracking ring. */
 	uint64_t ring = r->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
 
@@ -505,13 +528,20 @@ static void announce(struct session *s)
 	log_kv_add(kv, sizeof(kv), "rings", r->nr_bpf_evs ? "bpf" : "perf");
 	log_kv_addu(kv, sizeof(kv), "triggers", s->c->nr_trigs);
 	log_kv_add(kv, sizeof(kv), "outdir", s->c->outdir);
+	if (s->c->control)
+		log_kv_add(kv, sizeof(kv), "control", s->c->control);
+	metrics_url(s->c->metrics_addr, url, sizeof(url));
+	if (url[0])
+		log_kv_add(kv, sizeof(kv), "metrics", url);
 	log_event(LOG_INFO, kv,
 		  "recording %d event%s on %d CPU%s (%llu KiB ring per CPU%s), %d trigger%s%s; "
-		  "snapshots go to %s",
+		  "snapshots go to %s%s%s%s%s",
 		  ntp, ntp == 1 ? "" : "s", r->nr_cpus, r->nr_cpus == 1 ? "" : "s",
 		  (unsigned long long)ring / 1024, r->nr_bpf_evs ? " and ring set" : "",
 		  s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
-		  s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir);
+		  s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir,
+		  s->c->control ? "; control socket " : "", s->c->control ? s->c->control : "",
+		  url[0] ? "; metrics on " : "", url);
 	/* After "recording ...": that line is what tells a waiting script the rings are live. */
 	if (s->c->default_set) {
 		char set[1024] = "";
