@@ -51,6 +51,15 @@ check_eq "stdout" "$OUT" "$G: ok: 5 events recorded, 3 triggers, 1 manual"
 check_eq "stderr" "$ERR" ""
 t_end
 
+t_begin "check -v FILE: -v is the verbose option, as before the command"
+timeout -k 5 "$TIMEOUT" "$TRIGREC" check -v "$G" >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "exit code ($(head -2 "$TMP/c.log" | tr '\n' ' '))" "$?" 0
+check_eq "stdout" "$(cat "$TMP/c.out")" "$G: ok: 5 events recorded, 3 triggers, 1 manual"
+timeout -k 5 "$TIMEOUT" "$TRIGREC" check "$G" -x >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "an unknown option: exit code" "$?" 2
+check_match "an unknown option is named" "$(head -1 "$TMP/c.log")" "unknown option -x for check \(options: -v, -q, -h\)"
+t_end
+
 t_begin "check -: the same script from standard input"
 timeout -k 5 "$TIMEOUT" "$TRIGREC" check - <"$G" >"$TMP/c.out" 2>&1
 check_eq "exit code" "$?" 0
