@@ -471,6 +471,14 @@ static uint64_t manual_post(void *ctx, const char *name)
 	return 0;
 }
 
+/* Side-band thread: an unnamed manual snapshot takes the script's first manual trigger's name. */
+static const char *manual_default(void *ctx)
+{
+	struct session *s = ctx;
+
+	return s->c->nr_manual ? s->c->manual[0].name : NULL;
+}
+
 /* A control client's `reload` (control thread). */
 static void control_reload(void *ctx, char *reply, size_t len)
 {
@@ -821,7 +829,8 @@ int session__start(struct session *s)
 					    .written = on_written,
 					    .ctx = s,
 					    .reload = s->reload_fn ? control_reload : NULL,
-					    .manual_post = manual_post };
+					    .manual_post = manual_post,
+					    .manual_default = manual_default };
 
 		s->status = status__new(c);
 		if (!s->status) {
