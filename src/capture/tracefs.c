@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -57,20 +58,69 @@ static int use_root(const char *dir)
 	return 1;
 }
 
-/* Mounted, but closed to us: mounting it again would not help, permissions would. */
-static void explain_denied_root(void)
-{
-	struct stat st;
-	char mode[32] = "";
+/* Why find_root() found no tracefs (not the denied case), logged once by tracefs_root(). */
+static char root_err[1024];
 
-	if (!stat(denied_path, &st))
-		snprintf(mode, sizeof(mode), "mode %04o, owner %u:%u, ",
-			 (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)st.st_gid);
-	elog("tracefs is mounted at %s but uid %u cannot read it (%s%s): run trigrec as root, or "
-	     "let it in: `mount -o remount,mode=0755 %s` for everyone, or `mount -o "
-	     "remount,gid=GROUP %s` plus group read access for one group",
-	     denied_path, (unsigned)geteuid(), mode, strerror(denied_errno), denied_path,
-	     denied_path);
+static void find_root(void);
+
+/* Append to out at *o, never past len. */
+static void __attribute__((format(printf, 4, 5)))
+put(char *out, size_t len, size_t *o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (*o >= len)
+		return;
+	va_start(ap, fmt);
+	n = vsnprintf(out + *o, len - *o, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*o = *o + (size_t)n < len ? *o + (size_t)n : len - 1;
+}
+
+int access_problem(int need_caps, char *out, size_t len)
+{
+	uint64_t eff = caps_effective();
+	int admin = !!(eff & CAP_BIT(CAP_NR_SYS_ADMIN));
+	int no_perf = need_caps && !admin && !(eff & CAP_BIT(CAP_NR_PERFMON));
+	int no_bpf = need_caps && !admin && !(eff & CAP_BIT(CAP_NR_BPF));
+	int closed, caps;
+	char exe[PATH_MAX] = "trigrec";
+	struct stat st;
+	size_t o = 0;
+	ssize_t n;
+
+	pthread_once(&root_once, find_root);
+	closed = !root_result && denied_path[0];
+	caps = no_perf || no_bpf;
+	if (!caps && !closed)
+		return 0;
+	put(out, len, &o,
+	    "trigrec needs root, or CAP_PERFMON and CAP_BPF and read access to tracefs; uid %u",
+	    (unsigned)geteuid());
+	if (caps)
+		put(out, len, &o, " is missing %s%s%s", no_perf ? "CAP_PERFMON" : "",
+		    no_perf && no_bpf ? " and " : "", no_bpf ? "CAP_BPF" : "");
+	if (closed) {
+		put(out, len, &o, "%s cannot read tracefs at %s", caps ? " and" : "", denied_path);
+		if (!stat(denied_path, &st))
+			put(out, len, &o, " (mode %04o, owner %u:%u)",
+			    (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
+			    (unsigned)st.st_gid);
+	}
+	put(out, len, &o, ". Least change: run it as root (sudo); or, to let this user run it,");
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 7] = '\0';
+	if (caps)
+		put(out, len, &o, " `sudo setcap cap_perfmon,cap_bpf+ep %s`%s", exe,
+		    closed ? " and" : "");
+	if (closed)
+		put(out, len, &o,
+		    " `sudo mount -o remount,gid=GID,mode=0750 %s` with GID a group of this "
+		    "user (only that group gets in)",
+		    denied_path);
+	return 1;
 }
 
 static void find_root(void)
@@ -94,34 +144,54 @@ static void find_root(void)
 		endmntent(f);
 	if (found || use_root(TRACEFS_DEFAULT) || use_root(TRACEFS_DEBUGFS))
 		return;
-	if (denied_path[0]) {
-		explain_denied_root();
-		return;
-	}
+	if (denied_path[0])
+		return; /* tracefs_root() says it with the capabilities: access_problem() */
 
 	if (mount("nodev", TRACEFS_DEFAULT, "tracefs", 0, NULL)) {
 		int e = errno;
 
-		elog("tracefs is not mounted and mounting it at %s failed (%s)%s; "
-		     "run `mount -t tracefs nodev %s` as root",
-		     TRACEFS_DEFAULT, strerror(e),
-		     e == EPERM			? ": this needs root (CAP_SYS_ADMIN)" :
-		     e == ENOENT || e == ENODEV ? ": the kernel may lack CONFIG_TRACING" :
-						  "",
-		     TRACEFS_DEFAULT);
+		snprintf(root_err, sizeof(root_err),
+			 "tracefs is not mounted and mounting it at %s failed (%s)%s; "
+			 "run `mount -t tracefs nodev %s` as root",
+			 TRACEFS_DEFAULT, strerror(e),
+			 e == EPERM		    ? ": this needs root (CAP_SYS_ADMIN)" :
+			 e == ENOENT || e == ENODEV ? ": the kernel may lack CONFIG_TRACING" :
+						      "",
+			 TRACEFS_DEFAULT);
 		return;
 	}
 	vlog("mounted tracefs at %s", TRACEFS_DEFAULT);
 	if (!use_root(TRACEFS_DEFAULT))
-		elog("tracefs mounted at %s has no events/ directory; the kernel needs "
-		     "CONFIG_FTRACE/CONFIG_TRACEPOINTS for tracepoints",
-		     TRACEFS_DEFAULT);
+		snprintf(root_err, sizeof(root_err),
+			 "tracefs mounted at %s has no events/ directory; the kernel needs "
+			 "CONFIG_FTRACE/CONFIG_TRACEPOINTS for tracepoints",
+			 TRACEFS_DEFAULT);
 }
 
 const char *tracefs_root(void)
 {
+	static int told;
+
 	pthread_once(&root_once, find_root);
+	if (!root_result && !__atomic_exchange_n(&told, 1, __ATOMIC_RELAXED)) {
+		char msg[2048];
+
+		if (access_problem(1, msg, sizeof(msg)))
+			elog("%s", msg);
+		else
+			elog("%s", root_err[0] ? root_err : "tracefs is not available");
+	}
 	return root_result;
+}
+
+const char *tracefs_unusable(void)
+{
+	pthread_once(&root_once, find_root);
+	if (root_result)
+		return NULL;
+	return denied_path[0] ? "this user cannot read tracefs (see the message above)" :
+	       root_err[0]    ? root_err :
+				"tracefs is not available";
 }
 
 char *tracefs_read(const char *relpath, size_t *len)

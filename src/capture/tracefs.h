@@ -12,6 +12,19 @@
  * The result is cached.
  */
 const char *tracefs_root(void);
+/*
+ * Why tracefs_root() is NULL, for a message of one's own (NULL when it is
+ * not): the user cannot read it (tracefs_root() said so with
+ * access_problem()), it is not mounted, or the kernel lacks it.
+ */
+const char *tracefs_unusable(void);
+/*
+ * The one permission message: what this user lacks to record (root, or
+ * CAP_PERFMON and CAP_BPF when need_caps, and read access to tracefs) and
+ * the least change that gives it. 1 with the message in out, 0 when
+ * nothing is missing. Never suggests opening tracefs to everyone.
+ */
+int access_problem(int need_caps, char *out, size_t len);
 
 /* Read a file below the tracefs root ("events/header_page"). malloc'ed, NUL-terminated. */
 char *tracefs_read(const char *relpath, size_t *len);

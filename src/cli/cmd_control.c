@@ -9,7 +9,7 @@
 #include "util/log.h"
 
 static const char control_usage[] =
-	"usage: trigrec control SOCKET snapshot [NAME] | stats | status [json] | reload | stop\n"
+	"usage: trigrec control SOCKET " CONTROL_VERBS "\n"
 	"\n"
 	"Talk to a recorder started with --control SOCKET: take a snapshot now\n"
 	"(named NAME), print its counters (stats: one line), what it is doing\n"

@@ -125,12 +125,12 @@ static void list_probe_kinds(int verbose)
 		char kind[96];
 
 		snprintf(kind, sizeof(kind), "%s%s", probe_kind_name(probe_forms[i].kind),
-			 probes__kernel_has(probe_forms[i].kind) ?
-				 "" :
+			 probes__kernel_has(probe_forms[i].kind) ? "" :
+			 tracefs_unusable() ? "] [unknown: tracefs cannot be read" :
 			 probe_forms[i].kind == PROBE_KPROBE ||
 					 probe_forms[i].kind == PROBE_KRETPROBE ?
-				 "] [not in this kernel: no kprobe_events" :
-				 "] [not in this kernel: no uprobe_events");
+					      "] [not in this kernel: no kprobe_events" :
+					      "] [not in this kernel: no uprobe_events");
 		print_kind(probe_forms[i].form, kind);
 		if (verbose)
 			printf("    (fields: see `trigrec list -v %s...`, or choose them: "
@@ -187,6 +187,12 @@ static int list_one(const char *glob, int verbose)
 		snprintf(buf, sizeof(buf), "%s:*", pat);
 		pat = buf;
 	}
+	/* A software event by its name needs no tracefs. */
+	if (sw && glob && !strpbrk(glob, "*?[:"))
+		return sw;
+	/* Without tracefs (tracefs_root() said why), the software events stand alone. */
+	if (!tracefs_root())
+		return sw && glob ? sw : -1;
 	n = tracefs_glob(pat, &tps);
 	if (n < 0) {
 		elog("cannot list tracepoints: %s", strerror(-n));
@@ -243,8 +249,6 @@ int cmd_list(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (!tracefs_root())
-		return 1;
 	if (first >= argc) {
 		ret = list_one(NULL, verbose) <= 0;
 		list_probe_kinds(verbose);

@@ -6,6 +6,7 @@
 #include <sys/socket.h>
 #include <sys/un.h>
 #include "cli/cli.h"
+#include "harvest/control.h"
 #include "service/hooks.h"
 #include "service/metrics.h"
 #include "session/session.h"
@@ -397,7 +398,7 @@ const struct opt_spec record_opts[] = {
 	{ 'g', "call-graph", NULL, "record call chains", o_callgraph },
 	{ 'm', "mmap-pages", "N|SIZE",
 	  "ring per CPU: pages (power of two) or a size\n"
-	  "(512K, 4M); default 1M",
+	  "(512K, 4M); default 1M, at least 16K",
 	  o_mmap },
 	{ 'a', "all-cpus", NULL,
 	  "every CPU, every task (with a command: system-wide\n"
@@ -412,12 +413,14 @@ const struct opt_spec record_opts[] = {
 	  o_pid },
 	{ 0, "trigger", "TRIGGER", "snapshot when TRIGGER holds (repeatable; below)", o_trigger,
 	  "Triggers and snapshots:" },
-	{ 0, "post", "DURATION", "keep recording this long after the trigger (10ms)", o_post },
+	{ 0, "post", "DURATION",
+	  "keep recording this long after the trigger\n(e.g. 10ms; default 0: the cut is at the trigger)",
+	  o_post },
 	{ 0, "count", "N", "stop after N snapshots (at least 1)", o_count },
 	{ 0, "no-final-snapshot", NULL, "do not write a snapshot at the end", o_no_final },
 	{ 0, "control", "PATH",
-	  "owner-only UNIX socket for `trigrec control PATH\n"
-	  "snapshot [NAME]|stats|stop` and `trigrec status PATH`",
+	  "owner-only UNIX socket for `trigrec status PATH`\n"
+	  "and `trigrec control PATH VERB`, VERB one of\n" CONTROL_VERBS,
 	  o_control },
 	{ 0, "budget", "N/PERIOD[,N/PERIOD]",
 	  "at most N snapshots per PERIOD across all\n"
@@ -450,7 +453,9 @@ const struct opt_spec record_opts[] = {
 	  "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span",
 	  o_no_align },
-	{ 'o', "output", "DIR", "where snapshots go (default .; created if missing)", o_output },
+	{ 'o', "output", "DIR",
+	  "where snapshots go (default .; created with its\nparents if missing; checked by a test file at start)",
+	  o_output },
 	{ 'z', "compression-level", "[N]",
 	  "compress snapshots with zstd, as perf record -z:\n"
 	  "level N from 1 (fastest, the default) to 22\n(smallest); 0 = off",

@@ -14,7 +14,7 @@
 #include "util/log.h"
 
 static const char check_usage[] =
-	"usage: trigrec check FILE|-\n"
+	"usage: trigrec check [-v|-q] FILE|-\n"
 	"\n"
 	"Parse a trigger script and check it against the running kernel and this host:\n"
 	"events and fields exist with compatible types, kernel filters, the run's\n"
@@ -111,25 +111,41 @@ static struct script *load_parse(const char *path, struct trigrec_config *c, int
 	return s;
 }
 
-/* Only FILE, or -h. */
+/* FILE, with -v/-q (as before the command) anywhere; or -h. */
 static int one_file(int argc, char **argv, const char *usage, const char **file)
 {
-	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
-		fputs(usage, stdout);
-		return 0;
+	const char *extra = NULL;
+
+	*file = NULL;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			fputs(usage, stdout);
+			return 0;
+		}
+		if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+			log_level++;
+		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			log_level = LOG_QUIET;
+		} else if (a[0] == '-' && a[1]) {
+			elog("unknown option %s for %s (options: -v, -q, -h)", a, argv[0]);
+			fputs(usage, stderr);
+			return 2;
+		} else if (*file) {
+			extra = extra ? extra : a;
+		} else {
+			*file = a;
+		}
 	}
-	if (argc != 2 || (argv[1][0] == '-' && argv[1][1])) {
-		if (argc < 2)
+	if (!*file || extra) {
+		if (!*file)
 			elog("%s: give a script file, or - for standard input", argv[0]);
-		else if (argc > 2)
-			elog("%s: one script at a time (got '%s' after %s)", argv[0], argv[2],
-			     argv[1]);
 		else
-			elog("unknown option %s for %s", argv[1], argv[0]);
+			elog("%s: one script at a time (got '%s' after %s)", argv[0], extra, *file);
 		fputs(usage, stderr);
 		return 2;
 	}
-	*file = argv[1];
 	return -1;
 }
 

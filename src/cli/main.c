@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "harvest/control.h"
 #include "util/log.h"
 #include "util/util.h"
 
@@ -25,8 +26,7 @@ static const struct command {
 	{ "run", cmd_run, "run a trigger script (trigrec run FILE [options])" },
 	{ "check", cmd_check, "check a trigger script against this kernel (FILE or -)" },
 	{ "list", cmd_list, "list events, -v with their fields (trigrec list [-v] [GLOB...])" },
-	{ "control", cmd_control,
-	  "talk to a running recorder: SOCKET snapshot [NAME]|stats|status|stop" },
+	{ "control", cmd_control, "talk to a running recorder: SOCKET " CONTROL_VERBS },
 	{ "status", cmd_status, "what a running recorder is doing (trigrec status SOCKET|NAME)" },
 	{ "show", cmd_show, "what a snapshot holds, why it fired; --html page, --chrome-json" },
 	{ "help", cmd_help, "this text, or trigrec help COMMAND" },

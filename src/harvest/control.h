@@ -17,6 +17,12 @@
 struct control;
 
 /*
+ * The requests a recorder answers, as every help text, the man page and the
+ * README list them (tests/integration/helpdocs.sh checks that they agree).
+ */
+#define CONTROL_VERBS "snapshot [NAME] | stats | status [json] | reload | stop"
+
+/*
  * Validate path and bind the socket, mode 0600: refuses "" (an unset
  * variable; it would be an abstract socket anyone can reach), paths too long
  * for a UNIX socket, an existing file that is not a socket, and a socket

@@ -551,10 +551,20 @@ static int on_msg(void *ctx, void *data, size_t len)
  */
 static struct job *manual(struct sideband *s, const char *name, const char *text, int wait)
 {
-	uint64_t at = mono_ns();
+	uint64_t at = mono_ns(), post;
+	char def[64];
+	int claimed;
+
+	/* Unnamed (SIGUSR2, `snapshot` alone): the script's first manual trigger, if any. */
+	if (!name[0]) {
+		const char *d = s->o.manual_default ? s->o.manual_default(s->o.ctx) : NULL;
+
+		snprintf(def, sizeof(def), "%s", d ? d : "manual");
+		name = def;
+	}
 	/* A script's `trigger NAME { manual post 5ms }`: record on until then. */
-	uint64_t post = s->o.manual_post ? s->o.manual_post(s->o.ctx, name) : 0;
-	int claimed = bpfctl__freeze_now(s->b, at + post);
+	post = s->o.manual_post ? s->o.manual_post(s->o.ctx, name) : 0;
+	claimed = bpfctl__freeze_now(s->b, at + post);
 
 	if (!claimed) {
 		/* A trigger owns the freeze: its snapshot covers this moment too. */
@@ -638,7 +648,7 @@ int sideband__snapshot_wait(struct sideband *s, const char *name, const char *te
 
 void sideband__control(struct sideband *s, const char *line, char *reply, size_t len)
 {
-	char name[64] = "manual", path[4096];
+	char name[64] = "", path[4096];
 
 	if (!strncmp(line, "snapshot", 8) && (!line[8] || line[8] == ' ')) {
 		const char *arg = line[8] ? line + 9 : "";
@@ -678,16 +688,18 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 
 			if (bpfctl__stats(s->b, i, &t))
 				continue;
-			o += snprintf(reply + o, len - o,
-				      "; %s evaluated %llu matched %llu fired %llu coalesced %llu "
-				      "cooldown %llu limit %llu stale %llu str_faults %llu",
-				      s->b->trigs[i].name, (unsigned long long)t.evaluated,
-				      (unsigned long long)t.matched, (unsigned long long)t.fired,
-				      (unsigned long long)t.coalesced,
-				      (unsigned long long)t.suppressed_cooldown,
-				      (unsigned long long)t.suppressed_limit,
-				      (unsigned long long)t.stale_starts,
-				      (unsigned long long)t.str_faults);
+			o += snprintf(
+				reply + o, len - o,
+				"; %s evaluated %llu matched %llu fired %llu coalesced %llu "
+				"cooldown %llu limit %llu budget %llu stale %llu str_faults %llu",
+				s->b->trigs[i].name, (unsigned long long)t.evaluated,
+				(unsigned long long)t.matched, (unsigned long long)t.fired,
+				(unsigned long long)t.coalesced,
+				(unsigned long long)t.suppressed_cooldown,
+				(unsigned long long)t.suppressed_limit,
+				(unsigned long long)t.suppressed_budget,
+				(unsigned long long)t.stale_starts,
+				(unsigned long long)t.str_faults);
 		}
 		pthread_mutex_unlock(&s->mu);
 		if (o < len)
@@ -703,10 +715,7 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 		snprintf(reply, len, "ok\n");
 		notify_done(s);
 	} else {
-		snprintf(
-			reply, len,
-			"error unknown command '%.64s' (snapshot [NAME], stats, status, reload, stop)\n",
-			line);
+		snprintf(reply, len, "error unknown command '%.64s' (" CONTROL_VERBS ")\n", line);
 	}
 }
 
@@ -824,7 +833,7 @@ static void *thread_main(void *arg)
 		if (req & REQ_STOP)
 			break;
 		if ((req & REQ_SNAPSHOT) && !s->stopping)
-			manual(s, "manual", "SIGUSR2", 0);
+			manual(s, "", "SIGUSR2", 0);
 		if (req & REQ_CONTROL)
 			serve_mreq(s);
 		if (req & REQ_RELOAD)

@@ -57,6 +57,12 @@ struct sideband_opts {
 	sideband_reload_req_fn reload; /* NULL: `reload` is refused */
 	/* Post window of a manual snapshot by this name (side-band thread); NULL = none. */
 	uint64_t (*manual_post)(void *ctx, const char *name);
+	/*
+	 * The name of an unnamed manual snapshot (SIGUSR2, `control snapshot`
+	 * alone) on the side-band thread: a script's first manual trigger, or
+	 * NULL for "manual".
+	 */
+	const char *(*manual_default)(void *ctx);
 	void *ctx;
 };
 

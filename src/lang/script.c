@@ -1206,6 +1206,35 @@ static int st_record(struct sp *p, const struct stok *kw)
 	}
 }
 
+/*
+ * A number and its unit written apart ("post 10 ms", "buffer 8 M"): the next
+ * word of the line joins v, as the command line's "--post '10 ms'" is one
+ * value. Returns 1 when it joined one.
+ */
+static int join_unit(struct sp *p, struct stok *v)
+{
+	struct stok u;
+	char *j;
+
+	if (v->k != S_WORD || !v->val[0] || v->val[strspn(v->val, "0123456789.")] ||
+	    peek(p, M_LIST, NULL) != S_WORD)
+		return 0;
+	next(p, M_LIST, &u);
+	j = malloc(strlen(v->val) + strlen(u.val) + 2);
+	if (j) {
+		sprintf(j, "%s %s", v->val, u.val);
+		free(v->val);
+		v->val = j;
+		v->len = u.off + u.len - v->off;
+	}
+	stok_free(&u);
+	return 1;
+}
+
+static int v_buffer(struct sp *p, const struct stok *v);
+static int v_post(struct sp *p, const struct stok *v);
+static int v_onsnap_timeout(struct sp *p, const struct stok *v);
+
 /* statement VALUE, with VALUE checked by parse(). */
 static int one_value(struct sp *p, const struct stok *kw, enum stmt_id id, const char *usage,
 		     int (*parse)(struct sp *p, const struct stok *v))
@@ -1215,6 +1244,9 @@ static int one_value(struct sp *p, const struct stok *kw, enum stmt_id id, const
 
 	if (once(p, id, kw) || arg(p, M_LIST, &v, kw->val, usage))
 		return -EINVAL;
+	/* Sizes and durations take their unit as the command line does. */
+	if (parse == v_buffer || parse == v_post || parse == v_onsnap_timeout)
+		join_unit(p, &v);
 	r = parse(p, &v);
 	stok_free(&v);
 	if (r) {
@@ -1671,8 +1703,8 @@ static int keep_list(struct sp *p)
 	char d[64];
 
 	for (;;) {
-		struct stok v, u;
-		char err[256];
+		struct stok v, u = { 0 };
+		char err[256], word[40];
 		uint64_t x;
 		int kind, r = 0;
 		size_t n;
@@ -1680,6 +1712,17 @@ static int keep_list(struct sp *p)
 		if (arg(p, M_LIST, &v, "keep", usage))
 			return -EINVAL;
 		n = strlen(v.val);
+		word[0] = '\0';
+		if (v.val[strspn(v.val, "0123456789")] == '\0' && peek(p, M_LIST, &u) == S_WORD &&
+		    strcmp(u.val, "files") && strcmp(u.val, "file")) {
+			/* "500 M", "7 d": a unit apart; "5 fils" is named if it is none. */
+			snprintf(word, sizeof(word), "%s", u.val);
+			stok_free(&u);
+			join_unit(p, &v);
+			n = strlen(v.val);
+		} else {
+			stok_free(&u);
+		}
 		if (v.val[strspn(v.val, "0123456789")] == '\0') {
 			/* A bare number must say what it counts. */
 			if (peek(p, M_LIST, &u) != S_WORD ||
@@ -1706,8 +1749,8 @@ static int keep_list(struct sp *p)
 		} else if (n > 1 && v.val[n - 1] == 'm' && isdigit((unsigned char)v.val[n - 2])) {
 			add_err(p->s, v.pos,
 				"'%s' is ambiguous in keep: write %.*sM for MiB, or an age "
-				"in s, h or d",
-				v.val, (int)n - 1, v.val);
+				"in min, h or d (%.*smin)",
+				v.val, (int)n - 1, v.val, (int)n - 1, v.val);
 			kind = -1;
 			r = -EINVAL;
 		} else if (!parse_size(v.val, &x, err, sizeof(err))) {
@@ -1716,6 +1759,19 @@ static int keep_list(struct sp *p)
 		} else if (!parse_duration(v.val, &x, err, sizeof(err))) {
 			kind = 2;
 			p->c->keep_age_ns = x;
+		} else if (word[0]) {
+			char num[32];
+
+			snprintf(num, sizeof(num), "%.*s", (int)strspn(v.val, "0123456789"), v.val);
+			add_err(p->s, v.pos,
+				"keep '%s': '%s' is not 'files', a unit of size (K, M, G) or of "
+				"time (min, h, d)%s%s%s",
+				v.val, word,
+				edit_distance(word, "files") <= 2 ? ": did you mean '" : "",
+				edit_distance(word, "files") <= 2 ? num : "",
+				edit_distance(word, "files") <= 2 ? " files'?" : "");
+			kind = -1;
+			r = -EINVAL;
 		} else {
 			add_err(p->s, v.pos, "keep '%s': not a file count, a size or an age (%s)",
 				v.val, usage);
@@ -2357,46 +2413,12 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 	char why[256];
 
 	if (c->outdir && s->outdir_pos.line) {
-		if (!stat(c->outdir, &st)) {
-			if (!S_ISDIR(st.st_mode))
-				add_err(s, s->outdir_pos, "output %s is not a directory",
-					c->outdir);
-			else if (access(c->outdir, W_OK | X_OK))
-				add_err(s, s->outdir_pos,
-					"output directory %s is not writable: %s (fix "
-					"its permissions or choose another)",
-					c->outdir, strerror(errno));
-		} else if (errno != ENOENT) {
-			add_err(s, s->outdir_pos, "output directory %s: %s", c->outdir,
-				strerror(errno));
-		} else {
-			/* trigrec creates the last component only. */
-			char *parent = strdup(c->outdir), *sl;
+		char ow[PATH_MAX + 256];
+		int missing;
 
-			if (parent) {
-				while (strlen(parent) > 1 && parent[strlen(parent) - 1] == '/')
-					parent[strlen(parent) - 1] = '\0';
-				sl = strrchr(parent, '/');
-				if (!sl)
-					strcpy(parent, ".");
-				else if (sl == parent)
-					sl[1] = '\0';
-				else
-					*sl = '\0';
-				if (stat(parent, &st) || !S_ISDIR(st.st_mode))
-					add_err(s, s->outdir_pos,
-						"output directory %s does not exist, and "
-						"neither does its parent %s: trigrec creates only the last "
-						"directory (mkdir -p %s first)",
-						c->outdir, parent, parent);
-				else if (access(parent, W_OK | X_OK))
-					add_err(s, s->outdir_pos,
-						"output directory %s does not exist and "
-						"cannot be created in %s: %s",
-						c->outdir, parent, strerror(errno));
-				free(parent);
-			}
-		}
+		/* As `run` finds it: a test file, or mkdir -p's first new directory. */
+		if (dir_check_writable(c->outdir, &missing, ow, sizeof(ow)))
+			add_err(s, s->outdir_pos, "output directory: %s", ow);
 	}
 	if (c->cgroup) {
 		struct statfs sf;

@@ -636,62 +636,89 @@ static int parse_int_range(struct parser *ps, uint64_t min, uint64_t max, uint64
 	return 0;
 }
 
-/* DURATION token, via parse_duration so units match the command line. */
+/*
+ * The number and unit of a duration written with a space ("50 ms"), as one
+ * string: the unit is joined only when the next word is one parse_duration
+ * knows (or refuses by name, as "M"), so "> 50 post 10ms" still says that
+ * 50 lacks a unit.
+ */
+static int is_unit_word(const struct tok *u)
+{
+	char one[32];
+	uint64_t ns;
+
+	if (u->kind != TK_WORD || u->len > 20)
+		return 0;
+	if (u->len == 1 && (u->s[0] == 'm' || u->s[0] == 'M'))
+		return 1;
+	/* Any case of a unit ("MS", "Min") is joined, so its error names it. */
+	one[0] = '1';
+	for (size_t i = 0; i < u->len; i++)
+		one[i + 1] = (char)tolower((unsigned char)u->s[i]);
+	one[u->len + 1] = '\0';
+	return !parse_duration(one, &ns, NULL, 0);
+}
+
+static int dur_text(struct parser *ps, struct tok *t, char *buf, size_t len, int *ntok)
+{
+	struct tok *u = peek(ps, 1);
+
+	*ntok = 1;
+	if (t->len >= len)
+		return -1;
+	memcpy(buf, t->s, t->len);
+	buf[t->len] = '\0';
+	if (strspn(buf, "0123456789.") != t->len || !is_unit_word(u))
+		return 0;
+	if (t->len + 1 + u->len >= len)
+		return -1;
+	snprintf(buf + t->len, len - t->len, " %.*s", (int)u->len, u->s);
+	*ntok = 2;
+	return 0;
+}
+
+/* DURATION token(s), via parse_duration so units match the command line. */
 static int parse_dur(struct parser *ps, uint64_t *ns, const char *what)
 {
 	struct tok *t = cur(ps);
 	char buf[64], err[200], d[64];
+	int ntok;
 
 	if (is_punct(t, P_MINUS))
 		return perr(ps, t->pos, "%s cannot be negative", what);
 	if (t->kind != TK_NUM)
-		return perr(ps, t->pos, "expected %s (a duration such as 10ms, 1.5s or 2m), got %s",
-			    what, tok_desc(t, d, sizeof(d)));
-	if (t->len >= sizeof(buf))
+		return perr(ps, t->pos,
+			    "expected %s (a duration such as 10ms, 1.5s or 2min), got %s", what,
+			    tok_desc(t, d, sizeof(d)));
+	if (dur_text(ps, t, buf, sizeof(buf), &ntok))
 		return perr(ps, t->pos, "%s: duration too long", what);
-	memcpy(buf, t->s, t->len);
-	buf[t->len] = '\0';
 	if (parse_duration(buf, ns, err, sizeof(err)))
 		return perr(ps, t->pos, "%s: %s", what, err);
-	ps->i++;
+	ps->i += ntok;
 	return 0;
 }
 
 /* PERIOD: a duration, or a unit word meaning one of it ("min", "hour", "s"). */
-static int parse_period(struct parser *ps, uint64_t *ns, const char *what)
+static int parse_period_tok(struct parser *ps, uint64_t *ns, const char *what)
 {
-	static const struct {
-		const char *w;
-		uint64_t ns;
-	} words[] = {
-		{ "ns", 1 },
-		{ "us", 1000 },
-		{ "ms", 1000000 },
-		{ "s", 1000000000ULL },
-		{ "sec", 1000000000ULL },
-		{ "second", 1000000000ULL },
-		{ "m", 60000000000ULL },
-		{ "min", 60000000000ULL },
-		{ "minute", 60000000000ULL },
-		{ "h", 3600000000000ULL },
-		{ "hour", 3600000000000ULL },
-		{ "d", 86400000000000ULL },
-		{ "day", 86400000000000ULL },
-	};
 	struct tok *t = cur(ps);
+	char buf[32], err[200];
 
 	if (t->kind == TK_WORD) {
-		for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
-			if (is_word(t, words[i].w)) {
-				*ns = words[i].ns;
-				ps->i++;
-				return 0;
-			}
-		}
-		return perr(ps, t->pos,
-			    "%s: unknown period '%.*s' (use a duration such as 30s, "
-			    "or s, min, hour)",
-			    what, t->len > 40 ? 40 : (int)t->len, t->s);
+		if (t->len >= sizeof(buf))
+			return perr(ps, t->pos,
+				    "%s: unknown period '%.*s' (use a duration such as "
+				    "30s, or s, min, hour)",
+				    what, 20, t->s);
+		memcpy(buf, t->s, t->len);
+		buf[t->len] = '\0';
+		if (parse_period(buf, ns, err, sizeof(err)))
+			return perr(ps, t->pos,
+				    "%s: unknown period '%s' (use a duration such as 30s, "
+				    "or s, min, hour)",
+				    what, buf);
+		ps->i++;
+		return 0;
 	}
 	return parse_dur(ps, ns, what);
 }
@@ -1172,7 +1199,7 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 					    tok_desc(cur(ps), d, sizeof(d)));
 			ps->i++;
 			pt = cur(ps);
-			if (parse_period(ps, &a->limit_period_ns, "limit period"))
+			if (parse_period_tok(ps, &a->limit_period_ns, "limit period"))
 				return -EINVAL;
 			if (!a->limit_period_ns)
 				return perr(ps, pt->pos, "limit period must be longer than 0");
@@ -1368,7 +1395,7 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 				    tok_desc(cur(ps), d, sizeof(d)));
 		ps->i++;
 		t = cur(ps);
-		if (parse_period(ps, &a->window_ns, "rate window"))
+		if (parse_period_tok(ps, &a->window_ns, "rate window"))
 			return -EINVAL;
 		if (!a->window_ns)
 			return perr(ps, t->pos, "rate window must be longer than 0 (e.g. /1s)");
@@ -1994,10 +2021,7 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 		return -EINVAL;
 	}
 	if (!fake_fmts && !tracefs_root()) {
-		set_err(err, sc->pos,
-			"cannot look up %s: tracefs is not available (mount it with "
-			"`mount -t tracefs nodev /sys/kernel/tracing`, as root)",
-			sc->pattern);
+		set_err(err, sc->pos, "cannot look up %s: %s", sc->pattern, tracefs_unusable());
 		return -ENODEV;
 	}
 	sc->nmatch = tp_glob(sc->pattern, &sc->matches);

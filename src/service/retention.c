@@ -143,7 +143,7 @@ const char *retention_limits_fmt(const struct retention_limits *l, char *buf, si
 			      fmt_size(l->bytes, a, sizeof(a)));
 	if (l->age_ns && o < (int)len)
 		o += snprintf(buf + o, len - o, "%s%s", o ? ", " : "",
-			      fmt_duration(l->age_ns, b, sizeof(b)));
+			      fmt_duration_as_written(l->age_ns, b, sizeof(b)));
 	if (!o)
 		snprintf(buf, len, "none");
 	return buf;

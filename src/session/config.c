@@ -346,32 +346,11 @@ static void put_size(FILE *out, uint64_t bytes)
 			(unsigned long long)bytes); /* a bare number is pages to `buffer` */
 }
 
-/* minutes: 0 in `keep`, where "5m" could be read as 5 MiB and is refused. */
-static void put_duration_m(FILE *out, uint64_t ns, int minutes)
-{
-	static const struct {
-		uint64_t ns;
-		const char *unit;
-	} u[] = {
-		{ 86400ull * 1000000000ull, "d" },
-		{ 3600ull * 1000000000ull, "h" },
-		{ 60ull * 1000000000ull, "m" },
-		{ 1000000000ull, "s" },
-		{ 1000000ull, "ms" },
-		{ 1000ull, "us" },
-	};
-
-	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++)
-		if (ns && !(ns % u[i].ns) && (minutes || strcmp(u[i].unit, "m"))) {
-			fprintf(out, "%llu%s", (unsigned long long)(ns / u[i].ns), u[i].unit);
-			return;
-		}
-	fprintf(out, "%lluns", (unsigned long long)ns);
-}
-
 static void put_duration(FILE *out, uint64_t ns)
 {
-	put_duration_m(out, ns, 1);
+	char buf[32];
+
+	fputs(fmt_duration_as_written(ns, buf, sizeof(buf)), out);
 }
 
 int config__dump_script(const struct trigrec_config *c, FILE *out)
@@ -444,7 +423,7 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		}
 		if (c->keep_age_ns) {
 			fputs(sep, out);
-			put_duration_m(out, c->keep_age_ns, 0);
+			put_duration(out, c->keep_age_ns);
 		}
 	}
 	fputc('\n', out);

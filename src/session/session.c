@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -23,6 +22,8 @@
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <bpf/libbpf.h>
 #include <systemd/sd-daemon.h>
 #include "capture/probes.h"
@@ -88,28 +89,12 @@ static int filter_in_bpf(const char *sys, const char *name, const char *filter)
 
 static int check_caps(void)
 {
-	FILE *f = fopen("/proc/self/status", "r");
-	unsigned long long eff = 0;
-	char line[256];
-	int miss_bpf, miss_perf;
+	char msg[2048];
 
-	if (!f)
+	/* One message for all that is missing: capabilities and tracefs. */
+	if (!access_problem(1, msg, sizeof(msg)))
 		return 0;
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "CapEff: %llx", &eff) == 1)
-			break;
-	fclose(f);
-	/* CAP_SYS_ADMIN (21) covers both on every kernel. */
-	if (eff & (1ull << 21))
-		return 0;
-	miss_perf = !(eff & (1ull << 38));
-	miss_bpf = !(eff & (1ull << 39));
-	if (!miss_perf && !miss_bpf)
-		return 0;
-	elog("missing %s%s%s: run as root, or grant them with "
-	     "`setcap cap_perfmon,cap_bpf+ep trigrec`",
-	     miss_perf ? "CAP_PERFMON" : "", miss_perf && miss_bpf ? " and " : "",
-	     miss_bpf ? "CAP_BPF" : "");
+	elog("%s", msg);
 	return -EPERM;
 }
 
@@ -145,34 +130,12 @@ static int check_command(const char *what, const char *cmd)
  */
 static int check_outdir(const char *dir)
 {
-	char parent[PATH_MAX];
-	struct stat st;
+	char why[PATH_MAX + 256];
+	int missing, r = dir_check_writable(dir, &missing, why, sizeof(why));
 
-	if (stat(dir, &st)) {
-		if (errno != ENOENT) {
-			elog("output directory %s: %s (choose another with -o)", dir,
-			     strerror(errno));
-			return -errno;
-		}
-		snprintf(parent, sizeof(parent), "%s", dir);
-		if (access(dirname(parent), W_OK | X_OK)) {
-			elog("output directory %s: cannot create it in %s: %s (create it, or choose "
-			     "another with -o)",
-			     dir, parent, strerror(errno));
-			return -errno;
-		}
-		return 1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		elog("output %s is not a directory: -o takes a directory", dir);
-		return -ENOTDIR;
-	}
-	if (access(dir, W_OK | X_OK)) {
-		elog("output directory %s is not writable: %s (fix its permissions or use -o)", dir,
-		     strerror(errno));
-		return -EACCES;
-	}
-	return 0;
+	if (r)
+		elog("output directory: %s (fix it, or choose another with -o)", why);
+	return r ? r : missing;
 }
 
 static int thread_list(pid_t pid, pid_t **out)
@@ -499,6 +462,14 @@ static uint64_t manual_post(void *ctx, const char *name)
 	return 0;
 }
 
+/* Side-band thread: an unnamed manual snapshot takes the script's first manual trigger's name. */
+static const char *manual_default(void *ctx)
+{
+	struct session *s = ctx;
+
+	return s->c->nr_manual ? s->c->manual[0].name : NULL;
+}
+
 /* A control client's `reload` (control thread). */
 static void control_reload(void *ctx, char *reply, size_t len)
 {
@@ -517,6 +488,27 @@ static int cancelled(void)
 	return 1;
 }
 
+/* --metrics ADDR as the URL it is served at ("" without one). */
+static void metrics_url(const char *addr, char *url, size_t len)
+{
+	struct sockaddr_storage ss;
+	char host[INET6_ADDRSTRLEN] = "";
+	const struct sockaddr_in *in4 = (const struct sockaddr_in *)&ss;
+	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
+
+	url[0] = '\0';
+	if (!addr || metrics_parse_addr(addr, &ss, NULL, 0))
+		return;
+	if (ss.ss_family == AF_INET6)
+		snprintf(url, len, "http://[%s]:%u/metrics",
+			 inet_ntop(AF_INET6, &in6->sin6_addr, host, sizeof(host)),
+			 (unsigned)ntohs(in6->sin6_port));
+	else
+		snprintf(url, len, "http://%s:%u/metrics",
+			 inet_ntop(AF_INET, &in4->sin_addr, host, sizeof(host)),
+			 (unsigned)ntohs(in4->sin_port));
+}
+
 static void announce(struct session *s)
 {
 	const struct recorder *r = s->r;
@@ -524,7 +516,7 @@ static void announce(struct session *s)
 
 	for (int i = 0; i < r->nr_evs; i++)
 		ntp += r->evs[i].kind != REC_EV_TRACKING;
-	char kv[512] = "event=start";
+	char kv[1024] = "event=start", url[128];
 	/* -m: each ring set (rings=bpf) and perf's ring have it; rings[0] may be a tracking ring. */
 	uint64_t ring = r->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
 
@@ -535,13 +527,20 @@ static void announce(struct session *s)
 	log_kv_add(kv, sizeof(kv), "rings", r->nr_bpf_evs ? "bpf" : "perf");
 	log_kv_addu(kv, sizeof(kv), "triggers", s->c->nr_trigs);
 	log_kv_add(kv, sizeof(kv), "outdir", s->c->outdir);
+	if (s->c->control)
+		log_kv_add(kv, sizeof(kv), "control", s->c->control);
+	metrics_url(s->c->metrics_addr, url, sizeof(url));
+	if (url[0])
+		log_kv_add(kv, sizeof(kv), "metrics", url);
 	log_event(LOG_INFO, kv,
 		  "recording %d event%s on %d CPU%s (%llu KiB ring per CPU%s), %d trigger%s%s; "
-		  "snapshots go to %s",
+		  "snapshots go to %s%s%s%s%s",
 		  ntp, ntp == 1 ? "" : "s", r->nr_cpus, r->nr_cpus == 1 ? "" : "s",
 		  (unsigned long long)ring / 1024, r->nr_bpf_evs ? " and ring set" : "",
 		  s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
-		  s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir);
+		  s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir,
+		  s->c->control ? "; control socket " : "", s->c->control ? s->c->control : "",
+		  url[0] ? "; metrics on " : "", url);
 	/* After "recording ...": that line is what tells a waiting script the rings are live. */
 	if (s->c->default_set) {
 		char set[1024] = "";
@@ -765,10 +764,10 @@ int session__start(struct session *s)
 	if (err)
 		return err;
 	recorder__rearm_on_exec(s->r);
-	if (s->create_outdir && mkdir(c->outdir, 0700) && errno != EEXIST) {
+	if (s->create_outdir && (err = mkdir_p(c->outdir, 0700))) {
 		elog("output directory %s: %s (create it, or choose another with -o)", c->outdir,
-		     strerror(errno));
-		return -errno;
+		     strerror(-err));
+		return err;
 	}
 	s->sc.outdir = c->outdir;
 	s->sc.argc = s->argc;
@@ -821,7 +820,8 @@ int session__start(struct session *s)
 					    .written = on_written,
 					    .ctx = s,
 					    .reload = s->reload_fn ? control_reload : NULL,
-					    .manual_post = manual_post };
+					    .manual_post = manual_post,
+					    .manual_default = manual_default };
 
 		s->status = status__new(c);
 		if (!s->status) {

@@ -10,12 +10,19 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "util/log.h"
 #include "util/util.h"
 
 /* Largest per-CPU ring buffer -m accepts; beyond this is almost surely a typo. */
 #define MMAP_MAX_BYTES (1ULL << 30)
+/*
+ * The smallest ring -m accepts: two of the largest tracepoint records
+ * (TRIGREC_MAX_RECORD, 4 KiB, plus their headers) must fit, or a ring
+ * holds one record or none and a snapshot shows next to nothing.
+ */
+#define MMAP_MIN_BYTES (16ULL << 10)
 /* Inputs are quoted in messages; cap them so one line stays one line. */
 #define QLEN 60
 #define UNITLEN(p, e) ((e) - (p) > 16 ? 16 : (int)((e) - (p)))
@@ -213,8 +220,28 @@ int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen)
 			       QLEN, s, (unsigned long long)(hi >> 1), (unsigned long long)hi);
 			return -EINVAL;
 		}
+		if (v * ps < MMAP_MIN_BYTES) {
+			seterr(err, errlen,
+			       "'%.*s': %llu page%s (%llu KiB) is below the smallest ring, %llu KiB "
+			       "per CPU (two of the largest records must fit): give at least %llu "
+			       "pages or %lluK",
+			       QLEN, s, (unsigned long long)v, v == 1 ? "" : "s",
+			       (unsigned long long)(v * ps >> 10),
+			       (unsigned long long)(MMAP_MIN_BYTES >> 10),
+			       (unsigned long long)(MMAP_MIN_BYTES / ps),
+			       (unsigned long long)(MMAP_MIN_BYTES >> 10));
+			return -EINVAL;
+		}
 		*pages = v;
 		return 0;
+	}
+	if (v < MMAP_MIN_BYTES) {
+		seterr(err, errlen,
+		       "'%.*s': below the smallest ring, %lluK per CPU (two of the largest records "
+		       "must fit): give at least %lluK",
+		       QLEN, s, (unsigned long long)(MMAP_MIN_BYTES >> 10),
+		       (unsigned long long)(MMAP_MIN_BYTES >> 10));
+		return -EINVAL;
 	}
 	if (v > MMAP_MAX_BYTES) {
 		seterr(err, errlen, "'%.*s': buffer too large (at most 1G per CPU)", QLEN, s);
@@ -225,30 +252,97 @@ int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen)
 	return 0;
 }
 
+/*
+ * The units of time, lower-case only and each with one meaning: "m" is
+ * neither minutes nor milliseconds here (write min or ms), and "M" is a
+ * mebibyte, never a unit of time. The same table reads every duration of
+ * the command line, scripts and triggers, and the bare words of a period
+ * ("limit 3/min", "budget 10/hour").
+ */
+static const struct {
+	const char *w;
+	uint64_t mult;
+} dur_units[] = {
+	{ "ns", 1 },
+	{ "us", 1000 },
+	{ "\xc2\xb5s", 1000 },
+	{ "\xce\xbcs", 1000 }, /* µ: micro sign, Greek mu */
+	{ "ms", 1000000 },
+	{ "s", 1000000000ULL },
+	{ "sec", 1000000000ULL },
+	{ "second", 1000000000ULL },
+	{ "min", 60000000000ULL },
+	{ "minute", 60000000000ULL },
+	{ "h", 3600000000000ULL },
+	{ "hour", 3600000000000ULL },
+	{ "d", 86400000000000ULL },
+	{ "day", 86400000000000ULL },
+};
+
+#define DUR_UNITS_HINT "use ns, us, ms, s, min, h or d"
+
+/* Exact, case-sensitive: "MS" is not "ms". */
 static int duration_unit(const char *p, const char *e, uint64_t *mult)
 {
-	static const struct {
-		const char *w;
-		uint64_t mult;
-	} units[] = {
-		{ "ns", 1 },
-		{ "us", 1000 },
-		{ "\xc2\xb5s", 1000 },
-		{ "\xce\xbcs", 1000 }, /* µ: micro sign, Greek mu */
-		{ "ms", 1000000 },
-		{ "s", 1000000000ULL },
-		{ "m", 60000000000ULL },
-		{ "h", 3600000000000ULL },
-		{ "d", 86400000000000ULL },
-	};
+	size_t n = (size_t)(e - p);
 
-	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
-		if (word_is(p, e, units[i].w)) {
-			*mult = units[i].mult;
+	for (size_t i = 0; i < sizeof(dur_units) / sizeof(dur_units[0]); i++) {
+		if (strlen(dur_units[i].w) == n && !strncmp(p, dur_units[i].w, n)) {
+			*mult = dur_units[i].mult;
 			return 0;
 		}
 	}
 	return -1;
+}
+
+/*
+ * Why [p, e) is not a unit of time, with what to write instead; num is the
+ * number as given, for the suggestion.
+ */
+static void duration_unit_err(const char *s, const char *num, int numlen, const char *p,
+			      const char *e, char *err, size_t errlen)
+{
+	uint64_t mult;
+	char low[17];
+	int n = UNITLEN(p, e);
+
+	if (n == 1 && *p == 'm') {
+		seterr(err, errlen,
+		       "'%.*s': 'm' is ambiguous in a duration: write %.*smin for minutes or %.*sms "
+		       "for milliseconds",
+		       QLEN, s, numlen, num, numlen, num);
+		return;
+	}
+	if (n == 1 && *p == 'M') {
+		seterr(err, errlen,
+		       "'%.*s': 'M' is not a unit of time (it is a mebibyte in sizes): did you mean "
+		       "%.*sms or %.*smin?",
+		       QLEN, s, numlen, num, numlen, num);
+		return;
+	}
+	for (int i = 0; i < n; i++)
+		low[i] = (char)tolower((unsigned char)p[i]);
+	low[n] = '\0';
+	if (p + n == e && !duration_unit(low, low + n, &mult)) {
+		seterr(err, errlen, "'%.*s': units are lower-case: write %.*s%s", QLEN, s, numlen,
+		       num, low);
+		return;
+	}
+	seterr(err, errlen, "'%.*s': unknown unit '%.*s' (" DUR_UNITS_HINT ")", QLEN, s, n, p);
+}
+
+int parse_period(const char *s, uint64_t *ns, char *err, size_t errlen)
+{
+	const char *p, *e;
+
+	if (s) {
+		trim(s, &p, &e);
+		/* A unit alone is one of it: "3/min", "10/hour". */
+		if (p < e && !isdigit((unsigned char)*p) && *p != '.' && *p != '+' && *p != '-' &&
+		    !duration_unit(p, e, ns))
+			return 0;
+	}
+	return parse_duration(s, ns, err, errlen);
 }
 
 int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
@@ -259,12 +353,12 @@ int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 	int ovf = 0, nd;
 
 	if (!s) {
-		seterr(err, errlen, "empty duration (expected e.g. 10ms, 1.5s or 2m)");
+		seterr(err, errlen, "empty duration (expected e.g. 10ms, 1.5s or 2min)");
 		return -EINVAL;
 	}
 	trim(s, &p, &e);
 	if (p == e) {
-		seterr(err, errlen, "empty duration (expected e.g. 10ms, 1.5s or 2m)");
+		seterr(err, errlen, "empty duration (expected e.g. 10ms, 1.5s or 2min)");
 		return -EINVAL;
 	}
 	if (*p == '-') {
@@ -292,7 +386,7 @@ int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 	num_end = p;
 	if (!nd) {
 		seterr(err, errlen,
-		       "'%.*s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)",
+		       "'%.*s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2min)",
 		       QLEN, s);
 		return -EINVAL;
 	}
@@ -304,8 +398,7 @@ int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	if (duration_unit(p, e, &mult)) {
-		seterr(err, errlen, "'%.*s': unknown unit '%.*s' (use ns, us, ms, s, m, h or d)",
-		       QLEN, s, UNITLEN(p, e), p);
+		duration_unit_err(s, num, (int)(num_end - num), p, e, err, errlen);
 		return -EINVAL;
 	}
 	/*
@@ -665,6 +758,28 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+const char *fmt_duration_as_written(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		uint64_t ns;
+		const char *unit;
+	} u[] = {
+		{ 86400000000000ULL, "d" }, { 3600000000000ULL, "h" }, { 60000000000ULL, "min" },
+		{ 1000000000ULL, "s" },	    { 1000000ULL, "ms" },      { 1000ULL, "us" },
+	};
+
+	if (!buf || !len)
+		return "";
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if (ns && !(ns % u[i].ns)) {
+			snprintf(buf, len, "%llu%s", (unsigned long long)(ns / u[i].ns), u[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%lluns", (unsigned long long)ns);
+	return buf;
+}
+
 const char *fmt_size(uint64_t bytes, char *buf, size_t len)
 {
 	static const char units[] = "KMGTPE";
@@ -827,16 +942,6 @@ void explain_denied(int bpf, char *out, size_t len)
 
 int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char *err, size_t errlen)
 {
-	static const struct {
-		const char *w;
-		uint64_t ns;
-	} words[] = {
-		{ "s", 1000000000ULL },	     { "sec", 1000000000ULL },
-		{ "second", 1000000000ULL }, { "m", 60000000000ULL },
-		{ "min", 60000000000ULL },   { "minute", 60000000000ULL },
-		{ "h", 3600000000000ULL },   { "hour", 3600000000000ULL },
-		{ "d", 86400000000000ULL },  { "day", 86400000000000ULL },
-	};
 	const char *p = s;
 	int k = 0;
 
@@ -872,11 +977,7 @@ int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char 
 			snprintf(err, errlen, "'%s/%s': snapshot count %s", item, slash + 1, e);
 			return -EINVAL;
 		}
-		period_ns[k] = 0;
-		for (size_t w = 0; w < sizeof(words) / sizeof(words[0]); w++)
-			if (!strcmp(slash + 1, words[w].w))
-				period_ns[k] = words[w].ns;
-		if (!period_ns[k] && parse_duration(slash + 1, &period_ns[k], e, sizeof(e))) {
+		if (parse_period(slash + 1, &period_ns[k], e, sizeof(e))) {
 			snprintf(err, errlen, "'%s/%s': period: %s (or s, min, hour, day)", item,
 				 slash + 1, e);
 			return -EINVAL;
@@ -893,4 +994,111 @@ int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char 
 		return -EINVAL;
 	}
 	return k;
+}
+
+/* Make and remove a test entry (a file, or with dir set a directory) in d. */
+static int try_create(const char *d, int dir, char *path, size_t len)
+{
+	int fd;
+
+	snprintf(path, len, "%s%s.trigrec-write-test.%d", d, d[strlen(d) - 1] == '/' ? "" : "/",
+		 (int)getpid());
+	if (dir) {
+		if (mkdir(path, 0700))
+			return -errno;
+		rmdir(path);
+		return 0;
+	}
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	unlink(path);
+	return 0;
+}
+
+int dir_check_writable(const char *dir, int *missing, char *err, size_t errlen)
+{
+	char anc[PATH_MAX], test[PATH_MAX + 64];
+	struct stat st;
+	int r;
+
+	*missing = 0;
+	if (!dir || !*dir || strlen(dir) >= sizeof(anc)) {
+		seterr(err, errlen, "'%.*s': not a usable directory path", QLEN, dir ? dir : "");
+		return -EINVAL;
+	}
+	if (!stat(dir, &st)) {
+		if (!S_ISDIR(st.st_mode)) {
+			seterr(err, errlen, "%s is not a directory", dir);
+			return -ENOTDIR;
+		}
+		r = try_create(dir, 0, test, sizeof(test));
+		if (r)
+			seterr(err, errlen, "%s is not writable: cannot create %s: %s", dir, test,
+			       strerror(-r));
+		return r;
+	}
+	if (errno != ENOENT && errno != ENOTDIR) {
+		r = -errno;
+		seterr(err, errlen, "%s: %s", dir, strerror(-r));
+		return r;
+	}
+	/* Missing: the deepest ancestor that exists must take a new directory. */
+	*missing = 1;
+	snprintf(anc, sizeof(anc), "%s", dir);
+	for (;;) {
+		char *sl;
+		size_t n = strlen(anc);
+
+		while (n > 1 && anc[n - 1] == '/')
+			anc[--n] = '\0';
+		sl = strrchr(anc, '/');
+		if (!sl)
+			snprintf(anc, sizeof(anc), ".");
+		else if (sl == anc)
+			sl[1] = '\0';
+		else
+			*sl = '\0';
+		if (!stat(anc, &st))
+			break;
+		if ((errno != ENOENT && errno != ENOTDIR) || !strcmp(anc, ".") ||
+		    !strcmp(anc, "/")) {
+			r = -errno;
+			seterr(err, errlen, "cannot create %s: %s: %s", dir, anc, strerror(-r));
+			return r;
+		}
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		seterr(err, errlen, "cannot create %s: %s is not a directory", dir, anc);
+		return -ENOTDIR;
+	}
+	r = try_create(anc, 1, test, sizeof(test));
+	if (r)
+		seterr(err, errlen, "cannot create %s: cannot create a directory in %s (%s: %s)",
+		       dir, anc, test, strerror(-r));
+	return r;
+}
+
+int mkdir_p(const char *dir, unsigned mode)
+{
+	char p[PATH_MAX];
+
+	if (strlen(dir) >= sizeof(p))
+		return -ENAMETOOLONG;
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *q = p + 1;; q++) {
+		if (*q != '/' && *q)
+			continue;
+		if (q[-1] != '/') {
+			char c = *q;
+
+			*q = '\0';
+			if (mkdir(p, mode) && errno != EEXIST)
+				return -errno;
+			*q = c;
+		}
+		if (!*q)
+			return 0;
+	}
 }

@@ -18,11 +18,18 @@ int parse_size(const char *s, uint64_t *bytes, char *err, size_t errlen);
  * Result in pages.
  */
 int parse_mmap_pages(const char *s, uint64_t *pages, char *err, size_t errlen);
-/* Durations: "10ms", "1s", "250us", "100ns", "2m", "1h", "7d", "1.5s"; a bare number is an error. */
+/*
+ * Durations: "10ms", "1s", "250us", "100ns", "2min", "1h", "7d", "1.5s", "10 ms".
+ * Units are lower-case and mean one thing: "m" (ambiguous), "M" (a size) and
+ * "MS" are refused with what to write; a bare number is an error. The one
+ * parser of durations for the command line, scripts and triggers.
+ */
 int parse_duration(const char *s, uint64_t *ns, char *err, size_t errlen);
+/* A period: a duration, or a unit alone meaning one of it ("min", "hour", "s"). */
+int parse_period(const char *s, uint64_t *ns, char *err, size_t errlen);
 /*
  * A snapshot budget: "N/PERIOD", up to max of them separated by ',' or
- * spaces ("10/min, 60/hour"); PERIOD is s, min, hour, day or a duration
+ * spaces ("10/min, 60/hour"); PERIOD is as parse_period() reads it
  * ("30s"). Fills n[] and period_ns[] (unused slots 0); returns how many.
  */
 int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char *err,
@@ -36,6 +43,16 @@ void format_cpulist(const unsigned char *mask, int n, char *buf, size_t len);
 /* Number of possible CPUs (from /sys/devices/system/cpu/possible), and online mask. */
 int cpus_possible(void);
 int cpus_online_mask(unsigned char *mask, int max_cpus);
+
+/*
+ * Whether trigrec can write in directory dir, found by doing it: a test file
+ * is created and removed there. When dir does not exist (*missing = 1), a
+ * test directory is made and removed in its deepest existing ancestor, as
+ * mkdir_p() would need. 0, or -errno with a reason naming the path in err.
+ */
+int dir_check_writable(const char *dir, int *missing, char *err, size_t errlen);
+/* mkdir -p: dir and each missing parent, with mode; 0 or -errno. */
+int mkdir_p(const char *dir, unsigned mode);
 
 /* Levenshtein distance, for "did you mean ...?" */
 int edit_distance(const char *a, const char *b);
@@ -53,6 +70,11 @@ uint64_t mono_ns(void);
 
 /* Format a nanosecond duration as "1.234 ms" etc. */
 const char *fmt_duration(uint64_t ns, char *buf, size_t len);
+/*
+ * A duration as a user writes it, in the largest unit that holds it exactly:
+ * "1d", "90min", "1500ms", "7ns"; parse_duration() reads it back.
+ */
+const char *fmt_duration_as_written(uint64_t ns, char *buf, size_t len);
 /* Format a byte count as "512 B", "4 MiB", "1.5 GiB" (one decimal, truncated). */
 const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 

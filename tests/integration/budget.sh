@@ -38,9 +38,13 @@ t_end
 t_begin "budget: 3/min across two triggers: 6 firings give exactly 3 snapshots"
 D=$TMP/b1
 if tr_start "$TMP/b1.log" -a -o "$D" -m 64K --budget 3/min --no-final-snapshot "${EV[@]}" \
-	--trigger "$T1" --trigger "$T2"; then
+	--control "$TMP/b1.sock" --trigger "$T1" --trigger "$T2"; then
 	for k in 1 2 3; do getsid $M1; _nap 0.25; getsid $M2; _nap 0.25; done
 	_nap 0.5
+	# control stats counts the budget's suppressions as the exit summary does.
+	st=$(timeout 10 "$TRIGREC" control "$TMP/b1.sock" stats)
+	check_match "stats of one" "$st" "; one .* fired 2 .* limit 0 budget 1 "
+	check_match "stats of two" "$st" "; two .* fired 1 .* limit 0 budget 2 "
 	tr_stop INT
 	check_eq "exit code" "$TR_RC" 0
 	check_eq "snapshots" "$(nsnaps "$D")" 3

@@ -80,6 +80,55 @@ else
 	t_end
 fi
 
+# An unprivileged user: one message says all that is missing (root, or
+# CAP_PERFMON + CAP_BPF, and tracefs access) and the least change; nothing
+# says tracefs is "not available" when it is only closed, nothing advises
+# opening it to everyone (mode 0755); software events list without tracefs.
+nobody() {
+	(cd / && timeout -k 5 "$TIMEOUT" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		--inh-caps=-all "$TRIGREC" "$@")
+}
+TRACEFS=$(awk '$3 == "tracefs" { print $2; exit }' /proc/mounts)
+t_begin "caps: unprivileged: one message names what is missing and the least change"
+if ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$TRIGREC"; then
+	t_skip "user 65534 cannot execute $TRIGREC"
+elif [ -z "$TRACEFS" ] || setpriv --reuid=65534 --regid=65534 --clear-groups test -r "$TRACEFS/events"; then
+	t_skip "tracefs is not mounted, or user 65534 can read it (${TRACEFS:-none})"
+else
+	nobody record -e sched:sched_switch -o "$TMP/np" -- true >"$TMP/np.log" 2>&1
+	check_eq "record: exit code" "$?" 1
+	out=$(cat "$TMP/np.log")
+	check_match "record: what is needed" "$out" "needs root, or CAP_PERFMON and CAP_BPF and read access to tracefs"
+	check_match "record: what is missing" "$out" "uid 65534 is missing CAP_PERFMON and CAP_BPF and cannot read tracefs at $TRACEFS \(mode 0[0-7]+"
+	check_match "record: the least change" "$out" "run it as root.*setcap cap_perfmon,cap_bpf\+ep .*mount -o remount,gid=GID,mode=0750 $TRACEFS"
+	check_eq "record: one line" "$(wc -l <"$TMP/np.log")" 1
+	nobody record --trigger sched:sched_switch -o "$TMP/np" -- true >"$TMP/np2.log" 2>&1
+	check_ne "record --trigger: exit code" "$?" 0
+	out=$(cat "$TMP/np2.log")
+	check_match "record --trigger: the message" "$out" "uid 65534 is missing CAP_PERFMON and CAP_BPF and cannot read tracefs"
+	check_match "record --trigger: the trigger refers to it" "$out" "cannot look up sched:sched_switch: this user cannot read tracefs \(see the message above\)"
+	for f in np np2; do
+		check_nomatch "$f: no contradiction" "$(cat "$TMP/$f.log")" "not available|mount it|mount -t tracefs"
+		check_nomatch "$f: never opens tracefs to all" "$(cat "$TMP/$f.log")" "0755"
+	done
+	check_eq "no output directory made" "$(ls -d "$TMP/np" 2>/dev/null)" ""
+fi
+t_end
+
+t_begin "caps: unprivileged: trigrec list of software events works without tracefs"
+if ! setpriv --reuid=65534 --regid=65534 --clear-groups test -x "$TRIGREC"; then
+	t_skip "user 65534 cannot execute $TRIGREC"
+else
+	out=$(nobody list cpu-clock 2>&1)
+	check_eq "list cpu-clock: exit code" "$?" 0
+	check_match "list cpu-clock" "$out" "^cpu-clock +\[software event\]$"
+	out=$(nobody list -v page-faults 2>&1)
+	check_eq "list -v page-faults: exit code" "$?" 0
+	check_match "list -v page-faults" "$out" "^page-faults +\[software event\]"
+	check_nomatch "list -v page-faults: no tracefs message" "$out" "tracefs"
+fi
+t_end
+
 # 2 MiB rings on every CPU: more than perf_event_mlock_kb, charged to RLIMIT_MEMLOCK.
 NCPU=$(nproc)
 NEED=$((NCPU * (2048 + 64 + 8) * 1024))

@@ -82,6 +82,10 @@ if ! tr_start "$TMP/rec.log" -a -o "$D" --control "$SOCK" -m 64K "${EV[@]}" --tr
 	exit 1
 fi
 
+t_begin "control: the start-up line names the control socket"
+check_match "start-up line" "$(grep 'trigrec: recording ' "$TMP/rec.log")" "; control socket $SOCK$"
+t_end
+
 t_begin "control: the socket is mode 0600, owned by the recorder's user"
 check_eq "mode and owner" "$(stat -c '%a %u %F' "$SOCK")" "600 0 socket"
 t_end

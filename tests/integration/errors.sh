@@ -41,6 +41,14 @@ expect_error "bad --filter names the event's fields" \
 expect_error "-m 3: not a power of two" "-m/--mmap-pages.*'3'.*power of two" "${EV[@]}" -m 3 -- true
 expect_error "-m 12Q: unknown unit" "-m/--mmap-pages.*'12Q'.*unit" "${EV[@]}" -m 12Q -- true
 expect_error "--post 10: no unit" "--post.*'10'.*unit" "${EV[@]}" --trigger syscalls:sys_enter_getsid --post 10 -- true
+# Below the smallest ring: refused with the minimum, not rounded up to one page.
+expect_error "-m 1: below the smallest ring" "-m/--mmap-pages.*'1'.*below the smallest ring.*at least 4 pages or 16K" "${EV[@]}" -m 1 -- true
+expect_error "-m 1K: below the smallest ring" "-m/--mmap-pages.*'1K'.*below the smallest ring.*at least 16K" "${EV[@]}" -m 1K -- true
+expect_error "--post '50 M': not a unit of time" "--post.*'50 M'.*did you mean 50ms or 50min" "${EV[@]}" --trigger syscalls:sys_enter_getsid --post '50 M' -- true
+# Writable is found by writing: root passes access(W_OK) on sysfs, which takes no file.
+expect_error "-o a directory that takes no file is refused at start, by path" \
+	"output directory: /sys/kernel is not writable: cannot create /sys/kernel/\.trigrec-write-test\.[0-9]+: Permission denied" \
+	"${EV[@]}" -o /sys/kernel -- true
 touch "$TMP/afile"
 expect_error "-o a file" "$TMP/afile is not a directory" "${EV[@]}" -o "$TMP/afile" -- true
 mkdir -p "$TMP/ro"
@@ -65,6 +73,15 @@ NOTE="known bug: main.c runs the command only after recording started" \
 	expect_error "a command that does not exist" "cannot run $TMP/no-such-cmd" \
 	"${EV[@]}" -- "$TMP/no-such-cmd" arg
 
+# -o with missing parents: made as mkdir -p makes them (it once failed unless
+# the parent existed, although the help said "created if missing").
+t_begin "errors: -o a/b/c with missing parents is created, the snapshot written there"
+(cd "$TMP" && tr_run "$TMP/mkdirp.log" "${EV[@]}" -o mkdirp/a/b/c -- true)
+check_eq "exit code" "$?" 0
+check_eq "snapshots in mkdirp/a/b/c" "$(snaps "$TMP/mkdirp/a/b/c" | wc -l)" 1
+check_eq "test files left" "$(find "$TMP/mkdirp" -name '.trigrec-write-test*' | wc -l)" 0
+t_end
+
 # Not root, no capabilities.
 t_begin "errors: without root or capabilities"
 if ! command -v setpriv >/dev/null; then
@@ -77,7 +94,7 @@ else
 	rc=$?
 	out=$(cat "$TMP/nonroot.log")
 	check_ne "exit code" "$rc" 0
-	check_match "message" "$out" "missing CAP_PERFMON.*CAP_BPF.*run as root"
+	check_match "message" "$out" "missing CAP_PERFMON.*CAP_BPF.*run it as root"
 	check_eq "output directory created" "$(ls -d "$TMP/nonroot" 2>/dev/null)" ""
 fi
 t_end

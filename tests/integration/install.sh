@@ -114,6 +114,7 @@ out=$(bash --norc -c '
 	echo "record: $(c "$2" record -)"
 	echo "status: $(c "$2" status --)"
 	echo "control: $(c "$2" control /x s)"
+	echo "reload: $(c "$2" control /x re)"
 	echo "event: $(c "$2" record -e cpu-)"
 	echo "list: $(c "$2" record -e task-clock,page-f)"
 	echo "help: $(c "$2" help co)"
@@ -128,6 +129,8 @@ check_eq "record: every option of record -h" "$(sed -n 's/^record: //p' <<<"$out
 check_match "record: some known ones" "$(sed -n 's/^record: //p' <<<"$out")" "(^| )-e --event --filter .*--trigger .*--control "
 check_eq "status options" "$(sed -n 's/^status: //p' <<<"$out")" "--json --help"
 check_eq "control requests" "$(sed -n 's/^control: //p' <<<"$out")" "snapshot stats status stop"
+# From control -h's usage line (CONTROL_VERBS), so reload is there too.
+check_eq "control reload" "$(sed -n 's/^reload: //p' <<<"$out")" "reload"
 check_eq "-e events" "$(sed -n 's/^event: //p' <<<"$out")" "cpu-clock cpu-migrations"
 check_eq "-e comma list" "$(sed -n 's/^list: //p' <<<"$out")" "task-clock,page-faults"
 check_eq "help COMMAND" "$(sed -n 's/^help: //p' <<<"$out")" control

@@ -38,6 +38,8 @@ if ! tr_start_ready "$TMP/rec.log" record -a -o "$D" -m 64K --metrics "127.0.0.1
 fi
 check_match "notifications" "$(cat "$TMP/notify.out")" "^READY=1"
 check_match "log" "$(cat "$TMP/rec.log")" "trigrec: recording "
+# The start-up line says where to scrape.
+check_match "start-up line names the metrics address" "$(grep 'trigrec: recording ' "$TMP/rec.log")" "; metrics on http://127\.0\.0\.1:$PORT/metrics$"
 t_end
 
 t_begin "metrics: the endpoint serves before any snapshot, on loopback only"

@@ -56,6 +56,11 @@ else
 fi
 t_end
 
+t_begin "naming: control snapshot without a name takes the script's manual trigger"
+out=$(timeout 20 "$TRIGREC" control "$SOCK" snapshot)
+check_match "reply" "$out" "^ok $D/web-01-[0-9]{8}-[0-9]{6}\.[0-9]{6}-peek\.data$"
+t_end
+
 t_begin "naming: retention counts prefixed snapshots (keep 2 files)"
 for k in 1 2 3; do
 	timeout 20 "$TRIGREC" control "$SOCK" snapshot >/dev/null

@@ -183,7 +183,7 @@ if tr_start "$TMP/age.log" -a -o "$D" --no-final-snapshot --keep-age 4s "${EV[@]
 	check_eq "foreign files untouched" "$(foreign_left "$D")" "$FOREIGN"
 	check_eq "perf reads the snapshot left" "$(perf_bad "${W[1]}")" ""
 	check_match "summary line" "$(cat "$TMP/age.log")" \
-		"trigrec: retention: removed 2 snapshots \(.*\) from $D, too old \(keep 4.000 s\)"
+		"trigrec: retention: removed 2 snapshots \(.*\) from $D, too old \(keep 4s\)"
 else
 	t_fail "recorder did not start: $(log_tail "$TMP/age.log")"
 fi

@@ -51,6 +51,15 @@ check_eq "stdout" "$OUT" "$G: ok: 5 events recorded, 3 triggers, 1 manual"
 check_eq "stderr" "$ERR" ""
 t_end
 
+t_begin "check -v FILE: -v is the verbose option, as before the command"
+timeout -k 5 "$TIMEOUT" "$TRIGREC" check -v "$G" >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "exit code ($(head -2 "$TMP/c.log" | tr '\n' ' '))" "$?" 0
+check_eq "stdout" "$(cat "$TMP/c.out")" "$G: ok: 5 events recorded, 3 triggers, 1 manual"
+timeout -k 5 "$TIMEOUT" "$TRIGREC" check "$G" -x >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "an unknown option: exit code" "$?" 2
+check_match "an unknown option is named" "$(head -1 "$TMP/c.log")" "unknown option -x for check \(options: -v, -q, -h\)"
+t_end
+
 t_begin "check -: the same script from standard input"
 timeout -k 5 "$TIMEOUT" "$TRIGREC" check - <"$G" >"$TMP/c.out" 2>&1
 check_eq "exit code" "$?" 0
@@ -144,17 +153,18 @@ check_match "error" "$(head -1 "$TMP/c.log")" \
 t_end
 
 t_begin "check: host checks (output parent, command, on_snapshot, pid)"
+touch "$TMP/afile"
 cat >"$TMP/host.trig" <<EOF
 record sched:sched_switch
-output $TMP/no/such/dir
+output $TMP/afile/dir
 command /nonexistent/app
 on_snapshot no-such-shipper
 EOF
 chk "host" 2 "$TMP/host.trig"
-check_match "output" "$ERR" "host.trig:2:8: output directory $TMP/no/such/dir does not exist, and neither does its parent"
+check_match "output" "$ERR" "host.trig:2:8: output directory: cannot create $TMP/afile/dir: $TMP/afile is not a directory"
 check_match "command" "$ERR" "host.trig:3:9: cannot run /nonexistent/app: No such file or directory"
 check_match "on_snapshot" "$ERR" "host.trig:4:13: on_snapshot: cannot run no-such-shipper: not found in PATH"
-check_eq "nothing created" "$(ls -d "$TMP/no" 2>/dev/null)" ""
+check_eq "nothing created" "$(find "$TMP" -name '.trigrec-write-test*')" ""
 t_end
 
 # ---- check: pathological files get a clear error, quickly ----

@@ -116,7 +116,7 @@ t_begin "status: trigrec control SOCK status says the same; unknown requests lis
 a=$(timeout 10 "$TRIGREC" control "$SOCK" status | grep -v -e '^uptime:' -e '^last snapshot:')
 b=$(timeout 10 "$TRIGREC" status "$SOCK" | grep -v -e '^uptime:' -e '^last snapshot:')
 check_eq "same text" "$a" "$b"
-check_match "unknown" "$(timeout 10 "$TRIGREC" control "$SOCK" frobnicate)" "^error unknown command 'frobnicate' \(snapshot \[NAME\], stats, status, reload, stop\)$"
+check_match "unknown" "$(timeout 10 "$TRIGREC" control "$SOCK" frobnicate)" "^error unknown command 'frobnicate' \\(snapshot \\[NAME\\] \\| stats \\| status \\[json\\] \\| reload \\| stop\\)$"
 t_end
 
 # Another user reaching the socket is refused, as for every request.

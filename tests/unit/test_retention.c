@@ -426,7 +426,29 @@ TEST(cost_50_and_1000)
 	return 0;
 }
 
-RUN_TESTS(T(data_names), T(choose_by_each_limit), T(choose_never_removes_the_protected_one),
-	  T(enforce_counts_and_removes_only_our_pairs), T(enforce_bytes_and_age),
-	  T(enforce_without_limits_only_counts), T(publish_refuses_a_pair_over_the_budget),
-	  T(cost_50_and_1000))
+/* The limits as the log states them: as the user wrote them ("1d", not "86400.000 s"). */
+TEST(limits_logged_as_written)
+{
+	static const struct {
+		struct retention_limits l;
+		const char *want;
+	} cases[] = {
+		{ { .age_ns = 86400 * SEC }, "1d" },
+		{ { .age_ns = 90 * 60 * SEC }, "90min" },
+		{ { .age_ns = 36 * 3600 * SEC }, "36h" },
+		{ { .age_ns = 1500 * SEC / 1000 }, "1500ms" },
+		{ { .files = 5, .bytes = 2ULL << 30, .age_ns = 7 * 86400 * SEC },
+		  "5 files, 2 GiB, 7d" },
+		{ { 0 }, "none" },
+	};
+	char buf[128];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_STR(retention_limits_fmt(&cases[i].l, buf, sizeof(buf)), cases[i].want);
+	return 0;
+}
+
+RUN_TESTS(T(data_names), T(limits_logged_as_written), T(choose_by_each_limit),
+	  T(choose_never_removes_the_protected_one), T(enforce_counts_and_removes_only_our_pairs),
+	  T(enforce_bytes_and_age), T(enforce_without_limits_only_counts),
+	  T(publish_refuses_a_pair_over_the_budget), T(cost_50_and_1000))

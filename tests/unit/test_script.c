@@ -296,7 +296,7 @@ TEST(every_statement)
 		 "keep 7d, 10 files\n"
 		 "name web-01\n"
 		 "on_snapshot /usr/bin/rclone copy --retries=3\n"
-		 "on_snapshot_timeout 2m\n"
+		 "on_snapshot_timeout 2min\n"
 		 "on_snapshot_jobs 4\n"
 		 "post 20ms\n"
 		 "control /run/trigrec.sock\n"
@@ -589,10 +589,40 @@ TEST(statement_errors)
 	ERRS("record cpu-clock\nkeep 1G, 2G\n", "2:10:keep gives a size twice (first at 2:6)");
 	ERRS("record cpu-clock\nkeep lots\n", "2:6:not a file count, a size or an age");
 	ERRS("record cpu-clock\nkeep 1G 2d\n", "2:9:expected ','");
+	ERRS("record cpu-clock\nkeep 5 fils\n",
+	     "2:6:keep '5 fils': 'fils' is not 'files', a unit of size (K, M, G) or of time "
+	     "(min, h, d): did you mean '5 files'?");
+	ERRS("record cpu-clock\nkeep 5 zz\n", "2:6:keep '5 zz': 'zz' is not 'files'");
+	ERRS("record cpu-clock\npost 1m\n", "2:6:post: '1m': 'm' is ambiguous in a duration");
+	ERRS("record cpu-clock\npost 50 mS\n",
+	     "2:6:post: '50 mS': units are lower-case: write 50ms");
+	ERRS("record cpu-clock\non_snapshot_timeout 1M\n",
+	     "2:21:on_snapshot_timeout: '1M': 'M' is not a unit of time");
 
 	/* Strings. */
 	ERRS("record cpu-clock\ncommand ./a \"b\n", "2:13:unterminated string");
 	ERRS("record cpu-clock\ncommand ./a \"b\\n\"\n", "2:15:unsupported escape '\\n'");
+	return 0;
+}
+
+/* A unit apart from its number reads as it does on the command line. */
+TEST(units_written_apart)
+{
+	struct trigrec_config c;
+
+	PARSE_OK("record cpu-clock\npost 10 ms\nbuffer 8 M\non_snapshot_timeout 2 min\n"
+		 "keep 500 M, 7 d, 3 files\n",
+		 &c);
+	CHECK_EQ(c.post_ns, 10000000);
+	CHECK_EQ(c.mmap_pages, 8 * 1024 * 1024 / (uint64_t)sysconf(_SC_PAGESIZE));
+	CHECK_EQ(c.on_snapshot_timeout_ns, 120000000000ULL);
+	CHECK_EQ(c.keep_bytes, 500ULL << 20);
+	CHECK_EQ(c.keep_age_ns, 7 * 86400000000000ULL);
+	CHECK_EQ(c.keep_files, 3);
+	config__fini(&c);
+	PARSE_OK("record cpu-clock\nbudget 3/min\npost 1min\n", &c);
+	CHECK_EQ(c.post_ns, 60000000000ULL);
+	config__fini(&c);
 	return 0;
 }
 
@@ -931,10 +961,17 @@ TEST(host_checks)
 	HOST(text);
 	snprintf(text, sizeof(text), "record cpu-clock\noutput %s/new\n", dir);
 	HOST(text);
+	/* Missing parents are made as mkdir -p makes them. */
 	snprintf(text, sizeof(text), "record cpu-clock\noutput %s/a/b\n", dir);
-	HOST(text, "2:8:does not exist, and neither does its parent");
+	HOST(text);
 	snprintf(text, sizeof(text), "record cpu-clock\noutput %s\n", file);
 	HOST(text, "2:8:is not a directory");
+	snprintf(text, sizeof(text), "record cpu-clock\noutput %s/a/b\n", file);
+	HOST(text, "2:8:output directory: cannot create");
+	/* Found by writing: /proc passes access(W_OK) for root but takes no file. */
+	HOST("record cpu-clock\noutput /proc/self\n",
+	     "2:8:output directory: /proc/self is not writable: cannot create "
+	     "/proc/self/.trigrec-write-test.");
 	HOST("record cpu-clock\ncommand /nonexistent/app -x\n",
 	     "2:9:cannot run /nonexistent/app: No such file or directory");
 	HOST("record cpu-clock\ncommand no-such-program-here\n",
@@ -1098,6 +1135,6 @@ TEST(no_record_line_records_the_default_set)
 }
 
 RUN_TESTS(T(no_record_line_records_the_default_set), T(issue_example), T(every_statement),
-	  T(trigger_blocks_are_trigger_text), T(statement_errors), T(trigger_errors), T(run_limits),
-	  T(many_errors_in_one_pass), T(pathological_text), T(pathological_files), T(host_checks),
-	  T(dump_script_reads_back), T(zz_cleanup), )
+	  T(units_written_apart), T(trigger_blocks_are_trigger_text), T(statement_errors),
+	  T(trigger_errors), T(run_limits), T(many_errors_in_one_pass), T(pathological_text),
+	  T(pathological_files), T(host_checks), T(dump_script_reads_back), T(zz_cleanup), )

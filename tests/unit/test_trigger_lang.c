@@ -862,7 +862,7 @@ TEST(defaults_and_options)
 		KEYPART(&d.cfg.side[0].key.p[1], TRIGREC_SRC_TID, 4, 0);
 		CHECK_STR(d.key_desc[0], "a,tid");
 	}
-	if (!compile("rate test:ev > 3/1m", &d)) {
+	if (!compile("rate test:ev > 3/1min", &d)) {
 		KEYPART(&d.cfg.side[0].key.p[0], 0, 0, 0);
 		KEYPART(&d.cfg.side[0].key.p[1], 0, 0, 0);
 		CHECK_EQ(d.cfg.window_ns, 60000000000ULL);
@@ -1468,6 +1468,59 @@ TEST(default_rate_limit)
 	return 0;
 }
 
+/*
+ * Durations read by the one parser the command line uses: the same units,
+ * the same errors, and a unit written apart from its number ("> 50 ms") as
+ * "--post '10 ms'" is read.
+ */
+TEST(duration_units_as_on_the_command_line)
+{
+	static const struct {
+		const char *text;
+		uint64_t post_ns; /* when sub is NULL */
+		int col;
+		const char *sub;
+	} cases[] = {
+		{ "test:ev post 10 ms", 10000000, 0, NULL },
+		{ "test:ev post 10ms name x", 10000000, 0, NULL },
+		{ "test:ev post 1min", 60000000000ULL, 0, NULL },
+		{ "test:ev post 1 min", 60000000000ULL, 0, NULL },
+		{ "test:ev post 2.5 s cooldown 1s", 2500000000ULL, 0, NULL },
+		{ "test:ev post 1m", 0, 14, "'1m': 'm' is ambiguous in a duration: write 1min" },
+		{ "test:ev post 1 m", 0, 14, "'1 m': 'm' is ambiguous" },
+		{ "test:ev post 1M", 0, 14,
+		  "'M' is not a unit of time (it is a mebibyte in sizes): did you mean 1ms or 1min?" },
+		{ "test:ev post 50mS", 0, 14, "'50mS': units are lower-case: write 50ms" },
+		{ "test:ev post 50 MS", 0, 14, "'50 MS': units are lower-case: write 50ms" },
+		{ "test:ev post 50", 0, 14, "'50': missing unit (add a unit, e.g. 50ms)" },
+		{ "test:ev post 50 name x", 0, 14, "'50': missing unit" },
+	};
+	struct trig_def d;
+
+	FAKE();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].sub) {
+			ERR(cases[i].text, cases[i].col, cases[i].sub);
+			continue;
+		}
+		CHECK_EQ(compile(cases[i].text, &d), 0);
+		CHECK_EQ(d.cfg.post_ns, cases[i].post_ns);
+	}
+	/* The latency threshold and the limit's period read the same way. */
+	CHECK_EQ(compile("latency test:ev -> test:ev2 > 50 ms", &d), 0);
+	CHECK_EQ(d.cfg.threshold, 50000000);
+	ERR("latency test:ev -> test:ev2 > 1M", 31, "did you mean 1ms or 1min?");
+	CHECK_EQ(compile("test:ev limit 3/min", &d), 0);
+	CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
+	CHECK_EQ(compile("test:ev limit 3/1min", &d), 0);
+	CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
+	CHECK_EQ(compile("rate test:ev > 3/2 min", &d), 0);
+	CHECK_EQ(d.cfg.window_ns, 120000000000ULL);
+	ERR("test:ev limit 3/m", 17, "unknown period 'm'");
+	fake_off();
+	return 0;
+}
+
 TEST(post_capped_at_one_hour)
 {
 	struct trig_def d;
@@ -1475,7 +1528,7 @@ TEST(post_capped_at_one_hour)
 	FAKE();
 	if (!compile("test:ev post 1h", &d))
 		CHECK_EQ(d.cfg.post_ns, TL_MAX_POST_NS);
-	if (!compile("test:ev post 60m", &d))
+	if (!compile("test:ev post 60min", &d))
 		CHECK_EQ(d.cfg.post_ns, 3600000000000ULL);
 	/* Both micro signs: U+00B5 and Greek mu U+03BC look the same. */
 	if (!compile("test:ev post 250\xc2\xb5s", &d))
@@ -2211,10 +2264,11 @@ TEST(probe_names_lex)
 RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer),
 	  T(eval_matches_direct_strings), T(eval_random_expressions), T(jump_layout),
 	  T(values_and_types), T(defaults_and_options), T(event_globs), T(syntax_errors),
-	  T(semantic_errors), T(str_pointer_text), T(limits), T(multiline_and_positions),
-	  T(error_format), T(parse_free_paths), T(default_rate_limit), T(post_capped_at_one_hour),
-	  T(count_minimum_is_one), T(names_utf8), T(default_names_from_globs),
-	  T(pathological_input), T(error_format_long_lines), T(live_plain_event),
-	  T(live_sched_switch_filter), T(live_openat_count), T(live_openat_str),
-	  T(live_latency_syscall), T(live_latency_runqueue), T(live_latency_block),
-	  T(live_latency_offcpu), T(live_rate), T(live_errors), T(probe_names_lex), T(zz_cleanup), )
+	  T(duration_units_as_on_the_command_line), T(semantic_errors), T(str_pointer_text),
+	  T(limits), T(multiline_and_positions), T(error_format), T(parse_free_paths),
+	  T(default_rate_limit), T(post_capped_at_one_hour), T(count_minimum_is_one), T(names_utf8),
+	  T(default_names_from_globs), T(pathological_input), T(error_format_long_lines),
+	  T(live_plain_event), T(live_sched_switch_filter), T(live_openat_count),
+	  T(live_openat_str), T(live_latency_syscall), T(live_latency_runqueue),
+	  T(live_latency_block), T(live_latency_offcpu), T(live_rate), T(live_errors),
+	  T(probe_names_lex), T(zz_cleanup), )

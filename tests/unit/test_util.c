@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Unit tests for src/util/util.c: value parsers, CPU lists, edit distance, formatting. */
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "check.h"
 #include "util/log.h"
@@ -136,32 +139,102 @@ TEST(mmap_pages)
 	char buf[64];
 
 	/* Plain numbers are pages. */
-	PAGES_OK("1", 1);
-	PAGES_OK("2", 2);
 	PAGES_OK("128", 128);
 	PAGES_OK(" 64 ", 64);
 	PAGES_OK("1024", 1024);
 	/* With a unit: bytes rounded up to a power-of-two number of pages. */
-	PAGES_OK("1B", 1);
-	PAGES_OK("1K", 1);
 	PAGES_OK("1G", (1ULL << 30) / ps);
-	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps);
-	PAGES_OK(buf, 1);
-	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps + 1);
-	PAGES_OK(buf, 2);
-	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps * 3);
+	PAGES_OK("16K", 16384 / ps > 1 ? 16384 / ps : 1);
+	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps * 4);
 	PAGES_OK(buf, 4);
+	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps * 4 + 1);
+	PAGES_OK(buf, 8);
+	snprintf(buf, sizeof(buf), "%lluB", (unsigned long long)ps * 5);
+	PAGES_OK(buf, 8);
 	if (ps == 4096) {
+		PAGES_OK("4", 4);
 		PAGES_OK("512K", 128);
 		PAGES_OK("4M", 1024);
 		PAGES_OK("4m", 1024);
 		PAGES_OK("100K", 32); /* 25 pages -> 32 */
 		PAGES_OK("3M", 1024); /* 768 pages -> 1024 */
-		PAGES_OK("4KiB", 1);
+		PAGES_OK("16KiB", 4);
 		PAGES_OK("262144", 262144);
 		PAGES_BAD("262145", "'262145': too many pages (at most 262144 pages = 1G per CPU)");
 		PAGES_BAD("524288", "'524288': too many pages (at most 262144 pages = 1G per CPU)");
 	}
+	return 0;
+}
+
+/* Below the smallest ring (16K): refused with the minimum, never rounded up to it. */
+TEST(mmap_pages_minimum)
+{
+	static const struct {
+		const char *in, *err;
+	} cases[] = {
+		{ "1K",
+		  "'1K': below the smallest ring, 16K per CPU (two of the largest records must fit): give at least 16K" },
+		{ "1B",
+		  "'1B': below the smallest ring, 16K per CPU (two of the largest records must fit): give at least 16K" },
+		{ "15K",
+		  "'15K': below the smallest ring, 16K per CPU (two of the largest records must fit): give at least 16K" },
+		{ "4096B",
+		  "'4096B': below the smallest ring, 16K per CPU (two of the largest records must fit): give at least 16K" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		PAGES_BAD(cases[i].in, cases[i].err);
+	if (sysconf(_SC_PAGESIZE) == 4096) {
+		PAGES_BAD(
+			"1",
+			"'1': 1 page (4 KiB) is below the smallest ring, 16 KiB per CPU (two of the largest records must fit): give at least 4 pages or 16K");
+		PAGES_BAD(
+			"2",
+			"'2': 2 pages (8 KiB) is below the smallest ring, 16 KiB per CPU (two of the largest records must fit): give at least 4 pages or 16K");
+	}
+	return 0;
+}
+
+/* Writable is found by writing; a missing directory as mkdir -p would make it. */
+TEST(dir_writable_and_mkdir_p)
+{
+	char dir[] = "/tmp/trigrec-test-dir.XXXXXX", p[512], f[256];
+	int missing = -1, fd;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(dir_check_writable(dir, &missing, err, sizeof(err)), 0);
+	CHECK_EQ(missing, 0);
+	snprintf(p, sizeof(p), "%s/a/b/c", dir);
+	CHECK_EQ(dir_check_writable(p, &missing, err, sizeof(err)), 0);
+	CHECK_EQ(missing, 1);
+	/* The test entries are gone: only what mkdir_p makes is there. */
+	snprintf(f, sizeof(f), "ls -A %s | grep -q .", dir);
+	CHECK(system(f) != 0);
+	CHECK_EQ(mkdir_p(p, 0700), 0);
+	CHECK_EQ(mkdir_p(p, 0700), 0); /* exists: fine */
+	CHECK_EQ(dir_check_writable(p, &missing, err, sizeof(err)), 0);
+	CHECK_EQ(missing, 0);
+	/* A file on the way. */
+	snprintf(f, sizeof(f), "%s/file", dir);
+	fd = open(f, O_CREAT | O_WRONLY, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ(dir_check_writable(f, &missing, err, sizeof(err)), -ENOTDIR);
+	snprintf(p, sizeof(p), "%s is not a directory", f);
+	CHECK_STR(err, p);
+	snprintf(p, sizeof(p), "%s/x/y", f);
+	CHECK_EQ(dir_check_writable(p, &missing, err, sizeof(err)), -ENOTDIR);
+	CHECK(strstr(err, "is not a directory") != NULL);
+	CHECK(strstr(err, f) != NULL);
+	CHECK(mkdir_p(p, 0700) < 0);
+	/* /proc/self passes access(W_OK) for root, but takes no file: named. */
+	CHECK(dir_check_writable("/proc/self", &missing, err, sizeof(err)) < 0);
+	CHECK(strstr(err,
+		     "/proc/self is not writable: cannot create /proc/self/.trigrec-write-test.") ==
+	      err);
+	unlink(f);
+	snprintf(f, sizeof(f), "rm -r %s", dir);
+	CHECK_EQ(system(f), 0);
 	return 0;
 }
 
@@ -215,11 +288,9 @@ TEST(duration_units)
 	DUR_OK("250\xce\xbcs", 250000);
 	DUR_OK("10ms", 10000000);
 	DUR_OK("1s", 1000000000ULL);
-	DUR_OK("2m", 120000000000ULL);
+	DUR_OK("2min", 120000000000ULL);
 	DUR_OK("1h", 3600000000000ULL);
 	DUR_OK("7d", 7 * 86400000000000ULL);
-	DUR_OK("10MS", 10000000);
-	DUR_OK("3S", 3000000000ULL);
 	DUR_OK("0s", 0);
 	DUR_OK("0ns", 0);
 	DUR_OK(" 5 ms ", 5000000);
@@ -233,10 +304,94 @@ TEST(duration_units)
 	DUR_OK("0.001ms", 1000);
 	DUR_OK("1.000000001s", 1000000001ULL);
 	DUR_OK("2.5h", 9000000000000ULL);
-	DUR_OK("0.25m", 15000000000ULL);
+	DUR_OK("0.25min", 15000000000ULL);
 	DUR_OK("1.000ns", 1);
 	DUR_OK("18446744073709551615ns", UINT64_MAX);
 	DUR_OK("18446744073s", 18446744073000000000ULL);
+	return 0;
+}
+
+/*
+ * One table for every duration trigrec reads (command line, scripts,
+ * triggers, budgets): units are lower-case and each means one thing.
+ */
+TEST(duration_unit_table)
+{
+	static const struct {
+		const char *in;
+		uint64_t ns; /* when err is NULL */
+		const char *err;
+	} cases[] = {
+		{ "1min", 60000000000ULL, NULL },
+		{ "1 min", 60000000000ULL, NULL },
+		{ "2minute", 120000000000ULL, NULL },
+		{ "50 ms", 50000000, NULL },
+		{ "10 ms", 10000000, NULL },
+		{ "3sec", 3000000000ULL, NULL },
+		{ "1hour", 3600000000000ULL, NULL },
+		{ "1day", 86400000000000ULL, NULL },
+		{ "1.5 h", 5400000000000ULL, NULL },
+		{ "1m", 0,
+		  "'1m': 'm' is ambiguous in a duration: write 1min for minutes or 1ms for milliseconds" },
+		{ "1.5 m", 0,
+		  "'1.5 m': 'm' is ambiguous in a duration: write 1.5min for minutes or 1.5ms for milliseconds" },
+		{ "1M", 0,
+		  "'1M': 'M' is not a unit of time (it is a mebibyte in sizes): did you mean 1ms or 1min?" },
+		{ "50mS", 0, "'50mS': units are lower-case: write 50ms" },
+		{ "50MS", 0, "'50MS': units are lower-case: write 50ms" },
+		{ "3S", 0, "'3S': units are lower-case: write 3s" },
+		{ "2Min", 0, "'2Min': units are lower-case: write 2min" },
+		{ "1H", 0, "'1H': units are lower-case: write 1h" },
+		{ "7D", 0, "'7D': units are lower-case: write 7d" },
+		{ "5US", 0, "'5US': units are lower-case: write 5us" },
+		{ "5 mins", 0, "'5 mins': unknown unit 'mins' (use ns, us, ms, s, min, h or d)" },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (cases[i].err)
+			DUR_BAD(cases[i].in, cases[i].err);
+		else
+			DUR_OK(cases[i].in, cases[i].ns);
+	}
+	return 0;
+}
+
+/* A period is a duration, or a unit alone meaning one of it. */
+TEST(period_words)
+{
+	static const struct {
+		const char *in;
+		uint64_t ns; /* when err is NULL */
+		const char *err;
+	} cases[] = {
+		{ "min", 60000000000ULL, NULL },
+		{ "minute", 60000000000ULL, NULL },
+		{ "s", 1000000000ULL, NULL },
+		{ "sec", 1000000000ULL, NULL },
+		{ "hour", 3600000000000ULL, NULL },
+		{ "h", 3600000000000ULL, NULL },
+		{ "day", 86400000000000ULL, NULL },
+		{ "30s", 30000000000ULL, NULL },
+		{ "1min", 60000000000ULL, NULL },
+		{ "m", 0,
+		  "'m': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2min)" },
+		{ "5m", 0,
+		  "'5m': 'm' is ambiguous in a duration: write 5min for minutes or 5ms for milliseconds" },
+	};
+	uint64_t v;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		v = 42;
+		err[0] = '\0';
+		if (cases[i].err) {
+			CHECK_EQ(parse_period(cases[i].in, &v, err, sizeof(err)), -EINVAL);
+			CHECK_STR(err, cases[i].err);
+			CHECK_EQ(v, 42);
+		} else {
+			CHECK_EQ(parse_period(cases[i].in, &v, err, sizeof(err)), 0);
+			CHECK_EQ(v, cases[i].ns);
+		}
+	}
 	return 0;
 }
 
@@ -245,15 +400,17 @@ TEST(duration_errors)
 	DUR_BAD("10", "'10': missing unit (add a unit, e.g. 10ms)");
 	DUR_BAD("1.5", "'1.5': missing unit (add a unit, e.g. 1.5ms)");
 	DUR_BAD(" 7 ", "' 7 ': missing unit (add a unit, e.g. 7ms)");
-	DUR_BAD("10x", "'10x': unknown unit 'x' (use ns, us, ms, s, m, h or d)");
-	DUR_BAD("10sec", "'10sec': unknown unit 'sec' (use ns, us, ms, s, m, h or d)");
-	DUR_BAD("10 w", "'10 w': unknown unit 'w' (use ns, us, ms, s, m, h or d)");
+	DUR_BAD("10x", "'10x': unknown unit 'x' (use ns, us, ms, s, min, h or d)");
+	DUR_BAD("10secs", "'10secs': unknown unit 'secs' (use ns, us, ms, s, min, h or d)");
+	DUR_BAD("10 w", "'10 w': unknown unit 'w' (use ns, us, ms, s, min, h or d)");
 	DUR_BAD("-5ms", "'-5ms': a duration cannot be negative");
-	DUR_BAD("", "empty duration (expected e.g. 10ms, 1.5s or 2m)");
-	DUR_BAD(NULL, "empty duration (expected e.g. 10ms, 1.5s or 2m)");
-	DUR_BAD("ms", "'ms': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)");
-	DUR_BAD(".s", "'.s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2m)");
-	DUR_BAD("1.2.3s", "'1.2.3s': unknown unit '.3s' (use ns, us, ms, s, m, h or d)");
+	DUR_BAD("", "empty duration (expected e.g. 10ms, 1.5s or 2min)");
+	DUR_BAD(NULL, "empty duration (expected e.g. 10ms, 1.5s or 2min)");
+	DUR_BAD("ms",
+		"'ms': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2min)");
+	DUR_BAD(".s",
+		"'.s': not a duration (expected a number and a unit, e.g. 10ms, 1.5s or 2min)");
+	DUR_BAD("1.2.3s", "'1.2.3s': unknown unit '.3s' (use ns, us, ms, s, min, h or d)");
 	DUR_BAD("0.5ns", "'0.5ns': finer than the 1ns resolution");
 	DUR_BAD("1.0000000001s", "'1.0000000001s': finer than the 1ns resolution");
 	DUR_BAD("0.0000000000000000001s", "'0.0000000000000000001s': too many decimal places");
@@ -585,6 +742,36 @@ TEST(explain_denied_text)
 	return 0;
 }
 
+/* Durations as a user writes them, and read back to the same value. */
+TEST(fmt_duration_as_written_cases)
+{
+	static const struct {
+		uint64_t ns;
+		const char *want;
+	} cases[] = {
+		{ 86400000000000ULL, "1d" },
+		{ 7 * 86400000000000ULL, "7d" },
+		{ 3600000000000ULL, "1h" },
+		{ 5400000000000ULL, "90min" },
+		{ 60000000000ULL, "1min" },
+		{ 1500000000ULL, "1500ms" },
+		{ 1000000000ULL, "1s" },
+		{ 250000ULL, "250us" },
+		{ 7, "7ns" },
+		{ 0, "0ns" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint64_t back = 1;
+
+		CHECK_STR(fmt_duration_as_written(cases[i].ns, buf, sizeof(buf)), cases[i].want);
+		CHECK_EQ(parse_duration(buf, &back, err, sizeof(err)), 0);
+		CHECK_EQ(back, cases[i].ns);
+	}
+	return 0;
+}
+
 TEST(roundtrip_fmt_parse)
 {
 	/* What fmt_duration prints (minus the space) parses back to the same value. */
@@ -652,7 +839,10 @@ TEST(utf8_chars)
 }
 
 RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases), T(mmap_pages),
-	  T(mmap_pages_errors), T(duration_units), T(duration_errors), T(u64_parse), T(u64_errors),
-	  T(cpulist_parse), T(cpulist_errors), T(cpus_possible_and_online), T(edit_distance_cases),
-	  T(fmt_duration_cases), T(roundtrip_fmt_parse), T(utf8_chars), T(fmt_size_cases),
-	  T(log_short_cases), T(log_long_messages_keep_their_end), T(explain_denied_text))
+	  T(mmap_pages_minimum), T(dir_writable_and_mkdir_p), T(mmap_pages_errors),
+	  T(duration_units), T(duration_unit_table), T(period_words), T(duration_errors),
+	  T(u64_parse), T(u64_errors), T(cpulist_parse), T(cpulist_errors),
+	  T(cpus_possible_and_online), T(edit_distance_cases), T(fmt_duration_cases),
+	  T(fmt_duration_as_written_cases), T(roundtrip_fmt_parse), T(utf8_chars),
+	  T(fmt_size_cases), T(log_short_cases), T(log_long_messages_keep_their_end),
+	  T(explain_denied_text))
