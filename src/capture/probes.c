@@ -74,6 +74,30 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+int probe_text_check(const char *what, const char *s, int blanks_ok, char *err, size_t errlen)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f && (blanks_ok || *p != ' '))
+			continue;
+		seterr(err, errlen,
+		       "%s: byte %zu is %s (0x%02x): refused, because the kernel's "
+		       "kprobe_events/uprobe_events take one event per line split on blanks, "
+		       "so it would change other events; %s",
+		       what, (size_t)(p - (const unsigned char *)s),
+		       *p == ' '  ? "a blank" :
+		       *p == '\n' ? "a newline" :
+		       *p == '\t' ? "a tab" :
+				    "a control character",
+		       *p,
+		       *p == ' ' ? "remove it, or for a path, give the binary one without "
+				   "blanks (a hard link or a bind mount)" :
+				   "remove it (a binary path or USDT note holding one cannot be "
+				   "probed)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int copy_part(char *dst, size_t len, const char *s, size_t n)
 {
 	if (n >= len)
@@ -109,6 +133,8 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 	size_t hl;
 
 	memset(s, 0, sizeof(*s));
+	if (probe_text_check("the probe name", text, 1, err, errlen))
+		return -EINVAL;
 	s->kind = probe_kind_of(text);
 	if (s->kind == PROBE_NONE) {
 		seterr(err, errlen,
@@ -203,6 +229,11 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 		seterr(err, errlen, "'%s': no function or probe name", text);
 		return -EINVAL;
 	}
+	if (probe_text_check("the path", s->path, 0, err, errlen) ||
+	    probe_text_check(s->kind == PROBE_USDT ? "the USDT probe name" : "the function",
+			     s->func, 0, err, errlen) ||
+	    probe_text_check("the USDT provider", s->provider, 0, err, errlen))
+		return -EINVAL;
 	if (probe_is_glob(s->path)) {
 		seterr(err, errlen,
 		       "'%s': the path cannot be a glob (only the function or probe name)", text);
@@ -284,6 +315,17 @@ static void usdt_reg(const char *r, char *out, size_t len)
 	snprintf(out, len, "%%%s", b);
 }
 
+/* A register name as notes write them: 1-8 letters and digits. */
+static int usdt_reg_ok(const char *r, size_t n)
+{
+	if (!n || n > 8)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)r[i]))
+			return 0;
+	return 1;
+}
+
 int usdt_arg_parse(const char *text, struct usdt_arg *a)
 {
 	const char *at = strchr(text, '@'), *p;
@@ -300,11 +342,17 @@ int usdt_arg_parse(const char *text, struct usdt_arg *a)
 	a->is_signed = sz < 0;
 	p = at + 1;
 	if (*p == '$') {
-		/* an immediate */
+		/* an immediate: a number, nothing else reaches uprobe_events */
+		errno = 0;
+		(void)strtoll(p + 1, &end, 0);
+		if (end == p + 1 || *end || errno)
+			return -EINVAL;
 		snprintf(a->fetch, sizeof(a->fetch), "\\%s", p + 1);
 		return 0;
 	}
 	if (*p == '%') {
+		if (!usdt_reg_ok(p + 1, strlen(p + 1)))
+			return -EINVAL;
 		usdt_reg(p + 1, a->fetch, sizeof(a->fetch));
 		return 0;
 	}
@@ -319,6 +367,8 @@ int usdt_arg_parse(const char *text, struct usdt_arg *a)
 		cl = strchr(end, ')');
 		if (!cl || cl[1] || (size_t)(cl - end - 2) >= sizeof(reg))
 			return -EINVAL;
+		if (!usdt_reg_ok(end + 2, (size_t)(cl - end - 2)))
+			return -EINVAL;
 		memcpy(reg, end + 2, (size_t)(cl - end - 2));
 		reg[cl - end - 2] = '\0';
 		if (!strcmp(reg, "rip"))
@@ -327,6 +377,29 @@ int usdt_arg_parse(const char *text, struct usdt_arg *a)
 		snprintf(a->fetch, sizeof(a->fetch), "%+ld(%s)", off, rr);
 	}
 	return 0;
+}
+
+int usdt_args_parse(const char *args, struct usdt_arg *ua, int max, char *err, size_t errlen)
+{
+	char a[512], *save = NULL, *t;
+	int n = 0;
+
+	if (probe_text_check("its argument text (in the binary's .note.stapsdt)", args, 1, err,
+			     errlen))
+		return -EINVAL;
+	snprintf(a, sizeof(a), "%s", args);
+	for (t = strtok_r(a, " ", &save); t && n < max; t = strtok_r(NULL, " ", &save)) {
+		if (usdt_arg_parse(t, &ua[n])) {
+			/* Unreadable here (a global's address): leave a placeholder. */
+			memset(&ua[n], 0, sizeof(ua[n]));
+			ua[n].size = 8;
+			snprintf(ua[n].fetch, sizeof(ua[n].fetch), "\\0");
+			dlog("usdt argument %d '%s' is not readable by a uprobe; it reads 0", n + 1,
+			     t);
+		}
+		n++;
+	}
+	return n;
 }
 
 static int valid_ident(const char *s)
@@ -551,6 +624,8 @@ static int one_field(const struct fa_ctx *c, const char *item, int idx, char *ou
 		seterr(c->err, c->errlen, "an empty field in the field list");
 		return -EINVAL;
 	}
+	if (probe_text_check("a field", item, 0, c->err, c->errlen))
+		return -EINVAL;
 	if (translate_fetch(c, fetch, kf, sizeof(kf), &deftype, dn, sizeof(dn)))
 		return -EINVAL;
 	if (!name[0])
@@ -1418,6 +1493,9 @@ static int write_events(const char *file, const char *line, char *err, size_t er
 		seterr(err, errlen, "tracefs is not available");
 		return -ENODEV;
 	}
+	/* The last guard: one line, ours alone (the callers have said why already). */
+	if (probe_text_check(file, line, 1, err, errlen))
+		return -EINVAL;
 	snprintf(path, sizeof(path), "%s/%s", root, file);
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0) {
@@ -1741,6 +1819,14 @@ rm_one:
 	}
 	if (resolve_path(s->path, path, sizeof(path), err, errlen))
 		return -ENOENT;
+	{
+		char what[1100];
+
+		/* Not printed itself: it holds what the check refuses. */
+		snprintf(what, sizeof(what), "the real path of %.1000s", s->path);
+		if (probe_text_check(what, path, 0, err, errlen))
+			return -EINVAL;
+	}
 	if (s->kind == PROBE_USDT) {
 		sites = calloc(MAX_USDT_SITES, sizeof(*sites));
 		if (!sites)
@@ -1797,21 +1883,15 @@ rm_one:
 		int nua = 0;
 
 		if (sites) {
-			char a[512], *save = NULL, *t;
+			char why[512];
 
-			snprintf(a, sizeof(a), "%s", sites[i].args);
-			for (t = strtok_r(a, " ", &save); t && nua < PROBE_MAX_USDT_ARGS;
-			     t = strtok_r(NULL, " ", &save)) {
-				if (usdt_arg_parse(t, &ua[nua])) {
-					/* Unreadable here (a global's address): leave a placeholder. */
-					memset(&ua[nua], 0, sizeof(ua[nua]));
-					ua[nua].size = 8;
-					snprintf(ua[nua].fetch, sizeof(ua[nua].fetch), "\\0");
-					dlog("usdt %s:%s: argument %d '%s' is not readable by a "
-					     "uprobe; it reads 0",
-					     sites[i].provider, sites[i].name, nua + 1, t);
-				}
-				nua++;
+			nua = usdt_args_parse(sites[i].args, ua, PROBE_MAX_USDT_ARGS, why,
+					      sizeof(why));
+			if (nua < 0) {
+				seterr(err, errlen, "usdt %s:%s in %s: %s", sites[i].provider,
+				       sites[i].name, path, why);
+				r = -EINVAL;
+				goto fail;
 			}
 			snprintf(base, sizeof(base), "%s__%s", sites[i].provider, sites[i].name);
 			off = sites[i].off;

@@ -409,5 +409,64 @@ TEST(blacklisted)
 	return 0;
 }
 
+/*
+ * Nothing with a control character or a blank where the kernel splits reaches
+ * kprobe_events/uprobe_events: a newline there would add or remove other
+ * tools' probes (issue 28).
+ */
+TEST(tracefs_injection)
+{
+	struct usdt_arg a, ua[PROBE_MAX_USDT_ARGS];
+	struct probe_spec s;
+	char err[512], out[512];
+
+	/* In the name: the path, the function, the provider, a field. */
+	CHECK_EQ(probe_spec_parse("uprobe:/bin/a\nb:main", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the probe name: byte 13 is a newline (0x0a)"));
+	CHECK_EQ(probe_spec_parse("uprobe:/bin/a\x1b[2Jb:main", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "a control character (0x1b)"));
+	CHECK_EQ(probe_spec_parse("uprobe:/opt/my app/bin:main", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the path: byte 7 is a blank"));
+	CHECK(strstr(err, "hard link"));
+	CHECK_EQ(probe_spec_parse("kprobe:vfs_read -r", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the function: byte 8 is a blank"));
+	CHECK_EQ(probe_spec_parse("usdt:/bin/x:p v:n", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the USDT provider"));
+	CHECK_EQ(probe_spec_parse("kprobe:vfs_read\t", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "a tab"));
+	/* A field: blanks around items are fine, inside one they are not. */
+	CHECK_EQ(probe_spec_parse("uprobe:/bin/x:f(a=arg1, b=%si -p)", &s, err, sizeof(err)), 0);
+	CHECK_EQ(probe_fetchargs(&s, NULL, 0, 0, out, sizeof(out), err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "a field: byte 5 is a blank"));
+	CHECK_EQ(probe_spec_parse("uprobe:/bin/x:f(a=arg1, b=%si)", &s, err, sizeof(err)), 0);
+	CHECK_EQ(probe_fetchargs(&s, NULL, 0, 0, out, sizeof(out), err, sizeof(err)), 0);
+	/* The ELF note's argument text: a newline, a tab, ESC refused; blanks separate. */
+	CHECK_EQ(usdt_args_parse("-4@%edi\n-:trigrec_1/x", ua, PROBE_MAX_USDT_ARGS, err,
+				 sizeof(err)),
+		 -EINVAL);
+	CHECK(strstr(err, "argument text (in the binary's .note.stapsdt): byte 7 is a newline"));
+	CHECK_EQ(usdt_args_parse("8@%rsi\t8@%rdi", ua, PROBE_MAX_USDT_ARGS, err, sizeof(err)),
+		 -EINVAL);
+	CHECK_EQ(usdt_args_parse("8@$1\x7f", ua, PROBE_MAX_USDT_ARGS, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(usdt_args_parse("-4@%edi 8@%rsi", ua, PROBE_MAX_USDT_ARGS, err, sizeof(err)), 2);
+	CHECK_EQ(usdt_args_parse("", ua, PROBE_MAX_USDT_ARGS, err, sizeof(err)), 0);
+	/* One argument: an immediate is a number, a register letters and digits. */
+	CHECK_EQ(usdt_arg_parse("8@$1;x", &a), -EINVAL);
+	CHECK_EQ(usdt_arg_parse("8@$", &a), -EINVAL);
+	CHECK_EQ(usdt_arg_parse("8@%r(x)", &a), -EINVAL);
+	CHECK_EQ(usdt_arg_parse("8@8(%r:x)", &a), -EINVAL);
+	CHECK_EQ(usdt_arg_parse("8@$-3", &a), 0);
+	CHECK_STR(a.fetch, "\\-3");
+	/* An unreadable argument reads 0, the others still count. */
+	CHECK_EQ(usdt_args_parse("8@foo(%rip) 4@$7", ua, PROBE_MAX_USDT_ARGS, err, sizeof(err)), 2);
+	CHECK_STR(ua[0].fetch, "\\0");
+	CHECK_STR(ua[1].fetch, "\\7");
+	/* The checker itself. */
+	CHECK_EQ(probe_text_check("x", "p:g/n /bin/a:0x10 a=%di", 1, err, sizeof(err)), 0);
+	CHECK_EQ(probe_text_check("x", "p:g/n /bin/a:0x10\n-:g/m", 1, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(probe_text_check("x", "a b", 0, err, sizeof(err)), -EINVAL);
+	return 0;
+}
+
 RUN_TESTS(T(parse_kinds), T(parse_errors), T(fetchargs), T(usdt_args), T(list_split), T(recipes),
-	  T(glob_parse), T(glob_expand), T(kfuncs), T(blacklisted))
+	  T(glob_parse), T(glob_expand), T(kfuncs), T(blacklisted), T(tracefs_injection))
