@@ -217,4 +217,43 @@ TEST(addresses)
 	return 0;
 }
 
-RUN_TESTS(T(counters_and_histograms), T(bpf_recursion_misses), T(exposition_checker), T(addresses))
+/* The Host header a loopback bind answers (DNS rebinding defence, issue 28). */
+TEST(loopback_host)
+{
+	struct sockaddr_storage ss;
+	char err[256];
+
+	CHECK(metrics_host_ok("localhost"));
+	CHECK(metrics_host_ok("LocalHost:9464"));
+	CHECK(metrics_host_ok("localhost.:9464"));
+	CHECK(metrics_host_ok("127.0.0.1:9464"));
+	CHECK(metrics_host_ok("127.1.2.3"));
+	CHECK(metrics_host_ok("[::1]:9464"));
+	CHECK(metrics_host_ok("[::1]"));
+	CHECK(metrics_host_ok(NULL));
+	CHECK(!metrics_host_ok("evil.example"));
+	CHECK(!metrics_host_ok("evil.example:9464"));
+	CHECK(!metrics_host_ok("localhost.evil.example"));
+	CHECK(!metrics_host_ok("127.0.0.1.evil.example:9464"));
+	CHECK(!metrics_host_ok("10.0.0.1:9464"));
+	CHECK(!metrics_host_ok("[::2]:9464"));
+	CHECK(!metrics_host_ok("[::1"));
+	CHECK(!metrics_host_ok("localhost:"));
+	CHECK(!metrics_host_ok("localhost:94x"));
+	CHECK(!metrics_host_ok("localhost:123456"));
+	CHECK(!metrics_host_ok(""));
+	CHECK_EQ(metrics_parse_addr("9464", &ss, err, sizeof(err)), 0);
+	CHECK(metrics_addr_is_loopback(&ss));
+	CHECK_EQ(metrics_parse_addr("127.0.0.2:9464", &ss, err, sizeof(err)), 0);
+	CHECK(metrics_addr_is_loopback(&ss));
+	CHECK_EQ(metrics_parse_addr("[::1]:9464", &ss, err, sizeof(err)), 0);
+	CHECK(metrics_addr_is_loopback(&ss));
+	CHECK_EQ(metrics_parse_addr("0.0.0.0:9464", &ss, err, sizeof(err)), 0);
+	CHECK(!metrics_addr_is_loopback(&ss));
+	CHECK_EQ(metrics_parse_addr("[::]:9464", &ss, err, sizeof(err)), 0);
+	CHECK(!metrics_addr_is_loopback(&ss));
+	return 0;
+}
+
+RUN_TESTS(T(counters_and_histograms), T(bpf_recursion_misses), T(exposition_checker), T(addresses),
+	  T(loopback_host))
