@@ -174,8 +174,9 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 			       s->kind == PROBE_KPROBE ? "[+OFFSET]" : "");
 			return -EINVAL;
 		}
-		if (copy_part(s->func, sizeof(s->func), head, strlen(head)) ||
-		    split_offset(s->func, &s->offset, err, errlen))
+		if (copy_part(s->func, sizeof(s->func), head, strlen(head)))
+			goto too_long;
+		if (split_offset(s->func, &s->offset, err, errlen))
 			return -EINVAL;
 		if (s->kind == PROBE_KRETPROBE && s->offset) {
 			seterr(err, errlen, "'%s': a kretprobe is on the function, not an offset",
@@ -194,8 +195,9 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 		}
 		*c1 = '\0';
 		if (copy_part(s->path, sizeof(s->path), head, strlen(head)) ||
-		    copy_part(s->func, sizeof(s->func), c1 + 1, strlen(c1 + 1)) ||
-		    split_offset(s->func, &s->offset, err, errlen))
+		    copy_part(s->func, sizeof(s->func), c1 + 1, strlen(c1 + 1)))
+			goto too_long;
+		if (split_offset(s->func, &s->offset, err, errlen))
 			return -EINVAL;
 		if (s->kind == PROBE_URETPROBE && s->offset) {
 			seterr(err, errlen, "'%s': a uretprobe is on the function, not an offset",
@@ -210,18 +212,21 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 			return -EINVAL;
 		}
 		*c2 = '\0';
-		copy_part(s->func, sizeof(s->func), c2 + 1, strnlen(c2 + 1, sizeof(s->func) - 1));
+		if (copy_part(s->func, sizeof(s->func), c2 + 1, strlen(c2 + 1)))
+			goto too_long;
 		c1 = strrchr(head, ':');
 		/* usdt:PATH:NAME (any provider) when what is left has no ':' or looks like a path. */
 		if (c1 && !strchr(c1 + 1, '/')) {
 			*c1 = '\0';
-			copy_part(s->provider, sizeof(s->provider), c1 + 1,
-				  strnlen(c1 + 1, sizeof(s->provider) - 1));
+			if (copy_part(s->provider, sizeof(s->provider), c1 + 1, strlen(c1 + 1)))
+				goto too_long;
 		}
-		if (!head[0] || copy_part(s->path, sizeof(s->path), head, strlen(head))) {
+		if (!head[0]) {
 			seterr(err, errlen, "'%s': write usdt:PATH:PROVIDER:NAME", text);
 			return -EINVAL;
 		}
+		if (copy_part(s->path, sizeof(s->path), head, strlen(head)))
+			goto too_long;
 		break;
 	default: break;
 	}
@@ -244,6 +249,12 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 		return -EINVAL;
 	}
 	return 0;
+too_long:
+	seterr(err, errlen,
+	       "'%.80s...': a part of it is too long (a path at most %zu bytes, a function or "
+	       "symbol at most %zu)",
+	       text, sizeof(s->path) - 1, sizeof(s->func) - 1);
+	return -EINVAL;
 }
 
 int probe_list_next(const char **p, char *out, size_t len)
@@ -343,6 +354,9 @@ int usdt_arg_parse(const char *text, struct usdt_arg *a)
 	p = at + 1;
 	if (*p == '$') {
 		/* an immediate: a number, nothing else reaches uprobe_events */
+		if (!isdigit((unsigned char)p[1]) &&
+		    !((p[1] == '-' || p[1] == '+') && isdigit((unsigned char)p[2])))
+			return -EINVAL;
 		errno = 0;
 		(void)strtoll(p + 1, &end, 0);
 		if (end == p + 1 || *end || errno)
@@ -1241,32 +1255,20 @@ static int elf_func_names(const char *path, struct probe_names *out, char *err, 
 	return out->n;
 }
 
-struct usdt_site {
-	char provider[128];
-	char name[128];
-	uint64_t off;	   /* file offset of the probe */
-	uint64_t sema_off; /* file offset of the semaphore, 0 = none */
-	char args[512];
-};
-
 /*
  * The .note.stapsdt sites of path matching provider (or any, "") and name.
  * Returns the count (up to max), -ENOENT (err with suggestions) when none.
  */
-static int usdt_sites(const char *path, const char *provider, const char *name,
-		      struct usdt_site *out, int max, char *err, size_t errlen)
+static int usdt_sites_elf(Elf *e, const char *path, const char *provider, const char *name,
+			  struct usdt_site *out, int max, char *err, size_t errlen)
 {
 	struct cand c[4] = { { { 0 } } };
 	uint64_t base_addr = 0;
-	int fd, n = 0, nnotes = 0, is64, over = 0;
+	int n = 0, nnotes = 0, is64, over = 0;
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 	char want[400];
-	Elf *e;
 
-	e = elf_open_path(path, &fd, err, errlen);
-	if (!e)
-		return -ENOENT;
 	is64 = gelf_getclass(e) == ELFCLASS64;
 	snprintf(want, sizeof(want), "%s:%s", provider[0] ? provider : "", name);
 	if (elf_getshdrstrndx(e, &shstrndx))
@@ -1308,10 +1310,15 @@ static int usdt_sites(const char *path, const char *provider, const char *name,
 				memcpy(v, desc, sizeof(v));
 				pc = v[0], base = v[1], sema = v[2];
 			}
+			/* Three strings, each ending inside the note (a crafted one may not). */
 			pv = desc + 3 * as;
-			nm = pv + strnlen(pv, nh.n_descsz - 3 * as) + 1;
-			ar = nm + strlen(nm) + 1;
-			if (ar > desc + nh.n_descsz)
+			nm = pv + strnlen(pv, (size_t)(desc + nh.n_descsz - pv)) + 1;
+			if (nm >= desc + nh.n_descsz)
+				continue;
+			ar = nm + strnlen(nm, (size_t)(desc + nh.n_descsz - nm)) + 1;
+			if (ar >= desc + nh.n_descsz ||
+			    strnlen(ar, (size_t)(desc + nh.n_descsz - ar)) ==
+				    (size_t)(desc + nh.n_descsz - ar))
 				continue;
 			nnotes++;
 			/* Literal names or globs (fnmatch of a literal is strcmp). */
@@ -1342,8 +1349,6 @@ static int usdt_sites(const char *path, const char *provider, const char *name,
 			n++;
 		}
 	}
-	elf_end(e);
-	close(fd);
 	if (over) {
 		seterr(err, errlen,
 		       "usdt %s%s%s in %s has %d sites, more than the %d trigrec probes at once: "
@@ -1365,6 +1370,39 @@ static int usdt_sites(const char *path, const char *provider, const char *name,
 			       sg[0] ? " (did you mean " : "", sg, sg[0] ? "?)" : "");
 		return -ENOENT;
 	}
+	return n;
+}
+
+static int usdt_sites(const char *path, const char *provider, const char *name,
+		      struct usdt_site *out, int max, char *err, size_t errlen)
+{
+	int fd, n;
+	Elf *e = elf_open_path(path, &fd, err, errlen);
+
+	if (!e)
+		return -ENOENT;
+	n = usdt_sites_elf(e, path, provider, name, out, max, err, errlen);
+	elf_end(e);
+	close(fd);
+	return n;
+}
+
+int usdt_sites_mem(const void *img, size_t len, const char *provider, const char *name,
+		   struct usdt_site *out, int max, char *err, size_t errlen)
+{
+	Elf *e;
+	int n;
+
+	pthread_once(&elf_once, elf_init);
+	e = elf_memory((char *)img, len);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		seterr(err, errlen, "(memory): not an ELF file");
+		return -ENOENT;
+	}
+	n = usdt_sites_elf(e, "(memory)", provider, name, out, max, err, errlen);
+	elf_end(e);
 	return n;
 }
 

@@ -100,6 +100,23 @@ struct usdt_arg {
 
 #define PROBE_MAX_USDT_ARGS 12
 
+/* One USDT site of a binary, as its .note.stapsdt describes it. */
+struct usdt_site {
+	char provider[128];
+	char name[128];
+	uint64_t off;	   /* file offset of the probe */
+	uint64_t sema_off; /* file offset of the semaphore, 0 = none */
+	char args[512];	   /* the note's argument text, as written */
+};
+
+/*
+ * The sites of provider:name (globs; provider "" = any) in an ELF image in
+ * memory (the fuzzer's entry; probes read files the same way): their count
+ * (at most max in out), or -errno with the reason in err.
+ */
+int usdt_sites_mem(const void *img, size_t len, const char *provider, const char *name,
+		   struct usdt_site *out, int max, char *err, size_t errlen);
+
 /*
  * The fetch-args of one event: "NAME=FETCH:TYPE ..." for uprobe_events /
  * kprobe_events, from the spec's field list or the kind's default fields.
