@@ -360,7 +360,6 @@ int hook_share_file(const char *path, gid_t gid, char *err, size_t errlen)
 		return -e;
 	}
 	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
-		e = errno ? errno : EPERM;
 		snprintf(err, errlen, "%s: not a regular file of trigrec's own: left alone", path);
 		close(fd);
 		return -EPERM;

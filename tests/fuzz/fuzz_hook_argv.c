@@ -62,6 +62,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			m++;
 		REQUIRE(m == n + (hook_argv_has_placeholder(argv) ? 0 : 2));
 		if (!hook_argv_has_placeholder(argv)) {
+			REQUIRE(built[n] && built[n + 1]);
 			REQUIRE(!strcmp(built[n], s.data));
 			REQUIRE(!strcmp(built[n + 1], s.sidecar));
 		}

@@ -483,11 +483,14 @@ TEST(share_file_and_dir)
  */
 TEST(runs_as_the_user_with_no_capabilities)
 {
-	char *argv[] = { "/bin/sh", "-c",
-			 "echo uid=$(id -u) gid=$(id -g) groups=$(id -G); "
-			 "grep -E '^(Cap|NoNewPrivs)' /proc/self/status; "
-			 "echo bytes=$(wc -c <\"$0\") home=$HOME user=$USER; exec ls /proc/self/fd",
-			 "{data}", NULL };
+	char *argv[] = {
+		"/bin/sh", "-c",
+		/* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one script, three lines */
+		"echo uid=$(id -u) gid=$(id -g) groups=$(id -G); "
+		"grep -E '^(Cap|NoNewPrivs)' /proc/self/status; "
+		"echo bytes=$(wc -c <\"$0\") home=$HOME user=$USER; exec ls /proc/self/fd",
+		"{data}", NULL
+	};
 	char dir[] = "/tmp/test_hooks_user.XXXXXX", data[128], log[] = "/tmp/test_hooks.XXXXXX",
 	     buf[65536], err[512], want[512];
 	struct hook_cred nobody;

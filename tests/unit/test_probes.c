@@ -578,6 +578,7 @@ TEST(usdt_note_bounds)
 	memset(desc, 0, 24);
 	desc[0] = 0x10;
 	desc[2] = 0x40;
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): note bytes, NULs as written */
 	memcpy(desc + 24, "p\0nameXY", 8); /* 32 bytes: no padding after it either */
 	len = usdt_image(desc, 32, &img, &base);
 	CHECK(len > 0);
@@ -587,6 +588,7 @@ TEST(usdt_note_bounds)
 	CHECK(strstr(err, "no USDT probes") || strstr(err, "no USDT probe"));
 	munmap(base, 2 * pg);
 	/* The same note, well formed: one site, its strings as written. */
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): note bytes, NULs as written */
 	memcpy(desc + 24, "p\0name\0-4@%edi\0", 15);
 	len = usdt_image(desc, 39, &img, &base);
 	if (!len)
@@ -598,6 +600,7 @@ TEST(usdt_note_bounds)
 	CHECK_EQ(site[0].off, 0x10);
 	munmap(base, 2 * pg);
 	/* Its strings, but no NUL after the arguments. */
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): note bytes, NULs as written */
 	memcpy(desc + 24, "p\0name\0-4@%edi", 14);
 	len = usdt_image(desc, 38, &img, &base);
 	if (!len)
