@@ -373,7 +373,7 @@ int hook_share_file(const char *path, gid_t gid, char *err, size_t errlen)
 	return -e;
 }
 
-int hook_share_dir(const char *dir, gid_t gid, char *err, size_t errlen)
+int hook_share_dir(const char *dir, gid_t gid, int may_chgrp, char *err, size_t errlen)
 {
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), e = 0;
 	struct stat st;
@@ -384,11 +384,22 @@ int hook_share_dir(const char *dir, gid_t gid, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: %s", dir, strerror(e));
 		return -e;
 	}
-	if (fstat(fd, &st) || st.st_uid != geteuid()) {
+	if (fstat(fd, &st)) {
+		e = errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(e));
+		close(fd);
+		return -e;
+	}
+	if ((st.st_mode & 0005) == 0005) { /* everyone may search and read it */
+		close(fd);
+		return 0;
+	}
+	if (st.st_uid != geteuid() || (st.st_gid != gid && !may_chgrp)) {
 		snprintf(err, errlen,
-			 "%s: not trigrec's own directory: cannot make it readable by "
-			 "on_snapshot_user (give its group r-x yourself, or choose another -o)",
-			 dir);
+			 "%s: on_snapshot_user's group (gid %u) cannot read it, and trigrec "
+			 "does not regroup a directory it did not create: run 'chgrp %u %s; "
+			 "chmod g+rx,g-w %s', or give -o a directory trigrec creates",
+			 dir, (unsigned)gid, (unsigned)gid, dir, dir);
 		close(fd);
 		return -EPERM;
 	}

@@ -68,11 +68,19 @@ int hook_user_resolve(const char *user, struct hook_cred *cred, char *err, size_
 int hook_can_switch_user(char *err, size_t errlen);
 /*
  * The snapshot pair readable by the hook user: path (a regular file we own,
- * never followed if a symlink) gets group gid and mode 0640. dir (ours): group
- * gid with r-x for the group, write only for its owner. 0 or -errno with err.
+ * never followed if a symlink) gets group gid and mode 0640. 0 or -errno
+ * with err.
  */
 int hook_share_file(const char *path, gid_t gid, char *err, size_t errlen);
-int hook_share_dir(const char *dir, gid_t gid, char *err, size_t errlen);
+/*
+ * The output directory searchable and readable by group gid: nothing to do
+ * when everyone may (r-x for others); else, in a directory trigrec owns, r-x
+ * for its group (and no write for others) when the group is gid already, or
+ * may_chgrp (trigrec created it) lets it become gid. Anything else is
+ * -EPERM with what to run in err: trigrec does not regroup a directory it
+ * did not make.
+ */
+int hook_share_dir(const char *dir, gid_t gid, int may_chgrp, char *err, size_t errlen);
 
 struct hooks_opts {
 	char *const *argv;	      /* program and arguments, NULL-terminated (copied) */

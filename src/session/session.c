@@ -839,8 +839,8 @@ int session__start(struct session *s)
 		char why[PATH_MAX + 256];
 
 		/* The hook user reads the output directory through its group. */
-		if (s->hook_user_set &&
-		    hook_share_dir(c->outdir, s->hook_user.gid, why, sizeof(why))) {
+		if (s->hook_user_set && hook_share_dir(c->outdir, s->hook_user.gid,
+						       s->create_outdir, why, sizeof(why))) {
 			elog("on_snapshot_user %s: %s", s->hook_user.name, why);
 			return -EPERM;
 		}

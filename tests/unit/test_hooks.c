@@ -464,12 +464,21 @@ TEST(share_file_and_dir)
 	CHECK(!stat(f, &st) && (st.st_mode & 07777) == 0600);
 	/* The group gets r-x; nobody but the owner keeps write. */
 	chmod(dir, 0700);
-	CHECK_EQ(hook_share_dir(dir, getegid(), err, sizeof(err)), 0);
+	CHECK_EQ(hook_share_dir(dir, getegid(), 0, err, sizeof(err)), 0);
 	CHECK(!stat(dir, &st) && (st.st_mode & 07777) == 0750);
-	chmod(dir, 0777);
-	CHECK_EQ(hook_share_dir(dir, getegid(), err, sizeof(err)), 0);
-	CHECK(!stat(dir, &st) && (st.st_mode & 07777) == 0755);
-	CHECK(hook_share_dir(l, getegid(), err, sizeof(err)) < 0);
+	chmod(dir, 0773);
+	CHECK_EQ(hook_share_dir(dir, getegid(), 0, err, sizeof(err)), 0);
+	CHECK(!stat(dir, &st) && (st.st_mode & 07777) == 0751);
+	/* Readable by everyone: left as it is. */
+	chmod(dir, 0755);
+	CHECK_EQ(hook_share_dir(dir, getegid() + 1, 0, err, sizeof(err)), 0);
+	CHECK(!stat(dir, &st) && (st.st_mode & 07777) == 0755 && st.st_gid == getegid());
+	/* Another group: only for a directory trigrec created (may_chgrp). */
+	chmod(dir, 0700);
+	CHECK_EQ(hook_share_dir(dir, getegid() + 1, 0, err, sizeof(err)), -EPERM);
+	CHECK(strstr(err, "does not regroup a directory it did not create: run 'chgrp"));
+	CHECK(!stat(dir, &st) && (st.st_mode & 07777) == 0700 && st.st_gid == getegid());
+	CHECK(hook_share_dir(l, getegid(), 1, err, sizeof(err)) < 0);
 	unlink(l);
 	unlink(f);
 	rmdir(dir);
@@ -511,7 +520,7 @@ TEST(runs_as_the_user_with_no_capabilities)
 	fd = open(data, O_CREAT | O_WRONLY, 0600);
 	CHECK(fd >= 0 && write(fd, "0123456789", 10) == 10);
 	close(fd);
-	CHECK_EQ(hook_share_dir(dir, nobody.gid, err, sizeof(err)), 0);
+	CHECK_EQ(hook_share_dir(dir, nobody.gid, 1, err, sizeof(err)), 0);
 	CHECK_EQ(hook_share_file(data, nobody.gid, err, sizeof(err)), 0);
 	lfd = mkstemp(log);
 	saved = dup(2);
