@@ -15,7 +15,7 @@ fi
 UNIT=$ROOT/contrib/trigrec@.service
 CAPS=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")
 t_begin "caps: the unit's set"
-check_eq "CapabilityBoundingSet" "$CAPS" "CAP_BPF CAP_PERFMON CAP_SYS_NICE CAP_SYSLOG"
+check_eq "CapabilityBoundingSet" "$CAPS" "CAP_BPF CAP_PERFMON CAP_SYS_NICE CAP_SYSLOG CAP_SETUID CAP_SETGID"
 check_eq "AmbientCapabilities" "$(sed -n 's/^AmbientCapabilities=//p' "$UNIT")" "$CAPS"
 t_end
 
