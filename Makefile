@@ -298,7 +298,7 @@ compile_commands.json: | $(OUTPUT)/.deps-ok
 # One target per name: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput,
 # tests/fuzz/corpus/NAME/ holds its seeds, tests/fuzz/NAME.dict (optional)
 # its dictionary. Adding a target is adding its name here.
-FUZZ_TARGETS := trigger script perfdata sidecar tpformat
+FUZZ_TARGETS := trigger script perfdata sidecar tpformat usdt usdt_args probe_spec hook_argv metrics_addr
 FUZZ_SECONDS ?= 60
 FUZZ_OUT  := $(OUTPUT)/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -349,8 +349,12 @@ fuzz: fuzz-build
 # make install [DESTDIR=...] [PREFIX=/usr/local] [SYSCONFDIR=/etc]: the binary,
 # the man page, the docs, bash completion, the systemd units (@BINDIR@ and
 # @DOCDIR@ filled in) and an example script in SYSCONFDIR/trigrec, which is
-# never overwritten (an operator's edits survive an upgrade).
+# never overwritten (an operator's edits survive an upgrade). The units run
+# on_snapshot commands as the system user trigrec: its sysusers.d entry is
+# installed, and without DESTDIR the user is created (systemd-sysusers, or
+# useradd) unless CREATE_USER=0; packages run systemd-sysusers themselves.
 SYSCONFDIR     ?= /etc
+CREATE_USER    ?= 1
 BINDIR         := $(PREFIX)/bin
 MANDIR         := $(PREFIX)/share/man
 DOCDIR         := $(PREFIX)/share/doc/trigrec
@@ -358,6 +362,8 @@ COMPLETIONSDIR ?= $(PREFIX)/share/bash-completion/completions
 # systemd's search path for units under /usr/local is /usr/local/lib/systemd/system.
 UNITDIR        ?= $(if $(filter /usr,$(PREFIX)),/lib/systemd/system,$(PREFIX)/lib/systemd/system)
 UNITS          := trigrec.service trigrec@.service
+# systemd-sysusers reads /usr/lib/sysusers.d and /etc/sysusers.d, not /usr/local.
+SYSUSERSDIR    ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/sysusers.d,$(SYSCONFDIR)/sysusers.d)
 EXAMPLE        := examples/on-demand.trig
 DOCS           := README.md docs/operations.md docs/triggers.md docs/script-language.md \
 		  docs/design.md docs/perf-data.md docs/sidecar.md
@@ -373,6 +379,16 @@ install: $(BIN)
 			>$(DESTDIR)$(UNITDIR)/$$u.tmp && chmod 0644 $(DESTDIR)$(UNITDIR)/$$u.tmp && \
 		mv $(DESTDIR)$(UNITDIR)/$$u.tmp $(DESTDIR)$(UNITDIR)/$$u || exit 1; \
 	done
+	install -D -m 0644 contrib/trigrec.sysusers $(DESTDIR)$(SYSUSERSDIR)/trigrec.conf
+	@if [ -z "$(DESTDIR)" ] && [ "$(CREATE_USER)" = 1 ] && ! getent passwd trigrec >/dev/null; then \
+		if command -v systemd-sysusers >/dev/null; then \
+			echo "systemd-sysusers $(SYSUSERSDIR)/trigrec.conf"; \
+			systemd-sysusers $(SYSUSERSDIR)/trigrec.conf; \
+		else \
+			echo "useradd --system --user-group --no-create-home --home-dir / --shell /usr/sbin/nologin trigrec"; \
+			useradd --system --user-group --no-create-home --home-dir / --shell /usr/sbin/nologin trigrec; \
+		fi; \
+	fi
 	install -d -m 0755 $(DESTDIR)$(SYSCONFDIR)/trigrec
 	@if [ -e $(DESTDIR)$(SYSCONFDIR)/trigrec/example.trig ]; then \
 		echo "  keeping $(DESTDIR)$(SYSCONFDIR)/trigrec/example.trig (exists)"; \
@@ -384,9 +400,10 @@ install: $(BIN)
 # Leaves SYSCONFDIR/trigrec (the operator's scripts) and /var/lib/trigrec (snapshots).
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/trigrec $(DESTDIR)$(MANDIR)/man1/trigrec.1 \
-		$(DESTDIR)$(COMPLETIONSDIR)/trigrec $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS))
+		$(DESTDIR)$(COMPLETIONSDIR)/trigrec $(addprefix $(DESTDIR)$(UNITDIR)/,$(UNITS)) \
+		$(DESTDIR)$(SYSUSERSDIR)/trigrec.conf
 	rm -rf $(DESTDIR)$(DOCDIR)
-	@echo "  kept $(DESTDIR)$(SYSCONFDIR)/trigrec and /var/lib/trigrec (scripts and snapshots)"
+	@echo "  kept $(DESTDIR)$(SYSCONFDIR)/trigrec and /var/lib/trigrec (scripts and snapshots), and the user trigrec"
 
 # From the running kernel; for another ARCH, from Debian's bookworm kernel for it.
 vmlinux:

@@ -74,6 +74,30 @@ static void seterr(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
+int probe_text_check(const char *what, const char *s, int blanks_ok, char *err, size_t errlen)
+{
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p >= 0x20 && *p != 0x7f && (blanks_ok || *p != ' '))
+			continue;
+		seterr(err, errlen,
+		       "%s: byte %zu is %s (0x%02x): refused, because the kernel's "
+		       "kprobe_events/uprobe_events take one event per line split on blanks, "
+		       "so it would change other events; %s",
+		       what, (size_t)(p - (const unsigned char *)s),
+		       *p == ' '  ? "a blank" :
+		       *p == '\n' ? "a newline" :
+		       *p == '\t' ? "a tab" :
+				    "a control character",
+		       *p,
+		       *p == ' ' ? "remove it, or for a path, give the binary one without "
+				   "blanks (a hard link or a bind mount)" :
+				   "remove it (a binary path or USDT note holding one cannot be "
+				   "probed)");
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int copy_part(char *dst, size_t len, const char *s, size_t n)
 {
 	if (n >= len)
@@ -109,6 +133,8 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 	size_t hl;
 
 	memset(s, 0, sizeof(*s));
+	if (probe_text_check("the probe name", text, 1, err, errlen))
+		return -EINVAL;
 	s->kind = probe_kind_of(text);
 	if (s->kind == PROBE_NONE) {
 		seterr(err, errlen,
@@ -148,8 +174,9 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 			       s->kind == PROBE_KPROBE ? "[+OFFSET]" : "");
 			return -EINVAL;
 		}
-		if (copy_part(s->func, sizeof(s->func), head, strlen(head)) ||
-		    split_offset(s->func, &s->offset, err, errlen))
+		if (copy_part(s->func, sizeof(s->func), head, strlen(head)))
+			goto too_long;
+		if (split_offset(s->func, &s->offset, err, errlen))
 			return -EINVAL;
 		if (s->kind == PROBE_KRETPROBE && s->offset) {
 			seterr(err, errlen, "'%s': a kretprobe is on the function, not an offset",
@@ -168,8 +195,9 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 		}
 		*c1 = '\0';
 		if (copy_part(s->path, sizeof(s->path), head, strlen(head)) ||
-		    copy_part(s->func, sizeof(s->func), c1 + 1, strlen(c1 + 1)) ||
-		    split_offset(s->func, &s->offset, err, errlen))
+		    copy_part(s->func, sizeof(s->func), c1 + 1, strlen(c1 + 1)))
+			goto too_long;
+		if (split_offset(s->func, &s->offset, err, errlen))
 			return -EINVAL;
 		if (s->kind == PROBE_URETPROBE && s->offset) {
 			seterr(err, errlen, "'%s': a uretprobe is on the function, not an offset",
@@ -184,18 +212,21 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 			return -EINVAL;
 		}
 		*c2 = '\0';
-		copy_part(s->func, sizeof(s->func), c2 + 1, strnlen(c2 + 1, sizeof(s->func) - 1));
+		if (copy_part(s->func, sizeof(s->func), c2 + 1, strlen(c2 + 1)))
+			goto too_long;
 		c1 = strrchr(head, ':');
 		/* usdt:PATH:NAME (any provider) when what is left has no ':' or looks like a path. */
 		if (c1 && !strchr(c1 + 1, '/')) {
 			*c1 = '\0';
-			copy_part(s->provider, sizeof(s->provider), c1 + 1,
-				  strnlen(c1 + 1, sizeof(s->provider) - 1));
+			if (copy_part(s->provider, sizeof(s->provider), c1 + 1, strlen(c1 + 1)))
+				goto too_long;
 		}
-		if (!head[0] || copy_part(s->path, sizeof(s->path), head, strlen(head))) {
+		if (!head[0]) {
 			seterr(err, errlen, "'%s': write usdt:PATH:PROVIDER:NAME", text);
 			return -EINVAL;
 		}
+		if (copy_part(s->path, sizeof(s->path), head, strlen(head)))
+			goto too_long;
 		break;
 	default: break;
 	}
@@ -203,6 +234,11 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 		seterr(err, errlen, "'%s': no function or probe name", text);
 		return -EINVAL;
 	}
+	if (probe_text_check("the path", s->path, 0, err, errlen) ||
+	    probe_text_check(s->kind == PROBE_USDT ? "the USDT probe name" : "the function",
+			     s->func, 0, err, errlen) ||
+	    probe_text_check("the USDT provider", s->provider, 0, err, errlen))
+		return -EINVAL;
 	if (probe_is_glob(s->path)) {
 		seterr(err, errlen,
 		       "'%s': the path cannot be a glob (only the function or probe name)", text);
@@ -213,6 +249,12 @@ int probe_spec_parse(const char *text, struct probe_spec *s, char *err, size_t e
 		return -EINVAL;
 	}
 	return 0;
+too_long:
+	seterr(err, errlen,
+	       "'%.80s...': a part of it is too long (a path at most %zu bytes, a function or "
+	       "symbol at most %zu)",
+	       text, sizeof(s->path) - 1, sizeof(s->func) - 1);
+	return -EINVAL;
 }
 
 int probe_list_next(const char **p, char *out, size_t len)
@@ -284,6 +326,17 @@ static void usdt_reg(const char *r, char *out, size_t len)
 	snprintf(out, len, "%%%s", b);
 }
 
+/* A register name as notes write them: 1-8 letters and digits. */
+static int usdt_reg_ok(const char *r, size_t n)
+{
+	if (!n || n > 8)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		if (!isalnum((unsigned char)r[i]))
+			return 0;
+	return 1;
+}
+
 int usdt_arg_parse(const char *text, struct usdt_arg *a)
 {
 	const char *at = strchr(text, '@'), *p;
@@ -300,11 +353,20 @@ int usdt_arg_parse(const char *text, struct usdt_arg *a)
 	a->is_signed = sz < 0;
 	p = at + 1;
 	if (*p == '$') {
-		/* an immediate */
+		/* an immediate: a number, nothing else reaches uprobe_events */
+		if (!isdigit((unsigned char)p[1]) &&
+		    !((p[1] == '-' || p[1] == '+') && isdigit((unsigned char)p[2])))
+			return -EINVAL;
+		errno = 0;
+		(void)strtoll(p + 1, &end, 0);
+		if (end == p + 1 || *end || errno)
+			return -EINVAL;
 		snprintf(a->fetch, sizeof(a->fetch), "\\%s", p + 1);
 		return 0;
 	}
 	if (*p == '%') {
+		if (!usdt_reg_ok(p + 1, strlen(p + 1)))
+			return -EINVAL;
 		usdt_reg(p + 1, a->fetch, sizeof(a->fetch));
 		return 0;
 	}
@@ -319,6 +381,8 @@ int usdt_arg_parse(const char *text, struct usdt_arg *a)
 		cl = strchr(end, ')');
 		if (!cl || cl[1] || (size_t)(cl - end - 2) >= sizeof(reg))
 			return -EINVAL;
+		if (!usdt_reg_ok(end + 2, (size_t)(cl - end - 2)))
+			return -EINVAL;
 		memcpy(reg, end + 2, (size_t)(cl - end - 2));
 		reg[cl - end - 2] = '\0';
 		if (!strcmp(reg, "rip"))
@@ -327,6 +391,29 @@ int usdt_arg_parse(const char *text, struct usdt_arg *a)
 		snprintf(a->fetch, sizeof(a->fetch), "%+ld(%s)", off, rr);
 	}
 	return 0;
+}
+
+int usdt_args_parse(const char *args, struct usdt_arg *ua, int max, char *err, size_t errlen)
+{
+	char a[512], *save = NULL, *t;
+	int n = 0;
+
+	if (probe_text_check("its argument text (in the binary's .note.stapsdt)", args, 1, err,
+			     errlen))
+		return -EINVAL;
+	snprintf(a, sizeof(a), "%s", args);
+	for (t = strtok_r(a, " ", &save); t && n < max; t = strtok_r(NULL, " ", &save)) {
+		if (usdt_arg_parse(t, &ua[n])) {
+			/* Unreadable here (a global's address): leave a placeholder. */
+			memset(&ua[n], 0, sizeof(ua[n]));
+			ua[n].size = 8;
+			snprintf(ua[n].fetch, sizeof(ua[n].fetch), "\\0");
+			dlog("usdt argument %d '%s' is not readable by a uprobe; it reads 0", n + 1,
+			     t);
+		}
+		n++;
+	}
+	return n;
 }
 
 static int valid_ident(const char *s)
@@ -551,6 +638,8 @@ static int one_field(const struct fa_ctx *c, const char *item, int idx, char *ou
 		seterr(c->err, c->errlen, "an empty field in the field list");
 		return -EINVAL;
 	}
+	if (probe_text_check("a field", item, 0, c->err, c->errlen))
+		return -EINVAL;
 	if (translate_fetch(c, fetch, kf, sizeof(kf), &deftype, dn, sizeof(dn)))
 		return -EINVAL;
 	if (!name[0])
@@ -1166,32 +1255,20 @@ static int elf_func_names(const char *path, struct probe_names *out, char *err, 
 	return out->n;
 }
 
-struct usdt_site {
-	char provider[128];
-	char name[128];
-	uint64_t off;	   /* file offset of the probe */
-	uint64_t sema_off; /* file offset of the semaphore, 0 = none */
-	char args[512];
-};
-
 /*
  * The .note.stapsdt sites of path matching provider (or any, "") and name.
  * Returns the count (up to max), -ENOENT (err with suggestions) when none.
  */
-static int usdt_sites(const char *path, const char *provider, const char *name,
-		      struct usdt_site *out, int max, char *err, size_t errlen)
+static int usdt_sites_elf(Elf *e, const char *path, const char *provider, const char *name,
+			  struct usdt_site *out, int max, char *err, size_t errlen)
 {
 	struct cand c[4] = { { { 0 } } };
 	uint64_t base_addr = 0;
-	int fd, n = 0, nnotes = 0, is64, over = 0;
+	int n = 0, nnotes = 0, is64, over = 0;
 	size_t shstrndx;
 	Elf_Scn *scn = NULL;
 	char want[400];
-	Elf *e;
 
-	e = elf_open_path(path, &fd, err, errlen);
-	if (!e)
-		return -ENOENT;
 	is64 = gelf_getclass(e) == ELFCLASS64;
 	snprintf(want, sizeof(want), "%s:%s", provider[0] ? provider : "", name);
 	if (elf_getshdrstrndx(e, &shstrndx))
@@ -1233,10 +1310,15 @@ static int usdt_sites(const char *path, const char *provider, const char *name,
 				memcpy(v, desc, sizeof(v));
 				pc = v[0], base = v[1], sema = v[2];
 			}
+			/* Three strings, each ending inside the note (a crafted one may not). */
 			pv = desc + 3 * as;
-			nm = pv + strnlen(pv, nh.n_descsz - 3 * as) + 1;
-			ar = nm + strlen(nm) + 1;
-			if (ar > desc + nh.n_descsz)
+			nm = pv + strnlen(pv, (size_t)(desc + nh.n_descsz - pv)) + 1;
+			if (nm >= desc + nh.n_descsz)
+				continue;
+			ar = nm + strnlen(nm, (size_t)(desc + nh.n_descsz - nm)) + 1;
+			if (ar >= desc + nh.n_descsz ||
+			    strnlen(ar, (size_t)(desc + nh.n_descsz - ar)) ==
+				    (size_t)(desc + nh.n_descsz - ar))
 				continue;
 			nnotes++;
 			/* Literal names or globs (fnmatch of a literal is strcmp). */
@@ -1267,8 +1349,6 @@ static int usdt_sites(const char *path, const char *provider, const char *name,
 			n++;
 		}
 	}
-	elf_end(e);
-	close(fd);
 	if (over) {
 		seterr(err, errlen,
 		       "usdt %s%s%s in %s has %d sites, more than the %d trigrec probes at once: "
@@ -1290,6 +1370,39 @@ static int usdt_sites(const char *path, const char *provider, const char *name,
 			       sg[0] ? " (did you mean " : "", sg, sg[0] ? "?)" : "");
 		return -ENOENT;
 	}
+	return n;
+}
+
+static int usdt_sites(const char *path, const char *provider, const char *name,
+		      struct usdt_site *out, int max, char *err, size_t errlen)
+{
+	int fd, n;
+	Elf *e = elf_open_path(path, &fd, err, errlen);
+
+	if (!e)
+		return -ENOENT;
+	n = usdt_sites_elf(e, path, provider, name, out, max, err, errlen);
+	elf_end(e);
+	close(fd);
+	return n;
+}
+
+int usdt_sites_mem(const void *img, size_t len, const char *provider, const char *name,
+		   struct usdt_site *out, int max, char *err, size_t errlen)
+{
+	Elf *e;
+	int n;
+
+	pthread_once(&elf_once, elf_init);
+	e = elf_memory((char *)img, len);
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		if (e)
+			elf_end(e);
+		seterr(err, errlen, "(memory): not an ELF file");
+		return -ENOENT;
+	}
+	n = usdt_sites_elf(e, "(memory)", provider, name, out, max, err, errlen);
+	elf_end(e);
 	return n;
 }
 
@@ -1418,6 +1531,9 @@ static int write_events(const char *file, const char *line, char *err, size_t er
 		seterr(err, errlen, "tracefs is not available");
 		return -ENODEV;
 	}
+	/* The last guard: one line, ours alone (the callers have said why already). */
+	if (probe_text_check(file, line, 1, err, errlen))
+		return -EINVAL;
 	snprintf(path, sizeof(path), "%s/%s", root, file);
 	fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC);
 	if (fd < 0) {
@@ -1741,6 +1857,14 @@ rm_one:
 	}
 	if (resolve_path(s->path, path, sizeof(path), err, errlen))
 		return -ENOENT;
+	{
+		char what[1100];
+
+		/* Not printed itself: it holds what the check refuses. */
+		snprintf(what, sizeof(what), "the real path of %.1000s", s->path);
+		if (probe_text_check(what, path, 0, err, errlen))
+			return -EINVAL;
+	}
 	if (s->kind == PROBE_USDT) {
 		sites = calloc(MAX_USDT_SITES, sizeof(*sites));
 		if (!sites)
@@ -1797,21 +1921,15 @@ rm_one:
 		int nua = 0;
 
 		if (sites) {
-			char a[512], *save = NULL, *t;
+			char why[512];
 
-			snprintf(a, sizeof(a), "%s", sites[i].args);
-			for (t = strtok_r(a, " ", &save); t && nua < PROBE_MAX_USDT_ARGS;
-			     t = strtok_r(NULL, " ", &save)) {
-				if (usdt_arg_parse(t, &ua[nua])) {
-					/* Unreadable here (a global's address): leave a placeholder. */
-					memset(&ua[nua], 0, sizeof(ua[nua]));
-					ua[nua].size = 8;
-					snprintf(ua[nua].fetch, sizeof(ua[nua].fetch), "\\0");
-					dlog("usdt %s:%s: argument %d '%s' is not readable by a "
-					     "uprobe; it reads 0",
-					     sites[i].provider, sites[i].name, nua + 1, t);
-				}
-				nua++;
+			nua = usdt_args_parse(sites[i].args, ua, PROBE_MAX_USDT_ARGS, why,
+					      sizeof(why));
+			if (nua < 0) {
+				seterr(err, errlen, "usdt %s:%s in %s: %s", sites[i].provider,
+				       sites[i].name, path, why);
+				r = -EINVAL;
+				goto fail;
 			}
 			snprintf(base, sizeof(base), "%s__%s", sites[i].provider, sites[i].name);
 			off = sites[i].off;

@@ -100,6 +100,23 @@ struct usdt_arg {
 
 #define PROBE_MAX_USDT_ARGS 12
 
+/* One USDT site of a binary, as its .note.stapsdt describes it. */
+struct usdt_site {
+	char provider[128];
+	char name[128];
+	uint64_t off;	   /* file offset of the probe */
+	uint64_t sema_off; /* file offset of the semaphore, 0 = none */
+	char args[512];	   /* the note's argument text, as written */
+};
+
+/*
+ * The sites of provider:name (globs; provider "" = any) in an ELF image in
+ * memory (the fuzzer's entry; probes read files the same way): their count
+ * (at most max in out), or -errno with the reason in err.
+ */
+int usdt_sites_mem(const void *img, size_t len, const char *provider, const char *name,
+		   struct usdt_site *out, int max, char *err, size_t errlen);
+
 /*
  * The fetch-args of one event: "NAME=FETCH:TYPE ..." for uprobe_events /
  * kprobe_events, from the spec's field list or the kind's default fields.
@@ -109,8 +126,30 @@ struct usdt_arg {
 int probe_fetchargs(const struct probe_spec *s, const struct usdt_arg *uargs, int nargs, int btf,
 		    char *out, size_t len, char *err, size_t errlen);
 
-/* Parse one USDT argument spec ("-4@-20(%rbp)"); 0 or -EINVAL. */
+/*
+ * Parse one USDT argument spec ("-4@-20(%rbp)"); 0 or -EINVAL. Strict: an
+ * immediate is a number, a register letters and digits, so nothing else of
+ * the note's text reaches uprobe_events.
+ */
 int usdt_arg_parse(const char *text, struct usdt_arg *a);
+
+/*
+ * A USDT note's whole argument text ("-4@%edi 8@%rsi", blank-separated) into
+ * at most max arguments. 0..max arguments, or -EINVAL with the reason in err
+ * when the text holds a control character (a newline would end the
+ * uprobe_events line and start another). An argument a uprobe cannot read
+ * (a global, %rip-relative) reads 0.
+ */
+int usdt_args_parse(const char *args, struct usdt_arg *ua, int max, char *err, size_t errlen);
+
+/*
+ * Text that goes into a line of kprobe_events / uprobe_events: 0, or
+ * -EINVAL with what (e.g. "the path /x") and the offending byte in err when
+ * s holds a control character, or a blank unless blanks_ok. The kernel
+ * reads one event per line and splits it on blanks, so either would add,
+ * remove or change other events.
+ */
+int probe_text_check(const char *what, const char *s, int blanks_ok, char *err, size_t errlen);
 
 /*
  * The next item of a comma-separated event list at *p, commas inside

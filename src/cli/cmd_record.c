@@ -336,6 +336,13 @@ SET(o_on_snapshot_jobs)
 	return config__parse_on_snapshot_jobs(a, &CFG->on_snapshot_jobs, err, len);
 }
 
+SET(o_on_snapshot_user)
+{
+	int e = config__parse_on_snapshot_user(a, err, len);
+
+	return e ? e : config__set_str(&CFG->on_snapshot_user, a);
+}
+
 SET(o_compress)
 {
 	int level = 1; /* -z alone: perf record's default */
@@ -487,6 +494,12 @@ const struct opt_spec record_opts[] = {
 	  "at most K runs at once (default 2, max 64); 16\n"
 	  "more wait, the rest are dropped and counted",
 	  o_on_snapshot_jobs },
+	{ 0, "on-snapshot-user", "USER",
+	  "run CMD as USER (name or uid) with no capabilities;\n"
+	  "the snapshot pair is made readable by its group\n"
+	  "(default: $TRIGREC_ON_SNAPSHOT_USER, which the\n"
+	  "systemd units set to trigrec; else as trigrec)",
+	  o_on_snapshot_user },
 	{ 0, "metrics", "ADDR",
 	  "serve Prometheus metrics on http://ADDR/metrics\n"
 	  "(PORT or HOST:PORT; loopback unless a host is given)",

@@ -70,6 +70,7 @@ static const char *const run_names[] = {
 	"on-snapshot",
 	"on-snapshot-timeout",
 	"on-snapshot-jobs",
+	"on-snapshot-user",
 	"verbose",
 	"quiet",
 	"log-format",
@@ -209,6 +210,8 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		c->on_snapshot_timeout_ns = o->on_snapshot_timeout_ns;
 	if (o->on_snapshot_jobs)
 		c->on_snapshot_jobs = o->on_snapshot_jobs;
+	if (o->on_snapshot_user && config__set_str(&c->on_snapshot_user, o->on_snapshot_user))
+		return -ENOMEM;
 	if (o->keep_files != UINT64_MAX)
 		c->keep_files = o->keep_files;
 	if (o->keep_bytes != UINT64_MAX)
@@ -288,6 +291,8 @@ int cmd_run(int argc, char **argv)
 	o.mmap_pages = 0; /* 0 = not given */
 	o.on_snapshot_timeout_ns = 0;
 	o.on_snapshot_jobs = 0;
+	free(o.on_snapshot_user); /* the environment's default is the script's, not an override */
+	o.on_snapshot_user = NULL;
 	o.zstd_level = -1;
 	/* Not given; 0 is a value here: it lifts the script's limit. */
 	o.keep_files = o.keep_bytes = o.keep_age_ns = UINT64_MAX;

@@ -26,6 +26,7 @@
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "lang/script.h"
+#include "service/hooks.h"
 #include "service/metrics.h"
 #include "util/util.h"
 
@@ -42,7 +43,8 @@ struct script {
 	int nr_errs, cap_errs;
 	int full; /* SCRIPT_MAX_ERRORS reached */
 	/* Where host-dependent settings were written (line 0 = not in the script). */
-	struct tl_pos outdir_pos, cgroup_pos, cmd_pos, pid_pos, onsnap_pos, control_pos, mfile_pos;
+	struct tl_pos outdir_pos, cgroup_pos, cmd_pos, pid_pos, onsnap_pos, control_pos, mfile_pos,
+		onsnap_user_pos;
 };
 
 /* ------------------------------------------------------------------ */
@@ -400,6 +402,7 @@ enum stmt_id {
 	ST_ON_SNAPSHOT,
 	ST_ON_SNAPSHOT_TIMEOUT,
 	ST_ON_SNAPSHOT_JOBS,
+	ST_ON_SNAPSHOT_USER,
 	ST_POST,
 	ST_CONTROL,
 	ST_MAX_STARTS,
@@ -1467,6 +1470,18 @@ static int v_onsnap_jobs(struct sp *p, const struct stok *v)
 	return 0;
 }
 
+static int v_onsnap_user(struct sp *p, const struct stok *v)
+{
+	char err[256];
+
+	if (config__parse_on_snapshot_user(v->val, err, sizeof(err))) {
+		add_err(p->s, v->pos, "on_snapshot_user: %s", err);
+		return -EINVAL;
+	}
+	p->s->onsnap_user_pos = v->pos;
+	return config__set_str(&p->c->on_snapshot_user, v->val) ? nomem(p, v->pos) : 0;
+}
+
 static int path_value(struct sp *p, const struct stok *kw, enum stmt_id id, const char *usage,
 		      int (*parse)(struct sp *p, const struct stok *v))
 {
@@ -2166,6 +2181,8 @@ static const struct stmt {
 	  "on_snapshot_timeout DURATION (e.g. 60s)", v_onsnap_timeout },
 	{ "on_snapshot_jobs", ST_ON_SNAPSHOT_JOBS, NULL, "on_snapshot_jobs N (e.g. 2)",
 	  v_onsnap_jobs },
+	{ "on_snapshot_user", ST_ON_SNAPSHOT_USER, NULL,
+	  "on_snapshot_user USER (e.g. on_snapshot_user trigrec)", v_onsnap_user },
 	{ "post", ST_POST, NULL, "post DURATION (e.g. post 10ms)", v_post },
 	{ "control", ST_CONTROL, st_control },
 	{ "max_starts", ST_MAX_STARTS, NULL, "max_starts N", v_max_starts },
@@ -2219,6 +2236,8 @@ static const struct {
 	{ "on-snapshot-timeout", "on_snapshot_timeout" },
 	{ "--on-snapshot-jobs", "on_snapshot_jobs" },
 	{ "on-snapshot-jobs", "on_snapshot_jobs" },
+	{ "--on-snapshot-user", "on_snapshot_user" },
+	{ "on-snapshot-user", "on_snapshot_user" },
 	{ "max-starts", "max_starts" },
 	{ "max-keys", "max_keys" },
 	{ "--budget", "budget" },
@@ -2283,7 +2302,8 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 		add_err(p->s, t->pos,
 			"unknown statement %s: statements are record, buffer, "
 			"callgraph, rings, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
-			"on_snapshot, on_snapshot_timeout, on_snapshot_jobs, post, control, max_starts, "
+			"on_snapshot, on_snapshot_timeout, on_snapshot_jobs, on_snapshot_user, post, "
+			"control, max_starts, "
 			"max_keys, metrics, metrics_file, budget, compress, buildid_cache and trigger",
 			desc(t, p, d, sizeof(d)));
 }
@@ -2438,6 +2458,12 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 	if (c->on_snapshot && c->on_snapshot[0] && runnable(c->on_snapshot[0], why, sizeof(why))[0])
 		add_err(s, pos_or_top(s->onsnap_pos), "on_snapshot: cannot run %s: %s",
 			c->on_snapshot[0], why);
+	if (c->on_snapshot && c->on_snapshot_user) {
+		struct hook_cred hc;
+
+		if (hook_user_resolve(c->on_snapshot_user, &hc, why, sizeof(why)))
+			add_err(s, pos_or_top(s->onsnap_user_pos), "on_snapshot_user: %s", why);
+	}
 	if (c->pid) {
 		char path[64];
 

@@ -6,18 +6,26 @@
  * on their pidfds and output pipes with poll, and sleeps without a timeout
  * when nothing runs.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
+#include <pwd.h>
+#include <sched.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <sys/eventfd.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include "service/hooks.h"
@@ -48,6 +56,9 @@ struct run {
 
 struct hooks {
 	char **argv;
+	int drop; /* run as cred's user with no capabilities (spawn_as_user) */
+	struct hook_cred cred;
+	void *stack; /* the child's stack until it execs (runner thread only) */
 	char prog[64];
 	char host[256];
 	uint64_t timeout_ns, grace_ns;
@@ -260,6 +271,333 @@ nomem:
 }
 
 /* ------------------------------------------------------------------ */
+/* The hook user                                                        */
+
+int hook_user_resolve(const char *user, struct hook_cred *cred, char *err, size_t errlen)
+{
+	struct passwd pw, *pp = NULL;
+	char buf[16384], *end;
+	int ng = HOOKS_MAX_GROUPS, e;
+	unsigned long id;
+
+	memset(cred, 0, sizeof(*cred));
+	if (!user || !*user) {
+		snprintf(err, errlen, "empty user (give a user name, e.g. trigrec or nobody)");
+		return -EINVAL;
+	}
+	for (const char *p = user; *p; p++) {
+		if (!isalnum((unsigned char)*p) && !strchr("_.-$", *p)) {
+			snprintf(err, errlen,
+				 "'%.64s': a user name is letters, digits, '_', '.', '-' (and a "
+				 "final '$'), or a numeric uid",
+				 user);
+			return -EINVAL;
+		}
+	}
+	errno = 0;
+	id = strtoul(user, &end, 10);
+	if (!*end && !errno && id < (unsigned long)(uid_t)-1)
+		e = getpwuid_r((uid_t)id, &pw, buf, sizeof(buf), &pp);
+	else
+		e = getpwnam_r(user, &pw, buf, sizeof(buf), &pp);
+	if (e || !pp) {
+		snprintf(
+			err, errlen,
+			"no user '%.64s'%s%s (create it, e.g. 'useradd --system --no-create-home "
+			"--shell /usr/sbin/nologin trigrec' as make install does, or name another)",
+			user, e ? ": " : "", e ? strerror(e) : "");
+		return -EINVAL;
+	}
+	cred->uid = pw.pw_uid;
+	cred->gid = pw.pw_gid;
+	snprintf(cred->name, sizeof(cred->name), "%s", pw.pw_name);
+	snprintf(cred->home, sizeof(cred->home), "%s", pw.pw_dir && *pw.pw_dir ? pw.pw_dir : "/");
+	if (getgrouplist(pw.pw_name, pw.pw_gid, cred->groups, &ng) < 0) {
+		snprintf(err, errlen,
+			 "user %s is in more than %d groups: give on_snapshot a user of its own",
+			 pw.pw_name, HOOKS_MAX_GROUPS);
+		return -EINVAL;
+	}
+	cred->ngroups = ng;
+	return 0;
+}
+
+static int caps_read(struct __user_cap_data_struct d[2])
+{
+	struct __user_cap_header_struct h = { _LINUX_CAPABILITY_VERSION_3, 0 };
+
+	memset(d, 0, 2 * sizeof(*d));
+	return (int)syscall(SYS_capget, &h, d);
+}
+
+int hook_can_switch_user(char *err, size_t errlen)
+{
+	struct __user_cap_data_struct d[2];
+
+	if (caps_read(d)) {
+		snprintf(err, errlen, "cannot read this process's capabilities: %s",
+			 strerror(errno));
+		return -EPERM;
+	}
+	if ((d[0].permitted & (1u << CAP_SETUID)) && (d[0].permitted & (1u << CAP_SETGID)))
+		return 0;
+	snprintf(err, errlen,
+		 "running commands as another user needs CAP_SETUID and CAP_SETGID, which "
+		 "trigrec does not have: run it as root (under systemd, the unit's "
+		 "CapabilityBoundingSet= and AmbientCapabilities= name both), or leave "
+		 "on_snapshot_user out");
+	return -EPERM;
+}
+
+int hook_share_file(const char *path, gid_t gid, char *err, size_t errlen)
+{
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC), e = 0;
+	struct stat st;
+
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "%s: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s: not a regular file of trigrec's own: left alone", path);
+		close(fd);
+		return -EPERM;
+	}
+	if ((st.st_gid != gid && fchown(fd, (uid_t)-1, gid)) || fchmod(fd, 0640)) {
+		e = errno;
+		snprintf(err, errlen, "%s: cannot give it to group %u: %s", path, (unsigned)gid,
+			 strerror(e));
+	}
+	close(fd);
+	return -e;
+}
+
+int hook_share_dir(const char *dir, gid_t gid, int may_chgrp, char *err, size_t errlen)
+{
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), e = 0;
+	struct stat st;
+	mode_t mode;
+
+	if (fd < 0) {
+		e = errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st)) {
+		e = errno;
+		snprintf(err, errlen, "%s: %s", dir, strerror(e));
+		close(fd);
+		return -e;
+	}
+	if ((st.st_mode & 0005) == 0005) { /* everyone may search and read it */
+		close(fd);
+		return 0;
+	}
+	if (st.st_uid != geteuid() || (st.st_gid != gid && !may_chgrp)) {
+		snprintf(err, errlen,
+			 "%s: on_snapshot_user's group (gid %u) cannot read it, and trigrec "
+			 "does not regroup a directory it did not create: run 'chgrp %u %s; "
+			 "chmod g+rx,g-w %s', or give -o a directory trigrec creates",
+			 dir, (unsigned)gid, (unsigned)gid, dir, dir);
+		close(fd);
+		return -EPERM;
+	}
+	/* The group reads and searches it; nobody but the owner writes there. */
+	mode = (st.st_mode & 07707 & ~(mode_t)0002) | 0050;
+	if ((st.st_gid != gid && fchown(fd, (uid_t)-1, gid)) ||
+	    ((st.st_mode & 07777) != mode && fchmod(fd, mode))) {
+		e = errno;
+		snprintf(err, errlen, "%s: cannot give it to group %u: %s", dir, (unsigned)gid,
+			 strerror(e));
+	}
+	close(fd);
+	return -e;
+}
+
+/* The program's path, as execvp would find it (searched by trigrec, before the clone). */
+static int find_program(const char *prog, char *out, size_t len)
+{
+	const char *path = getenv("PATH"), *p, *c;
+
+	if (strchr(prog, '/'))
+		return snprintf(out, len, "%s", prog) < (int)len ? 0 : -ENAMETOOLONG;
+	for (p = path && *path ? path : "/usr/local/bin:/usr/bin:/bin"; *p; p = c + !!*c) {
+		struct stat st;
+
+		c = strchrnul(p, ':');
+		if (snprintf(out, len, "%.*s%s%s", (int)(c - p), p, c == p ? "" : "/", prog) <
+			    (int)len &&
+		    !stat(out, &st) && S_ISREG(st.st_mode) && (st.st_mode & 0111))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* The environment of a run as cred's user: ours, with its HOME, USER and LOGNAME. */
+static char **user_env(const struct hook_cred *cred)
+{
+	static const char *const keys[] = { "HOME=", "USER=", "LOGNAME=" };
+	size_t n = 0, k = 0;
+	char **env;
+
+	while (environ && environ[n])
+		n++;
+	env = calloc(n + 4, sizeof(*env));
+	if (!env)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		int skip = 0;
+
+		for (size_t j = 0; j < 3; j++)
+			skip |= !strncmp(environ[i], keys[j], strlen(keys[j]));
+		if (!skip)
+			env[k++] = environ[i];
+	}
+	if (asprintf(&env[k], "HOME=%s", cred->home) < 0 ||
+	    asprintf(&env[k + 1], "USER=%s", cred->name) < 0 ||
+	    asprintf(&env[k + 2], "LOGNAME=%s", cred->name) < 0) {
+		free(env);
+		return NULL;
+	}
+	return env;
+}
+
+static void user_env_free(char **env)
+{
+	size_t n = 0;
+
+	if (!env)
+		return;
+	while (env[n])
+		n++;
+	for (size_t i = n >= 3 ? n - 3 : 0; i < n; i++)
+		free(env[i]);
+	free(env);
+}
+
+/* What the child needs; it writes err/step before _exit(127) if it cannot exec. */
+struct child_arg {
+	const char *path;
+	char *const *argv;
+	char *const *envp;
+	int out_fd;
+	const struct hook_cred *cred;
+	int err;
+	const char *step;
+};
+
+#define HOOKS_CHILD_STACK (256 * 1024)
+
+/*
+ * The child, sharing our memory until it execs (CLONE_VM | CLONE_VFORK, as
+ * posix_spawn does): only system calls, raw where glibc would involve other
+ * threads (setuid and friends signal every thread of the process).
+ */
+static int child_main(void *p)
+{
+	struct child_arg *a = p;
+	struct sigaction dfl = { .sa_handler = SIG_DFL };
+	struct __user_cap_header_struct ch = { _LINUX_CAPABILITY_VERSION_3, 0 };
+	struct __user_cap_data_struct cd[2] = { { 0 } };
+	const struct hook_cred *c = a->cred;
+	sigset_t none;
+	int nul;
+
+	for (int sig = 1; sig < _NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			sigaction(sig, &dfl, NULL); /* glibc's own two say EINVAL: fine */
+	a->step = "setpgid";
+	if (setpgid(0, 0))
+		goto fail;
+	a->step = "open /dev/null";
+	nul = open("/dev/null", O_RDONLY);
+	if (nul < 0 || (nul != 0 && dup2(nul, 0) < 0))
+		goto fail;
+	a->step = "dup2";
+	if (dup2(a->out_fd, 1) < 0 || dup2(a->out_fd, 2) < 0)
+		goto fail;
+	/* Nothing of ours past 0-2 (close_range: Linux 5.9; one by one before). */
+	if (syscall(SYS_close_range, 3, ~0u, 0))
+		for (int fd = 3; fd < 65536; fd++)
+			close(fd);
+	a->step = "clear the ambient capabilities";
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0))
+		goto fail;
+	/* The bounding set needs CAP_SETPCAP: dropped where we have it. */
+	for (int cap = 0; prctl(PR_CAPBSET_READ, cap, 0, 0, 0) >= 0; cap++)
+		prctl(PR_CAPBSET_DROP, cap, 0, 0, 0);
+	a->step = "setgroups";
+	if (syscall(SYS_setgroups, (size_t)c->ngroups, c->groups))
+		goto fail;
+	a->step = "setresgid";
+	if (syscall(SYS_setresgid, c->gid, c->gid, c->gid))
+		goto fail;
+	a->step = "setresuid";
+	if (syscall(SYS_setresuid, c->uid, c->uid, c->uid))
+		goto fail;
+	a->step = "clear the capabilities";
+	if (syscall(SYS_capset, &ch, cd))
+		goto fail;
+	a->step = "set NoNewPrivs";
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		goto fail;
+	a->step = "check the switch";
+	if (syscall(SYS_getuid) != c->uid || syscall(SYS_geteuid) != c->uid ||
+	    syscall(SYS_getgid) != c->gid || syscall(SYS_getegid) != c->gid) {
+		errno = EPERM;
+		goto fail;
+	}
+	a->step = "exec";
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+	execve(a->path, a->argv, a->envp);
+fail:
+	a->err = errno;
+	_exit(127);
+}
+
+/* posix_spawnp's work, as cred's user with no capabilities: the pid, or -errno with err. */
+static pid_t spawn_as_user(struct hooks *h, char *const *argv, int out_fd, char *err, size_t errlen)
+{
+	char path[PATH_MAX], **env;
+	struct child_arg a = { .argv = argv, .out_fd = out_fd, .cred = &h->cred };
+	pid_t pid;
+	int e;
+
+	if (find_program(argv[0], path, sizeof(path))) {
+		snprintf(err, errlen, "%s", strerror(ENOENT));
+		return -ENOENT;
+	}
+	env = user_env(&h->cred);
+	if (!env) {
+		snprintf(err, errlen, "out of memory");
+		return -ENOMEM;
+	}
+	a.path = path;
+	a.envp = env;
+	pid = clone(child_main, (char *)h->stack + HOOKS_CHILD_STACK,
+		    CLONE_VM | CLONE_VFORK | SIGCHLD, &a);
+	e = errno;
+	user_env_free(env);
+	if (pid < 0) {
+		snprintf(err, errlen, "clone: %s", strerror(e));
+		return -e;
+	}
+	if (a.err) {
+		/* It never ran the program: reap it here. */
+		waitpid(pid, NULL, 0);
+		if (!strcmp(a.step, "exec"))
+			snprintf(err, errlen, "%s", strerror(a.err));
+		else
+			snprintf(err, errlen, "as user %s: %s: %s", h->cred.name, a.step,
+				 strerror(a.err));
+		return -a.err;
+	}
+	return pid;
+}
+
+/* ------------------------------------------------------------------ */
 /* The runner                                                           */
 
 static void wake(int fd)
@@ -357,7 +695,7 @@ static void start_run(struct hooks *h, struct run *r, struct pending *p)
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t at;
 	sigset_t all, none;
-	char **argv = hook_argv_build(h->argv, &s, h->host);
+	char **argv = hook_argv_build(h->argv, &s, h->host), why[512];
 	int pipefd[2] = { -1, -1 }, err;
 	pid_t pid;
 
@@ -398,13 +736,19 @@ static void start_run(struct hooks *h, struct run *r, struct pending *p)
 	posix_spawnattr_setpgroup(&at, 0);
 	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF | POSIX_SPAWN_SETSIGMASK |
 					      POSIX_SPAWN_SETPGROUP);
-	err = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+	if (h->drop) {
+		pid = spawn_as_user(h, argv, pipefd[1], why, sizeof(why));
+		err = pid < 0 ? -pid : 0;
+	} else {
+		err = posix_spawnp(&pid, argv[0], &fa, &at, argv, environ);
+		if (err)
+			snprintf(why, sizeof(why), "%s", strerror(err));
+	}
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(pipefd[1]);
 	if (err) {
-		elog("on_snapshot: cannot run %s: %s (snapshot %s)", argv[0], strerror(err),
-		     r->snap);
+		elog("on_snapshot: cannot run %s: %s (snapshot %s)", argv[0], why, r->snap);
 		close(pipefd[0]);
 		goto fail;
 	}
@@ -683,6 +1027,16 @@ struct hooks *hooks__new(const struct hooks_opts *o)
 			if (!(h->argv[i] = strdup(o->argv[i])))
 				goto nomem;
 	}
+	if (o->user) {
+		h->drop = 1;
+		h->cred = *o->user;
+		h->stack = mmap(NULL, HOOKS_CHILD_STACK, PROT_READ | PROT_WRITE,
+				MAP_PRIVATE | MAP_ANONYMOUS | MAP_STACK, -1, 0);
+		if (h->stack == MAP_FAILED) {
+			h->stack = NULL;
+			goto nomem;
+		}
+	}
 	h->q = calloc(h->qmax, sizeof(*h->q));
 	h->runs = calloc(h->jobs, sizeof(*h->runs));
 	if (!h->argv || !h->q || !h->runs)
@@ -815,6 +1169,8 @@ void hooks__free(struct hooks *h)
 		pending_free(&h->q[i]);
 	free(h->q);
 	free(h->runs);
+	if (h->stack)
+		munmap(h->stack, HOOKS_CHILD_STACK);
 	hook_argv_free(h->argv);
 	if (h->wake_fd >= 0)
 		close(h->wake_fd);

@@ -19,6 +19,7 @@
 #define TRIGREC_HOOKS_H
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct hooks;
 
@@ -37,13 +38,58 @@ typedef void (*hook_done_fn)(void *ctx, enum hook_result r);
 #define HOOKS_MAX_LINES 50
 #define HOOKS_LINE_BYTES 1024
 
+/*
+ * on_snapshot_user: who runs the commands. The child sets its groups, gid and
+ * uid to the user's (raw syscalls, in a vfork-style child of the runner
+ * thread), clears every capability set (ambient, inheritable, permitted,
+ * effective; the bounding set too where trigrec holds CAP_SETPCAP) and sets
+ * NoNewPrivs, then execs. HOME, USER and LOGNAME become the user's.
+ */
+#define HOOKS_MAX_GROUPS 64
+struct hook_cred {
+	uid_t uid;
+	gid_t gid;
+	int ngroups;
+	gid_t groups[HOOKS_MAX_GROUPS]; /* supplementary groups (getgrouplist) */
+	char name[64];
+	char home[256];
+};
+
+/*
+ * A user name or numeric uid into its credentials (passwd, group). 0, or
+ * -EINVAL with what is wrong and what to do in err (unknown user, a name
+ * with characters no user name has).
+ */
+int hook_user_resolve(const char *user, struct hook_cred *cred, char *err, size_t errlen);
+/*
+ * Can this process become another user (CAP_SETUID and CAP_SETGID
+ * permitted)? 0, or -EPERM with what to do in err.
+ */
+int hook_can_switch_user(char *err, size_t errlen);
+/*
+ * The snapshot pair readable by the hook user: path (a regular file we own,
+ * never followed if a symlink) gets group gid and mode 0640. 0 or -errno
+ * with err.
+ */
+int hook_share_file(const char *path, gid_t gid, char *err, size_t errlen);
+/*
+ * The output directory searchable and readable by group gid: nothing to do
+ * when everyone may (r-x for others); else, in a directory trigrec owns, r-x
+ * for its group (and no write for others) when the group is gid already, or
+ * may_chgrp (trigrec created it) lets it become gid. Anything else is
+ * -EPERM with what to run in err: trigrec does not regroup a directory it
+ * did not make.
+ */
+int hook_share_dir(const char *dir, gid_t gid, int may_chgrp, char *err, size_t errlen);
+
 struct hooks_opts {
-	char *const *argv;	/* program and arguments, NULL-terminated (copied) */
-	uint64_t timeout_ns;	/* per run */
-	unsigned int jobs;	/* running at once, at least 1 */
-	unsigned int queue;	/* 0 = HOOKS_QUEUE */
-	uint64_t kill_grace_ns; /* 0 = HOOKS_KILL_GRACE_NS */
-	hook_done_fn done;	/* may be NULL */
+	char *const *argv;	      /* program and arguments, NULL-terminated (copied) */
+	const struct hook_cred *user; /* run as this user with no capabilities; NULL = as trigrec */
+	uint64_t timeout_ns;	      /* per run */
+	unsigned int jobs;	      /* running at once, at least 1 */
+	unsigned int queue;	      /* 0 = HOOKS_QUEUE */
+	uint64_t kill_grace_ns;	      /* 0 = HOOKS_KILL_GRACE_NS */
+	hook_done_fn done;	      /* may be NULL */
 	void *ctx;
 };
 

@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -51,6 +52,7 @@ struct metrics {
 	uint64_t recursion_retired; /* recursion_misses of the BPF objects reloads freed */
 	double start_time;
 	int on_snapshot; /* an on_snapshot command is configured (not reloadable) */
+	int host_check;	 /* bound to loopback: Host must name loopback (metrics_host_ok) */
 	uint64_t hook_runs[HOOK_NR_RESULTS]; /* on_snapshot runs by result */
 	struct MHD_Daemon *httpd;
 };
@@ -375,7 +377,10 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	unsigned int code = MHD_HTTP_OK;
 	FILE *f;
 
-	if (strcmp(method, "GET") && strcmp(method, "HEAD"))
+	if (m->host_check &&
+	    !metrics_host_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host")))
+		code = MHD_HTTP_MISDIRECTED_REQUEST;
+	else if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		code = MHD_HTTP_METHOD_NOT_ALLOWED;
 	else if (strcmp(url, "/metrics") && strcmp(url, "/"))
 		code = MHD_HTTP_NOT_FOUND;
@@ -384,6 +389,9 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 		return MHD_NO;
 	if (code == MHD_HTTP_OK)
 		metrics__render(m, f);
+	else if (code == MHD_HTTP_MISDIRECTED_REQUEST)
+		fprintf(f, "trigrec's metrics on a loopback address answer only Host: localhost, "
+			   "127.0.0.1 or [::1] (a defence against DNS rebinding)\n");
 	else
 		fprintf(f, "trigrec serves GET /metrics\n");
 	fclose(f);
@@ -468,6 +476,69 @@ int metrics_parse_addr(const char *addr, struct sockaddr_storage *ss, char *err,
 	return 0;
 }
 
+int metrics_addr_is_loopback(const struct sockaddr_storage *ss)
+{
+	if (ss->ss_family == AF_INET)
+		return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
+	if (ss->ss_family == AF_INET6) {
+		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
+
+		return IN6_IS_ADDR_LOOPBACK(a) ||
+		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
+	}
+	return 0;
+}
+
+int metrics_host_ok(const char *host)
+{
+	char h[64];
+	const char *end;
+	size_t n;
+
+	if (!host)
+		return 1;
+	if (host[0] == '[') {
+		end = strchr(host, ']');
+		if (!end)
+			return 0;
+		n = (size_t)(end - host - 1);
+		if (n >= sizeof(h))
+			return 0;
+		memcpy(h, host + 1, n);
+		h[n] = 0;
+		end++;
+	} else {
+		end = strchr(host, ':');
+		n = end ? (size_t)(end - host) : strlen(host);
+		if (n >= sizeof(h))
+			return 0;
+		memcpy(h, host, n);
+		h[n] = 0;
+		if (!end)
+			end = host + n;
+	}
+	/* Nothing but :DIGITS after the name. */
+	if (*end) {
+		if (*end != ':' || !end[1] || strlen(end + 1) > 5)
+			return 0;
+		for (const char *p = end + 1; *p; p++)
+			if (*p < '0' || *p > '9')
+				return 0;
+	}
+	if (host[0] == '[') {
+		struct in6_addr a6;
+
+		return inet_pton(AF_INET6, h, &a6) == 1 && IN6_IS_ADDR_LOOPBACK(&a6);
+	}
+	if (!strcasecmp(h, "localhost") || !strcasecmp(h, "localhost."))
+		return 1;
+	{
+		struct in_addr a4;
+
+		return inet_pton(AF_INET, h, &a4) == 1 && (ntohl(a4.s_addr) >> 24) == 127;
+	}
+}
+
 int metrics__serve(struct metrics *m, const char *addr)
 {
 	struct sockaddr_storage ss;
@@ -481,14 +552,20 @@ int metrics__serve(struct metrics *m, const char *addr)
 	}
 	if (ss.ss_family == AF_INET6)
 		flags |= MHD_USE_IPv6;
-	/* One connection at a time is plenty for a scraper; each is answered at once. */
+	/* Any local user can reach a loopback port, and so can a browser through DNS
+	 * rebinding: there the Host header must name loopback. */
+	m->host_check = metrics_addr_is_loopback(&ss);
+	/* A scraper needs one connection, answered at once: a few per client
+	 * address, a few in all, and an idle one is closed after a few seconds,
+	 * so one client cannot hold the endpoint from the others for long. */
 	/* Its thread must not take the process's signals (they go to the session's signalfd). */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	m->httpd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, m, MHD_OPTION_SOCK_ADDR,
-				    (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-				    (unsigned int)8, MHD_OPTION_CONNECTION_TIMEOUT,
-				    (unsigned int)10, MHD_OPTION_END);
+	m->httpd = MHD_start_daemon(
+		flags, 0, NULL, NULL, on_request, m, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
+		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_MAX_CONNS,
+		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)METRICS_MAX_PER_CLIENT,
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!m->httpd) {
 		elog("--metrics %s: cannot listen there (%s): is the port in use?", addr,

@@ -60,5 +60,22 @@ void metrics__free(struct metrics *m);
 /* Parse a --metrics address; 0, or -EINVAL with the reason in err. */
 struct sockaddr_storage;
 int metrics_parse_addr(const char *addr, struct sockaddr_storage *ss, char *err, size_t errlen);
+/* Is ss a loopback address (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104)? */
+int metrics_addr_is_loopback(const struct sockaddr_storage *ss);
+/*
+ * On a loopback bind, may a request with this Host header be answered?
+ * localhost (any case, a final dot allowed), 127.0.0.0/8 or [::1], each with
+ * an optional :PORT; NULL (HTTP/1.0 without Host) too. Any other name is a
+ * browser sent to us by DNS rebinding: 421 Misdirected Request.
+ */
+int metrics_host_ok(const char *host);
+
+/*
+ * The endpoint's limits: connections in all, from one client address, and
+ * seconds a connection may sit idle (a scrape takes milliseconds).
+ */
+#define METRICS_MAX_CONNS 8
+#define METRICS_MAX_PER_CLIENT 4
+#define METRICS_TIMEOUT_S 3
 
 #endif

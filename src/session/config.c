@@ -24,6 +24,27 @@ void config__init(struct trigrec_config *c)
 	env = getenv("TRIGREC_RINGS");
 	if (env && config__parse_rings(env, &c->rings, NULL, 0))
 		c->rings = -1; /* config__finalize() says what is wrong */
+	/* The hooks' user under the systemd units (contrib/trigrec*.service). */
+	env = getenv("TRIGREC_ON_SNAPSHOT_USER");
+	if (env && *env)
+		c->on_snapshot_user = strdup(env); /* NULL when out of memory: as trigrec */
+}
+
+int config__parse_on_snapshot_user(const char *s, char *err, size_t errlen)
+{
+	size_t n = strlen(s);
+
+	if (!n || n > 32 ||
+	    strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		      "0123456789_.-$") != n ||
+	    s[0] == '-') {
+		snprintf(err, errlen,
+			 "'%.40s': give a user name (letters, digits, _ . -; at most 32) or a "
+			 "numeric uid, e.g. trigrec or nobody",
+			 s);
+		return -EINVAL;
+	}
+	return 0;
 }
 
 int config__parse_rings(const char *s, int *mode, char *err, size_t errlen)
@@ -94,6 +115,7 @@ void config__fini(struct trigrec_config *c)
 	free(c->metrics_addr);
 	free(c->metrics_file);
 	free_argv(c->on_snapshot);
+	free(c->on_snapshot_user);
 	free(c->script_path);
 	free(c->default_missing);
 	config__init(c);
@@ -491,6 +513,11 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 	}
 	if (c->on_snapshot_jobs != ON_SNAPSHOT_JOBS_DEFAULT)
 		fprintf(out, "on_snapshot_jobs %u\n", c->on_snapshot_jobs);
+	if (c->on_snapshot_user) {
+		fputs("on_snapshot_user ", out);
+		put_word(out, c->on_snapshot_user);
+		fputc('\n', out);
+	}
 	for (int i = 0; i < c->nr_manual; i++) {
 		fprintf(out, "\ntrigger %s { manual", c->manual[i].name);
 		if (c->manual[i].post_ns) {

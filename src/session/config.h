@@ -86,6 +86,12 @@ struct trigrec_config {
 	char **on_snapshot;
 	uint64_t on_snapshot_timeout_ns;
 	unsigned int on_snapshot_jobs;
+	/*
+	 * on_snapshot_user: the command runs as this user (a name or uid) with
+	 * no capabilities; NULL = as trigrec itself. The default is
+	 * $TRIGREC_ON_SNAPSHOT_USER (the systemd units set it to trigrec).
+	 */
+	char *on_snapshot_user;
 
 	/* The script this config came from (NULL for `record`). */
 	char *script_path;
@@ -116,6 +122,8 @@ int config__parse_on_snapshot_timeout(const char *s, uint64_t *ns, char *err, si
 /* --rings / `rings`: bpf, perf or auto into *mode (REC_RINGS_*). err may be NULL. */
 int config__parse_rings(const char *s, int *mode, char *err, size_t errlen);
 int config__parse_on_snapshot_jobs(const char *s, unsigned int *jobs, char *err, size_t errlen);
+/* on_snapshot_user's spelling (its existence is checked where it is used); 0 or -EINVAL. */
+int config__parse_on_snapshot_user(const char *s, char *err, size_t errlen);
 
 /* Every default, in one place. */
 void config__init(struct trigrec_config *c);

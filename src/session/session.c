@@ -56,7 +56,9 @@ struct session {
 	pid_t *tids;
 	pid_t child;
 	struct control *ctl;
-	struct hooks *hooks; /* on_snapshot runner, NULL = none */
+	struct hooks *hooks;	    /* on_snapshot runner, NULL = none */
+	struct hook_cred hook_user; /* on_snapshot_user, when hook_user_set */
+	int hook_user_set;
 	int go_fd, sfd, done_fd, pid_fd;
 	int create_outdir; /* -o does not exist yet: made once set-up succeeded */
 	int started;
@@ -216,6 +218,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 
 struct session *session__new(struct trigrec_config *c, int argc, char **argv)
 {
+	struct hook_cred hu;
 	struct session *s;
 	int out;
 
@@ -225,6 +228,15 @@ struct session *session__new(struct trigrec_config *c, int argc, char **argv)
 		return NULL;
 	if (c->on_snapshot && check_command("on_snapshot: ", c->on_snapshot[0]))
 		return NULL;
+	if (c->on_snapshot && c->on_snapshot_user) {
+		char why[512];
+
+		if (hook_user_resolve(c->on_snapshot_user, &hu, why, sizeof(why)) ||
+		    hook_can_switch_user(why, sizeof(why))) {
+			elog("on_snapshot_user %s: %s", c->on_snapshot_user, why);
+			return NULL;
+		}
+	}
 	out = check_outdir(c->outdir);
 	if (out < 0)
 		return NULL;
@@ -241,6 +253,10 @@ struct session *session__new(struct trigrec_config *c, int argc, char **argv)
 	s->argc = argc;
 	s->argv = argv;
 	s->create_outdir = out;
+	if (c->on_snapshot && c->on_snapshot_user) {
+		s->hook_user = hu;
+		s->hook_user_set = 1;
+	}
 	s->go_fd = s->sfd = s->done_fd = s->pid_fd = -1;
 	pthread_mutex_init(&s->reload_mu, NULL);
 	libbpf_set_print(libbpf_print);
@@ -304,7 +320,8 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 	     "metrics");
 	DIFF(argv_differ(a->on_snapshot, b->on_snapshot) ||
 		     a->on_snapshot_timeout_ns != b->on_snapshot_timeout_ns ||
-		     a->on_snapshot_jobs != b->on_snapshot_jobs,
+		     a->on_snapshot_jobs != b->on_snapshot_jobs ||
+		     str_differ(a->on_snapshot_user, b->on_snapshot_user),
 	     "on_snapshot");
 	DIFF(a->zstd_level != b->zstd_level, "compress");
 	DIFF(a->no_buildid_cache != b->no_buildid_cache, "buildid_cache");
@@ -597,7 +614,13 @@ static void on_written(void *ctx, const struct snap_report *rep)
 
 	if (s->hooks && !rep->err && rep->out) {
 		struct hook_snap hs = { rep->out->path, rep->out->sidecar, rep->name };
+		char why[PATH_MAX + 128];
 
+		/* Readable by the hook user's group (0640), never by others. */
+		if (s->hook_user_set &&
+		    (hook_share_file(hs.data, s->hook_user.gid, why, sizeof(why)) ||
+		     hook_share_file(hs.sidecar, s->hook_user.gid, why, sizeof(why))))
+			wlog("on_snapshot_user %s: %s", s->hook_user.name, why);
 		hooks__submit(s->hooks, &hs);
 	}
 
@@ -798,10 +821,19 @@ int session__start(struct session *s)
 
 	if (c->on_snapshot) {
 		struct hooks_opts ho = { .argv = c->on_snapshot,
+					 .user = s->hook_user_set ? &s->hook_user : NULL,
 					 .timeout_ns = c->on_snapshot_timeout_ns,
 					 .jobs = c->on_snapshot_jobs,
 					 .done = on_hook_done,
 					 .ctx = s };
+		char why[PATH_MAX + 256];
+
+		/* The hook user reads the output directory through its group. */
+		if (s->hook_user_set && hook_share_dir(c->outdir, s->hook_user.gid,
+						       s->create_outdir, why, sizeof(why))) {
+			elog("on_snapshot_user %s: %s", s->hook_user.name, why);
+			return -EPERM;
+		}
 
 		s->hooks = hooks__new(&ho);
 		if (!s->hooks)

@@ -4,7 +4,10 @@
 # the service runs it (root, NoNewPrivileges, the units' CapabilityBoundingSet
 # read from contrib/trigrec@.service) works, and without each capability
 # fails or degrades as the unit's comment says. Also why LimitMEMLOCK:
-# rings past kernel.perf_event_mlock_kb are bounded by RLIMIT_MEMLOCK.
+# rings past kernel.perf_event_mlock_kb are bounded by RLIMIT_MEMLOCK. And
+# the unit's SystemCallFilter=: every system call of a run (strace -f: the
+# recorder, its metrics thread, a workload and an on_snapshot command run as
+# another user) is in the set.
 . "$(dirname "$0")/lib.sh"
 need_root
 if ! command -v setpriv >/dev/null || ! command -v prlimit >/dev/null; then
@@ -15,22 +18,27 @@ fi
 UNIT=$ROOT/contrib/trigrec@.service
 CAPS=$(sed -n 's/^CapabilityBoundingSet=//p' "$UNIT")
 t_begin "caps: the unit's set"
-check_eq "CapabilityBoundingSet" "$CAPS" "CAP_BPF CAP_PERFMON CAP_SYS_NICE CAP_SYSLOG"
+check_eq "CapabilityBoundingSet" "$CAPS" "CAP_BPF CAP_PERFMON CAP_SYS_NICE CAP_SYSLOG CAP_SETUID CAP_SETGID"
 check_eq "AmbientCapabilities" "$(sed -n 's/^AmbientCapabilities=//p' "$UNIT")" "$CAPS"
 t_end
 
 # setpriv's list: CAP_SYS_NICE -> +sys_nice
 set_of() { local c s=-all; for c in "$@"; do c=${c#CAP_}; s+=",+${c,,}"; done; echo "$s"; }
 
-# rec NAME MEMLOCK RING CAPS...: record -g as the unit would, 0.3 s of sleep; log in $TMP/NAME.log
+# rec NAME MEMLOCK RING CAPS...: record -g as the unit would, 0.3 s of sleep
+# (or the command in WORK); log in $TMP/NAME.log. EXTRA: more options; WRAP:
+# a command to run trigrec under (strace).
+EXTRA=()
+WRAP=()
+WORK=(sleep 0.3)
 rec() {
 	local n=$1 ml=$2 ring=$3
 	shift 3
 	mkdir -p "$TMP/$n"
 	timeout -k 5 "$TIMEOUT" prlimit --memlock="$ml:$ml" \
 		setpriv --bounding-set="$(set_of "$@")" --inh-caps=-all --no-new-privs -- \
-		"$TRIGREC" -v record -g -m "$ring" -e cpu-clock -e syscalls:sys_enter_getpgid \
-		-o "$TMP/$n" -- sleep 0.3 >"$TMP/$n.log" 2>&1
+		"${WRAP[@]}" "$TRIGREC" -v record -g -m "$ring" -e cpu-clock -e syscalls:sys_enter_getpgid \
+		-o "$TMP/$n" "${EXTRA[@]}" -- "${WORK[@]}" >"$TMP/$n.log" 2>&1
 }
 # The kernel's map in a snapshot: its start address, 0 when kallsyms hid it.
 kmap() {
@@ -128,6 +136,91 @@ else
 	check_nomatch "list -v page-faults: no tracefs message" "$out" "tracefs"
 fi
 t_end
+
+# on_snapshot as the unit runs it: as another user (nobody here, trigrec
+# there), which takes CAP_SETUID and CAP_SETGID; the command itself has no
+# capability left (the bounding set stays the unit's: dropping it would take
+# CAP_SETPCAP, which the unit does not give).
+chmod 0711 "$TMP" # nobody reaches the output directories through it
+mkdir -m 0755 "$TMP/hook" "$TMP/filter" # and reads them
+cat >"$TMP/hook.sh" <<'SH'
+#!/bin/sh
+echo "uid=$(id -u)"
+grep -E '^(Cap(Inh|Prm|Eff|Amb)|NoNewPrivs):' /proc/self/status | tr -d '\t' | tr '\n' ' '
+echo
+echo "read $(wc -c <"$1")"
+SH
+chmod 0755 "$TMP/hook.sh"
+EXTRA=(--on-snapshot "$TMP/hook.sh" --on-snapshot-user nobody)
+# The unit's Group=trigrec: trigrec's group is the hook user's, so the
+# snapshots are that group's without CAP_CHOWN (which the unit does not give).
+AS_GROUP=(setpriv --regid="$(id -g nobody)" --clear-groups --)
+WRAP=("${AS_GROUP[@]}")
+t_begin "caps: with the unit's set, on_snapshot runs as its user with no capabilities"
+# shellcheck disable=SC2086 # CAPS is a word list: one argument per capability
+rec hook "$ML" 1M $CAPS
+check_eq "exit code (log: $(log_tail "$TMP/hook.log"))" "$?" 0
+log=$(cat "$TMP/hook.log")
+check_match "uid" "$log" "hook\.sh\[[0-9]+\]: uid=$(id -u nobody)$"
+check_match "capabilities" "$log" "hook\.sh\[[0-9]+\]: CapInh:0{16} CapPrm:0{16} CapEff:0{16} CapAmb:0{16} NoNewPrivs:1 ?$"
+f=$(snaps "$TMP/hook" final | head -1)
+check_match "it read the snapshot" "$log" "hook\.sh\[[0-9]+\]: read $(stat -c %s "$f" 2>/dev/null)$"
+check_eq "the snapshot: group, mode" "$(stat -c '%g %a' "$f" 2>/dev/null)" "$(id -g nobody) 640"
+t_end
+WRAP=()
+
+for c in CAP_SETUID CAP_SETGID; do
+	t_begin "caps: without $c on_snapshot_user is refused at start"
+	# shellcheck disable=SC2086 # CAPS is a word list: one argument per capability
+	rec "no_${c,,}" "$ML" 1M ${CAPS/$c/}
+	check_eq "exit code" "$?" 1
+	check_match "message" "$(cat "$TMP/no_${c,,}.log")" "on_snapshot_user nobody: running commands as another user needs CAP_SETUID and CAP_SETGID"
+	t_end
+done
+
+# The unit's SystemCallFilter=, expanded by systemd-analyze, against every
+# system call a run makes: the recorder (BPF, perf events, SCHED_FIFO), its
+# metrics server answering a scrape, the workload and the hook as nobody.
+# A call outside the set would fail with EPERM (SystemCallErrorNumber=).
+t_begin "caps: every system call of a run is in the unit's SystemCallFilter="
+if ! command -v strace >/dev/null || ! command -v systemd-analyze >/dev/null; then
+	t_skip "strace and systemd-analyze are needed"
+else
+	declare -A _seen=()
+	expand() {
+		local s items
+		for s in "$@"; do
+			[ -n "${_seen[$s]+x}" ] && continue
+			_seen[$s]=1
+			if [[ $s == @* ]]; then
+				mapfile -t items < <(systemd-analyze syscall-filter "$s" | sed -n '2,$p' | sed 's/#.*//; s/^ *//; /^$/d')
+				expand "${items[@]}"
+			else
+				echo "$s"
+			fi
+		done
+	}
+	read -ra FILTER <<<"$(sed -n 's/^SystemCallFilter=//p' "$UNIT")"
+	expand "${FILTER[@]}" | sort -u >"$TMP/allowed"
+	check_ge "system calls in the set" "$(wc -l <"$TMP/allowed")" 300
+	MPORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+	EXTRA=(--on-snapshot "$TMP/hook.sh" --on-snapshot-user nobody --metrics "127.0.0.1:$MPORT")
+	WORK=(sh -c "sleep 0.5; curl -s -o /dev/null http://127.0.0.1:$MPORT/metrics; sleep 0.2")
+	WRAP=("${AS_GROUP[@]}" strace -f -qq -o "$TMP/strace.out")
+	# shellcheck disable=SC2086 # CAPS is a word list: one argument per capability
+	rec filter "$ML" 1M $CAPS
+	check_eq "exit code (log: $(log_tail "$TMP/filter.log"))" "$?" 0
+	check_match "the hook ran" "$(cat "$TMP/filter.log")" "hook\.sh\[[0-9]+\]: uid="
+	sed -n 's/^[0-9]\+ \+\([a-z_0-9]\+\)(.*/\1/p' "$TMP/strace.out" | sort -u >"$TMP/used"
+	echo "    $(wc -l <"$TMP/used") distinct system calls made"
+	check_ge "system calls seen" "$(wc -l <"$TMP/used")" 40
+	check_match "bpf and perf_event_open seen" "$(tr '\n' ' ' <"$TMP/used")" "bpf .*perf_event_open "
+	check_eq "system calls outside the filter" "$(comm -23 "$TMP/used" "$TMP/allowed" | tr '\n' ' ')" ""
+	WRAP=()
+	WORK=(sleep 0.3)
+fi
+t_end
+EXTRA=()
 
 # 2 MiB rings on every CPU: more than perf_event_mlock_kb, charged to RLIMIT_MEMLOCK.
 NCPU=$(nproc)

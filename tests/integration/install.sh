@@ -14,7 +14,8 @@ t_begin "install: DESTDIR puts every file under it, at PREFIX and SYSCONFDIR"
 D=$TMP/dest
 "${MK[@]}" install DESTDIR="$D" >"$TMP/inst.log" 2>&1
 check_eq "exit code (log: $(log_tail "$TMP/inst.log"))" "$?" 0
-want="/etc/trigrec/example.trig
+want="/etc/sysusers.d/trigrec.conf
+/etc/trigrec/example.trig
 /usr/local/bin/trigrec
 /usr/local/lib/systemd/system/trigrec.service
 /usr/local/lib/systemd/system/trigrec@.service
@@ -60,7 +61,8 @@ t_end
 
 # A real prefix (no DESTDIR), so that ExecStart names a binary that exists.
 P=$TMP/prefix
-"${MK[@]}" install PREFIX="$P" SYSCONFDIR="$TMP/etc" >"$TMP/inst3.log" 2>&1
+# CREATE_USER=0: this host keeps its users (the sysusers entry is tested below).
+"${MK[@]}" install PREFIX="$P" SYSCONFDIR="$TMP/etc" CREATE_USER=0 >"$TMP/inst3.log" 2>&1
 U=$P/lib/systemd/system
 cp "$U/trigrec@.service" "$U/trigrec@web.service"
 
@@ -79,13 +81,16 @@ else
 fi
 t_end
 
-t_begin "units: hardening (Type=notify, restart, capabilities, sandbox) and the security score"
+t_begin "units: hardening (Type=notify, restart, capabilities, sandbox, system calls, addresses) and the security score"
 for u in trigrec.service trigrec@.service; do
 	f=$U/$u
 	for kv in Type=notify Restart=on-failure NoNewPrivileges=yes ProtectSystem=strict ProtectHome=yes \
-		PrivateTmp=yes LimitMEMLOCK=infinity \
-		"CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_NICE CAP_SYSLOG" \
-		"AmbientCapabilities=CAP_BPF CAP_PERFMON CAP_SYS_NICE CAP_SYSLOG"; do
+		PrivateTmp=yes LimitMEMLOCK=infinity ProtectKernelLogs=yes \
+		"SystemCallFilter=@system-service bpf perf_event_open" SystemCallErrorNumber=EPERM \
+		IPAddressDeny=any IPAddressAllow=localhost StateDirectoryMode=0750 \
+		Environment=TRIGREC_ON_SNAPSHOT_USER=trigrec Group=trigrec \
+		"CapabilityBoundingSet=CAP_BPF CAP_PERFMON CAP_SYS_NICE CAP_SYSLOG CAP_SETUID CAP_SETGID" \
+		"AmbientCapabilities=CAP_BPF CAP_PERFMON CAP_SYS_NICE CAP_SYSLOG CAP_SETUID CAP_SETGID"; do
 		grep -qxF "$kv" "$f" || t_fail "$u: no line $kv"
 	done
 	check_match "$u: StateDirectory" "$(grep ^StateDirectory= "$f")" "^StateDirectory=trigrec/"
@@ -97,10 +102,33 @@ if systemd-analyze security --help 2>/dev/null | grep -q -- --offline; then
 	score=$(printf '%s\n' "$out" | sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p')
 	echo "  note: systemd-analyze security trigrec@web.service: $score (0 = locked down, 10 = unprotected)"
 	check_match "score" "$score" "^[0-9]+\.[0-9]$"
-	# 4.3 when written: fail if a change loosens it.
-	check_le "score x10" "${score/./}" 43
+	# 4.3 when written, 2.9 with SystemCallFilter= and IPAddressDeny=: fail if a change loosens it.
+	check_le "score x10" "${score/./}" 29
 else
 	echo "  note: systemd-analyze security --offline is not available"
+fi
+t_end
+
+t_begin "units: the sysusers entry creates the system user trigrec the units name"
+if ! command -v systemd-sysusers >/dev/null; then
+	t_skip "systemd-sysusers is not installed"
+else
+	mkdir -p "$TMP/sysroot/etc"
+	out=$(systemd-sysusers --root="$TMP/sysroot" "$TMP/etc/sysusers.d/trigrec.conf" 2>&1)
+	check_eq "exit code ($out)" "$?" 0
+	check_match "user" "$(cat "$TMP/sysroot/etc/passwd" 2>/dev/null)" "^trigrec:x:[0-9]+:[0-9]+:[^:]*:/:/usr/sbin/nologin$"
+	check_match "its own group" "$(cat "$TMP/sysroot/etc/group" 2>/dev/null)" "^trigrec:x:[0-9]+:$"
+fi
+t_end
+
+# Starting the unit for real needs systemd as PID 1 (this file traces nothing:
+# caps.sh runs trigrec under the unit's capabilities and checks every system
+# call against its SystemCallFilter=).
+t_begin "units: start trigrec@web under systemd with its limits"
+if [ "$(cat /proc/1/comm 2>/dev/null)" != systemd ]; then
+	t_skip "PID 1 is $(cat /proc/1/comm 2>/dev/null), not systemd: the unit cannot be started here (systemd-analyze verify above and caps.sh's strace check stand in)"
+else
+	t_skip "not automated: it would install and start a unit in this host's systemd and trace the live kernel (caps.sh checks the unit's capabilities and system calls instead)"
 fi
 t_end
 

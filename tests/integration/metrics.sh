@@ -95,6 +95,63 @@ check_cmd "promtool check metrics (textfile)" sh -c "promtool check metrics <'$T
 check_eq "no temporaries left beside it" "$(ls -A "$TMP/textfile")" "trigrec.prom"
 t_end
 
+# DNS rebinding: a browser sent to 127.0.0.1 by a name the attacker owns
+# sends that name as Host. On a loopback bind only loopback names are answered.
+t_begin "metrics: on loopback, a request whose Host is not a loopback name gets 421"
+code() { curl -s -o /dev/null -w '%{http_code}' --max-time 5 "$@"; }
+check_eq "Host: evil.example:$PORT" "$(code -H "Host: evil.example:$PORT" "http://127.0.0.1:$PORT/metrics")" 421
+check_eq "Host: localhost.evil.example" "$(code -H "Host: localhost.evil.example" "http://127.0.0.1:$PORT/metrics")" 421
+check_match "what the 421 says" "$(curl -s --max-time 5 -H "Host: evil.example" "http://127.0.0.1:$PORT/metrics")" "answer only Host: localhost"
+check_eq "Host: localhost:$PORT" "$(code -H "Host: localhost:$PORT" "http://127.0.0.1:$PORT/metrics")" 200
+check_eq "Host: [::1]:$PORT" "$(code -H "Host: [::1]:$PORT" "http://127.0.0.1:$PORT/metrics")" 200
+check_eq "curl's own Host: 127.0.0.1:$PORT" "$(code "http://127.0.0.1:$PORT/metrics")" 200
+t_end
+
+# One client holding idle connections: at most 4 from one address, another
+# address is still answered, and the idle ones are closed within seconds.
+t_begin "metrics: one client gets at most 4 connections, others are served, idle ones close in ~3 s"
+out=$("$PY" - "$PORT" <<'PYEOF'
+import socket, sys, time
+port = int(sys.argv[1])
+def conn(src):
+    s = socket.socket()
+    s.bind((src, 0))
+    s.connect(("127.0.0.1", port))
+    s.setblocking(False)
+    return s
+def closed(s):
+    try:
+        return s.recv(1) == b""
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
+held = [conn("127.0.0.1") for _ in range(7)]
+t0 = time.monotonic()
+time.sleep(0.5)
+print("refused", sum(closed(s) for s in held))
+o = socket.socket()
+o.bind(("127.0.0.2", 0))
+o.settimeout(5)
+o.connect(("127.0.0.1", port))
+o.sendall(b"GET /metrics HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n")
+print("other", o.recv(64).split(b"\r\n")[0].decode())
+o.close()
+left = [s for s in held if not closed(s)]
+while left and time.monotonic() - t0 < 20:
+    time.sleep(0.1)
+    left = [s for s in left if not closed(s)]
+print("idle_closed_after %.1f" % (time.monotonic() - t0), "open", len(left))
+PYEOF
+)
+echo "    $(tr '\n' ' ' <<<"$out")"
+check_eq "connections of one client closed at once (7 opened, 4 allowed)" "$(awk '$1 == "refused" { print $2 }' <<<"$out")" 3
+check_match "a second client address (127.0.0.2) is answered" "$(awk '$1 == "other" { print $2, $3 }' <<<"$out")" "^HTTP/1.1 200"
+check_eq "idle connections left open after 20 s" "$(awk '$1 == "idle_closed_after" { print $4 }' <<<"$out")" 0
+check_le "seconds until the idle connections were closed (x10)" "$(awk '$1 == "idle_closed_after" { printf "%d", $2 * 10 }' <<<"$out")" 55
+check_eq "a scrape afterwards" "$(code "http://127.0.0.1:$PORT/metrics")" 200
+t_end
+
 t_begin "metrics: a real Prometheus server scrapes it and answers queries"
 if ! command -v prometheus >/dev/null; then
 	t_skip "prometheus is not installed (make check installs Debian's package)"

@@ -5,9 +5,10 @@
 # or where placeholders say), nothing of trigrec's fds, /dev/null on stdin;
 # its output is logged line by line; a failure is counted and logged; one
 # that hangs is stopped at the time limit; at most K run at once; the stop
-# waits for them. And the recipe of docs/operations.md: rclone ships each
-# snapshot to an `rclone serve webdav` on loopback, byte-identical, and perf
-# reads the shipped copy.
+# waits for them; --on-snapshot-user runs it as another user with no
+# capabilities. And the recipe of docs/operations.md: rclone, as nobody,
+# ships each snapshot to an `rclone serve webdav` on loopback,
+# byte-identical, and perf reads the shipped copy.
 . "$(dirname "$0")/lib.sh"
 need_root
 
@@ -210,9 +211,70 @@ check_eq "exit code" "$?" 1
 check_match "message" "$(cat "$TMP/nope.log")" "on_snapshot: cannot run no-such-shipper: command not found in PATH"
 t_end
 
+# --on-snapshot-user: the hook runs as that user (nobody here; the units use
+# trigrec) with every capability set empty and NoNewPrivs, and reads the
+# snapshot pair through its group (0640) in an output directory its group
+# may search (0750). What it prints is logged by trigrec.
+t_begin "ship: --on-snapshot-user nobody: the hook runs as nobody with no capabilities and reads the pair"
+NOBODY_UID=$(id -u nobody 2>/dev/null)
+NOBODY_GID=$(id -g nobody 2>/dev/null)
+if [ -z "$NOBODY_UID" ]; then
+	t_skip "this host has no user nobody"
+else
+	# nobody must reach the output directory through $TMP, and run the hook.
+	chmod 0711 "$TMP"
+	cat >"$TMP/as-user.sh" <<'SH'
+#!/bin/sh
+echo "uid=$(id -u) gid=$(id -g) groups=$(id -G) home=$HOME user=$USER"
+grep -E '^(Cap(Inh|Prm|Eff|Bnd|Amb)|NoNewPrivs):' /proc/self/status | tr -d '\t' | tr '\n' ' '
+echo
+echo "read $(wc -c <"$1") $(wc -c <"$2")"
+SH
+	chmod 0755 "$TMP/as-user.sh"
+	D=$TMP/user
+	if tr_start "$TMP/user.log" -a -o "$D" "${EV[@]}" --control "$TMP/user.sock" \
+		--on-snapshot "$TMP/as-user.sh" --on-snapshot-user nobody; then
+		"$SEQGEN" -n 100 -b "$BASE" >/dev/null
+		check_match "control snapshot" "$(snap_now "$TMP/user.sock")" "^ok "
+		tr_stop INT
+		check_eq "exit code (log: $(log_tail "$TMP/user.log"))" "$TR_RC" 0
+		log=$(cat "$TMP/user.log")
+		check_match "who it ran as" "$log" "as-user\.sh\[[0-9]+\]: uid=$NOBODY_UID gid=$NOBODY_GID groups=$NOBODY_GID home=[^ ]+ user=nobody$"
+		check_match "no capabilities, NoNewPrivs" "$log" "as-user\.sh\[[0-9]+\]: CapInh:0{16} CapPrm:0{16} CapEff:0{16} CapBnd:0{16} CapAmb:0{16} NoNewPrivs:1 ?$"
+		mapfile -t DATA < <(snaps "$D")
+		check_eq "snapshots (manual + final)" "${#DATA[@]}" 2
+		for f in "${DATA[@]}"; do
+			j=${f%.data}.json
+			check_match "the hook read $(basename "$f") and its .json whole" "$log" "as-user\.sh\[[0-9]+\]: read $(stat -c %s "$f") $(stat -c %s "$j")$"
+			check_eq "$(basename "$f"): owner, group, mode" "$(stat -c '%u %g %a' "$f")" "0 $NOBODY_GID 640"
+			check_eq "$(basename "$j"): owner, group, mode" "$(stat -c '%u %g %a' "$j")" "0 $NOBODY_GID 640"
+		done
+		check_eq "output directory: owner, group, mode" "$(stat -c '%u %g %a' "$D")" "0 $NOBODY_GID 750"
+		check_match "summary" "$log" "on_snapshot: 2 runs: ok 2, failed 0"
+	else
+		t_fail "recorder did not start: $(log_tail "$TMP/user.log")"
+	fi
+fi
+t_end
+
+t_begin "ship: --on-snapshot-user with a user this host lacks is refused at start-up"
+tr_run "$TMP/nouser.log" -a -o "$TMP/nouser" "${EV[@]}" --on-snapshot /bin/true \
+	--on-snapshot-user no-such-user-trigrec
+check_eq "exit code" "$?" 1
+check_match "message" "$(cat "$TMP/nouser.log")" "on_snapshot_user no-such-user-trigrec: no user 'no-such-user-trigrec'.*useradd --system"
+t_end
+
+t_begin "ship: an output directory the hook user cannot read, not made by trigrec, is refused and left alone"
+mkdir -m 0700 "$TMP/closed"
+tr_run "$TMP/closed.log" -a -o "$TMP/closed" "${EV[@]}" --on-snapshot /bin/true --on-snapshot-user nobody
+check_eq "exit code" "$?" 1
+check_match "message" "$(cat "$TMP/closed.log")" "on_snapshot_user nobody: $TMP/closed: on_snapshot_user's group \\(gid [0-9]+\\) cannot read it, and trigrec does not regroup a directory it did not create: run 'chgrp"
+check_eq "directory unchanged" "$(stat -c '%g %a' "$TMP/closed")" "0 700"
+t_end
+
 # ---- the recipe: rclone to a remote (here `rclone serve webdav` on loopback) ----
 
-t_begin "ship: recipe: examples/ship-rclone.trig's rclone line ships .data and .json byte-identical, perf reads the copy"
+t_begin "ship: recipe: examples/ship-rclone.trig's rclone line, run as nobody, ships .data and .json byte-identical, perf reads the copy"
 if ! command -v rclone >/dev/null; then
 	t_skip "rclone is not installed (make check installs it: apt-get install rclone)"
 else
@@ -238,8 +300,13 @@ buffer 256K
 output $TMP/rec
 $line
 on_snapshot_timeout 30s
+on_snapshot_user nobody
 control $TMP/ship.sock
 EOF
+		# As under the unit, rclone runs as another user (nobody here, trigrec
+		# there): it reaches the snapshot through $TMP and reads its config.
+		chmod 0711 "$TMP"
+		chmod 0644 "$TMP/rclone.conf"
 		: >"$TMP/ship.log"
 		RCLONE_CONFIG=$TMP/rclone.conf RCLONE_CONFIG_SHIP_TYPE=webdav \
 			RCLONE_CONFIG_SHIP_URL=http://127.0.0.1:$port/ RCLONE_CONFIG_SHIP_VENDOR=other \

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "check.h"
 #include "service/hooks.h"
 #include "util/util.h"
@@ -418,9 +419,178 @@ TEST(long_lines_are_cut)
 	return 0;
 }
 
+/* ---- on_snapshot_user ---- */
+
+TEST(user_resolve_and_its_errors)
+{
+	struct hook_cred c;
+	char err[512];
+
+	CHECK_EQ(hook_user_resolve("root", &c, err, sizeof(err)), 0);
+	CHECK_EQ(c.uid, 0);
+	CHECK_EQ(c.gid, 0);
+	CHECK_STR(c.name, "root");
+	CHECK(c.ngroups >= 1);
+	CHECK_EQ(hook_user_resolve("0", &c, err, sizeof(err)), 0);
+	CHECK_STR(c.name, "root");
+	CHECK_EQ(hook_user_resolve("no-such-user-trigrec", &c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "no user 'no-such-user-trigrec'"));
+	CHECK(strstr(err, "useradd --system"));
+	CHECK_EQ(hook_user_resolve("a b", &c, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "a user name is letters"));
+	CHECK_EQ(hook_user_resolve("", &c, err, sizeof(err)), -EINVAL);
+	return 0;
+}
+
+/* The pair is shared with the hook's group only, never through a symlink. */
+TEST(share_file_and_dir)
+{
+	char dir[] = "/tmp/test_hooks_share.XXXXXX", f[128], l[128], err[512];
+	struct stat st;
+	int fd;
+
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(f, sizeof(f), "%s/x.data", dir);
+	snprintf(l, sizeof(l), "%s/link.data", dir);
+	fd = open(f, O_CREAT | O_WRONLY, 0600);
+	CHECK(fd >= 0);
+	close(fd);
+	CHECK_EQ(symlink(f, l), 0);
+	CHECK_EQ(hook_share_file(f, getegid(), err, sizeof(err)), 0);
+	CHECK(!stat(f, &st) && (st.st_mode & 07777) == 0640);
+	chmod(f, 0600);
+	CHECK(hook_share_file(l, getegid(), err, sizeof(err)) < 0);
+	CHECK(!stat(f, &st) && (st.st_mode & 07777) == 0600);
+	/* The group gets r-x; nobody but the owner keeps write. */
+	chmod(dir, 0700);
+	CHECK_EQ(hook_share_dir(dir, getegid(), 0, err, sizeof(err)), 0);
+	CHECK(!stat(dir, &st) && (st.st_mode & 07777) == 0750);
+	chmod(dir, 0773);
+	CHECK_EQ(hook_share_dir(dir, getegid(), 0, err, sizeof(err)), 0);
+	CHECK(!stat(dir, &st) && (st.st_mode & 07777) == 0751);
+	/* Readable by everyone: left as it is. */
+	chmod(dir, 0755);
+	CHECK_EQ(hook_share_dir(dir, getegid() + 1, 0, err, sizeof(err)), 0);
+	CHECK(!stat(dir, &st) && (st.st_mode & 07777) == 0755 && st.st_gid == getegid());
+	/* Another group: only for a directory trigrec created (may_chgrp). */
+	chmod(dir, 0700);
+	CHECK_EQ(hook_share_dir(dir, getegid() + 1, 0, err, sizeof(err)), -EPERM);
+	CHECK(strstr(err, "does not regroup a directory it did not create: run 'chgrp"));
+	CHECK(!stat(dir, &st) && (st.st_mode & 07777) == 0700 && st.st_gid == getegid());
+	CHECK(hook_share_dir(l, getegid(), 1, err, sizeof(err)) < 0);
+	unlink(l);
+	unlink(f);
+	rmdir(dir);
+	return 0;
+}
+
+/*
+ * A hook as nobody: its uid, groups and every capability set in
+ * /proc/self/status, NoNewPrivs, its environment, its fds, and the snapshot
+ * it reads through its group.
+ */
+TEST(runs_as_the_user_with_no_capabilities)
+{
+	char *argv[] = {
+		"/bin/sh", "-c",
+		/* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): one script, three lines */
+		"echo uid=$(id -u) gid=$(id -g) groups=$(id -G); "
+		"grep -E '^(Cap|NoNewPrivs)' /proc/self/status; "
+		"echo bytes=$(wc -c <\"$0\") home=$HOME user=$USER; exec ls /proc/self/fd",
+		"{data}", NULL
+	};
+	char dir[] = "/tmp/test_hooks_user.XXXXXX", data[128], log[] = "/tmp/test_hooks.XXXXXX",
+	     buf[65536], err[512], want[512];
+	struct hook_cred nobody;
+	struct hooks_opts o = {
+		.argv = argv, .user = &nobody, .timeout_ns = 5000000000ull, .jobs = 1, .done = count
+	};
+	struct hook_snap snap = { data, data, "x" };
+	int lfd, saved, fd;
+	struct hooks *h;
+
+	if (hook_can_switch_user(err, sizeof(err)))
+		SKIP("not root: %s", err);
+	if (hook_user_resolve("nobody", &nobody, err, sizeof(err)))
+		SKIP("%s", err);
+	if (!mkdtemp(dir))
+		return 1;
+	snprintf(data, sizeof(data), "%s/x.data", dir);
+	fd = open(data, O_CREAT | O_WRONLY, 0600);
+	CHECK(fd >= 0 && write(fd, "0123456789", 10) == 10);
+	close(fd);
+	CHECK_EQ(hook_share_dir(dir, nobody.gid, 1, err, sizeof(err)), 0);
+	CHECK_EQ(hook_share_file(data, nobody.gid, err, sizeof(err)), 0);
+	lfd = mkstemp(log);
+	saved = dup(2);
+	dup2(lfd, 2);
+	memset(results, 0, sizeof(results));
+	h = hooks__new(&o);
+	if (h) {
+		CHECK_EQ(hooks__submit(h, &snap), 0);
+		CHECK(stop_wait(h, 5000) >= 0);
+		hooks__free(h);
+	}
+	dup2(saved, 2);
+	close(saved);
+	slurp(log, buf, sizeof(buf));
+	unlink(log);
+	close(lfd);
+	CHECK(h);
+	CHECK_EQ(results[HOOK_OK], 1);
+	snprintf(want, sizeof(want), ": uid=%u gid=%u groups=%u\n", (unsigned)nobody.uid,
+		 (unsigned)nobody.gid, (unsigned)nobody.gid);
+	CHECK(strstr(buf, want));
+	CHECK(strstr(buf, ": CapInh:\t0000000000000000\n"));
+	CHECK(strstr(buf, ": CapPrm:\t0000000000000000\n"));
+	CHECK(strstr(buf, ": CapEff:\t0000000000000000\n"));
+	CHECK(strstr(buf, ": CapBnd:\t0000000000000000\n"));
+	CHECK(strstr(buf, ": CapAmb:\t0000000000000000\n"));
+	CHECK(strstr(buf, ": NoNewPrivs:\t1\n"));
+	snprintf(want, sizeof(want), ": bytes=10 home=%s user=%s\n", nobody.home, nobody.name);
+	CHECK(strstr(buf, want));
+	/* ls has its directory open as 3: 0 1 2 3, nothing else. */
+	CHECK(strstr(buf, ": 3\n") && !strstr(buf, ": 4\n"));
+	if (check_failed_in_test)
+		fprintf(stderr, "    log was:\n%s\n", buf);
+	unlink(data);
+	rmdir(dir);
+	return 0;
+}
+
+/* A program the user cannot run fails clearly, and trigrec goes on. */
+TEST(user_cannot_exec)
+{
+	char *argv[] = { "/root/not-there", NULL };
+	struct hook_cred nobody;
+	struct hooks_opts o = {
+		.argv = argv, .user = &nobody, .timeout_ns = 5000000000ull, .jobs = 1, .done = count
+	};
+	struct hook_snap snap = { "/nonexistent/x.data", "/nonexistent/x.json", "x" };
+	struct hooks *h;
+	char err[512];
+
+	if (hook_can_switch_user(err, sizeof(err)))
+		SKIP("not root: %s", err);
+	if (hook_user_resolve("nobody", &nobody, err, sizeof(err)))
+		SKIP("%s", err);
+	memset(results, 0, sizeof(results));
+	h = hooks__new(&o);
+	CHECK(h);
+	if (!h)
+		return 1;
+	CHECK_EQ(hooks__submit(h, &snap), 0);
+	CHECK(stop_wait(h, 5000) >= 0);
+	hooks__free(h);
+	CHECK_EQ(results[HOOK_FAILED], 1);
+	return 0;
+}
+
 RUN_TESTS(T(split_like_a_script_argv), T(build_appends_the_paths_without_placeholders),
 	  T(build_replaces_placeholders), T(results_are_counted),
 	  T(a_program_that_cannot_run_fails), T(time_limit_sigterm),
 	  T(time_limit_sigkill_when_sigterm_is_ignored),
 	  T(at_most_k_at_once_then_queued_then_dropped), T(stop_is_bounded_by_the_time_limit),
-	  T(child_fds_and_output_logged), T(long_lines_are_cut))
+	  T(child_fds_and_output_logged), T(long_lines_are_cut), T(user_resolve_and_its_errors),
+	  T(share_file_and_dir), T(runs_as_the_user_with_no_capabilities), T(user_cannot_exec))

@@ -3,12 +3,17 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <sys/time.h>
 #include <string.h>
 #include <sys/socket.h>
 #include "check.h"
 #include "service/metrics.h"
 #include "session/config.h"
+#include "util/util.h"
 
 static char *render(struct metrics *m)
 {
@@ -217,4 +222,166 @@ TEST(addresses)
 	return 0;
 }
 
-RUN_TESTS(T(counters_and_histograms), T(bpf_recursion_misses), T(exposition_checker), T(addresses))
+/* The Host header a loopback bind answers (DNS rebinding defence, issue 28). */
+TEST(loopback_host)
+{
+	struct sockaddr_storage ss;
+	char err[256];
+
+	CHECK(metrics_host_ok("localhost"));
+	CHECK(metrics_host_ok("LocalHost:9464"));
+	CHECK(metrics_host_ok("localhost.:9464"));
+	CHECK(metrics_host_ok("127.0.0.1:9464"));
+	CHECK(metrics_host_ok("127.1.2.3"));
+	CHECK(metrics_host_ok("[::1]:9464"));
+	CHECK(metrics_host_ok("[::1]"));
+	CHECK(metrics_host_ok(NULL));
+	CHECK(!metrics_host_ok("evil.example"));
+	CHECK(!metrics_host_ok("evil.example:9464"));
+	CHECK(!metrics_host_ok("localhost.evil.example"));
+	CHECK(!metrics_host_ok("127.0.0.1.evil.example:9464"));
+	CHECK(!metrics_host_ok("10.0.0.1:9464"));
+	CHECK(!metrics_host_ok("[::2]:9464"));
+	CHECK(!metrics_host_ok("[::1"));
+	CHECK(!metrics_host_ok("localhost:"));
+	CHECK(!metrics_host_ok("localhost:94x"));
+	CHECK(!metrics_host_ok("localhost:123456"));
+	CHECK(!metrics_host_ok(""));
+	CHECK_EQ(metrics_parse_addr("9464", &ss, err, sizeof(err)), 0);
+	CHECK(metrics_addr_is_loopback(&ss));
+	CHECK_EQ(metrics_parse_addr("127.0.0.2:9464", &ss, err, sizeof(err)), 0);
+	CHECK(metrics_addr_is_loopback(&ss));
+	CHECK_EQ(metrics_parse_addr("[::1]:9464", &ss, err, sizeof(err)), 0);
+	CHECK(metrics_addr_is_loopback(&ss));
+	CHECK_EQ(metrics_parse_addr("0.0.0.0:9464", &ss, err, sizeof(err)), 0);
+	CHECK(!metrics_addr_is_loopback(&ss));
+	CHECK_EQ(metrics_parse_addr("[::]:9464", &ss, err, sizeof(err)), 0);
+	CHECK(!metrics_addr_is_loopback(&ss));
+	return 0;
+}
+
+/* ---- the endpoint itself, on a loopback port (no kernel needed) ---- */
+
+static int free_port(void)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t l = sizeof(a);
+	int fd = socket(AF_INET, SOCK_STREAM, 0), port = -1;
+
+	if (fd >= 0 && !bind(fd, (struct sockaddr *)&a, sizeof(a)) &&
+	    !getsockname(fd, (struct sockaddr *)&a, &l))
+		port = ntohs(a.sin_port);
+	if (fd >= 0)
+		close(fd);
+	return port;
+}
+
+/* A connection to 127.0.0.1:port from src (127.0.0.x); -1 on failure. */
+static int dial(const char *src, int port)
+{
+	struct sockaddr_in s = { .sin_family = AF_INET }, d = { .sin_family = AF_INET };
+	struct timeval tv = { 5, 0 };
+	int fd = socket(AF_INET, SOCK_STREAM, 0);
+
+	inet_pton(AF_INET, src, &s.sin_addr);
+	inet_pton(AF_INET, "127.0.0.1", &d.sin_addr);
+	d.sin_port = htons(port);
+	if (fd < 0 || bind(fd, (struct sockaddr *)&s, sizeof(s)) ||
+	    connect(fd, (struct sockaddr *)&d, sizeof(d))) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	return fd;
+}
+
+/* The status code of GET /metrics with this Host (NULL: none, HTTP/1.0), from src. */
+static int status_of(const char *src, int port, const char *host)
+{
+	char req[256], buf[64] = "";
+	int fd = dial(src, port), code = -1;
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	if (host)
+		snprintf(req, sizeof(req),
+			 "GET /metrics HTTP/1.1\r\nHost: %s\r\nConnection: close\r\n\r\n", host);
+	else
+		snprintf(req, sizeof(req), "GET /metrics HTTP/1.0\r\n\r\n");
+	if (write(fd, req, strlen(req)) == (ssize_t)strlen(req) &&
+	    (n = read(fd, buf, sizeof(buf) - 1)) > 0) {
+		buf[n] = 0;
+		sscanf(buf, "HTTP/1.%*d %d", &code);
+	}
+	close(fd);
+	return code;
+}
+
+/* Closed by the server (EOF or reset) within ms? */
+static int closed_within(int fd, int ms)
+{
+	struct pollfd pf = { .fd = fd, .events = POLLIN };
+	char c;
+
+	return poll(&pf, 1, ms) == 1 && read(fd, &c, 1) <= 0;
+}
+
+/*
+ * DNS rebinding and one greedy client (issue 28): on a loopback bind a Host
+ * that is not loopback gets 421; one client address gets 4 connections, the
+ * rest are closed at once while another address is still served; an idle
+ * connection is closed after METRICS_TIMEOUT_S.
+ */
+TEST(serve_host_and_limits)
+{
+	struct trigrec_config c;
+	struct metrics *m;
+	char addr[32], host[64];
+	int port = free_port(), fds[7], refused = 0, open_after = 0;
+	uint64_t t0;
+
+	if (port < 0)
+		SKIP("no free loopback port");
+	config__init(&c);
+	m = metrics__new(&c);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+	CHECK_EQ(metrics__serve(m, addr), 0);
+	snprintf(host, sizeof(host), "localhost:%d", port);
+	CHECK_EQ(status_of("127.0.0.1", port, host), 200);
+	snprintf(host, sizeof(host), "127.0.0.1:%d", port);
+	CHECK_EQ(status_of("127.0.0.1", port, host), 200);
+	CHECK_EQ(status_of("127.0.0.1", port, "[::1]"), 200);
+	CHECK_EQ(status_of("127.0.0.1", port, NULL), 200);
+	snprintf(host, sizeof(host), "evil.example:%d", port);
+	CHECK_EQ(status_of("127.0.0.1", port, host), 421);
+	CHECK_EQ(status_of("127.0.0.1", port, "localhost.evil.example"), 421);
+	/* 7 idle connections from one address: 4 stay, 3 are closed at once. */
+	usleep(200000); /* the requests above are gone */
+	for (int i = 0; i < 7; i++)
+		fds[i] = dial("127.0.0.1", port);
+	t0 = mono_ns();
+	for (int i = 0; i < 7; i++)
+		if (fds[i] < 0 || closed_within(fds[i], i ? 50 : 300))
+			refused++;
+	CHECK_EQ(refused, 3);
+	CHECK_EQ(status_of("127.0.0.2", port, "localhost"), 200);
+	/* The 4 idle ones are closed after the timeout, not 10 s. */
+	for (int i = 0; i < 7; i++)
+		if (fds[i] >= 0 && !closed_within(fds[i], (int)(METRICS_TIMEOUT_S * 1000 + 2000 -
+								(mono_ns() - t0) / 1000000)))
+			open_after++;
+	CHECK_EQ(open_after, 0);
+	fprintf(stderr, "    idle connections closed %.1f s after they opened\n",
+		(mono_ns() - t0) / 1e9);
+	for (int i = 0; i < 7; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	metrics__free(m);
+	config__fini(&c);
+	return 0;
+}
+
+RUN_TESTS(T(counters_and_histograms), T(bpf_recursion_misses), T(exposition_checker), T(addresses),
+	  T(loopback_host), T(serve_host_and_limits))

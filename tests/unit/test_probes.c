@@ -5,7 +5,10 @@
  * the paren-aware list splitter.
  */
 #include <errno.h>
+#include <elf.h>
 #include <stdlib.h>
+#include <unistd.h>
+#include <sys/mman.h>
 #include "check.h"
 #include "capture/probes.h"
 #include "trigrec_abi.h"
@@ -409,5 +412,204 @@ TEST(blacklisted)
 	return 0;
 }
 
+/*
+ * Nothing with a control character or a blank where the kernel splits reaches
+ * kprobe_events/uprobe_events: a newline there would add or remove other
+ * tools' probes (issue 28).
+ */
+TEST(tracefs_injection)
+{
+	struct usdt_arg a, ua[PROBE_MAX_USDT_ARGS];
+	struct probe_spec s;
+	char err[512], out[512];
+
+	/* In the name: the path, the function, the provider, a field. */
+	CHECK_EQ(probe_spec_parse("uprobe:/bin/a\nb:main", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the probe name: byte 13 is a newline (0x0a)"));
+	CHECK_EQ(probe_spec_parse("uprobe:/bin/a\x1b[2Jb:main", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "a control character (0x1b)"));
+	CHECK_EQ(probe_spec_parse("uprobe:/opt/my app/bin:main", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the path: byte 7 is a blank"));
+	CHECK(strstr(err, "hard link"));
+	CHECK_EQ(probe_spec_parse("kprobe:vfs_read -r", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the function: byte 8 is a blank"));
+	CHECK_EQ(probe_spec_parse("usdt:/bin/x:p v:n", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "the USDT provider"));
+	CHECK_EQ(probe_spec_parse("kprobe:vfs_read\t", &s, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "a tab"));
+	/* A field: blanks around items are fine, inside one they are not. */
+	CHECK_EQ(probe_spec_parse("uprobe:/bin/x:f(a=arg1, b=%si -p)", &s, err, sizeof(err)), 0);
+	CHECK_EQ(probe_fetchargs(&s, NULL, 0, 0, out, sizeof(out), err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "a field: byte 5 is a blank"));
+	CHECK_EQ(probe_spec_parse("uprobe:/bin/x:f(a=arg1, b=%si)", &s, err, sizeof(err)), 0);
+	CHECK_EQ(probe_fetchargs(&s, NULL, 0, 0, out, sizeof(out), err, sizeof(err)), 0);
+	/* The ELF note's argument text: a newline, a tab, ESC refused; blanks separate. */
+	CHECK_EQ(usdt_args_parse("-4@%edi\n-:trigrec_1/x", ua, PROBE_MAX_USDT_ARGS, err,
+				 sizeof(err)),
+		 -EINVAL);
+	CHECK(strstr(err, "argument text (in the binary's .note.stapsdt): byte 7 is a newline"));
+	CHECK_EQ(usdt_args_parse("8@%rsi\t8@%rdi", ua, PROBE_MAX_USDT_ARGS, err, sizeof(err)),
+		 -EINVAL);
+	CHECK_EQ(usdt_args_parse("8@$1\x7f", ua, PROBE_MAX_USDT_ARGS, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(usdt_args_parse("-4@%edi 8@%rsi", ua, PROBE_MAX_USDT_ARGS, err, sizeof(err)), 2);
+	CHECK_EQ(usdt_args_parse("", ua, PROBE_MAX_USDT_ARGS, err, sizeof(err)), 0);
+	/* One argument: an immediate is a number, a register letters and digits. */
+	CHECK_EQ(usdt_arg_parse("8@$1;x", &a), -EINVAL);
+	CHECK_EQ(usdt_arg_parse("8@$", &a), -EINVAL);
+	CHECK_EQ(usdt_arg_parse("8@%r(x)", &a), -EINVAL);
+	CHECK_EQ(usdt_arg_parse("8@8(%r:x)", &a), -EINVAL);
+	CHECK_EQ(usdt_arg_parse("2@$ 4", &a), -EINVAL); /* fuzz_usdt_args: strtoll skips blanks */
+	CHECK_EQ(usdt_arg_parse("8@$-3", &a), 0);
+	CHECK_STR(a.fetch, "\\-3");
+	/* An unreadable argument reads 0, the others still count. */
+	CHECK_EQ(usdt_args_parse("8@foo(%rip) 4@$7", ua, PROBE_MAX_USDT_ARGS, err, sizeof(err)), 2);
+	CHECK_STR(ua[0].fetch, "\\0");
+	CHECK_STR(ua[1].fetch, "\\7");
+	/* fuzz_probe_spec: a part too long for its field is an error with a message. */
+	{
+		char longf[400];
+
+		memset(longf, 'f', sizeof(longf));
+		memcpy(longf, "kprobe:", 7);
+		longf[sizeof(longf) - 1] = 0;
+		err[0] = 0;
+		CHECK_EQ(probe_spec_parse(longf, &s, err, sizeof(err)), -EINVAL);
+		CHECK(strstr(err, "is too long (a path at most 4095 bytes, a function or symbol at "
+				  "most 255)"));
+		memcpy(longf, "usdt:/x:", 8);
+		err[0] = 0;
+		CHECK_EQ(probe_spec_parse(longf, &s, err, sizeof(err)), -EINVAL);
+		CHECK(strstr(err, "is too long"));
+	}
+	/* The checker itself. */
+	CHECK_EQ(probe_text_check("x", "p:g/n /bin/a:0x10 a=%di", 1, err, sizeof(err)), 0);
+	CHECK_EQ(probe_text_check("x", "p:g/n /bin/a:0x10\n-:g/m", 1, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(probe_text_check("x", "a b", 0, err, sizeof(err)), -EINVAL);
+	return 0;
+}
+
+/*
+ * A minimal ELF64 image with one .note.stapsdt note (desc as given), laid
+ * out so that the note's end is the end of the image, which ends where a
+ * PROT_NONE page begins: a read past the note faults. *img points into the
+ * mapping (unmap base, 2 pages).
+ */
+static size_t usdt_image(const void *desc, uint32_t dlen, char **img, void **base)
+{
+	static const char shstr[] = "\0.shstrtab\0.note.stapsdt";
+	size_t dpad = (dlen + 3) & ~3u, note = sizeof(Elf64_Nhdr) + 8 + dpad;
+	size_t len = sizeof(Elf64_Ehdr) + sizeof(Elf64_Phdr) + 3 * sizeof(Elf64_Shdr) +
+		     sizeof(shstr) + note;
+	size_t pad = (8 - len % 8) % 8; /* before the note: the headers stay 8-aligned */
+	long pg = sysconf(_SC_PAGESIZE);
+	char *m = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	Elf64_Ehdr *eh;
+	Elf64_Phdr *ph;
+	Elf64_Shdr *sh;
+	Elf64_Nhdr *nh;
+	char *p;
+
+	len += pad;
+	if (m == MAP_FAILED || len > (size_t)pg)
+		return 0;
+	mprotect(m + pg, pg, PROT_NONE);
+	p = m + pg - len;
+	memset(p, 0, len);
+	eh = (Elf64_Ehdr *)p;
+	memcpy(eh->e_ident, ELFMAG, SELFMAG);
+	eh->e_ident[EI_CLASS] = ELFCLASS64;
+	eh->e_ident[EI_DATA] = ELFDATA2LSB;
+	eh->e_ident[EI_VERSION] = EV_CURRENT;
+	eh->e_type = ET_EXEC;
+	eh->e_machine = EM_X86_64;
+	eh->e_version = EV_CURRENT;
+	eh->e_ehsize = sizeof(*eh);
+	eh->e_phoff = sizeof(*eh);
+	eh->e_phentsize = sizeof(Elf64_Phdr);
+	eh->e_phnum = 1;
+	eh->e_shoff = sizeof(*eh) + sizeof(*ph);
+	eh->e_shentsize = sizeof(Elf64_Shdr);
+	eh->e_shnum = 3;
+	eh->e_shstrndx = 1;
+	/* One PT_LOAD: address A is file offset A - 0x400000. */
+	ph = (Elf64_Phdr *)(p + sizeof(*eh));
+	ph->p_type = PT_LOAD;
+	ph->p_flags = PF_R | PF_X;
+	ph->p_vaddr = 0x400000;
+	ph->p_filesz = ph->p_memsz = len;
+	ph->p_align = 0x1000;
+	sh = (Elf64_Shdr *)(p + eh->e_shoff);
+	sh[1].sh_name = 1;
+	sh[1].sh_type = SHT_STRTAB;
+	sh[1].sh_offset = eh->e_shoff + 3 * sizeof(*sh);
+	sh[1].sh_size = sizeof(shstr);
+	sh[1].sh_addralign = 1;
+	memcpy(p + sh[1].sh_offset, shstr, sizeof(shstr));
+	sh[2].sh_name = 11;
+	sh[2].sh_type = SHT_NOTE;
+	sh[2].sh_offset = sh[1].sh_offset + sizeof(shstr) + pad;
+	sh[2].sh_size = note;
+	sh[2].sh_addralign = 4;
+	nh = (Elf64_Nhdr *)(p + sh[2].sh_offset);
+	nh->n_namesz = 8;
+	nh->n_descsz = dlen;
+	nh->n_type = 3;
+	memcpy((char *)(nh + 1), "stapsdt", 8);
+	memcpy((char *)(nh + 1) + 8, desc, dlen);
+	*img = p;
+	*base = m;
+	return len;
+}
+
+/*
+ * A note whose strings do not end inside it (a crafted binary): skipped, never
+ * read past. Before the bound, the name's strlen() ran off the note (here into
+ * a PROT_NONE page: SIGSEGV).
+ */
+TEST(usdt_note_bounds)
+{
+	char desc[64], err[512], *img;
+	struct usdt_site site[2];
+	long pg = sysconf(_SC_PAGESIZE);
+	void *base;
+	size_t len;
+
+	/* pc 0x400010, base, semaphore, then "p\0" and a name with no NUL up to the end. */
+	memset(desc, 0, 24);
+	desc[0] = 0x10;
+	desc[2] = 0x40;
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): note bytes, NULs as written */
+	memcpy(desc + 24, "p\0nameXY", 8); /* 32 bytes: no padding after it either */
+	len = usdt_image(desc, 32, &img, &base);
+	CHECK(len > 0);
+	if (!len)
+		return 1;
+	CHECK_EQ(usdt_sites_mem(img, len, "", "*", site, 2, err, sizeof(err)), -ENOENT);
+	CHECK(strstr(err, "no USDT probes") || strstr(err, "no USDT probe"));
+	munmap(base, 2 * pg);
+	/* The same note, well formed: one site, its strings as written. */
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): note bytes, NULs as written */
+	memcpy(desc + 24, "p\0name\0-4@%edi\0", 15);
+	len = usdt_image(desc, 39, &img, &base);
+	if (!len)
+		return 1;
+	CHECK_EQ(usdt_sites_mem(img, len, "", "*", site, 2, err, sizeof(err)), 1);
+	CHECK_STR(site[0].provider, "p");
+	CHECK_STR(site[0].name, "name");
+	CHECK_STR(site[0].args, "-4@%edi");
+	CHECK_EQ(site[0].off, 0x10);
+	munmap(base, 2 * pg);
+	/* Its strings, but no NUL after the arguments. */
+	/* NOLINTNEXTLINE(bugprone-not-null-terminated-result): note bytes, NULs as written */
+	memcpy(desc + 24, "p\0name\0-4@%edi", 14);
+	len = usdt_image(desc, 38, &img, &base);
+	if (!len)
+		return 1;
+	CHECK(usdt_sites_mem(img, len, "", "*", site, 2, err, sizeof(err)) < 0);
+	munmap(base, 2 * pg);
+	return 0;
+}
+
 RUN_TESTS(T(parse_kinds), T(parse_errors), T(fetchargs), T(usdt_args), T(list_split), T(recipes),
-	  T(glob_parse), T(glob_expand), T(kfuncs), T(blacklisted))
+	  T(glob_parse), T(glob_expand), T(kfuncs), T(blacklisted), T(tracefs_injection),
+	  T(usdt_note_bounds))

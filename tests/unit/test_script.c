@@ -490,6 +490,13 @@ TEST(statement_errors)
 	     "2:18:on_snapshot_jobs (commands running at once): ");
 	ERRS("record cpu-clock\non_snapshot_jobs 65\n", "2:18:on_snapshot_jobs");
 	ERRS("record cpu-clock\non_snapshot_jobs 2\non_snapshot_jobs 3\n", "3:1:given twice");
+	ERRS("record cpu-clock\non_snapshot_user 'a b'\n",
+	     "2:18:on_snapshot_user: 'a b': give a user name (letters, digits, _ . -; at most 32) "
+	     "or a numeric uid");
+	ERRS("record cpu-clock\non_snapshot_user -x\n", "2:18:on_snapshot_user: '-x'");
+	ERRS("record cpu-clock\non_snapshot_user a\non_snapshot_user b\n", "3:1:given twice");
+	ERRS("record cpu-clock\n--on-snapshot-user x\n",
+	     "2:1:in a script, write 'on_snapshot_user'");
 	ERRS("record cpu-clock\non_snapshot_timout 1s\n",
 	     "2:1:(did you mean 'on_snapshot_timeout'?)");
 	ERRS("record cpu-clock\n--on-snapshot-jobs 2\n",
@@ -959,6 +966,11 @@ TEST(host_checks)
 
 	snprintf(text, sizeof(text), "record cpu-clock\noutput %s\n", dir);
 	HOST(text);
+	/* on_snapshot_user: a user of this host (only with an on_snapshot command). */
+	HOST("record cpu-clock\non_snapshot /bin/true\non_snapshot_user root\n");
+	HOST("record cpu-clock\non_snapshot_user no-such-user-trigrec\n");
+	HOST("record cpu-clock\non_snapshot /bin/true\non_snapshot_user no-such-user-trigrec\n",
+	     "3:18:on_snapshot_user: no user 'no-such-user-trigrec'");
 	snprintf(text, sizeof(text), "record cpu-clock\noutput %s/new\n", dir);
 	HOST(text);
 	/* Missing parents are made as mkdir -p makes them. */
@@ -1007,7 +1019,7 @@ TEST(dump_script_reads_back)
 		"frequency 99\ncallgraph\ncpus 0\ncommand sleep \"1 2\"\n"
 		"output '/tmp/a b' keep 5 files, 1G, 2d\npost 7ms\n"
 		"on_snapshot /bin/echo hi {data} 'a b' {data,json} x#y\n"
-		"on_snapshot_timeout 90s\non_snapshot_jobs 3\n"
+		"on_snapshot_timeout 90s\non_snapshot_jobs 3\non_snapshot_user trigrec\n"
 		"name web-1\ncontrol /run/t.sock\nmax_starts 2048\nmax_keys 4096\n"
 		"metrics 127.0.0.1:9464\nmetrics_file /tmp/m.prom\ncompress zstd 7\n"
 		"buildid_cache off\n"
@@ -1061,6 +1073,8 @@ TEST(dump_script_reads_back)
 	}
 	CHECK_EQ(d.on_snapshot_timeout_ns, 90000000000ULL);
 	CHECK_EQ(d.on_snapshot_jobs, 3);
+	CHECK_STR(c.on_snapshot_user, "trigrec");
+	CHECK_STR(d.on_snapshot_user, "trigrec");
 	CHECK_EQ(d.nr_manual, 1);
 	if (d.nr_manual == 1) {
 		CHECK_STR(d.manual[0].name, "m");
