@@ -164,7 +164,7 @@ static const char *why_fmt(int why)
 	return names[why & 7];
 }
 
-struct retention *retention__new(const char *path, const struct retention_limits *l)
+struct retention *retention__new(int dirfd, const char *path, const struct retention_limits *l)
 {
 	struct retention *r = calloc(1, sizeof(*r));
 
@@ -175,7 +175,8 @@ struct retention *retention__new(const char *path, const struct retention_limits
 	}
 	r->l = *l;
 	r->lim = (struct log_limit)LOG_LIMIT_INIT(10 * 1000000000ull);
-	r->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r->fd = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) :
+			     open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (r->fd < 0) {
 		elog("output directory %s: %s (create it, or choose another with -o)", path,
 		     strerror(errno));

@@ -66,10 +66,12 @@ size_t retention_data_name(const char *name, int64_t *time_ns);
 struct retention;
 
 /*
- * For the existing directory path; limits all 0 only keeps account of the
- * bytes (for metrics). NULL after an elog().
+ * For the output directory dirfd (duplicated: every scan and removal is
+ * relative to it; path names it in messages), or with dirfd -1 the existing
+ * directory path; limits all 0 only keeps account of the bytes (for
+ * metrics). NULL after an elog().
  */
-struct retention *retention__new(const char *path, const struct retention_limits *l);
+struct retention *retention__new(int dirfd, const char *path, const struct retention_limits *l);
 /* Logs what the periodic summary left out, then frees. */
 void retention__free(struct retention *r);
 

@@ -6,7 +6,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <poll.h>
 #include <pthread.h>
@@ -35,6 +34,7 @@
 #include "service/metrics.h"
 #include "service/status.h"
 #include "service/retention.h"
+#include "snapshot/outdir.h"
 #include "session/session.h"
 #include "snapshot/snapshot.h"
 #include "util/log.h"
@@ -58,6 +58,7 @@ struct session {
 	struct hooks *hooks; /* on_snapshot runner, NULL = none */
 	int go_fd, sfd, done_fd, pid_fd;
 	int create_outdir; /* -o does not exist yet: made once set-up succeeded */
+	int outdir_fd;	   /* -o, opened once (outdir_check()): every file is made in it */
 	int started;
 	/* Reloads (session__reload()): serialized, counted by generation. */
 	session_reload_fn reload_fn;
@@ -136,43 +137,6 @@ static int check_command(const char *what, const char *cmd)
 	}
 	elog("%scannot run %s: command not found in PATH", what, cmd);
 	return -ENOENT;
-}
-
-/*
- * The output directory must be usable before anything is recorded; one that
- * does not exist yet is created only once set-up succeeded, so a run that
- * fails leaves nothing behind. 1 = to be created, 0 = exists, -errno.
- */
-static int check_outdir(const char *dir)
-{
-	char parent[PATH_MAX];
-	struct stat st;
-
-	if (stat(dir, &st)) {
-		if (errno != ENOENT) {
-			elog("output directory %s: %s (choose another with -o)", dir,
-			     strerror(errno));
-			return -errno;
-		}
-		snprintf(parent, sizeof(parent), "%s", dir);
-		if (access(dirname(parent), W_OK | X_OK)) {
-			elog("output directory %s: cannot create it in %s: %s (create it, or choose "
-			     "another with -o)",
-			     dir, parent, strerror(errno));
-			return -errno;
-		}
-		return 1;
-	}
-	if (!S_ISDIR(st.st_mode)) {
-		elog("output %s is not a directory: -o takes a directory", dir);
-		return -ENOTDIR;
-	}
-	if (access(dir, W_OK | X_OK)) {
-		elog("output directory %s is not writable: %s (fix its permissions or use -o)", dir,
-		     strerror(errno));
-		return -EACCES;
-	}
-	return 0;
 }
 
 static int thread_list(pid_t pid, pid_t **out)
@@ -254,7 +218,7 @@ static int libbpf_print(enum libbpf_print_level level, const char *fmt, va_list 
 struct session *session__new(struct trigrec_config *c, int argc, char **argv)
 {
 	struct session *s;
-	int out;
+	int out, dfd;
 
 	if (check_caps())
 		return NULL;
@@ -262,18 +226,29 @@ struct session *session__new(struct trigrec_config *c, int argc, char **argv)
 		return NULL;
 	if (c->on_snapshot && check_command("on_snapshot: ", c->on_snapshot[0]))
 		return NULL;
-	out = check_outdir(c->outdir);
+	/*
+	 * The output directory must be usable before anything is recorded; one
+	 * that does not exist yet is created only once set-up succeeded, so a
+	 * run that fails leaves nothing behind.
+	 */
+	out = outdir_check(c->outdir, &dfd);
 	if (out < 0)
 		return NULL;
-	if (!tracefs_root())
+	if (!tracefs_root()) {
+		if (dfd >= 0)
+			close(dfd);
 		return NULL;
+	}
 	/* Probes a killed trigrec left in tracefs (trigrec_<pid> of a pid that is gone). */
 	probes__remove_stale();
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		elog("out of memory");
+		if (dfd >= 0)
+			close(dfd);
 		return NULL;
 	}
+	s->outdir_fd = dfd;
 	s->c = c;
 	s->argc = argc;
 	s->argv = argv;
@@ -774,12 +749,18 @@ int session__start(struct session *s)
 	if (err)
 		return err;
 	recorder__rearm_on_exec(s->r);
-	if (s->create_outdir && mkdir(c->outdir, 0700) && errno != EEXIST) {
-		elog("output directory %s: %s (create it, or choose another with -o)", c->outdir,
-		     strerror(errno));
-		return -errno;
+	if (s->create_outdir) {
+		/* Anything at -o by now was put there by someone else: outdir_make() refuses it. */
+		s->outdir_fd = outdir_make(c->outdir);
+		if (s->outdir_fd < 0)
+			return s->outdir_fd;
+		s->create_outdir = 0;
 	}
 	s->sc.outdir = c->outdir;
+	/* Every snapshot, sidecar, temporary and removal is relative to this one fd. */
+	s->sc.od = outdir__open_at(s->outdir_fd, c->outdir);
+	if (!s->sc.od)
+		return -EINVAL;
 	s->sc.argc = s->argc;
 	s->sc.argv = s->argv;
 	s->sc.no_align = c->no_align;
@@ -796,7 +777,7 @@ int session__start(struct session *s)
 		struct retention_limits rl = { c->keep_files, c->keep_bytes, c->keep_age_ns };
 		char lims[96];
 
-		s->ret = retention__new(c->outdir, &rl);
+		s->ret = retention__new(s->outdir_fd, c->outdir, &rl);
 		if (!s->ret)
 			return -EINVAL;
 		if (retention__enforce(s->ret, NULL, 0) < 0)
@@ -1132,6 +1113,8 @@ void session__free(struct session *s)
 		close(s->done_fd);
 	if (s->pid_fd >= 0)
 		close(s->pid_fd);
+	if (s->outdir_fd >= 0)
+		close(s->outdir_fd);
 	pthread_mutex_destroy(&s->reload_mu);
 	free(s);
 }

@@ -102,7 +102,8 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc);
 /*
  * Only the output directory part of snapshot_ctx__init() (no recorder
  * needed): for front ends that want to refuse a bad -o before loading
- * anything. snapshot_ctx__init() calls it too.
+ * anything. snapshot_ctx__init() calls it too. An od set by the caller
+ * (outdir__open_at() on the fd it checked) is used as it is.
  */
 int snapshot_ctx__open_outdir(struct snapshot_ctx *sc);
 

@@ -43,6 +43,23 @@ expect_error "-m 12Q: unknown unit" "-m/--mmap-pages.*'12Q'.*unit" "${EV[@]}" -m
 expect_error "--post 10: no unit" "--post.*'10'.*unit" "${EV[@]}" --trigger syscalls:sys_enter_getsid --post 10 -- true
 touch "$TMP/afile"
 expect_error "-o a file" "$TMP/afile is not a directory" "${EV[@]}" -o "$TMP/afile" -- true
+# The output directory is trusted only when no other user can change what
+# is in it: another user's, one writable by all without the sticky bit, and
+# a symlink (whoever can change it chooses where snapshots go) are refused.
+mkdir -m 0700 "$TMP/others"; chown 65534:65534 "$TMP/others"
+expect_error "-o owned by another user" \
+	"output directory $TMP/others is owned by uid 65534, not by trigrec's user \(uid 0\) or root.*use a directory of your own" \
+	"${EV[@]}" -o "$TMP/others" -- true
+mkdir -m 0777 "$TMP/open"; chmod 0777 "$TMP/open"
+expect_error "-o writable by all without the sticky bit" \
+	"output directory $TMP/open is writable by every user \(mode 0777\) without the sticky bit.*chmod o-w" \
+	"${EV[@]}" -o "$TMP/open" -- true
+mkdir -m 0700 "$TMP/real"; ln -s "$TMP/real" "$TMP/alink"
+expect_error "-o a symbolic link" "output directory $TMP/alink is a symbolic link.*real path" \
+	"${EV[@]}" -o "$TMP/alink" -- true
+t_begin "errors: refused output directories are left as they were"
+check_eq "files in them" "$(ls -A "$TMP/others" "$TMP/open" "$TMP/real" | grep -v '^/\|^$')" ""
+t_end
 mkdir -p "$TMP/ro"
 if mount -t tmpfs -o ro,size=64k trigrec-test-ro "$TMP/ro"; then
 	track_mount "$TMP/ro"

@@ -230,7 +230,7 @@ TEST(enforce_counts_and_removes_only_our_pairs)
 	put("20000101-000000.000000-side.json", 5);
 	put(".trigrec-1-00.tmp", 5);
 
-	r = retention__new(dir, &l);
+	r = retention__new(-1, dir, &l);
 	CHECK(r != NULL);
 	if (!r)
 		goto out;
@@ -286,7 +286,7 @@ TEST(enforce_bytes_and_age)
 	pair(now - 50, "y", 900, b[2], sizeof(b[2]));
 	pair(now - 40, "z", 900, b[3], sizeof(b[3]));
 	/* 600 + 3 x 1000 = 3600 bytes: over 2500 by the two oldest. */
-	r = retention__new(dir, &lb);
+	r = retention__new(-1, dir, &lb);
 	CHECK(r && retention__enforce(r, NULL, 0) == 2);
 	if (r)
 		retention__stats(r, &st);
@@ -298,7 +298,7 @@ TEST(enforce_bytes_and_age)
 	retention__free(r);
 
 	pair(now - 7200, "old", 500, b[0], sizeof(b[0]));
-	r = retention__new(dir, &la);
+	r = retention__new(-1, dir, &la);
 	CHECK(r && retention__enforce(r, NULL, 0) == 1);
 	snprintf(f, sizeof(f), "%s.json", b[0]);
 	CHECK(!exists(f));
@@ -317,7 +317,7 @@ TEST(enforce_without_limits_only_counts)
 
 	mkdir_tmp();
 	pair(1000000000, "a", 100, b, sizeof(b));
-	r = retention__new(dir, &none);
+	r = retention__new(-1, dir, &none);
 	CHECK(r && retention__enforce(r, NULL, 0) == 0);
 	CHECK(r && retention__enforce(r, "/x/20261201-124651.044770-b.data", 300) == 0);
 	if (r)
@@ -393,7 +393,7 @@ static void cost(int n)
 		snprintf(name, sizeof(name), "s%d", i);
 		pair(now - 2 * n + i, name, 4096, b, sizeof(b));
 	}
-	r = retention__new(dir, &l);
+	r = retention__new(-1, dir, &l);
 	if (!r)
 		goto out;
 	log_level = LOG_QUIET; /* a line per removal here */
