@@ -59,6 +59,7 @@ struct session {
 	int go_fd, sfd, done_fd, pid_fd;
 	int create_outdir; /* -o does not exist yet: made once set-up succeeded */
 	int outdir_fd;	   /* -o, opened once (outdir_check()): every file is made in it */
+	char instance[RETENTION_INSTANCE_MAX + 1]; /* --instance, else random: in every sidecar */
 	int started;
 	/* Reloads (session__reload()): serialized, counted by generation. */
 	session_reload_fn reload_fn;
@@ -765,6 +766,13 @@ int session__start(struct session *s)
 	s->sc.argv = s->argv;
 	s->sc.no_align = c->no_align;
 	s->sc.name_prefix = c->name_prefix;
+	if (c->instance)
+		snprintf(s->instance, sizeof(s->instance), "%s", c->instance);
+	else
+		retention_instance_random(s->instance);
+	s->sc.instance = s->instance;
+	vlog("instance %s: retention removes only snapshots whose sidecar names it%s", s->instance,
+	     c->instance ? "" : " (random: only this run's; --instance ID keeps them across runs)");
 	s->sc.callgraph = c->callgraph;
 	_Static_assert(CONFIG_ZSTD_LEVEL_MAX == PD_ZSTD_LEVEL_MAX, "one zstd level range");
 	s->sc.zstd_level = c->zstd_level;
@@ -777,7 +785,7 @@ int session__start(struct session *s)
 		struct retention_limits rl = { c->keep_files, c->keep_bytes, c->keep_age_ns };
 		char lims[96];
 
-		s->ret = retention__new(s->outdir_fd, c->outdir, &rl);
+		s->ret = retention__new(s->outdir_fd, c->outdir, s->instance, &rl);
 		if (!s->ret)
 			return -EINVAL;
 		if (retention__enforce(s->ret, NULL, 0) < 0)

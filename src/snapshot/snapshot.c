@@ -808,7 +808,11 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 
 	if (!f)
 		return -errno;
-	fprintf(f, "{\n  \"file\": ");
+	/* First, at a fixed place: retention reads it back (retention_sidecar_instance()). */
+	fprintf(f, "{\n");
+	if (sc->instance)
+		fprintf(f, "  \"instance\": \"%s\",\n", sc->instance);
+	fprintf(f, "  \"file\": ");
 	json_str(f, datapath, 4096);
 	fprintf(f, ",\n  \"trigger\": {\"name\": ");
 	json_str(f, t->name, 256);

@@ -61,6 +61,8 @@ struct snapshot_ctx {
 	struct bpf_syms bpfsyms; /* JITed BPF functions, for KSYMBOL records (bpfsyms.h) */
 	int no_buildid_cache;	 /* set before init: do not fill perf's ~/.debug */
 	const char *name_prefix; /* `name PREFIX`: file names start with "PREFIX-" (NULL = none) */
+	const char *instance;	 /* the recorder's instance ID, the sidecar's first key (NULL:
+				  * none; service/retention.h) */
 	uint64_t max_bytes;	 /* retention byte budget: a bigger snapshot (.data + .json)
 				  * is refused (-EFBIG) before it gets a name; 0 = none */
 	char **cmdline;		 /* CMDLINE: this executable's path, then argv[1..] */
