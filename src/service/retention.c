@@ -126,6 +126,10 @@ size_t retention_data_name(const char *full, int64_t *time_ns)
 		return len - 5;
 	}
 	sec = hour_start(name, &tm);
+	/* Past 2262 (or before 1677) nanoseconds overflow: such a stamp is no date for us. */
+	if (sec != (time_t)-1 &&
+	    (sec > INT64_MAX / 1000000000 - 3600 || sec < INT64_MIN / 1000000000 + 3600))
+		sec = (time_t)-1;
 	*time_ns = sec == (time_t)-1 ? -1 :
 				       ((int64_t)sec + tm.tm_min * 60 + tm.tm_sec) * 1000000000 +
 					       (int64_t)us * 1000;

@@ -147,6 +147,9 @@ TEST(data_names)
 	CHECK_EQ(t, -1);
 	/* Not a snapshot's .data. */
 	CHECK_EQ(retention_data_name("20261201-124651.044770-x.json", &t), 0);
+	/* Found by fuzz_names: year 9623 overflowed the nanoseconds (UB); no date, mtime then. */
+	CHECK_EQ(retention_data_name("96231209-000000.000000-badold.data", &t), 29);
+	CHECK_EQ(t, -1);
 	CHECK_EQ(retention_data_name("20261201-124651.044770.data", &t), 0);
 	CHECK_EQ(retention_data_name("20261201-124651.044770-.data", &t), 0);
 	CHECK_EQ(retention_data_name("notes.data", &t), 0);
