@@ -328,7 +328,7 @@ static unsigned long fill(const char *cdir, const char *copy, ino_t ino, uint64_
 TEST(cache_dir_not_ours_refused)
 {
 	char dir[] = "/tmp/trigrec-bid-XXXXXX", cdir[128], copy[128], hex[64], cmd[256];
-	ino_t ino;
+	ino_t ino = 0;
 
 	CHECK(mkdtemp(dir));
 	CHECK_EQ(prog_copy(dir, copy, sizeof(copy), hex, &ino), 0);
@@ -359,7 +359,7 @@ TEST(cache_symlinks_below_not_followed)
 {
 	char dir[] = "/tmp/trigrec-bid-XXXXXX", cdir[128], copy[128], hex[64], p[512], away[128],
 	     cmd[512];
-	ino_t ino;
+	ino_t ino = 0;
 
 	CHECK(mkdtemp(dir));
 	CHECK_EQ(prog_copy(dir, copy, sizeof(copy), hex, &ino), 0);
@@ -394,7 +394,7 @@ TEST(cache_symlinks_below_not_followed)
 TEST(cache_copy_capped_per_snapshot)
 {
 	char dir[] = "/tmp/trigrec-bid-XXXXXX", cdir[128], copy[128], hex[64], p[512], cmd[256];
-	ino_t ino;
+	ino_t ino = 0;
 
 	CHECK(mkdtemp(dir));
 	CHECK_EQ(prog_copy(dir, copy, sizeof(copy), hex, &ino), 0);
