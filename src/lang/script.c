@@ -27,6 +27,7 @@
 #include "capture/tracefs.h"
 #include "lang/script.h"
 #include "service/metrics.h"
+#include "snapshot/outdir.h"
 #include "util/util.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -2383,6 +2384,10 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 					sl[1] = '\0';
 				else
 					*sl = '\0';
+				/* trigrec makes its state directory too (snapshot/outdir.h). */
+				if (!strcmp(parent, OUTDIR_STATE_DIR) && stat(parent, &st) &&
+				    errno == ENOENT)
+					strcpy(parent, "/var/lib");
 				if (stat(parent, &st) || !S_ISDIR(st.st_mode))
 					add_err(s, s->outdir_pos,
 						"output directory %s does not exist, and "

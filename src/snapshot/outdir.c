@@ -382,6 +382,9 @@ int outdir_check(const char *path, int *fd)
 		slash[1] = 0;
 	else
 		*slash = 0;
+	/* trigrec's state directory is made too (outdir_make()), as the units' StateDirectory=. */
+	if (!strcmp(parent, OUTDIR_STATE_DIR) && access(parent, F_OK) && errno == ENOENT)
+		snprintf(parent, sizeof(parent), "%s", "/var/lib");
 	if (access(parent, W_OK | X_OK)) {
 		elog("output directory %s: cannot create it in %s: %s (create it, or choose "
 		     "another with -o)",
@@ -393,6 +396,16 @@ int outdir_check(const char *path, int *fd)
 
 int outdir_make(const char *path)
 {
+	size_t sl = strlen(OUTDIR_STATE_DIR);
+
+	/* Only the state directory, only right above -o: a typo elsewhere is still an error. */
+	if (!strncmp(path, OUTDIR_STATE_DIR "/", sl + 1) && !strchr(path + sl + 1, '/') &&
+	    mkdir(OUTDIR_STATE_DIR, 0755) && errno != EEXIST) {
+		elog("output directory %s: cannot create %s: %s (create it, or choose another "
+		     "with -o)",
+		     path, OUTDIR_STATE_DIR, strerror(errno));
+		return -errno;
+	}
 	if (mkdir(path, 0700)) {
 		int err = errno;
 

@@ -57,8 +57,11 @@ int outdir_trusted(int fd, const char *path, const char *what);
  * succeeded, so a failed run leaves nothing behind); -errno after an elog().
  */
 int outdir_check(const char *path, int *fd);
+/* Made (0755) when missing if -o is right below it, as the units' StateDirectory= does. */
+#define OUTDIR_STATE_DIR "/var/lib/trigrec"
 /*
- * Create what outdir_check() found missing (mode 0700) and open it: the fd,
+ * Create what outdir_check() found missing (mode 0700; OUTDIR_STATE_DIR too
+ * when -o is right below it) and open it: the fd,
  * or -errno after an elog(). Anything at path by then (a directory, a
  * symlink) was made by someone else between the check and now: -EEXIST.
  */
