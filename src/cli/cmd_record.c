@@ -9,6 +9,7 @@
 #include "harvest/control.h"
 #include "service/hooks.h"
 #include "service/metrics.h"
+#include "service/retention.h"
 #include "session/session.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -210,6 +211,18 @@ SET(o_no_align)
 {
 	CFG->no_align = 1;
 	return 0;
+}
+
+SET(o_instance)
+{
+	if (!retention_instance_ok(a)) {
+		snprintf(err, len,
+			 "'%s' is not an instance ID: 1-%d of A-Z a-z 0-9 _ . - (such as the "
+			 "unit's name, web)",
+			 a, RETENTION_INSTANCE_MAX);
+		return -1;
+	}
+	return config__set_str(&CFG->instance, a);
 }
 
 SET(o_no_buildid_cache)
@@ -461,7 +474,7 @@ const struct opt_spec record_opts[] = {
 	  "CPU's ring has already overwritten the same span",
 	  o_no_align },
 	{ 'o', "output", "DIR",
-	  "where snapshots go (default .; created with its\nparents if missing; checked by a test file at start)",
+	  "where snapshots go (default .; created if missing,\nits parent must exist; checked by a test file at start)",
 	  o_output },
 	{ 'z', "compression-level", "[N]",
 	  "compress snapshots with zstd, as perf record -z:\n"
@@ -480,6 +493,11 @@ const struct opt_spec record_opts[] = {
 	  "bigger than that alone is refused",
 	  o_keep_bytes },
 	{ 0, "keep-age", "AGE", "remove snapshots older than AGE (7d, 12h)", o_keep_age },
+	{ 0, "instance", "ID",
+	  "this recorder's name in its sidecars: retention\n"
+	  "removes only snapshots of the same ID (default: a\n"
+	  "random one per run, so only this run's)",
+	  o_instance },
 	{ 0, "on-snapshot", "'CMD ARG...'",
 	  "run CMD for each snapshot written, with its .data\n"
 	  "and .json paths appended, or put where {data},\n"

@@ -28,6 +28,7 @@
 #include "lang/script.h"
 #include "service/hooks.h"
 #include "service/metrics.h"
+#include "snapshot/outdir.h"
 #include "util/util.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
@@ -2436,9 +2437,45 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 		char ow[PATH_MAX + 256];
 		int missing;
 
-		/* As `run` finds it: a test file, or mkdir -p's first new directory. */
-		if (dir_check_writable(c->outdir, &missing, ow, sizeof(ow)))
-			add_err(s, s->outdir_pos, "output directory: %s", ow);
+		if (!stat(c->outdir, &st)) {
+			/* As `run` finds it: a test file must be made and removed there. */
+			if (dir_check_writable(c->outdir, &missing, ow, sizeof(ow)))
+				add_err(s, s->outdir_pos, "output directory: %s", ow);
+		} else if (errno != ENOENT) {
+			add_err(s, s->outdir_pos, "output directory %s: %s", c->outdir,
+				strerror(errno));
+		} else {
+			/* trigrec creates the last component only. */
+			char *parent = strdup(c->outdir), *sl;
+
+			if (parent) {
+				while (strlen(parent) > 1 && parent[strlen(parent) - 1] == '/')
+					parent[strlen(parent) - 1] = '\0';
+				sl = strrchr(parent, '/');
+				if (!sl)
+					strcpy(parent, ".");
+				else if (sl == parent)
+					sl[1] = '\0';
+				else
+					*sl = '\0';
+				/* trigrec makes its state directory too (snapshot/outdir.h). */
+				if (!strcmp(parent, OUTDIR_STATE_DIR) && stat(parent, &st) &&
+				    errno == ENOENT)
+					strcpy(parent, "/var/lib");
+				if (stat(parent, &st) || !S_ISDIR(st.st_mode))
+					add_err(s, s->outdir_pos,
+						"output directory %s does not exist, and "
+						"neither does its parent %s: trigrec creates only the last "
+						"directory (mkdir -p %s first)",
+						c->outdir, parent, parent);
+				else if (access(parent, W_OK | X_OK))
+					add_err(s, s->outdir_pos,
+						"output directory %s does not exist and "
+						"cannot be created in %s: %s",
+						c->outdir, parent, strerror(errno));
+				free(parent);
+			}
+		}
 	}
 	if (c->cgroup) {
 		struct statfs sf;

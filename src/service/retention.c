@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include "service/retention.h"
 #include "util/log.h"
@@ -14,6 +15,7 @@
 
 struct retention {
 	char *path;
+	char instance[RETENTION_INSTANCE_MAX + 1];
 	int fd;
 	struct retention_limits l;
 	struct ret_snap *snaps; /* scan buffer, reused: no allocation per snapshot once grown */
@@ -124,6 +126,10 @@ size_t retention_data_name(const char *full, int64_t *time_ns)
 		return len - 5;
 	}
 	sec = hour_start(name, &tm);
+	/* Past 2262 (or before 1677) nanoseconds overflow: such a stamp is no date for us. */
+	if (sec != (time_t)-1 &&
+	    (sec > INT64_MAX / 1000000000 - 3600 || sec < INT64_MIN / 1000000000 + 3600))
+		sec = (time_t)-1;
 	*time_ns = sec == (time_t)-1 ? -1 :
 				       ((int64_t)sec + tm.tm_min * 60 + tm.tm_sec) * 1000000000 +
 					       (int64_t)us * 1000;
@@ -164,7 +170,54 @@ static const char *why_fmt(int why)
 	return names[why & 7];
 }
 
-struct retention *retention__new(const char *path, const struct retention_limits *l)
+int retention_instance_ok(const char *id)
+{
+	size_t n = strnlen(id, RETENTION_INSTANCE_MAX + 1);
+
+	if (!n || n > RETENTION_INSTANCE_MAX)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		char c = id[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '-'))
+			return 0;
+	}
+	return 1;
+}
+
+void retention_instance_random(char *out)
+{
+	uint64_t v = 0;
+
+	if (getrandom(&v, sizeof(v), 0) != sizeof(v)) {
+		struct timespec ts;
+
+		/* No entropy yet (early boot): distinct enough per run. */
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = ((uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec) ^ ((uint64_t)getpid() << 40);
+	}
+	snprintf(out, 17, "%016llx", (unsigned long long)v);
+}
+
+int retention_sidecar_instance(const char *buf, size_t len, char *out)
+{
+	static const char head[] = "{\n  \"instance\": \"";
+	size_t h = sizeof(head) - 1, n = 0;
+
+	if (len < h || memcmp(buf, head, h))
+		return -1;
+	while (h + n < len && n <= RETENTION_INSTANCE_MAX && buf[h + n] != '"')
+		out[n] = buf[h + n], n++;
+	if (h + n >= len || buf[h + n] != '"' || n > RETENTION_INSTANCE_MAX)
+		return -1;
+	out[n] = 0;
+	/* Every byte checked: a NUL inside must not make "ab\0c" the ID "ab". */
+	return retention_instance_ok(out) && strlen(out) == n ? (int)n : -1;
+}
+
+struct retention *retention__new(int dirfd, const char *path, const char *instance,
+				 const struct retention_limits *l)
 {
 	struct retention *r = calloc(1, sizeof(*r));
 
@@ -174,8 +227,16 @@ struct retention *retention__new(const char *path, const struct retention_limits
 		return NULL;
 	}
 	r->l = *l;
+	if (!retention_instance_ok(instance)) {
+		elog("retention: '%s' is not an instance ID (1-%d of A-Z a-z 0-9 _ . -)", instance,
+		     RETENTION_INSTANCE_MAX);
+		retention__free(r);
+		return NULL;
+	}
+	snprintf(r->instance, sizeof(r->instance), "%s", instance);
 	r->lim = (struct log_limit)LOG_LIMIT_INIT(10 * 1000000000ull);
-	r->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	r->fd = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) :
+			     open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (r->fd < 0) {
 		elog("output directory %s: %s (create it, or choose another with -o)", path,
 		     strerror(errno));
@@ -197,6 +258,21 @@ static int own_file(int dfd, const char *name, uid_t uid, uint64_t *bytes, int64
 	if (mtime_ns)
 		*mtime_ns = st.st_mtim.tv_sec * 1000000000ll + st.st_mtim.tv_nsec;
 	return 1;
+}
+
+/* Was the sidecar name (a regular file of ours) written by this instance? */
+static int our_instance(const struct retention *r, const char *name)
+{
+	char buf[sizeof("{\n  \"instance\": \"\"") + RETENTION_INSTANCE_MAX],
+		id[RETENTION_INSTANCE_MAX + 1];
+	int fd = openat(r->fd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = pread(fd, buf, sizeof(buf), 0);
+	close(fd);
+	return n > 0 && retention_sidecar_instance(buf, n, id) >= 0 && !strcmp(id, r->instance);
 }
 
 /* The snapshots in the directory into r->snaps; their count, or -errno. */
@@ -226,6 +302,8 @@ static long scan(struct retention *r)
 		snprintf(json, sizeof(json), "%.*s.json", (int)bl, de->d_name);
 		if (!own_file(r->fd, json, uid, &jb, NULL))
 			continue; /* not a whole pair: not ours to count or remove */
+		if (!our_instance(r, json))
+			continue; /* another recorder's (or a copy's): never ours to remove */
 		if (n == r->cap) {
 			size_t cap = r->cap ? 2 * r->cap : 64;
 			struct ret_snap *p = realloc(r->snaps, cap * sizeof(*p));

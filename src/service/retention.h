@@ -2,9 +2,10 @@
 /*
  * Retention of one output directory: at most N snapshots, N bytes, and none
  * older than T (script `keep 50 files, 2G, 7d`; --keep-files, --keep-bytes,
- * --keep-age). Only trigrec's own snapshots count and are ever removed: a
- * pair STAMP-NAME.data + STAMP-NAME.json (names as snapshot/outdir.h makes
- * them), both regular files owned by us. Anything else in the directory
+ * --keep-age). Only this recorder's own snapshots count and are ever removed:
+ * a pair STAMP-NAME.data + STAMP-NAME.json (names as snapshot/outdir.h makes
+ * them), both regular files owned by us, the sidecar naming our instance
+ * (below). Anything else in the directory
  * (a lone .data, the operator's notes, symlinks) is neither counted nor
  * touched. Oldest first, by the time stamp in the name (the trigger's wall
  * time), or the .data's mtime when the stamp cannot be read.
@@ -63,13 +64,37 @@ size_t retention_choose(struct ret_snap *snaps, size_t n, const struct retention
  */
 size_t retention_data_name(const char *name, int64_t *time_ns);
 
+/*
+ * Whose snapshots these are. Every sidecar starts with the instance ID of
+ * the recorder that wrote it ({ then "instance": "ID", on the next line,
+ * snapshot.c); retention counts and removes only pairs whose sidecar names
+ * its own ID, so recorders sharing a directory never remove each other's
+ * snapshots. The ID is --instance (the units pass their name, so a restart
+ * keeps its snapshots), else random per run.
+ */
+#define RETENTION_INSTANCE_MAX 63
+/* 1 if id is 1-63 of A-Z a-z 0-9 _ . - */
+int retention_instance_ok(const char *id);
+/* A random ID (16 hex digits) into out (at least 17 bytes). */
+void retention_instance_random(char *out);
+/*
+ * The instance ID at the start of a sidecar (the first len bytes of it) into
+ * out (at least RETENTION_INSTANCE_MAX + 1 bytes): its length, or -1 when
+ * the sidecar does not start as trigrec writes it.
+ */
+int retention_sidecar_instance(const char *buf, size_t len, char *out);
+
 struct retention;
 
 /*
- * For the existing directory path; limits all 0 only keeps account of the
- * bytes (for metrics). NULL after an elog().
+ * For the output directory dirfd (duplicated: every scan and removal is
+ * relative to it; path names it in messages), or with dirfd -1 the existing
+ * directory path; instance: the ID of this recorder (only its pairs are
+ * counted and removed); limits all 0 only keeps account of the bytes (for
+ * metrics). NULL after an elog().
  */
-struct retention *retention__new(const char *path, const struct retention_limits *l);
+struct retention *retention__new(int dirfd, const char *path, const char *instance,
+				 const struct retention_limits *l);
 /* Logs what the periodic summary left out, then frees. */
 void retention__free(struct retention *r);
 

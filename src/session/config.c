@@ -111,6 +111,7 @@ void config__fini(struct trigrec_config *c)
 	free(c->manual);
 	free(c->outdir);
 	free(c->name_prefix);
+	free(c->instance);
 	free(c->control);
 	free(c->metrics_addr);
 	free(c->metrics_file);

@@ -61,6 +61,8 @@ struct trigrec_config {
 	/* Snapshots. */
 	char *outdir;	      /* -o (default ".") */
 	char *name_prefix;    /* script `name PREFIX`: file names start with it (NULL = none) */
+	char *instance;	      /* --instance ID: whose snapshots retention may remove (NULL =
+			       * a random ID per run, service/retention.h) */
 	unsigned long count;  /* --count: stop after N snapshots (0 = no limit) */
 	int no_final;	      /* --no-final-snapshot */
 	int no_align;	      /* --no-align */

@@ -36,6 +36,7 @@
 #include "service/metrics.h"
 #include "service/status.h"
 #include "service/retention.h"
+#include "snapshot/outdir.h"
 #include "session/session.h"
 #include "snapshot/snapshot.h"
 #include "util/log.h"
@@ -61,6 +62,8 @@ struct session {
 	int hook_user_set;
 	int go_fd, sfd, done_fd, pid_fd;
 	int create_outdir; /* -o does not exist yet: made once set-up succeeded */
+	int outdir_fd;	   /* -o, opened once (outdir_check()): every file is made in it */
+	char instance[RETENTION_INSTANCE_MAX + 1]; /* --instance, else random: in every sidecar */
 	int started;
 	/* Reloads (session__reload()): serialized, counted by generation. */
 	session_reload_fn reload_fn;
@@ -123,21 +126,6 @@ static int check_command(const char *what, const char *cmd)
 	}
 	elog("%scannot run %s: command not found in PATH", what, cmd);
 	return -ENOENT;
-}
-
-/*
- * The output directory must be usable before anything is recorded; one that
- * does not exist yet is created only once set-up succeeded, so a run that
- * fails leaves nothing behind. 1 = to be created, 0 = exists, -errno.
- */
-static int check_outdir(const char *dir)
-{
-	char why[PATH_MAX + 256];
-	int missing, r = dir_check_writable(dir, &missing, why, sizeof(why));
-
-	if (r)
-		elog("output directory: %s (fix it, or choose another with -o)", why);
-	return r ? r : missing;
 }
 
 static int thread_list(pid_t pid, pid_t **out)
@@ -220,7 +208,7 @@ struct session *session__new(struct trigrec_config *c, int argc, char **argv)
 {
 	struct hook_cred hu;
 	struct session *s;
-	int out;
+	int out, dfd;
 
 	if (check_caps())
 		return NULL;
@@ -237,18 +225,40 @@ struct session *session__new(struct trigrec_config *c, int argc, char **argv)
 			return NULL;
 		}
 	}
-	out = check_outdir(c->outdir);
+	/*
+	 * The output directory must be usable before anything is recorded; one
+	 * that does not exist yet is created only once set-up succeeded, so a
+	 * run that fails leaves nothing behind.
+	 */
+	out = outdir_check(c->outdir, &dfd);
+	/* An existing -o must take a file now, not fail at the first snapshot (-o /sys/kernel). */
+	if (out == 0) {
+		char why[PATH_MAX + 256];
+		int missing;
+
+		if (dir_check_writable(c->outdir, &missing, why, sizeof(why))) {
+			elog("output directory: %s (fix it, or choose another with -o)", why);
+			close(dfd);
+			return NULL;
+		}
+	}
 	if (out < 0)
 		return NULL;
-	if (!tracefs_root())
+	if (!tracefs_root()) {
+		if (dfd >= 0)
+			close(dfd);
 		return NULL;
+	}
 	/* Probes a killed trigrec left in tracefs (trigrec_<pid> of a pid that is gone). */
 	probes__remove_stale();
 	s = calloc(1, sizeof(*s));
 	if (!s) {
 		elog("out of memory");
+		if (dfd >= 0)
+			close(dfd);
 		return NULL;
 	}
+	s->outdir_fd = dfd;
 	s->c = c;
 	s->argc = argc;
 	s->argv = argv;
@@ -787,16 +797,29 @@ int session__start(struct session *s)
 	if (err)
 		return err;
 	recorder__rearm_on_exec(s->r);
-	if (s->create_outdir && (err = mkdir_p(c->outdir, 0700))) {
-		elog("output directory %s: %s (create it, or choose another with -o)", c->outdir,
-		     strerror(-err));
-		return err;
+	if (s->create_outdir) {
+		/* Anything at -o by now was put there by someone else: outdir_make() refuses it. */
+		s->outdir_fd = outdir_make(c->outdir);
+		if (s->outdir_fd < 0)
+			return s->outdir_fd;
+		s->create_outdir = 0;
 	}
 	s->sc.outdir = c->outdir;
+	/* Every snapshot, sidecar, temporary and removal is relative to this one fd. */
+	s->sc.od = outdir__open_at(s->outdir_fd, c->outdir);
+	if (!s->sc.od)
+		return -EINVAL;
 	s->sc.argc = s->argc;
 	s->sc.argv = s->argv;
 	s->sc.no_align = c->no_align;
 	s->sc.name_prefix = c->name_prefix;
+	if (c->instance)
+		snprintf(s->instance, sizeof(s->instance), "%s", c->instance);
+	else
+		retention_instance_random(s->instance);
+	s->sc.instance = s->instance;
+	vlog("instance %s: retention removes only snapshots whose sidecar names it%s", s->instance,
+	     c->instance ? "" : " (random: only this run's; --instance ID keeps them across runs)");
 	s->sc.callgraph = c->callgraph;
 	_Static_assert(CONFIG_ZSTD_LEVEL_MAX == PD_ZSTD_LEVEL_MAX, "one zstd level range");
 	s->sc.zstd_level = c->zstd_level;
@@ -809,7 +832,7 @@ int session__start(struct session *s)
 		struct retention_limits rl = { c->keep_files, c->keep_bytes, c->keep_age_ns };
 		char lims[96];
 
-		s->ret = retention__new(c->outdir, &rl);
+		s->ret = retention__new(s->outdir_fd, c->outdir, s->instance, &rl);
 		if (!s->ret)
 			return -EINVAL;
 		if (retention__enforce(s->ret, NULL, 0) < 0)
@@ -1155,6 +1178,8 @@ void session__free(struct session *s)
 		close(s->done_fd);
 	if (s->pid_fd >= 0)
 		close(s->pid_fd);
+	if (s->outdir_fd >= 0)
+		close(s->outdir_fd);
 	pthread_mutex_destroy(&s->reload_mu);
 	free(s);
 }

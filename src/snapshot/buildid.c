@@ -14,12 +14,22 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include "snapshot/buildid.h"
+#include "util/log.h"
+#include "util/util.h"
 
 #define NOTE_MAX (1u << 16) /* a build-id note segment is tiny; bound what we read */
 
 /* ---------------------------------------------------------------- notes -- */
 
-int build_id__from_notes(const void *notes, size_t len, size_t align, struct build_id *bid)
+/* What one file's notes may cost (buildid.h): a budget spent by notes_scan(). */
+struct note_budget {
+	unsigned notes;	  /* notes left to look at */
+	uint64_t bytes;	  /* note bytes left to read */
+	unsigned headers; /* program + section headers left to read */
+};
+
+static int notes_scan(const void *notes, size_t len, size_t align, struct build_id *bid,
+		      struct note_budget *b)
 {
 	const unsigned char *p = notes, *end = p + len;
 
@@ -29,6 +39,9 @@ int build_id__from_notes(const void *notes, size_t len, size_t align, struct bui
 		Elf64_Nhdr nh; /* the same as Elf32_Nhdr: three u32 */
 		size_t nsz, dsz;
 
+		if (!b->notes)
+			return -E2BIG;
+		b->notes--;
 		memcpy(&nh, p, sizeof(nh));
 		p += sizeof(nh);
 		nsz = (nh.n_namesz + align - 1) & ~(align - 1);
@@ -47,6 +60,14 @@ int build_id__from_notes(const void *notes, size_t len, size_t align, struct bui
 	return -ENOENT;
 }
 
+int build_id__from_notes(const void *notes, size_t len, size_t align, struct build_id *bid)
+{
+	struct note_budget b = { .notes = BID_NOTES_MAX };
+	int err = notes_scan(notes, len, align, bid, &b);
+
+	return err == -E2BIG ? -ENOENT : err;
+}
+
 void build_id__hex(const struct build_id *bid, char *out)
 {
 	for (int i = 0; i < bid->size; i++)
@@ -56,8 +77,12 @@ void build_id__hex(const struct build_id *bid, char *out)
 
 /* ----------------------------------------------------------------- ELF -- */
 
-/* Notes in [off, off + size) of the file: read them (bounded) and look. */
-static int notes_at(int fd, uint64_t off, uint64_t size, size_t align, struct build_id *bid)
+/*
+ * Notes in [off, off + size) of the file: read them (bounded) and look.
+ * 0, -E2BIG once the file's budget is spent (stop looking), or another -errno.
+ */
+static int notes_at(int fd, uint64_t off, uint64_t size, size_t align, struct build_id *bid,
+		    struct note_budget *b)
 {
 	unsigned char *buf;
 	ssize_t n;
@@ -67,13 +92,27 @@ static int notes_at(int fd, uint64_t off, uint64_t size, size_t align, struct bu
 		return -ENOENT;
 	if (size > NOTE_MAX)
 		size = NOTE_MAX;
+	if (!b->bytes)
+		return -E2BIG;
+	if (size > b->bytes)
+		size = b->bytes;
+	b->bytes -= size;
 	buf = malloc(size);
 	if (!buf)
 		return -ENOMEM;
 	n = pread(fd, buf, size, off);
-	err = n > 0 ? build_id__from_notes(buf, n, align, bid) : -EIO;
+	err = n > 0 ? notes_scan(buf, n, align, bid, b) : -EIO;
 	free(buf);
 	return err;
+}
+
+/* The next header may be read (and counted), or the file's budget is spent. */
+static int header_ok(struct note_budget *b)
+{
+	if (!b->headers)
+		return 0;
+	b->headers--;
+	return 1;
 }
 
 /*
@@ -81,32 +120,38 @@ static int notes_at(int fd, uint64_t off, uint64_t size, size_t align, struct bu
  * program headers first (always there in what can be mapped), then the
  * section headers, like perf's readers.
  */
-#define SCAN_ELF(Ehdr, Phdr, Shdr)                                                          \
-	do {                                                                                \
-		Ehdr eh;                                                                    \
-		if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))                            \
-			return -ENOEXEC;                                                    \
-		for (int i = 0; i < eh.e_phnum; i++) {                                      \
-			Phdr ph;                                                            \
-			if (eh.e_phentsize < sizeof(ph) ||                                  \
-			    pread(fd, &ph, sizeof(ph),                                      \
-				  eh.e_phoff + (uint64_t)i * eh.e_phentsize) != sizeof(ph)) \
-				break;                                                      \
-			if (ph.p_type == PT_NOTE &&                                         \
-			    !notes_at(fd, ph.p_offset, ph.p_filesz, ph.p_align, bid))       \
-				return 0;                                                   \
-		}                                                                           \
-		for (int i = 0; i < eh.e_shnum; i++) {                                      \
-			Shdr sh;                                                            \
-			if (eh.e_shentsize < sizeof(sh) ||                                  \
-			    pread(fd, &sh, sizeof(sh),                                      \
-				  eh.e_shoff + (uint64_t)i * eh.e_shentsize) != sizeof(sh)) \
-				break;                                                      \
-			if (sh.sh_type == SHT_NOTE &&                                       \
-			    !notes_at(fd, sh.sh_offset, sh.sh_size, sh.sh_addralign, bid))  \
-				return 0;                                                   \
-		}                                                                           \
-		return -ENOENT;                                                             \
+#define SCAN_ELF(Ehdr, Phdr, Shdr)                                                             \
+	do {                                                                                   \
+		struct note_budget b = { BID_NOTES_MAX, BID_NOTE_BYTES_MAX, BID_HEADERS_MAX }; \
+		Ehdr eh;                                                                       \
+		int r;                                                                         \
+		if (pread(fd, &eh, sizeof(eh), 0) != sizeof(eh))                               \
+			return -ENOEXEC;                                                       \
+		for (int i = 0; i < eh.e_phnum && header_ok(&b); i++) {                        \
+			Phdr ph;                                                               \
+			if (eh.e_phentsize < sizeof(ph) ||                                     \
+			    pread(fd, &ph, sizeof(ph),                                         \
+				  eh.e_phoff + (uint64_t)i * eh.e_phentsize) != sizeof(ph))    \
+				break;                                                         \
+			if (ph.p_type != PT_NOTE)                                              \
+				continue;                                                      \
+			r = notes_at(fd, ph.p_offset, ph.p_filesz, ph.p_align, bid, &b);       \
+			if (r == 0 || r == -E2BIG)                                             \
+				return r ? -ENOENT : 0;                                        \
+		}                                                                              \
+		for (int i = 0; i < eh.e_shnum && header_ok(&b); i++) {                        \
+			Shdr sh;                                                               \
+			if (eh.e_shentsize < sizeof(sh) ||                                     \
+			    pread(fd, &sh, sizeof(sh),                                         \
+				  eh.e_shoff + (uint64_t)i * eh.e_shentsize) != sizeof(sh))    \
+				break;                                                         \
+			if (sh.sh_type != SHT_NOTE)                                            \
+				continue;                                                      \
+			r = notes_at(fd, sh.sh_offset, sh.sh_size, sh.sh_addralign, bid, &b);  \
+			if (r == 0 || r == -E2BIG)                                             \
+				return r ? -ENOENT : 0;                                        \
+		}                                                                              \
+		return -ENOENT;                                                                \
 	} while (0)
 
 int build_id__from_fd(int fd, struct build_id *bid)
@@ -194,11 +239,15 @@ struct bid_ent {
 
 struct bid_cache {
 	char *dir; /* perf's build-id cache, NULL = do not fill it */
+	int dirfd; /* dir, opened once and checked (owner, mode); -1 = do not fill it */
 	struct bid_ent *v;
 	size_t n, cap;
 	struct build_id kernel, vdso;
 	int kernel_done, vdso_done;
 	unsigned long stored;
+	/* Bytes copied into the cache, per snapshot (bid_set__new() starts one). */
+	uint64_t copy_cap, copied;
+	unsigned long capped; /* objects left out by the cap in this snapshot */
 };
 
 const char *bid_cache__default_dir(char *buf, size_t len)
@@ -214,18 +263,68 @@ const char *bid_cache__default_dir(char *buf, size_t len)
 	return buf;
 }
 
+/*
+ * The cache directory, made if missing (as perf does: mkdir -p, 0755), then
+ * opened once and trusted only if it is ours: owned by this user, and
+ * writable by no one else unless sticky. Else the cache is not filled
+ * (one warning saying what to do); the snapshots still carry build-ids.
+ */
+static int open_cache_dir(const char *dir)
+{
+	char p[4096];
+	struct stat st;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s", dir);
+	for (char *q = p + 1; *q; q++) {
+		if (*q != '/')
+			continue;
+		*q = 0;
+		mkdir(p, 0755);
+		*q = '/';
+	}
+	mkdir(p, 0755);
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		wlog("build-id cache %s: %s; not filling it (perf archive then finds the DSOs only "
+		     "while they exist; --no-buildid-cache says so)",
+		     dir, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || st.st_uid != geteuid()) {
+		wlog("build-id cache %s is owned by uid %u, not by trigrec's user (uid %u): not "
+		     "filling it (its owner could redirect what trigrec writes); set "
+		     "PERF_BUILDID_DIR to a directory of your own, or --no-buildid-cache",
+		     dir, (unsigned)st.st_uid, (unsigned)geteuid());
+		close(fd);
+		return -1;
+	}
+	if (!(st.st_mode & S_ISVTX) &&
+	    ((st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && st.st_gid != getegid()))) {
+		wlog("build-id cache %s is writable by others (mode %04o): not filling it; chmod "
+		     "go-w %s, or set PERF_BUILDID_DIR to a directory of your own",
+		     dir, (unsigned)(st.st_mode & 07777), dir);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
 struct bid_cache *bid_cache__new(const char *debug_dir)
 {
 	struct bid_cache *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		return NULL;
+	c->dirfd = -1;
+	c->copy_cap = BID_COPY_MAX;
 	if (debug_dir) {
 		c->dir = strdup(debug_dir);
 		if (!c->dir) {
 			free(c);
 			return NULL;
 		}
+		c->dirfd = open_cache_dir(debug_dir);
 	}
 	return c;
 }
@@ -238,6 +337,8 @@ void bid_cache__free(struct bid_cache *c)
 		free(c->v[i].path);
 	free(c->v);
 	free(c->dir);
+	if (c->dirfd >= 0)
+		close(c->dirfd);
 	free(c);
 }
 
@@ -246,104 +347,172 @@ unsigned long bid_cache__stored(const struct bid_cache *c)
 	return c ? c->stored : 0;
 }
 
-/* mkdir -p of path's directories up to (not including) its last component. */
-static int mkdir_parents(char *path)
+void bid_cache__set_copy_cap(struct bid_cache *c, uint64_t bytes)
 {
-	for (char *p = path + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = 0;
-		if (mkdir(path, 0755) && errno != EEXIST) {
-			*p = '/';
-			return -errno;
-		}
-		*p = '/';
-	}
-	return 0;
+	c->copy_cap = bytes;
 }
 
-/* Write src (fd, or bytes) to dst through a temporary name, mode kept. */
-static int copy_to(const char *dst, int sfd, const void *bytes, size_t len, mode_t mode)
+/*
+ * The directory rel (components separated by '/', none empty, "." or "..")
+ * below dfd, each made if missing and opened with O_NOFOLLOW: a symlink
+ * anywhere below the cache directory is never followed. Its fd, or -errno.
+ */
+static int open_below(int dfd, const char *rel)
 {
-	char tmp[4200], buf[65536];
+	int fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+
+	while (fd >= 0 && *rel) {
+		char comp[256];
+		size_t n = strcspn(rel, "/");
+		int next;
+
+		if (!n || n >= sizeof(comp) || (n == 1 && rel[0] == '.') ||
+		    (n == 2 && rel[0] == '.' && rel[1] == '.')) {
+			close(fd);
+			return -EINVAL;
+		}
+		memcpy(comp, rel, n);
+		comp[n] = 0;
+		rel += n + (rel[n] == '/');
+		if (mkdirat(fd, comp, 0755) && errno != EEXIST) {
+			next = -errno;
+		} else {
+			next = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (next < 0)
+				next = -errno;
+		}
+		close(fd);
+		fd = next;
+	}
+	return fd;
+}
+
+/*
+ * Write src (fd, or bytes) as name in dfd through a temporary name, mode
+ * kept; at most *budget bytes (-EFBIG past it, nothing left behind), which
+ * it lowers by what it wrote.
+ */
+static int copy_to(int dfd, const char *name, int sfd, const void *bytes, size_t len, mode_t mode,
+		   uint64_t *budget)
+{
+	char tmp[300], buf[65536];
 	int fd, err = 0;
 
-	snprintf(tmp, sizeof(tmp), "%s.trigrec-%d", dst, (int)getpid());
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+	snprintf(tmp, sizeof(tmp), ".%s.trigrec-%d", name, (int)getpid());
+	unlinkat(dfd, tmp, 0); /* ours, left by a crash (a link or file: never followed) */
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
 	if (fd < 0)
 		return -errno;
 	if (bytes) {
-		if (write(fd, bytes, len) != (ssize_t)len)
+		if (len > *budget)
+			err = -EFBIG;
+		else if (write(fd, bytes, len) != (ssize_t)len)
 			err = -EIO;
+		else
+			*budget -= len;
 	} else {
 		off_t off = 0;
 		ssize_t n;
 
 		while ((n = pread(sfd, buf, sizeof(buf), off)) > 0) {
+			if ((uint64_t)n > *budget) {
+				err = -EFBIG;
+				break;
+			}
 			if (write(fd, buf, n) != n) {
 				err = -EIO;
 				break;
 			}
+			*budget -= n;
 			off += n;
 		}
-		if (n < 0)
+		if (n < 0 && !err)
 			err = -errno;
 	}
 	if (close(fd) && !err)
 		err = -EIO;
-	if (!err && rename(tmp, dst))
+	if (!err && renameat(dfd, tmp, dfd, name))
 		err = -errno;
 	if (err)
-		unlink(tmp);
+		unlinkat(dfd, tmp, 0);
 	return err;
+}
+
+/* A hard link of the open file sfd as name in dfd (the very file read). 0 or -errno. */
+static int link_fd(int sfd, int dfd, const char *name)
+{
+	char proc[64];
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", sfd);
+	return linkat(AT_FDCWD, proc, dfd, name, AT_SYMLINK_FOLLOW) ? -errno : 0;
 }
 
 /*
  * Put one object in perf's build-id cache: DIR/<name>/<hex>/<file>, then
  * the .build-id link, last (a link means the entry is complete). name is a
- * path ("/usr/lib/libc.so.6") or "[kernel.kallsyms]" / "[vdso]". The source
- * is a hard link of src_path when that is the same file, else a copy of
- * sfd (or of bytes).
+ * path ("/usr/lib/libc.so.6") or "[kernel.kallsyms]" / "[vdso]". The
+ * object is a hard link of sfd when link_ok (the same filesystem), else a
+ * copy of sfd (or of bytes), within the snapshot's copy cap. Everything is
+ * made relative to the cache directory's fd, never through a symlink.
  */
 static void cache_store(struct bid_cache *c, const struct build_id *bid, const char *name,
-			const char *file, const char *src_path, int sfd, const void *bytes,
-			size_t len, mode_t mode)
+			const char *file, int link_ok, int sfd, const void *bytes, size_t len,
+			mode_t mode)
 {
-	char hex[2 * PD_BUILD_ID_MAX + 1], link_path[4200], obj[4200], target[4200];
+	char hex[2 * PD_BUILD_ID_MAX + 1], rel[4200], target[4210], top[16];
+	uint64_t left = c->copy_cap > c->copied ? c->copy_cap - c->copied : 0, budget = left;
+	int bfd, ofd, err;
 	struct stat st;
 
-	if (!c->dir || !bid->size)
+	if (c->dirfd < 0 || !bid->size)
 		return;
 	build_id__hex(bid, hex);
-	snprintf(link_path, sizeof(link_path), "%s/.build-id/%.2s/%s", c->dir, hex, hex + 2);
-	if (!lstat(link_path, &st))
-		return; /* already there (perf's or ours) */
-	snprintf(obj, sizeof(obj), "%s/%s/%s/%s", c->dir, name + (name[0] == '/'), hex, file);
-	if (mkdir_parents(obj) || mkdir_parents(link_path))
+	snprintf(top, sizeof(top), ".build-id/%.2s", hex);
+	bfd = open_below(c->dirfd, top);
+	if (bfd < 0)
 		return;
-	/* a hard link when it is the same file (and filesystem), else a copy */
-	if (!src_path || (link(src_path, obj) && errno != EEXIST)) {
-		if (copy_to(obj, sfd, bytes, len, mode))
-			return;
+	if (!fstatat(bfd, hex + 2, &st, AT_SYMLINK_NOFOLLOW)) {
+		close(bfd);
+		return; /* already there (perf's or ours) */
 	}
+	if ((size_t)snprintf(rel, sizeof(rel), "%s/%s", name + (name[0] == '/'), hex) >=
+	    sizeof(rel)) {
+		close(bfd);
+		return;
+	}
+	ofd = open_below(c->dirfd, rel);
+	if (ofd < 0) {
+		close(bfd);
+		return;
+	}
+	/* a hard link when it is the same file (and filesystem), else a copy */
+	err = link_ok && sfd >= 0 ? link_fd(sfd, ofd, file) : -EXDEV;
+	if (err && err != -EEXIST)
+		err = copy_to(ofd, file, sfd, bytes, len, mode, &budget);
+	else
+		err = 0;
+	if (err == -EFBIG)
+		c->capped++;
 	/* the debug info of a file, when installed (perf puts it beside as "debug") */
-	if (name[0] == '/') {
-		char dbg[256], dobj[4200];
+	if (!err && name[0] == '/') {
+		char dbg[256];
 		int dfd;
 
 		snprintf(dbg, sizeof(dbg), "/usr/lib/debug/.build-id/%.2s/%s.debug", hex, hex + 2);
-		snprintf(dobj, sizeof(dobj), "%s/%s/%s/debug", c->dir, name + 1, hex);
-		if (!access(dbg, R_OK) && link(dbg, dobj) && errno != EEXIST) {
-			dfd = open(dbg, O_RDONLY | O_CLOEXEC);
-			if (dfd >= 0) {
-				copy_to(dobj, dfd, NULL, 0, 0644);
-				close(dfd);
-			}
+		dfd = open(dbg, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (dfd >= 0) {
+			if (link_fd(dfd, ofd, "debug") &&
+			    copy_to(ofd, "debug", dfd, NULL, 0, 0644, &budget) == -EFBIG)
+				c->capped++;
+			close(dfd);
 		}
 	}
-	snprintf(target, sizeof(target), "../../%s/%s", name + (name[0] == '/'), hex);
-	if (!symlink(target, link_path))
+	c->copied += left - budget;
+	close(ofd);
+	snprintf(target, sizeof(target), "../../%s", rel);
+	if (!err && !symlinkat(target, bfd, hex + 2))
 		c->stored++;
+	close(bfd);
 }
 
 static int cache_kernel(struct bid_cache *c, struct build_id *bid)
@@ -357,8 +526,8 @@ static int cache_kernel(struct bid_cache *c, struct build_id *bid)
 		/* kallsyms: what perf report uses for the kernel on another machine */
 		fd = open("/proc/kallsyms", O_RDONLY | O_CLOEXEC);
 		if (fd >= 0) {
-			cache_store(c, &c->kernel, "[kernel.kallsyms]", "kallsyms", NULL, fd, NULL,
-				    0, 0644);
+			cache_store(c, &c->kernel, "[kernel.kallsyms]", "kallsyms", 0, fd, NULL, 0,
+				    0644);
 			close(fd);
 		}
 	}
@@ -376,7 +545,7 @@ static int cache_vdso(struct bid_cache *c, struct build_id *bid)
 		if (build_id__vdso(&c->vdso, &img, &len))
 			c->vdso.size = 0;
 		else
-			cache_store(c, &c->vdso, "[vdso]", "vdso", NULL, -1, img, len, 0644);
+			cache_store(c, &c->vdso, "[vdso]", "vdso", 0, -1, img, len, 0644);
 	}
 	*bid = c->vdso;
 	return bid->size ? 0 : -ENOENT;
@@ -391,9 +560,9 @@ static int cache_file(struct bid_cache *c, const char *path, uint32_t pid, uint6
 		      uint64_t len, uint64_t ino, struct build_id *bid)
 {
 	char mf[96];
-	struct stat st, pst;
+	struct stat st;
 	struct bid_ent *e = NULL;
-	int fd = -1, by_path = 0, same;
+	int fd = -1, by_path = 0;
 
 	if (pid && pid != (uint32_t)-1) {
 		snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", pid,
@@ -411,7 +580,6 @@ static int cache_file(struct bid_cache *c, const char *path, uint32_t pid, uint6
 		close(fd);
 		return -ESTALE;
 	}
-	same = by_path || (!stat(path, &pst) && pst.st_dev == st.st_dev && pst.st_ino == st.st_ino);
 	for (size_t i = 0; i < c->n; i++) {
 		struct bid_ent *x = &c->v[i];
 
@@ -448,8 +616,7 @@ static int cache_file(struct bid_cache *c, const char *path, uint32_t pid, uint6
 			e->bid.size = 0;
 		c->n++;
 		/* once per file and run: a hard link of the path, or a copy of what is mapped */
-		cache_store(c, &e->bid, path, "elf", same ? path : NULL, fd, NULL, 0,
-			    st.st_mode & 0777);
+		cache_store(c, &e->bid, path, "elf", 1, fd, NULL, 0, st.st_mode & 0777);
 	}
 	close(fd);
 	*bid = e->bid;
@@ -472,6 +639,8 @@ struct bid_set *bid_set__new(struct bid_cache *c)
 	if (!s)
 		return NULL;
 	s->c = c;
+	c->copied = 0; /* the copy cap is per snapshot */
+	c->capped = 0;
 	return s;
 }
 
@@ -479,6 +648,16 @@ void bid_set__free(struct bid_set *s)
 {
 	if (!s)
 		return;
+	if (s->c->capped) {
+		char a[32], b[32];
+
+		wlog("build-id cache: %lu file%s of this snapshot not copied into %s: the cap of "
+		     "%s copied per snapshot was reached (%s copied); perf archive on this host "
+		     "still finds them while they exist",
+		     s->c->capped, s->c->capped == 1 ? "" : "s", s->c->dir,
+		     fmt_size(s->c->copy_cap, a, sizeof(a)), fmt_size(s->c->copied, b, sizeof(b)));
+		s->c->capped = 0;
+	}
 	for (size_t i = 0; i < s->hcap; i++)
 		free(s->names[i]);
 	free(s->names);

@@ -21,7 +21,17 @@ struct build_id {
 	uint8_t size; /* 0: none */
 };
 
-/* The NT_GNU_BUILD_ID of an ELF note stream (align: 4 or 8). 0 or -ENOENT. */
+/*
+ * What one file's build-id may cost, however it was crafted: notes looked
+ * at (a real file has a handful; the build-id comes first or nearly so),
+ * note bytes read, and program + section headers read. Past them the file
+ * has no build-id for us (-ENOENT): a snapshot is never stalled by one.
+ */
+#define BID_NOTES_MAX 256
+#define BID_NOTE_BYTES_MAX (1u << 20)
+#define BID_HEADERS_MAX 4096
+
+/* The NT_GNU_BUILD_ID of an ELF note stream (align: 4 or 8), within BID_NOTES_MAX. 0 or -ENOENT. */
 int build_id__from_notes(const void *notes, size_t len, size_t align, struct build_id *bid);
 /* An ELF file's build-id (PT_NOTE segments, else SHT_NOTE sections). 0 or -errno. */
 int build_id__from_fd(int fd, struct build_id *bid);
@@ -36,10 +46,20 @@ void build_id__hex(const struct build_id *bid, char *out);
 struct bid_cache;
 /*
  * debug_dir: perf's build-id cache to fill ("~/.debug"), or NULL for none.
- * NULL and errno on allocation failure.
+ * It is made if missing and filled only if it is this user's (owner, not
+ * writable by others: else one warning and it is left alone), relative to
+ * its fd, never through a symlink below it. NULL and errno on allocation
+ * failure.
  */
 struct bid_cache *bid_cache__new(const char *debug_dir);
 void bid_cache__free(struct bid_cache *c);
+/*
+ * Bytes copied into the cache per snapshot (hard links cost none): past it
+ * the rest of the snapshot's files are left out, and the log says so once
+ * per snapshot. BID_COPY_MAX unless set (tests).
+ */
+#define BID_COPY_MAX (256ull << 20)
+void bid_cache__set_copy_cap(struct bid_cache *c, uint64_t bytes);
 /* Files put into the build-id cache so far (for the tests and the log). */
 unsigned long bid_cache__stored(const struct bid_cache *c);
 /* perf's default cache directory: $PERF_BUILDID_DIR, else $HOME/.debug; NULL if neither. */

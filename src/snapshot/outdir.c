@@ -200,8 +200,7 @@ int outdir_stamp_offset(const char *name)
 	return -1;
 }
 
-/* [PREFIX-]STAMP-NAME.json, STAMP as the snapshot writer makes it (YYYYmmdd-HHMMSS.uuuuuu). */
-static int is_sidecar_name(const char *name)
+int outdir_is_sidecar_name(const char *name)
 {
 	size_t len = strlen(name);
 	int off = outdir_stamp_offset(name);
@@ -209,8 +208,7 @@ static int is_sidecar_name(const char *name)
 	return off >= 0 && len > (size_t)off + 23 + 5 && !strcmp(name + len - 5, ".json");
 }
 
-/* .trigrec-PID-HEX.tmp (also the PID-N of older versions): the PID, or 0. */
-static int tmp_name_pid(const char *name)
+int outdir_tmp_name_pid(const char *name)
 {
 	int pid, n = 0;
 
@@ -265,11 +263,11 @@ static void clean_leftovers(struct outdir *d)
 		if (fstatat(d->fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
 		    st.st_uid != geteuid())
 			continue;
-		if (is_sidecar_name(de->d_name) && len <= OUTDIR_NAME_MAX) {
+		if (outdir_is_sidecar_name(de->d_name) && len <= OUTDIR_NAME_MAX) {
 			snprintf(dname, sizeof(dname), "%.*s.data", (int)len - 5, de->d_name);
 			if (!name_taken(d, dname) && !unlinkat(d->fd, de->d_name, 0))
 				sidecars++;
-		} else if ((pid = tmp_name_pid(de->d_name)) && run_is_over(pid)) {
+		} else if ((pid = outdir_tmp_name_pid(de->d_name)) && run_is_over(pid)) {
 			if (!unlinkat(d->fd, de->d_name, 0))
 				tmps++;
 		}
@@ -281,7 +279,151 @@ static void clean_leftovers(struct outdir *d)
 		     d->path, tmps, tmps == 1 ? "" : "s", sidecars, sidecars == 1 ? "" : "s");
 }
 
-struct outdir *outdir__open(const char *path)
+int outdir_trusted(int fd, const char *path, const char *what)
+{
+	struct stat st;
+	uid_t me = geteuid();
+
+	if (fstat(fd, &st)) {
+		elog("%s %s: %s", what, path, strerror(errno));
+		return -errno;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		elog("%s %s is not a directory", what, path);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != me && st.st_uid != 0) {
+		elog("%s %s is owned by uid %u, not by trigrec's user (uid %u) or root: its owner "
+		     "could delete, replace or read what trigrec writes there; use a directory "
+		     "of your own (such as /var/lib/trigrec/NAME, mode 0700), or chown it",
+		     what, path, (unsigned)st.st_uid, (unsigned)me);
+		return -EPERM;
+	}
+	if (st.st_mode & S_ISVTX)
+		return 0; /* sticky: others may add files, never remove or rename ours */
+	if (st.st_mode & S_IWOTH) {
+		elog("%s %s is writable by every user (mode %04o) without the sticky bit: anyone "
+		     "could remove, replace or plant files there; chmod o-w %s (or +t), or use a "
+		     "directory of your own",
+		     what, path, (unsigned)(st.st_mode & 07777), path);
+		return -EPERM;
+	}
+	if ((st.st_mode & S_IWGRP) && st.st_gid != 0 && st.st_gid != getegid()) {
+		elog("%s %s is writable by group %u (mode %04o) without the sticky bit: its "
+		     "members could remove, replace or plant files there; chmod g-w %s (or +t), "
+		     "or use a directory of your own",
+		     what, path, (unsigned)st.st_gid, (unsigned)(st.st_mode & 07777), path);
+		return -EPERM;
+	}
+	return 0;
+}
+
+/* The directory itself, never a symbolic link to it. fd or -errno after elog(). */
+static int open_dir(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), err;
+
+	if (fd < 0) {
+		struct stat st;
+
+		err = errno;
+		/* O_DIRECTORY | O_NOFOLLOW on a link: ENOTDIR (ELOOP without O_DIRECTORY). */
+		if (err == ELOOP || (err == ENOTDIR && !lstat(path, &st) && S_ISLNK(st.st_mode))) {
+			err = ELOOP;
+			elog("output directory %s is a symbolic link: trigrec writes only into the "
+			     "directory itself; give its real path with -o (realpath %s)",
+			     path, path);
+		} else if (err == ENOTDIR) {
+			elog("output %s is not a directory: -o takes a directory", path);
+		} else {
+			elog("output directory %s: %s (create it, or choose another with -o)", path,
+			     strerror(err));
+		}
+		return -err;
+	}
+	err = outdir_trusted(fd, path, "output directory");
+	if (err) {
+		close(fd);
+		return err;
+	}
+	return fd;
+}
+
+int outdir_check(const char *path, int *fd)
+{
+	char parent[PATH_MAX];
+	struct stat st;
+	char *slash;
+
+	*fd = -1;
+	if (!lstat(path, &st)) {
+		int r = open_dir(path);
+
+		if (r < 0)
+			return r;
+		if (faccessat(r, ".", W_OK | X_OK, 0)) {
+			elog("output directory %s is not writable: %s (fix its permissions or use -o)",
+			     path, strerror(errno));
+			close(r);
+			return -EACCES;
+		}
+		*fd = r;
+		return 0;
+	}
+	if (errno != ENOENT) {
+		elog("output directory %s: %s (choose another with -o)", path, strerror(errno));
+		return -errno;
+	}
+	snprintf(parent, sizeof(parent), "%s", path);
+	slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else if (slash == parent)
+		slash[1] = 0;
+	else
+		*slash = 0;
+	/* trigrec's state directory is made too (outdir_make()), as the units' StateDirectory=. */
+	if (!strcmp(parent, OUTDIR_STATE_DIR) && access(parent, F_OK) && errno == ENOENT)
+		snprintf(parent, sizeof(parent), "%s", "/var/lib");
+	if (access(parent, W_OK | X_OK)) {
+		elog("output directory %s: cannot create it in %s: %s (create it, or choose "
+		     "another with -o)",
+		     path, parent, strerror(errno));
+		return -errno;
+	}
+	return 1;
+}
+
+int outdir_make(const char *path)
+{
+	size_t sl = strlen(OUTDIR_STATE_DIR);
+
+	/* Only the state directory, only right above -o: a typo elsewhere is still an error. */
+	if (!strncmp(path, OUTDIR_STATE_DIR "/", sl + 1) && !strchr(path + sl + 1, '/') &&
+	    mkdir(OUTDIR_STATE_DIR, 0755) && errno != EEXIST) {
+		elog("output directory %s: cannot create %s: %s (create it, or choose another "
+		     "with -o)",
+		     path, OUTDIR_STATE_DIR, strerror(errno));
+		return -errno;
+	}
+	if (mkdir(path, 0700)) {
+		int err = errno;
+
+		if (err == EEXIST)
+			elog("output directory %s appeared while trigrec was setting up (it did not "
+			     "exist when checked): something else created it meanwhile, and its "
+			     "files cannot be trusted; find out who (ls -ld %s), remove it or "
+			     "choose another with -o",
+			     path, path);
+		else
+			elog("output directory %s: %s (create it, or choose another with -o)", path,
+			     strerror(err));
+		return -err;
+	}
+	return open_dir(path);
+}
+
+struct outdir *outdir__open_at(int dirfd, const char *path)
 {
 	size_t len = strlen(path);
 	struct outdir *d;
@@ -300,10 +442,11 @@ struct outdir *outdir__open(const char *path)
 		free(d);
 		return NULL;
 	}
-	d->fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	d->fd = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 3) : open_dir(path);
 	if (d->fd < 0) {
-		elog("output directory %s: %s (create it, or choose another with -o)", path,
-		     strerror(errno));
+		if (dirfd >= 0)
+			elog("output directory %s: %s", path, strerror(errno));
+		d->fd = -1;
 		goto fail;
 	}
 	/* Probe O_TMPFILE once; it also tells whether files can be created at all. */
@@ -325,6 +468,11 @@ struct outdir *outdir__open(const char *path)
 fail:
 	outdir__free(d);
 	return NULL;
+}
+
+struct outdir *outdir__open(const char *path)
+{
+	return outdir__open_at(-1, path);
 }
 
 void outdir__free(struct outdir *d)

@@ -31,6 +31,10 @@ struct outdir;
  * accepted, so files named under an earlier prefix are still recognised.
  */
 int outdir_stamp_offset(const char *name);
+/* 1 if name is a sidecar's: [PREFIX-]STAMP-NAME.json (STAMP as above). */
+int outdir_is_sidecar_name(const char *name);
+/* .trigrec-PID-HEX.tmp (also the PID-N of older versions): the PID, or 0. */
+int outdir_tmp_name_pid(const char *name);
 
 /* A file being written, not yet named. */
 struct out_file {
@@ -39,10 +43,39 @@ struct out_file {
 };
 
 /*
- * Open an existing directory for snapshots: refuse a path too long to hold
- * snapshot names (PATH_MAX) or one where files cannot be created, and remove
- * what runs killed mid-write left there (see outdir.c). NULL after an elog().
+ * Who may write where snapshots go: the directory must be owned by
+ * trigrec's user or root, and be writable by no other user or group (not
+ * root's, not ours) unless it has the sticky bit. what names it in the
+ * error ("output directory"). 0, or -errno after an elog() saying what to do.
  */
+int outdir_trusted(int fd, const char *path, const char *what);
+
+/*
+ * Before anything is recorded: 0 with *fd the directory, opened once
+ * (O_NOFOLLOW: never through a symbolic link) and trusted (outdir_trusted());
+ * 1 when it does not exist yet but can be created (outdir_make() once set-up
+ * succeeded, so a failed run leaves nothing behind); -errno after an elog().
+ */
+int outdir_check(const char *path, int *fd);
+/* Made (0755) when missing if -o is right below it, as the units' StateDirectory= does. */
+#define OUTDIR_STATE_DIR "/var/lib/trigrec"
+/*
+ * Create what outdir_check() found missing (mode 0700; OUTDIR_STATE_DIR too
+ * when -o is right below it) and open it: the fd,
+ * or -errno after an elog(). Anything at path by then (a directory, a
+ * symlink) was made by someone else between the check and now: -EEXIST.
+ */
+int outdir_make(const char *path);
+
+/*
+ * The output directory for snapshots, from dirfd (an fd of outdir_check() or
+ * outdir_make(), duplicated: every name is made relative to it) or, with
+ * dirfd -1, from path opened and checked as outdir_check() does. Refuses a
+ * path too long to hold snapshot names (PATH_MAX) or one where files cannot
+ * be created, and removes what runs killed mid-write left there (see
+ * outdir.c). NULL after an elog().
+ */
+struct outdir *outdir__open_at(int dirfd, const char *path);
 struct outdir *outdir__open(const char *path);
 void outdir__free(struct outdir *d);
 const char *outdir__path(const struct outdir *d);

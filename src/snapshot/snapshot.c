@@ -497,12 +497,13 @@ static void fail_log(struct snapshot_ctx *sc, const char *stem, const char *name
 
 int snapshot_ctx__open_outdir(struct snapshot_ctx *sc)
 {
-	if (sc->od)
-		return 0;
-	sc->od = outdir__open(sc->outdir);
+	if (!sc->od)
+		sc->od = outdir__open(sc->outdir);
 	if (!sc->od)
 		return -EINVAL;
-	sc->fail_lim = (struct log_limit)LOG_LIMIT_INIT(10 * 1000000000ull);
+	/* Also for an od the caller opened (outdir__open_at()): the period of the failure lines. */
+	if (!sc->fail_lim.period_ns)
+		sc->fail_lim = (struct log_limit)LOG_LIMIT_INIT(10 * 1000000000ull);
 	return 0;
 }
 
@@ -807,7 +808,11 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 
 	if (!f)
 		return -errno;
-	fprintf(f, "{\n  \"file\": ");
+	/* First, at a fixed place: retention reads it back (retention_sidecar_instance()). */
+	fprintf(f, "{\n");
+	if (sc->instance)
+		fprintf(f, "  \"instance\": \"%s\",\n", sc->instance);
+	fprintf(f, "  \"file\": ");
 	json_str(f, datapath, 4096);
 	fprintf(f, ",\n  \"trigger\": {\"name\": ");
 	json_str(f, t->name, 256);

@@ -61,6 +61,8 @@ struct snapshot_ctx {
 	struct bpf_syms bpfsyms; /* JITed BPF functions, for KSYMBOL records (bpfsyms.h) */
 	int no_buildid_cache;	 /* set before init: do not fill perf's ~/.debug */
 	const char *name_prefix; /* `name PREFIX`: file names start with "PREFIX-" (NULL = none) */
+	const char *instance;	 /* the recorder's instance ID, the sidecar's first key (NULL:
+				  * none; service/retention.h) */
 	uint64_t max_bytes;	 /* retention byte budget: a bigger snapshot (.data + .json)
 				  * is refused (-EFBIG) before it gets a name; 0 = none */
 	char **cmdline;		 /* CMDLINE: this executable's path, then argv[1..] */
@@ -102,7 +104,8 @@ void snapshot_ctx__fini(struct snapshot_ctx *sc);
 /*
  * Only the output directory part of snapshot_ctx__init() (no recorder
  * needed): for front ends that want to refuse a bad -o before loading
- * anything. snapshot_ctx__init() calls it too.
+ * anything. snapshot_ctx__init() calls it too. An od set by the caller
+ * (outdir__open_at() on the fd it checked) is used as it is.
  */
 int snapshot_ctx__open_outdir(struct snapshot_ctx *sc);
 

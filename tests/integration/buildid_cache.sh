@@ -3,7 +3,8 @@
 # --no-buildid-cache (record and run) and the script's `buildid_cache off`:
 # snapshots still carry build-ids (perf buildid-list names the kernel), but
 # perf's build-id cache ($HOME/.debug) stays empty. Without it the cache is
-# filled, as perf record fills it.
+# filled, as perf record fills it; a cache directory of another user is
+# left alone, with a warning.
 . "$(dirname "$0")/lib.sh"
 need_root
 BASE=$(seq_base)
@@ -59,6 +60,22 @@ check_bids on
 check_gt "files in \$HOME/.debug" "$(cache_files "$TMP/on.home/.debug")" 0
 [ -n "$KBID" ] && check_eq "kernel's kallsyms in the cache" \
 	"$(ls "$TMP/on.home/.debug/[kernel.kallsyms]/$KBID/" 2>&1)" kallsyms
+t_end
+
+# \$HOME/.debug of another user (sudo keeping the caller's HOME, say): root
+# must not fill it, following whatever links its owner put there.
+t_begin "buildid_cache: a cache directory of another user is left alone, with a warning"
+mkdir -p "$TMP/other.home/.debug" "$TMP/other.away"
+ln -s "$TMP/other.away" "$TMP/other.home/.debug/.build-id"
+chown -R 65534:65534 "$TMP/other.home/.debug"
+rec other record -e syscalls:sys_enter_getsid --trigger syscalls:sys_enter_getsid -m 64K \
+	--no-final-snapshot -o "$TMP/other.out" -- "$SEQGEN" -n 100 -t 50 -b "$BASE"
+check_eq "exit code ($(log_tail "$TMP/other.log"))" "$?" 0
+check_bids other
+check_match "warning" "$(cat "$TMP/other.log")" \
+	"build-id cache $TMP/other.home/.debug is owned by uid 65534, not by trigrec's user \(uid 0\): not filling it.*PERF_BUILDID_DIR"
+check_eq "files in it" "$(cache_files "$TMP/other.home/.debug")" 0
+check_eq "files where its link points" "$(cache_files "$TMP/other.away")" 0
 t_end
 
 t_begin "buildid_cache: record --no-buildid-cache leaves \$HOME/.debug empty, build-ids still written"

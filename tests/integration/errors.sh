@@ -51,6 +51,23 @@ expect_error "-o a directory that takes no file is refused at start, by path" \
 	"${EV[@]}" -o /sys/kernel -- true
 touch "$TMP/afile"
 expect_error "-o a file" "$TMP/afile is not a directory" "${EV[@]}" -o "$TMP/afile" -- true
+# The output directory is trusted only when no other user can change what
+# is in it: another user's, one writable by all without the sticky bit, and
+# a symlink (whoever can change it chooses where snapshots go) are refused.
+mkdir -m 0700 "$TMP/others"; chown 65534:65534 "$TMP/others"
+expect_error "-o owned by another user" \
+	"output directory $TMP/others is owned by uid 65534, not by trigrec's user \(uid 0\) or root.*use a directory of your own" \
+	"${EV[@]}" -o "$TMP/others" -- true
+mkdir -m 0777 "$TMP/open"; chmod 0777 "$TMP/open"
+expect_error "-o writable by all without the sticky bit" \
+	"output directory $TMP/open is writable by every user \(mode 0777\) without the sticky bit.*chmod o-w" \
+	"${EV[@]}" -o "$TMP/open" -- true
+mkdir -m 0700 "$TMP/real"; ln -s "$TMP/real" "$TMP/alink"
+expect_error "-o a symbolic link" "output directory $TMP/alink is a symbolic link.*real path" \
+	"${EV[@]}" -o "$TMP/alink" -- true
+t_begin "errors: refused output directories are left as they were"
+check_eq "files in them" "$(ls -A "$TMP/others" "$TMP/open" "$TMP/real" | grep -v '^/\|^$')" ""
+t_end
 mkdir -p "$TMP/ro"
 if mount -t tmpfs -o ro,size=64k trigrec-test-ro "$TMP/ro"; then
 	track_mount "$TMP/ro"
@@ -73,13 +90,14 @@ NOTE="known bug: main.c runs the command only after recording started" \
 	expect_error "a command that does not exist" "cannot run $TMP/no-such-cmd" \
 	"${EV[@]}" -- "$TMP/no-such-cmd" arg
 
-# -o with missing parents: made as mkdir -p makes them (it once failed unless
-# the parent existed, although the help said "created if missing").
-t_begin "errors: -o a/b/c with missing parents is created, the snapshot written there"
+# -o with missing parents: trigrec makes only the last directory (the help
+# says so; a typo in a parent is not made into directories), and the error
+# names what to create (it once failed only at the first write).
+t_begin "errors: -o a/b/c with missing parents is refused at start, naming mkdir -p"
 (cd "$TMP" && tr_run "$TMP/mkdirp.log" "${EV[@]}" -o mkdirp/a/b/c -- true)
-check_eq "exit code" "$?" 0
-check_eq "snapshots in mkdirp/a/b/c" "$(snaps "$TMP/mkdirp/a/b/c" | wc -l)" 1
-check_eq "test files left" "$(find "$TMP/mkdirp" -name '.trigrec-write-test*' | wc -l)" 0
+check_eq "exit code" "$?" 1
+check_match "message" "$(cat "$TMP/mkdirp.log")" "mkdirp/a/b/c.*mkdir -p"
+check_eq "nothing made" "$(ls -d "$TMP/mkdirp" 2>/dev/null)" ""
 t_end
 
 # Not root, no capabilities.

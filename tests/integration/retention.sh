@@ -56,8 +56,14 @@ bases() { local p; for p in "$@"; do basename "${p%.data}"; done | sort; }
 pair_bytes() { echo $(($(stat -c %s "$1") + $(stat -c %s "${1%.data}.json"))); }
 # A stamp as the writer makes it, for `date -d` TIME.
 stamp_at() { date -d "$1" +%Y%m%d-%H%M%S.000000; }
-# fake DIR BASE [DATA_BYTES]: a pair named as trigrec names them (ours: our uid).
-fake() { head -c "${3:-0}" /dev/zero >"$1/$2.data"; echo '{}' >"$1/$2.json"; }
+# Every recorder here runs as one instance, so that restarts keep their snapshots.
+INST=rtest
+# fake DIR BASE [DATA_BYTES] [INSTANCE]: a pair named as trigrec names them
+# (ours: our uid, a sidecar that starts as trigrec's with our instance).
+fake() {
+	head -c "${3:-0}" /dev/zero >"$1/$2.data"
+	printf '{\n  "instance": "%s",\n  "file": "%s"\n}\n' "${4:-$INST}" "$1/$2.data" >"$1/$2.json"
+}
 
 # Files retention must never count or touch: others' names, a .data without
 # its sidecar, links, and a pair named like ours that another user owns.
@@ -94,7 +100,7 @@ t_begin "retention: keep 3 files: the 3 newest stay, at start-up and after each 
 D=$TMP/files
 plant_foreign "$D"
 for i in 1 2 3 4 5; do fake "$D" "$(stamp_at "2020-01-01 00:00:0$i")-old$i" 100; done
-if tr_start "$TMP/files.log" -a -v -o "$D" --no-final-snapshot --keep-files 3 \
+if tr_start "$TMP/files.log" -a --instance "$INST" -v -o "$D" --no-final-snapshot --keep-files 3 \
 	--metrics-file "$TMP/files.prom" "${EV[@]}" --trigger "$STORM"; then
 	check_match "start-up line" "$(grep 'at start-up' "$TMP/files.log")" \
 		"^trigrec: retention: removed 2 snapshots \(.*\) from $D, over the file count \(keep 3 files\) at start-up; 3 snapshots \(.*\) there now$"
@@ -125,7 +131,7 @@ plant_foreign "$D"
 fake "$D" "$(stamp_at "2020-01-01 00:00:01")-old1" 15000
 fake "$D" "$(stamp_at "2020-01-01 00:00:02")-old2" 15000
 BUDGET=40960
-if tr_start "$TMP/bytes.log" -a -o "$D" --no-final-snapshot --keep-bytes 40K "${EV[@]}" --trigger "$STORM"; then
+if tr_start "$TMP/bytes.log" -a --instance "$INST" -o "$D" --no-final-snapshot --keep-bytes 40K "${EV[@]}" --trigger "$STORM"; then
 	check_nomatch "nothing removed at start-up (30 KB of 40K)" "$(cat "$TMP/bytes.log")" "at start-up"
 	# Every pair, oldest first, with its size when it was written.
 	names=("$(stamp_at "2020-01-01 00:00:01")-old1" "$(stamp_at "2020-01-01 00:00:02")-old2")
@@ -168,7 +174,7 @@ fake "$D" "$old"; fake "$D" "$future"
 # Not a date: aged by mtime.
 fake "$D" 20261399-000000.000000-badold; touch -d "1 day ago" "$D"/20261399-000000.000000-badold.*
 fake "$D" 20261399-000000.000000-badnew
-if tr_start "$TMP/age.log" -a -o "$D" --no-final-snapshot --keep-age 4s "${EV[@]}" --trigger "$STORM"; then
+if tr_start "$TMP/age.log" -a --instance "$INST" -o "$D" --no-final-snapshot --keep-age 4s "${EV[@]}" --trigger "$STORM"; then
 	# (badnew too, unless the start took longer than 4 s)
 	check_eq "too old at start-up, removed" "$(pairs "$D" | grep -cE -- '-(old|badold)$')" 0
 	check_eq "from the future, kept" "$(pairs "$D" | grep -c -- "$future")" 1
@@ -196,7 +202,7 @@ t_end
 t_begin "retention: a snapshot over the byte budget alone is refused, with the reason; the next is written"
 D=$TMP/big
 mkdir -p "$D"
-if tr_start "$TMP/big.log" -a -m 1M -o "$D" --no-final-snapshot --keep-bytes 200K "${EV[@]}" --trigger "$STORM"; then
+if tr_start "$TMP/big.log" -a --instance "$INST" -m 1M -o "$D" --no-final-snapshot --keep-bytes 200K "${EV[@]}" --trigger "$STORM"; then
 	"$SEQGEN" -n 100000 -t 999999 -b "$BASE" >/dev/null
 	fire 1 0
 	wait_log "$TMP/big.log" 1 'failed: refused' || t_fail "no refusal: $(log_tail "$TMP/big.log")"
@@ -237,7 +243,7 @@ if ! mount -t tmpfs -o size=1m trigrec-test-retention "$FULL"; then
 else
 	track_mount "$FULL"
 	echo notes >"$FULL/notes.txt"
-	if tr_start "$TMP/full.log" -a -o "$FULL" --no-final-snapshot --keep-files 10 --keep-bytes 900K \
+	if tr_start "$TMP/full.log" -a --instance "$INST" -o "$FULL" --no-final-snapshot --keep-files 10 --keep-bytes 900K \
 		"${EV[@]}" --trigger "$STORM"; then
 		dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null
 		for i in 1 2 3; do fire 1 0; _nap 0.3; done
@@ -273,7 +279,7 @@ D=$TMP/kill
 mkdir -p "$D"
 total=0 lone=0 checked=" "
 for round in $(seq 1 20); do
-	if ! tr_start "$TMP/k.log" -a -m 256K -o "$D" --keep-files 5 "${EV[@]}" --trigger "$STORM"; then
+	if ! tr_start "$TMP/k.log" -a --instance "$INST" -m 256K -o "$D" --keep-files 5 "${EV[@]}" --trigger "$STORM"; then
 		t_fail "round $round: recorder did not start: $(log_tail "$TMP/k.log")"
 		break
 	fi
@@ -328,7 +334,7 @@ nfds() { ls "/proc/$1/fd" | wc -l; }
 
 t_begin "retention: 1000 snapshots with --keep-files 20: RSS and fds bounded"
 D=$TMP/soak
-if tr_start "$TMP/soak.log" -a -o "$D" --no-final-snapshot --keep-files 20 "${EV[@]}" \
+if tr_start "$TMP/soak.log" -a --instance "$INST" -o "$D" --no-final-snapshot --keep-files 20 "${EV[@]}" \
 	--trigger "syscalls:sys_enter_getsid if pid == $MAGIC limit none"; then
 	"$PY" "$TMP/fire.py" "$MAGIC" 1000000 500 &
 	fp=$!

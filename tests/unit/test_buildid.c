@@ -3,7 +3,9 @@
  * Build-ids (ELF files, the kernel, the vdso) against readelf and perf, and
  * perf's build-id cache as bid_set fills it.
  */
+#include <elf.h>
 #include <errno.h>
+#include <time.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -195,4 +197,226 @@ TEST(set_and_cache)
 	return 0;
 }
 
-RUN_TESTS(T(elf_build_id_is_readelfs), T(note_stream), T(kernel_and_vdso), T(set_and_cache))
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * A crafted ELF: 65535 program headers, every one a PT_NOTE of 64 KiB of
+ * empty 12-byte notes (no build-id), and as many SHT_NOTE sections.
+ * Before the caps, reading its build-id read 8 GiB of notes (a stalled
+ * snapshot: measured 25 s); now the notes scanned per file are capped.
+ */
+TEST(crafted_notes_do_not_stall)
+{
+	char path[] = "/tmp/trigrec-bid-notes-XXXXXX";
+	const size_t nsz = 65536, nph = 65535;
+	Elf64_Ehdr eh = { .e_ident = { ELFMAG0, ELFMAG1, ELFMAG2, ELFMAG3, ELFCLASS64, ELFDATA2LSB,
+				       EV_CURRENT },
+			  .e_type = ET_DYN,
+			  .e_machine = EM_X86_64,
+			  .e_version = EV_CURRENT,
+			  .e_phoff = sizeof(Elf64_Ehdr),
+			  .e_ehsize = sizeof(Elf64_Ehdr),
+			  .e_phentsize = sizeof(Elf64_Phdr),
+			  .e_phnum = nph,
+			  .e_shentsize = sizeof(Elf64_Shdr),
+			  .e_shnum = nph };
+	uint64_t notes_off = sizeof(eh) + nph * sizeof(Elf64_Phdr), t0;
+	unsigned char *notes = calloc(1, nsz);
+	struct build_id bid;
+	int fd = mkstemp(path);
+
+	CHECK(fd >= 0 && notes);
+	if (fd < 0 || !notes) {
+		free(notes);
+		return 0;
+	}
+	eh.e_shoff = notes_off + nsz;
+	CHECK(pwrite(fd, &eh, sizeof(eh), 0) == sizeof(eh));
+	for (size_t i = 0; i < nph; i++) {
+		Elf64_Phdr ph = {
+			.p_type = PT_NOTE, .p_offset = notes_off, .p_filesz = nsz, .p_align = 4
+		};
+		Elf64_Shdr sh = { .sh_type = SHT_NOTE,
+				  .sh_offset = notes_off,
+				  .sh_size = nsz,
+				  .sh_addralign = 4 };
+
+		CHECK(pwrite(fd, &ph, sizeof(ph), sizeof(eh) + i * sizeof(ph)) == sizeof(ph));
+		CHECK(pwrite(fd, &sh, sizeof(sh), eh.e_shoff + i * sizeof(sh)) == sizeof(sh));
+	}
+	/* empty notes (namesz 0, descsz 0, type 1) fill the segment */
+	for (size_t o = 0; o + 12 <= nsz; o += 12)
+		notes[o + 8] = 1;
+	CHECK(pwrite(fd, notes, nsz, notes_off) == (ssize_t)nsz);
+	t0 = now_ns();
+	CHECK_EQ(build_id__from_fd(fd, &bid), -ENOENT);
+	t0 = now_ns() - t0;
+	printf("    crafted notes: %.3f s\n", t0 / 1e9);
+	CHECK(t0 < 500000000ull);
+	/* One stream of 64 KiB of notes: capped too (5461 notes without the cap). */
+	CHECK_EQ(build_id__from_notes(notes, nsz, 4, &bid), -ENOENT);
+	close(fd);
+	unlink(path);
+	free(notes);
+	return 0;
+}
+
+/* A copy of this test binary in dir (its build-id in hex): a file a snapshot maps. */
+static int prog_copy(const char *dir, char *copy, size_t len, char *hex, ino_t *ino)
+{
+	char cmd[9000];
+	struct build_id bid;
+	struct stat st;
+	int fd;
+
+	snprintf(copy, len, "%s/prog", dir);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s'", self_path(), copy);
+	if (system(cmd))
+		return -1;
+	fd = open(copy, O_RDONLY);
+	if (fd < 0 || build_id__from_fd(fd, &bid) || fstat(fd, &st))
+		return -1;
+	close(fd);
+	build_id__hex(&bid, hex);
+	*ino = st.st_ino;
+	return 0;
+}
+
+/* Entries below path (find | wc -l): what the cache holds. */
+static int entries(const char *path)
+{
+	char cmd[4400], *out;
+	int n;
+
+	snprintf(cmd, sizeof(cmd), "find '%s' -mindepth 1 2>/dev/null | wc -l", path);
+	out = run(cmd);
+	n = out ? atoi(out) : -1;
+	free(out);
+	return n;
+}
+
+/* One snapshot's worth: the kernel, the vdso and prog into cache dir cdir. */
+static unsigned long fill(const char *cdir, const char *copy, ino_t ino, uint64_t cap)
+{
+	struct bid_cache *c = bid_cache__new(cdir);
+	struct bid_set *s = bid_set__new(c);
+	unsigned long n;
+
+	CHECK(c && s);
+	if (cap)
+		bid_cache__set_copy_cap(c, cap);
+	CHECK_EQ(bid_set__kernel(s), 0);
+	CHECK_EQ(bid_set__map(s, 0, 0x1000, 0x1000, ino, copy), 0);
+	CHECK_EQ(bid_set__map(s, 0, 0x1000, 0x1000, 0, "[vdso]"), 0);
+	bid_set__free(s);
+	n = bid_cache__stored(c);
+	bid_cache__free(c);
+	return n;
+}
+
+/*
+ * A cache directory of another user, or one others may write: left alone
+ * (before the fix, root wrote into it following whatever links its owner
+ * made). The snapshot's build-ids are still found.
+ */
+TEST(cache_dir_not_ours_refused)
+{
+	char dir[] = "/tmp/trigrec-bid-XXXXXX", cdir[128], copy[128], hex[64], cmd[256];
+	ino_t ino = 0;
+
+	CHECK(mkdtemp(dir));
+	CHECK_EQ(prog_copy(dir, copy, sizeof(copy), hex, &ino), 0);
+	snprintf(cdir, sizeof(cdir), "%s/debug", dir);
+	CHECK_EQ(mkdir(cdir, 0777), 0);
+	CHECK_EQ(chmod(cdir, 0777), 0);
+	CHECK_EQ(fill(cdir, copy, ino, 0), 0);
+	CHECK_EQ(entries(cdir), 0);
+	CHECK_EQ(chmod(cdir, 0755), 0);
+	if (!geteuid()) {
+		CHECK_EQ(chown(cdir, 65534, 65534), 0);
+		CHECK_EQ(fill(cdir, copy, ino, 0), 0);
+		CHECK_EQ(entries(cdir), 0);
+		CHECK_EQ(chown(cdir, 0, 0), 0);
+	}
+	/* ours: filled */
+	CHECK_EQ(fill(cdir, copy, ino, 0), 3);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+/*
+ * Symlinks planted below the cache directory (.build-id, and a component of
+ * an object's path) are never followed: nothing lands where they point.
+ */
+TEST(cache_symlinks_below_not_followed)
+{
+	char dir[] = "/tmp/trigrec-bid-XXXXXX", cdir[128], copy[128], hex[64], p[512], away[128],
+	     cmd[512];
+	ino_t ino = 0;
+
+	CHECK(mkdtemp(dir));
+	CHECK_EQ(prog_copy(dir, copy, sizeof(copy), hex, &ino), 0);
+	snprintf(cdir, sizeof(cdir), "%s/debug", dir);
+	snprintf(away, sizeof(away), "%s/away", dir);
+	CHECK_EQ(mkdir(cdir, 0755), 0);
+	CHECK_EQ(mkdir(away, 0755), 0);
+	snprintf(p, sizeof(p), "%s/.build-id", cdir);
+	CHECK_EQ(symlink(away, p), 0);
+	/* prog is /tmp/trigrec-bid-X/prog: its object goes under debug/tmp/... */
+	snprintf(p, sizeof(p), "%s/tmp", cdir);
+	CHECK_EQ(symlink(away, p), 0);
+	snprintf(p, sizeof(p), "%s/[vdso]", cdir);
+	CHECK_EQ(symlink(away, p), 0);
+	CHECK_EQ(fill(cdir, copy, ino, 0), 0);
+	CHECK_EQ(entries(away), 0);
+	/* without the .build-id link: the kernel's entry is made, the others still not */
+	snprintf(p, sizeof(p), "%s/.build-id", cdir);
+	CHECK_EQ(unlink(p), 0);
+	CHECK_EQ(fill(cdir, copy, ino, 0), 1);
+	CHECK_EQ(entries(away), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+/*
+ * The bytes copied per snapshot are capped: past the cap the kallsyms and
+ * vdso copies are left out (a hard link, prog here, costs nothing); the next
+ * snapshot has a cap of its own.
+ */
+TEST(cache_copy_capped_per_snapshot)
+{
+	char dir[] = "/tmp/trigrec-bid-XXXXXX", cdir[128], copy[128], hex[64], p[512], cmd[256];
+	ino_t ino = 0;
+
+	CHECK(mkdtemp(dir));
+	CHECK_EQ(prog_copy(dir, copy, sizeof(copy), hex, &ino), 0);
+	snprintf(cdir, sizeof(cdir), "%s/debug", dir);
+	CHECK_EQ(fill(cdir, copy, ino, 1024), 1);
+	snprintf(p, sizeof(p), "%s/.build-id/%.2s/%s/elf", cdir, hex, hex + 2);
+	CHECK_EQ(access(p, R_OK), 0);
+	snprintf(p, sizeof(p), "find '%s' -name kallsyms -o -name vdso -o -name '.*trigrec*'",
+		 cdir);
+	{
+		char *out = run(p);
+
+		CHECK_STR(out, "");
+		free(out);
+	}
+	/* a cap that holds them: both stored */
+	CHECK_EQ(fill(cdir, copy, ino, 64ull << 20), 2);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+RUN_TESTS(T(elf_build_id_is_readelfs), T(note_stream), T(kernel_and_vdso), T(set_and_cache),
+	  T(crafted_notes_do_not_stall), T(cache_dir_not_ours_refused),
+	  T(cache_symlinks_below_not_followed), T(cache_copy_capped_per_snapshot))

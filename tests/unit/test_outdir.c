@@ -378,8 +378,144 @@ TEST(stamp_offset_with_and_without_prefix)
 	return 0;
 }
 
+/* Another user's directory: they could delete or replace what root writes there. */
+TEST(directory_of_another_user_refused)
+{
+	int fd = 0;
+
+	if (geteuid())
+		SKIP("giving the directory to another user (chown) needs root");
+	mkdir_tmp();
+	CHECK_EQ(chown(dir, 65534, 65534), 0);
+	CHECK_EQ(outdir_check(dir, &fd), -EPERM);
+	CHECK_EQ(fd, -1);
+	CHECK(outdir__open(dir) == NULL);
+	/* root's own, or ours, is fine. */
+	CHECK_EQ(chown(dir, 0, 0), 0);
+	CHECK_EQ(outdir_check(dir, &fd), 0);
+	CHECK(fd >= 0);
+	if (fd >= 0)
+		close(fd);
+	rm_tmp();
+	return 0;
+}
+
+/* Writable by all without the sticky bit: anyone could rename ours away or plant files. */
+TEST(world_writable_without_sticky_refused)
+{
+	int fd = 0;
+
+	mkdir_tmp();
+	CHECK_EQ(chmod(dir, 0777), 0);
+	CHECK_EQ(outdir_check(dir, &fd), -EPERM);
+	CHECK_EQ(fd, -1);
+	CHECK(outdir__open(dir) == NULL);
+	/* With the sticky bit (as /var/tmp) others cannot remove or rename what is ours. */
+	CHECK_EQ(chmod(dir, 01777), 0);
+	CHECK_EQ(outdir_check(dir, &fd), 0);
+	if (fd >= 0)
+		close(fd);
+	CHECK_EQ(chmod(dir, 0700), 0);
+	if (!geteuid()) {
+		/* Writable by a group that is neither root's nor ours. */
+		CHECK_EQ(chown(dir, 0, 65534), 0);
+		CHECK_EQ(chmod(dir, 0770), 0);
+		CHECK_EQ(outdir_check(dir, &fd), -EPERM);
+		CHECK_EQ(chown(dir, 0, 0), 0);
+		CHECK_EQ(outdir_check(dir, &fd), 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	rm_tmp();
+	return 0;
+}
+
+/* -o a symbolic link: refused (whoever can change the link decides where snapshots go). */
+TEST(symlink_refused)
+{
+	char link[128];
+	int fd = 0;
+
+	mkdir_tmp();
+	snprintf(link, sizeof(link), "%s.link", dir);
+	CHECK_EQ(symlink(dir, link), 0);
+	CHECK_EQ(outdir_check(link, &fd), -ELOOP);
+	CHECK_EQ(fd, -1);
+	CHECK(outdir__open(link) == NULL);
+	unlink(link);
+	rm_tmp();
+	return 0;
+}
+
+/* The directory swapped for a symlink after the check: snapshots still go where it was checked. */
+TEST(symlink_swapped_in_after_check_not_followed)
+{
+	char moved[128], elsewhere[128], path[PATH_MAX], cmd[512];
+	struct outdir *d = NULL;
+	int fd = -1;
+
+	mkdir_tmp();
+	snprintf(moved, sizeof(moved), "%s.moved", dir);
+	snprintf(elsewhere, sizeof(elsewhere), "%s.elsewhere", dir);
+	CHECK_EQ(mkdir(elsewhere, 0700), 0);
+	CHECK_EQ(outdir_check(dir, &fd), 0);
+	CHECK_EQ(rename(dir, moved), 0);
+	CHECK_EQ(symlink(elsewhere, dir), 0);
+	if (fd >= 0)
+		d = outdir__open_at(fd, dir);
+	CHECK(d != NULL);
+	if (d)
+		CHECK_EQ(publish(d, "20261201-000000.000001-t", NULL, path, sizeof(path)), 0);
+	outdir__free(d);
+	if (fd >= 0)
+		close(fd);
+	/* The pair is in the directory that was checked; the link's target is empty. */
+	snprintf(cmd, sizeof(cmd),
+		 "test -f '%s/20261201-000000.000001-t.data' && test -z \"$(ls -A '%s')\"", moved,
+		 elsewhere);
+	CHECK_EQ(system(cmd), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s' '%s' '%s'", moved, elsewhere, dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+/*
+ * -o did not exist when checked; before trigrec creates it, someone else
+ * does (a directory of their own, or a symlink): refused, never used.
+ */
+TEST(directory_appeared_between_check_and_make_refused)
+{
+	char sub[128], target[128];
+	struct stat st;
+	int fd = 0;
+
+	mkdir_tmp();
+	snprintf(sub, sizeof(sub), "%s/out", dir);
+	snprintf(target, sizeof(target), "%s/target", dir);
+	CHECK_EQ(outdir_check(sub, &fd), 1);
+	CHECK_EQ(fd, -1);
+	CHECK_EQ(mkdir(sub, 0700), 0); /* the race */
+	CHECK_EQ(outdir_make(sub), -EEXIST);
+	CHECK_EQ(rmdir(sub), 0);
+	CHECK_EQ(mkdir(target, 0700), 0);
+	CHECK_EQ(symlink(target, sub), 0); /* a symlink in the window */
+	CHECK_EQ(outdir_make(sub), -EEXIST);
+	CHECK_EQ(unlink(sub), 0);
+	/* Nobody in the window: made 0700 and opened. */
+	fd = outdir_make(sub);
+	CHECK(fd >= 0);
+	CHECK(!stat(sub, &st) && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
+	if (fd >= 0)
+		close(fd);
+	rm_tmp();
+	return 0;
+}
+
 RUN_TESTS(T(stamp_offset_with_and_without_prefix), T(pair_published_tmpfile),
 	  T(pair_published_named_tmp), T(planted_temporary_names_do_not_matter),
 	  T(dangling_symlink_takes_the_next_name), T(name_taken_during_publish),
 	  T(leftovers_of_killed_runs_removed), T(leftovers_of_other_users_kept),
-	  T(too_deep_for_snapshot_names_refused), T(missing_directory_refused))
+	  T(too_deep_for_snapshot_names_refused), T(missing_directory_refused),
+	  T(directory_of_another_user_refused), T(world_writable_without_sticky_refused),
+	  T(symlink_refused), T(symlink_swapped_in_after_check_not_followed),
+	  T(directory_appeared_between_check_and_make_refused))

@@ -70,17 +70,39 @@ static void stamp(time_t sec, int us, char *buf, size_t len)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, us);
 }
 
-/* A snapshot pair STAMP(sec)-name with a .data of bytes and a .json of 100. */
-static void pair(time_t sec, const char *name, size_t bytes, char *base, size_t len)
+/* A sidecar of 100 bytes that starts as the writer's, naming instance. */
+static void put_json(const char *name, const char *instance)
+{
+	char p[4096];
+	FILE *f;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	f = fopen(p, "w");
+	if (!f)
+		abort();
+	fprintf(f, "{\n  \"instance\": \"%s\",\n  \"file\": \"%-*s\"}\n", instance,
+		(int)(100 - 34 - strlen(instance)), "x");
+	fclose(f);
+}
+
+/* A snapshot pair STAMP(sec)-name of instance inst, a .data of bytes and a .json of 100. */
+static void pair_of(const char *inst, time_t sec, const char *name, size_t bytes, char *base,
+		    size_t len)
 {
 	char s[80], f[1024];
 
 	stamp(sec, 0, s, sizeof(s));
 	snprintf(base, len, "%s-%s", s, name);
 	snprintf(f, sizeof(f), "%s.json", base);
-	put(f, 100);
+	put_json(f, inst);
 	snprintf(f, sizeof(f), "%s.data", base);
 	put(f, bytes);
+}
+
+/* The same, written by instance "t1" (the one the tests' retention runs as). */
+static void pair(time_t sec, const char *name, size_t bytes, char *base, size_t len)
+{
+	pair_of("t1", sec, name, bytes, base, len);
 }
 
 static struct ret_snap S(const char *base, int64_t t, uint64_t bytes) {
@@ -125,6 +147,9 @@ TEST(data_names)
 	CHECK_EQ(t, -1);
 	/* Not a snapshot's .data. */
 	CHECK_EQ(retention_data_name("20261201-124651.044770-x.json", &t), 0);
+	/* Found by fuzz_names: year 9623 overflowed the nanoseconds (UB); no date, mtime then. */
+	CHECK_EQ(retention_data_name("96231209-000000.000000-badold.data", &t), 29);
+	CHECK_EQ(t, -1);
 	CHECK_EQ(retention_data_name("20261201-124651.044770.data", &t), 0);
 	CHECK_EQ(retention_data_name("20261201-124651.044770-.data", &t), 0);
 	CHECK_EQ(retention_data_name("notes.data", &t), 0);
@@ -230,7 +255,7 @@ TEST(enforce_counts_and_removes_only_our_pairs)
 	put("20000101-000000.000000-side.json", 5);
 	put(".trigrec-1-00.tmp", 5);
 
-	r = retention__new(dir, &l);
+	r = retention__new(-1, dir, "t1", &l);
 	CHECK(r != NULL);
 	if (!r)
 		goto out;
@@ -286,7 +311,7 @@ TEST(enforce_bytes_and_age)
 	pair(now - 50, "y", 900, b[2], sizeof(b[2]));
 	pair(now - 40, "z", 900, b[3], sizeof(b[3]));
 	/* 600 + 3 x 1000 = 3600 bytes: over 2500 by the two oldest. */
-	r = retention__new(dir, &lb);
+	r = retention__new(-1, dir, "t1", &lb);
 	CHECK(r && retention__enforce(r, NULL, 0) == 2);
 	if (r)
 		retention__stats(r, &st);
@@ -298,7 +323,7 @@ TEST(enforce_bytes_and_age)
 	retention__free(r);
 
 	pair(now - 7200, "old", 500, b[0], sizeof(b[0]));
-	r = retention__new(dir, &la);
+	r = retention__new(-1, dir, "t1", &la);
 	CHECK(r && retention__enforce(r, NULL, 0) == 1);
 	snprintf(f, sizeof(f), "%s.json", b[0]);
 	CHECK(!exists(f));
@@ -317,7 +342,7 @@ TEST(enforce_without_limits_only_counts)
 
 	mkdir_tmp();
 	pair(1000000000, "a", 100, b, sizeof(b));
-	r = retention__new(dir, &none);
+	r = retention__new(-1, dir, "t1", &none);
 	CHECK(r && retention__enforce(r, NULL, 0) == 0);
 	CHECK(r && retention__enforce(r, "/x/20261201-124651.044770-b.data", 300) == 0);
 	if (r)
@@ -393,7 +418,7 @@ static void cost(int n)
 		snprintf(name, sizeof(name), "s%d", i);
 		pair(now - 2 * n + i, name, 4096, b, sizeof(b));
 	}
-	r = retention__new(dir, &l);
+	r = retention__new(-1, dir, "t1", &l);
 	if (!r)
 		goto out;
 	log_level = LOG_QUIET; /* a line per removal here */
@@ -448,7 +473,98 @@ TEST(limits_logged_as_written)
 	return 0;
 }
 
-RUN_TESTS(T(data_names), T(limits_logged_as_written), T(choose_by_each_limit),
+/* The sidecar's instance as the writer puts it, and nothing else. */
+TEST(sidecar_instance_parsed)
+{
+	char id[RETENTION_INSTANCE_MAX + 1];
+	const char *ok = "{\n  \"instance\": \"web-01\",\n  \"file\": \"x\"}";
+
+	CHECK_EQ(retention_sidecar_instance(ok, strlen(ok), id), 6);
+	CHECK_STR(id, "web-01");
+	/* Cut before the closing quote, another first key, {} of older versions. */
+	CHECK_EQ(retention_sidecar_instance(ok, 20, id), -1);
+	CHECK_EQ(retention_sidecar_instance("{\n  \"file\": \"x\"}", 16, id), -1);
+	CHECK_EQ(retention_sidecar_instance("{}\n", 3, id), -1);
+	/* Characters an ID never has, an empty one, one too long. */
+	CHECK_EQ(retention_sidecar_instance("{\n  \"instance\": \"a b\",", 22, id), -1);
+	CHECK_EQ(retention_sidecar_instance("{\n  \"instance\": \"\",", 19, id), -1);
+	/* Found by fuzz_names: a NUL inside made "3f\0\0y21" the ID "3f". */
+	CHECK_EQ(retention_sidecar_instance("{\n  \"instance\": \"3f\0\0y21\",", 26, id), -1);
+	{
+		char big[200];
+		int n = snprintf(big, sizeof(big), "{\n  \"instance\": \"%064d\",", 0);
+
+		CHECK_EQ(retention_sidecar_instance(big, n, id), -1);
+		n = snprintf(big, sizeof(big), "{\n  \"instance\": \"%063d\",", 0);
+		CHECK_EQ(retention_sidecar_instance(big, n, id), 63);
+	}
+	CHECK(retention_instance_ok("trigrec@web.service") == 0);
+	CHECK(retention_instance_ok("web.service") == 1);
+	{
+		char a[17], b[17];
+
+		retention_instance_random(a);
+		retention_instance_random(b);
+		CHECK_EQ(strlen(a), 16);
+		CHECK(strcmp(a, b) != 0);
+		CHECK(retention_instance_ok(a));
+	}
+	return 0;
+}
+
+/*
+ * Two recorders in one directory, each keeping 1 file: neither counts or
+ * removes the other's pairs, however old. Before the fix every pair of our
+ * uid counted, so t1's limit removed t2's snapshots.
+ */
+TEST(other_instances_pairs_never_removed)
+{
+	struct retention_limits l = { .files = 1 };
+	struct retention *r1 = NULL, *r2 = NULL;
+	struct retention_stats st = { 0 };
+	char a[3][128], b[3][128], f[1024];
+	time_t now = time(NULL);
+
+	mkdir_tmp();
+	for (int i = 0; i < 3; i++) {
+		char n[16];
+
+		snprintf(n, sizeof(n), "a%d", i);
+		pair_of("t1", now - 60 + 2 * i, n, 1000, a[i], sizeof(a[i]));
+		snprintf(n, sizeof(n), "b%d", i);
+		pair_of("t2", now - 59 + 2 * i, n, 1000, b[i], sizeof(b[i]));
+	}
+	r1 = retention__new(-1, dir, "t1", &l);
+	r2 = retention__new(-1, dir, "t2", &l);
+	CHECK(r1 && r2);
+	if (!r1 || !r2)
+		goto out;
+	CHECK_EQ(retention__enforce(r1, NULL, 0), 2);
+	retention__stats(r1, &st);
+	CHECK_EQ(st.files, 1);
+	for (int i = 0; i < 3; i++) {
+		snprintf(f, sizeof(f), "%s.data", a[i]);
+		CHECK_EQ(exists(f), i == 2);
+		snprintf(f, sizeof(f), "%s.data", b[i]);
+		CHECK_EQ(exists(f), 1);
+		snprintf(f, sizeof(f), "%s.json", b[i]);
+		CHECK_EQ(exists(f), 1);
+	}
+	CHECK_EQ(retention__enforce(r2, NULL, 0), 2);
+	snprintf(f, sizeof(f), "%s.data", a[2]);
+	CHECK_EQ(exists(f), 1);
+	snprintf(f, sizeof(f), "%s.data", b[2]);
+	CHECK_EQ(exists(f), 1);
+	CHECK(retention__new(-1, dir, "not an id", &l) == NULL);
+out:
+	retention__free(r1);
+	retention__free(r2);
+	rm_tmp();
+	return 0;
+}
+
+RUN_TESTS(T(sidecar_instance_parsed), T(other_instances_pairs_never_removed), T(data_names),
+	  T(limits_logged_as_written), T(choose_by_each_limit),
 	  T(choose_never_removes_the_protected_one), T(enforce_counts_and_removes_only_our_pairs),
 	  T(enforce_bytes_and_age), T(enforce_without_limits_only_counts),
 	  T(publish_refuses_a_pair_over_the_budget), T(cost_50_and_1000))
