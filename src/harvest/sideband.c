@@ -101,8 +101,11 @@ static void sum_counters(struct sideband *s, uint64_t *coalesced, uint64_t *gate
 {
 	struct trigrec_stats st;
 
-	*coalesced = *gated = 0;
-	*skipped = bpfctl__recursion_misses(s->b);
+	/* Since the start, reloads included (removed triggers too): never goes back. */
+	bpfctl__stats_retired(s->b, &st);
+	*coalesced = st.coalesced;
+	*gated = 0;
+	*skipped = bpfctl__recursion_total(s->b);
 	for (int i = 0; i < s->b->nr_trigs; i++)
 		if (!bpfctl__stats(s->b, i, &st))
 			*coalesced += st.coalesced;
@@ -668,11 +671,13 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 		/* Under mu: a reload swaps s->b under it. */
 		pthread_mutex_lock(&s->mu);
 		sum_counters(s, &coalesced, &gated, &skipped);
+		/* Every counter is since the start; the generation says how many reloads. */
 		o = snprintf(reply, len,
-			     "snapshots %lu coalesced %llu gated %llu recursion_misses %llu",
+			     "snapshots %lu coalesced %llu gated %llu recursion_misses %llu "
+			     "generation %u (counters since start)",
 			     __atomic_load_n(&s->st.snapshots, __ATOMIC_RELAXED),
 			     (unsigned long long)coalesced, (unsigned long long)gated,
-			     (unsigned long long)skipped);
+			     (unsigned long long)skipped, s->generation);
 		for (int i = 0; i < s->b->nr_trigs && o + 200 < len; i++) {
 			struct trigrec_stats t;
 
@@ -738,13 +743,21 @@ static void do_reload(struct sideband *s)
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 0 };
 	struct bpfctl *nb;
 	struct ring_buffer *rb;
-	int err = 0;
+	int err = 0, nr_old;
+	char(*names)[64];
+	uint64_t sup_old[TRIGREC_MAX_TRIGGERS][3];
 
 	ring_buffer__consume(s->rb);
 	bpfctl__detach(s->b);
 	ring_buffer__consume(s->rb);
 	wait_writer_idle(s);
 	pthread_mutex_lock(&s->mu);
+	/* The counters go on by trigger name (bpfctl carries them): so do the suppressions seen. */
+	nr_old = s->b->nr_trigs < TRIGREC_MAX_TRIGGERS ? s->b->nr_trigs : TRIGREC_MAX_TRIGGERS;
+	names = calloc(nr_old ? nr_old : 1, sizeof(*names));
+	for (int i = 0; names && i < nr_old; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", s->b->trigs[i].name);
+	memcpy(sup_old, s->sup_seen, sizeof(sup_old));
 	nb = s->reload.fn(s->reload.ctx, s->b, &err);
 	if (nb != s->b) {
 		rb = ring_buffer__new(bpfctl__sideband_fd(nb), on_msg, s, NULL);
@@ -762,10 +775,14 @@ static void do_reload(struct sideband *s)
 		}
 		s->b = nb;
 		s->generation = nb->opts.generation;
-		s->coalesced_seen = s->gated_seen = s->skipped_seen = 0;
 		memset(s->sup_seen, 0, sizeof(s->sup_seen));
+		for (int i = 0; names && i < nb->nr_trigs && i < TRIGREC_MAX_TRIGGERS; i++)
+			for (int j = 0; j < nr_old; j++)
+				if (!strcmp(names[j], nb->trigs[i].name))
+					memcpy(s->sup_seen[i], sup_old[j], sizeof(sup_old[j]));
 		s->last_resume = 0;
 	}
+	free(names);
 	s->reload.err = err;
 	s->reload.done = 1;
 	pthread_cond_broadcast(&s->cv);

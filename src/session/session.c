@@ -388,14 +388,18 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 	struct session *s = rc->s;
 	pid_t scope = s->c->cmd ? s->child : s->c->pid;
 	struct bpfctl *nb = rc->planned;
+	struct bpfctl_carry *carry;
 
 	rc->planned = NULL;
 	/* It must not read the old object from now on; its programs are detached: its count is final. */
 	if (s->m)
 		metrics__retire_bpf(s->m, bpfctl__recursion_misses(old));
 	bpfctl__save_seq(old, s->r);
+	/* Counters and policy state go on in the next object, by trigger name. */
+	carry = bpfctl__carry_take(old);
 	bpfctl__free(old);
 	s->b = NULL;
+	bpfctl__set_carry(nb, carry);
 	*err = bpfctl__attach(nb, s->r, scope);
 	if (*err) {
 		struct bpfctl_opts bo = s->c->bpf;
@@ -404,6 +408,8 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 		elog("reload: the new triggers could not be loaded; loading the old ones again");
 		bo.generation = s->generation + 1;
 		nb = bpfctl__plan(s->r, s->c->trigs, s->c->nr_trigs, &bo);
+		if (nb)
+			bpfctl__set_carry(nb, carry);
 		if (!nb || bpfctl__attach(nb, s->r, scope)) {
 			elog("reload: the old triggers could not be loaded again either: "
 			     "no trigger is armed; restart trigrec");
@@ -413,8 +419,12 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 	} else {
 		swap_triggers(s->c, rc->nc);
 	}
-	if (nb) /* NULL: nothing could be loaded again; the generation stays */
+	bpfctl__carry_free(carry);
+	if (nb) { /* NULL: nothing could be loaded again; the generation stays */
 		s->generation = nb->opts.generation;
+		nb->carry = NULL;
+		status__set_generation(s->status, s->generation);
+	}
 	s->b = nb;
 	if (s->m)
 		metrics__set_triggers(s->m, s->c, nb);
@@ -885,6 +895,8 @@ static void summary(struct session *s)
 	struct sideband_stats ss;
 
 	sideband__stats(s->sb, &ss);
+	/* Since the start: triggers a reload removed count too (bpfctl carries them). */
+	bpfctl__stats_retired(s->b, &all);
 	vlog("side-band: %lu harvests; %lu waited for a free buffer set, %lu for their trigger's "
 	     "own record (%lu gave up); %lu post windows cut short by the stop",
 	     ss.snapshots, ss.waited_for_writer, ss.trigger_record_waited, ss.trigger_record_late,
@@ -934,8 +946,12 @@ static void summary(struct session *s)
 	}
 	{
 		char kv[256] = "event=stop";
-		/* Since the start or the last reload: the counters live in the object. */
-		uint64_t skipped = bpfctl__recursion_misses(s->b);
+		/* Since the start: a reload carries every counter into the next object. */
+		uint64_t skipped = bpfctl__recursion_total(s->b);
+		char gen[48] = "";
+
+		if (s->generation)
+			snprintf(gen, sizeof(gen), ", trigger table generation %u", s->generation);
 
 		log_kv_addu(kv, sizeof(kv), "written", s->sc.written);
 		log_kv_addu(kv, sizeof(kv), "failed", s->sc.failed);
@@ -944,15 +960,16 @@ static void summary(struct session *s)
 		log_kv_addu(kv, sizeof(kv), "sideband_full", all.rb_dropped);
 		log_kv_addu(kv, sizeof(kv), "gated", g.gated);
 		log_kv_addu(kv, sizeof(kv), "recursion_misses", skipped);
+		log_kv_addu(kv, sizeof(kv), "generation", s->generation);
 		log_event(
 			LOG_INFO, kv,
 			"%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
 			"lost (side-band full) %llu; records held back by the freeze %llu, "
-			"dropped by the kernel's BPF recursion guard %llu",
+			"dropped by the kernel's BPF recursion guard %llu (since start%s)",
 			s->sc.written, s->sc.written == 1 ? "" : "s", s->sc.failed,
 			(unsigned long long)all.fired, (unsigned long long)all.coalesced,
 			(unsigned long long)all.rb_dropped, (unsigned long long)g.gated,
-			(unsigned long long)skipped);
+			(unsigned long long)skipped, gen);
 	}
 	/* Counted in BPF on the ring-set path; rare enough to say only when they happened. */
 	if (g.rec_truncated || g.rec_failed)
