@@ -1023,6 +1023,40 @@ static __always_inline void fix_common(__u8 *d, const struct trigrec_hook_cfg *h
 }
 
 /*
+ * Is the current task trigrec itself (exclude_self: no --include-self)?
+ * Its own threads by tgid; with self_kids (on_snapshot commands run), also
+ * its children and their descendants up to SELF_DEPTH generations, except
+ * the recorded command's (scope_tgid: trigrec's child too). One compare
+ * while no on_snapshot command is configured. See docs/operations.md.
+ */
+const volatile __u32 exclude_self = 0;
+const volatile __u32 self_kids = 0;
+#define SELF_DEPTH 8
+
+static __always_inline int is_self(void)
+{
+	struct task_struct *t;
+
+	if (!exclude_self)
+		return 0;
+	if ((bpf_get_current_pid_tgid() >> 32) == self_tgid)
+		return 1;
+	if (!self_kids)
+		return 0;
+	t = bpf_get_current_task_btf();
+	for (int i = 0; i < SELF_DEPTH && t; i++) {
+		__u32 tgid = t->tgid;
+
+		if (tgid == self_tgid)
+			return 1;
+		if (tgid <= 1 || tgid == scope_tgid)
+			return 0;
+		t = t->real_parent;
+	}
+	return 0;
+}
+
+/*
  * rings=bpf: is an event on this CPU, in this task, one trigrec records?
  * Task mode only (scope_gates: -p, or a command without -a or -C); with -a
  * or -C and a command, recording is system-wide while triggers stay scoped
@@ -1030,7 +1064,7 @@ static __always_inline void fix_common(__u8 *d, const struct trigrec_hook_cfg *h
  */
 static __always_inline int rec_wanted(__u32 cpu)
 {
-	if (cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]))
+	if (cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]) || is_self())
 		return 0;
 	return in_cgroup() && (!scope_gates || in_task_scope());
 }

@@ -217,6 +217,12 @@ SET(o_no_buildid_cache)
 	return 0;
 }
 
+SET(o_include_self)
+{
+	CFG->bpf.include_self = 1;
+	return 0;
+}
+
 SET(o_rings)
 {
 	return config__parse_rings(a, &CFG->rings, err, len);
@@ -446,6 +452,10 @@ const struct opt_spec record_opts[] = {
 	  "system call of the host: worth it only if the named\n"
 	  "calls are most of them)",
 	  o_syscall_fast_paths },
+	{ 0, "include-self", NULL,
+	  "record trigrec's own threads and its on_snapshot\n"
+	  "commands too (left out by default: rings=bpf)",
+	  o_include_self },
 	{ 0, "no-align", NULL,
 	  "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span",

@@ -65,6 +65,7 @@ static const char *const run_names[] = {
 	"no-buildid-cache",
 	"count",
 	"no-final-snapshot",
+	"include-self",
 	"control",
 	"budget",
 	"on-snapshot",
@@ -184,6 +185,8 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		c->no_final = 1;
 	if (o->no_buildid_cache)
 		c->no_buildid_cache = 1;
+	if (o->bpf.include_self)
+		c->bpf.include_self = 1;
 	if (o->on_snapshot) {
 		hook_argv_free(c->on_snapshot);
 		if (!(c->on_snapshot = config__argv_dup(o->on_snapshot, -1)))

@@ -640,6 +640,8 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 	b->skel->rodata->scope_cgroup = r->cgroup_fd >= 0;
 	b->skel->rodata->generation = b->opts.generation;
 	b->skel->rodata->self_tgid = getpid();
+	b->skel->rodata->exclude_self = !b->opts.include_self;
+	b->skel->rodata->self_kids = b->opts.self_kids;
 	if (r->nr_bpf_evs) {
 		int slots = libbpf_num_possible_cpus();
 

@@ -51,6 +51,8 @@ struct bpfctl_opts {
 	int no_fast_paths;	/* --no-fast-paths: tp_rec for every event (for measuring them) */
 	int syscall_fast_paths; /* --syscall-fast-paths: syscalls:* on tp_btf even alone */
 	uint32_t generation;	/* trigger table generation, tagged on side-band messages */
+	int include_self;	/* --include-self: record trigrec's own threads too */
+	int self_kids;		/* on_snapshot commands run: leave trigrec's children out too */
 	uint64_t budget_n[2];	/* global snapshot budget: n per period (0 = none) */
 	uint64_t budget_period_ns[2];
 	/*

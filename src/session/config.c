@@ -462,6 +462,8 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		fprintf(out, "compress zstd %d\n", c->zstd_level);
 	if (c->no_buildid_cache)
 		fputs("buildid_cache off\n", out);
+	if (c->bpf.include_self)
+		fputs("include_self\n", out);
 	if (c->control) {
 		fputs("control ", out);
 		put_word(out, c->control);

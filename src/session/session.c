@@ -407,6 +407,7 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 		bpfctl__free(nb);
 		elog("reload: the new triggers could not be loaded; loading the old ones again");
 		bo.generation = s->generation + 1;
+		bo.self_kids = s->c->on_snapshot != NULL;
 		nb = bpfctl__plan(s->r, s->c->trigs, s->c->nr_trigs, &bo);
 		if (nb)
 			bpfctl__set_carry(nb, carry);
@@ -452,6 +453,7 @@ int session__reload(struct session *s, char *msg, size_t len)
 	if (!ret) {
 		bo = nc.bpf;
 		bo.generation = s->generation + 1;
+		bo.self_kids = s->c->on_snapshot != NULL; /* on_snapshot is not reloaded */
 		rc.planned = bpfctl__plan(s->r, nc.trigs, nc.nr_trigs, &bo);
 		if (!rc.planned) {
 			snprintf(err, sizeof(err),
@@ -754,6 +756,7 @@ int session__start(struct session *s)
 		return -EINVAL;
 	bo = c->bpf;
 	bo.cancel = &setup_cancel;
+	bo.self_kids = c->on_snapshot != NULL; /* on_snapshot's commands are trigrec's too */
 	/* Every limit (events, hooks, memory) is checked before anything is opened. */
 	s->r = recorder__new(&s->ro);
 	if (cancelled())
