@@ -199,6 +199,12 @@ SET(o_count)
 	return e;
 }
 
+SET(o_count_kill)
+{
+	CFG->count_kill_set = 1;
+	return config__parse_count_kill(a, &CFG->count_kill, err, len);
+}
+
 SET(o_no_final)
 {
 	CFG->no_final = 1;
@@ -419,7 +425,16 @@ const struct opt_spec record_opts[] = {
 	{ 0, "trigger", "TRIGGER", "snapshot when TRIGGER holds (repeatable; below)", o_trigger,
 	  "Triggers and snapshots:" },
 	{ 0, "post", "DURATION", "keep recording this long after the trigger (10ms)", o_post },
-	{ 0, "count", "N", "stop after N snapshots (at least 1)", o_count },
+	{ 0, "count", "N",
+	  "stop after N snapshots written (at least 1; a failed\n"
+	  "write does not count); the command gets --count-kill",
+	  o_count },
+	{ 0, "count-kill", "SIGNAL",
+	  "what the command gets when --count is reached: a\n"
+	  "signal (TERM, the default: it ends with the run, as\n"
+	  "at Ctrl-C; INT, KILL, ...) or none (trigrec exits\n"
+	  "and leaves it running)",
+	  o_count_kill },
 	{ 0, "no-final-snapshot", NULL, "do not write a snapshot at the end", o_no_final },
 	{ 0, "control", "PATH",
 	  "owner-only UNIX socket for `trigrec control PATH\n"

@@ -64,6 +64,7 @@ static const char *const run_names[] = {
 	"compression-level",
 	"no-buildid-cache",
 	"count",
+	"count-kill",
 	"no-final-snapshot",
 	"include-self",
 	"control",
@@ -181,6 +182,8 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		c->zstd_level = o->zstd_level;
 	if (o->count)
 		c->count = o->count;
+	if (o->count_kill_set)
+		c->count_kill = o->count_kill;
 	if (o->no_final)
 		c->no_final = 1;
 	if (o->no_buildid_cache)

@@ -85,7 +85,9 @@ struct sideband {
 	unsigned long next_seq;
 	int writer_stop;
 	int sync_init;
-	unsigned long written; /* jobs finished (writer thread) */
+	unsigned long written;	    /* jobs written (writer thread) */
+	unsigned long write_failed; /* jobs whose write failed (writer thread, atomic) */
+	int count_reached;	    /* --count snapshots written (atomic) */
 	/* Reload: posted by sideband__reload(), done on the side-band thread (under mu). */
 	struct {
 		sideband_swap_fn fn;
@@ -242,13 +244,21 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		write_job(s, j);
 		pthread_mutex_lock(&s->mu);
-		s->written++;
+		/* --count counts what was written: a failed write lets one more be taken. */
+		if (j->err)
+			__atomic_add_fetch(&s->write_failed, 1, __ATOMIC_RELEASE);
+		else
+			s->written++;
 		j->done = 1;
 		if (!j->waited)
 			j->state = JOB_FREE;
 		pthread_cond_broadcast(&s->cv);
-		if (s->o.max_snapshots && s->written == s->o.max_snapshots)
+		if (!j->err && s->o.max_snapshots && s->written == s->o.max_snapshots) {
+			ilog("--count %lu reached: stopping", s->o.max_snapshots);
+			__atomic_store_n(&s->count_reached, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&s->o.final_snapshot, 0, __ATOMIC_RELEASE);
 			notify_done(s);
+		}
 	}
 	pthread_mutex_unlock(&s->mu);
 	/* writer_stop is only set once the side-band thread is done: the stop is over. */
@@ -507,12 +517,15 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 
-	if (s->o.max_snapshots && s->st.snapshots >= s->o.max_snapshots && !s->stopping) {
-		ilog("--count %lu reached: stopping", s->o.max_snapshots);
-		__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
-		s->o.final_snapshot = 0;
-	}
 	return j;
+}
+
+/* --count snapshots taken that have not failed: no more are wanted unless one fails. */
+static int count_taken(struct sideband *s)
+{
+	return s->o.max_snapshots &&
+	       s->st.snapshots - __atomic_load_n(&s->write_failed, __ATOMIC_ACQUIRE) >=
+		       s->o.max_snapshots;
 }
 
 static int on_msg(void *ctx, void *data, size_t len)
@@ -534,8 +547,8 @@ static int on_msg(void *ctx, void *data, size_t len)
 		     m.generation, s->generation);
 		return 0;
 	}
-	if (s->stopping && s->o.max_snapshots && s->st.snapshots >= s->o.max_snapshots) {
-		/* --count reached: this one is not wanted; let recording go on. */
+	if (count_taken(s)) {
+		/* --count taken (written or being written): this one is not wanted. */
 		if (m.flipped)
 			bpfctl__settle(s->b);
 		if (!bpfctl__needs_freeze(s->b))
@@ -945,6 +958,11 @@ static void poke(struct sideband *s, unsigned int bit)
 void sideband__request_snapshot(struct sideband *s)
 {
 	poke(s, REQ_SNAPSHOT);
+}
+
+int sideband__count_reached(struct sideband *s)
+{
+	return __atomic_load_n(&s->count_reached, __ATOMIC_ACQUIRE);
 }
 
 int sideband__reload(struct sideband *s, sideband_swap_fn fn, void *ctx)

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* One run as data: defaults, builders, cross-checks, and the script it prints as. */
 #include <errno.h>
+#include <signal.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,10 +22,46 @@ void config__init(struct trigrec_config *c)
 	c->track_pages = DEFAULT_TRACK_PAGES;
 	c->on_snapshot_timeout_ns = ON_SNAPSHOT_TIMEOUT_DEFAULT_NS;
 	c->on_snapshot_jobs = ON_SNAPSHOT_JOBS_DEFAULT;
+	/* --count ends the run; the command trigrec started ends with it, as at Ctrl-C. */
+	c->count_kill = SIGTERM;
 	/* The default of --rings, so a whole test suite can run on either path. */
 	env = getenv("TRIGREC_RINGS");
 	if (env && config__parse_rings(env, &c->rings, NULL, 0))
 		c->rings = -1; /* config__finalize() says what is wrong */
+}
+
+int config__parse_count_kill(const char *s, int *sig, char *err, size_t errlen)
+{
+	const char *n = s;
+	char *end;
+	long v;
+
+	if (!strcasecmp(s, "none")) {
+		*sig = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s && !*end && !errno && v >= 1 && v < 32) {
+		*sig = (int)v;
+		return 0;
+	}
+	if (!strncasecmp(n, "SIG", 3))
+		n += 3;
+	for (int i = 1; *n && i < 32; i++) {
+		const char *a = sigabbrev_np(i);
+
+		if (a && !strcasecmp(a, n)) {
+			*sig = i;
+			return 0;
+		}
+	}
+	if (err)
+		snprintf(err, errlen,
+			 "'%s': say a signal (TERM, INT, KILL, HUP, USR1 or a number 1-31) to send "
+			 "the command when --count is reached, or none to leave it running",
+			 s);
+	return -EINVAL;
 }
 
 int config__parse_rings(const char *s, int *mode, char *err, size_t errlen)

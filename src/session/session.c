@@ -1110,9 +1110,21 @@ int session__run(struct session *s)
 	write_metrics_file(s);
 	ret = s->sc.failed ? 1 : 0;
 	if (s->child > 0 && !reaped && waitpid(s->child, &child_status, WNOHANG) == 0) {
-		/* Stopped by a signal while the workload ran: end it too. */
-		kill(s->child, SIGTERM);
-		waitpid(s->child, &child_status, 0);
+		/* Stopped while the workload ran: end it too, or as --count-kill says. */
+		int sig = sideband__count_reached(s->sb) ? s->c->count_kill : SIGTERM;
+
+		if (sig) {
+			if (sideband__count_reached(s->sb))
+				ilog("--count reached: sending the command (pid %d) SIG%s (--count-kill)",
+				     (int)s->child, sigabbrev_np(sig));
+			kill(s->child, sig);
+			waitpid(s->child, &child_status, 0);
+		} else {
+			ilog("--count reached: the command (pid %d) is left running (--count-kill none)",
+			     (int)s->child);
+			s->child = 0;
+			return ret;
+		}
 	}
 	if (s->child > 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127) {
 		elog("the command could not be run");
