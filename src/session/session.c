@@ -564,6 +564,9 @@ static void announce(struct session *s)
 		  s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
 		  s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir);
 	/* After "recording ...": that line is what tells a waiting script the rings are live. */
+	if (s->c->auto_events)
+		ilog("recording too what triggers test and -e / record lines left out: %s",
+		     s->c->auto_events);
 	if (s->c->default_set) {
 		char set[1024] = "";
 
