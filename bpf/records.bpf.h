@@ -32,7 +32,8 @@ static __always_inline void fix_common(__u8 *d, const struct trigrec_hook_cfg *h
  */
 static __always_inline int rec_wanted(__u32 cpu)
 {
-	if (cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]) || !live_cpu(cpu))
+	if (cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]) || !live_cpu(cpu) ||
+	    is_self())
 		return 0;
 	return in_cgroup() && (!scope_gates || in_task_scope());
 }

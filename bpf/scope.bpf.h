@@ -89,6 +89,38 @@ static __always_inline struct trigrec_rec_cpu *live_cpu(__u32 cpu)
 	return rc && rc->live == generation ? rc : NULL;
 }
 
+/*
+ * Is the current task trigrec itself (exclude_self: no --include-self)?
+ * Its own threads by tgid; with self_kids (on_snapshot commands run), also
+ * its children and their descendants up to SELF_DEPTH generations, except
+ * the recorded command's (scope_tgid: trigrec's child too). One compare
+ * while no on_snapshot command is configured. See docs/operations.md.
+ */
+#define SELF_DEPTH 8
+
+static __always_inline int is_self(void)
+{
+	struct task_struct *t;
+
+	if (!exclude_self)
+		return 0;
+	if ((bpf_get_current_pid_tgid() >> 32) == self_tgid)
+		return 1;
+	if (!self_kids)
+		return 0;
+	t = bpf_get_current_task_btf();
+	for (int i = 0; i < SELF_DEPTH && t; i++) {
+		__u32 tgid = t->tgid;
+
+		if (tgid == self_tgid)
+			return 1;
+		if (tgid <= 1 || tgid == scope_tgid)
+			return 0;
+		t = t->real_parent;
+	}
+	return 0;
+}
+
 /* May triggers fire for the current task? */
 static __always_inline int in_scope(void)
 {

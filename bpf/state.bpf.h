@@ -12,8 +12,11 @@
 #define SCRATCH_BYTES 512
 
 /* Set by userspace between open and load. */
-const volatile __u32 scope_tgid = 0;  /* 0: triggers fire for any task */
-const volatile __u32 self_tgid = 0;   /* trigrec itself: never fires a trigger (no feedback loop) */
+const volatile __u32 scope_tgid = 0; /* 0: triggers fire for any task */
+const volatile __u32 self_tgid = 0;  /* trigrec itself: never fires a trigger (no feedback loop) */
+/* trigrec's own records are left out (no --include-self); self_kids: its on_snapshot commands too. */
+const volatile __u32 exclude_self = 0;
+const volatile __u32 self_kids = 0;
 const volatile __u32 scope_gates = 0; /* task mode: gates only drop the scope's records */
 const volatile __u32 cpu_limited = 0; /* -C: gates only drop records of recorded CPUs */
 const volatile __u8 cpu_recorded[TRIGREC_MAX_CPUS] = {};

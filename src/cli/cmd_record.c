@@ -201,6 +201,12 @@ SET(o_count)
 	return e;
 }
 
+SET(o_count_kill)
+{
+	CFG->count_kill_set = 1;
+	return config__parse_count_kill(a, &CFG->count_kill, err, len);
+}
+
 SET(o_no_final)
 {
 	CFG->no_final = 1;
@@ -228,6 +234,12 @@ SET(o_instance)
 SET(o_no_buildid_cache)
 {
 	CFG->no_buildid_cache = 1;
+	return 0;
+}
+
+SET(o_include_self)
+{
+	CFG->bpf.include_self = 1;
 	return 0;
 }
 
@@ -436,7 +448,16 @@ const struct opt_spec record_opts[] = {
 	{ 0, "post", "DURATION",
 	  "keep recording this long after the trigger\n(e.g. 10ms; default 0: the cut is at the trigger)",
 	  o_post },
-	{ 0, "count", "N", "stop after N snapshots (at least 1)", o_count },
+	{ 0, "count", "N",
+	  "stop after N snapshots written (at least 1; a failed\n"
+	  "write does not count); the command gets --count-kill",
+	  o_count },
+	{ 0, "count-kill", "SIGNAL",
+	  "what the command gets when --count is reached: a\n"
+	  "signal (TERM, the default: it ends with the run, as\n"
+	  "at Ctrl-C; INT, KILL, ...) or none (trigrec exits\n"
+	  "and leaves it running)",
+	  o_count_kill },
 	{ 0, "no-final-snapshot", NULL, "do not write a snapshot at the end", o_no_final },
 	{ 0, "control", "PATH",
 	  "owner-only UNIX socket for `trigrec status PATH`\n"
@@ -469,6 +490,10 @@ const struct opt_spec record_opts[] = {
 	  "system call of the host: worth it only if the named\n"
 	  "calls are most of them)",
 	  o_syscall_fast_paths },
+	{ 0, "include-self", NULL,
+	  "record trigrec's own threads and its on_snapshot\n"
+	  "commands too (left out by default: rings=bpf)",
+	  o_include_self },
 	{ 0, "no-align", NULL,
 	  "keep every CPU's full history, even where another\n"
 	  "CPU's ring has already overwritten the same span",

@@ -64,7 +64,9 @@ static const char *const run_names[] = {
 	"compression-level",
 	"no-buildid-cache",
 	"count",
+	"count-kill",
 	"no-final-snapshot",
+	"include-self",
 	"control",
 	"budget",
 	"on-snapshot",
@@ -176,6 +178,10 @@ int cmd_check(int argc, char **argv)
 		       c.nr_events, c.nr_events == 1 ? "" : "s",
 		       c.default_set ? " (the default set: no record line)" : "", c.nr_trigs,
 		       c.nr_trigs == 1 ? "" : "s", c.nr_manual);
+		if (c.auto_events)
+			printf("%s: note: recorded too because a trigger tests it (no record line "
+			       "names it): %s\n",
+			       script__path(s), c.auto_events);
 		ret = 0;
 	}
 	script__free(s);
@@ -197,10 +203,14 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		c->zstd_level = o->zstd_level;
 	if (o->count)
 		c->count = o->count;
+	if (o->count_kill_set)
+		c->count_kill = o->count_kill;
 	if (o->no_final)
 		c->no_final = 1;
 	if (o->no_buildid_cache)
 		c->no_buildid_cache = 1;
+	if (o->bpf.include_self)
+		c->bpf.include_self = 1;
 	if (o->on_snapshot) {
 		hook_argv_free(c->on_snapshot);
 		if (!(c->on_snapshot = config__argv_dup(o->on_snapshot, -1)))

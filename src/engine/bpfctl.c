@@ -26,6 +26,8 @@ static const struct {
 #include "syscall_names.h"
 };
 
+static int apply_carry(struct bpfctl *b);
+
 static int syscall_nr(const char *name)
 {
 	for (size_t i = 0; i < sizeof(syscall_nrs) / sizeof(syscall_nrs[0]); i++)
@@ -671,6 +673,8 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 	b->skel->rodata->scope_cgroup = r->cgroup_fd >= 0;
 	b->skel->rodata->generation = b->opts.generation;
 	b->skel->rodata->self_tgid = getpid();
+	b->skel->rodata->exclude_self = !b->opts.include_self;
+	b->skel->rodata->self_kids = b->opts.self_kids;
 	/* A reload: numbering and the live generation go on in the first object's map. */
 	if (r->rec_cpu_fd >= 0 && bpf_map__reuse_fd(b->skel->maps.rec_cpu, r->rec_cpu_fd)) {
 		err = -errno;
@@ -839,6 +843,9 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 					 &b->hooks[i].probe, sizeof(b->hooks[i].probe), 0))
 			goto map_fail;
 	}
+	/* A reload: the previous object's counters and policy state, before anything runs. */
+	if (apply_carry(b))
+		goto map_fail;
 	/* Attach: every hook carries its index as cookie, so one program serves all. */
 	for (int i = 0; i < b->nr_hooks; i++) {
 		LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
@@ -949,6 +956,7 @@ void bpfctl__free(struct bpfctl *b)
 	for (int i = 0; i < b->nr_hooks; i++)
 		tp_format__free(b->hooks[i].fmt);
 	free(b->hooks);
+	free(b->base);
 	trigrec_bpf__destroy(b->skel);
 	free(b);
 }
@@ -1108,6 +1116,15 @@ uint64_t bpfctl__recursion_misses(struct bpfctl *b)
 	return sum;
 }
 
+static void stats_add(struct trigrec_stats *a, const struct trigrec_stats *b)
+{
+	uint64_t *x = (uint64_t *)a;
+	const uint64_t *y = (const uint64_t *)b;
+
+	for (size_t i = 0; i < sizeof(*a) / sizeof(uint64_t); i++)
+		x[i] += y[i];
+}
+
 int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out)
 {
 	int ncpu = libbpf_num_possible_cpus();
@@ -1137,7 +1154,261 @@ int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out)
 		out->rec_failed += v[c].rec_failed;
 	}
 	free(v);
+	if (!err && b->base && (id < (uint32_t)b->nr_trigs || id == TRIGREC_MAX_TRIGGERS))
+		stats_add(out, &b->base[id == TRIGREC_MAX_TRIGGERS ? b->nr_trigs : (int)id]);
 	return err;
+}
+
+void bpfctl__stats_retired(const struct bpfctl *b, struct trigrec_stats *out)
+{
+	if (b)
+		*out = b->retired;
+	else
+		memset(out, 0, sizeof(*out));
+}
+
+uint64_t bpfctl__recursion_total(struct bpfctl *b)
+{
+	return b ? b->recursion_base + bpfctl__recursion_misses(b) : 0;
+}
+
+/* The key of rate_buckets and key_cooldown (struct tkey in trigrec.bpf.c). */
+struct carry_tkey {
+	uint32_t trig;
+	uint32_t kind;
+	uint64_t k[TRIGREC_MAX_KEY_PARTS];
+};
+
+struct carry_trig {
+	char name[64];
+	struct trigrec_trigger_cfg cfg;
+	struct trigrec_trig_state st;
+	struct trigrec_stats total; /* since the start */
+	int have_st;
+};
+
+struct carry_keys {
+	struct carry_tkey *k;
+	uint64_t *v; /* value_size / 8 words each */
+	int n, words;
+};
+
+struct bpfctl_carry {
+	uint64_t now; /* CLOCK_MONOTONIC when taken, as bpf_ktime_get_ns() */
+	int nr;
+	struct carry_trig *t;
+	struct trigrec_stats global, retired;
+	uint64_t recursion;
+	int have_budget;
+	uint64_t budget_tat[2], budget_n[2], budget_period_ns[2];
+	struct carry_keys keys[2]; /* rate_buckets, key_cooldown */
+};
+
+/* Every entry of an LRU hash map of struct tkey (a reload: nothing writes it any more). */
+static int carry_keys(struct bpf_map *m, struct carry_keys *ck)
+{
+	int fd = bpf_map__fd(m), cap = 0;
+	struct carry_tkey k, *prev = NULL;
+
+	if (bpf_map__key_size(m) != sizeof(k) || bpf_map__value_size(m) % 8)
+		return 0; /* the layout changed: nothing carried rather than garbage */
+	ck->words = bpf_map__value_size(m) / 8;
+	while (!bpf_map_get_next_key(fd, prev, &k)) {
+		if (ck->n == cap) {
+			int nc = cap ? cap * 2 : 256;
+			struct carry_tkey *nk = realloc(ck->k, nc * sizeof(*nk));
+			uint64_t *nv = nk ? realloc(ck->v, nc * ck->words * sizeof(*nv)) : NULL;
+
+			if (nk)
+				ck->k = nk;
+			if (!nv)
+				return -ENOMEM;
+			ck->v = nv;
+			cap = nc;
+		}
+		if (bpf_map_lookup_elem(fd, &k, ck->v + ck->n * ck->words))
+			continue; /* gone meanwhile */
+		ck->k[ck->n] = k;
+		prev = &ck->k[ck->n++];
+	}
+	return 0;
+}
+
+struct bpfctl_carry *bpfctl__carry_take(struct bpfctl *old)
+{
+	struct bpfctl_carry *c = calloc(1, sizeof(*c));
+
+	if (!c || !old || !old->skel) {
+		if (!c)
+			elog("reload: out of memory: counters and policy state start again");
+		return c;
+	}
+	c->now = mono_ns();
+	c->t = calloc(old->nr_trigs ? old->nr_trigs : 1, sizeof(*c->t));
+	if (!c->t)
+		goto nomem;
+	c->nr = old->nr_trigs;
+	for (int i = 0; i < old->nr_trigs; i++) {
+		struct carry_trig *t = &c->t[i];
+		uint32_t key = i;
+
+		snprintf(t->name, sizeof(t->name), "%s", old->trigs[i].name);
+		t->cfg = old->trigs[i].cfg;
+		bpfctl__stats(old, i, &t->total);
+		t->have_st = !bpf_map__lookup_elem(old->skel->maps.trig_state, &key, sizeof(key),
+						   &t->st, sizeof(t->st), 0);
+	}
+	bpfctl__stats(old, TRIGREC_MAX_TRIGGERS, &c->global);
+	c->retired = old->retired;
+	c->recursion = bpfctl__recursion_total(old);
+	c->have_budget = 1;
+	for (int i = 0; i < 2; i++) {
+		c->budget_tat[i] = old->skel->bss->budget_tat[i];
+		c->budget_n[i] = old->opts.budget_n[i];
+		c->budget_period_ns[i] = old->opts.budget_period_ns[i];
+	}
+	if (carry_keys(old->skel->maps.rate_buckets, &c->keys[0]) ||
+	    carry_keys(old->skel->maps.key_cooldown, &c->keys[1]))
+		goto nomem;
+	return c;
+nomem:
+	elog("reload: out of memory: counters and policy state start again");
+	bpfctl__carry_free(c);
+	return calloc(1, sizeof(struct bpfctl_carry));
+}
+
+void bpfctl__set_carry(struct bpfctl *b, const struct bpfctl_carry *c)
+{
+	b->carry = c;
+}
+
+void bpfctl__carry_free(struct bpfctl_carry *c)
+{
+	if (!c)
+		return;
+	free(c->t);
+	for (int i = 0; i < 2; i++) {
+		free(c->keys[i].k);
+		free(c->keys[i].v);
+	}
+	free(c);
+}
+
+/*
+ * A GCRA bucket (tat: when it is full again) of one token per old_int,
+ * moved to one token per new_int with the tokens already spent kept: the
+ * debt tat - now is rescaled, at most a whole new period. 0 = full.
+ */
+static uint64_t rescale_tat(uint64_t tat, uint64_t now, uint64_t old_int, uint64_t new_int,
+			    uint64_t new_period)
+{
+	unsigned __int128 debt;
+
+	if (!tat || !old_int || !new_int || tat <= now)
+		return tat && old_int == new_int ? tat : 0;
+	if (old_int == new_int)
+		return tat;
+	debt = (unsigned __int128)(tat - now) * new_int / old_int;
+	if (debt > new_period)
+		debt = new_period;
+	return now + (uint64_t)debt;
+}
+
+/* The same condition: everything but the policies (post, cooldowns, limit, max). */
+static int same_condition(const struct trigrec_trigger_cfg *a, const struct trigrec_trigger_cfg *b)
+{
+	struct trigrec_trigger_cfg x = *a, y = *b;
+
+	x.post_ns = y.post_ns = 0;
+	x.cooldown_ns = y.cooldown_ns = 0;
+	x.key_cooldown_ns = y.key_cooldown_ns = 0;
+	x.limit = y.limit = 0;
+	x.limit_period_ns = y.limit_period_ns = 0;
+	x.max_total = y.max_total = 0;
+	return !memcmp(&x, &y, sizeof(x));
+}
+
+/* After load, before anything is attached: nothing runs yet to race with these writes. */
+static int apply_carry(struct bpfctl *b)
+{
+	const struct bpfctl_carry *c = b->carry;
+	int *to_new;
+
+	if (!c || !c->now)
+		return 0;
+	b->base = calloc(b->nr_trigs + 1, sizeof(*b->base));
+	to_new = calloc(c->nr ? c->nr : 1, sizeof(*to_new));
+	if (!b->base || !to_new) {
+		free(to_new);
+		return -ENOMEM;
+	}
+	b->base[b->nr_trigs] = c->global;
+	b->retired = c->retired;
+	b->recursion_base = c->recursion;
+	for (int j = 0; j < c->nr; j++) {
+		const struct carry_trig *o = &c->t[j];
+		int i = 0;
+
+		while (i < b->nr_trigs && strcmp(b->trigs[i].name, o->name))
+			i++;
+		to_new[j] = -1;
+		if (i == b->nr_trigs) {
+			/* Removed: its counts stay in the totals. */
+			stats_add(&b->retired, &o->total);
+			continue;
+		}
+		b->base[i] = o->total;
+		if (o->have_st) {
+			const struct trigrec_trigger_cfg *n = &b->trigs[i].cfg;
+			struct trigrec_trig_state st = { 0 };
+			uint32_t key = i;
+			int same = same_condition(&o->cfg, n);
+
+			st.fired_total = o->st.fired_total;
+			st.last_fire_ns = o->st.last_fire_ns;
+			if (o->cfg.limit && n->limit)
+				st.limit_tat_ns = rescale_tat(o->st.limit_tat_ns, c->now,
+							      o->cfg.limit_period_ns / o->cfg.limit,
+							      n->limit_period_ns / n->limit,
+							      n->limit_period_ns);
+			if (same)
+				st.matches = o->st.matches;
+			if (bpf_map__update_elem(b->skel->maps.trig_state, &key, sizeof(key), &st,
+						 sizeof(st), 0))
+				goto fail;
+			to_new[j] = same ? i : -1;
+		}
+	}
+	for (int k = 0; k < 2 && c->have_budget; k++) {
+		uint64_t on = c->budget_n[k], nn = b->opts.budget_n[k];
+
+		if (on && nn)
+			b->skel->bss->budget_tat[k] = rescale_tat(
+				c->budget_tat[k], c->now, c->budget_period_ns[k] / on,
+				b->opts.budget_period_ns[k] / nn, b->opts.budget_period_ns[k]);
+	}
+	/* Keyed state only where the condition (and so the key) is the same. */
+	for (int m = 0; m < 2; m++) {
+		const struct carry_keys *ck = &c->keys[m];
+		struct bpf_map *map = m ? b->skel->maps.key_cooldown : b->skel->maps.rate_buckets;
+
+		if (bpf_map__value_size(map) != ck->words * 8u)
+			continue;
+		for (int e = 0; e < ck->n; e++) {
+			struct carry_tkey k = ck->k[e];
+
+			if (k.trig >= (uint32_t)c->nr || to_new[k.trig] < 0)
+				continue;
+			k.trig = to_new[k.trig];
+			/* An LRU map makes room by itself; a full one is no reason to fail. */
+			bpf_map_update_elem(bpf_map__fd(map), &k, ck->v + e * ck->words, BPF_ANY);
+		}
+	}
+	free(to_new);
+	return 0;
+fail:
+	free(to_new);
+	return -errno;
 }
 
 int bpfctl__sideband_fd(struct bpfctl *b)

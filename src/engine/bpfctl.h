@@ -51,6 +51,8 @@ struct bpfctl_opts {
 	int no_fast_paths;	/* --no-fast-paths: tp_rec for every event (for measuring them) */
 	int syscall_fast_paths; /* --syscall-fast-paths: syscalls:* on tp_btf even alone */
 	uint32_t generation;	/* trigger table generation, tagged on side-band messages */
+	int include_self;	/* --include-self: record trigrec's own threads too */
+	int self_kids;		/* on_snapshot commands run: leave trigrec's children out too */
 	uint64_t budget_n[2];	/* global snapshot budget: n per period (0 = none) */
 	uint64_t budget_period_ns[2];
 	/*
@@ -59,6 +61,8 @@ struct bpfctl_opts {
 	 */
 	const volatile sig_atomic_t *cancel;
 };
+
+struct bpfctl_carry;
 
 struct bpfctl {
 	struct trigrec_bpf *skel;
@@ -69,7 +73,35 @@ struct bpfctl {
 	const struct trig_def *trigs;
 	int nr_trigs;
 	struct bpfctl_opts opts;
+	/*
+	 * Reloads: what earlier objects counted, so that bpfctl__stats() is
+	 * since the start. base[i] for trigger i by name, base[nr_trigs] the
+	 * global slot (NULL: none); retired: triggers a reload removed.
+	 */
+	struct trigrec_stats *base;
+	struct trigrec_stats retired;
+	uint64_t recursion_base;
+	const struct bpfctl_carry *carry; /* bpfctl__set_carry(), applied by attach */
 };
+
+/*
+ * What a reload carries from one object to the next, by trigger name: the
+ * counters (since start), each policy's state (`max` count, last firing for
+ * `cooldown`, the `limit` bucket), the budget's buckets, and (when the
+ * trigger's condition is unchanged) its condition state: the EVENT count,
+ * rate windows and per-key cooldowns. A changed `limit` or budget keeps the
+ * snapshots already spent (its bucket is rescaled to the new rate).
+ * Latency starts in flight are not carried. Take it from the old object once
+ * its programs are detached; NULL on ENOMEM (after an elog()).
+ */
+struct bpfctl_carry *bpfctl__carry_take(struct bpfctl *old);
+/* Apply c (still owned by the caller, kept until attach returns) in bpfctl__attach(b). */
+void bpfctl__set_carry(struct bpfctl *b, const struct bpfctl_carry *c);
+void bpfctl__carry_free(struct bpfctl_carry *c);
+/* Counters of triggers that reloads removed, since the start. */
+void bpfctl__stats_retired(const struct bpfctl *b, struct trigrec_stats *out);
+/* bpfctl__recursion_misses() plus those of the objects reloads replaced. */
+uint64_t bpfctl__recursion_total(struct bpfctl *b);
 
 /*
  * Stage 1, cheap (reads tracefs, opens nothing in the kernel): the
@@ -133,7 +165,10 @@ void bpfctl__block(struct bpfctl *b);
 void bpfctl__take_over(struct bpfctl *nb, struct bpfctl *old, struct recorder *r);
 /* Resume recording and re-arm the triggers. */
 void bpfctl__thaw(struct bpfctl *b);
-/* Sum the per-CPU counters of trigger `id` (TRIGREC_MAX_TRIGGERS = global slot). */
+/*
+ * Sum the per-CPU counters of trigger `id` (TRIGREC_MAX_TRIGGERS = global
+ * slot), since the start: what earlier objects counted (reloads) included.
+ */
 int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out);
 /*
  * Tracepoint and probe records the kernel did not hand to our programs

@@ -85,7 +85,9 @@ struct sideband {
 	unsigned long next_seq;
 	int writer_stop;
 	int sync_init;
-	unsigned long written; /* jobs finished (writer thread) */
+	unsigned long written;	    /* jobs written (writer thread) */
+	unsigned long write_failed; /* jobs whose write failed (writer thread, atomic) */
+	int count_reached;	    /* --count snapshots written (atomic) */
 	/* Reload: posted by sideband__reload(), done on the side-band thread (under mu). */
 	struct {
 		sideband_swap_fn fn;
@@ -101,8 +103,11 @@ static void sum_counters(struct sideband *s, uint64_t *coalesced, uint64_t *gate
 {
 	struct trigrec_stats st;
 
-	*coalesced = *gated = 0;
-	*skipped = bpfctl__recursion_misses(s->b);
+	/* Since the start, reloads included (removed triggers too): never goes back. */
+	bpfctl__stats_retired(s->b, &st);
+	*coalesced = st.coalesced;
+	*gated = 0;
+	*skipped = bpfctl__recursion_total(s->b);
 	for (int i = 0; i < s->b->nr_trigs; i++)
 		if (!bpfctl__stats(s->b, i, &st))
 			*coalesced += st.coalesced;
@@ -239,13 +244,21 @@ static void *writer_main(void *arg)
 		pthread_mutex_unlock(&s->mu);
 		write_job(s, j);
 		pthread_mutex_lock(&s->mu);
-		s->written++;
+		/* --count counts what was written: a failed write lets one more be taken. */
+		if (j->err)
+			__atomic_add_fetch(&s->write_failed, 1, __ATOMIC_RELEASE);
+		else
+			s->written++;
 		j->done = 1;
 		if (!j->waited)
 			j->state = JOB_FREE;
 		pthread_cond_broadcast(&s->cv);
-		if (s->o.max_snapshots && s->written == s->o.max_snapshots)
+		if (!j->err && s->o.max_snapshots && s->written == s->o.max_snapshots) {
+			ilog("--count %lu reached: stopping", s->o.max_snapshots);
+			__atomic_store_n(&s->count_reached, 1, __ATOMIC_RELEASE);
+			__atomic_store_n(&s->o.final_snapshot, 0, __ATOMIC_RELEASE);
 			notify_done(s);
+		}
 	}
 	pthread_mutex_unlock(&s->mu);
 	/* writer_stop is only set once the side-band thread is done: the stop is over. */
@@ -504,12 +517,15 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
 
-	if (s->o.max_snapshots && s->st.snapshots >= s->o.max_snapshots && !s->stopping) {
-		ilog("--count %lu reached: stopping", s->o.max_snapshots);
-		__atomic_store_n(&s->stopping, 1, __ATOMIC_RELEASE);
-		s->o.final_snapshot = 0;
-	}
 	return j;
+}
+
+/* --count snapshots taken that have not failed: no more are wanted unless one fails. */
+static int count_taken(struct sideband *s)
+{
+	return s->o.max_snapshots &&
+	       s->st.snapshots - __atomic_load_n(&s->write_failed, __ATOMIC_ACQUIRE) >=
+		       s->o.max_snapshots;
 }
 
 static int on_msg(void *ctx, void *data, size_t len)
@@ -531,8 +547,8 @@ static int on_msg(void *ctx, void *data, size_t len)
 		     m.generation, s->generation);
 		return 0;
 	}
-	if (s->stopping && s->o.max_snapshots && s->st.snapshots >= s->o.max_snapshots) {
-		/* --count reached: this one is not wanted; let recording go on. */
+	if (count_taken(s)) {
+		/* --count taken (written or being written): this one is not wanted. */
 		if (m.flipped)
 			bpfctl__settle(s->b);
 		if (!bpfctl__needs_freeze(s->b))
@@ -678,11 +694,13 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
 		/* Under mu: a reload swaps s->b under it. */
 		pthread_mutex_lock(&s->mu);
 		sum_counters(s, &coalesced, &gated, &skipped);
+		/* Every counter is since the start; the generation says how many reloads. */
 		o = snprintf(reply, len,
-			     "snapshots %lu coalesced %llu gated %llu recursion_misses %llu",
+			     "snapshots %lu coalesced %llu gated %llu recursion_misses %llu "
+			     "generation %u (counters since start)",
 			     __atomic_load_n(&s->st.snapshots, __ATOMIC_RELAXED),
 			     (unsigned long long)coalesced, (unsigned long long)gated,
-			     (unsigned long long)skipped);
+			     (unsigned long long)skipped, s->generation);
 		for (int i = 0; i < s->b->nr_trigs && o + 200 < len; i++) {
 			struct trigrec_stats t;
 
@@ -750,7 +768,9 @@ static void do_reload(struct sideband *s)
 	struct epoll_event ev = { .events = EPOLLIN, .data.u32 = 0 };
 	struct bpfctl *nb, *old = s->b;
 	struct ring_buffer *rb;
-	int err = 0;
+	int err = 0, nr_old;
+	char(*names)[64];
+	uint64_t sup_old[TRIGREC_MAX_TRIGGERS][3];
 
 	ring_buffer__consume(s->rb);
 	bpfctl__block(old);
@@ -759,6 +779,12 @@ static void do_reload(struct sideband *s)
 	/* A harvest just now may have re-armed it (bpfctl__thaw). */
 	bpfctl__block(old);
 	pthread_mutex_lock(&s->mu);
+	/* The counters go on by trigger name (bpfctl carries them): so do the suppressions seen. */
+	nr_old = s->b->nr_trigs < TRIGREC_MAX_TRIGGERS ? s->b->nr_trigs : TRIGREC_MAX_TRIGGERS;
+	names = calloc(nr_old ? nr_old : 1, sizeof(*names));
+	for (int i = 0; names && i < nr_old; i++)
+		snprintf(names[i], sizeof(names[i]), "%s", s->b->trigs[i].name);
+	memcpy(sup_old, s->sup_seen, sizeof(sup_old));
 	nb = s->reload.fn(s->reload.ctx, old, &err);
 	pthread_mutex_unlock(&s->mu);
 	if (nb != old) {
@@ -780,12 +806,16 @@ static void do_reload(struct sideband *s)
 		}
 		s->b = nb;
 		s->generation = nb->opts.generation;
-		s->coalesced_seen = s->gated_seen = s->skipped_seen = 0;
 		memset(s->sup_seen, 0, sizeof(s->sup_seen));
+		for (int i = 0; names && i < nb->nr_trigs && i < TRIGREC_MAX_TRIGGERS; i++)
+			for (int j = 0; j < nr_old; j++)
+				if (!strcmp(names[j], nb->trigs[i].name))
+					memcpy(s->sup_seen[i], sup_old[j], sizeof(sup_old[j]));
 		s->last_resume = 0;
 		pthread_mutex_unlock(&s->mu);
 		bpfctl__free(old);
 	}
+	free(names);
 	pthread_mutex_lock(&s->mu);
 	s->reload.err = err;
 	s->reload.done = 1;
@@ -949,6 +979,11 @@ static void poke(struct sideband *s, unsigned int bit)
 void sideband__request_snapshot(struct sideband *s)
 {
 	poke(s, REQ_SNAPSHOT);
+}
+
+int sideband__count_reached(struct sideband *s)
+{
+	return __atomic_load_n(&s->count_reached, __ATOMIC_ACQUIRE);
 }
 
 int sideband__reload(struct sideband *s, sideband_swap_fn fn, void *ctx)

@@ -92,6 +92,8 @@ void sideband__control(struct sideband *s, const char *line, char *reply, size_t
  * the swap function's error (0: swapped), -ESHUTDOWN when stopping.
  */
 int sideband__reload(struct sideband *s, sideband_swap_fn fn, void *ctx);
+/* Has --count been reached (that many snapshots written)? */
+int sideband__count_reached(struct sideband *s);
 /* The BPF object in use (changes on reload). */
 struct bpfctl *sideband__bpfctl(struct sideband *s);
 /* Do not take the final snapshot at stop. */

@@ -413,6 +413,7 @@ enum stmt_id {
 	ST_BUDGET,
 	ST_COMPRESS,
 	ST_BUILDID_CACHE,
+	ST_INCLUDE_SELF,
 	ST_TRIGGER,
 	NR_STMT
 };
@@ -1553,6 +1554,15 @@ static int st_compress(struct sp *p, const struct stok *kw)
 	return expect_eol(p, usage);
 }
 
+/* include_self: record trigrec's own threads and on_snapshot commands too (--include-self) */
+static int st_include_self(struct sp *p, const struct stok *kw)
+{
+	if (once(p, ST_INCLUDE_SELF, kw))
+		return -EINVAL;
+	p->c->bpf.include_self = 1;
+	return expect_eol(p, "include_self (no value: trigrec's own records are kept)");
+}
+
 /* buildid_cache on | off: whether snapshots fill perf's build-id cache (~/.debug) */
 static int st_buildid_cache(struct sp *p, const struct stok *kw)
 {
@@ -2193,6 +2203,7 @@ static const struct stmt {
 	{ "budget", ST_BUDGET, st_budget },
 	{ "compress", ST_COMPRESS, st_compress },
 	{ "buildid_cache", ST_BUILDID_CACHE, st_buildid_cache },
+	{ "include_self", ST_INCLUDE_SELF, st_include_self },
 	{ "trigger", ST_TRIGGER, st_trigger },
 };
 
@@ -2253,6 +2264,8 @@ static const struct {
 	{ "--no-buildid-cache", "buildid_cache off" },
 	{ "no-buildid-cache", "buildid_cache off" },
 	{ "buildid-cache", "buildid_cache" },
+	{ "--include-self", "include_self" },
+	{ "include-self", "include_self" },
 };
 
 static void unknown_statement(struct sp *p, const struct stok *t)
@@ -2305,7 +2318,8 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 			"callgraph, rings, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
 			"on_snapshot, on_snapshot_timeout, on_snapshot_jobs, on_snapshot_user, post, "
 			"control, max_starts, "
-			"max_keys, metrics, metrics_file, budget, compress, buildid_cache and trigger",
+			"max_keys, metrics, metrics_file, budget, compress, buildid_cache, include_self "
+			"and trigger",
 			desc(t, p, d, sizeof(d)));
 }
 

@@ -31,6 +31,7 @@ struct status {
 	struct timespec started; /* CLOCK_REALTIME, for the operator */
 	uint64_t started_mono;	 /* for the uptime: immune to clock steps */
 	unsigned long written, failed, manual, final;
+	unsigned generation; /* of the trigger table (reloads); counters are since the start */
 	struct name_count per[TRIGREC_MAX_TRIGGERS + 16];
 	int nr_per;
 	/* The last snapshot written, and the last that failed. */
@@ -112,6 +113,13 @@ void status__observe(struct status *st, const struct snap_report *rep)
 		clock_gettime(CLOCK_REALTIME, &st->last_at);
 		st->last_mono = mono_ns();
 	}
+	pthread_mutex_unlock(&st->mu);
+}
+
+void status__set_generation(struct status *st, unsigned generation)
+{
+	pthread_mutex_lock(&st->mu);
+	st->generation = generation;
 	pthread_mutex_unlock(&st->mu);
 }
 
@@ -227,6 +235,8 @@ static void render_text(struct status *st, const struct status_trigger *trigs, i
 		fprintf(out, "%-15s trigger %s, %s: %s\n", "last failure:", st->fail_name,
 			fmt_when(&st->fail_at, t1, sizeof(t1)), strerror(-st->fail_err));
 	fprintf(out, "%-15s %d\n", "triggers:", nr_trigs);
+	fprintf(out, "%-15s since start (trigger table generation %u)\n",
+		"counters:", st->generation);
 	for (int i = 0; i < nr_trigs; i++) {
 		const struct trigrec_stats *s = &trigs[i].stats;
 
@@ -272,9 +282,11 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 	}
 	fprintf(out,
 		"},\"snapshots\":{\"written\":%lu,\"by_triggers\":%lu,\"manual\":%lu,"
-		"\"final\":%lu,\"failed\":%lu},\"last_snapshot\":",
+		"\"final\":%lu,\"failed\":%lu}",
 		st->written, st->written - st->manual - st->final, st->manual, st->final,
 		st->failed);
+	fprintf(out, ",\"generation\":%u,\"counters\":\"since_start\",\"last_snapshot\":",
+		st->generation);
 	if (st->has_last) {
 		fputs("{\"path\":", out);
 		json_str(out, st->last_path, sizeof(st->last_path));

@@ -45,6 +45,9 @@ struct status_trigger {
 int status__render(struct status *st, const struct status_trigger *trigs, int nr_trigs, int json,
 		   FILE *out);
 
+/* The trigger table's generation after a reload (counters stay since the start). */
+void status__set_generation(struct status *st, unsigned generation);
+
 /* What `status` counts as trigrec's files in the output directory. */
 int status__is_snapshot_file(const char *name);
 

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* One run as data: defaults, builders, cross-checks, and the script it prints as. */
 #include <errno.h>
+#include <fnmatch.h>
+#include <signal.h>
+#include <strings.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -20,6 +23,8 @@ void config__init(struct trigrec_config *c)
 	c->track_pages = DEFAULT_TRACK_PAGES;
 	c->on_snapshot_timeout_ns = ON_SNAPSHOT_TIMEOUT_DEFAULT_NS;
 	c->on_snapshot_jobs = ON_SNAPSHOT_JOBS_DEFAULT;
+	/* --count ends the run; the command trigrec started ends with it, as at Ctrl-C. */
+	c->count_kill = SIGTERM;
 	/* The default of --rings, so a whole test suite can run on either path. */
 	env = getenv("TRIGREC_RINGS");
 	if (env && config__parse_rings(env, &c->rings, NULL, 0))
@@ -45,6 +50,40 @@ int config__parse_on_snapshot_user(const char *s, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int config__parse_count_kill(const char *s, int *sig, char *err, size_t errlen)
+{
+	const char *n = s;
+	char *end;
+	long v;
+
+	if (!strcasecmp(s, "none")) {
+		*sig = 0;
+		return 0;
+	}
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (*s && !*end && !errno && v >= 1 && v < 32) {
+		*sig = (int)v;
+		return 0;
+	}
+	if (!strncasecmp(n, "SIG", 3))
+		n += 3;
+	for (int i = 1; *n && i < 32; i++) {
+		const char *a = sigabbrev_np(i);
+
+		if (a && !strcasecmp(a, n)) {
+			*sig = i;
+			return 0;
+		}
+	}
+	if (err)
+		snprintf(err, errlen,
+			 "'%s': say a signal (TERM, INT, KILL, HUP, USR1 or a number 1-31) to send "
+			 "the command when --count is reached, or none to leave it running",
+			 s);
+	return -EINVAL;
 }
 
 int config__parse_rings(const char *s, int *mode, char *err, size_t errlen)
@@ -119,6 +158,7 @@ void config__fini(struct trigrec_config *c)
 	free(c->on_snapshot_user);
 	free(c->script_path);
 	free(c->default_missing);
+	free(c->auto_events);
 	config__init(c);
 }
 
@@ -267,6 +307,50 @@ static int append_missing(struct trigrec_config *c, const char *name)
 	return 0;
 }
 
+/* Is the trigger event ev (sys:name, or a glob) among the recorded ones (or their globs)? */
+static int recorded(const struct trigrec_config *c, const char *ev)
+{
+	for (int i = 0; i < c->nr_events; i++)
+		if (!strcmp(c->events[i].spec, ev) || !fnmatch(c->events[i].spec, ev, 0))
+			return 1;
+	return 0;
+}
+
+/*
+ * Events were chosen (-e, `record`): a trigger's event they leave out is
+ * recorded too, or its snapshots would lack their own trigger record.
+ * Dynamic probes are left as they are (named differently once created).
+ */
+static int add_trigger_events(struct trigrec_config *c)
+{
+	static const char *const probes[] = { "kprobe:",    "kretprobe:", "uprobe:",
+					      "uretprobe:", "usdt:",	  "trigrec_" };
+
+	for (int i = 0; i < c->nr_trigs; i++) {
+		for (int side = 1; side >= 0; side--) {
+			const char *ev = c->trigs[i].event[side];
+			size_t old = c->auto_events ? strlen(c->auto_events) : 0, k = 0;
+			char *s;
+
+			while (k < sizeof(probes) / sizeof(probes[0]) &&
+			       strncmp(ev, probes[k], strlen(probes[k])))
+				k++;
+			if (!*ev || k < sizeof(probes) / sizeof(probes[0]) || recorded(c, ev))
+				continue;
+			if (config__add_event(c, ev, NULL))
+				return -ENOMEM;
+			s = realloc(c->auto_events,
+				    old + strlen(ev) + strlen(c->trigs[i].name) + 16);
+			if (!s)
+				return -ENOMEM;
+			sprintf(s + old, "%s%s (trigger %s)", old ? ", " : "", ev,
+				c->trigs[i].name);
+			c->auto_events = s;
+		}
+	}
+	return 0;
+}
+
 /* Fill events[] with the default set; c has no events yet. */
 static int add_default_events(struct trigrec_config *c, char *err, size_t errlen)
 {
@@ -332,6 +416,8 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 			c->trigs[i].cfg.post_ns = c->post_ns;
 	if (!c->nr_events && (ret = add_default_events(c, err, errlen)))
 		return ret;
+	if (!c->default_set && !c->auto_events && add_trigger_events(c))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -388,6 +474,8 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 			"scheduler's)%s%s\n",
 			c->default_missing ? "; not on this kernel: " : "",
 			c->default_missing ? c->default_missing : "");
+	if (c->auto_events)
+		fprintf(out, "# recorded because a trigger tests it: %s\n", c->auto_events);
 	for (int i = 0; i < c->nr_events; i++) {
 		fputs("record ", out);
 		put_word(out, c->events[i].spec);
@@ -464,6 +552,8 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		fprintf(out, "compress zstd %d\n", c->zstd_level);
 	if (c->no_buildid_cache)
 		fputs("buildid_cache off\n", out);
+	if (c->bpf.include_self)
+		fputs("include_self\n", out);
 	if (c->control) {
 		fputs("control ", out);
 		put_word(out, c->control);

@@ -63,7 +63,9 @@ struct trigrec_config {
 	char *name_prefix;    /* script `name PREFIX`: file names start with it (NULL = none) */
 	char *instance;	      /* --instance ID: whose snapshots retention may remove (NULL =
 			       * a random ID per run, service/retention.h) */
-	unsigned long count;  /* --count: stop after N snapshots (0 = no limit) */
+	unsigned long count;  /* --count: stop after N snapshots written (0 = no limit) */
+	int count_kill;	      /* --count-kill: signal for the command at --count (0 = none) */
+	int count_kill_set;   /* --count-kill given (run: overrides) */
 	int no_final;	      /* --no-final-snapshot */
 	int no_align;	      /* --no-align */
 	char *control;	      /* --control PATH, NULL = none */
@@ -105,6 +107,12 @@ struct trigrec_config {
 	 */
 	int default_set;
 	char *default_missing;
+	/*
+	 * Set by config__finalize(): triggers' events that -e or the `record`
+	 * lines left out, recorded too (so each snapshot holds its trigger's own
+	 * record), ", "-joined as "EVENT (trigger NAME)". NULL = none.
+	 */
+	char *auto_events;
 };
 
 /*
@@ -123,6 +131,11 @@ const char *const *config__default_events(void);
 int config__parse_on_snapshot_timeout(const char *s, uint64_t *ns, char *err, size_t errlen);
 /* --rings / `rings`: bpf, perf or auto into *mode (REC_RINGS_*). err may be NULL. */
 int config__parse_rings(const char *s, int *mode, char *err, size_t errlen);
+/*
+ * --count-kill: a signal by name (TERM, SIGTERM, kill) or number (1-31), or
+ * none (0: leave the command running). 0, or -EINVAL with err filled.
+ */
+int config__parse_count_kill(const char *s, int *sig, char *err, size_t errlen);
 int config__parse_on_snapshot_jobs(const char *s, unsigned int *jobs, char *err, size_t errlen);
 /* on_snapshot_user's spelling (its existence is checked where it is used); 0 or -EINVAL. */
 int config__parse_on_snapshot_user(const char *s, char *err, size_t errlen);

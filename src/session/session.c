@@ -380,11 +380,20 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 	struct session *s = rc->s;
 	pid_t scope = s->c->cmd ? s->child : s->c->pid;
 	struct bpfctl *nb = rc->planned;
+	struct bpfctl_carry *carry;
 
 	rc->planned = NULL;
+	/*
+	 * Counters and policy state go on in the next object, by trigger name:
+	 * taken now, since the old object fires no more (bpfctl__block()), and
+	 * written into the new one before anything of it is attached.
+	 */
+	carry = bpfctl__carry_take(old);
+	bpfctl__set_carry(nb, carry);
 	*err = bpfctl__attach(nb, s->r, scope);
 	if (*err) {
 		bpfctl__free(nb);
+		bpfctl__carry_free(carry);
 		elog("reload: the new triggers could not be loaded; the old ones stay in force");
 		bpfctl__thaw(old);
 		return old;
@@ -396,7 +405,10 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 	if (s->m)
 		metrics__retire_bpf(s->m, bpfctl__recursion_misses(old));
 	swap_triggers(s->c, rc->nc);
+	nb->carry = NULL;
+	bpfctl__carry_free(carry);
 	s->generation = nb->opts.generation;
+	status__set_generation(s->status, s->generation);
 	s->b = nb;
 	if (s->m)
 		metrics__set_triggers(s->m, s->c, nb);
@@ -423,6 +435,7 @@ int session__reload(struct session *s, char *msg, size_t len)
 	if (!ret) {
 		bo = nc.bpf;
 		bo.generation = s->generation + 1;
+		bo.self_kids = s->c->on_snapshot != NULL; /* on_snapshot is not reloaded */
 		rc.planned = bpfctl__plan(s->r, nc.trigs, nc.nr_trigs, &bo);
 		if (!rc.planned) {
 			snprintf(err, sizeof(err),
@@ -452,7 +465,7 @@ int session__reload(struct session *s, char *msg, size_t len)
 			msg, len, "%s",
 			ret == -ESHUTDOWN ?
 				"stopping: not reloaded" :
-				"the new triggers could not be loaded; the old ones are armed again");
+				"the new triggers could not be loaded; the old ones stay in force");
 		log_kv_add(kv, sizeof(kv), "result", "failed");
 		log_event(-2, kv, "reload failed: %s", msg);
 		if (s->m)
@@ -569,6 +582,9 @@ static void announce(struct session *s)
 		  s->c->control ? "; control socket " : "", s->c->control ? s->c->control : "",
 		  url[0] ? "; metrics on " : "", url);
 	/* After "recording ...": that line is what tells a waiting script the rings are live. */
+	if (s->c->auto_events)
+		ilog("recording too what triggers test and -e / record lines left out: %s",
+		     s->c->auto_events);
 	if (s->c->default_set) {
 		char set[1024] = "";
 
@@ -767,6 +783,7 @@ int session__start(struct session *s)
 		return -EINVAL;
 	bo = c->bpf;
 	bo.cancel = &setup_cancel;
+	bo.self_kids = c->on_snapshot != NULL; /* on_snapshot's commands are trigrec's too */
 	/* Every limit (events, hooks, memory) is checked before anything is opened. */
 	s->r = recorder__new(&s->ro);
 	if (cancelled())
@@ -931,6 +948,8 @@ static void summary(struct session *s)
 	struct sideband_stats ss;
 
 	sideband__stats(s->sb, &ss);
+	/* Since the start: triggers a reload removed count too (bpfctl carries them). */
+	bpfctl__stats_retired(s->b, &all);
 	vlog("side-band: %lu harvests; %lu waited for a free buffer set, %lu for their trigger's "
 	     "own record (%lu gave up); %lu post windows cut short by the stop",
 	     ss.snapshots, ss.waited_for_writer, ss.trigger_record_waited, ss.trigger_record_late,
@@ -980,8 +999,12 @@ static void summary(struct session *s)
 	}
 	{
 		char kv[256] = "event=stop";
-		/* Since the start or the last reload: the counters live in the object. */
-		uint64_t skipped = bpfctl__recursion_misses(s->b);
+		/* Since the start: a reload carries every counter into the next object. */
+		uint64_t skipped = bpfctl__recursion_total(s->b);
+		char gen[48] = "";
+
+		if (s->generation)
+			snprintf(gen, sizeof(gen), ", trigger table generation %u", s->generation);
 
 		log_kv_addu(kv, sizeof(kv), "written", s->sc.written);
 		log_kv_addu(kv, sizeof(kv), "failed", s->sc.failed);
@@ -990,15 +1013,16 @@ static void summary(struct session *s)
 		log_kv_addu(kv, sizeof(kv), "sideband_full", all.rb_dropped);
 		log_kv_addu(kv, sizeof(kv), "gated", g.gated);
 		log_kv_addu(kv, sizeof(kv), "recursion_misses", skipped);
+		log_kv_addu(kv, sizeof(kv), "generation", s->generation);
 		log_event(
 			LOG_INFO, kv,
 			"%lu snapshot%s written, %lu failed; triggers fired %llu, coalesced %llu, "
 			"lost (side-band full) %llu; records held back by the freeze %llu, "
-			"dropped by the kernel's BPF recursion guard %llu",
+			"dropped by the kernel's BPF recursion guard %llu (since start%s)",
 			s->sc.written, s->sc.written == 1 ? "" : "s", s->sc.failed,
 			(unsigned long long)all.fired, (unsigned long long)all.coalesced,
 			(unsigned long long)all.rb_dropped, (unsigned long long)g.gated,
-			(unsigned long long)skipped);
+			(unsigned long long)skipped, gen);
 	}
 	/* Counted in BPF on the ring-set path; rare enough to say only when they happened. */
 	if (g.rec_truncated || g.rec_failed)
@@ -1136,9 +1160,21 @@ int session__run(struct session *s)
 	write_metrics_file(s);
 	ret = s->sc.failed ? 1 : 0;
 	if (s->child > 0 && !reaped && waitpid(s->child, &child_status, WNOHANG) == 0) {
-		/* Stopped by a signal while the workload ran: end it too. */
-		kill(s->child, SIGTERM);
-		waitpid(s->child, &child_status, 0);
+		/* Stopped while the workload ran: end it too, or as --count-kill says. */
+		int sig = sideband__count_reached(s->sb) ? s->c->count_kill : SIGTERM;
+
+		if (sig) {
+			if (sideband__count_reached(s->sb))
+				ilog("--count reached: sending the command (pid %d) SIG%s (--count-kill)",
+				     (int)s->child, sigabbrev_np(sig));
+			kill(s->child, sig);
+			waitpid(s->child, &child_status, 0);
+		} else {
+			ilog("--count reached: the command (pid %d) is left running (--count-kill none)",
+			     (int)s->child);
+			s->child = 0;
+			return ret;
+		}
 	}
 	if (s->child > 0 && WIFEXITED(child_status) && WEXITSTATUS(child_status) == 127) {
 		elog("the command could not be run");

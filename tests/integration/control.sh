@@ -91,7 +91,7 @@ check_eq "mode and owner" "$(stat -c '%a %u %F' "$SOCK")" "600 0 socket"
 t_end
 
 t_begin "control: the owner is served (stats, snapshot)"
-check_match "stats" "$("$PY" "$TMP/client.py" "$SOCK" stats)" "^snapshots 0 coalesced 0 gated 0 recursion_misses [0-9]+; sys_enter_getsid evaluated [0-9]+ matched 0 fired 0 "
+check_match "stats" "$("$PY" "$TMP/client.py" "$SOCK" stats)" "^snapshots 0 coalesced 0 gated 0 recursion_misses [0-9]+ generation 0 \(counters since start\); sys_enter_getsid evaluated [0-9]+ matched 0 fired 0 "
 out=$("$PY" "$TMP/client.py" "$SOCK" "snapshot mine")
 check_match "snapshot" "$out" "^ok $D/.*-mine\.data$"
 [ -e "${out#ok }" ] || t_fail "snapshot file ${out#ok } missing"

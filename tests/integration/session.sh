@@ -28,6 +28,9 @@ usage "unknown command lists every command" \
 usage "unknown option" "unknown option --bogus" record --bogus
 usage "option without its value" "option -e/--event needs a value" record -e
 usage "bad value names the option" "invalid --count: .*at least 1|invalid --count" record "${EV[@]}" --count 0
+usage "--count-kill with a bad signal says what to write" \
+	"invalid --count-kill: 'SIGFOO': say a signal \(TERM, INT, KILL, HUP, USR1 or a number 1-31\).* or none" \
+	record "${EV[@]}" --count 1 --count-kill SIGFOO -- true
 usage "--control '' is refused (abstract socket)" "invalid --control: empty path.*abstract" \
 	record "${EV[@]}" --control ''
 usage "-o ''" "invalid -o/--output: empty path" record "${EV[@]}" -o ''

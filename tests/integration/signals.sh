@@ -102,6 +102,84 @@ else
 fi
 t_end
 
+# --count counts snapshots written: on a full tmpfs the first write fails
+# and the recorder goes on; the next, once there is room, is the one.
+M=$((BASE + 777))
+getsid() { "$PY" -c "import os
+try: os.getsid($M)
+except OSError: pass"; }
+t_begin "signals: --count 1: a failed write does not count"
+FULL=$TMP/full
+mkdir -p "$FULL"
+if ! mount -t tmpfs -o size=1m trigrec-test-count "$FULL"; then
+	t_skip "cannot mount a tmpfs"
+elif tr_start "$TMP/cfail.log" -a -o "$FULL" -m 64K --count 1 "${EV[@]}" \
+	--trigger "syscalls:sys_enter_getsid if pid == $M limit none"; then
+	track_mount "$FULL"
+	dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null
+	getsid
+	for ((i = 0; i < TIMEOUT * 50; i++)); do _has "$TMP/cfail.log" "failed: No space left" && break; _nap 0.02; done
+	_nap 0.5
+	alive=0
+	kill -0 "$TR_PID" 2>/dev/null && alive=1
+	check_eq "recorder still running after the failed write (log: $(log_tail "$TMP/cfail.log"))" "$alive" 1
+	rm -f "$FULL/filler"
+	getsid
+	tr_wait
+	check_eq "exit code (one write failed)" "$TR_RC" 1
+	check_eq "trigger snapshots" "$(nsnaps "$FULL" sys_enter_getsid)" 1
+	check_match "log" "$(cat "$TMP/cfail.log")" "--count 1 reached"
+	check_match "summary" "$(cat "$TMP/cfail.log")" "trigrec: 1 snapshot written, 1 failed;"
+else
+	track_mount "$FULL"
+	t_fail "recorder did not start: $(log_tail "$TMP/cfail.log")"
+fi
+t_end
+
+# --count-kill: what the command gets when --count is reached. The workload
+# fires the trigger, then writes the signal it receives (or sleeps on).
+cat >"$TMP/victim.py" <<VICTIM
+import os, signal, sys, time
+def got(sig, frame):
+    open(sys.argv[1], "w").write(signal.Signals(sig).name + "\n")
+    sys.exit(0)
+for s in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1):
+    signal.signal(s, got)
+try: os.getsid($M)
+except OSError: pass
+time.sleep(30)
+open(sys.argv[1], "w").write("timeout\n")
+VICTIM
+for k in default INT none; do
+	t_begin "signals: --count 1 --count-kill $k: the command gets what was asked"
+	D=$TMP/ck-$k
+	extra=()
+	[ $k = default ] || extra=(--count-kill "$k")
+	rm -f "$TMP/got-$k"
+	if tr_start "$TMP/ck-$k.log" -o "$D" -m 64K --count 1 "${extra[@]}" "${EV[@]}" \
+		--trigger "syscalls:sys_enter_getsid if pid == $M limit none" -- "$PY" "$TMP/victim.py" "$TMP/got-$k"; then
+		tr_wait
+		check_eq "exit code (log: $(log_tail "$TMP/ck-$k.log"))" "$TR_RC" 0
+		check_eq "trigger snapshots" "$(nsnaps "$D" sys_enter_getsid)" 1
+		if [ $k = none ]; then
+			victim=$(pgrep -f "$TMP/victim.py $TMP/got-$k")
+			check_ne "the command still runs after trigrec exited" "$victim" ""
+			check_match "log" "$(cat "$TMP/ck-$k.log")" "--count reached: the command \(pid [0-9]+\) is left running \(--count-kill none\)"
+			[ -n "$victim" ] && kill -USR1 "$victim"
+			for ((i = 0; i < TIMEOUT * 50; i++)); do [ -s "$TMP/got-$k" ] && break; _nap 0.02; done
+			check_eq "what the command got (from the test)" "$(cat "$TMP/got-$k" 2>/dev/null)" SIGUSR1
+		else
+			want=SIGTERM
+			[ $k = INT ] && want=SIGINT
+			check_eq "what the command got" "$(cat "$TMP/got-$k" 2>/dev/null)" $want
+			check_match "log" "$(cat "$TMP/ck-$k.log")" "--count reached: sending the command \(pid [0-9]+\) $want \(--count-kill\)"
+		fi
+	else
+		t_fail "recorder did not start: $(log_tail "$TMP/ck-$k.log")"
+	fi
+	t_end
+done
+
 # A snapshot of nothing (-p of a task that only sleeps: not even a COMM or
 # FORK record): still a valid file.
 D=$TMP/empty

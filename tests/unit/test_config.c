@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Unit tests for src/session/config.c: defaults, builders, cross-checks, --dump-script. */
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
@@ -19,8 +20,34 @@ TEST(defaults_in_one_place)
 	CHECK_EQ(c.nr_events, 0);
 	CHECK_EQ(c.on_snapshot_timeout_ns, 60000000000ULL);
 	CHECK_EQ(c.on_snapshot_jobs, 2);
+	CHECK_EQ(c.count_kill, SIGTERM);
 	config__fini(&c);
 	CHECK_EQ(c.mmap_pages, 256);
+	return 0;
+}
+
+TEST(count_kill_names_numbers_none_and_errors)
+{
+	char err[256] = "";
+	int sig = -1;
+
+	CHECK_EQ(config__parse_count_kill("none", &sig, err, sizeof(err)), 0);
+	CHECK_EQ(sig, 0);
+	CHECK_EQ(config__parse_count_kill("TERM", &sig, err, sizeof(err)), 0);
+	CHECK_EQ(sig, SIGTERM);
+	CHECK_EQ(config__parse_count_kill("sigint", &sig, err, sizeof(err)), 0);
+	CHECK_EQ(sig, SIGINT);
+	CHECK_EQ(config__parse_count_kill("SIGKILL", &sig, err, sizeof(err)), 0);
+	CHECK_EQ(sig, SIGKILL);
+	CHECK_EQ(config__parse_count_kill("10", &sig, err, sizeof(err)), 0);
+	CHECK_EQ(sig, 10);
+	CHECK_EQ(config__parse_count_kill("SIGFOO", &sig, err, sizeof(err)), -EINVAL);
+	CHECK(strstr(err, "'SIGFOO': say a signal") != NULL);
+	CHECK(strstr(err, "or none to leave it running") != NULL);
+	CHECK_EQ(config__parse_count_kill("0", &sig, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(config__parse_count_kill("64", &sig, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(config__parse_count_kill("", &sig, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(config__parse_count_kill("SIG", &sig, err, sizeof(err)), -EINVAL);
 	return 0;
 }
 
@@ -260,7 +287,7 @@ TEST(cpulist_round_trip)
 	return 0;
 }
 
-RUN_TESTS(T(defaults_in_one_place), T(builders_copy_what_they_are_given),
-	  T(manual_triggers_have_no_kernel_part), T(finalize_cross_checks_and_post_default),
-	  T(dump_script_says_every_setting), T(default_set_when_no_event_is_chosen),
-	  T(cpulist_round_trip))
+RUN_TESTS(T(defaults_in_one_place), T(count_kill_names_numbers_none_and_errors),
+	  T(builders_copy_what_they_are_given), T(manual_triggers_have_no_kernel_part),
+	  T(finalize_cross_checks_and_post_default), T(dump_script_says_every_setting),
+	  T(default_set_when_no_event_is_chosen), T(cpulist_round_trip))

@@ -87,7 +87,8 @@ TEST(text_and_json)
 		     "snapshots:      0 written (0 by triggers, 0 manual, 0 final), 0 failed\n"));
 	CHECK(strstr(out, "uptime:         0s (0 s)\n"));
 	CHECK(strstr(out, "(2 files, 1 snapshots, 1024 bytes, "));
-	CHECK(strstr(out, "triggers:       2\n"));
+	CHECK(strstr(out, "triggers:       2\n"
+			  "counters:       since start (trigger table generation 0)\n"));
 	CHECK(strstr(
 		out,
 		"\ntrigger slow: fired 3, snapshots 0, coalesced 1, suppressed 9 (cooldown 4, "
@@ -110,7 +111,14 @@ TEST(text_and_json)
 	CHECK(strstr(out, "\ntrigger slow: fired 3, snapshots 2, "));
 	free(out);
 
+	/* After a reload: the generation is said; the counters stay since the start. */
+	status__set_generation(st, 3);
+	out = render(st, t, 2, 0);
+	CHECK(strstr(out, "counters:       since start (trigger table generation 3)\n"));
+	free(out);
 	out = render(st, t, 2, 1);
+	CHECK(strstr(out, "\"failed\":1},\"generation\":3,\"counters\":\"since_start\","
+			  "\"last_snapshot\":{"));
 	CHECK(strstr(out, "\"script\":\"/etc/trigrec/web.trig\""));
 	CHECK(strstr(out, "\"output\":{\"dir\":\""));
 	CHECK(strstr(out, "\"files\":2,\"snapshots\":1,\"bytes\":1024}"));
