@@ -6,9 +6,7 @@
 # before, during and after `trigrec control SOCK reload` is whole in the
 # next snapshot. Until 2026-12 the old programs were detached while the new
 # object was loaded, and a reload left 0.1-0.3 s without records (6400 of
-# 60 000 such calls missing) that nothing reported. In the kernel matrix's
-# subset: the hand-over relies on how each kernel runs a tracepoint's
-# programs.
+# 60 000 such calls missing) that nothing reported.
 . "$(dirname "$0")/lib.sh"
 need_root
 
