@@ -178,10 +178,6 @@ int cmd_check(int argc, char **argv)
 		       c.nr_events, c.nr_events == 1 ? "" : "s",
 		       c.default_set ? " (the default set: no record line)" : "", c.nr_trigs,
 		       c.nr_trigs == 1 ? "" : "s", c.nr_manual);
-		if (c.auto_events)
-			printf("%s: note: recorded too because a trigger tests it (no record line "
-			       "names it): %s\n",
-			       script__path(s), c.auto_events);
 		ret = 0;
 	}
 	script__free(s);

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* One run as data: defaults, builders, cross-checks, and the script it prints as. */
 #include <errno.h>
-#include <fnmatch.h>
 #include <signal.h>
 #include <strings.h>
 #include <stdlib.h>
@@ -158,7 +157,6 @@ void config__fini(struct trigrec_config *c)
 	free(c->on_snapshot_user);
 	free(c->script_path);
 	free(c->default_missing);
-	free(c->auto_events);
 	config__init(c);
 }
 
@@ -307,50 +305,6 @@ static int append_missing(struct trigrec_config *c, const char *name)
 	return 0;
 }
 
-/* Is the trigger event ev (sys:name, or a glob) among the recorded ones (or their globs)? */
-static int recorded(const struct trigrec_config *c, const char *ev)
-{
-	for (int i = 0; i < c->nr_events; i++)
-		if (!strcmp(c->events[i].spec, ev) || !fnmatch(c->events[i].spec, ev, 0))
-			return 1;
-	return 0;
-}
-
-/*
- * Events were chosen (-e, `record`): a trigger's event they leave out is
- * recorded too, or its snapshots would lack their own trigger record.
- * Dynamic probes are left as they are (named differently once created).
- */
-static int add_trigger_events(struct trigrec_config *c)
-{
-	static const char *const probes[] = { "kprobe:",    "kretprobe:", "uprobe:",
-					      "uretprobe:", "usdt:",	  "trigrec_" };
-
-	for (int i = 0; i < c->nr_trigs; i++) {
-		for (int side = 1; side >= 0; side--) {
-			const char *ev = c->trigs[i].event[side];
-			size_t old = c->auto_events ? strlen(c->auto_events) : 0, k = 0;
-			char *s;
-
-			while (k < sizeof(probes) / sizeof(probes[0]) &&
-			       strncmp(ev, probes[k], strlen(probes[k])))
-				k++;
-			if (!*ev || k < sizeof(probes) / sizeof(probes[0]) || recorded(c, ev))
-				continue;
-			if (config__add_event(c, ev, NULL))
-				return -ENOMEM;
-			s = realloc(c->auto_events,
-				    old + strlen(ev) + strlen(c->trigs[i].name) + 16);
-			if (!s)
-				return -ENOMEM;
-			sprintf(s + old, "%s%s (trigger %s)", old ? ", " : "", ev,
-				c->trigs[i].name);
-			c->auto_events = s;
-		}
-	}
-	return 0;
-}
-
 /* Fill events[] with the default set; c has no events yet. */
 static int add_default_events(struct trigrec_config *c, char *err, size_t errlen)
 {
@@ -416,8 +370,6 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 			c->trigs[i].cfg.post_ns = c->post_ns;
 	if (!c->nr_events && (ret = add_default_events(c, err, errlen)))
 		return ret;
-	if (!c->default_set && !c->auto_events && add_trigger_events(c))
-		return -ENOMEM;
 	return 0;
 }
 
@@ -474,8 +426,6 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 			"scheduler's)%s%s\n",
 			c->default_missing ? "; not on this kernel: " : "",
 			c->default_missing ? c->default_missing : "");
-	if (c->auto_events)
-		fprintf(out, "# recorded because a trigger tests it: %s\n", c->auto_events);
 	for (int i = 0; i < c->nr_events; i++) {
 		fputs("record ", out);
 		put_word(out, c->events[i].spec);

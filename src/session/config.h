@@ -107,12 +107,6 @@ struct trigrec_config {
 	 */
 	int default_set;
 	char *default_missing;
-	/*
-	 * Set by config__finalize(): triggers' events that -e or the `record`
-	 * lines left out, recorded too (so each snapshot holds its trigger's own
-	 * record), ", "-joined as "EVENT (trigger NAME)". NULL = none.
-	 */
-	char *auto_events;
 };
 
 /*

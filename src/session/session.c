@@ -582,9 +582,6 @@ static void announce(struct session *s)
 		  s->c->control ? "; control socket " : "", s->c->control ? s->c->control : "",
 		  url[0] ? "; metrics on " : "", url);
 	/* After "recording ...": that line is what tells a waiting script the rings are live. */
-	if (s->c->auto_events)
-		ilog("recording too what triggers test and -e / record lines left out: %s",
-		     s->c->auto_events);
 	if (s->c->default_set) {
 		char set[1024] = "";
 

@@ -224,32 +224,3 @@ else
 	t_fail "trigrec did not start: $(log_tail "$TMP/log4")"
 fi
 t_end
-
-# A trigger whose event -e (or the script's record lines) leave out: its
-# event is recorded too, said once in the log and by `trigrec check`, and
-# the snapshot holds the trigger's own record (issue 34).
-D5=$TMP/out5
-M=$(($(seq_base) + 555))
-t_begin "event: a trigger's event that -e leaves out is recorded too, and said"
-if tr_start "$TMP/log5" -a -o "$D5" -m 64K --no-final-snapshot -e syscalls:sys_enter_getpgid \
-	--filter "$(seq_filter)" --trigger "syscalls:sys_enter_getsid if pid == $M name lone"; then
-	"$PY" -c "import os
-try: os.getsid($M)
-except OSError: pass"
-	wait_snaps "$D5" lone 1 || t_fail "no snapshot: $(log_tail "$TMP/log5")"
-	tr_stop INT
-	check_eq "log lines that say so" "$(grep -c 'recording too what triggers test and -e / record lines left out: syscalls:sys_enter_getsid (trigger lone)$' "$TMP/log5")" 1
-	f=$(snaps "$D5" lone | head -1)
-	if [ -n "$f" ]; then
-		check_eq "the trigger's own record in its snapshot" \
-			"$(decode "$f" | awk -F'\t' -v m=$M '$5 == "syscalls:sys_enter_getsid" && $6 == m' | wc -l)" 1
-	fi
-else
-	t_fail "trigrec did not start: $(log_tail "$TMP/log5")"
-fi
-printf 'record syscalls:sys_enter_getpgid\ntrigger lone { syscalls:sys_enter_getsid if pid == 5 }\n' >"$TMP/lone.trig"
-out=$(timeout 20 "$TRIGREC" check "$TMP/lone.trig" 2>&1)
-check_eq "check exit status" "$?" 0
-check_match "check says so" "$out" "lone.trig: note: recorded too because a trigger tests it \(no record line names it\): syscalls:sys_enter_getsid \(trigger lone\)$"
-check_match "check counts it" "$out" "lone.trig: ok: 2 events recorded, 1 trigger"
-t_end
