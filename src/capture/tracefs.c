@@ -3,7 +3,6 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
 #include <fnmatch.h>
 #include <limits.h>
@@ -63,22 +62,6 @@ static char root_err[1024];
 
 static void find_root(void);
 
-/* Append to out at *o, never past len. */
-static void __attribute__((format(printf, 4, 5)))
-put(char *out, size_t len, size_t *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (*o >= len)
-		return;
-	va_start(ap, fmt);
-	n = vsnprintf(out + *o, len - *o, fmt, ap);
-	va_end(ap);
-	if (n > 0)
-		*o = *o + (size_t)n < len ? *o + (size_t)n : len - 1;
-}
-
 int access_problem(int need_caps, char *out, size_t len)
 {
 	uint64_t eff = caps_effective();
@@ -96,30 +79,33 @@ int access_problem(int need_caps, char *out, size_t len)
 	caps = no_perf || no_bpf;
 	if (!caps && !closed)
 		return 0;
-	put(out, len, &o,
-	    "trigrec needs root, or CAP_PERFMON and CAP_BPF and read access to tracefs; uid %u",
-	    (unsigned)geteuid());
+	str_append(
+		out, len, &o,
+		"trigrec needs root, or CAP_PERFMON and CAP_BPF and read access to tracefs; uid %u",
+		(unsigned)geteuid());
 	if (caps)
-		put(out, len, &o, " is missing %s%s%s", no_perf ? "CAP_PERFMON" : "",
-		    no_perf && no_bpf ? " and " : "", no_bpf ? "CAP_BPF" : "");
+		str_append(out, len, &o, " is missing %s%s%s", no_perf ? "CAP_PERFMON" : "",
+			   no_perf && no_bpf ? " and " : "", no_bpf ? "CAP_BPF" : "");
 	if (closed) {
-		put(out, len, &o, "%s cannot read tracefs at %s", caps ? " and" : "", denied_path);
+		str_append(out, len, &o, "%s cannot read tracefs at %s", caps ? " and" : "",
+			   denied_path);
 		if (!stat(denied_path, &st))
-			put(out, len, &o, " (mode %04o, owner %u:%u)",
-			    (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
-			    (unsigned)st.st_gid);
+			str_append(out, len, &o, " (mode %04o, owner %u:%u)",
+				   (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid,
+				   (unsigned)st.st_gid);
 	}
-	put(out, len, &o, ". Least change: run it as root (sudo); or, to let this user run it,");
+	str_append(out, len, &o,
+		   ". Least change: run it as root (sudo); or, to let this user run it,");
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	exe[n > 0 ? n : 7] = '\0';
 	if (caps)
-		put(out, len, &o, " `sudo setcap cap_perfmon,cap_bpf+ep %s`%s", exe,
-		    closed ? " and" : "");
+		str_append(out, len, &o, " `sudo setcap cap_perfmon,cap_bpf+ep %s`%s", exe,
+			   closed ? " and" : "");
 	if (closed)
-		put(out, len, &o,
-		    " `sudo mount -o remount,gid=GID,mode=0750 %s` with GID a group of this "
-		    "user (only that group gets in)",
-		    denied_path);
+		str_append(out, len, &o,
+			   " `sudo mount -o remount,gid=GID,mode=0750 %s` with GID a group of this "
+			   "user (only that group gets in)",
+			   denied_path);
 	return 1;
 }
 

@@ -828,9 +828,7 @@ static long read_long(const char *path)
 	return strtol(buf, NULL, 10);
 }
 
-/* Append to out (at *o), never past len. */
-static void __attribute__((format(printf, 4, 5)))
-append(char *out, size_t len, size_t *o, const char *fmt, ...)
+void str_append(char *out, size_t len, size_t *o, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
@@ -862,45 +860,45 @@ void explain_denied(int bpf, char *out, size_t len)
 	ns[n > 0 ? n : 0] = '\0';
 	/* 4026531837 (PROC_USER_INIT_INO) is the initial user namespace on every kernel. */
 	if (n > 0 && strcmp(ns, "user:[4026531837]")) {
-		append(out, len, &o,
-		       "trigrec runs in a user namespace (%s, e.g. a rootless container), "
-		       "where %s count for nothing in perf_event_open and bpf(): run it in the "
-		       "host's initial namespace",
-		       ns, priv ? "its capabilities" : "capabilities");
+		str_append(out, len, &o,
+			   "trigrec runs in a user namespace (%s, e.g. a rootless container), "
+			   "where %s count for nothing in perf_event_open and bpf(): run it in the "
+			   "host's initial namespace",
+			   ns, priv ? "its capabilities" : "capabilities");
 		any = 1;
 	}
 	if (!priv && !any) {
-		append(out, len, &o,
-		       "%s: run as root, or grant CAP_PERFMON and CAP_BPF "
-		       "(setcap cap_perfmon,cap_bpf+ep trigrec)",
-		       bpf ? "loading BPF programs needs "
-			     "CAP_BPF (or CAP_SYS_ADMIN)" :
-			     "system-wide perf events need CAP_PERFMON "
-			     "(or CAP_SYS_ADMIN)");
+		str_append(out, len, &o,
+			   "%s: run as root, or grant CAP_PERFMON and CAP_BPF "
+			   "(setcap cap_perfmon,cap_bpf+ep trigrec)",
+			   bpf ? "loading BPF programs needs "
+				 "CAP_BPF (or CAP_SYS_ADMIN)" :
+				 "system-wide perf events need CAP_PERFMON "
+				 "(or CAP_SYS_ADMIN)");
 		v = read_long(bpf ? "/proc/sys/kernel/unprivileged_bpf_disabled" :
 				    "/proc/sys/kernel/perf_event_paranoid");
 		if (v != LONG_MIN)
-			append(out, len, &o, "; kernel.%s is %ld",
-			       bpf ? "unprivileged_bpf_disabled" : "perf_event_paranoid", v);
+			str_append(out, len, &o, "; kernel.%s is %ld",
+				   bpf ? "unprivileged_bpf_disabled" : "perf_event_paranoid", v);
 		return;
 	}
 	if (any)
 		return;
 	/* We hold the privilege: something else refuses. Name what we can see. */
-	append(out, len, &o, "trigrec has %s, so something else refuses:",
-	       geteuid() == 0 ? "root's capabilities" :
-	       bpf	      ? "CAP_BPF" :
-				"CAP_PERFMON");
+	str_append(out, len, &o, "trigrec has %s, so something else refuses:",
+		   geteuid() == 0 ? "root's capabilities" :
+		   bpf		  ? "CAP_BPF" :
+				    "CAP_PERFMON");
 	if (!read_small("/sys/kernel/security/lockdown", buf, sizeof(buf)) &&
 	    (p = strchr(buf, '[')) && strncmp(p, "[none]", 6)) {
 		char *e = strchr(p, ']');
 
 		if (e)
 			*e = '\0';
-		append(out, len, &o,
-		       " kernel lockdown is in %s mode (booted with lockdown= or "
-		       "Secure Boot; it cannot be lifted at run time);",
-		       p + 1);
+		str_append(out, len, &o,
+			   " kernel lockdown is in %s mode (booted with lockdown= or "
+			   "Secure Boot; it cannot be lifted at run time);",
+			   p + 1);
 	}
 	{
 		FILE *f = fopen("/proc/self/status", "r");
@@ -909,11 +907,12 @@ void explain_denied(int bpf, char *out, size_t len)
 		while (f && fgets(line, sizeof(line), f)) {
 			if (sscanf(line, "Seccomp: %ld", &v) == 1) {
 				if (v > 0)
-					append(out, len, &o,
-					       " a seccomp filter is active (Seccomp: %ld, "
-					       "as in containers): allow perf_event_open and bpf in its "
-					       "profile;",
-					       v);
+					str_append(
+						out, len, &o,
+						" a seccomp filter is active (Seccomp: %ld, "
+						"as in containers): allow perf_event_open and bpf in its "
+						"profile;",
+						v);
 				break;
 			}
 		}
@@ -929,15 +928,15 @@ void explain_denied(int bpf, char *out, size_t len)
 		for (char *s = buf, *tok; (tok = strsep(&s, ",\n"));)
 			for (size_t i = 0; i < sizeof(policy_lsms) / sizeof(policy_lsms[0]); i++)
 				if (!strcmp(tok, policy_lsms[i]))
-					append(found, sizeof(found), &fo, "%s%s", fo ? ", " : "",
-					       tok);
+					str_append(found, sizeof(found), &fo, "%s%s",
+						   fo ? ", " : "", tok);
 		if (found[0])
-			append(out, len, &o,
-			       " a security module may deny it (active: %s): look for "
-			       "a denial in the audit log or dmesg;",
-			       found);
+			str_append(out, len, &o,
+				   " a security module may deny it (active: %s): look for "
+				   "a denial in the audit log or dmesg;",
+				   found);
 	}
-	append(out, len, &o, " check dmesg for the kernel's reason");
+	str_append(out, len, &o, " check dmesg for the kernel's reason");
 }
 
 int parse_budget(const char *s, uint64_t *n, uint64_t *period_ns, int max, char *err, size_t errlen)

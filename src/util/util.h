@@ -94,5 +94,8 @@ uint64_t caps_effective(void);
  * (a user namespace, lockdown, seccomp, security modules).
  */
 void explain_denied(int bpf, char *out, size_t len);
+/* printf to out at *o and move *o on, never past len (the text is cut there). */
+void str_append(char *out, size_t len, size_t *o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 #endif
