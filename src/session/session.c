@@ -62,6 +62,7 @@ struct session {
 	int hook_user_set;
 	int go_fd, sfd, done_fd, pid_fd;
 	int create_outdir; /* -o does not exist yet: made once set-up succeeded */
+	int made_outdir;   /* ... and trigrec made it (the hook user's group may be given it) */
 	int outdir_fd;	   /* -o, opened once (outdir_check()): every file is made in it */
 	char instance[RETENTION_INSTANCE_MAX + 1]; /* --instance, else random: in every sidecar */
 	int started;
@@ -817,6 +818,7 @@ int session__start(struct session *s)
 		if (s->outdir_fd < 0)
 			return s->outdir_fd;
 		s->create_outdir = 0;
+		s->made_outdir = 1;
 	}
 	s->sc.outdir = c->outdir;
 	/* Every snapshot, sidecar, temporary and removal is relative to this one fd. */
@@ -866,8 +868,8 @@ int session__start(struct session *s)
 		char why[PATH_MAX + 256];
 
 		/* The hook user reads the output directory through its group. */
-		if (s->hook_user_set && hook_share_dir(c->outdir, s->hook_user.gid,
-						       s->create_outdir, why, sizeof(why))) {
+		if (s->hook_user_set &&
+		    hook_share_dir(c->outdir, s->hook_user.gid, s->made_outdir, why, sizeof(why))) {
 			elog("on_snapshot_user %s: %s", s->hook_user.name, why);
 			return -EPERM;
 		}

@@ -253,13 +253,15 @@ fp_run() {
 	# for its own records and makes more (1.27 M of 1.28 M records in 3 s
 	# of the syscalls case), which made that case take 90-140 s under ASan
 	# against the suite's limit of 150 (10 s without). fp_compare leaves
-	# perf's pid out of trigrec's stream too.
+	# perf's pid out of trigrec's stream too. --include-self: perf's stream
+	# holds trigrec's own records (its threads' switches and system calls),
+	# which trigrec leaves out by default.
 	"$PERF" record -q -a -k mono -m 16M -e "$ev" --exclude-perf -o "$TMP/$name.perf.data" \
 		>"$TMP/$name.perf.log" 2>&1 &
 	PERF_PID=$!
 	_bg+=("$PERF_PID")
 	_nap 1.5
-	tr_start "$TMP/$name.log" -v -a -e "$ev" --trigger 'syscalls:sys_enter_getsid' --count 1 \
+	tr_start "$TMP/$name.log" -v -a -e "$ev" --trigger 'syscalls:sys_enter_getsid' --count 1 --include-self \
 		"${FP_ARGS[@]}" -m 1M -o "$TMP/$name" --no-final || return 1
 	"$@" >/dev/null 2>&1
 	tr_wait
