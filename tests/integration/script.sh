@@ -161,7 +161,7 @@ command /nonexistent/app
 on_snapshot no-such-shipper
 EOF
 chk "host" 2 "$TMP/host.trig"
-check_match "output" "$ERR" "host.trig:2:8: output directory: cannot create $TMP/afile/dir: $TMP/afile is not a directory"
+check_match "output" "$ERR" "host.trig:2:8: output directory $TMP/afile/dir: Not a directory"
 check_match "command" "$ERR" "host.trig:3:9: cannot run /nonexistent/app: No such file or directory"
 check_match "on_snapshot" "$ERR" "host.trig:4:13: on_snapshot: cannot run no-such-shipper: not found in PATH"
 check_eq "nothing created" "$(find "$TMP" -name '.trigrec-write-test*')" ""

@@ -65,6 +65,7 @@ done
 copy_bin "$(command -v perf)" perf
 
 # python3: the interpreter and the modules the tests import (json, os, signal,
+# socket for tr_start_ready's READY=1 listener,
 # difflib for fastpath.sh ...).
 py=/usr/bin/python3
 [ -x $py ] || die "no $py (apt-get install python3)"
@@ -72,7 +73,7 @@ copy_bin $py python3
 ver=$($py -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 ln -sf python3 "$tree/usr/bin/python$ver"
 $py -c '
-import json, os, sys, signal, time, json.tool, collections, difflib, re
+import json, os, sys, signal, socket, time, json.tool, collections, difflib, re
 for m in list(sys.modules.values()):
     f = getattr(m, "__file__", None)
     if f: print(f)
