@@ -427,4 +427,16 @@ main_rings() {
 # not fill the rings.
 _SEQ_BASE=$(((10 + (RANDOM * 32768 + RANDOM + $$) % 2000) * 1000000)) # not seqgen's default
 seq_base() { echo $_SEQ_BASE; }
+
+# The snapshots LOG says were written, in order (paths).
+written() { sed -n 's/^trigrec: snapshot \(\/[^ ]*\.data\) (.*/\1/p' "$1"; }
+# wait_lines LOG N ERE: until N lines of LOG match ERE.
+wait_lines() {
+	local i
+	for ((i = 0; i < TIMEOUT * 50; i++)); do
+		[ "$(grep -cE -- "$3" "$1")" -ge "$2" ] && return 0
+		_nap 0.02
+	done
+	return 1
+}
 seq_filter() { echo "pid >= ${1:-$_SEQ_BASE} && pid < $((${1:-$_SEQ_BASE} + 1000000))"; }

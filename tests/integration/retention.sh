@@ -30,19 +30,8 @@ for i in range(n):
 PY
 fire() { "$PY" "$TMP/fire.py" "$MAGIC" "$@"; }
 
-# The snapshots LOG says were written, in order (paths).
-written() { sed -n 's/^trigrec: snapshot \(\/[^ ]*\.data\) (.*/\1/p' "$1"; }
-# wait_log LOG N ERE: until N lines of LOG match ERE.
-wait_log() {
-	local i
-	for ((i = 0; i < TIMEOUT * 50; i++)); do
-		[ "$(grep -cE -- "$3" "$1")" -ge "$2" ] && return 0
-		_nap 0.02
-	done
-	return 1
-}
 # take LOG N: one trigger, then wait for the Nth snapshot line.
-take() { fire 1 0; wait_log "$1" "$2" '^trigrec: snapshot /' || t_fail "snapshot $2 not written: $(log_tail "$1")"; }
+take() { fire 1 0; wait_lines "$1" "$2" '^trigrec: snapshot /' || t_fail "snapshot $2 not written: $(log_tail "$1")"; }
 # The snapshot pairs in DIR (.data with its .json), base names, sorted.
 pairs() {
 	local f
@@ -205,7 +194,7 @@ mkdir -p "$D"
 if tr_start "$TMP/big.log" -a --instance "$INST" -m 1M -o "$D" --no-final-snapshot --keep-bytes 200K "${EV[@]}" --trigger "$STORM"; then
 	"$SEQGEN" -n 100000 -t 999999 -b "$BASE" >/dev/null
 	fire 1 0
-	wait_log "$TMP/big.log" 1 'failed: refused' || t_fail "no refusal: $(log_tail "$TMP/big.log")"
+	wait_lines "$TMP/big.log" 1 'failed: refused' || t_fail "no refusal: $(log_tail "$TMP/big.log")"
 	check_eq "files after the refusal" "$(ls -A "$D")" ""
 	kill -0 "$TR_PID" 2>/dev/null || t_fail "trigrec exited after the refusal"
 	if [ "${TRIGREC_RINGS:-auto}" = perf ]; then
@@ -247,7 +236,7 @@ else
 		"${EV[@]}" --trigger "$STORM"; then
 		dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null
 		for i in 1 2 3; do fire 1 0; _nap 0.3; done
-		wait_log "$TMP/full.log" 1 'failed: No space left on device' ||
+		wait_lines "$TMP/full.log" 1 'failed: No space left on device' ||
 			t_fail "no failure logged: $(log_tail "$TMP/full.log")"
 		check_eq "files in the full directory" "$(ls -A "$FULL" | tr '\n' ' ')" "filler notes.txt "
 		rm -f "$FULL/filler"

@@ -18,17 +18,6 @@ try:
     os.getsid(int(sys.argv[1]))
 except OSError:
     pass' "$MAGIC"; }
-# The snapshots LOG says were written, in order (paths).
-written() { sed -n 's/^trigrec: snapshot \(\/[^ ]*\.data\) (.*/\1/p' "$1"; }
-# wait_log LOG N ERE: until N lines of LOG match ERE.
-wait_log() {
-	local i
-	for ((i = 0; i < TIMEOUT * 50; i++)); do
-		[ "$(grep -cE -- "$3" "$1")" -ge "$2" ] && return 0
-		_nap 0.02
-	done
-	return 1
-}
 # The snapshot pairs in DIR (.data with its .json), base names, sorted.
 pairs() {
 	local f
@@ -59,8 +48,8 @@ if tr_start "$TMP/ra.log" -a -v --instance ra -o "$D" --no-final-snapshot --keep
 		PB=$TR_PID
 		for k in 1 2 3 4; do
 			fire
-			wait_log "$TMP/ra.log" $k '^trigrec: snapshot /' || t_fail "ra: snapshot $k not written: $(log_tail "$TMP/ra.log")"
-			wait_log "$TMP/rb.log" $k '^trigrec: snapshot /' || t_fail "rb: snapshot $k not written: $(log_tail "$TMP/rb.log")"
+			wait_lines "$TMP/ra.log" $k '^trigrec: snapshot /' || t_fail "ra: snapshot $k not written: $(log_tail "$TMP/ra.log")"
+			wait_lines "$TMP/rb.log" $k '^trigrec: snapshot /' || t_fail "rb: snapshot $k not written: $(log_tail "$TMP/rb.log")"
 		done
 		tr_stop INT "$PB"
 		check_eq "rb exit code (log: $(log_tail "$TMP/rb.log"))" "$TR_RC" 0

@@ -116,7 +116,8 @@ static void put(struct pd_buf *b, const void *p, size_t n)
 	pd_buf__put(b, p, n);
 }
 
-static void *tracing_data(size_t *len)
+/* TRACING_DATA up to its systems: magic, version, page size, empty headers, no ftrace formats. */
+static struct pd_buf tracing_head(void)
 {
 	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
 	struct pd_buf b = { 0 };
@@ -131,6 +132,13 @@ static void *tracing_data(size_t *len)
 	put(&b, "header_event", 13);
 	pd_buf__u64(&b, 0);
 	pd_buf__u32(&b, 0);
+	return b;
+}
+
+static void *tracing_data(size_t *len)
+{
+	struct pd_buf b = tracing_head();
+
 	pd_buf__u32(&b, 2);
 	put(&b, "sched", 6);
 	pd_buf__u32(&b, 1);
@@ -912,19 +920,8 @@ TEST(crafted_field_offset_wrapping_in_32_bits_reads_nothing)
 /* TRACING_DATA with one format of txtlen bytes, ending the section. */
 static uint8_t *tracing_one(const char *txt, size_t txtlen, size_t *len)
 {
-	static const unsigned char magic[] = { 0x17, 0x08, 0x44, 't', 'r', 'a', 'c', 'i', 'n', 'g' };
-	struct pd_buf b = { 0 };
-	uint8_t one[2] = { 0, 8 };
+	struct pd_buf b = tracing_head();
 
-	put(&b, magic, sizeof(magic));
-	put(&b, "0.6", 4);
-	put(&b, one, 2);
-	pd_buf__u32(&b, 4096);
-	put(&b, "header_page", 12);
-	pd_buf__u64(&b, 0);
-	put(&b, "header_event", 13);
-	pd_buf__u64(&b, 0);
-	pd_buf__u32(&b, 0);
 	pd_buf__u32(&b, 1);
 	put(&b, "sys", 4);
 	pd_buf__u32(&b, 1);
