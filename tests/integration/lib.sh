@@ -147,6 +147,18 @@ check_cmd() { # DESC CMD...: the command must succeed
 # The tail of a log, on one line, for failure reasons.
 log_tail() { tail -n "${2:-3}" "$1" 2>/dev/null | tr '\n' ' ' | cut -c1-400; }
 
+# unknown_kframes PERF_SCRIPT_OUTPUT: frames perf script could not resolve
+# among each sample's kernel frames, printed one per line. A call chain is
+# its kernel frames, then its user frames: from the first user address on
+# the rest is user stack, where frame-pointer unwinding of code built
+# without frame pointers can read any value, fffffffffefd4800 included (seen
+# in trigrec's own chain, kmod.sh on 6.12, 2026-12-06), so it is not counted.
+unknown_kframes() {
+	awk '/^[^ \t]/ || /^$/ { user = 0; next }
+		{ if ($1 !~ /^ffff[0-9a-f]+$/ || length($1) != 16) user = 1
+		  else if (!user && $2 == "[unknown]") print }' "$1"
+}
+
 need_root() {
 	[ "$(id -u)" -eq 0 ] && return 0
 	t_begin "$TEST_NAME"; t_skip "needs root"; t_end
