@@ -200,7 +200,9 @@ check-unit: all $(UNIT_BINS)
 	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) V=$(V) ./tests/run.sh --unit $(T)
 
 # The kernel matrix (tests/kernels/run.sh): Debian's kernels booted under qemu TCG.
-test-kernels: all $(HELPER_BINS)
+# The unit tests too: the host pass selects tests by name, and the subset's
+# "kmod" also names test_kmods.
+test-kernels: all $(UNIT_BINS) $(HELPER_BINS)
 	$(Q)./tools/install-deps.sh $(KERNELS_PKGS)
 	$(Q)OUTPUT=$(OUTPUT) TRIGREC=$(abspath $(BIN)) ./tests/kernels/run.sh $(KERNELS)
 
