@@ -33,12 +33,13 @@ static const char check_usage[] =
 	"  trigrec list -v sched:sched_switch\n" CLI_MORE_EXAMPLES;
 
 static const char run_head[] =
-	"usage: trigrec run FILE [options]\n"
+	"usage: trigrec run FILE [options] [--] [command [args]]\n"
 	"\n"
 	"Run a trigger script in the foreground until Ctrl-C, its command ends or\n"
 	"--count snapshots, printing each snapshot as it is written (as `trigrec\n"
 	"record` does). An invalid script prints every error and exits with 2.\n"
-	"Options given after FILE override the script's.\n";
+	"Options given after FILE override the script's, and a command after them\n"
+	"replaces the script's `command`.\n";
 
 static const char run_tail[] =
 	"\n"
@@ -205,6 +206,14 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		c->no_final = 1;
 	if (o->no_buildid_cache)
 		c->no_buildid_cache = 1;
+	if (o->cmd) {
+		char **cmd = config__argv_dup(o->cmd, -1);
+
+		if (!cmd)
+			return -ENOMEM;
+		hook_argv_free(c->cmd);
+		c->cmd = cmd;
+	}
 	if (o->bpf.include_self)
 		c->bpf.include_self = 1;
 	if (o->on_snapshot) {
@@ -310,12 +319,11 @@ int cmd_run(int argc, char **argv)
 		more = opts__parse(run_opts, NR_RUN_OPTS, "run", argc - first, argv + first, &x);
 		if (more < 0)
 			goto out;
-		if (!x.help && first + more < argc) {
-			elog("run: unexpected argument '%s' after the options: the command to run "
-			     "goes in the script ('command ARGS...')",
-			     argv[first + more]);
-			goto out;
-		}
+		/* What follows the options is the command, as for record: it
+		 * replaces the script's `command`. */
+		if (!x.help && first + more < argc &&
+		    !(o.cmd = config__argv_dup(argv + first + more, argc - first - more)))
+			goto nomem;
 	}
 	if (x.help) {
 		fputs(run_head, stdout);

@@ -284,3 +284,18 @@ else
 	t_fail "no snapshot (log: $(log_tail "$TMP/run.log" 5))"
 fi
 t_end
+
+t_begin "run FILE -- cmd: the command replaces the script's, as for record"
+# Three getpgid(778) this time: the records say whose command ran.
+timeout -k 5 "$TIMEOUT" "$R" -o "$TMP/out-runcmd" --no-final-snapshot -- \
+	"$TRIGWORK" getpgid 778 3 getsid 1234567 >"$TMP/runcmd.out" 2>"$TMP/runcmd.log"
+rc=$?
+check_eq "exit code (log: $(log_tail "$TMP/runcmd.log"))" "$rc" 0
+F=$(snaps "$TMP/out-runcmd" sid | head -1)
+if [ -n "$F" ]; then
+	got=$(decode "$F" | awk -F '\t' '{ print $5 " " $6 }' | sed 's/^syscalls://' | tr '\n' ',')
+	check_eq "records" "$got" "$(printf 'sys_enter_getpgid 778,%.0s' 1 2 3)sys_enter_getsid 1234567,"
+else
+	t_fail "no snapshot (log: $(log_tail "$TMP/runcmd.log" 5))"
+fi
+t_end
