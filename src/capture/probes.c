@@ -1424,6 +1424,13 @@ static char group[32];
 static char last_err[1024];
 static int atexit_done;
 
+/*
+ * The binary the last probes__resolve() did not find ("" = none): `trigrec
+ * check` on a workstation takes it for a binary of the host the script is
+ * for, not for a mistake.
+ */
+static char absent[PATH_MAX];
+
 const char *probes__group(void)
 {
 	if (!group[0])
@@ -1434,6 +1441,11 @@ const char *probes__group(void)
 const char *probes__error(void)
 {
 	return last_err[0] ? last_err : "no error";
+}
+
+const char *probes__absent(void)
+{
+	return absent[0] ? absent : NULL;
 }
 
 int probes__kernel_has(enum probe_kind k)
@@ -1627,12 +1639,15 @@ static int resolve_path(const char *in, char *out, size_t len, char *err, size_t
 		free(dup);
 		if (!ok) {
 			seterr(err, errlen, "'%s': no such program in $PATH; give its path", in);
+			snprintf(absent, sizeof(absent), "%s", in);
 			return -ENOENT;
 		}
 		in = buf;
 	}
 	if (!realpath(in, out)) {
 		seterr(err, errlen, "%s: %s", in, strerror(errno));
+		if (errno == ENOENT || errno == ENOTDIR)
+			snprintf(absent, sizeof(absent), "%s", in);
 		return -ENOENT;
 	}
 	(void)len;
@@ -1990,6 +2005,7 @@ int probes__resolve(const char *given, struct tp_name **out)
 	*out = NULL;
 	pthread_mutex_lock(&lock);
 	last_err[0] = '\0';
+	absent[0] = '\0';
 	for (int i = 0; i < ntable; i++) {
 		if (strcmp(table[i].spec, name))
 			continue;

@@ -167,6 +167,8 @@ int probes__resolve(const char *name, struct tp_name **out);
 
 /* Why the last probes__resolve() failed: what to do, with suggestions. */
 const char *probes__error(void);
+/* The binary the last probes__resolve() failed to find (absent here), or NULL. */
+const char *probes__absent(void);
 
 /* The probe name a created event stands for, or NULL when it is not one of ours. */
 const char *probes__spec_of(const char *sys, const char *name, enum probe_kind *kind);

@@ -14,7 +14,7 @@
 #include "util/log.h"
 
 static const char check_usage[] =
-	"usage: trigrec check [-v|-q] FILE|-\n"
+	"usage: trigrec check [-v|-q] [--strict] FILE|-\n"
 	"\n"
 	"Parse a trigger script and check it against the running kernel and this host:\n"
 	"events and fields exist with compatible types, kernel filters, the run's\n"
@@ -22,6 +22,9 @@ static const char check_usage[] =
 	"is loaded into the kernel. Every error is printed as FILE:LINE:COL: message,\n"
 	"with the line and a caret. Exit status 0 when the script is valid, 2 when not.\n"
 	"'-' reads the script from standard input. Language: docs/script-language.md.\n"
+	"A uprobe or USDT probe on a binary that is not on this machine is a warning\n"
+	"(the script is checked here before it goes to the hosts that have it): its\n"
+	"event or trigger is checked as syntax only. --strict makes it an error.\n"
 	"\n"
 	"Examples (common questions):\n"
 	"  # Will my script run on this machine?\n"
@@ -96,7 +99,8 @@ static void run_opts_init(void)
 }
 
 /* Read and parse; NULL after printing why. *status: 2 for a bad script, 1 otherwise. */
-static struct script *load_parse(const char *path, struct trigrec_config *c, int *status)
+static struct script *load_parse(const char *path, struct trigrec_config *c, int *status,
+				 int absent_ok)
 {
 	struct script *s;
 	char err[512];
@@ -111,12 +115,14 @@ static struct script *load_parse(const char *path, struct trigrec_config *c, int
 		*status = 2;
 		return NULL;
 	}
+	if (absent_ok)
+		script__absent_binaries_ok(s);
 	script__parse(s, c);
 	return s;
 }
 
-/* FILE, with -v/-q (as before the command) anywhere; or -h. */
-static int one_file(int argc, char **argv, const char *usage, const char **file)
+/* FILE, with -v/-q (as before the command) and --strict anywhere; or -h. */
+static int one_file(int argc, char **argv, const char *usage, const char **file, int *strict)
 {
 	const char *extra = NULL;
 
@@ -132,8 +138,11 @@ static int one_file(int argc, char **argv, const char *usage, const char **file)
 			log_level++;
 		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
 			log_level = LOG_QUIET;
+		} else if (!strcmp(a, "--strict")) {
+			*strict = 1;
 		} else if (a[0] == '-' && a[1]) {
-			elog("unknown option %s for %s (options: -v, -q, -h)", a, argv[0]);
+			elog("unknown option %s for %s (options: -v, -q, --strict, -h)", a,
+			     argv[0]);
 			fputs(usage, stderr);
 			return 2;
 		} else if (*file) {
@@ -158,14 +167,15 @@ int cmd_check(int argc, char **argv)
 	struct trigrec_config c;
 	struct script *s;
 	const char *file = NULL;
-	int ret = one_file(argc, argv, check_usage, &file), n;
+	int strict = 0, ret = one_file(argc, argv, check_usage, &file, &strict), n;
 
 	if (ret >= 0)
 		return ret;
 	config__init(&c);
-	s = load_parse(file, &c, &ret);
+	s = load_parse(file, &c, &ret, !strict);
 	if (!s)
 		goto out;
+	script__print_warnings(s, stderr);
 	/* A script that does not parse cannot be checked against the host meaningfully. */
 	n = script__nr_errors(s);
 	if (!n)
@@ -175,10 +185,15 @@ int cmd_check(int argc, char **argv)
 		elog("%s: %d error%s", script__path(s), n, n == 1 ? "" : "s");
 		ret = 2;
 	} else {
-		printf("%s: ok: %d event%s recorded%s, %d trigger%s, %d manual\n", script__path(s),
+		int w = script__nr_warnings(s);
+
+		printf("%s: ok: %d event%s recorded%s, %d trigger%s, %d manual", script__path(s),
 		       c.nr_events, c.nr_events == 1 ? "" : "s",
 		       c.default_set ? " (the default set: no record line)" : "", c.nr_trigs,
 		       c.nr_trigs == 1 ? "" : "s", c.nr_manual);
+		if (w)
+			printf(" (%d checked as syntax only: their binaries are not here)", w);
+		putchar('\n');
 		ret = 0;
 	}
 	script__free(s);
@@ -338,7 +353,7 @@ int cmd_run(int argc, char **argv)
 		goto out;
 	}
 	file = argv[first];
-	s = load_parse(file, &c, &ret);
+	s = load_parse(file, &c, &ret, 0);
 	if (!s)
 		goto out;
 	if (script__nr_errors(s)) {

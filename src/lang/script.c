@@ -43,6 +43,10 @@ struct script {
 	struct tl_error *errs;
 	int nr_errs, cap_errs;
 	int full; /* SCRIPT_MAX_ERRORS reached */
+	/* Facts a check states without failing: SCRIPT_MAX_WARNINGS at most. */
+	struct tl_error *warns;
+	int nr_warns;
+	int absent_ok; /* script__absent_binaries_ok(): a probe's absent binary is a warning */
 	/* Where host-dependent settings were written (line 0 = not in the script). */
 	struct tl_pos outdir_pos, cgroup_pos, cmd_pos, pid_pos, onsnap_pos, control_pos, mfile_pos,
 		onsnap_user_pos;
@@ -96,6 +100,47 @@ static void add_tl_err(struct script *s, const struct tl_error *e)
 	add_err(s, e->pos, "%s", e->msg);
 }
 
+#define SCRIPT_MAX_WARNINGS 64
+
+static void __attribute__((format(printf, 3, 4)))
+add_warn(struct script *s, struct tl_pos pos, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->warns && !(s->warns = calloc(SCRIPT_MAX_WARNINGS, sizeof(*s->warns))))
+		return;
+	if (s->nr_warns == SCRIPT_MAX_WARNINGS)
+		return;
+	s->warns[s->nr_warns].pos = pos;
+	va_start(ap, fmt);
+	vsnprintf(s->warns[s->nr_warns].msg, sizeof(s->warns->msg), fmt, ap);
+	va_end(ap);
+	s->nr_warns++;
+}
+
+void script__absent_binaries_ok(struct script *s)
+{
+	s->absent_ok = 1;
+}
+
+/*
+ * A probe that failed because its binary is not on this machine, in a
+ * check that allows that (script__absent_binaries_ok): a warning, and 1.
+ * The event or trigger is then left out of the checked config.
+ */
+static int absent_binary(struct script *s, struct tl_pos pos, const char *what, const char *msg)
+{
+	const char *bin = probes__absent();
+
+	if (!s->absent_ok || !bin || !strstr(msg, bin))
+		return 0;
+	add_warn(s, pos,
+		 "warning: %s is not on this machine: this %s is checked as syntax only "
+		 "(check --strict makes it an error)",
+		 bin, what);
+	return 1;
+}
+
 const char *script__path(const struct script *s)
 {
 	return s->path;
@@ -111,9 +156,30 @@ const struct tl_error *script__error(const struct script *s, int i)
 	return i >= 0 && i < s->nr_errs ? &s->errs[i] : NULL;
 }
 
+int script__nr_warnings(const struct script *s)
+{
+	return s->nr_warns;
+}
+
+static void format_at(const struct script *s, const struct tl_error *e, char *buf, size_t len);
+
+void script__print_warnings(const struct script *s, FILE *out)
+{
+	char buf[SCRIPT_MAX_LINE * 2 + 1024];
+
+	for (int i = 0; i < s->nr_warns; i++) {
+		format_at(s, &s->warns[i], buf, sizeof(buf));
+		fprintf(out, "%s\n", buf);
+	}
+}
+
 void script__format_error(const struct script *s, int i, char *buf, size_t len)
 {
-	const struct tl_error *e = script__error(s, i);
+	format_at(s, script__error(s, i), buf, len);
+}
+
+static void format_at(const struct script *s, const struct tl_error *e, char *buf, size_t len)
+{
 	const char *src = s->display ? s->display : s->text;
 	const char *line = src;
 
@@ -173,6 +239,7 @@ void script__free(struct script *s)
 	free(s->text);
 	free(s->display);
 	free(s->errs);
+	free(s->warns);
 	free(s);
 }
 
@@ -1114,6 +1181,12 @@ static int record_item(struct sp *p, const struct stok *ev)
 		goto out;
 	}
 	n = trig_event_glob(name, &tps);
+	if (n < 0 && probe_kind_of(name) &&
+	    absent_binary(p->s, ev->pos, "event", probes__error())) {
+		/* Counted as recorded: the script has a record line (no default set). */
+		n = 0;
+		goto add;
+	}
 	if (n < 0 && probe_kind_of(name)) {
 		add_err(p->s, ev->pos, "%s", probes__error());
 		ret = n;
@@ -2112,7 +2185,8 @@ body:
 		goto out;
 	}
 	if (trig_compile(a, flat, &def, &e)) {
-		add_tl_err(p->s, &e);
+		if (!absent_binary(p->s, e.pos, "trigger", e.msg))
+			add_tl_err(p->s, &e);
 		goto out;
 	}
 	/* `name` in the body may only repeat the block's (as --dump-script writes it). */

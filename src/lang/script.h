@@ -43,6 +43,16 @@ void script__free(struct script *s);
  * With errors, c holds what parsed and must only be config__fini()ed.
  */
 int script__parse(struct script *s, struct trigrec_config *c);
+/*
+ * Before script__parse(), for `trigrec check`: a probe on a binary that is
+ * not on this machine is a warning (script__print_warnings), not an error,
+ * and its event or trigger is left out: scripts are checked on a
+ * workstation before they go to the hosts that have the binary.
+ */
+void script__absent_binaries_ok(struct script *s);
+int script__nr_warnings(const struct script *s);
+/* FILE:LINE:COL: message, line, caret: one per warning. */
+void script__print_warnings(const struct script *s, FILE *out);
 
 /*
  * What `trigrec check` adds, against this host, creating and loading

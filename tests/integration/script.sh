@@ -57,7 +57,7 @@ check_eq "exit code ($(head -2 "$TMP/c.log" | tr '\n' ' '))" "$?" 0
 check_eq "stdout" "$(cat "$TMP/c.out")" "$G: ok: 5 events recorded, 3 triggers, 1 manual"
 timeout -k 5 "$TIMEOUT" "$TRIGREC" check "$G" -x >"$TMP/c.out" 2>"$TMP/c.log"
 check_eq "an unknown option: exit code" "$?" 2
-check_match "an unknown option is named" "$(head -1 "$TMP/c.log")" "unknown option -x for check \(options: -v, -q, -h\)"
+check_match "an unknown option is named" "$(head -1 "$TMP/c.log")" "unknown option -x for check \(options: -v, -q, --strict, -h\)"
 t_end
 
 t_begin "check -: the same script from standard input"
@@ -98,6 +98,38 @@ for f in "$ROOT"/examples/*.trig; do
 	[ $rc = 0 ] || t_fail "${f#"$ROOT"/} exits $rc: $(head -3 "$TMP/c.log" | tr '\n' ' ')"
 done
 check_ge "examples" "$n" 10
+t_end
+
+t_begin "check: a probe on a binary that is not here is a warning; --strict, run: errors"
+# A script written for hosts that have /opt/nope/app, checked on one that
+# does not: its syntax is checked, the rest is said to be unchecked.
+cat >"$TMP/absent.trig" <<'EOF'
+record sched:sched_switch,
+       uprobe:/opt/nope/app:handle(id=arg1)
+trigger slow {
+    latency uprobe:/opt/nope/app:handle(id=arg1) -> uretprobe:/opt/nope/app:handle by tid > 10ms
+}
+EOF
+timeout -k 5 "$TIMEOUT" "$TRIGREC" check "$TMP/absent.trig" >"$TMP/a.out" 2>"$TMP/a.log"
+rc=$?
+check_eq "exit code (log: $(log_tail "$TMP/a.log"))" "$rc" 0
+check_eq "the summary" "$(cat "$TMP/a.out")" \
+	"$TMP/absent.trig: ok: 2 events recorded, 0 triggers, 0 manual (2 checked as syntax only: their binaries are not here)"
+check_eq "warnings at the event and the trigger" "$(grep -oE '^[^ ]+:[0-9]+:[0-9]+: warning: [^:]+' "$TMP/a.log" | tr '\n' ',')" \
+	"$TMP/absent.trig:2:8: warning: /opt/nope/app is not on this machine,$TMP/absent.trig:4:13: warning: /opt/nope/app is not on this machine,"
+check_match "what it means" "$(head -1 "$TMP/a.log")" "this event is checked as syntax only \(check --strict makes it an error\)"
+timeout -k 5 "$TIMEOUT" "$TRIGREC" check --strict "$TMP/absent.trig" >/dev/null 2>"$TMP/as.log"
+check_eq "--strict: exit code" "$?" 2
+check_match "--strict: the error" "$(cat "$TMP/as.log")" "absent.trig:2:8: /opt/nope/app: No such file or directory"
+# A syntax error beside it is still one.
+sed 's/> 10ms/> 10/' "$TMP/absent.trig" >"$TMP/absent2.trig"
+timeout -k 5 "$TIMEOUT" "$TRIGREC" check "$TMP/absent2.trig" >/dev/null 2>"$TMP/a2.log"
+rc=$?
+check_eq "a syntax error still fails (log: $(log_tail "$TMP/a2.log"))" "$rc" 2
+# run is not a check: it cannot record what is not there.
+timeout -k 5 "$TIMEOUT" "$TRIGREC" run "$TMP/absent.trig" -o "$TMP/out-absent" >/dev/null 2>"$TMP/ar.log"
+check_eq "run: exit code" "$?" 2
+check_match "run: the error" "$(cat "$TMP/ar.log")" "absent.trig:2:8: /opt/nope/app: No such file or directory"
 t_end
 
 # ---- check: every error of a bad script, each at its FILE:LINE:COL ----
