@@ -120,15 +120,6 @@ struct control *control__open(const char *path)
 	return c;
 }
 
-struct control *control__adopt(int fd)
-{
-	struct control *c = control_new(fd);
-
-	if (!c)
-		elog("cannot set up the control socket: %s", strerror(errno));
-	return c;
-}
-
 static int remaining_ms(uint64_t deadline)
 {
 	uint64_t now = mono_ns();

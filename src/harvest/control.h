@@ -46,13 +46,6 @@ int control__start(struct control *c, control_handler_fn fn, void *ctx);
 void control__free(struct control *c);
 
 /*
- * Serve an already listening socket fd that the caller keeps owning (it is
- * neither closed nor unlinked): for `record` until the session opens the
- * socket with control__open(). NULL after an elog().
- */
-struct control *control__adopt(int fd);
-
-/*
  * Client side (`trigrec control`): connect to path, send line (a newline is
  * added), wait at most timeout_ms in all for one reply line. Returns its
  * length (reply NUL-terminated, newline kept) or -errno after an elog() that

@@ -67,7 +67,6 @@ struct sideband {
 	int stopping;		 /* atomic: no more manual snapshots */
 	int thread_done;	 /* the side-band thread has returned (under mu) */
 	struct manual_req mreq;	 /* under mu */
-	struct control *ctl;	 /* transitional: sideband_opts.control_fd */
 	int events_stopped;	 /* side-band thread */
 	uint64_t coalesced_seen; /* sum of BPF coalesced counters already reported */
 	uint64_t gated_seen;
@@ -897,11 +896,6 @@ static void *thread_main(void *arg)
 	return NULL;
 }
 
-static void control_handler(void *ctx, const char *line, char *reply, size_t len)
-{
-	sideband__control(ctx, line, reply, len);
-}
-
 struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct snapshot_ctx *sc,
 				 const struct sideband_opts *o)
 {
@@ -943,8 +937,6 @@ struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct sn
 			goto fail;
 		}
 	}
-	if (o->control_fd >= 0 && !(s->ctl = control__adopt(o->control_fd)))
-		goto fail;
 	/* Signals belong to the main thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -959,8 +951,6 @@ struct sideband *sideband__start(struct recorder *r, struct bpfctl *b, struct sn
 		goto fail;
 	}
 	s->started = 1;
-	if (s->ctl && control__start(s->ctl, control_handler, s))
-		goto fail;
 	return s;
 fail:
 	sideband__free(s);
@@ -1047,9 +1037,6 @@ void sideband__stop(struct sideband *s)
 		pthread_join(s->writer, NULL);
 		s->writer_started = 0;
 	}
-	/* The control thread may be waiting for a job the writer has now finished. */
-	control__free(s->ctl);
-	s->ctl = NULL;
 }
 
 void sideband__stats(struct sideband *s, struct sideband_stats *out)

@@ -43,12 +43,6 @@ struct sideband_opts {
 	int done_fd;		     /* eventfd written when the recorder wants to stop:
 				      * --count reached, or a `stop` control request */
 	/*
-	 * Transitional, for the `record` of src/cli/main.c until the session
-	 * uses control__open()/control__start() itself: a listening socket (not
-	 * owned) served with sideband__control() on a control thread. -1 = none.
-	 */
-	int control_fd;
-	/*
 	 * Called on the writer thread after each snapshot, written or failed
 	 * (metrics, retention, on_snapshot). Never on the side-band thread, so it
 	 * cannot delay a freeze; it does delay the next file, so keep it short.

@@ -887,7 +887,6 @@ int session__start(struct session *s)
 		struct sideband_opts so = { .max_snapshots = c->count,
 					    .final_snapshot = !c->no_final,
 					    .done_fd = s->done_fd,
-					    .control_fd = -1,
 					    .written = on_written,
 					    .ctx = s,
 					    .reload = s->reload_fn ? control_reload : NULL,
