@@ -61,19 +61,6 @@ enum probe_kind probe_kind_of(const char *name)
 	return PROBE_NONE;
 }
 
-static void seterr(char *err, size_t len, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !len)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 int probe_text_check(const char *what, const char *s, int blanks_ok, char *err, size_t errlen)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {

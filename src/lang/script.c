@@ -243,18 +243,6 @@ void script__free(struct script *s)
 	free(s);
 }
 
-static void __attribute__((format(printf, 3, 4)))
-load_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err || !errlen)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 struct script *script__load(const char *path, char *err, size_t errlen)
 {
 	const char *name = path && strcmp(path, "-") ? path : "-";
@@ -265,27 +253,27 @@ struct script *script__load(const char *path, char *err, size_t errlen)
 	int fd;
 
 	if (!path || !*path) {
-		load_err(err, errlen, "no script given: give a file, or - for standard input");
+		seterr(err, errlen, "no script given: give a file, or - for standard input");
 		return NULL;
 	}
 	fd = strcmp(name, "-") ? open(name, O_RDONLY | O_CLOEXEC | O_NOCTTY) : STDIN_FILENO;
 	if (fd < 0) {
-		load_err(err, errlen, "%s: cannot open: %s", name, strerror(errno));
+		seterr(err, errlen, "%s: cannot open: %s", name, strerror(errno));
 		return NULL;
 	}
 	if (fstat(fd, &st)) {
-		load_err(err, errlen, "%s: %s", name, strerror(errno));
+		seterr(err, errlen, "%s: %s", name, strerror(errno));
 		goto out;
 	}
 	if (S_ISDIR(st.st_mode)) {
-		load_err(err, errlen, "%s is a directory: give a script file", name);
+		seterr(err, errlen, "%s is a directory: give a script file", name);
 		goto out;
 	}
 	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size > SCRIPT_MAX_BYTES) {
-		load_err(err, errlen,
-			 "%s is %llu bytes: a script is at most %u bytes (1 MiB); is "
-			 "this the right file?",
-			 name, (unsigned long long)st.st_size, SCRIPT_MAX_BYTES);
+		seterr(err, errlen,
+		       "%s is %llu bytes: a script is at most %u bytes (1 MiB); is "
+		       "this the right file?",
+		       name, (unsigned long long)st.st_size, SCRIPT_MAX_BYTES);
 		goto out;
 	}
 	/* Pipes, /dev/zero and files that grow: read at most one byte past the cap. */
@@ -301,7 +289,7 @@ struct script *script__load(const char *path, char *err, size_t errlen)
 				cap = SCRIPT_MAX_BYTES + 1;
 			nb = realloc(buf, cap + 1);
 			if (!nb) {
-				load_err(err, errlen, "%s: out of memory", name);
+				seterr(err, errlen, "%s: out of memory", name);
 				goto out;
 			}
 			buf = nb;
@@ -310,23 +298,23 @@ struct script *script__load(const char *path, char *err, size_t errlen)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			load_err(err, errlen, "%s: cannot read: %s", name, strerror(errno));
+			seterr(err, errlen, "%s: cannot read: %s", name, strerror(errno));
 			goto out;
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
 		if (len > SCRIPT_MAX_BYTES) {
-			load_err(err, errlen,
-				 "%s: more than %u bytes (1 MiB), the most a script may "
-				 "have; stopped reading there (is this the right file?)",
-				 name, SCRIPT_MAX_BYTES);
+			seterr(err, errlen,
+			       "%s: more than %u bytes (1 MiB), the most a script may "
+			       "have; stopped reading there (is this the right file?)",
+			       name, SCRIPT_MAX_BYTES);
 			goto out;
 		}
 	}
 	s = script__from_mem(name, buf ? buf : "", len);
 	if (!s)
-		load_err(err, errlen, "%s: out of memory", name);
+		seterr(err, errlen, "%s: out of memory", name);
 out:
 	free(buf);
 	if (fd != STDIN_FILENO)

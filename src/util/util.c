@@ -27,8 +27,7 @@
 #define QLEN 60
 #define UNITLEN(p, e) ((e) - (p) > 16 ? 16 : (int)((e) - (p)))
 
-static void __attribute__((format(printf, 3, 4)))
-seterr(char *err, size_t errlen, const char *fmt, ...)
+void seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 

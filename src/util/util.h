@@ -78,6 +78,9 @@ const char *fmt_duration_as_written(uint64_t ns, char *buf, size_t len);
 /* Format a byte count as "512 B", "4 MiB", "1.5 GiB" (one decimal, truncated). */
 const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 
+/* An error message into err (len bytes; nothing when err is NULL or len 0). */
+void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* Capabilities by number (linux/capability.h), for caps_effective(). */
 #define CAP_NR_IPC_LOCK 14
 #define CAP_NR_SYS_ADMIN 21
