@@ -1430,6 +1430,13 @@ const char *probes__error(void)
 	return last_err[0] ? last_err : "no error";
 }
 
+int probes__glob(const char *pattern, struct tp_name **out)
+{
+	if (pattern && probe_kind_of(pattern))
+		return probes__resolve(pattern, out);
+	return tracefs_glob(pattern, out);
+}
+
 const char *probes__absent(void)
 {
 	return absent[0] ? absent : NULL;

@@ -164,6 +164,12 @@ int probe_list_next(const char **p, char *out, size_t len);
  * count with *out malloc'ed, or -errno with the reason in probes__error().
  */
 int probes__resolve(const char *name, struct tp_name **out);
+/*
+ * What an event pattern names: a probe's dynamic events (probes__resolve(),
+ * which creates them), else tracefs_glob()'s tracepoints. tracefs_glob()
+ * itself only reads tracefs.
+ */
+int probes__glob(const char *pattern, struct tp_name **out);
 
 /* Why the last probes__resolve() failed: what to do, with suggestions. */
 const char *probes__error(void);

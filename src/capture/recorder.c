@@ -358,7 +358,7 @@ static int add_spec_item(struct recorder *r, const char *item, const char *filte
 	}
 	if (!tracefs_root())
 		return -ENOENT;
-	n = tracefs_glob(item, &tps);
+	n = probes__glob(item, &tps);
 	if (n < 0 && probe_kind_of(item)) {
 		elog("-e %s: %s", SHORT(item), probes__error());
 		return n;

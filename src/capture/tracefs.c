@@ -15,7 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "util/log.h"
-#include "capture/probes.h"
 #include "capture/tracefs.h"
 #include "util/util.h"
 
@@ -357,9 +356,6 @@ int tracefs_glob(const char *pattern, struct tp_name **out)
 		return -EINVAL;
 	if (!root)
 		return -ENODEV;
-	/* kprobe:, uprobe:, usdt: ...: dynamic events of our own group (probes.c). */
-	if (probe_kind_of(pattern))
-		return probes__resolve(pattern, out);
 	/* "sys:name" or perf's "sys/name"; a bare name is looked for in every system. */
 	sep = strpbrk(pattern, ":/");
 	if (sep) {

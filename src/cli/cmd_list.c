@@ -143,7 +143,7 @@ static void list_probe_kinds(int verbose)
 static int list_probe(const char *name, int verbose)
 {
 	struct tp_name *tps = NULL;
-	int n = tracefs_glob(name, &tps);
+	int n = probes__glob(name, &tps);
 
 	if (n <= 0) {
 		elog("%s: %s", name, n ? probes__error() : "no such probe");
@@ -193,7 +193,7 @@ static int list_one(const char *glob, int verbose)
 	/* Without tracefs (tracefs_root() said why), the software events stand alone. */
 	if (!tracefs_root())
 		return sw && glob ? sw : -1;
-	n = tracefs_glob(pat, &tps);
+	n = probes__glob(pat, &tps);
 	if (n < 0) {
 		elog("cannot list tracepoints: %s", strerror(-n));
 		return -1;

@@ -247,7 +247,7 @@ static int hook_trigger(struct bpfctl *b, const struct recorder *r, const struct
 
 	if (!ev[0])
 		return 0;
-	n = tracefs_glob(ev, &tps);
+	n = probes__glob(ev, &tps);
 	if (n <= 0) {
 		char sugg[512] = "";
 
@@ -308,7 +308,7 @@ static void top_globs(const struct recorder *r, char *out, size_t len)
 			if (l < sizeof(item) && memchr(p, ':', l)) {
 				memcpy(item, p, l);
 				item[l] = '\0';
-				n = tracefs_glob(item, &tps);
+				n = probes__glob(item, &tps);
 				free(tps);
 			}
 			for (int k = 0; k < 3; k++) {

@@ -1535,7 +1535,7 @@ static int tp_glob(const char *pattern, struct tp_name **out)
 	int n = 0;
 
 	if (!fake_fmts)
-		return tracefs_glob(pattern, out);
+		return probes__glob(pattern, out);
 	*out = NULL;
 	if (split_event(pattern, sys, sizeof(sys), name, sizeof(name)))
 		return -EINVAL;

@@ -5,6 +5,8 @@
  * live tracefs and are skipped (with the reason) when it is unavailable.
  */
 #include <errno.h>
+#include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include "check.h"
@@ -528,6 +530,21 @@ TEST(live_glob)
 	CHECK_EQ(tracefs_glob("no_such_sys:*", &v), 0);
 	CHECK_EQ(tracefs_glob("sched:sched_swich", &v), 0);
 	CHECK_EQ(tracefs_glob("sched:enable", &v), 0);
+	/*
+	 * A lookup only reads: a probe's name (this binary's main, which a
+	 * uprobe could attach to) creates nothing here; probes__glob does.
+	 */
+	{
+		char exe[PATH_MAX], pat[PATH_MAX + 32];
+		ssize_t len = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		exe[len > 0 ? len : 0] = '\0';
+		snprintf(pat, sizeof(pat), "uprobe:%s:main", exe);
+		CHECK(tracefs_glob(pat, &v) <= 0);
+		CHECK(v == NULL);
+	}
+	CHECK(tracefs_glob("uprobe:*", &v) <= 0);
+	free(v);
 	CHECK_EQ(tracefs_glob("sched:..", &v), 0);
 	CHECK_EQ(tracefs_glob("..:sched", &v), 0);
 	CHECK_EQ(tracefs_glob("sched:sched_switch/format", &v), 0);
