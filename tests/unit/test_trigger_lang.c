@@ -59,6 +59,10 @@ static void fake_off(void)
 	} while (0)
 
 /* Compile; on failure print the formatted error (tests then fail on the checks). */
+/*
+ * Compile text that must compile: an error fails the test, so a caller's
+ * `if (!compile(...)) CHECK(...)` cannot pass by skipping its checks.
+ */
 static int compile(const char *text, struct trig_def *d)
 {
 	struct tl_error e;
@@ -68,6 +72,7 @@ static int compile(const char *text, struct trig_def *d)
 	if (r) {
 		tl_error_format(&e, "test", text, buf, sizeof(buf));
 		fprintf(stderr, "    unexpected error:\n%s\n", buf);
+		check_failed_in_test = 1;
 	}
 	return r;
 }
