@@ -157,6 +157,7 @@ int cmd_check(int argc, char **argv)
 	struct trigrec_config c;
 	struct script *s;
 	const char *file = NULL;
+	char note[512];
 	int ret = one_file(argc, argv, check_usage, &file), n;
 
 	if (ret >= 0)
@@ -178,6 +179,8 @@ int cmd_check(int argc, char **argv)
 		       c.nr_events, c.nr_events == 1 ? "" : "s",
 		       c.default_set ? " (the default set: no record line)" : "", c.nr_trigs,
 		       c.nr_trigs == 1 ? "" : "s", c.nr_manual);
+		for (int k = 0; config__unrecorded(&c, k, note, sizeof(note)); k++)
+			printf("%s: note: %s\n", script__path(s), note);
 		ret = 0;
 	}
 	script__free(s);
