@@ -270,6 +270,7 @@ TEST(msg_sample_dataloc)
 	n = tp_msg_sample(f, &m, ID, out, sizeof(out));
 	CHECK_EQ(decode_msg_sample(out, &info, &raw, &rs), 0);
 	CHECK_EQ(rs, 260); /* 4 + 256 rounds up to 264 */
+	CHECK_EQ(n, 8 + 32 + 4 + 260);
 	if (raw) {
 		memcpy(&loc, raw + 44, 4);
 		CHECK_EQ(loc, 152u << 16 | 104);
