@@ -1073,9 +1073,15 @@ static int own_rec_build(const struct snapshot_ctx *sc, struct recorder *r,
 	snprintf(x->tp_name, sizeof(x->tp_name), "%s", t->fmt->name);
 	x->ids = &o->id;
 	x->nr_ids = 1;
+	/* Its format read again from tracefs: without it, the snapshot without the record. */
 	n = pd_tracing_data(o->evs, r->nr_evs + 1, &o->tracing_data, &o->tracing_data_len);
-	if (n)
-		return n;
+	if (n) {
+		wlog("trigger %s: its record of %s:%s not kept: cannot read its format: %s",
+		     t->name, t->fmt->sys, t->fmt->name, strerror(-n));
+		free(o->evs);
+		o->evs = NULL;
+		return n == -ENOMEM ? n : 0;
+	}
 	o->len = tp_msg_sample(t->fmt, m, o->id, o->buf, sizeof(o->buf));
 	res->own = 2; /* not among `records`: they count what the rings held */
 	if (!res->first || m->time_ns < res->first)
