@@ -368,7 +368,7 @@ UNITS          := trigrec.service trigrec@.service
 SYSUSERSDIR    ?= $(if $(filter /usr,$(PREFIX)),/usr/lib/sysusers.d,$(SYSCONFDIR)/sysusers.d)
 EXAMPLE        := examples/on-demand.trig
 DOCS           := README.md docs/operations.md docs/triggers.md docs/script-language.md \
-		  docs/design.md docs/perf-data.md docs/sidecar.md
+		  docs/design.md docs/perf-data.md docs/sidecar.md docs/kernels.md
 
 install: $(BIN)
 	install -D -m 0755 $(BIN) $(DESTDIR)$(BINDIR)/trigrec

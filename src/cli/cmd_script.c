@@ -167,6 +167,7 @@ int cmd_check(int argc, char **argv)
 	struct trigrec_config c;
 	struct script *s;
 	const char *file = NULL;
+	char note[512];
 	int strict = 0, ret = one_file(argc, argv, check_usage, &file, &strict), n;
 
 	if (ret >= 0)
@@ -194,6 +195,8 @@ int cmd_check(int argc, char **argv)
 		if (w)
 			printf(" (%d checked as syntax only: their binaries are not here)", w);
 		putchar('\n');
+		for (int k = 0; config__unrecorded(&c, k, note, sizeof(note)); k++)
+			printf("%s: note: %s\n", script__path(s), note);
 		ret = 0;
 	}
 	script__free(s);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* One run as data: defaults, builders, cross-checks, and the script it prints as. */
 #include <errno.h>
+#include <fnmatch.h>
 #include <signal.h>
 #include <strings.h>
 #include <stdlib.h>
@@ -370,6 +371,36 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 			c->trigs[i].cfg.post_ns = c->post_ns;
 	if (!c->nr_events && (ret = add_default_events(c, err, errlen)))
 		return ret;
+	return 0;
+}
+
+int config__unrecorded(const struct trigrec_config *c, int k, char *buf, size_t len)
+{
+	for (int i = 0; i < c->nr_trigs; i++) {
+		for (int side = 0; side < 2; side++) {
+			const char *ev = c->trigs[i].event[side];
+			int rec = 0;
+
+			for (int e = 0; e < c->nr_events && !rec; e++)
+				rec = !strcmp(c->events[e].spec, ev) ||
+				      !fnmatch(c->events[e].spec, ev, 0);
+			if (!*ev || rec || k--)
+				continue;
+			if (side == TRIGREC_ROLE_EVENT)
+				snprintf(buf, len,
+					 "%s is not recorded: trigger %s's snapshots keep only its "
+					 "firing record of it (record it to keep its history)",
+					 ev, c->trigs[i].name);
+			else
+				snprintf(
+					buf, len,
+					"%s is not recorded: trigger %s's snapshots keep no record of "
+					"it (the start's time and thread are in the sidecar; record it "
+					"to keep its history)",
+					ev, c->trigs[i].name);
+			return 1;
+		}
+	}
 	return 0;
 }
 

@@ -161,6 +161,16 @@ char **config__argv_dup(char *const *argv, int n); /* n < 0: NULL-terminated */
  */
 int config__finalize(struct trigrec_config *c, char *err, size_t errlen);
 
+/*
+ * The K-th (from 0) trigger side whose event no recorded event names nor
+ * matches as a glob, said in buf as one sentence: a trigger's firing record
+ * of such an event is still kept in its snapshots (the snapshot writer
+ * rebuilds it from the side-band message), the event's other occurrences
+ * are not, and a latency's start of one leaves no record. 1 when there is
+ * a K-th, else 0. Call after config__finalize().
+ */
+int config__unrecorded(const struct trigrec_config *c, int k, char *buf, size_t len);
+
 /* The script that says the same as this config (`trigrec record --dump-script`). */
 int config__dump_script(const struct trigrec_config *c, FILE *out);
 

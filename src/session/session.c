@@ -583,6 +583,12 @@ static void announce(struct session *s)
 		  s->c->control ? "; control socket " : "", s->c->control ? s->c->control : "",
 		  url[0] ? "; metrics on " : "", url);
 	/* After "recording ...": that line is what tells a waiting script the rings are live. */
+	{
+		char note[512];
+
+		for (int k = 0; config__unrecorded(s->c, k, note, sizeof(note)); k++)
+			ilog("%s", note);
+	}
 	if (s->c->default_set) {
 		char set[1024] = "";
 

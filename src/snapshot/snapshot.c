@@ -767,6 +767,13 @@ struct snap_result {
 	uint64_t first; /* oldest record kept: where the window really starts */
 	size_t kept, kept_bytes;
 	struct ring_stat *rs;
+	/*
+	 * The trigger's own record: 0 none (manual, final), 1 in the rings (its
+	 * event is recorded), 2 rebuilt from the side-band message (its event is
+	 * not recorded), 3 not kept (not recorded, and the message could not
+	 * give it: outside the window, or longer than the message holds).
+	 */
+	int own;
 	struct pd_comp_stats zst; /* level 0: not compressed */
 	struct bpfrec_stats bst;  /* rings=bpf */
 };
@@ -829,6 +836,10 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 				t->fmt->name);
 			json_fields(f, t->fmt, m->data, m->data_size);
 		}
+		fprintf(f, ", \"record\": \"%s\"",
+			res->own == 1 ? "recorded" :
+			res->own == 2 ? "from_message" :
+					"not_kept");
 	}
 	if (m && t->def) {
 		static const char *kinds[] = { "?", "event", "latency", "rate" };
@@ -999,6 +1010,85 @@ static int pid_field_tids(const struct snapshot_ctx *sc, const struct perf_event
 	return n;
 }
 
+/*
+ * A trigger on an event nothing records: its own record comes from the
+ * side-band message (the firing program copied it there), as one more
+ * tracepoint attr of this file (TP_MSG_SAMPLE_TYPE; its format joins the
+ * TRACING_DATA) with an id no other attr of the file has. The event is not
+ * recorded otherwise: only the firing record is kept. 0 with own->len 0
+ * when there is nothing to add (the writer then uses sc's attrs as they are).
+ */
+struct own_rec {
+	struct pd_event *evs; /* sc->fevs, then the trigger's event */
+	uint64_t id;
+	void *tracing_data;
+	size_t tracing_data_len;
+	int len;
+	uint8_t buf[512];
+};
+
+static int own_rec_build(const struct snapshot_ctx *sc, struct recorder *r,
+			 const struct snap_trigger *t, struct snap_result *res, struct own_rec *o)
+{
+	const struct trigrec_trigger_msg *m = t->msg;
+	struct pd_event *x;
+	int n;
+
+	if (!m)
+		return 0;
+	res->own = m->hook_recorded ? 1 : 3;
+	if (m->hook_recorded || !t->fmt || m->time_ns < res->start || m->time_ns > res->cut)
+		return 0;
+	o->id = 0;
+	for (int i = 0; i < r->nr_evs; i++)
+		for (uint32_t j = 0; j < sc->fevs[i].nr_ids; j++)
+			if (sc->fevs[i].ids[j] > o->id)
+				o->id = sc->fevs[i].ids[j];
+	o->id++;
+	n = tp_msg_sample(t->fmt, m, o->id, o->buf, sizeof(o->buf));
+	if (n < 0) {
+		vlog("trigger %s: its record of %s:%s not kept: %s", t->name, t->fmt->sys,
+		     t->fmt->name,
+		     n == -E2BIG ? "longer than the side-band message holds" : strerror(-n));
+		return 0;
+	}
+	o->evs = calloc(r->nr_evs + 1, sizeof(*o->evs));
+	if (!o->evs)
+		return -ENOMEM;
+	memcpy(o->evs, sc->fevs, r->nr_evs * sizeof(*o->evs));
+	x = &o->evs[r->nr_evs];
+	x->attr = recorder__tracking(r)->pd.attr;
+	x->attr.type = PERF_TYPE_TRACEPOINT;
+	x->attr.config = (uint64_t)t->fmt->id;
+	x->attr.sample_period = 1;
+	x->attr.freq = 0;
+	x->attr.sample_type = TP_MSG_SAMPLE_TYPE;
+	x->attr.mmap = x->attr.mmap2 = x->attr.mmap_data = x->attr.comm = x->attr.comm_exec = 0;
+	x->attr.task = x->attr.ksymbol = x->attr.bpf_event = x->attr.context_switch = 0;
+	x->attr.build_id = 0;
+	x->attr.sample_max_stack = 0;
+	x->attr.exclude_callchain_user = x->attr.exclude_callchain_kernel = 0;
+	snprintf(x->name, sizeof(x->name), "%.63s:%.95s", t->fmt->sys, t->fmt->name);
+	snprintf(x->tp_sys, sizeof(x->tp_sys), "%s", t->fmt->sys);
+	snprintf(x->tp_name, sizeof(x->tp_name), "%s", t->fmt->name);
+	x->ids = &o->id;
+	x->nr_ids = 1;
+	/* Its format read again from tracefs: without it, the snapshot without the record. */
+	n = pd_tracing_data(o->evs, r->nr_evs + 1, &o->tracing_data, &o->tracing_data_len);
+	if (n) {
+		wlog("trigger %s: its record of %s:%s not kept: cannot read its format: %s",
+		     t->name, t->fmt->sys, t->fmt->name, strerror(-n));
+		free(o->evs);
+		o->evs = NULL;
+		return n == -ENOMEM ? n : 0;
+	}
+	o->len = tp_msg_sample(t->fmt, m, o->id, o->buf, sizeof(o->buf));
+	res->own = 2; /* not among `records`: they count what the rings held */
+	if (!res->first || m->time_ns < res->first)
+		res->first = m->time_ns;
+	return 0;
+}
+
 int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest *h,
 		    const struct snap_trigger *t, const struct snap_timing *tm,
 		    struct snap_written *out)
@@ -1015,6 +1105,7 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 	struct bid_set *bs = NULL;
 	struct ring_run *runs = NULL;
 	struct merge mg = { 0 };
+	struct own_rec *own = NULL;
 	int fd = -1, err = 0;
 
 	res.rs = calloc(r->nr_rings, sizeof(*res.rs));
@@ -1117,6 +1208,11 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 		res.kept_bytes += rs->bytes;
 	}
 
+	own = calloc(1, sizeof(*own));
+	err = own ? own_rec_build(sc, r, t, &res, own) : -ENOMEM;
+	if (err)
+		goto out;
+
 	/*
 	 * Names, kernel map (and user maps for -g) at time 0, before everything.
 	 * Threads seen at start-up are cached; newer ones are read on demand.
@@ -1150,7 +1246,8 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 		err = -ENOMEM;
 		goto out;
 	}
-	w = pd_writer__new_buf(fd, sc->fevs, r->nr_evs, sc->wbuf);
+	w = own->len ? pd_writer__new_buf(fd, own->evs, r->nr_evs + 1, sc->wbuf) :
+		       pd_writer__new_buf(fd, sc->fevs, r->nr_evs, sc->wbuf);
 	if (!w) {
 		err = -ENOMEM;
 		goto out;
@@ -1261,6 +1358,22 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 			}
 		}
 	}
+	/* The thread of the trigger's own record from its message, named as the others are. */
+	if (!err && own->len) {
+		struct proc_ent *pe = m->tid ? procs__get(&sc->procs, m->tid) : NULL;
+		char comm[TRIGREC_COMM_LEN + 1];
+
+		snprintf(comm, sizeof(comm), "%.*s", TRIGREC_COMM_LEN, m->comm);
+		if (!pe || !(pe->used & 1)) {
+			if (pe)
+				pe->used |= 1;
+			err = write_synth(w, buf,
+					  pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
+							tev->pd.ids[0], pe ? pe->pid : m->pid,
+							m->tid, pe && pe->comm[0] ? pe->comm : comm,
+							0, 0, 0));
+		}
+	}
 	/* Every kept record, in time order: the k-way merge of the rings' runs. */
 	if (!err)
 		err = merge_init(&mg, c.idx, runs, r->nr_rings, h);
@@ -1271,6 +1384,14 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 
 		while (!err && (s = merge_next(&mg, &ring))) {
 			const struct perf_event_header *hd = rec_hdr(h, ring, s);
+
+			/* The trigger's own record: the last one at its time. */
+			if (own->len && s->time > m->time_ns) {
+				err = pd_writer__write(w, own->buf, own->len);
+				own->len = 0;
+				if (err)
+					break;
+			}
 
 			if (needs_completion(r, s)) {
 				uint32_t tid = 0, pid;
@@ -1299,6 +1420,8 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 					err = bid_set__mmap2(bs, hd);
 			}
 		}
+		if (!err && own->len)
+			err = pd_writer__write(w, own->buf, own->len);
 	}
 	if (err)
 		goto out;
@@ -1311,8 +1434,9 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 			.last_time = res.cut,
 			.clockid = CLOCK_MONOTONIC,
 			.clock_res_ns = 1,
-			.tracing_data = sc->tracing_data,
-			.tracing_data_len = sc->tracing_data_len,
+			.tracing_data = own->tracing_data ? own->tracing_data : sc->tracing_data,
+			.tracing_data_len =
+				own->tracing_data ? own->tracing_data_len : sc->tracing_data_len,
 		};
 		struct timespec rt, mo;
 
@@ -1368,6 +1492,11 @@ out:
 	bid_set__free(bs);
 	free(mg.heap);
 	free(mg.bufs);
+	if (own) {
+		free(own->evs);
+		free(own->tracing_data);
+		free(own);
+	}
 	free(runs);
 	free(res.rs);
 	return err;

@@ -84,3 +84,60 @@ int tp_complete(const struct perf_event_header *h, uint64_t st, uint32_t pid, ui
 	}
 	return oh->size;
 }
+
+int tp_msg_sample(const struct tp_format *fmt, const struct trigrec_trigger_msg *m, uint64_t id,
+		  void *out, size_t cap)
+{
+	struct perf_event_header h = { .type = PERF_RECORD_SAMPLE,
+				       .misc = PERF_RECORD_MISC_KERNEL };
+	uint8_t rec[TRIGREC_TRIGGER_DATA + 8] = { 0 };
+	uint32_t have = m->data_size < TRIGREC_TRIGGER_DATA ? m->data_size : TRIGREC_TRIGGER_DATA;
+	uint32_t len, raw, tidpid[2] = { m->pid, m->tid }, cpures[2] = { m->cpu, 0 };
+	uint64_t time = m->time_ns;
+	uint8_t *b = out;
+	size_t o = sizeof(h), size;
+
+	if (!fmt || fmt->fixed_size < 8)
+		return -EINVAL;
+	len = fmt->fixed_size;
+	if (len > have)
+		return -E2BIG;
+	memcpy(rec, m->data, have);
+	/* The strings: each ends where its __data_loc says, within what the message holds. */
+	for (int i = 0; i < fmt->nr_fields; i++) {
+		const struct tp_field *fl = &fmt->fields[i];
+		uint32_t loc, off, l;
+
+		if (fl->kind != TP_FIELD_DATALOC || fl->size != 4 || fl->offset + 4 > len)
+			continue;
+		memcpy(&loc, rec + fl->offset, 4);
+		off = loc & 0xffff;
+		l = loc >> 16;
+		if (off > have)
+			off = have;
+		if (l > have - off) {
+			l = have - off;
+			if (l)
+				rec[off + l - 1] = 0;
+		}
+		loc = l << 16 | off;
+		memcpy(rec + fl->offset, &loc, 4);
+		if (l && off + l > len)
+			len = off + l;
+	}
+	/* As perf_prepare_sample(): the size word and the record end on 8 bytes. */
+	raw = ((len + 4 + 7) & ~7u) - 4;
+	size = sizeof(h) + 8 * 4 + 4 + raw;
+	if (size > cap)
+		return -ENOSPC;
+	h.size = (uint16_t)size;
+	memcpy(b, &h, sizeof(h));
+	memcpy(b + o, &id, 8);
+	memcpy(b + o + 8, tidpid, 8);
+	memcpy(b + o + 16, &time, 8);
+	memcpy(b + o + 24, cpures, 8);
+	memcpy(b + o + 32, &raw, 4);
+	memset(b + o + 36, 0, raw);
+	memcpy(b + o + 36, rec, len);
+	return (int)size;
+}

@@ -22,6 +22,7 @@ want="/etc/sysusers.d/trigrec.conf
 /usr/local/share/bash-completion/completions/trigrec
 /usr/local/share/doc/trigrec/README.md
 /usr/local/share/doc/trigrec/design.md
+/usr/local/share/doc/trigrec/kernels.md
 /usr/local/share/doc/trigrec/operations.md
 /usr/local/share/doc/trigrec/perf-data.md
 /usr/local/share/doc/trigrec/script-language.md

@@ -224,3 +224,48 @@ else
 	t_fail "trigrec did not start: $(log_tail "$TMP/log4")"
 fi
 t_end
+
+# ---- a trigger on an event nothing records (issue 34) ----
+# -e leaves the trigger's event out: its firing record is still in its
+# snapshot (rebuilt from the side-band message: the last record, at the
+# trigger's time, with its fields, thread and CPU), the event's other calls
+# are not recorded, and the start-up log and `trigrec check` say so.
+D5=$TMP/lone
+t_begin "event: a trigger on an unrecorded event keeps exactly its firing record"
+if tw_start "$TMP/log5" "$D5" -e syscalls:sys_enter_getpgid --no-final-snapshot \
+	--trigger 'syscalls:sys_enter_getsid if pid == 4242 name lone'; then
+	tw getsid 4241 2
+	tw getpgid 4243
+	tw getsid 4242
+	wait_snaps "$D5" lone 1 || t_fail "no snapshot of lone: $(log_tail "$TMP/log5")"
+	tw getsid 4244
+	tw_end
+	check_eq "trigrec exit code (log: $(log_tail "$TMP/log5"))" "$TR_RC" 0
+	check_eq "log lines that say so" "$(grep -c "syscalls:sys_enter_getsid is not recorded: trigger lone's snapshots keep only its firing record of it (record it to keep its history)$" "$TMP/log5")" 1
+	if one_snap "$D5" lone; then
+		decode_full "$SNAP" >"$TMP/lone.tsv"
+		tid=$(mk getsid " v=4242 " tid)
+		check_eq "getsid records: only the firing one" \
+			"$(awk -F'\t' '$5 == "syscalls:sys_enter_getsid"' "$TMP/lone.tsv" | cut -f6 | tr '\n' ' ')" "4242 "
+		check_eq "the recorded getpgid(4243) is there" \
+			"$(awk -F'\t' '$5 == "syscalls:sys_enter_getpgid" && $6 == 4243' "$TMP/lone.tsv" | wc -l)" 1
+		last=$(tail -1 "$TMP/lone.tsv")
+		check_eq "last record's event" "$(cut -f5 <<<"$last")" syscalls:sys_enter_getsid
+		check_eq "its time = trigger.time_ns" "$(cut -f1 <<<"$last")" "$(j trigger.time_ns)"
+		check_eq "its CPU = trigger.cpu" "$(cut -f2 <<<"$last")" "$(j trigger.cpu)"
+		check_eq "its pid = trigwork's" "$(cut -f3 <<<"$last")" "$(j trigger.pid)"
+		check_eq "its tid = the caller's" "$(cut -f4 <<<"$last")" "$tid"
+		check_eq "its comm" "$(cut -f7 <<<"$last")" trigwork
+		check_match "its fields as perf prints them" "$(cut -f8 <<<"$last")" "^pid: 0x0*1092$"
+		check_eq "window.end_ns = its time" "$(j window.end_ns)" "$(j trigger.time_ns)"
+		check_eq "sidecar: trigger.record" "$(j trigger.record)" from_message
+	fi
+else
+	t_fail "trigrec did not start: $(log_tail "$TMP/log5")"
+fi
+printf 'record syscalls:sys_enter_getpgid\ntrigger lone { syscalls:sys_enter_getsid if pid == 5 }\n' >"$TMP/lone.trig"
+out=$(timeout 20 "$TRIGREC" check "$TMP/lone.trig" 2>&1)
+check_eq "check exit status" "$?" 0
+check_eq "check says so" "$out" "$TMP/lone.trig: ok: 1 event recorded, 1 trigger, 0 manual
+$TMP/lone.trig: note: syscalls:sys_enter_getsid is not recorded: trigger lone's snapshots keep only its firing record of it (record it to keep its history)"
+t_end

@@ -69,7 +69,7 @@ host       -         -                     run
 # 20 us poll starved the task that had to write it); since the poll backs
 # off, 46 runs of it in the 6.12 guest passed. It is left out of the default
 # for time (about 70 s per guest, three guests), not for flakiness.
-# Left out: the rest of make check (see README "Kernels").
+# Left out: the rest of make check (see docs/kernels.md, "The kernel matrix").
 SUBSET=${KERNEL_TESTS:-"features cut names perftools kmod trig_event trig_latency trig_rate reload_stream"}
 
 want=("$@")

@@ -1148,7 +1148,48 @@ TEST(no_record_line_records_the_default_set)
 	return 0;
 }
 
+/*
+ * Triggers whose events the record lines leave out (issue 34): said once
+ * each, in trigger order, a latency's start too; globs and the default set
+ * record them.
+ */
+TEST(unrecorded_trigger_events)
+{
+	struct trigrec_config c;
+	char note[512] = "";
+
+	FAKE();
+	PARSE_OK(issue_text, &c);
+	CHECK_EQ(config__unrecorded(&c, 0, note, sizeof(note)), 1);
+	CHECK_STR(note, "signal:signal_deliver is not recorded: trigger crash's snapshots keep "
+			"only its firing record of it (record it to keep its history)");
+	CHECK_EQ(config__unrecorded(&c, 1, note, sizeof(note)), 1);
+	CHECK_STR(note,
+		  "syscalls:sys_enter_openat is not recorded: trigger openat_storm's "
+		  "snapshots keep only its firing record of it (record it to keep its history)");
+	/* raw_syscalls:* records slow_syscall's two events: nothing more. */
+	CHECK_EQ(config__unrecorded(&c, 2, note, sizeof(note)), 0);
+	config__fini(&c);
+
+	PARSE_OK("record raw_syscalls:sys_exit\n"
+		 "trigger l { latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit > 1ms }\n",
+		 &c);
+	CHECK_EQ(config__unrecorded(&c, 0, note, sizeof(note)), 1);
+	CHECK_STR(note, "raw_syscalls:sys_enter is not recorded: trigger l's snapshots keep no "
+			"record of it (the start's time and thread are in the sidecar; record it "
+			"to keep its history)");
+	CHECK_EQ(config__unrecorded(&c, 1, note, sizeof(note)), 0);
+	config__fini(&c);
+
+	/* No record line: the default set starts with the triggers' own events. */
+	PARSE_OK("trigger crash { on signal:signal_deliver }\n", &c);
+	CHECK_EQ(config__unrecorded(&c, 0, note, sizeof(note)), 0);
+	config__fini(&c);
+	return 0;
+}
+
 RUN_TESTS(T(no_record_line_records_the_default_set), T(issue_example), T(every_statement),
 	  T(units_written_apart), T(trigger_blocks_are_trigger_text), T(statement_errors),
 	  T(trigger_errors), T(run_limits), T(many_errors_in_one_pass), T(pathological_text),
-	  T(pathological_files), T(host_checks), T(dump_script_reads_back), T(zz_cleanup), )
+	  T(pathological_files), T(host_checks), T(dump_script_reads_back),
+	  T(unrecorded_trigger_events), T(zz_cleanup), )
