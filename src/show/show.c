@@ -1048,6 +1048,15 @@ void show__print(const struct show *s, FILE *out, int nlast)
 		s->sc ? (jv_bool(s->sc, "window.aligned", 1) ? ", aligned" : ", not aligned") : "",
 		s->nr, s->pd->compressed ? ", zstd-compressed" : "");
 	print_cpus(s, out);
+	if (s->sc) {
+		struct show_why *w = malloc(sizeof(*w));
+
+		if (w && !show_why(s, s->why_span_ns, w))
+			show_why_print(w, out);
+		else
+			fprintf(out, "why:\n  out of memory\n");
+		free(w);
+	}
 	print_busiest(s, out);
 	if (s->sc)
 		print_last(s, out, nlast);

@@ -70,3 +70,164 @@ elif [ -n "$F1" ]; then
 	check_match "its on-CPU time is in us or a few ms, not the 120 ms sleep ($row)" "$oncpu" '^([0-9.]+ (ns|us)|[0-9]\.[0-9]+ ms)$'
 	t_end
 fi
+
+# why_json FILE [ARGS]: `trigrec show --json` of FILE, flattened into J
+why_json() {
+	local f=$1
+	shift
+	"$TRIGREC" show --json "$@" "$f" >"$TMP/why.json" 2>"$TMP/why.err" && json_load "$TMP/why.json"
+}
+
+# ---- 2. blocked: the stalled read, explained ----
+
+if [ -n "$F1" ] && [ -n "$ps" ]; then
+	t_begin "why: the stalled read is blocked (S) time, the rest running (default set, command scope)"
+	if ! why_json "$F1"; then
+		t_fail "show --json: $(log_tail "$TMP/why.err") $(j error)"
+	elif [ "$RINGS_MODE" = perf ]; then
+		t_skip "TRIGREC_RINGS=perf: a command's wake-ups are not recorded on perf's path"
+	else
+		span=$(j why.span_ns)
+		check_eq "the span is the latency" "$span" "$(($(j why.end_ns) - $(j why.start_ns)))"
+		check_eq "the reader's thread" "$(j why.tid)" "$RD"
+		sum=$(($(j why.running_ns) + $(j why.runnable_ns) + $(j why.blocked_s_ns) + $(j why.blocked_d_ns) + $(j why.other_ns) + $(j why.unknown_ns)))
+		check_eq "the parts add up to the span" "$sum" "$span"
+		# blocked from just after the read began until the write: the write mark
+		# minus the span's start, less a read's entry (tolerance: 1 % of the span)
+		tol=$((span / 100))
+		bl=$(j why.blocked_s_ns)
+		check_ge "blocked S >= write mark - span start - 1 % ($bl)" "$bl" "$((WRT - $(j why.start_ns) - tol))"
+		check_le "blocked S <= span" "$bl" "$span"
+		check_le "unknown <= 1 % of the span" "$(j why.unknown_ns)" "$tol"
+		check_eq "one wake-up" "$(j why.wakeups_total)" 1
+		check_ge "woken at or after the write mark" "$(j why.wakeups.0.time_ns)" "$WRT"
+		check_match "woken by the writer or from idle" "$(j why.wakeups.0.waker_tid)" "^($WR|0)\$"
+		check_eq "the window covers the span" "$(j why.window_covers_span)" true
+		"$TRIGREC" show "$F1" >"$TMP/stall.show" 2>&1
+		check_match "text: blocked S line" "$(grep -m1 '^  blocked S' "$TMP/stall.show")" '^  blocked S +[0-9.]+ ms +9[0-9]\.[0-9]%'
+		check_match "text: woken line" "$(grep -m1 '^  woken ' "$TMP/stall.show")" "blocked \\(S\\), in the context of .* tid ($WR|0) on CPU"
+	fi
+	t_end
+fi
+
+# With sched_waking (recorded in the waker's context) the waker is named, and
+# one level back the chain: the writer itself slept in nanosleep, woken by a timer.
+D2=$TMP/waking
+tr_run "$TMP/waking.log" -m 1M --no-final-snapshot -o "$D2" -e sched:sched_switch,sched:sched_wakeup,sched:sched_waking \
+	--trigger 'latency syscalls:sys_enter_read by tid -> syscalls:sys_exit_read by tid > 60ms where comm == "trigwork" name stall' \
+	-- "$TRIGWORK" -o "$TMP/waking.marks" pipestall 120
+rc=$?
+F2=$(snaps "$D2" stall | head -1)
+ps2=$(grep '^pipestall ' "$TMP/waking.marks" 2>/dev/null)
+t_begin "why: with sched_waking the waker is the writer, and it slept in nanosleep"
+check_eq "trigrec exit ($(log_tail "$TMP/waking.log"))" "$rc" 0
+if [ "$RINGS_MODE" = perf ]; then
+	t_skip "TRIGREC_RINGS=perf: a command's wake-ups are not recorded on perf's path"
+elif [ -z "$F2" ] || ! why_json "$F2"; then
+	t_fail "no snapshot or no --json: $(ls "$D2" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
+else
+	WR2=$(mark writer "$ps2") WRT2=$(mark write "$ps2")
+	check_eq "waker" "$(j why.wakeups.0.waker_tid)" "$WR2"
+	check_eq "seen in the waker's context" "$(j why.wakeups.0.event)" sched_waking
+	check_eq "the waker's own wait" "$(j why.wakeups.0.waker_blocked.state)" S
+	# the writer began its 120 ms nanosleep about 120 ms before its write mark
+	wb=$(j why.wakeups.0.waker_blocked.at_ns)
+	check_ge "it blocked >= 119 ms before its write" "$((WRT2 - wb))" 119000000
+	check_le "and <= 140 ms before" "$((WRT2 - wb))" 140000000
+	check_le "woken before its write" "$(j why.wakeups.0.waker_blocked.woken_at_ns)" "$WRT2"
+	check_ge "woken >= 119 ms after it blocked" "$(($(j why.wakeups.0.waker_blocked.woken_at_ns) - wb))" 119000000
+fi
+t_end
+
+# ---- 3. runnable: a waker that spins on the woken thread's CPU ----
+
+D3=$TMP/rq
+tr_run "$TMP/rq.log" -m 1M --no-final-snapshot -o "$D3" \
+	--trigger 'latency syscalls:sys_enter_read by tid -> syscalls:sys_exit_read by tid > 15ms where comm == "trigwork-rq" name rq' \
+	-- "$TRIGWORK" -o "$TMP/rq.marks" rqlat 30 0
+rc=$?
+F3=$(snaps "$D3" rq | head -1)
+rq=$(grep '^rqlat ' "$TMP/rq.marks" 2>/dev/null)
+t_begin "why: runnable time, and the waker that ran instead on CPU 0"
+check_eq "trigrec exit ($(log_tail "$TMP/rq.log"))" "$rc" 0
+if [[ $rq == *error=* ]]; then
+	t_skip "trigwork rqlat could not run SCHED_FIFO: $rq"
+elif [ "$RINGS_MODE" = perf ]; then
+	t_skip "TRIGREC_RINGS=perf: a command's switch-ins are not recorded on perf's path"
+elif [ -z "$F3" ] || ! why_json "$F3"; then
+	t_fail "no snapshot or no --json: $(ls "$D3" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
+else
+	W=$(mark wtid "$rq") WK=$(mark waker "$rq")
+	want=$(($(mark run "$rq") - $(mark wake "$rq")))
+	span=$(j why.span_ns)
+	tol=$((span / 100))
+	[ "$tol" -ge 500000 ] || tol=500000
+	check_eq "the woken thread" "$(j why.tid)" "$W"
+	got=$(j why.runnable_ns)
+	check_ge "runnable ($got) >= wake..run ($want) - tolerance" "$got" "$((want - tol))"
+	check_le "runnable ($got) <= wake..run ($want) + tolerance" "$got" "$((want + tol))"
+	check_eq "who ran instead: the waker" "$(j why.ran_instead.0.tid)" "$WK"
+	check_ge "for >= 95 % of the runnable time" "$(($(j why.ran_instead.0.ns) * 100))" "$((got * 95))"
+	check_eq "woken by the waker" "$(j why.wakeups.0.waker_tid)" "$WK"
+	check_eq "on CPU 0" "$(j why.wakeups.0.cpu)" 0
+	check_eq "the runs on CPU 0" "$(j why.running_cpus.0.cpu)" 0
+	sum=$(($(j why.running_ns) + $(j why.runnable_ns) + $(j why.blocked_s_ns) + $(j why.blocked_d_ns) + $(j why.other_ns) + $(j why.unknown_ns)))
+	check_eq "the parts add up to the span" "$sum" "$span"
+	"$TRIGREC" show "$F3" >"$TMP/rq.show" 2>&1
+	check_match "text: the waker under ran instead" "$(sed -n '/^  runnable/{n;p}' "$TMP/rq.show")" " trigwork tid $WK\$"
+fi
+t_end
+
+# ---- 4. a ring too small for the span ----
+
+# System-wide with a 16 KiB ring while another trigwork makes a getpgid(2) storm:
+# the ring wraps many times within the 60 ms sleep.
+"$TRIGWORK" getpgid 5 3000000 >/dev/null 2>&1 &
+STORM=$!
+_bg+=("$STORM")
+D4=$TMP/small
+tr_run "$TMP/small.log" -a -m 16K --no-final-snapshot -o "$D4" \
+	-e sched:sched_switch,sched:sched_wakeup,syscalls:sys_enter_getpgid \
+	--trigger 'latency syscalls:sys_enter_nanosleep by tid -> syscalls:sys_exit_nanosleep by tid > 40ms where comm == "trigwork" name small' \
+	-- "$TRIGWORK" -o "$TMP/small.marks" tsleep 60
+rc=$?
+kill "$STORM" 2>/dev/null
+F4=$(snaps "$D4" small | head -1)
+t_begin "why: a window short of the latency's start is said in the log, the sidecar and show"
+check_eq "trigrec exit ($(log_tail "$TMP/small.log"))" "$rc" 0
+if [ -z "$F4" ] || ! json_load "${F4%.data}.json"; then
+	t_fail "no snapshot or sidecar: $(ls "$D4" 2>&1 | tr '\n' ' ')"
+else
+	st=$(j trigger.latency.start.time_ns) ws=$(j window.start_ns)
+	check_gt "the window starts after the latency's start" "$ws" "$st"
+	check_eq "sidecar coverage.covers_span" "$(j coverage.covers_span)" false
+	check_eq "sidecar coverage.span_start_ns" "$(j coverage.span_start_ns)" "$st"
+	check_eq "sidecar coverage.missing_ns" "$(j coverage.missing_ns)" "$((ws - st))"
+	check_match "sidecar advice" "$(j coverage.advice)" '-m'
+	check_match "record's log" "$(grep -m1 'window starts' "$TMP/small.log")" "after the latency's start .* bigger ring \\(-m\\)"
+	"$TRIGREC" show "$F4" >"$TMP/small.show" 2>&1
+	check_match "show's warning" "$(grep -m1 '^  warning: the window starts' "$TMP/small.show")" \
+		"after the latency's start .* explain only its last .*-m"
+	why_json "$F4" || t_fail "show --json: $(log_tail "$TMP/why.err")"
+	check_eq "--json window_covers_span" "$(j why.window_covers_span)" false
+	check_eq "--json explained_from_ns is the window's start" "$(j why.explained_from_ns)" "$ws"
+fi
+t_end
+
+# ---- 5. without sched_switch ----
+
+t_begin "why: without sched_switch the section says what to record"
+D5=$TMP/nosw
+tr_run "$TMP/nosw.log" -m 1M --no-final-snapshot -o "$D5" -e syscalls:sys_enter_getpgid \
+	--trigger 'latency syscalls:sys_enter_nanosleep by tid -> syscalls:sys_exit_nanosleep by tid > 20ms where comm == "trigwork" name nosw' \
+	-- "$TRIGWORK" -o "$TMP/nosw.marks" nsleep 30
+F5=$(snaps "$D5" nosw | head -1)
+if [ -z "$F5" ]; then
+	t_fail "no snapshot: $(log_tail "$TMP/nosw.log")"
+else
+	"$TRIGREC" show "$F5" >"$TMP/nosw.show" 2>&1
+	check_match "show" "$(sed -n '/^why:/{n;p}' "$TMP/nosw.show")" "no sched:sched_switch in this snapshot: .*-e sched:sched_switch"
+	why_json "$F5" || t_fail "show --json: $(log_tail "$TMP/why.err")"
+	check_match "--json reason" "$(j why.reason)" "no sched:sched_switch"
+fi
+t_end
