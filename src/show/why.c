@@ -415,6 +415,8 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 	if (!has_event(s, "sched", "sched_wakeup") && !has_event(s, "sched", "sched_waking"))
 		warn(w, "no sched:sched_wakeup or sched:sched_waking recorded: who woke the thread "
 			"cannot be told (add -e sched:sched_wakeup)");
+	/* before the window no record says anything: unknown */
+	w->unknown = k.t0 - w->start;
 	err = why_walk(&k);
 	if (!err)
 		err = instead(&k);
