@@ -104,7 +104,7 @@ if [ -n "$F1" ] && [ -n "$ps" ]; then
 		check_match "woken by the writer or from idle" "$(j why.wakeups.0.waker_tid)" "^($WR|0)\$"
 		check_eq "the window covers the span" "$(j why.window_covers_span)" true
 		"$TRIGREC" show "$F1" >"$TMP/stall.show" 2>&1
-		check_match "text: blocked S line" "$(grep -m1 '^  blocked S' "$TMP/stall.show")" '^  blocked S +[0-9.]+ ms +9[0-9]\.[0-9]%'
+		check_match "text: blocked S line" "$(grep -m1 '^  blocked S' "$TMP/stall.show")" '^  blocked S +[0-9.]+ ms +(9[0-9]\.[0-9]|100\.0)%'
 		check_match "text: woken line" "$(grep -m1 '^  woken ' "$TMP/stall.show")" "blocked \\(S\\), in the context of .* tid ($WR|0) on CPU"
 	fi
 	t_end
