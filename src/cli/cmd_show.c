@@ -109,7 +109,7 @@ static const struct opt_spec show_opts[] = {
 	{ 0, "chrome-json", "OUT.json",
 	  "also write Trace Event Format JSON for the Perfetto\n"
 	  "UI (ui.perfetto.dev) or chrome://tracing: a track\nper CPU (task runs) and per "
-	  "thread (records),\nthe trigger as a global instant",
+	  "thread (records),\nthe trigger as a global instant, a track per state\nof the triggering thread (why)",
 	  o_chrome },
 	{ 0, "max-records", "N",
 	  "at most N records in --html and --chrome-json:\nthose nearest the trigger "
@@ -272,6 +272,8 @@ int cmd_show(int argc, char **argv)
 			show_why_json(s, w, stdout);
 		else
 			elog("show --json: %s", strerror(-e));
+		if (w)
+			show_why_free(w);
 		free(w);
 		if (e)
 			ret = 1;

@@ -1055,6 +1055,8 @@ void show__print(const struct show *s, FILE *out, int nlast)
 			show_why_print(w, out);
 		else
 			fprintf(out, "why:\n  out of memory\n");
+		if (w)
+			show_why_free(w);
 		free(w);
 	}
 	print_busiest(s, out);

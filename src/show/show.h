@@ -140,6 +140,22 @@ struct why_wake {
 	uint32_t w_woken_by, w_woken_cpu;
 	char w_woken_comm[16];
 };
+/* A stretch of one state (WHY_ST_*), for the --chrome-json tracks. */
+enum {
+	WHY_ST_UNKNOWN,
+	WHY_ST_RUNNING,
+	WHY_ST_RUNNABLE,
+	WHY_ST_S,
+	WHY_ST_D,
+	WHY_ST_OTHER,
+	WHY_NR_ST
+};
+struct why_seg {
+	uint64_t a, b;
+	int st;
+	uint32_t cpu; /* WHY_ST_RUNNING, WHY_ST_RUNNABLE: where */
+};
+#define WHY_MAX_SEGS 200000
 struct show_why {
 	int done; /* 0: nothing told, reason says why */
 	char reason[320];
@@ -160,9 +176,15 @@ struct show_why {
 	unsigned total_wakes, migrations;
 	char warn[WHY_WARNS][400];
 	int nr_warn;
+	struct why_seg *segs; /* in time order; show_why_free() frees them */
+	size_t nr_segs, cap_segs;
+	int segs_cut; /* more than WHY_MAX_SEGS: the rest left out */
 };
-/* 0 (w filled; w->done says whether it could be told) or -errno. */
+/* 0 (w filled; w->done says whether it could be told) or -errno; then show_why_free(). */
 int show_why(const struct show *s, uint64_t span_ns, struct show_why *w);
+void show_why_free(struct show_why *w);
+/* "running", "runnable", "blocked S", ... */
+const char *show_why_state(int st);
 void show_why_print(const struct show_why *w, FILE *out);
 /* `show --json`: what fired, the window and the breakdown, one JSON object. */
 void show_why_json(const struct show *s, const struct show_why *w, FILE *out);

@@ -16,7 +16,56 @@
 #include "show/show.h"
 #include "capture/tracefs.h"
 
-enum { ST_UNK, ST_RUN, ST_RQ, ST_S, ST_D, ST_OTH };
+enum {
+	ST_UNK = WHY_ST_UNKNOWN,
+	ST_RUN = WHY_ST_RUNNING,
+	ST_RQ = WHY_ST_RUNNABLE,
+	ST_S = WHY_ST_S,
+	ST_D = WHY_ST_D,
+	ST_OTH = WHY_ST_OTHER
+};
+
+const char *show_why_state(int st)
+{
+	static const char *const n[WHY_NR_ST] = { "unknown",   "running",   "runnable",
+						  "blocked S", "blocked D", "other" };
+
+	return st >= 0 && st < WHY_NR_ST ? n[st] : "?";
+}
+
+void show_why_free(struct show_why *w)
+{
+	free(w->segs);
+	w->segs = NULL;
+	w->nr_segs = w->cap_segs = 0;
+}
+
+/* [a, b) in state st: appended, or merged into the last stretch when it continues it. */
+static void add_seg(struct show_why *w, uint64_t a, uint64_t b, int st, uint32_t cpu)
+{
+	struct why_seg *l = w->nr_segs ? &w->segs[w->nr_segs - 1] : NULL;
+
+	if (l && l->b == a && l->st == st && l->cpu == cpu) {
+		l->b = b;
+		return;
+	}
+	if (w->nr_segs >= WHY_MAX_SEGS) {
+		w->segs_cut = 1;
+		return;
+	}
+	if (!w->segs || w->nr_segs >= w->cap_segs) {
+		size_t nc = w->segs && w->cap_segs ? w->cap_segs * 2 : 64;
+		struct why_seg *n = realloc(w->segs, nc * sizeof(*n));
+
+		if (!n) {
+			w->segs_cut = 1;
+			return;
+		}
+		w->segs = n;
+		w->cap_segs = nc;
+	}
+	w->segs[w->nr_segs++] = (struct why_seg){ a, b, st, cpu };
+}
 
 /* A stretch the thread waited runnable, on the CPU it then ran on (or was woken to). */
 struct rq_span {
@@ -111,6 +160,7 @@ static void advance(struct why_walk *k, uint64_t t)
 	if (b > a) {
 		uint64_t d = b - a;
 
+		add_seg(w, a, b, k->st, k->st == ST_RUN || k->st == ST_RQ ? k->cpu : 0);
 		switch (k->st) {
 		case ST_RUN:
 			w->running += d;
@@ -417,6 +467,8 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 			"cannot be told (add -e sched:sched_wakeup)");
 	/* before the window no record says anything: unknown */
 	w->unknown = k.t0 - w->start;
+	if (k.t0 > w->start)
+		add_seg(w, w->start, k.t0, ST_UNK, 0);
 	err = why_walk(&k);
 	if (!err)
 		err = instead(&k);

@@ -175,6 +175,22 @@ else
 	check_eq "the parts add up to the span" "$sum" "$span"
 	"$TRIGREC" show "$F3" >"$TMP/rq.show" 2>&1
 	check_match "text: the waker under ran instead" "$(sed -n '/^  runnable/{n;p}' "$TMP/rq.show")" " trigwork tid $WK\$"
+	# --chrome-json: a track per state of the thread, its stretches summing to the parts
+	"$TRIGREC" show --chrome-json "$TMP/rq.trace.json" "$F3" >/dev/null 2>&1
+	res=$("$PY" - "$TMP/rq.trace.json" "$W" <<'PYEOF'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+tot = {}
+for e in ev:
+    if e["ph"] == "X" and e.get("cat") == "why":
+        st = names[e["tid"]].split(" %s " % sys.argv[2], 1)[1]
+        tot[st] = tot.get(st, 0) + round(e["dur"] * 1000)
+print(" ".join("%s=%d" % (k.replace(" ", "_"), v) for k, v in sorted(tot.items())))
+PYEOF
+)
+	check_match "a runnable track summing to runnable_ns ($res)" "$res" "(^| )runnable=$got( |\$)"
+	check_match "a blocked S track summing to blocked_s_ns" "$res" "(^| )blocked_S=$(j why.blocked_s_ns)( |\$)"
 fi
 t_end
 

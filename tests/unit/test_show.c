@@ -1451,6 +1451,34 @@ TEST(why_of_a_known_latency)
 	CHECK(strstr(txt, "\n  blocked S      3.000 us   37.5%") != NULL);
 	CHECK(strstr(txt, "in the context of :200 tid 200 on CPU 1\n") != NULL);
 	free(txt);
+	/* the stretches, in order: what the --chrome-json tracks draw */
+	CHECK_EQ(w.nr_segs, 4);
+	if (w.nr_segs == 4) {
+		CHECK_EQ(w.segs[0].st, WHY_ST_RUNNING);
+		CHECK_EQ(w.segs[0].b - w.segs[0].a, 1000);
+		CHECK_EQ(w.segs[1].st, WHY_ST_S);
+		CHECK_EQ(w.segs[2].st, WHY_ST_RUNNABLE);
+		CHECK_EQ(w.segs[2].a, T0 + 5000);
+		CHECK_EQ(w.segs[2].b, T0 + 7000);
+		CHECK_EQ(w.segs[3].st, WHY_ST_RUNNING);
+	}
+	show_why_free(&w);
+	{
+		struct show_view v;
+		char *chrome = NULL;
+		size_t clen;
+		FILE *f = open_memstream(&chrome, &clen);
+
+		show_view_pick(s, 0, &v);
+		CHECK_EQ(show__write_chrome(s, &v, f), 0);
+		fclose(f);
+		CHECK(strstr(chrome, "\"name\":\"why: t100 100 runnable\"") != NULL);
+		CHECK(strstr(chrome,
+			     "\"cat\":\"why\",\"pid\":1073741824,\"tid\":1073807353,"
+			     "\"ts\":7000000005.000,\"dur\":2.000,\"name\":\"runnable on CPU 0\"") !=
+		      NULL);
+		free(chrome);
+	}
 	show__free(s);
 
 	/* a window that starts after the latency: said, with the figures */
@@ -1467,6 +1495,7 @@ TEST(why_of_a_known_latency)
 		CHECK(w.nr_warn >= 1 &&
 		      strstr(w.warn[0], "the window starts 2.000 us after the latency's start") &&
 		      strstr(w.warn[0], "-m"));
+		show_why_free(&w);
 		show__free(s);
 	}
 
@@ -1479,6 +1508,7 @@ TEST(why_of_a_known_latency)
 		CHECK_EQ(w.done, 0);
 		CHECK(strstr(w.reason, "no sched:sched_switch") &&
 		      strstr(w.reason, "-e sched:sched_switch"));
+		show_why_free(&w);
 		show__free(s);
 	}
 	rm_dir(dir);
