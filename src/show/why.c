@@ -462,6 +462,29 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 		     show_fmt_time(s->win_start, b, sizeof(b)), w->basis,
 		     show_fmt_time(w->start, c, sizeof(c)), wdur(k.t1 - k.t0, d, sizeof(d)));
 	}
+	if (s->win_start > w->start && jv_bool(s->sc, "window.aligned", 0)) {
+		/* aligned: the newest oldest record of a wrapped ring set every CPU's start */
+		const struct jv *cpus = jv_get(s->sc, "cpus");
+		int64_t cpu = -1;
+		uint64_t old = 0;
+
+		for (int i = 0; cpus && cpus->type == JV_ARR && i < cpus->n; i++) {
+			const struct jv *c = &cpus->kids[i];
+			uint64_t o = jv_u64(c, "oldest_ns", 0);
+
+			if (jv_bool(c, "wrapped", 0) && o >= old &&
+			    strcmp(jv_str(c, "ring", ""), "tracking")) {
+				old = o;
+				cpu = jv_i64(c, "cpu", -1);
+			}
+		}
+		if (cpu >= 0 && old >= s->win_start)
+			warn(w,
+			     "CPU %" PRId64 "'s ring wrapped first (its oldest record at %s) and "
+			     "aligned every CPU's window to it: --no-align keeps the other CPUs' "
+			     "older records, a bigger -m keeps more of CPU %" PRId64 "'s",
+			     cpu, show_fmt_time(old, a, sizeof(a)), cpu);
+	}
 	if (!has_event(s, "sched", "sched_wakeup") && !has_event(s, "sched", "sched_waking"))
 		warn(w, "no sched:sched_wakeup or sched:sched_waking recorded: who woke the thread "
 			"cannot be told (add -e sched:sched_wakeup)");

@@ -1395,8 +1395,11 @@ static int write_why(const char *dir, char *data, char *json, uint64_t win, int 
 		"\"cpu\": 0, \"pid\": 100, \"tid\": 100, \"comm\": \"t100\", \"kind\": \"latency\", "
 		"\"latency\": {\"duration_ns\": 8000, \"start\": {\"time_ns\": %llu, \"tid\": 100}, "
 		"\"end\": {\"time_ns\": %llu, \"tid\": 100}}}, \"window\": {\"start_ns\": %llu, "
-		"\"end_ns\": %llu}}\n",
-		T0 + 9000, T0 + 1000, T0 + 9000, (unsigned long long)win, T0 + 9000);
+		"\"end_ns\": %llu, \"aligned\": true}, \"cpus\": [{\"cpu\": 0, \"ring\": \"set0\", "
+		"\"wrapped\": false, \"oldest_ns\": %llu}, {\"cpu\": 1, \"ring\": \"set0\", "
+		"\"wrapped\": true, \"oldest_ns\": %llu}]}\n",
+		T0 + 9000, T0 + 1000, T0 + 9000, (unsigned long long)win, T0 + 9000, T0 + 500,
+		(unsigned long long)win);
 	return fclose(f) ? -errno : 0;
 }
 
@@ -1492,9 +1495,13 @@ TEST(why_of_a_known_latency)
 		CHECK_EQ(w.running + w.runnable + w.sleep_s + w.unknown + w.sleep_d + w.other,
 			 8000);
 		CHECK_EQ(w.unknown, 2000);
-		CHECK(w.nr_warn >= 1 &&
+		CHECK(w.nr_warn >= 2 &&
 		      strstr(w.warn[0], "the window starts 2.000 us after the latency's start") &&
 		      strstr(w.warn[0], "-m"));
+		CHECK(w.nr_warn >= 2 &&
+		      strstr(w.warn[1], "CPU 1's ring wrapped first (its oldest record at "
+					"7000.000003000) and aligned every CPU's window to it: "
+					"--no-align"));
 		show_why_free(&w);
 		show__free(s);
 	}
