@@ -73,7 +73,8 @@ _Static_assert(__builtin_offsetof(struct scratch, d) == sizeof(struct trigrec_re
  * record is built in kind k's scratch slot, which the engine reads in place
  * and rec_emit() writes from; without, on the stack (r). 0: nothing to do.
  */
-static __always_inline int fp_begin(struct fp_ev *f, __u32 h, __u32 k, struct fp_rec *r)
+static __always_inline int fp_begin_peer(struct fp_ev *f, __u32 h, __u32 k, struct fp_rec *r,
+					 struct task_struct *peer)
 {
 	__u32 slot = 2 + k;
 
@@ -86,7 +87,8 @@ static __always_inline int fp_begin(struct fp_ev *f, __u32 h, __u32 k, struct fp
 	f->h = h;
 	f->cpu = bpf_get_smp_processor_id();
 	f->now = 0;
-	if ((f->hc->flags & TRIGREC_HOOK_BPFREC) && rec_wanted(f->cpu)) {
+	if ((f->hc->flags & TRIGREC_HOOK_BPFREC) &&
+	    (rec_wanted(f->cpu) || scope_peer(f->cpu, peer))) {
 		f->want = FP_REC;
 		/*
 		 * Stamped now, as tp_rec stamps at its start, not once the record
@@ -103,6 +105,16 @@ static __always_inline int fp_begin(struct fp_ev *f, __u32 h, __u32 k, struct fp
 		}
 	}
 	return f->want;
+}
+
+/*
+ * As fp_begin_peer(), for events about the current task only. A scheduler
+ * event names the task it is about (peer): in task mode it is recorded when
+ * that task is in scope, whoever runs it (scope_peer()).
+ */
+static __always_inline int fp_begin(struct fp_ev *f, __u32 h, __u32 k, struct fp_rec *r)
+{
+	return fp_begin_peer(f, h, k, r, NULL);
 }
 
 /*
@@ -176,7 +188,7 @@ int BPF_PROG(fp_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	struct fp_rec r;
 	struct fp_ev f;
 
-	if (!fp_begin(&f, fp_hook[TRIGREC_FP_SCHED_SWITCH], TRIGREC_FP_SCHED_SWITCH, &r))
+	if (!fp_begin_peer(&f, fp_hook[TRIGREC_FP_SCHED_SWITCH], TRIGREC_FP_SCHED_SWITCH, &r, next))
 		return 0;
 	e = FP_D(&f);
 	fp_comm(e->prev_comm, prev->comm);
@@ -197,7 +209,7 @@ static __always_inline void fp_wakeup(void *ctx, __u32 k, struct task_struct *p)
 	struct fp_rec r;
 	struct fp_ev f;
 
-	if (!fp_begin(&f, fp_hook[k], k, &r))
+	if (!fp_begin_peer(&f, fp_hook[k], k, &r, p))
 		return;
 	e = FP_D(&f);
 	fp_comm(e->comm, p->comm);

@@ -48,21 +48,17 @@ static __always_inline int gate_pass(void)
 	return 0;
 }
 
-/* Is the current task the scope process or one of its descendants? */
-static __always_inline int in_task_scope(void)
+/* Is task t the scope process or one of its descendants? */
+static __always_inline int task_in_scope(struct task_struct *t)
 {
-	struct task_struct *t;
 	int i;
 
-	if (!scope_tgid)
-		return 1;
 	/*
 	 * BTF pointers, read with plain loads (the verifier makes each a
 	 * fault-safe load): every recorded event of a task-scoped recording
 	 * asks this, and a bpf_probe_read_kernel() call per field cost more
 	 * than the load.
 	 */
-	t = bpf_get_current_task_btf();
 	for (i = 0; i < TRIGREC_SCOPE_DEPTH && t; i++) {
 		__u32 tgid = t->tgid;
 
@@ -73,6 +69,14 @@ static __always_inline int in_task_scope(void)
 		t = t->real_parent;
 	}
 	return 0;
+}
+
+/* Is the current task the scope process or one of its descendants? */
+static __always_inline int in_task_scope(void)
+{
+	if (!scope_tgid)
+		return 1;
+	return task_in_scope(bpf_get_current_task_btf());
 }
 
 /*
@@ -119,6 +123,25 @@ static __always_inline int is_self(void)
 		t = t->real_parent;
 	}
 	return 0;
+}
+
+/*
+ * Task mode (scope_gates): is a scheduler event about task p recorded on
+ * this CPU although the current task is out of scope? p is the task switched
+ * in (sched_switch's next) or woken (sched_wakeup, sched_waking: issued by
+ * the waker, or from another CPU's idle task or an interrupt). Without these
+ * a scoped task's time on a CPU would run until it next leaves it and its
+ * wake-ups would be missing (issue 33). Not for trigrec's own threads'
+ * events unless p is in scope: a wake-up of the command is about the
+ * command. The task-scoped recording's CPU set and reloads apply as in
+ * rec_wanted().
+ */
+static __always_inline int scope_peer(__u32 cpu, struct task_struct *p)
+{
+	if (!scope_gates || !p || cpu >= TRIGREC_MAX_CPUS || (cpu_limited && !cpu_recorded[cpu]) ||
+	    !live_cpu(cpu))
+		return 0;
+	return task_in_scope(p);
 }
 
 /* May triggers fire for the current task? */

@@ -15,7 +15,8 @@ static struct show_opts {
 	int help;
 	int force;
 	int nlast;
-	uint64_t max_recs;
+	int json;
+	uint64_t max_recs, span;
 	const char *html, *chrome;
 } so;
 
@@ -40,6 +41,24 @@ SET(o_last)
 SET(o_max)
 {
 	return parse_u64(a, 0, UINT32_MAX, &so.max_recs, err, len);
+}
+
+SET(o_span)
+{
+	int e = parse_duration(a, &so.span, err, len);
+
+	if (!e && !so.span) {
+		snprintf(err, len,
+			 "--span 0: give the time before the trigger to explain (e.g. 50ms)");
+		return -EINVAL;
+	}
+	return e;
+}
+
+SET(o_json)
+{
+	so.json = 1;
+	return 0;
 }
 
 SET(o_html)
@@ -71,6 +90,16 @@ static const struct opt_spec show_opts[] = {
 	  "how many records of the triggering thread to list\n"
 	  "(up to and with the trigger's own; default 10)",
 	  o_last, "Options:" },
+	{ 0, "span", "DURATION",
+	  "the why section's span for a trigger that is not a\n"
+	  "latency: this long before the trigger (default 100ms;\n"
+	  "a latency's span is its start to its end)",
+	  o_span },
+	{ 0, "json", NULL,
+	  "print the analysis as one JSON object instead of the\n"
+	  "report: what fired, the window, the why section's\n"
+	  "breakdown, wake-ups and warnings (docs/show.md)",
+	  o_json },
 	{ 0, "html", "OUT.html",
 	  "also write one self-contained page (no network):\n"
 	  "a timeline with a lane per CPU, the tasks that ran\n(sched_switch), every record, "
@@ -80,7 +109,7 @@ static const struct opt_spec show_opts[] = {
 	{ 0, "chrome-json", "OUT.json",
 	  "also write Trace Event Format JSON for the Perfetto\n"
 	  "UI (ui.perfetto.dev) or chrome://tracing: a track\nper CPU (task runs) and per "
-	  "thread (records),\nthe trigger as a global instant",
+	  "thread (records),\nthe trigger as a global instant, a track per state\nof the triggering thread (why)",
 	  o_chrome },
 	{ 0, "max-records", "N",
 	  "at most N records in --html and --chrome-json:\nthose nearest the trigger "
@@ -101,9 +130,11 @@ static void usage(FILE *f)
 	      "Tell what a snapshot holds. FILE is its .data or its .json sidecar (the\n"
 	      "other is read from beside it). Prints what fired and why (the trigger's\n"
 	      "text and fields; for a latency trigger both ends and the duration, for a\n"
-	      "rate trigger the count and the window), the window per CPU, the busiest\n"
-	      "tasks and events, and the last records of the triggering thread up to\n"
-	      "the trigger. Reads the perf.data itself (zstd-compressed too): neither\n"
+	      "rate trigger the count and the window), the window per CPU, where the\n"
+	      "triggering thread's time went over the span (why: running, runnable and\n"
+	      "who ran instead, blocked and who woke it, unknown; docs/show.md), the\n"
+	      "busiest tasks and events, and the last records of the triggering thread\n"
+	      "up to the trigger. Reads the perf.data itself (zstd-compressed too): neither\n"
 	      "perf nor tracefs is needed, so it works on any machine.\n",
 	      f);
 	opts__help(f, show_opts, NR_SHOW_OPTS);
@@ -113,6 +144,8 @@ static void usage(FILE *f)
 	      "  trigrec show 20261201-124651.044770-slow_fsync.data\n"
 	      "  # The last 30 records of the thread, and a page to look at in a browser:\n"
 	      "  trigrec show -n 30 --html /tmp/snap.html /var/lib/trigrec/web/*-crash.data\n"
+	      "  # The why section's analysis for a script, 20 ms before an event trigger:\n"
+	      "  trigrec show --json --span 20ms F.data\n"
 	      "  # Open it in the Perfetto UI (ui.perfetto.dev, Open trace file):\n"
 	      "  trigrec show --chrome-json /tmp/snap.json F.data\n"
 	      "\n"
@@ -230,7 +263,23 @@ int cmd_show(int argc, char **argv)
 		elog("cannot read snapshot %s: %s", name, err);
 		return 1;
 	}
-	show__print(s, stdout, so.nlast);
+	s->why_span_ns = so.span;
+	if (so.json) {
+		struct show_why *w = malloc(sizeof(*w));
+		int e = w ? show_why(s, so.span, w) : -ENOMEM;
+
+		if (!e)
+			show_why_json(s, w, stdout);
+		else
+			elog("show --json: %s", strerror(-e));
+		if (w)
+			show_why_free(w);
+		free(w);
+		if (e)
+			ret = 1;
+	} else {
+		show__print(s, stdout, so.nlast);
+	}
 	show_view_pick(s, so.max_recs, &view);
 	if ((so.html || so.chrome) && view.cut) {
 		char a[40], b[40];

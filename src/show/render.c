@@ -420,6 +420,54 @@ static int tid_ix_cmp(const void *a, const void *b)
 	return x->ix < y->ix ? -1 : x->ix > y->ix;
 }
 
+/*
+ * The why section's stretches of the triggering thread, a track per state
+ * (tids just below the trigrec track's), cut to the view.
+ */
+static void why_tracks(const struct show *s, const struct show_view *v, FILE *out, uint32_t trk)
+{
+	struct show_why *w = s->sc ? malloc(sizeof(*w)) : NULL;
+	int used[WHY_NR_ST] = { 0 };
+	char name[96];
+
+	if (!w)
+		return;
+	if (show_why(s, s->why_span_ns, w) || !w->done) {
+		show_why_free(w);
+		free(w);
+		return;
+	}
+	for (size_t i = 0; i < w->nr_segs; i++) {
+		const struct why_seg *g = &w->segs[i];
+		uint64_t a = g->a > v->t0 ? g->a : v->t0, b = g->b < v->t1 ? g->b : v->t1;
+		uint32_t tid = trk - 8 + (uint32_t)g->st;
+
+		if (b <= a || g->st < 0 || g->st >= WHY_NR_ST)
+			continue;
+		if (!used[g->st]) {
+			used[g->st] = 1;
+			snprintf(name, sizeof(name), "why: %s %u %s", w->comm, w->tid,
+				 show_why_state(g->st));
+			meta(out, "thread_name", CPU_PID, tid, name, -1);
+		}
+		fprintf(out,
+			",\n{\"ph\":\"X\",\"cat\":\"why\",\"pid\":%u,\"tid\":%u,\"ts\":", CPU_PID,
+			tid);
+		us(out, a);
+		fputs(",\"dur\":", out);
+		us(out, b - a);
+		if (g->st == WHY_ST_RUNNING || g->st == WHY_ST_RUNNABLE)
+			snprintf(name, sizeof(name), "%s on CPU %u", show_why_state(g->st), g->cpu);
+		else
+			snprintf(name, sizeof(name), "%s", show_why_state(g->st));
+		fputs(",\"name\":", out);
+		show_json_str(out, name);
+		fprintf(out, ",\"args\":{\"tid\":%u}}", w->tid);
+	}
+	show_why_free(w);
+	free(w);
+}
+
 int show__write_chrome(const struct show *s, const struct show_view *v, FILE *out)
 {
 	const uint32_t trk = CPU_PID + 0xffff; /* the trigrec track: trigger, spans */
@@ -529,6 +577,7 @@ int show__write_chrome(const struct show *s, const struct show_view *v, FILE *ou
 		show_json_str(out, s->spans[i].label);
 		fputs("}", out);
 	}
+	why_tracks(s, v, out, trk);
 	fputs("\n]}\n", out);
 	free(tix);
 	free(firsts);

@@ -225,9 +225,16 @@ int show_runs_build(struct show *s)
 		pdr_field_int(a->fmt, r->pr->raw, r->pr->raw_size, "next_pid", &next);
 		field_text(r, a, "prev_comm", pc, sizeof(pc));
 		field_text(r, a, "next_comm", nc, sizeof(nc));
-		/* the process of a thread is only known when it has records of its own */
-		err = add_run(s, &cap, r->cpu, prev, prev, pc, l->seen ? l->t : s->win_start,
-			      r->time);
+		/*
+		 * The process of a thread is only known when it has records of its
+		 * own. Two switch records of a CPU that disagree (the last one
+		 * switched to another task than this one switches out: the switches
+		 * in between were not recorded, as in a task-scoped recording) leave
+		 * a gap: who ran from the last one on is not known.
+		 */
+		if (!l->seen || l->tid == (uint32_t)prev)
+			err = add_run(s, &cap, r->cpu, prev, prev, pc,
+				      l->seen ? l->t : s->win_start, r->time);
 		l->seen = 1;
 		l->t = r->time;
 		l->tid = next;
@@ -1041,6 +1048,17 @@ void show__print(const struct show *s, FILE *out, int nlast)
 		s->sc ? (jv_bool(s->sc, "window.aligned", 1) ? ", aligned" : ", not aligned") : "",
 		s->nr, s->pd->compressed ? ", zstd-compressed" : "");
 	print_cpus(s, out);
+	if (s->sc) {
+		struct show_why *w = malloc(sizeof(*w));
+
+		if (w && !show_why(s, s->why_span_ns, w))
+			show_why_print(w, out);
+		else
+			fprintf(out, "why:\n  out of memory\n");
+		if (w)
+			show_why_free(w);
+		free(w);
+	}
 	print_busiest(s, out);
 	if (s->sc)
 		print_last(s, out, nlast);

@@ -55,6 +55,7 @@ struct show {
 	long trig_rec;
 	struct show_span spans[3];
 	int nr_spans;
+	uint64_t why_span_ns; /* --span: the why section's span before a non-latency trigger */
 };
 
 /*
@@ -107,5 +108,85 @@ int show_runs_build(struct show *s);
 const char *show_fmt_time(uint64_t ns, char *buf, size_t len);
 /* JSON string with '<' '>' '&' escaped too, so it can sit inside <script>. */
 void show_json_str(FILE *f, const char *s);
+
+/*
+ * The why section (why.c): where the triggering thread's time went over the
+ * span (a latency's start to end; else span_ns, 0: WHY_DEFAULT_SPAN, before
+ * the trigger), from sched_switch and the wake-ups.
+ */
+#define WHY_DEFAULT_SPAN 100000000ull /* 100 ms */
+#define WHY_CPUS 16
+#define WHY_TOP 5
+#define WHY_WAKES 8
+#define WHY_WARNS 4
+struct why_cpu {
+	uint32_t cpu;
+	uint64_t ns;
+};
+struct why_task {
+	uint32_t tid;
+	uint64_t ns;
+	char comm[16];
+};
+/* A blocked stretch that a wake-up ended, and (w_*) what the waker itself waited on. */
+struct why_wake {
+	uint64_t blocked_at, time; /* blocked_at 0: before the records */
+	char state;		   /* 'S', 'D', '?' */
+	int waking;		   /* from sched_waking (the waker's context), else sched_wakeup */
+	uint32_t cpu, waker;	   /* waker: tid of the task the record ran in, 0 idle/irq */
+	char comm[16];
+	uint64_t w_blocked_at, w_woken_at; /* 0: not in the records */
+	char w_state;
+	uint32_t w_woken_by, w_woken_cpu;
+	char w_woken_comm[16];
+};
+/* A stretch of one state (WHY_ST_*), for the --chrome-json tracks. */
+enum {
+	WHY_ST_UNKNOWN,
+	WHY_ST_RUNNING,
+	WHY_ST_RUNNABLE,
+	WHY_ST_S,
+	WHY_ST_D,
+	WHY_ST_OTHER,
+	WHY_NR_ST
+};
+struct why_seg {
+	uint64_t a, b;
+	int st;
+	uint32_t cpu; /* WHY_ST_RUNNING, WHY_ST_RUNNABLE: where */
+};
+#define WHY_MAX_SEGS 200000
+struct show_why {
+	int done; /* 0: nothing told, reason says why */
+	char reason[320];
+	uint32_t tid, pid;
+	char comm[16];
+	const char *basis;	   /* "latency", "span", "default span" */
+	uint64_t start, end, from; /* from: where the records begin to explain it */
+	int cut_short;		   /* the window starts after the span */
+	uint64_t running, runnable, sleep_s, sleep_d, other, unknown;
+	struct why_cpu cpus[WHY_CPUS];
+	size_t nr_cpus;
+	uint64_t cpus_other_ns;
+	struct why_task instead[WHY_TOP];
+	size_t nr_instead, nr_instead_all;
+	uint64_t runnable_unexplained; /* runnable while no recorded task ran there */
+	struct why_wake wakes[WHY_WAKES];
+	size_t nr_wakes;
+	unsigned total_wakes, migrations;
+	char warn[WHY_WARNS][400];
+	int nr_warn;
+	struct why_seg *segs; /* in time order; show_why_free() frees them */
+	size_t nr_segs, cap_segs;
+	int segs_cut; /* more than WHY_MAX_SEGS: the rest left out */
+};
+/* 0 (w filled; w->done says whether it could be told) or -errno; then show_why_free(). */
+int show_why(const struct show *s, uint64_t span_ns, struct show_why *w);
+void show_why_free(struct show_why *w);
+/* "running", "runnable", "blocked S", ... */
+const char *show_why_state(int st);
+void show_why_print(const struct show_why *w, FILE *out);
+/* `show --json`: what fired, the window and the breakdown, one JSON object. */
+void show_why_json(const struct show *s, const struct show_why *w, FILE *out);
 
 #endif

@@ -890,6 +890,28 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 		m && t->freeze_at > m->time_ns ? (uint64_t)(t->freeze_at - m->time_ns) :
 						 (uint64_t)0,
 		sc->no_align ? "false" : "true");
+	if (m && t->def &&
+	    (t->def->kind == TRIGREC_TRIG_LATENCY || t->def->kind == TRIGREC_TRIG_RATE)) {
+		const char *what = t->def->kind == TRIGREC_TRIG_LATENCY ? "latency" : "rate";
+		uint64_t st = m->start_ns, first = res->first;
+		int covers = first && first <= st;
+
+		fprintf(f,
+			"  \"coverage\": {\"span\": \"%s\", \"span_start_ns\": %" PRIu64
+			", \"covers_span\": %s, \"missing_ns\": %" PRIu64,
+			what, st, covers ? "true" : "false",
+			covers	? (uint64_t)0 :
+			first	? first - st :
+			t0 > st ? t0 - st :
+				  (uint64_t)0);
+		if (!covers)
+			fprintf(f,
+				", \"advice\": \"the window does not reach back to the %s's start: "
+				"a bigger ring (-m), fewer events (-e) or, when one CPU's wrapped "
+				"ring shortened every CPU's window, --no-align\"",
+				what);
+		fputs("},\n", f);
+	}
 	fprintf(f, "  \"records\": %zu, \"bytes\": %zu,\n", res->kept, res->kept_bytes);
 	if (res->zst.level)
 		fprintf(f,
@@ -1484,6 +1506,20 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 	}
 	sc->written++;
 	fail_summary(sc);
+	if (m && t->def &&
+	    (t->def->kind == TRIGREC_TRIG_LATENCY || t->def->kind == TRIGREC_TRIG_RATE) &&
+	    (!res.first || res.first > m->start_ns)) {
+		const char *what = t->def->kind == TRIGREC_TRIG_LATENCY ? "latency" : "rate window";
+
+		wlog("snapshot %s: its window starts %.3f ms after the %s's start (window from "
+		     "%" PRIu64 " ns, %s from %" PRIu64 " ns): the records cannot explain all of "
+		     "it; give a bigger ring (-m), fewer events (-e) or, when one CPU's wrapped "
+		     "ring shortened every CPU's window, --no-align",
+		     out->path,
+		     res.first ? (res.first - m->start_ns) / 1e6 :
+				 (res.cut > m->start_ns ? (res.cut - m->start_ns) / 1e6 : 0.0),
+		     what, res.first, what, (uint64_t)m->start_ns);
+	}
 out:
 	if (err)
 		fail_log(sc, stem, t->name, err);

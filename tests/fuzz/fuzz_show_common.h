@@ -49,6 +49,29 @@ static void fuzz_show(const struct show *s)
 			  (unsigned char)out[i + 1] < 0xa0));
 	}
 	free(out);
+	{
+		/* show --json, with the default span and a short one */
+		struct show_why *w = malloc(sizeof(*w));
+
+		REQUIRE(w != NULL);
+		REQUIRE(show_why(s, 0, w) == 0);
+		show_why_json(s, w, fuzz_null());
+		show_why_free(w);
+		REQUIRE(show_why(s, 1000, w) == 0);
+		REQUIRE(!w->done || w->running + w->runnable + w->sleep_s + w->sleep_d + w->other +
+						    w->unknown ==
+					    w->end - w->start);
+		show_why_json(s, w, fuzz_null());
+		if (w->done && !w->segs_cut) {
+			uint64_t sum = 0;
+
+			for (size_t i = 0; i < w->nr_segs; i++)
+				sum += w->segs[i].b - w->segs[i].a;
+			REQUIRE(sum == w->end - w->start);
+		}
+		show_why_free(w);
+		free(w);
+	}
 	show_view_pick(s, 0, &v);
 	REQUIRE(v.lo <= v.hi && v.hi <= s->nr);
 	REQUIRE(show__write_html(s, &v, fuzz_null(), 3) == 0);

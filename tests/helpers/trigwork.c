@@ -34,6 +34,11 @@
  *                      task switched to when the waker blocks; W's comm is
  *                      "trigwork-rq".
  *                      "rqlat waker= wtid= cpu= wake= run="
+ *   pipestall MS       this thread blocks in read(2) on a pipe that a new
+ *                      thread ("trigwork-wr") writes after a nanosleep(2) of
+ *                      MS ms (issue 33's reproducer): the reader is blocked
+ *                      MS ms and woken by the writer.
+ *                      "pipestall reader= writer= ms= start= write= end="
  *   mark NAME          "mark NAME t="
  *   openat MODE PATH   openat(AT_FDCWD, P, O_RDONLY) where P holds PATH in a page
  *                      that is, by MODE: fresh: anonymous, just mapped and
@@ -203,6 +208,51 @@ static int rqlat(long busy_ms, int cpu)
 	return 0;
 }
 
+struct stall {
+	long ms;
+	int pfd[2];
+	pid_t tid;
+	long long write;
+};
+
+static void *stall_main(void *arg)
+{
+	struct stall *st = arg;
+	long long t0, t1;
+
+	st->tid = gettid_();
+	prctl(PR_SET_NAME, "trigwork-wr");
+	nsleep_ms(st->ms, &t0, &t1);
+	st->write = now_ns();
+	if (write(st->pfd[1], "x", 1) != 1)
+		perror("trigwork: pipestall: write");
+	return NULL;
+}
+
+static int pipestall(long ms)
+{
+	struct stall st = { .ms = ms };
+	long long start, end;
+	pthread_t th;
+	char c;
+
+	if (pipe(st.pfd)) {
+		perror("trigwork: pipestall: pipe");
+		return 1;
+	}
+	start = now_ns();
+	pthread_create(&th, NULL, stall_main, &st);
+	if (read(st.pfd[0], &c, 1) != 1)
+		perror("trigwork: pipestall: read");
+	end = now_ns();
+	pthread_join(th, NULL);
+	fprintf(out, "pipestall reader=%d writer=%d ms=%ld start=%lld write=%lld end=%lld\n",
+		gettid_(), st.tid, ms, start, st.write, end);
+	close(st.pfd[0]);
+	close(st.pfd[1]);
+	return 0;
+}
+
 static long num(char **a, int n, int i, long def)
 {
 	return i < n ? strtol(a[i], NULL, 0) : def;
@@ -298,6 +348,8 @@ static int step(char **a, int n)
 		par_next = num(a, n, 1, 2);
 	} else if (!strcmp(s, "rqlat")) {
 		rqlat(num(a, n, 1, 20), num(a, n, 2, 0));
+	} else if (!strcmp(s, "pipestall")) {
+		pipestall(num(a, n, 1, 100));
 	} else if (!strcmp(s, "openat")) {
 		const char *mode = n > 1 ? a[1] : "fresh", *path = n > 2 ? a[2] : "/";
 		size_t len = strlen(path) + 1, pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -351,9 +403,9 @@ static int step(char **a, int n)
 
 static int is_step(const char *s)
 {
-	static const char *names[] = { "getsid", "getpgid", "setpgid", "seq", "spread",
-				       "nsleep", "tsleep",  "pause",   "par", "rqlat",
-				       "mark",	 "openat",  "exit" };
+	static const char *names[] = { "getsid", "getpgid", "setpgid",	 "seq", "spread",
+				       "nsleep", "tsleep",  "pause",	 "par", "rqlat",
+				       "mark",	 "openat",  "pipestall", "exit" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i]))

@@ -1255,6 +1255,273 @@ TEST(times_and_escapes)
 	return 0;
 }
 
+/* ------------------------------------------------------------- why -- */
+
+static const char fmt_wk[] = "name: sched_wakeup\nID: 317\nformat:\n" COMMON
+			     "\tfield:char comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+			     "\tfield:pid_t pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+			     "\tfield:int prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+			     "\tfield:int target_cpu;\toffset:32;\tsize:4;\tsigned:1;\n\n"
+			     "print fmt: \"comm=%s\"\n";
+
+/* sched_switch with a prev_state, run by prev (tid pp) */
+static int sw_st(uint8_t *buf, uint64_t t, uint32_t cpu, int32_t pp, int64_t st, int32_t np)
+{
+	uint8_t raw[64] = { 0 };
+	uint16_t type = 316;
+
+	memcpy(raw, &type, 2);
+	memcpy(raw + 4, &pp, 4);
+	snprintf((char *)raw + 8, 16, "t%d", pp);
+	memcpy(raw + 24, &pp, 4);
+	memcpy(raw + 32, &st, 8);
+	snprintf((char *)raw + 40, 16, "t%d", np);
+	memcpy(raw + 56, &np, 4);
+	return tp_sample(buf, 101 + cpu, pp, pp, t, cpu, raw, sizeof(raw));
+}
+
+/* sched_wakeup of pid to target, run by tid `by` on cpu */
+static int wk(uint8_t *buf, uint64_t t, uint32_t cpu, uint32_t by, int32_t pid, int32_t target)
+{
+	uint8_t raw[40] = { 0 };
+	uint16_t type = 317;
+
+	memcpy(raw, &type, 2);
+	memcpy(raw + 4, &by, 4);
+	snprintf((char *)raw + 8, 16, "t%d", pid);
+	memcpy(raw + 24, &pid, 4);
+	memcpy(raw + 32, &target, 4);
+	return tp_sample(buf, 401 + cpu, by, by, t, cpu, raw, sizeof(raw));
+}
+
+static uint64_t ids_wk[] = { 401, 402 };
+
+/*
+ * A latency of thread 100 from T0+1000 to T0+9000 with a known answer:
+ * running on CPU 0 to 2000, blocked (S) to 5000, woken by 200 from CPU 1
+ * (200 itself blocked from 1200, woken by idle at 4800), runnable on CPU 0
+ * while 300 runs to 7000, running to 9000. On CPU 1, 400 is switched out at
+ * 8000 though 200 was the last switched in: the switches between were not
+ * recorded (task scope), a gap. Window from win (with sched_switch: sw).
+ */
+static int write_why(const char *dir, char *data, char *json, uint64_t win, int with_sw)
+{
+	struct pd_event evs[3] = { 0 };
+	struct pd_meta meta = { .hostname = "h",
+				.osrelease = "6.0",
+				.version = "t",
+				.arch = "x",
+				.cpudesc = "",
+				.cpuid = "" };
+	struct pd_buf b = tracing_head();
+	uint8_t rec[512];
+	struct pd_writer *w;
+	int fd, n, err;
+	FILE *f;
+
+	pd_buf__u32(&b, 2);
+	put(&b, "sched", 6);
+	pd_buf__u32(&b, 2);
+	pd_buf__u64(&b, strlen(fmt_sw));
+	put(&b, fmt_sw, strlen(fmt_sw));
+	pd_buf__u64(&b, strlen(fmt_wk));
+	put(&b, fmt_wk, strlen(fmt_wk));
+	put(&b, "syscalls", 9);
+	pd_buf__u32(&b, 1);
+	pd_buf__u64(&b, strlen(fmt_pg));
+	put(&b, fmt_pg, strlen(fmt_pg));
+	pd_buf__u32(&b, 0);
+	pd_buf__u32(&b, 0);
+	pd_buf__u64(&b, 0);
+	for (int i = 0; i < 3; i++) {
+		evs[i].attr.size = sizeof(evs[i].attr);
+		evs[i].attr.sample_period = 1;
+		evs[i].attr.sample_id_all = 1;
+		evs[i].attr.sample_type = ST_TP;
+		evs[i].attr.type = PERF_TYPE_TRACEPOINT;
+		evs[i].nr_ids = 2;
+	}
+	evs[0].attr.config = with_sw ? 316 : 700;
+	evs[0].ids = ids_sw;
+	strcpy(evs[0].name, with_sw ? "sched:sched_switch" : "syscalls:sys_enter_getpgid");
+	evs[1].attr.config = 317;
+	evs[1].ids = ids_wk;
+	strcpy(evs[1].name, "sched:sched_wakeup");
+	evs[2].attr.config = 700;
+	evs[2].ids = ids_pg;
+	strcpy(evs[2].name, "syscalls:sys_enter_getpgid");
+	meta.tracing_data = b.p;
+	meta.tracing_data_len = b.len;
+	sprintf(data, "%s/why.data", dir);
+	sprintf(json, "%s/why.json", dir);
+	fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	w = fd >= 0 ? pd_writer__new(fd, evs, 3) : NULL;
+	err = w ? pd_writer__begin(w) : -EIO;
+#define PUT(expr)                                                      \
+	do {                                                           \
+		n = (expr);                                            \
+		if (!err)                                              \
+			err = n < 0 ? n : pd_writer__write(w, rec, n); \
+	} while (0)
+	if (with_sw) {
+		PUT(sw_st(rec, T0 + 500, 0, 0, 0, 100));
+		PUT(sw_st(rec, T0 + 1200, 1, 200, 1, 0));
+		PUT(sw_st(rec, T0 + 2000, 0, 100, 1, 0));
+		PUT(sw_st(rec, T0 + 4000, 0, 0, 0, 300));
+	}
+	PUT(wk(rec, T0 + 4800, 1, 0, 200, 1));
+	if (with_sw)
+		PUT(sw_st(rec, T0 + 4900, 1, 0, 0, 200));
+	PUT(wk(rec, T0 + 5000, 1, 200, 100, 0));
+	if (with_sw) {
+		PUT(sw_st(rec, T0 + 7000, 0, 300, 0x100, 100));
+		PUT(sw_st(rec, T0 + 8000, 1, 400, 1, 0));
+	}
+	PUT(pg(rec, T0 + 9000, 0, 100, 100, 7));
+#undef PUT
+	if (!err)
+		err = pd_writer__finish(w, &meta);
+	pd_writer__free(w);
+	if (fd >= 0)
+		close(fd);
+	free(b.p);
+	if (err)
+		return err;
+	f = fopen(json, "w");
+	if (!f)
+		return -errno;
+	fprintf(f,
+		"{\"trigger\": {\"name\": \"slow\", \"text\": \"latency\", \"time_ns\": %llu, "
+		"\"cpu\": 0, \"pid\": 100, \"tid\": 100, \"comm\": \"t100\", \"kind\": \"latency\", "
+		"\"latency\": {\"duration_ns\": 8000, \"start\": {\"time_ns\": %llu, \"tid\": 100}, "
+		"\"end\": {\"time_ns\": %llu, \"tid\": 100}}}, \"window\": {\"start_ns\": %llu, "
+		"\"end_ns\": %llu, \"aligned\": true}, \"cpus\": [{\"cpu\": 0, \"ring\": \"set0\", "
+		"\"wrapped\": false, \"oldest_ns\": %llu}, {\"cpu\": 1, \"ring\": \"set0\", "
+		"\"wrapped\": true, \"oldest_ns\": %llu}]}\n",
+		T0 + 9000, T0 + 1000, T0 + 9000, (unsigned long long)win, T0 + 9000, T0 + 500,
+		(unsigned long long)win);
+	return fclose(f) ? -errno : 0;
+}
+
+TEST(why_of_a_known_latency)
+{
+	char dir[] = "/tmp/trigrec-why-XXXXXX", data[128], json[128], err[512];
+	struct show_why w;
+	struct show *s;
+	char *txt;
+	size_t len;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(write_why(dir, data, json, T0 + 500, 1), 0);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s != NULL);
+	if (!s) {
+		fprintf(stderr, "    %s\n", err);
+		rm_dir(dir);
+		return 1;
+	}
+	CHECK_EQ(show_why(s, 0, &w), 0);
+	CHECK(w.done);
+	CHECK_EQ(w.tid, 100);
+	CHECK_EQ(w.end - w.start, 8000);
+	CHECK_EQ(w.running, 3000);
+	CHECK_EQ(w.nr_cpus, 1);
+	CHECK_EQ(w.cpus[0].cpu, 0);
+	CHECK_EQ(w.sleep_s, 3000);
+	CHECK_EQ(w.runnable, 2000);
+	CHECK_EQ(w.sleep_d + w.other + w.unknown, 0);
+	CHECK_EQ(w.nr_instead, 1);
+	CHECK_EQ(w.instead[0].tid, 300);
+	CHECK_EQ(w.instead[0].ns, 2000);
+	CHECK_EQ(w.runnable_unexplained, 0);
+	CHECK_EQ(w.nr_wakes, 1);
+	CHECK_EQ(w.wakes[0].waker, 200);
+	CHECK_EQ(w.wakes[0].cpu, 1);
+	CHECK_EQ(w.wakes[0].blocked_at, T0 + 2000);
+	CHECK_EQ(w.wakes[0].state, 'S');
+	/* one level back: 200 was blocked from 1200, woken from idle at 4800 */
+	CHECK_EQ(w.wakes[0].w_blocked_at, T0 + 1200);
+	CHECK_EQ(w.wakes[0].w_woken_at, T0 + 4800);
+	CHECK_EQ(w.wakes[0].w_woken_by, 0);
+	CHECK_EQ(w.cut_short, 0);
+	CHECK_EQ(w.nr_warn, 0);
+	/* CPU 1: 400's switch-out disagrees with the switch into 200: a gap, no run */
+	for (size_t i = 0; i < s->nr_runs; i++)
+		CHECK(s->runs[i].tid != 400);
+	txt = report(s, 3, &len);
+	CHECK(strstr(txt, "\n  runnable       2.000 us   25.0%  ran instead:\n"
+			  "                 2.000 us t300 tid 300\n") != NULL);
+	CHECK(strstr(txt, "\n  blocked S      3.000 us   37.5%") != NULL);
+	CHECK(strstr(txt, "in the context of :200 tid 200 on CPU 1\n") != NULL);
+	free(txt);
+	/* the stretches, in order: what the --chrome-json tracks draw */
+	CHECK_EQ(w.nr_segs, 4);
+	if (w.nr_segs == 4) {
+		CHECK_EQ(w.segs[0].st, WHY_ST_RUNNING);
+		CHECK_EQ(w.segs[0].b - w.segs[0].a, 1000);
+		CHECK_EQ(w.segs[1].st, WHY_ST_S);
+		CHECK_EQ(w.segs[2].st, WHY_ST_RUNNABLE);
+		CHECK_EQ(w.segs[2].a, T0 + 5000);
+		CHECK_EQ(w.segs[2].b, T0 + 7000);
+		CHECK_EQ(w.segs[3].st, WHY_ST_RUNNING);
+	}
+	show_why_free(&w);
+	{
+		struct show_view v;
+		char *chrome = NULL;
+		size_t clen;
+		FILE *f = open_memstream(&chrome, &clen);
+
+		show_view_pick(s, 0, &v);
+		CHECK_EQ(show__write_chrome(s, &v, f), 0);
+		fclose(f);
+		CHECK(strstr(chrome, "\"name\":\"why: t100 100 runnable\"") != NULL);
+		CHECK(strstr(chrome,
+			     "\"cat\":\"why\",\"pid\":1073741824,\"tid\":1073807353,"
+			     "\"ts\":7000000005.000,\"dur\":2.000,\"name\":\"runnable on CPU 0\"") !=
+		      NULL);
+		free(chrome);
+	}
+	show__free(s);
+
+	/* a window that starts after the latency: said, with the figures */
+	CHECK_EQ(write_why(dir, data, json, T0 + 3000, 1), 0);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_EQ(show_why(s, 0, &w), 0);
+		CHECK_EQ(w.cut_short, 1);
+		CHECK_EQ(w.from, T0 + 3000);
+		CHECK_EQ(w.running + w.runnable + w.sleep_s + w.unknown + w.sleep_d + w.other,
+			 8000);
+		CHECK_EQ(w.unknown, 2000);
+		CHECK(w.nr_warn >= 2 &&
+		      strstr(w.warn[0], "the window starts 2.000 us after the latency's start") &&
+		      strstr(w.warn[0], "-m"));
+		CHECK(w.nr_warn >= 2 &&
+		      strstr(w.warn[1], "CPU 1's ring wrapped first (its oldest record at "
+					"7000.000003000) and aligned every CPU's window to it: "
+					"--no-align"));
+		show_why_free(&w);
+		show__free(s);
+	}
+
+	/* without sched_switch: nothing told, what to record said */
+	CHECK_EQ(write_why(dir, data, json, T0 + 500, 0), 0);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_EQ(show_why(s, 0, &w), 0);
+		CHECK_EQ(w.done, 0);
+		CHECK(strstr(w.reason, "no sched:sched_switch") &&
+		      strstr(w.reason, "-e sched:sched_switch"));
+		show_why_free(&w);
+		show__free(s);
+	}
+	rm_dir(dir);
+	return 0;
+}
+
 RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_back),
 	  T(snapshot_read_back_zstd), T(zstd_many_payloads), T(view_of_a_big_snapshot),
 	  T(damaged_files_are_refused_with_a_reason), T(times_and_escapes),
@@ -1265,4 +1532,5 @@ RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_ba
 	  T(crafted_record_of_odd_size_is_refused), T(fuzz_findings_open_or_say_why),
 	  T(crafted_overlapping_id_tables_are_refused), T(crafted_zstd_bomb_is_refused),
 	  T(fifos_are_refused_not_waited_for), T(clean_text_replaces_control_characters),
-	  T(hostile_strings_are_clean), T(chrome_json_of_many_threads_is_not_quadratic))
+	  T(hostile_strings_are_clean), T(chrome_json_of_many_threads_is_not_quadratic),
+	  T(why_of_a_known_latency))

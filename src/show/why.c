@@ -1,0 +1,662 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * `trigrec show`'s why section: where the triggering thread's time went over
+ * the span a snapshot was taken for (a latency's two ends, or a window before
+ * the trigger), from the scheduler's records. One pass over the records in
+ * time order follows the thread's state (running on a CPU, runnable, blocked
+ * S or D, unknown), then the runnable stretches are laid over the runs of
+ * their CPU to say who ran instead. Nothing is guessed: time no record
+ * accounts for is unknown, and what the snapshot cannot answer is a warning.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "show/show.h"
+#include "capture/tracefs.h"
+
+enum {
+	ST_UNK = WHY_ST_UNKNOWN,
+	ST_RUN = WHY_ST_RUNNING,
+	ST_RQ = WHY_ST_RUNNABLE,
+	ST_S = WHY_ST_S,
+	ST_D = WHY_ST_D,
+	ST_OTH = WHY_ST_OTHER
+};
+
+const char *show_why_state(int st)
+{
+	static const char *const n[WHY_NR_ST] = { "unknown",   "running",   "runnable",
+						  "blocked S", "blocked D", "other" };
+
+	return st >= 0 && st < WHY_NR_ST ? n[st] : "?";
+}
+
+void show_why_free(struct show_why *w)
+{
+	free(w->segs);
+	w->segs = NULL;
+	w->nr_segs = w->cap_segs = 0;
+}
+
+/* [a, b) in state st: appended, or merged into the last stretch when it continues it. */
+static void add_seg(struct show_why *w, uint64_t a, uint64_t b, int st, uint32_t cpu)
+{
+	struct why_seg *l = w->nr_segs ? &w->segs[w->nr_segs - 1] : NULL;
+
+	if (l && l->b == a && l->st == st && l->cpu == cpu) {
+		l->b = b;
+		return;
+	}
+	if (w->nr_segs >= WHY_MAX_SEGS) {
+		w->segs_cut = 1;
+		return;
+	}
+	if (!w->segs || w->nr_segs >= w->cap_segs) {
+		size_t nc = w->segs && w->cap_segs ? w->cap_segs * 2 : 64;
+		struct why_seg *n = realloc(w->segs, nc * sizeof(*n));
+
+		if (!n) {
+			w->segs_cut = 1;
+			return;
+		}
+		w->segs = n;
+		w->cap_segs = nc;
+	}
+	w->segs[w->nr_segs++] = (struct why_seg){ a, b, st, cpu };
+}
+
+/* A stretch the thread waited runnable, on the CPU it then ran on (or was woken to). */
+struct rq_span {
+	uint64_t a, b;
+	uint32_t cpu;
+};
+
+struct why_walk {
+	const struct show *s;
+	struct show_why *w;
+	uint64_t t0, t1; /* what the records can explain: [max(start, window), end] */
+	uint64_t since;	 /* the current state's start */
+	int st;
+	uint32_t cpu; /* ST_RUN: where; ST_RQ: where it waits */
+	uint64_t blocked_at;
+	struct rq_span *rq;
+	size_t nrq, caprq;
+	int last_cpu; /* the CPU it last ran on, -1 */
+};
+
+static const char *wdur(uint64_t ns, char *buf, size_t len)
+{
+	if (ns >= 1000000000ull)
+		snprintf(buf, len, "%.3f s", ns / 1e9);
+	else if (ns >= 1000000)
+		snprintf(buf, len, "%.3f ms", ns / 1e6);
+	else if (ns >= 1000)
+		snprintf(buf, len, "%.3f us", ns / 1e3);
+	else
+		snprintf(buf, len, "%" PRIu64 " ns", ns);
+	return buf;
+}
+
+static int ev_is(const struct show *s, int attr, const char *sys, const char *name)
+{
+	const struct tp_format *f = attr >= 0 ? s->pd->attrs[attr].fmt : NULL;
+
+	return f && !strcmp(f->sys, sys) && !strcmp(f->name, name);
+}
+
+static int64_t field(const struct show *s, const struct show_rec *r, const char *name)
+{
+	int64_t v = -1;
+
+	if (!r->pr->raw ||
+	    pdr_field_int(s->pd->attrs[r->attr].fmt, r->pr->raw, r->pr->raw_size, name, &v))
+		return -1;
+	return v;
+}
+
+static void add_cpu_time(struct show_why *w, uint32_t cpu, uint64_t ns)
+{
+	for (size_t i = 0; i < w->nr_cpus; i++) {
+		if (w->cpus[i].cpu == cpu) {
+			w->cpus[i].ns += ns;
+			return;
+		}
+	}
+	if (w->nr_cpus < WHY_CPUS)
+		w->cpus[w->nr_cpus++] = (struct why_cpu){ cpu, ns };
+	else
+		w->cpus_other_ns += ns;
+}
+
+static int add_rq(struct why_walk *k, uint64_t a, uint64_t b, uint32_t cpu)
+{
+	if (a < k->t0)
+		a = k->t0;
+	if (b > k->t1)
+		b = k->t1;
+	if (b <= a)
+		return 0;
+	if (k->nrq == k->caprq) {
+		size_t nc = k->caprq ? k->caprq * 2 : 64;
+		struct rq_span *n = realloc(k->rq, nc * sizeof(*n));
+
+		if (!n)
+			return -ENOMEM;
+		k->rq = n;
+		k->caprq = nc;
+	}
+	k->rq[k->nrq++] = (struct rq_span){ a, b, cpu };
+	return 0;
+}
+
+/* The state so far ends at t: its time inside [t0, t1] is counted. */
+static void advance(struct why_walk *k, uint64_t t)
+{
+	uint64_t a = k->since > k->t0 ? k->since : k->t0, b = t < k->t1 ? t : k->t1;
+	struct show_why *w = k->w;
+
+	if (b > a) {
+		uint64_t d = b - a;
+
+		add_seg(w, a, b, k->st, k->st == ST_RUN || k->st == ST_RQ ? k->cpu : 0);
+		switch (k->st) {
+		case ST_RUN:
+			w->running += d;
+			add_cpu_time(w, k->cpu, d);
+			break;
+		case ST_RQ: w->runnable += d; break;
+		case ST_S: w->sleep_s += d; break;
+		case ST_D: w->sleep_d += d; break;
+		case ST_OTH: w->other += d; break;
+		default: w->unknown += d; break;
+		}
+	}
+	k->since = t;
+}
+
+static void to_run(struct why_walk *k, uint64_t t, uint32_t cpu)
+{
+	advance(k, t);
+	if (k->last_cpu >= 0 && (uint32_t)k->last_cpu != cpu && t >= k->t0 && t <= k->t1)
+		k->w->migrations++;
+	k->last_cpu = (int)cpu;
+	k->st = ST_RUN;
+	k->cpu = cpu;
+}
+
+/* Who woke tid: one level back, what the waker itself was doing before it woke tid. */
+static void waker_before(const struct show *s, size_t idx, uint32_t waker, struct why_wake *wk)
+{
+	/*
+	 * Backwards: the wake-up that ended its last wait, then the switch-out
+	 * that began it (preemptions skipped: it was runnable then, not waiting).
+	 */
+	for (size_t i = idx; i-- > 0;) {
+		const struct show_rec *r = &s->recs[i];
+
+		if (ev_is(s, r->attr, "sched", "sched_switch") &&
+		    field(s, r, "prev_pid") == (int64_t)waker) {
+			int64_t ps = field(s, r, "prev_state");
+
+			if (ps < 0 || !(ps & 0xff))
+				continue;
+			wk->w_blocked_at = r->time;
+			wk->w_state = ps & 1 ? 'S' : ps & 2 ? 'D' : '?';
+			return;
+		}
+		if ((ev_is(s, r->attr, "sched", "sched_wakeup") ||
+		     ev_is(s, r->attr, "sched", "sched_waking")) &&
+		    field(s, r, "pid") == (int64_t)waker) {
+			/* the earliest of sched_waking and sched_wakeup of that wake-up */
+			wk->w_woken_at = r->time;
+			wk->w_woken_by = r->tid;
+			wk->w_woken_cpu = r->cpu;
+			snprintf(wk->w_woken_comm, sizeof(wk->w_woken_comm), "%s",
+				 r->tid ? r->comm : "<idle>");
+		}
+	}
+	wk->w_woken_at = 0; /* no wait found: a wake-up alone says nothing */
+}
+
+static int why_walk(struct why_walk *k)
+{
+	const struct show *s = k->s;
+	struct show_why *w = k->w;
+	uint32_t tid = w->tid;
+
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct show_rec *r = &s->recs[i];
+
+		if (r->time > k->t1)
+			break;
+		if (ev_is(s, r->attr, "sched", "sched_switch")) {
+			int64_t prev = field(s, r, "prev_pid"), next = field(s, r, "next_pid");
+
+			if (prev == (int64_t)tid) {
+				int64_t ps = field(s, r, "prev_state");
+
+				advance(k, r->time);
+				k->last_cpu = (int)r->cpu;
+				if (ps >= 0 && !(ps & 0xff)) {
+					k->st = ST_RQ; /* preempted: runnable where it was */
+					k->cpu = r->cpu;
+				} else {
+					k->st = ps < 0 ? ST_UNK :
+						ps & 1 ? ST_S :
+						ps & 2 ? ST_D :
+							 ST_OTH;
+					k->blocked_at = r->time;
+				}
+			} else if (next == (int64_t)tid) {
+				if (k->st == ST_RQ && add_rq(k, k->since, r->time, r->cpu))
+					return -ENOMEM;
+				to_run(k, r->time, r->cpu);
+			}
+			continue;
+		}
+		if (ev_is(s, r->attr, "sched", "sched_wakeup") ||
+		    ev_is(s, r->attr, "sched", "sched_wakeup_new") ||
+		    ev_is(s, r->attr, "sched", "sched_waking")) {
+			int64_t cpu;
+
+			if (field(s, r, "pid") != (int64_t)tid) {
+				if (r->tid == tid && k->st != ST_RUN)
+					to_run(k, r->time, r->cpu); /* it woke another: it runs */
+				continue;
+			}
+			if (k->st == ST_RUN || k->st == ST_RQ)
+				continue; /* sched_waking then sched_wakeup: the first counts */
+			if ((k->st == ST_S || k->st == ST_D || k->st == ST_OTH) &&
+			    r->time >= k->t0 && r->time <= k->t1) {
+				struct why_wake *wk =
+					w->nr_wakes < WHY_WAKES ? &w->wakes[w->nr_wakes] : NULL;
+
+				w->total_wakes++;
+				if (wk) {
+					memset(wk, 0, sizeof(*wk));
+					wk->blocked_at = k->blocked_at;
+					wk->time = r->time;
+					wk->state = k->st == ST_S ? 'S' : k->st == ST_D ? 'D' : '?';
+					wk->cpu = r->cpu;
+					wk->waker = r->tid;
+					wk->waking = ev_is(s, r->attr, "sched", "sched_waking");
+					snprintf(wk->comm, sizeof(wk->comm), "%s",
+						 r->tid ? r->comm : "<idle>");
+					if (r->tid)
+						waker_before(s, i, r->tid, wk);
+					w->nr_wakes++;
+				}
+			}
+			advance(k, r->time);
+			cpu = field(s, r, "target_cpu");
+			k->st = ST_RQ;
+			k->cpu = cpu >= 0 ? (uint32_t)cpu : r->cpu;
+			continue;
+		}
+		/* Any other record of the thread's own: it was running, there and then. */
+		if (r->tid == tid && k->st != ST_RUN)
+			to_run(k, r->time, r->cpu);
+	}
+	advance(k, k->t1);
+	if (k->st == ST_RQ && add_rq(k, k->since, k->t1, k->cpu))
+		return -ENOMEM;
+	return 0;
+}
+
+static int inst_cmp(const void *a, const void *b)
+{
+	const struct why_task *x = a, *y = b;
+
+	return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+/* Who ran on the CPU of each runnable stretch: s->runs are in order of their ends. */
+static int instead(struct why_walk *k)
+{
+	const struct show *s = k->s;
+	struct why_task *t = NULL;
+	size_t nt = 0, cap = 0;
+
+	for (size_t q = 0; q < k->nrq; q++) {
+		const struct rq_span *p = &k->rq[q];
+		size_t lo = 0, hi = s->nr_runs;
+		uint64_t covered = 0;
+
+		while (lo < hi) {
+			size_t mid = (lo + hi) / 2;
+
+			if (s->runs[mid].end <= p->a)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t i = lo; i < s->nr_runs; i++) {
+			const struct show_run *r = &s->runs[i];
+			uint64_t a, b;
+			size_t j;
+
+			if (r->cpu != p->cpu)
+				continue;
+			a = r->start > p->a ? r->start : p->a;
+			b = r->end < p->b ? r->end : p->b;
+			if (b > a && r->tid != k->w->tid) {
+				for (j = 0; j < nt && t[j].tid != r->tid; j++)
+					;
+				if (j == nt) {
+					if (nt == cap) {
+						size_t nc = cap ? cap * 2 : 16;
+						struct why_task *n = realloc(t, nc * sizeof(*n));
+
+						if (!n) {
+							free(t);
+							return -ENOMEM;
+						}
+						t = n;
+						cap = nc;
+					}
+					t[nt] = (struct why_task){ r->tid, 0, "" };
+					snprintf(t[nt].comm, sizeof(t[nt].comm), "%s", r->comm);
+					nt++;
+				}
+				t[j].ns += b - a;
+				covered += b - a;
+			}
+			if (r->end >= p->b)
+				break; /* the run of this CPU that reaches past the stretch */
+		}
+		k->w->runnable_unexplained += p->b - p->a > covered ? p->b - p->a - covered : 0;
+	}
+	if (nt)
+		qsort(t, nt, sizeof(*t), inst_cmp);
+	for (size_t i = 0; i < nt && i < WHY_TOP; i++)
+		k->w->instead[k->w->nr_instead++] = t[i];
+	k->w->nr_instead_all = nt;
+	free(t);
+	return 0;
+}
+
+static void warn(struct show_why *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(struct show_why *w, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (w->nr_warn >= WHY_WARNS)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(w->warn[w->nr_warn++], sizeof(w->warn[0]), fmt, ap);
+	va_end(ap);
+}
+
+static int has_event(const struct show *s, const char *sys, const char *name)
+{
+	for (int i = 0; i < s->pd->nr_attrs; i++)
+		if (ev_is(s, i, sys, name))
+			return 1;
+	return 0;
+}
+
+int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
+{
+	struct why_walk k = { .s = s, .w = w, .last_cpu = -1 };
+	char a[48], b[48];
+	int err;
+
+	memset(w, 0, sizeof(*w));
+	if (!s->has_trigger || !s->trig_tid) {
+		snprintf(w->reason, sizeof(w->reason),
+			 "no triggering thread (a snapshot taken on demand or at the end of the "
+			 "run): nothing to explain");
+		return 0;
+	}
+	w->tid = s->trig_tid;
+	w->pid = s->trig_pid;
+	snprintf(w->comm, sizeof(w->comm), "%s", jv_str(s->sc, "trigger.comm", ""));
+	if (jv_get(s->sc, "trigger.latency")) {
+		w->basis = "latency";
+		w->start = jv_u64(s->sc, "trigger.latency.start.time_ns", 0);
+		w->end = jv_u64(s->sc, "trigger.latency.end.time_ns", s->trig_time);
+		if (jv_u64(s->sc, "trigger.latency.start.tid", w->tid) != w->tid)
+			warn(w,
+			     "the latency started in tid %" PRIu64 " and ended in tid %u (key %s): "
+			     "the breakdown follows the ending thread; key the trigger by tid to "
+			     "follow one thread",
+			     jv_u64(s->sc, "trigger.latency.start.tid", 0), w->tid,
+			     jv_str(s->sc, "trigger.latency.end.key", "?"));
+	} else {
+		w->basis = span_ns ? "span" : "default span";
+		w->end = s->trig_time;
+		if (!span_ns)
+			span_ns = WHY_DEFAULT_SPAN;
+		w->start = w->end > span_ns ? w->end - span_ns : 0;
+	}
+	if (w->end < w->start)
+		w->end = w->start;
+	if (!has_event(s, "sched", "sched_switch")) {
+		snprintf(
+			w->reason, sizeof(w->reason),
+			"no sched:sched_switch in this snapshot: running, runnable and blocked time "
+			"cannot be told. Record sched:sched_switch and sched:sched_wakeup (the "
+			"default set has both; with -e add -e sched:sched_switch,sched:sched_wakeup"
+			",sched:sched_waking)");
+		return 0;
+	}
+	w->done = 1;
+	k.t0 = w->start > s->win_start ? w->start : s->win_start;
+	k.t1 = w->end;
+	if (k.t0 > k.t1)
+		k.t0 = k.t1;
+	k.since = 0;
+	w->from = k.t0;
+	if (s->win_start > w->start) {
+		char c[48], d[48];
+
+		w->cut_short = 1;
+		warn(w,
+		     "the window starts %s after the %s's start (window from %s, %s from %s): "
+		     "the records explain only its last %s; a bigger ring (-m), fewer events "
+		     "(-e) or, when another CPU's ring wrapped first, --no-align reach further "
+		     "back",
+		     wdur(s->win_start - w->start, a, sizeof(a)), w->basis,
+		     show_fmt_time(s->win_start, b, sizeof(b)), w->basis,
+		     show_fmt_time(w->start, c, sizeof(c)), wdur(k.t1 - k.t0, d, sizeof(d)));
+	}
+	if (s->win_start > w->start && jv_bool(s->sc, "window.aligned", 0)) {
+		/* aligned: the newest oldest record of a wrapped ring set every CPU's start */
+		const struct jv *cpus = jv_get(s->sc, "cpus");
+		int64_t cpu = -1;
+		uint64_t old = 0;
+
+		for (int i = 0; cpus && cpus->type == JV_ARR && i < cpus->n; i++) {
+			const struct jv *c = &cpus->kids[i];
+			uint64_t o = jv_u64(c, "oldest_ns", 0);
+
+			if (jv_bool(c, "wrapped", 0) && o >= old &&
+			    strcmp(jv_str(c, "ring", ""), "tracking")) {
+				old = o;
+				cpu = jv_i64(c, "cpu", -1);
+			}
+		}
+		if (cpu >= 0 && old >= s->win_start)
+			warn(w,
+			     "CPU %" PRId64 "'s ring wrapped first (its oldest record at %s) and "
+			     "aligned every CPU's window to it: --no-align keeps the other CPUs' "
+			     "older records, a bigger -m keeps more of CPU %" PRId64 "'s",
+			     cpu, show_fmt_time(old, a, sizeof(a)), cpu);
+	}
+	if (!has_event(s, "sched", "sched_wakeup") && !has_event(s, "sched", "sched_waking"))
+		warn(w, "no sched:sched_wakeup or sched:sched_waking recorded: who woke the thread "
+			"cannot be told (add -e sched:sched_wakeup)");
+	/* before the window no record says anything: unknown */
+	w->unknown = k.t0 - w->start;
+	if (k.t0 > w->start)
+		add_seg(w, w->start, k.t0, ST_UNK, 0);
+	err = why_walk(&k);
+	if (!err)
+		err = instead(&k);
+	free(k.rq);
+	if (err)
+		return err;
+	if (w->end > w->start && w->unknown * 10 > w->end - w->start)
+		warn(w,
+		     "%s of the span (%.1f%%) no record explains: the thread's state there is "
+		     "unknown%s",
+		     wdur(w->unknown, a, sizeof(a)), 100.0 * w->unknown / (w->end - w->start),
+		     s->win_start > w->start ? " (before the window)" : "");
+	return 0;
+}
+
+static void line(FILE *out, const char *name, uint64_t ns, uint64_t span, const char *tail)
+{
+	char a[48];
+
+	fprintf(out, "  %-10s %12s %6.1f%%%s%s\n", name, wdur(ns, a, sizeof(a)),
+		span ? 100.0 * ns / span : 0.0, tail && *tail ? "  " : "", tail ? tail : "");
+}
+
+void show_why_print(const struct show_why *w, FILE *out)
+{
+	uint64_t span = w->end - w->start;
+	char a[48], b[48], c[48], tail[512];
+	size_t n;
+
+	fprintf(out, "why:\n");
+	if (!w->done) {
+		fprintf(out, "  %s\n", w->reason);
+		return;
+	}
+	fprintf(out, "  thread  %s pid %u tid %u, over the %s %s .. %s (%s)\n", w->comm, w->pid,
+		w->tid, w->basis, show_fmt_time(w->start, a, sizeof(a)),
+		show_fmt_time(w->end, b, sizeof(b)), wdur(span, c, sizeof(c)));
+	n = 0;
+	tail[0] = 0;
+	for (size_t i = 0; i < w->nr_cpus; i++)
+		n += snprintf(tail + n, n < sizeof(tail) ? sizeof(tail) - n : 0, "%sCPU %u %s",
+			      i ? ", " : "on ", w->cpus[i].cpu, wdur(w->cpus[i].ns, a, sizeof(a)));
+	line(out, "running", w->running, span, tail);
+	line(out, "runnable", w->runnable, span, w->nr_instead ? "ran instead:" : "");
+	for (size_t i = 0; i < w->nr_instead; i++)
+		fprintf(out, "  %23s %s tid %u\n", wdur(w->instead[i].ns, a, sizeof(a)),
+			w->instead[i].comm, w->instead[i].tid);
+	if (w->runnable_unexplained)
+		fprintf(out, "  %23s no recorded task (idle, or not recorded)\n",
+			wdur(w->runnable_unexplained, a, sizeof(a)));
+	line(out, "blocked S", w->sleep_s, span, "(interruptible)");
+	line(out, "blocked D", w->sleep_d, span, "(uninterruptible)");
+	if (w->other)
+		line(out, "other", w->other, span, "(stopped, traced, dead or idle)");
+	line(out, "unknown", w->unknown, span, "(no record says)");
+	fprintf(out, "  coverage %.1f%% of the span explained by the records",
+		span ? 100.0 * (span - w->unknown) / span : 100.0);
+	if (w->migrations)
+		fprintf(out, "; %u migration%s", w->migrations, w->migrations == 1 ? "" : "s");
+	fputc('\n', out);
+	for (size_t i = 0; i < w->nr_wakes; i++) {
+		const struct why_wake *k = &w->wakes[i];
+
+		fprintf(out,
+			"  woken   at %s after %s blocked (%c), in the context of %s tid %u on CPU "
+			"%u%s\n",
+			show_fmt_time(k->time, a, sizeof(a)),
+			k->blocked_at ? wdur(k->time - k->blocked_at, b, sizeof(b)) : "?", k->state,
+			k->comm, k->waker, k->cpu,
+			k->waker ? "" :
+				   " (from idle or an interrupt there: record sched:sched_waking "
+				   "to name the waker)");
+		if (k->w_blocked_at && k->w_woken_at)
+			fprintf(out,
+				"          %s itself was blocked (%c) from %s until woken at %s in "
+				"the context of %s tid %u on CPU %u\n",
+				k->comm, k->w_state, show_fmt_time(k->w_blocked_at, a, sizeof(a)),
+				show_fmt_time(k->w_woken_at, b, sizeof(b)), k->w_woken_comm,
+				k->w_woken_by, k->w_woken_cpu);
+		else if (k->w_blocked_at)
+			fprintf(out,
+				"          %s itself was blocked (%c) from %s; its wake-up is not in "
+				"the records\n",
+				k->comm, k->w_state, show_fmt_time(k->w_blocked_at, a, sizeof(a)));
+		else if (k->waker)
+			fprintf(out,
+				"          (no earlier wait of %s in the records: the chain leaves the "
+				"snapshot here)\n",
+				k->comm);
+	}
+	if (w->total_wakes > w->nr_wakes)
+		fprintf(out, "  (%u more wake-ups)\n", w->total_wakes - (unsigned)w->nr_wakes);
+	for (int i = 0; i < w->nr_warn; i++)
+		fprintf(out, "  warning: %s\n", w->warn[i]);
+}
+
+void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
+{
+	fprintf(out, "{\"snapshot\":");
+	show_json_str(out, s->data_path);
+	fprintf(out, ",\"trigger\":{\"name\":");
+	show_json_str(out, jv_str(s->sc, "trigger.name", ""));
+	fprintf(out, ",\"kind\":");
+	show_json_str(out, jv_str(s->sc, "trigger.kind", ""));
+	fprintf(out,
+		",\"time_ns\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u},"
+		"\"window\":{\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 "},\"why\":{",
+		s->trig_time, s->trig_cpu, s->trig_pid, s->trig_tid, s->win_start, s->win_end);
+	if (!w->done) {
+		fprintf(out, "\"reason\":");
+		show_json_str(out, w->reason);
+		fprintf(out, "}}\n");
+		return;
+	}
+	fprintf(out, "\"tid\":%u,\"pid\":%u,\"comm\":", w->tid, w->pid);
+	show_json_str(out, w->comm);
+	fprintf(out,
+		",\"basis\":\"%s\",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
+		",\"explained_from_ns\":%" PRIu64 ",\"span_ns\":%" PRIu64 ",\"running_ns\":%" PRIu64
+		",\"runnable_ns\":%" PRIu64 ",\"blocked_s_ns\":%" PRIu64
+		",\"blocked_d_ns\":%" PRIu64 ",\"other_ns\":%" PRIu64 ",\"unknown_ns\":%" PRIu64
+		",\"migrations\":%u,"
+		"\"window_covers_span\":%s,\"running_cpus\":[",
+		w->basis, w->start, w->end, w->from, w->end - w->start, w->running, w->runnable,
+		w->sleep_s, w->sleep_d, w->other, w->unknown, w->migrations,
+		w->cut_short ? "false" : "true");
+	for (size_t i = 0; i < w->nr_cpus; i++)
+		fprintf(out, "%s{\"cpu\":%u,\"ns\":%" PRIu64 "}", i ? "," : "", w->cpus[i].cpu,
+			w->cpus[i].ns);
+	fprintf(out, "],\"ran_instead\":[");
+	for (size_t i = 0; i < w->nr_instead; i++) {
+		fprintf(out, "%s{\"tid\":%u,\"comm\":", i ? "," : "", w->instead[i].tid);
+		show_json_str(out, w->instead[i].comm);
+		fprintf(out, ",\"ns\":%" PRIu64 "}", w->instead[i].ns);
+	}
+	fprintf(out, "],\"runnable_no_task_ns\":%" PRIu64 ",\"wakeups\":[",
+		w->runnable_unexplained);
+	for (size_t i = 0; i < w->nr_wakes; i++) {
+		const struct why_wake *k = &w->wakes[i];
+
+		fprintf(out,
+			"%s{\"time_ns\":%" PRIu64 ",\"blocked_at_ns\":%" PRIu64
+			",\"state\":\"%c\",\"waker_tid\":%u,\"cpu\":%u,\"event\":\"%s\",\"waker_comm\":",
+			i ? "," : "", k->time, k->blocked_at, k->state, k->waker, k->cpu,
+			k->waking ? "sched_waking" : "sched_wakeup");
+		show_json_str(out, k->comm);
+		if (k->w_blocked_at) {
+			fprintf(out, ",\"waker_blocked\":{\"state\":\"%c\",\"at_ns\":%" PRIu64,
+				k->w_state, k->w_blocked_at);
+			if (k->w_woken_at) {
+				fprintf(out,
+					",\"woken_at_ns\":%" PRIu64
+					",\"woken_by_tid\":%u,\"cpu\":%u,\"woken_by_comm\":",
+					k->w_woken_at, k->w_woken_by, k->w_woken_cpu);
+				show_json_str(out, k->w_woken_comm);
+			}
+			fputc('}', out);
+		}
+		fputc('}', out);
+	}
+	fprintf(out, "],\"wakeups_total\":%u,\"warnings\":[", w->total_wakes);
+	for (int i = 0; i < w->nr_warn; i++) {
+		if (i)
+			fputc(',', out);
+		show_json_str(out, w->warn[i]);
+	}
+	fprintf(out, "]}}\n");
+}

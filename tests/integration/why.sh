@@ -1,0 +1,249 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Snapshots that explain themselves (issue 33), on provoked cases whose
+# answer the workload (tests/helpers/trigwork) measures itself:
+#  - command scope records what a span needs: the scoped tasks' switch-ins
+#    and their wake-ups from any context (pipestall: a read(2) stalled by a
+#    helper thread's nanosleep(2));
+#  - `trigrec show`'s why section and `show --json`: blocked time and the
+#    waker (pipestall), runnable time and who ran instead (rqlat: a waker
+#    spinning on the woken thread's CPU);
+#  - a ring too small for the span: the warning in show and the sidecar.
+. "$(dirname "$0")/lib.sh"
+need_root
+TRIGWORK=$OUTPUT/tests/trigwork
+RINGS_MODE=${TRIGREC_RINGS:-auto}
+
+# mark KEY LINE: the value of KEY= in a trigwork marker line
+mark() { sed -E "s/.* $1=([0-9-]+).*/\\1/" <<<"$2"; }
+
+# ---- 1. command scope: the stalled pipe read ----
+
+D1=$TMP/scope
+tr_run "$TMP/scope.log" -m 1M --no-final-snapshot -o "$D1" \
+	--trigger 'latency syscalls:sys_enter_read by tid -> syscalls:sys_exit_read by tid > 60ms where comm == "trigwork" name stall' \
+	-- "$TRIGWORK" -o "$TMP/scope.marks" pipestall 120
+rc=$?
+F1=$(snaps "$D1" stall | head -1)
+ps=$(grep '^pipestall ' "$TMP/scope.marks" 2>/dev/null)
+RD=$(mark reader "$ps") WR=$(mark writer "$ps") WRT=$(mark write "$ps")
+t_begin "why: command scope: a snapshot of the stalled read"
+check_eq "trigrec exit ($(log_tail "$TMP/scope.log"))" "$rc" 0
+check_ne "trigwork's marker" "$ps" ""
+[ -n "$F1" ] || t_fail "no snapshot 'stall' in $D1: $(ls "$D1" 2>&1 | tr '\n' ' ')"
+t_end
+
+if [ "$RINGS_MODE" = perf ]; then
+	t_begin "why: command scope records switch-ins and wake-ups (TRIGREC_RINGS=perf)"
+	t_skip "TRIGREC_RINGS=perf: perf's per-task events see only the task's own context; the switch-ins and wake-ups of a command's tasks are recorded on the ring sets (rings=bpf)"
+	t_end
+elif [ -n "$F1" ]; then
+	decode "$F1" text >"$TMP/scope.tsv"
+	t_begin "why: command scope records the scoped tasks' switch-ins and wake-ups"
+	# sched_wakeup of the reader after the writer's write: issued by the writer,
+	# or on the reader's CPU from its idle task (a queued remote wake-up)
+	wk=$(awk -F'\t' -v r="$RD" '$5 == "sched:sched_wakeup" && $8 ~ ("pid=" r " ")' "$TMP/scope.tsv" | tail -1)
+	check_ne "a sched_wakeup of the reader $RD" "$wk" ""
+	check_ge "at or after the write mark" "$(cut -f1 <<<"$wk")" "$WRT"
+	check_le "before the read returned" "$(cut -f1 <<<"$wk")" "$(mark end "$ps")"
+	check_match "issued by the writer or an idle task" "$(cut -f4 <<<"$wk")" "^($WR|0)\$"
+	# the writer's own wake-up at the end of its nanosleep: from a timer, not by a scoped task
+	ww=$(awk -F'\t' -v w="$WR" '($5 == "sched:sched_wakeup" || $5 == "sched:sched_waking") && $8 ~ ("pid=" w " ")' "$TMP/scope.tsv" | wc -l)
+	check_ge "wake-ups of the sleeping writer $WR (from the timer's context)" "$ww" 1
+	# switches into the reader and the writer (next_pid), though the task switched out is not scoped
+	for t in "$RD" "$WR"; do
+		n=$(awk -F'\t' -v t="$t" '$5 == "sched:sched_switch" && $8 ~ ("next_pid=" t "( |$)")' "$TMP/scope.tsv" | wc -l)
+		check_ge "switches into $t" "$n" 1
+	done
+	# the writer is switched in after its sleep, before it writes
+	si=$(awk -F'\t' -v t="$WR" '$5 == "sched:sched_switch" && $8 ~ ("next_pid=" t "( |$)") { print $1 }' "$TMP/scope.tsv" | tail -1)
+	check_le "the writer's last switch-in is before its write mark" "$si" "$WRT"
+	check_ge "and after its nanosleep began (write mark - 110 ms)" "$si" "$((WRT - 110000000))"
+	t_end
+
+	t_begin "why: show does not give the sleeping writer its nanosleep on a CPU"
+	"$TRIGREC" show "$F1" >"$TMP/scope.show" 2>"$TMP/scope.show.err"
+	check_eq "show exit ($(log_tail "$TMP/scope.show.err"))" "$?" 0
+	row=$(sed -n '/^busiest tasks/,/^busiest events/p' "$TMP/scope.show" | awk -v t="$WR" 'split($4, a, "/") == 2 && a[2] == t')
+	check_ne "the writer's row" "$row" ""
+	oncpu=$(awk '{ print $2, $3 }' <<<"$row")
+	check_match "its on-CPU time is in us or a few ms, not the 120 ms sleep ($row)" "$oncpu" '^([0-9.]+ (ns|us)|[0-9]\.[0-9]+ ms)$'
+	t_end
+fi
+
+# why_json FILE [ARGS]: `trigrec show --json` of FILE, flattened into J
+why_json() {
+	local f=$1
+	shift
+	"$TRIGREC" show --json "$@" "$f" >"$TMP/why.json" 2>"$TMP/why.err" && json_load "$TMP/why.json"
+}
+
+# ---- 2. blocked: the stalled read, explained ----
+
+if [ -n "$F1" ] && [ -n "$ps" ]; then
+	t_begin "why: the stalled read is blocked (S) time, the rest running (default set, command scope)"
+	if ! why_json "$F1"; then
+		t_fail "show --json: $(log_tail "$TMP/why.err") $(j error)"
+	elif [ "$RINGS_MODE" = perf ]; then
+		t_skip "TRIGREC_RINGS=perf: a command's wake-ups are not recorded on perf's path"
+	else
+		span=$(j why.span_ns)
+		check_eq "the span is the latency" "$span" "$(($(j why.end_ns) - $(j why.start_ns)))"
+		check_eq "the reader's thread" "$(j why.tid)" "$RD"
+		sum=$(($(j why.running_ns) + $(j why.runnable_ns) + $(j why.blocked_s_ns) + $(j why.blocked_d_ns) + $(j why.other_ns) + $(j why.unknown_ns)))
+		check_eq "the parts add up to the span" "$sum" "$span"
+		# blocked from just after the read began until the write: the write mark
+		# minus the span's start, less a read's entry (tolerance: 1 % of the span)
+		tol=$((span / 100))
+		bl=$(j why.blocked_s_ns)
+		check_ge "blocked S >= write mark - span start - 1 % ($bl)" "$bl" "$((WRT - $(j why.start_ns) - tol))"
+		check_le "blocked S <= span" "$bl" "$span"
+		check_le "unknown <= 1 % of the span" "$(j why.unknown_ns)" "$tol"
+		check_eq "one wake-up" "$(j why.wakeups_total)" 1
+		check_ge "woken at or after the write mark" "$(j why.wakeups.0.time_ns)" "$WRT"
+		check_match "woken by the writer or from idle" "$(j why.wakeups.0.waker_tid)" "^($WR|0)\$"
+		check_eq "the window covers the span" "$(j why.window_covers_span)" true
+		"$TRIGREC" show "$F1" >"$TMP/stall.show" 2>&1
+		check_match "text: blocked S line" "$(grep -m1 '^  blocked S' "$TMP/stall.show")" '^  blocked S +[0-9.]+ ms +(9[0-9]\.[0-9]|100\.0)%'
+		check_match "text: woken line" "$(grep -m1 '^  woken ' "$TMP/stall.show")" "blocked \\(S\\), in the context of .* tid ($WR|0) on CPU"
+	fi
+	t_end
+fi
+
+# With sched_waking (recorded in the waker's context) the waker is named, and
+# one level back the chain: the writer itself slept in nanosleep, woken by a timer.
+D2=$TMP/waking
+tr_run "$TMP/waking.log" -m 1M --no-final-snapshot -o "$D2" -e sched:sched_switch,sched:sched_wakeup,sched:sched_waking \
+	--trigger 'latency syscalls:sys_enter_read by tid -> syscalls:sys_exit_read by tid > 60ms where comm == "trigwork" name stall' \
+	-- "$TRIGWORK" -o "$TMP/waking.marks" pipestall 120
+rc=$?
+F2=$(snaps "$D2" stall | head -1)
+ps2=$(grep '^pipestall ' "$TMP/waking.marks" 2>/dev/null)
+t_begin "why: with sched_waking the waker is the writer, and it slept in nanosleep"
+check_eq "trigrec exit ($(log_tail "$TMP/waking.log"))" "$rc" 0
+if [ "$RINGS_MODE" = perf ]; then
+	t_skip "TRIGREC_RINGS=perf: a command's wake-ups are not recorded on perf's path"
+elif [ -z "$F2" ] || ! why_json "$F2"; then
+	t_fail "no snapshot or no --json: $(ls "$D2" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
+else
+	WR2=$(mark writer "$ps2") WRT2=$(mark write "$ps2")
+	check_eq "waker" "$(j why.wakeups.0.waker_tid)" "$WR2"
+	check_eq "seen in the waker's context" "$(j why.wakeups.0.event)" sched_waking
+	check_eq "the waker's own wait" "$(j why.wakeups.0.waker_blocked.state)" S
+	# the writer began its 120 ms nanosleep about 120 ms before its write mark
+	wb=$(j why.wakeups.0.waker_blocked.at_ns)
+	check_ge "it blocked >= 119 ms before its write" "$((WRT2 - wb))" 119000000
+	check_le "and <= 140 ms before" "$((WRT2 - wb))" 140000000
+	check_le "woken before its write" "$(j why.wakeups.0.waker_blocked.woken_at_ns)" "$WRT2"
+	check_ge "woken >= 119 ms after it blocked" "$(($(j why.wakeups.0.waker_blocked.woken_at_ns) - wb))" 119000000
+fi
+t_end
+
+# ---- 3. runnable: a waker that spins on the woken thread's CPU ----
+
+D3=$TMP/rq
+tr_run "$TMP/rq.log" -m 1M --no-final-snapshot -o "$D3" \
+	--trigger 'latency syscalls:sys_enter_read by tid -> syscalls:sys_exit_read by tid > 15ms where comm == "trigwork-rq" name rq' \
+	-- "$TRIGWORK" -o "$TMP/rq.marks" rqlat 30 0
+rc=$?
+F3=$(snaps "$D3" rq | head -1)
+rq=$(grep '^rqlat ' "$TMP/rq.marks" 2>/dev/null)
+t_begin "why: runnable time, and the waker that ran instead on CPU 0"
+check_eq "trigrec exit ($(log_tail "$TMP/rq.log"))" "$rc" 0
+if [[ $rq == *error=* ]]; then
+	t_skip "trigwork rqlat could not run SCHED_FIFO: $rq"
+elif [ "$RINGS_MODE" = perf ]; then
+	t_skip "TRIGREC_RINGS=perf: a command's switch-ins are not recorded on perf's path"
+elif [ -z "$F3" ] || ! why_json "$F3"; then
+	t_fail "no snapshot or no --json: $(ls "$D3" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
+else
+	W=$(mark wtid "$rq") WK=$(mark waker "$rq")
+	want=$(($(mark run "$rq") - $(mark wake "$rq")))
+	span=$(j why.span_ns)
+	tol=$((span / 100))
+	[ "$tol" -ge 500000 ] || tol=500000
+	check_eq "the woken thread" "$(j why.tid)" "$W"
+	got=$(j why.runnable_ns)
+	check_ge "runnable ($got) >= wake..run ($want) - tolerance" "$got" "$((want - tol))"
+	check_le "runnable ($got) <= wake..run ($want) + tolerance" "$got" "$((want + tol))"
+	check_eq "who ran instead: the waker" "$(j why.ran_instead.0.tid)" "$WK"
+	check_ge "for >= 95 % of the runnable time" "$(($(j why.ran_instead.0.ns) * 100))" "$((got * 95))"
+	check_eq "woken by the waker" "$(j why.wakeups.0.waker_tid)" "$WK"
+	check_eq "on CPU 0" "$(j why.wakeups.0.cpu)" 0
+	check_eq "the runs on CPU 0" "$(j why.running_cpus.0.cpu)" 0
+	sum=$(($(j why.running_ns) + $(j why.runnable_ns) + $(j why.blocked_s_ns) + $(j why.blocked_d_ns) + $(j why.other_ns) + $(j why.unknown_ns)))
+	check_eq "the parts add up to the span" "$sum" "$span"
+	"$TRIGREC" show "$F3" >"$TMP/rq.show" 2>&1
+	check_match "text: the waker under ran instead" "$(sed -n '/^  runnable/{n;p}' "$TMP/rq.show")" " trigwork tid $WK\$"
+	# --chrome-json: a track per state of the thread, its stretches summing to the parts
+	"$TRIGREC" show --chrome-json "$TMP/rq.trace.json" "$F3" >/dev/null 2>&1
+	res=$("$PY" - "$TMP/rq.trace.json" "$W" <<'PYEOF'
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["tid"]: e["args"]["name"] for e in ev if e["ph"] == "M" and e["name"] == "thread_name"}
+tot = {}
+for e in ev:
+    if e["ph"] == "X" and e.get("cat") == "why":
+        st = names[e["tid"]].split(" %s " % sys.argv[2], 1)[1]
+        tot[st] = tot.get(st, 0) + round(e["dur"] * 1000)
+print(" ".join("%s=%d" % (k.replace(" ", "_"), v) for k, v in sorted(tot.items())))
+PYEOF
+)
+	check_match "a runnable track summing to runnable_ns ($res)" "$res" "(^| )runnable=$got( |\$)"
+	check_match "a blocked S track summing to blocked_s_ns" "$res" "(^| )blocked_S=$(j why.blocked_s_ns)( |\$)"
+fi
+t_end
+
+# ---- 4. a ring too small for the span ----
+
+# System-wide with a 16 KiB ring while another trigwork makes a getpgid(2) storm:
+# the ring wraps many times within the 60 ms sleep.
+"$TRIGWORK" getpgid 5 3000000 >/dev/null 2>&1 &
+STORM=$!
+_bg+=("$STORM")
+D4=$TMP/small
+tr_run "$TMP/small.log" -a -m 16K --no-final-snapshot -o "$D4" \
+	-e sched:sched_switch,sched:sched_wakeup,syscalls:sys_enter_getpgid \
+	--trigger 'latency syscalls:sys_enter_nanosleep by tid -> syscalls:sys_exit_nanosleep by tid > 40ms where comm == "trigwork" name small' \
+	-- "$TRIGWORK" -o "$TMP/small.marks" tsleep 60
+rc=$?
+kill "$STORM" 2>/dev/null
+F4=$(snaps "$D4" small | head -1)
+t_begin "why: a window short of the latency's start is said in the log, the sidecar and show"
+check_eq "trigrec exit ($(log_tail "$TMP/small.log"))" "$rc" 0
+if [ -z "$F4" ] || ! json_load "${F4%.data}.json"; then
+	t_fail "no snapshot or sidecar: $(ls "$D4" 2>&1 | tr '\n' ' ')"
+else
+	st=$(j trigger.latency.start.time_ns) ws=$(j window.start_ns)
+	check_gt "the window starts after the latency's start" "$ws" "$st"
+	check_eq "sidecar coverage.covers_span" "$(j coverage.covers_span)" false
+	check_eq "sidecar coverage.span_start_ns" "$(j coverage.span_start_ns)" "$st"
+	check_eq "sidecar coverage.missing_ns" "$(j coverage.missing_ns)" "$((ws - st))"
+	check_match "sidecar advice" "$(j coverage.advice)" '-m'
+	check_match "record's log" "$(grep -m1 'window starts' "$TMP/small.log")" "after the latency's start .* bigger ring \\(-m\\)"
+	"$TRIGREC" show "$F4" >"$TMP/small.show" 2>&1
+	check_match "show's warning" "$(grep -m1 '^  warning: the window starts' "$TMP/small.show")" \
+		"after the latency's start .* explain only its last .*-m"
+	why_json "$F4" || t_fail "show --json: $(log_tail "$TMP/why.err")"
+	check_eq "--json window_covers_span" "$(j why.window_covers_span)" false
+	check_eq "--json explained_from_ns is the window's start" "$(j why.explained_from_ns)" "$ws"
+fi
+t_end
+
+# ---- 5. without sched_switch ----
+
+t_begin "why: without sched_switch the section says what to record"
+D5=$TMP/nosw
+tr_run "$TMP/nosw.log" -m 1M --no-final-snapshot -o "$D5" -e syscalls:sys_enter_getpgid \
+	--trigger 'latency syscalls:sys_enter_nanosleep by tid -> syscalls:sys_exit_nanosleep by tid > 20ms where comm == "trigwork" name nosw' \
+	-- "$TRIGWORK" -o "$TMP/nosw.marks" nsleep 30
+F5=$(snaps "$D5" nosw | head -1)
+if [ -z "$F5" ]; then
+	t_fail "no snapshot: $(log_tail "$TMP/nosw.log")"
+else
+	"$TRIGREC" show "$F5" >"$TMP/nosw.show" 2>&1
+	check_match "show" "$(sed -n '/^why:/{n;p}' "$TMP/nosw.show")" "no sched:sched_switch in this snapshot: .*-e sched:sched_switch"
+	why_json "$F5" || t_fail "show --json: $(log_tail "$TMP/why.err")"
+	check_match "--json reason" "$(j why.reason)" "no sched:sched_switch"
+fi
+t_end
