@@ -871,7 +871,10 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			fprintf(f, ", \"matches\": %" PRIu64, (uint64_t)m->count);
 		}
 	}
-	fprintf(f, "},\n  \"coalesced_triggers\": %" PRIu64 ",\n", t->coalesced);
+	fprintf(f, "},\n");
+	if (t->alert) /* rendered by service/webhook.c: well-formed JSON, never the request's text */
+		fprintf(f, "  \"alert\": %s,\n", t->alert);
+	fprintf(f, "  \"coalesced_triggers\": %" PRIu64 ",\n", t->coalesced);
 	fprintf(f,
 		"  \"window\": {\"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
 		", \"duration_ns\": %" PRIu64 ", \"post_ns\": %" PRIu64 ", \"aligned\": %s},\n",
