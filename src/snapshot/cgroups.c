@@ -27,9 +27,11 @@ static int hex_id(const char *c, size_t n, const char *prefix, const char *suffi
 	return 1;
 }
 
-/* A pod UID: 36 characters, hex and '-' (or '_' as systemd slices spell it). */
-static int pod_uid(const char *s, size_t n, char *out)
+/* A pod UID: 36 characters, hex and '-' (or '_' as systemd slices spell it); out only when it is one. */
+static int pod_uid(const char *s, size_t n, char *dst)
 {
+	char out[37];
+
 	if (n != 36)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
@@ -45,6 +47,7 @@ static int pod_uid(const char *s, size_t n, char *out)
 		out[i] = ch;
 	}
 	out[n] = 0;
+	memcpy(dst, out, sizeof(out));
 	return 1;
 }
 
@@ -106,6 +109,8 @@ int cg_classify(const char *path, struct cg_info *o)
 	}
 	if (kube && o->pod_uid[0] && !o->qos[0])
 		snprintf(o->qos, sizeof(o->qos), "guaranteed");
+	if (!o->pod_uid[0])
+		o->qos[0] = 0; /* a QoS level's slice without a pod below it: no pod to class */
 	if (!leaf)
 		return 0;
 	if (hex_id(leaf, ln, "docker-", ".scope", o->id))
@@ -127,8 +132,9 @@ int cg_classify(const char *path, struct cg_info *o)
 			snprintf(o->runtime, sizeof(o->runtime), "cri");
 		else
 			o->id[0] = 0;
-	} else if ((ln > 8 && !strncmp(leaf + ln - 8, ".service", 8)) ||
-		   (ln > 6 && !strncmp(leaf + ln - 6, ".scope", 6))) {
+	} else if (ln < sizeof(o->id) && /* systemd's UNIT_NAME_MAX: 255 and the NUL */
+		   ((ln > 8 && !strncmp(leaf + ln - 8, ".service", 8)) ||
+		    (ln > 6 && !strncmp(leaf + ln - 6, ".scope", 6)))) {
 		snprintf(o->runtime, sizeof(o->runtime), "systemd");
 		snprintf(o->id, sizeof(o->id), "%.*s", (int)ln, leaf);
 	}
@@ -165,8 +171,13 @@ int cg_of_pid(unsigned int pid, char *path, size_t len)
 	if (n < 0)
 		return -EIO;
 	buf[n] = 0;
+	return cg_parse_proc(buf, path, len);
+}
+
+int cg_parse_proc(const char *text, char *path, size_t len)
+{
 	/* cgroup v2: "0::/PATH"; on a hybrid system it is one line among the v1 ones. */
-	for (char *l = buf; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		if (!strncmp(l, "0::", 3)) {
 			size_t k = strcspn(l + 3, "\n");
 

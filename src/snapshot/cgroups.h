@@ -27,5 +27,7 @@ void cg_label(const struct cg_info *c, char *buf, size_t len);
 
 /* The cgroup v2 path of a process, from /proc/PID/cgroup's "0::" line. 0 or -errno. */
 int cg_of_pid(unsigned int pid, char *path, size_t len);
+/* That line in text (a /proc/PID/cgroup's contents): 0, -ENOENT, -ENAMETOOLONG. */
+int cg_parse_proc(const char *text, char *path, size_t len);
 
 #endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /* Unit tests for src/snapshot/cgroups.c: cgroup v2 paths as each runtime makes them. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -55,6 +56,8 @@ TEST(runtimes)
 	CHECK(is("/docker-" H64 "0.scope", "systemd", "docker-" H64 "0.scope", "", "",
 		 "docker-" H64 "0.scope"));
 	CHECK(is("/" H64, "", "", "", "", "")); /* hex alone: nobody's */
+	/* Longer than a unit name may be (fuzz_cgroup): not cut into one that is not. */
+	CHECK(is("/x" H64 H64 H64 H64 ".scope", "", "", "", "", ""));
 	return 0;
 }
 
@@ -82,9 +85,36 @@ TEST(kubernetes)
 		"/trigrec-test/kubepods.slice/kubepods-besteffort.slice/kubepods-besteffort-pod" UID_
 		".slice/cri-containerd-" H64 ".scope",
 		"containerd", H64, UID, "besteffort", "pod 0d6f3b8a containerd:4f1c2a8e9b7d"));
+	/* A QoS slice whose pod slice is not one (fuzz_cgroup found it): no pod, no QoS. */
+	CHECK(is("/kubepods.slice/kubepods-burstable.slice/kubepods-burstable-pod" UID_
+		 ".s:lice/cri-containerd-" H64 ".scope",
+		 "containerd", H64, "", "", "containerd:4f1c2a8e9b7d"));
+	/* A UID bad in its 20th character (fuzz_cgroup): no pod, not its first 19 characters. */
+	CHECK(is("/kubepods/besteffort/pod0d6f3b8a-1c2e-4f5a-9y8c-7d6e5f4a3b2c/" H64, "", "", "",
+		 "", ""));
 	/* A bad UID is no pod. */
 	CHECK(is("/kubepods.slice/kubepods-podXYZ.slice/cri-containerd-" H64 ".scope", "containerd",
 		 H64, "", "", "containerd:4f1c2a8e9b7d"));
+	return 0;
+}
+
+TEST(proc_file)
+{
+	char path[64];
+
+	/* cgroup v2 alone, and a hybrid system's v1 lines around the "0::" one. */
+	CHECK_EQ(cg_parse_proc("0::/system.slice/nginx.service\n", path, sizeof(path)), 0);
+	CHECK_STR(path, "/system.slice/nginx.service");
+	CHECK_EQ(cg_parse_proc("12:pids:/user.slice\n1:name=systemd:/x\n0::/init.scope\n", path,
+			       sizeof(path)),
+		 0);
+	CHECK_STR(path, "/init.scope");
+	CHECK_EQ(cg_parse_proc("1:name=systemd:/x\n", path, sizeof(path)), -ENOENT);
+	CHECK_EQ(cg_parse_proc("", path, sizeof(path)), -ENOENT);
+	CHECK_EQ(cg_parse_proc(
+			 "0::/a/very/long/path/that/does/not/fit/in/sixty/four/bytes/at/all/no\n",
+			 path, sizeof(path)),
+		 -ENAMETOOLONG);
 	return 0;
 }
 
@@ -101,4 +131,4 @@ TEST(own_process)
 	return 0;
 }
 
-RUN_TESTS(T(runtimes), T(kubernetes), T(own_process))
+RUN_TESTS(T(runtimes), T(kubernetes), T(proc_file), T(own_process))
