@@ -48,9 +48,11 @@ endif
 # busybox and cpio for the initramfs.
 KERNELS_PKGS := qemu-system-x86 qemu-system-arm busybox-static cpio python3 xz-utils
 # Only the tests read snapshots with these (hotspot's perf.data parser brings
-# about 100 Qt/KDE packages; rclone for the shipping recipe in ship.sh): `make check`
+# about 100 Qt/KDE packages; rclone for the shipping recipe in ship.sh; prometheus and
+# prometheus-alertmanager route a real alert to POST /snapshot in webhook.sh): `make check`
 # installs them, `make` does not.
-TEST_DEPS_PKGS := hotspot python3 binutils bzip2 prometheus rclone chromium chromium-driver
+TEST_DEPS_PKGS := hotspot python3 binutils bzip2 prometheus prometheus-alertmanager rclone \
+		  chromium chromium-driver
 
 EXTRA_CFLAGS ?=
 CFLAGS    ?= -O2 -g
@@ -300,7 +302,7 @@ compile_commands.json: | $(OUTPUT)/.deps-ok
 # One target per name: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput,
 # tests/fuzz/corpus/NAME/ holds its seeds, tests/fuzz/NAME.dict (optional)
 # its dictionary. Adding a target is adding its name here.
-FUZZ_TARGETS := trigger script perfdata sidecar tpformat usdt usdt_args probe_spec hook_argv metrics_addr buildid names
+FUZZ_TARGETS := trigger script perfdata sidecar tpformat usdt usdt_args probe_spec hook_argv metrics_addr buildid names webhook cgroup
 FUZZ_SECONDS ?= 60
 FUZZ_OUT  := $(OUTPUT)/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

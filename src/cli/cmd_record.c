@@ -330,6 +330,15 @@ SET(o_metrics)
 	return e ? e : config__set_str(&CFG->metrics_addr, a);
 }
 
+SET(o_http_token_file)
+{
+	if (!*a) {
+		snprintf(err, len, "empty path");
+		return -EINVAL;
+	}
+	return config__set_str(&CFG->http_token_file, a);
+}
+
 SET(o_metrics_file)
 {
 	if (!*a) {
@@ -551,6 +560,12 @@ const struct opt_spec record_opts[] = {
 	  "node_exporter textfile, rewritten atomically at\n"
 	  "start, after each snapshot and at exit",
 	  o_metrics_file },
+	{ 0, "http-token-file", "FILE",
+	  "serve POST /snapshot (Alertmanager's webhook) on\n"
+	  "--metrics's listener to callers that send\n"
+	  "\"Authorization: Bearer TOKEN\", TOKEN the first line\n"
+	  "of FILE (mode 0600, owned by trigrec's user or root)",
+	  o_http_token_file },
 	{ 0, "dump-script", NULL, "print these options as a trigger script and exit",
 	  o_dump_script },
 	{ 'v', "verbose", NULL, "more messages (repeat for more)", o_verbose, "Other:" },

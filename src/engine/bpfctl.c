@@ -987,6 +987,35 @@ int bpfctl__freeze_now(struct bpfctl *b, uint64_t at)
 	return 1 + bpfctl__flip_now(b, at);
 }
 
+int bpfctl__budget_spend(struct bpfctl *b, uint64_t at, int spend)
+{
+	for (int i = 0; i < 2; i++) {
+		uint64_t n = b->opts.budget_n[i], per = b->opts.budget_period_ns[i], interval, tat;
+
+		if (!n)
+			continue;
+		interval = per / n;
+		tat = __atomic_load_n(&b->skel->bss->budget_tat[i], __ATOMIC_SEQ_CST);
+		/* fire()'s test: the bucket is full when its theoretical arrival time is a period - 1 ahead. */
+		if (tat > at && tat - at > per - interval)
+			return 0;
+	}
+	for (int i = 0; spend && i < 2; i++) {
+		uint64_t n = b->opts.budget_n[i], per = b->opts.budget_period_ns[i];
+		__u64 tat;
+
+		if (!n)
+			continue;
+		/* The snapshot's owner spends, as fire() does: a CAS in case a firing after its window spends too. */
+		tat = __atomic_load_n(&b->skel->bss->budget_tat[i], __ATOMIC_SEQ_CST);
+		while (!__atomic_compare_exchange_n(&b->skel->bss->budget_tat[i], &tat,
+						    (tat > at ? tat : at) + per / n, 0,
+						    __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			;
+	}
+	return 1;
+}
+
 void bpfctl__cut_at(struct bpfctl *b, uint64_t at)
 {
 	__u64 fa = __atomic_load_n(&b->skel->bss->flip_at, __ATOMIC_SEQ_CST);

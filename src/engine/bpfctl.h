@@ -140,6 +140,12 @@ void bpfctl__free(struct bpfctl *b);
  */
 int bpfctl__freeze_now(struct bpfctl *b, uint64_t at);
 /*
+ * The run's snapshot budget (--budget) for a snapshot asked for from
+ * userspace at `at` (monotonic ns), the same buckets fire() spends: 1 = it
+ * fits (and, with spend, is spent), 0 = held back. Always 1 without a budget.
+ */
+int bpfctl__budget_spend(struct bpfctl *b, uint64_t at, int spend);
+/*
  * Move the cut of the snapshot in progress to `at` (a stop ends a post window
  * early): the gates drop records stamped after it from now on. Only for the
  * owner of the freeze (armed is 0).

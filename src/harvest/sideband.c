@@ -34,6 +34,7 @@ struct job {
 	struct snap_timing tm;
 	char name[64];
 	char text[64];
+	const char *alert; /* the sidecar's "alert" object (the waiting client's), or NULL */
 	/* For a control client waiting on its manual snapshot (on the control thread). */
 	int waited;
 	int done;
@@ -47,8 +48,10 @@ struct manual_req {
 	int state;
 	char name[64];
 	char text[64];
-	struct job *job; /* MREQ_TAKEN: the harvest being written */
-	int result;	 /* MREQ_ANSWERED: 0 = coalesced, <0 = -errno */
+	const char *alert; /* the client's, valid until it is answered and its file written */
+	int budgeted;	   /* spends the run's snapshot budget (refused -EDQUOT past it) */
+	struct job *job;   /* MREQ_TAKEN: the harvest being written */
+	int result;	   /* MREQ_ANSWERED: 0 = coalesced, <0 = -errno */
 };
 
 enum { JOB_FREE, JOB_QUEUED, JOB_WRITING };
@@ -169,6 +172,7 @@ static void write_job(struct sideband *s, struct job *j)
 	t->msg = m;
 	t->name = j->name;
 	t->text = j->text;
+	t->alert = j->alert;
 	if (t->def) {
 		t->name = t->def->name;
 		t->text = t->def->text;
@@ -433,8 +437,8 @@ static int bpf_recorded_hook(struct sideband *s, const struct trigrec_trigger_ms
  * once copied, the set left is handed back as the spare.
  */
 static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64_t freeze_at,
-			uint64_t woke, const char *name, const char *text, int wait, int last,
-			int flipped)
+			uint64_t woke, const char *name, const char *text, const char *alert,
+			int wait, int last, int flipped)
 {
 	/* rings=bpf with nothing perf-written: nothing is frozen, nothing waits for a thaw. */
 	int nofreeze = !bpfctl__needs_freeze(s->b);
@@ -488,6 +492,7 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 		j->msg = *m;
 	snprintf(j->name, sizeof(j->name), "%s", name);
 	snprintf(j->text, sizeof(j->text), "%s", text);
+	j->alert = alert;
 	j->t.id = -1;
 	j->t.freeze_at = freeze_at;
 	j->t.coalesced = coalesced - s->coalesced_seen;
@@ -555,7 +560,7 @@ static int on_msg(void *ctx, void *data, size_t len)
 		bpfctl__thaw(s->b);
 		return 0;
 	}
-	take(s, &m, m.freeze_at, woke, "trigger", "trigger", 0, 0, m.flipped);
+	take(s, &m, m.freeze_at, woke, "trigger", "trigger", NULL, 0, 0, m.flipped);
 	return 0;
 }
 
@@ -564,11 +569,19 @@ static int on_msg(void *ctx, void *data, size_t len)
  * wait is set), or NULL when it was coalesced into a trigger's snapshot in
  * progress.
  */
-static struct job *manual(struct sideband *s, const char *name, const char *text, int wait)
+static struct job *manual(struct sideband *s, const char *name, const char *text, const char *alert,
+			  int wait, int budgeted, int *refused)
 {
 	uint64_t at = mono_ns(), post;
 	char def[64];
 	int claimed;
+
+	if (budgeted && !bpfctl__budget_spend(s->b, at, 0)) {
+		/* The run's budget holds it back, as it would a trigger. */
+		*refused = -EDQUOT;
+		ilog("%s snapshot not taken: the snapshot budget is spent", name);
+		return NULL;
+	}
 
 	/* Unnamed (SIGUSR2, `snapshot` alone): the script's first manual trigger, if any. */
 	if (!name[0]) {
@@ -587,13 +600,17 @@ static struct job *manual(struct sideband *s, const char *name, const char *text
 		ilog("%s snapshot coalesced into the trigger snapshot in progress", name);
 		return NULL;
 	}
-	return take(s, NULL, at + post, at, name, text, wait, 0, claimed == 2);
+	if (budgeted)
+		bpfctl__budget_spend(s->b, at, 1);
+	return take(s, NULL, at + post, at, name, text, alert, wait, 0, claimed == 2);
 }
 
 /* Serve a control client's posted request (side-band thread): take it, never wait for the file. */
 static void serve_mreq(struct sideband *s)
 {
 	char name[64], text[64];
+	const char *alert;
+	int budgeted, refused = 0;
 	struct job *j;
 
 	pthread_mutex_lock(&s->mu);
@@ -603,13 +620,15 @@ static void serve_mreq(struct sideband *s)
 	}
 	memcpy(name, s->mreq.name, sizeof(name));
 	memcpy(text, s->mreq.text, sizeof(text));
+	alert = s->mreq.alert;
+	budgeted = s->mreq.budgeted;
 	s->mreq.state =
 		MREQ_SERVING; /* a post window serves control requests: not this one again */
 	pthread_mutex_unlock(&s->mu);
-	j = s->stopping ? NULL : manual(s, name, text, 1);
+	j = s->stopping ? NULL : manual(s, name, text, alert, 1, budgeted, &refused);
 	pthread_mutex_lock(&s->mu);
 	s->mreq.job = j;
-	s->mreq.result = s->stopping && !j ? -ESHUTDOWN : 0;
+	s->mreq.result = s->stopping && !j ? -ESHUTDOWN : refused;
 	s->mreq.state = j ? MREQ_TAKEN : MREQ_ANSWERED;
 	pthread_cond_broadcast(&s->cv);
 	pthread_mutex_unlock(&s->mu);
@@ -617,6 +636,12 @@ static void serve_mreq(struct sideband *s)
 
 int sideband__snapshot_wait(struct sideband *s, const char *name, const char *text, char *path,
 			    size_t pathlen)
+{
+	return sideband__snapshot_req(s, name, text, NULL, 0, path, pathlen);
+}
+
+int sideband__snapshot_req(struct sideband *s, const char *name, const char *text,
+			   const char *alert, int budgeted, char *path, size_t pathlen)
 {
 	int r;
 
@@ -629,6 +654,8 @@ int sideband__snapshot_wait(struct sideband *s, const char *name, const char *te
 	}
 	snprintf(s->mreq.name, sizeof(s->mreq.name), "%s", name);
 	snprintf(s->mreq.text, sizeof(s->mreq.text), "%s", text);
+	s->mreq.alert = alert;
+	s->mreq.budgeted = budgeted;
 	s->mreq.state = MREQ_POSTED;
 	pthread_mutex_unlock(&s->mu);
 	{
@@ -862,7 +889,7 @@ static void *thread_main(void *arg)
 		if (req & REQ_STOP)
 			break;
 		if ((req & REQ_SNAPSHOT) && !s->stopping)
-			manual(s, "", "SIGUSR2", 0);
+			manual(s, "", "SIGUSR2", NULL, 0, 0, NULL);
 		if (req & REQ_CONTROL)
 			serve_mreq(s);
 		if (req & REQ_RELOAD)
@@ -879,7 +906,7 @@ static void *thread_main(void *arg)
 			int claimed = bpfctl__freeze_now(s->b, at);
 
 			if (claimed) {
-				take(s, NULL, at, at, "final", "end of recording", 0, 1,
+				take(s, NULL, at, at, "final", "end of recording", NULL, 0, 1,
 				     claimed == 2);
 				break;
 			}

@@ -74,6 +74,14 @@ void sideband__request_snapshot(struct sideband *s);
 int sideband__snapshot_wait(struct sideband *s, const char *name, const char *text, char *path,
 			    size_t pathlen);
 /*
+ * The same, for POST /snapshot: alert (NULL = none) is a JSON object the
+ * sidecar carries as "alert" (the caller's, read until this returns);
+ * budgeted: spend the run's snapshot budget, -EDQUOT when it is spent (then
+ * nothing is taken).
+ */
+int sideband__snapshot_req(struct sideband *s, const char *name, const char *text,
+			   const char *alert, int budgeted, char *path, size_t pathlen);
+/*
  * A control request (control_handler_fn for harvest/control.h):
  *   snapshot [NAME] -> "ok PATH" | "coalesced" | "error MESSAGE"
  *   stats           -> "snapshots N coalesced N gated N; TRIGGER evaluated N ..."

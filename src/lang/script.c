@@ -465,6 +465,7 @@ enum stmt_id {
 	ST_MAX_KEYS,
 	ST_METRICS,
 	ST_METRICS_FILE,
+	ST_HTTP_TOKEN_FILE,
 	ST_BUDGET,
 	ST_COMPRESS,
 	ST_BUILDID_CACHE,
@@ -1577,6 +1578,20 @@ static int st_metrics(struct sp *p, const struct stok *kw)
 	return path_value(p, kw, ST_METRICS, "metrics [HOST:]PORT", v_metrics);
 }
 
+static int v_http_token_file(struct sp *p, const struct stok *v)
+{
+	if (!v->val[0]) {
+		add_err(p->s, v->pos, "http_token_file: empty path");
+		return -EINVAL;
+	}
+	return config__set_str(&p->c->http_token_file, v->val) ? nomem(p, v->pos) : 0;
+}
+
+static int st_http_token_file(struct sp *p, const struct stok *kw)
+{
+	return path_value(p, kw, ST_HTTP_TOKEN_FILE, "http_token_file PATH", v_http_token_file);
+}
+
 static int st_metrics_file(struct sp *p, const struct stok *kw)
 {
 	return path_value(p, kw, ST_METRICS_FILE, "metrics_file PATH", v_metrics_file);
@@ -2262,6 +2277,7 @@ static const struct stmt {
 	{ "max_keys", ST_MAX_KEYS, NULL, "max_keys N", v_max_keys },
 	{ "metrics", ST_METRICS, st_metrics },
 	{ "metrics_file", ST_METRICS_FILE, st_metrics_file },
+	{ "http_token_file", ST_HTTP_TOKEN_FILE, st_http_token_file },
 	{ "budget", ST_BUDGET, st_budget },
 	{ "compress", ST_COMPRESS, st_compress },
 	{ "buildid_cache", ST_BUILDID_CACHE, st_buildid_cache },
@@ -2319,6 +2335,8 @@ static const struct {
 	{ "--metrics", "metrics" },
 	{ "--metrics-file", "metrics_file" },
 	{ "metrics-file", "metrics_file" },
+	{ "--http-token-file", "http_token_file" },
+	{ "http-token-file", "http_token_file" },
 	{ "-z", "compress zstd" },
 	{ "--compression-level", "compress zstd LEVEL" },
 	{ "compression", "compress zstd" },
@@ -2380,7 +2398,7 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 			"callgraph, rings, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
 			"on_snapshot, on_snapshot_timeout, on_snapshot_jobs, on_snapshot_user, post, "
 			"control, max_starts, "
-			"max_keys, metrics, metrics_file, budget, compress, buildid_cache, include_self "
+			"max_keys, metrics, metrics_file, http_token_file, budget, compress, buildid_cache, include_self "
 			"and trigger",
 			desc(t, p, d, sizeof(d)));
 }

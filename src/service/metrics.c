@@ -17,6 +17,8 @@
 #include "engine/bpfctl.h"
 #include "service/hooks.h"
 #include "service/metrics.h"
+#include "service/webhook.h"
+#include "snapshot/json.h"
 #include "session/config.h"
 #include "util/log.h"
 
@@ -55,7 +57,25 @@ struct metrics {
 	int host_check;	 /* bound to loopback: Host must name loopback (metrics_host_ok) */
 	uint64_t hook_runs[HOOK_NR_RESULTS]; /* on_snapshot runs by result */
 	struct MHD_Daemon *httpd;
+	/* POST /snapshot (metrics__enable_snapshot()): NULL token = no endpoint. */
+	char *token;
+	metrics_snapshot_fn snap_fn;
+	void *snap_ctx;
+	pthread_mutex_t snap_mu; /* one request's snapshots at a time */
+	uint64_t rate_tat;	 /* WEBHOOK_RATE_PER_MIN's bucket (monotonic ns), under mu */
+	uint64_t http_req[HTTP_SNAP_NR];
+	uint64_t http_snaps[4]; /* taken, budget, coalesced, failed */
 };
+
+static const char *const http_req_names[HTTP_SNAP_NR] = {
+	[HTTP_SNAP_OK] = "ok",
+	[HTTP_SNAP_UNAUTHORIZED] = "unauthorized",
+	[HTTP_SNAP_TOO_LARGE] = "too_large",
+	[HTTP_SNAP_BAD_REQUEST] = "bad_request",
+	[HTTP_SNAP_RATE_LIMITED] = "rate_limited",
+	[HTTP_SNAP_UNAVAILABLE] = "unavailable",
+};
+static const char *const http_snap_names[4] = { "taken", "budget", "coalesced", "failed" };
 
 static void names_free(char **names, int n)
 {
@@ -96,6 +116,7 @@ struct metrics *metrics__new(const struct trigrec_config *c)
 		return NULL;
 	}
 	pthread_mutex_init(&m->mu, NULL);
+	pthread_mutex_init(&m->snap_mu, NULL);
 	clock_gettime(CLOCK_REALTIME, &ts);
 	m->start_time = ts.tv_sec + ts.tv_nsec / 1e9;
 	return m;
@@ -355,6 +376,19 @@ int metrics__render(struct metrics *m, FILE *f)
 		"trigrec_reloads_total{result=\"ok\"} %llu\n"
 		"trigrec_reloads_total{result=\"failed\"} %llu\n",
 		U(m->reloads), U(m->reload_failures));
+	if (m->token) {
+		fprintf(f,
+			"# HELP trigrec_http_snapshot_requests_total POST /snapshot requests, by "
+			"outcome.\n# TYPE trigrec_http_snapshot_requests_total counter\n");
+		for (int i = 0; i < HTTP_SNAP_NR; i++)
+			fprintf(f, "trigrec_http_snapshot_requests_total{result=\"%s\"} %llu\n",
+				http_req_names[i], U(m->http_req[i]));
+		fprintf(f, "# HELP trigrec_http_snapshots_total Snapshots POST /snapshot asked "
+			   "for, by result.\n# TYPE trigrec_http_snapshots_total counter\n");
+		for (int i = 0; i < 4; i++)
+			fprintf(f, "trigrec_http_snapshots_total{result=\"%s\"} %llu\n",
+				http_snap_names[i], U(m->http_snaps[i]));
+	}
 	hist_out(f, "trigrec_freeze_seconds",
 		 "Time recording was frozen per snapshot (freeze to resume).", &m->freeze,
 		 freeze_le);
@@ -365,25 +399,243 @@ int metrics__render(struct metrics *m, FILE *f)
 	return ferror(f) ? -EIO : 0;
 }
 
+static enum MHD_Result reply(struct MHD_Connection *conn, unsigned int code, const char *ctype,
+			     char *buf, size_t len)
+{
+	struct MHD_Response *resp;
+	enum MHD_Result ret;
+
+	resp = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
+	if (!resp) {
+		free(buf);
+		return MHD_NO;
+	}
+	MHD_add_response_header(resp, "Content-Type", ctype);
+	if (code == MHD_HTTP_UNAUTHORIZED)
+		MHD_add_response_header(resp, "WWW-Authenticate", "Bearer realm=\"trigrec\"");
+	if (code == MHD_HTTP_TOO_MANY_REQUESTS)
+		MHD_add_response_header(resp, "Retry-After", "60");
+	ret = MHD_queue_response(conn, code, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* A refusal of POST /snapshot: {"error": MSG} with its status, counted by kind. */
+static enum MHD_Result refuse(struct metrics *m, struct MHD_Connection *conn, unsigned int code,
+			      int kind, const char *msg)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	if (!f)
+		return MHD_NO;
+	fputs("{\"error\": ", f);
+	json_str(f, msg, 4096);
+	fputs("}\n", f);
+	fclose(f);
+	pthread_mutex_lock(&m->mu);
+	m->http_req[kind]++;
+	pthread_mutex_unlock(&m->mu);
+	return reply(conn, code, "application/json", buf, len);
+}
+
+/* WEBHOOK_RATE_PER_MIN requests a minute, a burst of as many: 1 = this one may go on. */
+static int rate_ok(struct metrics *m)
+{
+	const uint64_t per = 60000000000ull, interval = per / WEBHOOK_RATE_PER_MIN;
+	struct timespec ts;
+	uint64_t now;
+	int ok;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	pthread_mutex_lock(&m->mu);
+	ok = !(m->rate_tat > now && m->rate_tat - now > per - interval);
+	if (ok)
+		m->rate_tat = (m->rate_tat > now ? m->rate_tat : now) + interval;
+	pthread_mutex_unlock(&m->mu);
+	return ok;
+}
+
+/* A POST /snapshot body being read. */
+struct post_body {
+	char *buf;
+	size_t len;
+	int too_big;
+};
+
+static void on_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+			 enum MHD_RequestTerminationCode toe)
+{
+	struct post_body *pb = *con_cls;
+
+	(void)cls, (void)conn, (void)toe;
+	if (pb) {
+		free(pb->buf);
+		free(pb);
+		*con_cls = NULL;
+	}
+}
+
+/* The body is in: take what it asks for, one snapshot after the other. */
+static enum MHD_Result take_snapshots(struct metrics *m, struct MHD_Connection *conn,
+				      struct post_body *pb)
+{
+	struct webhook_req wr;
+	char err[512], path[4096], *buf = NULL;
+	size_t len = 0;
+	int e, first = 1;
+	FILE *f;
+
+	e = webhook_parse(pb->buf ? pb->buf : "", pb->len, &wr, err, sizeof(err));
+	if (e == -ENOMEM)
+		return refuse(m, conn, MHD_HTTP_SERVICE_UNAVAILABLE, HTTP_SNAP_UNAVAILABLE,
+			      "out of memory");
+	if (e)
+		return refuse(m, conn, MHD_HTTP_BAD_REQUEST, HTTP_SNAP_BAD_REQUEST, err);
+	f = open_memstream(&buf, &len);
+	if (!f) {
+		webhook_req_free(&wr);
+		return MHD_NO;
+	}
+	fputs("{\"taken\": [", f);
+	pthread_mutex_lock(&m->snap_mu);
+	{
+		int r[WEBHOOK_MAX_ALERTS];
+
+		for (int i = 0; i < wr.nr; i++) {
+			path[0] = 0;
+			r[i] = m->snap_fn ? m->snap_fn(m->snap_ctx, wr.alerts[i].name,
+						       wr.alerts[i].json, path, sizeof(path)) :
+					    -ESHUTDOWN;
+			pthread_mutex_lock(&m->mu);
+			m->http_snaps[r[i] == 1 ? 0 : r[i] == -EDQUOT ? 1 : r[i] == 0 ? 2 : 3]++;
+			pthread_mutex_unlock(&m->mu);
+			if (r[i] != 1)
+				continue;
+			fputs(first ? "\n  {\"name\": " : ",\n  {\"name\": ", f);
+			json_str(f, wr.alerts[i].name, sizeof(wr.alerts[i].name));
+			fputs(", \"file\": ", f);
+			json_str(f, path, sizeof(path));
+			fputc('}', f);
+			first = 0;
+		}
+		pthread_mutex_unlock(&m->snap_mu);
+		fputs(first ? "],\n \"not_taken\": [" : "\n ],\n \"not_taken\": [", f);
+		first = 1;
+		for (int i = 0; i < wr.nr; i++) {
+			const char *why = r[i] == 0	     ? "coalesced" :
+					  r[i] == -EDQUOT    ? "budget" :
+					  r[i] == -ESHUTDOWN ? "stopping" :
+					  r[i] == -EAGAIN    ? "not recording yet" :
+							       strerror(-r[i]);
+
+			if (r[i] == 1)
+				continue;
+			fputs(first ? "\n  {\"name\": " : ",\n  {\"name\": ", f);
+			json_str(f, wr.alerts[i].name, sizeof(wr.alerts[i].name));
+			fputs(", \"reason\": ", f);
+			json_str(f, why, 256);
+			fputc('}', f);
+			first = 0;
+		}
+	}
+	if (wr.over) {
+		fprintf(f,
+			"%s  {\"alerts\": %d, \"reason\": \"limit: at most %d snapshots a request\"}",
+			first ? "\n" : ",\n", wr.over, WEBHOOK_MAX_ALERTS);
+		first = 0;
+	}
+	fprintf(f, "%s],\n \"resolved_ignored\": %d}\n", first ? "" : "\n ", wr.resolved);
+	webhook_req_free(&wr);
+	if (fclose(f))
+		return MHD_NO;
+	pthread_mutex_lock(&m->mu);
+	m->http_req[HTTP_SNAP_OK]++;
+	pthread_mutex_unlock(&m->mu);
+	return reply(conn, MHD_HTTP_OK, "application/json", buf, len);
+}
+
+static enum MHD_Result on_post(struct metrics *m, struct MHD_Connection *conn, const char *upload,
+			       size_t *upload_len, void **con_cls)
+{
+	struct post_body *pb = *con_cls;
+
+	if (!pb) {
+		/* Headers only: every refusal that needs no body is made now, unread. */
+		const char *cl = MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+							     MHD_HTTP_HEADER_CONTENT_LENGTH);
+
+		if (!webhook_auth_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND,
+								 MHD_HTTP_HEADER_AUTHORIZATION),
+				     m->token))
+			return refuse(
+				m, conn, MHD_HTTP_UNAUTHORIZED, HTTP_SNAP_UNAUTHORIZED,
+				"POST /snapshot needs \"Authorization: Bearer TOKEN\" with the "
+				"token of --http-token-file");
+		if (cl && strtoull(cl, NULL, 10) > WEBHOOK_MAX_BODY)
+			return refuse(m, conn, MHD_HTTP_CONTENT_TOO_LARGE, HTTP_SNAP_TOO_LARGE,
+				      "body over 64 KiB");
+		if (!rate_ok(m))
+			return refuse(m, conn, MHD_HTTP_TOO_MANY_REQUESTS, HTTP_SNAP_RATE_LIMITED,
+				      "more than 30 requests a minute: try again later");
+		pb = calloc(1, sizeof(*pb));
+		if (!pb)
+			return MHD_NO;
+		*con_cls = pb;
+		/* Snapshots take a while to write: this connection, now trusted, may wait. */
+		MHD_set_connection_option(conn, MHD_CONNECTION_OPTION_TIMEOUT, 60u);
+		return MHD_YES;
+	}
+	if (*upload_len) {
+		size_t n = *upload_len;
+
+		*upload_len = 0;
+		if (pb->too_big || pb->len + n > WEBHOOK_MAX_BODY) {
+			pb->too_big = 1; /* read on, keep nothing: then 413 */
+			return MHD_YES;
+		}
+		{
+			char *nb = realloc(pb->buf, pb->len + n + 1);
+
+			if (!nb)
+				return MHD_NO;
+			pb->buf = nb;
+		}
+		memcpy(pb->buf + pb->len, upload, n);
+		pb->len += n;
+		pb->buf[pb->len] = 0;
+		return MHD_YES;
+	}
+	if (pb->too_big)
+		return refuse(m, conn, MHD_HTTP_CONTENT_TOO_LARGE, HTTP_SNAP_TOO_LARGE,
+			      "body over 64 KiB");
+	return take_snapshots(m, conn, pb);
+}
+
 static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const char *url,
 				  const char *method, const char *version, const char *upload,
 				  size_t *upload_len, void **con_cls)
 {
 	struct metrics *m = cls;
-	struct MHD_Response *resp;
-	enum MHD_Result ret;
 	char *buf = NULL;
 	size_t len = 0;
 	unsigned int code = MHD_HTTP_OK;
 	FILE *f;
 
+	(void)version;
 	if (m->host_check &&
 	    !metrics_host_ok(MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Host")))
 		code = MHD_HTTP_MISDIRECTED_REQUEST;
+	else if (m->token && !strcmp(url, "/snapshot")) {
+		if (!strcmp(method, "POST"))
+			return on_post(m, conn, upload, upload_len, con_cls);
+		code = MHD_HTTP_METHOD_NOT_ALLOWED;
+	} else if (!strcmp(url, "/snapshot") || (strcmp(url, "/metrics") && strcmp(url, "/")))
+		code = MHD_HTTP_NOT_FOUND; /* /snapshot without a token: no endpoint */
 	else if (strcmp(method, "GET") && strcmp(method, "HEAD"))
 		code = MHD_HTTP_METHOD_NOT_ALLOWED;
-	else if (strcmp(url, "/metrics") && strcmp(url, "/"))
-		code = MHD_HTTP_NOT_FOUND;
 	f = open_memstream(&buf, &len);
 	if (!f)
 		return MHD_NO;
@@ -392,18 +644,38 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *conn, const 
 	else if (code == MHD_HTTP_MISDIRECTED_REQUEST)
 		fprintf(f, "trigrec's metrics on a loopback address answer only Host: localhost, "
 			   "127.0.0.1 or [::1] (a defence against DNS rebinding)\n");
+	else if (m->token)
+		fprintf(f, "trigrec serves GET /metrics and POST /snapshot\n");
+	else if (!strcmp(url, "/snapshot"))
+		fprintf(f, "POST /snapshot is off: start trigrec with --http-token-file FILE\n");
 	else
 		fprintf(f, "trigrec serves GET /metrics\n");
 	fclose(f);
-	resp = MHD_create_response_from_buffer(len, buf, MHD_RESPMEM_MUST_FREE);
-	if (!resp) {
-		free(buf);
-		return MHD_NO;
+	return reply(conn, code, "text/plain; version=0.0.4; charset=utf-8", buf, len);
+}
+
+void metrics__stop_snapshots(struct metrics *m)
+{
+	if (!m)
+		return;
+	pthread_mutex_lock(&m->snap_mu);
+	m->snap_fn = NULL;
+	pthread_mutex_unlock(&m->snap_mu);
+}
+
+int metrics__enable_snapshot(struct metrics *m, const char *token_file, metrics_snapshot_fn fn,
+			     void *ctx)
+{
+	char err[512];
+	int e = webhook_token_load(token_file, &m->token, err, sizeof(err));
+
+	if (e) {
+		elog("--http-token-file %s", err);
+		return e;
 	}
-	MHD_add_response_header(resp, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
-	ret = MHD_queue_response(conn, code, resp);
-	MHD_destroy_response(resp);
-	return ret;
+	m->snap_fn = fn;
+	m->snap_ctx = ctx;
+	return 0;
 }
 
 int metrics_parse_addr(const char *addr, struct sockaddr_storage *ss, char *err, size_t errlen)
@@ -546,6 +818,11 @@ int metrics__serve(struct metrics *m, const char *addr)
 	unsigned int flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_POLL;
 	sigset_t all, old;
 
+	/* Snapshots are written while a POST waits: a thread per connection, so scrapes never wait. */
+	if (m->token)
+		flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
+			MHD_USE_POLL;
+
 	if (metrics_parse_addr(addr, &ss, err, sizeof(err))) {
 		elog("--metrics %s", err);
 		return -EINVAL;
@@ -565,7 +842,8 @@ int metrics__serve(struct metrics *m, const char *addr)
 		flags, 0, NULL, NULL, on_request, m, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 		MHD_OPTION_CONNECTION_LIMIT, (unsigned int)METRICS_MAX_CONNS,
 		MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned int)METRICS_MAX_PER_CLIENT,
-		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S, MHD_OPTION_END);
+		MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)METRICS_TIMEOUT_S,
+		MHD_OPTION_NOTIFY_COMPLETED, on_completed, NULL, MHD_OPTION_END);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (!m->httpd) {
 		elog("--metrics %s: cannot listen there (%s): is the port in use?", addr,
@@ -610,6 +888,11 @@ void metrics__free(struct metrics *m)
 	if (m->httpd)
 		MHD_stop_daemon(m->httpd);
 	pthread_mutex_destroy(&m->mu);
+	pthread_mutex_destroy(&m->snap_mu);
+	if (m->token) {
+		explicit_bzero(m->token, strlen(m->token));
+		free(m->token);
+	}
 	names_free(m->names, m->nr_trigs);
 	free(m->tc);
 	free(m);

@@ -8,6 +8,7 @@
 #ifndef TRIGREC_METRICS_H
 #define TRIGREC_METRICS_H
 #include <stdint.h>
+#include <stddef.h>
 #include <stdio.h>
 
 struct metrics;
@@ -53,6 +54,31 @@ int metrics__render(struct metrics *m, FILE *out);
  * "[V6]:PORT". 0, or -errno after an elog().
  */
 int metrics__serve(struct metrics *m, const char *addr);
+/*
+ * POST /snapshot (call before metrics__serve()): the token from token_file
+ * (service/webhook.h: webhook_token_load()), and fn to take one snapshot,
+ * called on the HTTP thread with the request's name and the sidecar's
+ * "alert" object; it returns as sideband__snapshot_req() does (1 taken,
+ * path set; 0 coalesced; -EDQUOT budget; -EAGAIN not recording yet;
+ * -ESHUTDOWN; other -errno). 0, or -errno after an elog().
+ */
+typedef int (*metrics_snapshot_fn)(void *ctx, const char *name, const char *alert, char *path,
+				   size_t pathlen);
+int metrics__enable_snapshot(struct metrics *m, const char *token_file, metrics_snapshot_fn fn,
+			     void *ctx);
+/* No more POST /snapshot snapshots (before the side-band is freed); waits for one in progress. */
+void metrics__stop_snapshots(struct metrics *m);
+/* POST /snapshot requests by outcome (trigrec_http_snapshot_requests_total{result}). */
+enum {
+	HTTP_SNAP_OK,
+	HTTP_SNAP_UNAUTHORIZED,
+	HTTP_SNAP_TOO_LARGE,
+	HTTP_SNAP_BAD_REQUEST,
+	HTTP_SNAP_RATE_LIMITED,
+	HTTP_SNAP_UNAVAILABLE,
+	HTTP_SNAP_NR
+};
+
 /* Rewrite PATH atomically now (temp file + rename in its directory). */
 int metrics__write_file(struct metrics *m, const char *path);
 void metrics__free(struct metrics *m);

@@ -154,6 +154,7 @@ void config__fini(struct trigrec_config *c)
 	free(c->control);
 	free(c->metrics_addr);
 	free(c->metrics_file);
+	free(c->http_token_file);
 	free_argv(c->on_snapshot);
 	free(c->on_snapshot_user);
 	free(c->script_path);
@@ -357,6 +358,12 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 	if (c->period && c->freq) {
 		snprintf(err, errlen,
 			 "-F and -c exclude each other: sample by frequency or by period");
+		return -EINVAL;
+	}
+	if (c->http_token_file && !c->metrics_addr) {
+		snprintf(err, errlen,
+			 "--http-token-file: POST /snapshot is served on the metrics listener: "
+			 "give --metrics ADDR too (e.g. --metrics 127.0.0.1:9464)");
 		return -EINVAL;
 	}
 	if (c->post_ns > TL_MAX_POST_NS) {
@@ -568,6 +575,11 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 	if (c->metrics_file) {
 		fputs("metrics_file ", out);
 		put_word(out, c->metrics_file);
+		fputc('\n', out);
+	}
+	if (c->http_token_file) {
+		fputs("http_token_file ", out);
+		put_word(out, c->http_token_file);
 		fputc('\n', out);
 	}
 	if (c->on_snapshot) {

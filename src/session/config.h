@@ -81,6 +81,8 @@ struct trigrec_config {
 	/* Observability: Prometheus endpoint (--metrics) and textfile (--metrics-file). */
 	char *metrics_addr;
 	char *metrics_file;
+	/* POST /snapshot on the metrics listener: its bearer token's file (NULL = off). */
+	char *http_token_file;
 
 	/*
 	 * Command run on each finished snapshot (argv, no shell; placeholders in

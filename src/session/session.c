@@ -327,7 +327,8 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 		     a->keep_age_ns != b->keep_age_ns,
 	     "keep");
 	DIFF(str_differ(a->metrics_addr, b->metrics_addr) ||
-		     str_differ(a->metrics_file, b->metrics_file),
+		     str_differ(a->metrics_file, b->metrics_file) ||
+		     str_differ(a->http_token_file, b->http_token_file),
 	     "metrics");
 	DIFF(argv_differ(a->on_snapshot, b->on_snapshot) ||
 		     a->on_snapshot_timeout_ns != b->on_snapshot_timeout_ns ||
@@ -527,6 +528,16 @@ static int cancelled(void)
 		return 0;
 	elog("interrupted during set-up (signal %d): nothing was recorded", (int)setup_cancel);
 	return 1;
+}
+
+/* POST /snapshot, on an HTTP thread (metrics_snapshot_fn): a manual snapshot that spends the budget. */
+static int http_snapshot(void *ctx, const char *name, const char *alert, char *path, size_t len)
+{
+	struct session *s = ctx;
+
+	if (!__atomic_load_n(&s->started, __ATOMIC_ACQUIRE))
+		return -EAGAIN;
+	return sideband__snapshot_req(s->sb, name, "POST /snapshot", alert, 1, path, len);
 }
 
 /* --metrics ADDR as the URL it is served at ("" without one). */
@@ -778,6 +789,9 @@ int session__start(struct session *s)
 		s->m = metrics__new(c);
 		if (!s->m)
 			return -ENOMEM;
+		if (c->http_token_file &&
+		    (err = metrics__enable_snapshot(s->m, c->http_token_file, http_snapshot, s)))
+			return err;
 		/* Listen first: a port in use is found before anything is loaded. */
 		if (c->metrics_addr && (err = metrics__serve(s->m, c->metrics_addr)))
 			return err;
@@ -927,8 +941,8 @@ int session__start(struct session *s)
 		elog("cannot set up signal handling: %s", strerror(errno));
 		return -errno;
 	}
-	bpfctl__thaw(s->b); /* arm the triggers */
-	s->started = 1;
+	bpfctl__thaw(s->b);				    /* arm the triggers */
+	__atomic_store_n(&s->started, 1, __ATOMIC_RELEASE); /* POST /snapshot may go on */
 	if (s->m) {
 		metrics__attach(s->m, s->b, s->r);
 		retention_to_metrics(s);
@@ -1200,7 +1214,8 @@ void session__free(struct session *s)
 			kill(s->child, SIGTERM);
 		waitpid(s->child, NULL, 0);
 	}
-	control__free(s->ctl); /* its thread calls into the side-band: stop it first */
+	control__free(s->ctl);	       /* its thread calls into the side-band: stop it first */
+	metrics__stop_snapshots(s->m); /* POST /snapshot calls into it too */
 	sideband__free(s->sb);
 	retention__free(s->ret); /* after the writer thread: it enforces after each snapshot */
 	hooks__free(s->hooks);	 /* after the writer, which hands it jobs */

@@ -59,6 +59,7 @@ static const char page_js[] =
 	"const clip=el('g',{'clip-path':'url(#clip)'},svg);\n"
 	"const view=el('g',{id:'view'},clip);\n"
 	"function bx(t){return t/span*W;}\n"
+	"function ctr(p){const c=D.ctr&&D.ctr[p];return c?' ['+esc(c)+']':'';}\n"
 	"const gs=el('g',{id:'spans'},view);\n"
 	"D.spans.forEach(s=>{const r=el('rect',{x:bx(s.s),y:TOP-6,width:Math.max(bx(s.e)-bx(s.s),0.0001),"
 	"height:D.cpus.length*LH+2,'class':'span '+s.kind},gs);"
@@ -126,10 +127,10 @@ static const char page_js[] =
 	"const t=tAt(x),px=(v1-v0)/W;let h='';"
 	"const [k,d]=near(byLane[i],t,k=>D.recs[k][0]);"
 	"if(k>=0&&d<=5*px){const q=D.recs[k];h='<b>'+esc(D.events[q[2]])+'</b> '+fmt(q[0]-ref)+"
-	"(D.trig?' from the trigger':'')+'<br>'+D.t0s(q[0])+' CPU '+q[1]+'<br>'+esc(q[5])+' '+q[3]+'/'+q[4]+"
+	"(D.trig?' from the trigger':'')+'<br>'+D.t0s(q[0])+' CPU '+q[1]+'<br>'+esc(q[5])+' '+q[3]+'/'+q[4]+ctr(q[3])+"
 	"'<br>'+esc(q[6]).replace(/ (?=[a-z_0-9]+=)/g,'<br>');}"
 	"else{for(const k2 of runsByLane[i]){const u=D.runs[k2];if(u[1]<=t&&t<=u[2]){"
-	"h='<b>'+esc(u[5])+'</b> '+u[3]+'/'+u[4]+' on CPU '+u[0]+'<br>ran '+fmt(u[2]-u[1])+"
+	"h='<b>'+esc(u[5])+'</b> '+u[3]+'/'+u[4]+ctr(u[3])+' on CPU '+u[0]+'<br>ran '+fmt(u[2]-u[1])+"
 	"' from '+fmt(u[1]-ref)+(D.trig?' (from the trigger)':'');break;}}}"
 	"if(!h){tip.style.display='none';return;}tip.innerHTML=h;tip.style.display='block';"
 	"tip.style.left=(e.pageX+12)+'px';tip.style.top=(e.pageY+12)+'px';});\n"
@@ -330,7 +331,24 @@ int show__write_html(const struct show *s, const struct show_view *v, FILE *out,
 		show_json_str(out, r->comm);
 		fputc(']', out);
 	}
-	fputs("],\n\"spans\":[", out);
+	/* pid -> container (sidecar "tasks"), for the hover text. */
+	fputs("],\n\"ctr\":{", out);
+	{
+		const struct jv *tk = jv_get(s->sc, "tasks");
+		char ct[320];
+		int fc = 1;
+
+		for (int i = 0; tk && tk->type == JV_ARR && i < tk->n; i++) {
+			uint32_t pid = (uint32_t)jv_u64(&tk->kids[i], "pid", 0);
+
+			if (!show_container(s, pid, ct, sizeof(ct))[0])
+				continue;
+			fprintf(out, "%s\"%u\":", fc ? "" : ",", pid);
+			show_json_str(out, ct);
+			fc = 0;
+		}
+	}
+	fputs("},\n\"spans\":[", out);
 	for (int i = 0; i < s->nr_spans; i++) {
 		fprintf(out, "%s{\"kind\":\"%s\",\"s\":%" PRId64 ",\"e\":%" PRId64 ",\"label\":",
 			i ? "," : "", s->spans[i].kind, (int64_t)(s->spans[i].start - t0),
@@ -521,8 +539,16 @@ int show__write_chrome(const struct show *s, const struct show_view *v, FILE *ou
 
 		snprintf(tn, sizeof(tn), "%s %u", l->comm, r->tid);
 		meta(out, "thread_name", r->pid, r->tid, tn, -1);
-		if (r->pid == r->tid)
-			meta(out, "process_name", r->pid, r->tid, l->comm, -1);
+		if (r->pid == r->tid) {
+			char ct[320], pn[360];
+
+			/* The container beside the name (sidecar "tasks"), as trigrec show prints it. */
+			if (show_container(s, r->pid, ct, sizeof(ct))[0])
+				snprintf(pn, sizeof(pn), "%s [%s]", l->comm, ct);
+			else
+				snprintf(pn, sizeof(pn), "%s", l->comm);
+			meta(out, "process_name", r->pid, r->tid, pn, -1);
+		}
 	}
 	for (size_t i = 0; i < s->nr_runs; i++) {
 		const struct show_run *r = &s->runs[i];

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "show/show.h"
+#include "snapshot/cgroups.h"
 #include "util/util.h"
 
 /* ---- names: tid -> comm, as the COMM and FORK records say, in time order ---- */
@@ -930,6 +931,38 @@ static void print_cpus(const struct show *s, FILE *out)
 	free(sp);
 }
 
+const char *show_container(const struct show *s, uint32_t pid, char *buf, size_t len)
+{
+	const struct jv *tasks = jv_get(s->sc, "tasks"), *cgs = jv_get(s->sc, "cgroups");
+
+	buf[0] = 0;
+	if (!tasks || tasks->type != JV_ARR || !cgs || cgs->type != JV_ARR)
+		return buf;
+	for (int i = 0; i < tasks->n; i++) {
+		const struct jv *t = &tasks->kids[i], *cg;
+		struct cg_info c;
+		int64_t k;
+
+		if (jv_u64(t, "pid", 0) != pid)
+			continue;
+		k = jv_i64(t, "cgroup", -1);
+		if (k < 0 || k >= cgs->n)
+			break;
+		cg = &cgs->kids[k];
+		memset(&c, 0, sizeof(c));
+		snprintf(c.runtime, sizeof(c.runtime), "%s", jv_str(cg, "runtime", ""));
+		snprintf(c.id, sizeof(c.id), "%s", jv_str(cg, "id", ""));
+		snprintf(c.pod_uid, sizeof(c.pod_uid), "%s", jv_str(cg, "pod_uid", ""));
+		cg_label(&c, buf, len);
+		/* Terminal-safe: the sidecar may be anyone's. */
+		for (char *p = buf; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				*p = '?';
+		break;
+	}
+	return buf;
+}
+
 static void print_busiest(const struct show *s, FILE *out)
 {
 	struct counts tc = { 0 }, ec = { 0 };
@@ -974,15 +1007,17 @@ static void print_busiest(const struct show *s, FILE *out)
 	fprintf(out, "  %8s  %-12s %-15s %s\n", "records", s->has_switch ? "on-cpu" : "", "pid/tid",
 		"comm");
 	for (size_t i = 0; i < nt && i < 10; i++) {
-		char pt[32];
+		char pt[32], ct[320];
 
 		snprintf(pt, sizeof(pt), "%u/%" PRIu64, tasks[i].pid, tasks[i].key);
+		show_container(s, tasks[i].pid, ct, sizeof(ct));
 		/* idle's time is what the runs leave out: not summed */
-		fprintf(out, "  %8" PRIu64 "  %-12s %-15s %s\n", tasks[i].n,
+		fprintf(out, "  %8" PRIu64 "  %-12s %-15s %s%s%s%s\n", tasks[i].n,
 			!s->has_switch ? "" :
 			tasks[i].key   ? dur(tasks[i].ns, a, sizeof(a)) :
 					 "-",
-			pt, tasks[i].name ? tasks[i].name : "");
+			pt, tasks[i].name ? tasks[i].name : "", ct[0] ? "  [" : "", ct,
+			ct[0] ? "]" : "");
 	}
 	fprintf(out, "busiest events:\n  %8s  %s\n", "records", "event");
 	for (size_t i = 0; i < ne && i < 10; i++)
@@ -999,7 +1034,7 @@ static void print_last(const struct show *s, FILE *out, int nlast)
 	long end = s->trig_rec;
 	size_t idx[nlast > 0 ? nlast : 1];
 	int n = 0;
-	char a[32], f[1024];
+	char a[32], f[1024], ct[320];
 
 	if (!s->has_trigger) {
 		fprintf(out, "no triggering thread (the snapshot was not taken by a trigger)\n");
@@ -1013,8 +1048,10 @@ static void print_last(const struct show *s, FILE *out, int nlast)
 	for (long i = end; i >= 0 && n < nlast; i--)
 		if (s->recs[i].tid == s->trig_tid)
 			idx[n++] = i;
-	fprintf(out, "last %d record%s of %s %u/%u up to the trigger%s:\n", n, n == 1 ? "" : "s",
-		jv_str(s->sc, "trigger.comm", "?"), s->trig_pid, s->trig_tid,
+	show_container(s, s->trig_pid, ct, sizeof(ct));
+	fprintf(out, "last %d record%s of %s %u/%u%s%s%s up to the trigger%s:\n", n,
+		n == 1 ? "" : "s", jv_str(s->sc, "trigger.comm", "?"), s->trig_pid, s->trig_tid,
+		ct[0] ? " [" : "", ct, ct[0] ? "]" : "",
 		s->trig_rec < 0 ?
 			" (its own record is not in the file: its event is not recorded)" :
 			"");

@@ -108,6 +108,12 @@ int show_runs_build(struct show *s);
 const char *show_fmt_time(uint64_t ns, char *buf, size_t len);
 /* JSON string with '<' '>' '&' escaped too, so it can sit inside <script>. */
 void show_json_str(FILE *f, const char *s);
+/*
+ * The container of process pid as the sidecar's "tasks" and "cgroups" map it
+ * ("docker:0123456789ab", "pod 1f2e3d4c containerd:...", "nginx.service"),
+ * into buf; "" when the sidecar does not say. Returns buf.
+ */
+const char *show_container(const struct show *s, uint32_t pid, char *buf, size_t len);
 
 /*
  * The why section (why.c): where the triggering thread's time went over the

@@ -18,6 +18,7 @@
 #include "snapshot/json.h"
 #include "snapshot/outdir.h"
 #include "snapshot/snapshot.h"
+#include "snapshot/cgroups.h"
 #include "snapshot/bpfrec.h"
 #include "snapshot/tpsample.h"
 #include "util/util.h"
@@ -800,6 +801,81 @@ static void key_text(FILE *f, const struct trigrec_keyspec *k, const struct trig
 	}
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * `"cgroups": [...], "tasks": [...]`: each process with a thread named in
+ * the snapshot (procs' used bit 0), its cgroup v2 path read now and what the
+ * path shows of its container (snapshot/cgroups.h). A process gone by now
+ * is left out. Writer thread: after the file, never in the freeze.
+ */
+static void render_tasks(FILE *f, struct procs *p)
+{
+	uint32_t *pids = calloc(p->n ? p->n : 1, sizeof(*pids)), np = 0;
+	char **paths = NULL, path[4096];
+	int npaths = 0, first = 1;
+
+	fprintf(f, "  \"tasks\": [");
+	if (!pids) {
+		fprintf(f, "],\n  \"cgroups\": [],\n");
+		return;
+	}
+	for (uint32_t i = 0; i < p->cap; i++)
+		if (p->tab[i].tid && p->tab[i].pid && (p->tab[i].used & 1) && np < p->n)
+			pids[np++] = p->tab[i].pid;
+	qsort(pids, np, sizeof(*pids), cmp_u32);
+	for (uint32_t i = 0; i < np; i++) {
+		struct proc_ent *pe;
+		int k;
+
+		if ((i && pids[i] == pids[i - 1]) || cg_of_pid(pids[i], path, sizeof(path)))
+			continue;
+		for (k = 0; k < npaths && strcmp(paths[k], path); k++)
+			;
+		if (k == npaths) {
+			char **np2 = realloc(paths, (npaths + 1) * sizeof(*paths));
+
+			if (!np2 || !(np2[npaths] = strdup(path))) {
+				paths = np2 ? np2 : paths;
+				break;
+			}
+			paths = np2;
+			npaths++;
+		}
+		pe = procs__get(p, pids[i]);
+		fprintf(f, "%s\n    {\"pid\": %u, \"comm\": ", first ? "" : ",", pids[i]);
+		json_str(f, pe ? pe->comm : "", 16);
+		fprintf(f, ", \"cgroup\": %d}", k);
+		first = 0;
+	}
+	fprintf(f, "%s],\n  \"cgroups\": [", first ? "" : "\n  ");
+	for (int k = 0; k < npaths; k++) {
+		struct cg_info c;
+
+		cg_classify(paths[k], &c);
+		fprintf(f, "%s\n    {\"path\": ", k ? "," : "");
+		json_str(f, paths[k], 4096);
+		fputs(", \"runtime\": ", f);
+		json_str(f, c.runtime, sizeof(c.runtime));
+		fputs(", \"id\": ", f);
+		json_str(f, c.id, sizeof(c.id));
+		fputs(", \"pod_uid\": ", f);
+		json_str(f, c.pod_uid, sizeof(c.pod_uid));
+		fputs(", \"qos\": ", f);
+		json_str(f, c.qos, sizeof(c.qos));
+		fputc('}', f);
+		free(paths[k]);
+	}
+	fprintf(f, "%s],\n", npaths ? "\n  " : "");
+	free(paths);
+	free(pids);
+}
+
 static int render_json(void *ctx, const char *datapath, char **out, size_t *outlen)
 {
 	const struct json_ctx *c = ctx;
@@ -882,7 +958,10 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			fprintf(f, ", \"matches\": %" PRIu64, (uint64_t)m->count);
 		}
 	}
-	fprintf(f, "},\n  \"coalesced_triggers\": %" PRIu64 ",\n", t->coalesced);
+	fprintf(f, "},\n");
+	if (t->alert) /* rendered by service/webhook.c: well-formed JSON, never the request's text */
+		fprintf(f, "  \"alert\": %s,\n", t->alert);
+	fprintf(f, "  \"coalesced_triggers\": %" PRIu64 ",\n", t->coalesced);
 	fprintf(f,
 		"  \"window\": {\"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64
 		", \"duration_ns\": %" PRIu64 ", \"post_ns\": %" PRIu64 ", \"aligned\": %s},\n",
@@ -944,8 +1023,10 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			ring->size, h->rings[i].wrapped ? "true" : "false", s->oldest, s->records,
 			s->bytes, s->lost);
 	}
+	fprintf(f, "\n  ],\n");
+	render_tasks(f, &sc->procs);
 	fprintf(f,
-		"\n  ],\n  \"timing\": {\"trigger_to_wake_ns\": %" PRIu64
+		"  \"timing\": {\"trigger_to_wake_ns\": %" PRIu64
 		", \"freeze_to_resume_ns\": %" PRIu64 ", \"pause_to_resume_ns\": %" PRIu64
 		", \"resume_to_file_ns\": %" PRIu64 "}\n}\n",
 		tm->woke > t0 ? tm->woke - t0 : (uint64_t)0,

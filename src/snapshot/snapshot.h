@@ -20,9 +20,10 @@
 
 /* What started a snapshot. */
 struct snap_trigger {
-	const char *name; /* file-name part: trigger name, "manual" or "final" */
-	const char *text; /* the trigger as written, or a description */
-	int id;		  /* trigger id, -1 for manual and final */
+	const char *name;  /* file-name part: trigger name, "manual" or "final" */
+	const char *text;  /* the trigger as written, or a description */
+	const char *alert; /* POST /snapshot: the sidecar's "alert" object (JSON), or NULL */
+	int id;		   /* trigger id, -1 for manual and final */
 	const struct trigrec_trigger_msg *msg; /* NULL for manual and final */
 	const struct tp_format *fmt;	       /* format of msg->hook's tracepoint */
 	const struct trig_def *def;	       /* the trigger (NULL for manual and final) */

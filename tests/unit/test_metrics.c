@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -12,6 +13,7 @@
 #include <sys/socket.h>
 #include "check.h"
 #include "service/metrics.h"
+#include "service/webhook.h"
 #include "session/config.h"
 #include "util/util.h"
 
@@ -383,5 +385,180 @@ TEST(serve_host_and_limits)
 	return 0;
 }
 
+/* ---- POST /snapshot, with a stand-in for the session's snapshot function ---- */
+
+static int fake_calls;
+static char fake_last_alert[1024];
+
+static int fake_snapshot(void *ctx, const char *name, const char *alert, char *path, size_t len)
+{
+	(void)ctx;
+	fake_calls++;
+	snprintf(fake_last_alert, sizeof(fake_last_alert), "%s", alert);
+	if (!strcmp(name, "budget"))
+		return -EDQUOT;
+	if (!strcmp(name, "coalesced"))
+		return 0;
+	snprintf(path, len, "/out/20261206-102000.000001-%s.data", name);
+	return 1;
+}
+
+/* One request; its status, and its body in out. extra: more header lines ("" = none). */
+static int http(int port, const char *method, const char *path, const char *extra, const char *body,
+		size_t blen, char *out, size_t outlen)
+{
+	char req[1024];
+	int fd = dial("127.0.0.1", port), code = -1;
+	size_t got = 0;
+	ssize_t n;
+
+	out[0] = 0;
+	if (fd < 0)
+		return -1;
+	snprintf(req, sizeof(req),
+		 "%s %s HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n%s"
+		 "Content-Length: %zu\r\n\r\n",
+		 method, path, extra, blen);
+	if (write(fd, req, strlen(req)) != (ssize_t)strlen(req))
+		goto out;
+	/* The server may answer (and close) before it has read the body: that is a refusal. */
+	for (size_t o = 0; o < blen;) {
+		n = write(fd, body + o, blen - o > 65536 ? 65536 : blen - o);
+		if (n <= 0)
+			break;
+		o += n;
+	}
+	while (got + 1 < outlen && (n = read(fd, out + got, outlen - got - 1)) > 0)
+		got += n;
+	out[got] = 0;
+	sscanf(out, "HTTP/1.%*d %d", &code);
+out:
+	close(fd);
+	return code;
+}
+
+#define TOKEN "0123456789abcdef0123456789abcdef"
+#define AUTH "Authorization: Bearer " TOKEN "\r\n"
+
+TEST(post_snapshot)
+{
+	struct trigrec_config c;
+	struct metrics *m;
+	char addr[32], tokf[] = "/tmp/trigrec-token-XXXXXX", out[8192], *big;
+	int port = free_port(), fd, n429 = 0, code;
+	const char *plain = "{\"name\": \"canary\"}";
+
+	if (port < 0)
+		SKIP("no free loopback port");
+	signal(SIGPIPE, SIG_IGN); /* a refusal may close before the body is sent */
+	fd = mkstemp(tokf);
+	CHECK(fd >= 0 && write(fd, TOKEN "\n", strlen(TOKEN) + 1) > 0);
+	close(fd);
+	config__init(&c);
+	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
+
+	/* No token file, no endpoint. */
+	m = metrics__new(&c);
+	CHECK_EQ(metrics__serve(m, addr), 0);
+	CHECK_EQ(http(port, "POST", "/snapshot", AUTH, plain, strlen(plain), out, sizeof(out)),
+		 404);
+	CHECK(strstr(out, "--http-token-file") != NULL);
+	metrics__free(m);
+
+	m = metrics__new(&c);
+	CHECK_EQ(metrics__enable_snapshot(m, tokf, fake_snapshot, NULL), 0);
+	CHECK_EQ(metrics__serve(m, addr), 0);
+	fake_calls = 0;
+	/* Refusals: none of them takes a snapshot. */
+	CHECK_EQ(http(port, "POST", "/snapshot", "", plain, strlen(plain), out, sizeof(out)), 401);
+	CHECK(strstr(out, "WWW-Authenticate: Bearer") != NULL);
+	CHECK_EQ(http(port, "POST", "/snapshot", "Authorization: Bearer " TOKEN "x\r\n", plain,
+		      strlen(plain), out, sizeof(out)),
+		 401);
+	CHECK_EQ(http(port, "GET", "/snapshot", AUTH, "", 0, out, sizeof(out)), 405);
+	big = calloc(1, WEBHOOK_MAX_BODY + 2);
+	memset(big, ' ', WEBHOOK_MAX_BODY + 1);
+	CHECK_EQ(http(port, "POST", "/snapshot", AUTH, big, WEBHOOK_MAX_BODY + 1, out, sizeof(out)),
+		 413);
+	/* Without a Content-Length (chunked), the limit holds while reading. */
+	{
+		char req[512], chunk[16];
+		int cfd = dial("127.0.0.1", port);
+		size_t got = 0;
+		ssize_t k;
+
+		snprintf(req, sizeof(req),
+			 "POST /snapshot HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n" AUTH
+			 "Transfer-Encoding: chunked\r\n\r\n");
+		CHECK(cfd >= 0 && write(cfd, req, strlen(req)) > 0);
+		for (int i = 0; i < 5; i++) {
+			snprintf(chunk, sizeof(chunk), "%x\r\n", 20000);
+			if (write(cfd, chunk, strlen(chunk)) < 0 || write(cfd, big, 20000) < 0 ||
+			    write(cfd, "\r\n", 2) < 0)
+				break;
+		}
+		if (write(cfd, "0\r\n\r\n", 5) < 0)
+			fprintf(stderr, "    (closed early)\n");
+		while (got + 1 < sizeof(out) &&
+		       (k = read(cfd, out + got, sizeof(out) - got - 1)) > 0)
+			got += k;
+		out[got] = 0;
+		code = -1;
+		sscanf(out, "HTTP/1.%*d %d", &code);
+		CHECK_EQ(code, 413);
+		close(cfd);
+	}
+	free(big);
+	CHECK_EQ(http(port, "POST", "/snapshot", AUTH, "{\"name\":", 8, out, sizeof(out)), 400);
+	CHECK(strstr(out, "not JSON") != NULL);
+	CHECK_EQ(fake_calls, 0);
+
+	/* Taken, held back by the budget, coalesced: the reply says which. */
+	CHECK_EQ(http(port, "POST", "/snapshot", AUTH, plain, strlen(plain), out, sizeof(out)),
+		 200);
+	CHECK(strstr(out, "\"taken\": [\n  {\"name\": \"canary\", \"file\": "
+			  "\"/out/20261206-102000.000001-canary.data\"}") != NULL);
+	CHECK_EQ(fake_calls, 1);
+	CHECK_STR(fake_last_alert, "{\"source\": \"http\", \"name\": \"canary\"}");
+	{
+		const char *b = "{\"version\":\"4\",\"alerts\":["
+				"{\"status\":\"firing\",\"labels\":{\"alertname\":\"budget\"}},"
+				"{\"status\":\"firing\",\"labels\":{\"alertname\":\"coalesced\"}},"
+				"{\"status\":\"resolved\",\"labels\":{\"alertname\":\"old\"}}]}";
+
+		CHECK_EQ(http(port, "POST", "/snapshot", AUTH, b, strlen(b), out, sizeof(out)),
+			 200);
+		CHECK(strstr(out, "{\"name\": \"budget\", \"reason\": \"budget\"}") != NULL);
+		CHECK(strstr(out, "{\"name\": \"coalesced\", \"reason\": \"coalesced\"}") != NULL);
+		CHECK(strstr(out, "\"resolved_ignored\": 1") != NULL);
+		CHECK_EQ(fake_calls, 3);
+	}
+	/* A flood: past WEBHOOK_RATE_PER_MIN authenticated requests a minute, 429 and nothing taken. */
+	fake_calls = 0;
+	for (int i = 0; i < WEBHOOK_RATE_PER_MIN; i++)
+		if (http(port, "POST", "/snapshot", AUTH, "{}", 2, out, sizeof(out)) == 429)
+			n429++;
+	CHECK(n429 >= 1);
+	CHECK(strstr(out, "Retry-After: 60") != NULL);
+	CHECK_EQ(fake_calls, 0);
+	{
+		char *txt = render(m);
+
+		CHECK(strstr(txt,
+			     "trigrec_http_snapshot_requests_total{result=\"unauthorized\"} 2") !=
+		      NULL);
+		CHECK(strstr(txt, "trigrec_http_snapshot_requests_total{result=\"too_large\"} 2") !=
+		      NULL);
+		CHECK(strstr(txt, "trigrec_http_snapshots_total{result=\"taken\"} 1") != NULL);
+		CHECK(strstr(txt, "trigrec_http_snapshots_total{result=\"budget\"} 1") != NULL);
+		CHECK(exposition_problems(txt) == 0);
+		free(txt);
+	}
+	metrics__free(m);
+	unlink(tokf);
+	config__fini(&c);
+	return 0;
+}
+
 RUN_TESTS(T(counters_and_histograms), T(bpf_recursion_misses), T(exposition_checker), T(addresses),
-	  T(loopback_host), T(serve_host_and_limits))
+	  T(loopback_host), T(serve_host_and_limits), T(post_snapshot))
