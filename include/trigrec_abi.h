@@ -102,7 +102,8 @@ struct trigrec_rec_cpu {
 	/* rings=compact: reserved bytes (low 40 bits) and records (high 24) of main, spare. */
 	__u64 cr_head[2];
 	__u64 cr_last; /* rings=compact: the time of the CPU's latest record (time widths) */
-	__u32 pad[8];
+	__u32 cr_nest; /* rings=compact: recording programs running on the CPU (cr_enc) */
+	__u32 pad[7];
 };
 
 /*
@@ -111,8 +112,9 @@ struct trigrec_rec_cpu {
  * BPF_F_MMAPABLE array map (`cr_rings`). A CPU's ring is `nseg` segments
  * of 2^seg_shift bytes (its main ring) and nseg / 8 more (its spare); each
  * segment is one element of the map: its data, TRIGREC_CR_SLACK bytes a
- * record that starts near the end runs into (so stores never wrap), then
- * one trigrec_cblk per TRIGREC_CR_BLOCK of data. Element of segment k of
+ * record that starts near the end runs into (so stores never wrap),
+ * TRIGREC_CR_GUARD bytes for the verifier's bounds, then one trigrec_cblk
+ * per TRIGREC_CR_BLOCK of data. Element of segment k of
  * CPU c: c * (nseg + nseg / 8) + k (spare: nseg + k).
  *
  * Space is taken with one atomic add on rec_cpu.cr_head[ring]: the low 40
@@ -139,6 +141,7 @@ struct trigrec_rec_cpu {
  */
 #define TRIGREC_CR_BLOCK 4096
 #define TRIGREC_CR_SLACK 512 /* a compact record's most bytes */
+#define TRIGREC_CR_GUARD 128 /* past the slack: what the verifier cannot see is never written */
 #define TRIGREC_CR_WORDS 16
 #define TRIGREC_CR_POS_BITS 40
 #define TRIGREC_CR_POS_MASK ((1ull << TRIGREC_CR_POS_BITS) - 1)
@@ -146,9 +149,9 @@ struct trigrec_rec_cpu {
 #define TRIGREC_CR_MAX_SEG (1u << 20)
 #define TRIGREC_CR_MAX_EVS 128
 struct trigrec_cblk {
-	__u64 pos;  /* the block's position in its ring (written last; low 40 bits) */
-	__u64 base; /* the crossing record's time */
-	__u32 seq;  /* the block's first record's number (24 bits) */
+	__u64 pos;   /* the block's position in its ring (written last; low 40 bits) */
+	__u64 base;  /* the crossing record's time */
+	__u32 seq;   /* the block's first record's number (24 bits) */
 	__u16 first; /* its offset in the block */
 	__u16 pad;
 };

@@ -2,7 +2,7 @@
 /*
  * rings=compact: decoding the byte rings BPF programs write themselves
  * (encoding in include/trigrec_abi.h), and a reference encoder that writes
- * what bpf/records.bpf.h's cr_emit() writes.
+ * what bpf/records.bpf.h's cr_body() writes.
  *
  * Reading a ring: positions run from 0 up (the low 40 bits of its head);
  * position p lives in segment (p >> seg_shift) % nseg at p % 2^seg_shift,
@@ -25,7 +25,8 @@ size_t cr_elem_size(uint32_t seg_shift)
 {
 	size_t s = (size_t)1 << seg_shift;
 
-	return (s + TRIGREC_CR_SLACK + (s / TRIGREC_CR_BLOCK) * sizeof(struct trigrec_cblk) + 7) &
+	return (s + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD +
+		(s / TRIGREC_CR_BLOCK) * sizeof(struct trigrec_cblk) + 7) &
 	       ~(size_t)7;
 }
 
@@ -50,11 +51,12 @@ static inline struct trigrec_cblk *blk_at(const void *ring, const struct cr_layo
 	uint64_t seg = (pos >> l->seg_shift) & (l->nseg - 1), s = (uint64_t)1 << l->seg_shift;
 
 	return (struct trigrec_cblk *)((uint8_t *)ring + seg * l->elem + s + TRIGREC_CR_SLACK +
+				       TRIGREC_CR_GUARD +
 				       ((pos & (s - 1)) / TRIGREC_CR_BLOCK) *
 					       sizeof(struct trigrec_cblk));
 }
 
-/* Width code of a value: 1, 2, 4 or 8 bytes (0-3), as cr_emit() computes it without a branch. */
+/* Width code of a value: 1, 2, 4 or 8 bytes (0-3), as cr_body() computes it without a branch. */
 static inline uint32_t wcode(uint64_t v)
 {
 	return !!(v >> 8) + !!(v >> 16) + !!(v >> 32);

@@ -4,7 +4,7 @@
  * and encoding are in include/trigrec_abi.h, above trigrec_cblk). The
  * decoder turns a copy of a ring back into the tracepoint records they
  * were made from; the encoder writes records the way bpf/records.bpf.h
- * does (cr_emit()), for the tests and the fuzzer.
+ * does (cr_body()), for the tests and the fuzzer.
  */
 #ifndef TRIGREC_COMPACT_H
 #define TRIGREC_COMPACT_H

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * rings=compact: records written by the reference encoder (cr_put(), the
- * rules bpf/records.bpf.h's cr_emit() follows) decode back to the same
+ * rules bpf/records.bpf.h's cr_body() follows) decode back to the same
  * records: round trips of every width, records longer than the fixed part,
  * a torn record, a ring overwritten many times, blocks whose header is
  * gone, and time deltas of every width.
@@ -220,7 +220,7 @@ TEST(lost_block_header_skips_that_block)
 	ring_init(&r, 13, 4);
 	put_n(&r, 0, 3000);
 	/* The header of block 1 (segment 0, second block) overwritten by a later lap. */
-	k = (struct trigrec_cblk *)(r.mem + (1 << 13) + TRIGREC_CR_SLACK) + 1;
+	k = (struct trigrec_cblk *)(r.mem + (1 << 13) + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD) + 1;
 	k->pos += 4 << 13;
 	CHECK_EQ(cr_decode(r.mem, &r.l, r.head, r.head, evs, NEV, count_jumps, &j, &st), 0);
 	CHECK_EQ(st.bad_blocks, 1);
@@ -266,7 +266,8 @@ TEST(garbage_does_not_crash)
 		r.mem[i] = (uint8_t)rand();
 	/* Headers that claim their block, over random records. */
 	for (int s = 0; s < 2; s++) {
-		struct trigrec_cblk *k = (void *)(r.mem + s * r.l.elem + 4096 + TRIGREC_CR_SLACK);
+		struct trigrec_cblk *k =
+			(void *)(r.mem + s * r.l.elem + 4096 + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD);
 
 		k->pos = (uint64_t)s * 4096;
 		k->first = 5;
