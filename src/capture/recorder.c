@@ -1236,9 +1236,12 @@ static void copy_compact(const struct recorder *r, const struct rec_ring *ring, 
 	hb = __atomic_load_n(head, __ATOMIC_ACQUIRE);
 	memcpy((uint8_t *)c->buf + REC_CR_HDR, src, ring->size - REC_CR_HDR);
 	ha = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+	memset(c->buf, 0, REC_CR_HDR);
 	memcpy(c->buf, &hb, 8);
 	memcpy((uint8_t *)c->buf + 8, &ha, 8);
 	c->len = ring->size;
+	/* The next ring is this CPU's carry: a cut's episode starts at this count. */
+	((struct rec_cr_hdr *)ring[1].base)->pend_m = hb >> TRIGREC_CR_POS_BITS;
 }
 
 void recorder__carry(struct recorder *r)
@@ -1250,12 +1253,20 @@ void recorder__carry(struct recorder *r)
 
 		if (!ring->compact || ring->set != 1)
 			continue;
+		struct rec_cr_hdr *ch = ring->base;
+		struct rec_cr_epi *e;
+
 		src = cr_ring(r, ring->cpu, 1, &head);
 		hb = __atomic_load_n(head, __ATOMIC_ACQUIRE);
 		memcpy((uint8_t *)ring->base + REC_CR_HDR, src, ring->size - REC_CR_HDR);
 		ha = __atomic_load_n(head, __ATOMIC_ACQUIRE);
-		memcpy(ring->base, &hb, 8);
-		memcpy((uint8_t *)ring->base + 8, &ha, 8);
+		ch->head_before = hb;
+		ch->head_after = ha;
+		e = &ch->epis[ch->nepis % REC_CR_EPIS];
+		e->sprev = ch->nepis ? ch->epis[(ch->nepis - 1) % REC_CR_EPIS].s : 0;
+		e->s = (uint32_t)(ha >> TRIGREC_CR_POS_BITS);
+		e->m = (uint32_t)ch->pend_m;
+		ch->nepis++;
 	}
 }
 

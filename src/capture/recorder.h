@@ -105,8 +105,25 @@ struct rec_ring {
 	int compact;
 };
 
-/* rings=compact: a ring copy starts with the ring's head read before and after the copy. */
-#define REC_CR_HDR 16
+/*
+ * rings=compact: a ring copy (and a carry) starts with this: the ring's
+ * head read before and after the copy and, in a carry, the spare's
+ * episodes. The main ring and the spare number their records each with
+ * their own counter; an episode (a cut to its settle) says where the
+ * spare's numbers go among the main ring's: main records numbered m or
+ * more come after the spare's records below s, spare records from sprev
+ * up to s come after main's below m. bpfrec joins them into one count.
+ */
+#define REC_CR_EPIS 64
+struct rec_cr_hdr {
+	uint64_t head_before, head_after;
+	uint64_t nepis;	 /* episodes ever: the last REC_CR_EPIS are in epis[n % REC_CR_EPIS] */
+	uint64_t pend_m; /* the main ring's head at the last harvest (the next episode's m) */
+	struct rec_cr_epi {
+		uint32_t m, sprev, s, pad;
+	} epis[REC_CR_EPIS];
+};
+#define REC_CR_HDR sizeof(struct rec_cr_hdr)
 
 /* One ring as copied by a harvest. */
 struct ring_copy {

@@ -208,14 +208,50 @@ static int grow(void **buf, size_t *cap, size_t need)
 	return 0;
 }
 
+/* 24-bit record numbers: is a at or after b? */
+static inline int cr_ge(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >= 0;
+}
+
+/*
+ * One CPU's count from a compact ring's own number (see struct
+ * rec_cr_hdr): -1 when the episodes that would place it are gone.
+ */
+static int64_t cr_join(const struct rec_cr_hdr *ch, int spare, uint32_t n)
+{
+	uint64_t first = ch->nepis > REC_CR_EPIS ? ch->nepis - REC_CR_EPIS : 0;
+
+	if (!ch->nepis)
+		return spare ? -1 : (int64_t)n;
+	for (uint64_t k = ch->nepis; k-- > first;) {
+		const struct rec_cr_epi *e = &ch->epis[k % REC_CR_EPIS];
+
+		if (!spare && cr_ge(n, e->m))
+			return (n + e->s) & 0xffffff;
+		if (spare && cr_ge(n, e->sprev))
+			return (n + e->m) & 0xffffff;
+	}
+	if (first) /* older than every episode kept: where it goes is not known */
+		return -1;
+	return spare ? -1 : (int64_t)n; /* main records before the first cut */
+}
+
+struct expand_ctx {
+	struct bpfrec_scratch *s;
+	const struct rec_cr_hdr *ch; /* the CPU's carry header */
+	int spare;
+	uint64_t unplaced;
+};
+
 /* A decoded record into the ring sets' sample layout, in s->tmp (oldest first). */
 static int expand_one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
 		      uint32_t size)
 {
-	struct bpfrec_scratch *s = ctx;
-	struct trigrec_rec_hdr rh = { .time = time,
-				      .seq = seq << CR_SEQ_SHIFT,
-				      .ev = (uint16_t)ev };
+	struct expand_ctx *x = ctx;
+	int64_t joined = cr_join(x->ch, x->spare, seq);
+	struct bpfrec_scratch *s = x->s;
+	struct trigrec_rec_hdr rh = { .time = time, .ev = (uint16_t)ev };
 	uint32_t raw = ((4 + sizeof(rh) + size + 7) & ~7u) - 4;
 	struct perf_event_header ph = { .type = PERF_RECORD_SAMPLE,
 					.size = (uint16_t)(8 + 4 + raw) };
@@ -223,6 +259,11 @@ static int expand_one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const
 
 	if (8 + 4 + raw > 65535)
 		return 0;
+	if (joined < 0) {
+		x->unplaced++;
+		return 0;
+	}
+	rh.seq = (uint32_t)joined << CR_SEQ_SHIFT;
 	if (grow((void **)&s->tmp, &s->tmp_cap, s->tmp_len + ph.size) ||
 	    grow((void **)&s->off, &s->off_cap, (s->noff + 1) * sizeof(*s->off)))
 		return -ENOMEM;
@@ -267,6 +308,7 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 		struct bpfrec_x *x = &s->x[i];
 		struct cr_layout l;
 		struct cr_stats cs = { 0 };
+		struct expand_ctx ec = { .s = s, .spare = ring->set };
 		uint64_t hb, ha;
 		uint8_t *out;
 
@@ -283,8 +325,14 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 			s->noff = 0;
 			if (REC_CR_HDR + l.nseg * l.elem > h->rings[i].len)
 				return -EINVAL;
+			/* This CPU's carry: the ring after its main ring (recorder.c, add_compact()). */
+			if (!ring->set && (i + 1 >= r->nr_rings || !r->rings[i + 1].compact ||
+					   r->rings[i + 1].cpu != ring->cpu))
+				return -EINVAL;
+			ec.ch = ring->set ? h->rings[i].buf : h->rings[i + 1].buf;
 			err = cr_decode((uint8_t *)h->rings[i].buf + REC_CR_HDR, &l, hb, ha, evs,
-					nev, expand_one, s, &cs);
+					nev, expand_one, &ec, &cs);
+			st->dropped += ec.unplaced;
 			if (err && err != -EINVAL)
 				return err;
 			vlog("compact: CPU %d %s: head %" PRIu64 "/%" PRIu64 " bytes, %" PRIu64
