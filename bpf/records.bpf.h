@@ -168,7 +168,14 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	lastmask = ~0ull >> (8 * ((8 - (sz & 7)) & 7));
 	sized = cr_nz(sz ^ rec_size);
 	pid = (__u32)bpf_get_current_pid_tgid();
-	last = rc->cr_last;
+	/*
+	 * Main ring, or the spare after a cut. Chosen first: a record's time is
+	 * relative to the previous one in the same ring, and the spare's
+	 * previous record can be a cut ago.
+	 */
+	fa = *(volatile __u64 *)&flip_at;
+	k = cr_nz(fa) & ((fa - now) >> 63);
+	last = rc->cr_last[k & 1];
 	ad = now - last;
 	v = (__s64)ad >> 63;
 	ad = (ad ^ v) - v; /* |now - last| */
@@ -224,9 +231,6 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 		*(__u16 *)&b[cr_mask(start + 2, 15)] = len;
 	b[cr_mask(start + 1, 15)] = rec_ev | (sized << 7);
 	hl = o - start; /* header and values: the tail follows */
-	/* Main ring, or the spare after a cut. */
-	fa = *(volatile __u64 *)&flip_at;
-	k = cr_nz(fa) & ((fa - now) >> 63); /* after a cut: the spare */
 	old = __sync_fetch_and_add(&rc->cr_head[k & 1], len | (1ull << TRIGREC_CR_POS_BITS));
 	pos = old & TRIGREC_CR_POS_MASK;
 	per_cpu = cr_nseg + cr_nseg / TRIGREC_CR_SPARE_DIV;
@@ -242,7 +246,7 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	asm volatile("" : "+r"(tl));
 	if (tl)
 		bpf_probe_read_kernel(p + cr_mask(hl, 255), tl, d + 8 + 8 * nw);
-	rc->cr_last = now;
+	rc->cr_last[k & 1] = now;
 	/* The block this record crosses into (or the ring's first) gets its header. */
 	e = pos + len;
 	if (!pos || (pos ^ e) >= TRIGREC_CR_BLOCK) {

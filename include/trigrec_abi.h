@@ -101,9 +101,10 @@ struct trigrec_rec_cpu {
 	__u32 live;
 	/* rings=compact: reserved bytes (low 40 bits) and records (high 24) of main, spare. */
 	__u64 cr_head[2];
-	__u64 cr_last; /* rings=compact: the time of the CPU's latest record (time widths) */
+	/* rings=compact: the time of the latest record in the main ring, the spare (time widths) */
+	__u64 cr_last[2];
 	__u32 cr_nest; /* rings=compact: recording programs running on the CPU (cr_enc) */
-	__u32 pad[7];
+	__u32 pad[5];
 };
 
 /*

@@ -136,6 +136,28 @@ if [ ${#S[@]} -eq 2 ]; then
 fi
 t_end
 
+t_begin "rings: triggers 20000 calls apart: the last file holds every call before it, in order"
+# Each trigger moves the records right after it into the spare
+# (rings=compact) or the other set; the last file must join all of them,
+# four cuts' worth, with every number once and in time order.
+N=100000 T=90000 B4=$((BASE + 500000))
+D=$TMP/many2
+tr_run "$TMP/many2.log" -e syscalls:sys_enter_getpgid,syscalls:sys_enter_getsid \
+	--trigger 'syscalls:sys_enter_getsid limit none' -m 4M -o "$D" --no-final -- \
+	"$SEQGEN" -n $N -t $T -e 20000 -b "$B4"
+check_eq "exit code (log: $(log_tail "$TMP/many2.log"))" "$?" 0
+F=$(snaps "$D" sys_enter_getsid | tail -1)
+if [ -n "$F" ]; then
+	decode "$F" >"$TMP/many2.tsv"
+	check_eq "last file ends at the last trigger" "$(tail -1 "$TMP/many2.tsv" | cut -f5,6)" \
+		"syscalls:sys_enter_getsid	$((B4 + T))"
+	check_eq "last file: getpgid (count first last missing disorder)" \
+		"$(seq_check "$TMP/many2.tsv" "$B4" 100000)" "$T 0 $((T - 1)) 0 0"
+else
+	t_fail "no trigger snapshot ($(log_tail "$TMP/many2.log"))"
+fi
+t_end
+
 t_begin "rings: --filter is tested in BPF where trigrec can; otherwise (and -g) perf writes"
 D=$TMP/filt
 # Two streams, one inside the filter's range and one outside it.
