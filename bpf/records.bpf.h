@@ -38,6 +38,273 @@ static __always_inline int rec_wanted(__u32 cpu)
 	return in_cgroup() && (!scope_gates || in_task_scope());
 }
 
+/* rings=compact: the width code of a value (1, 2, 4, 8 bytes: 0-3), without a branch. */
+static __always_inline __u64 cr_wcode(__u64 v)
+{
+	const __u64 m = 0x7fffffffffffffffull;
+
+	return (((v >> 8) + m) >> 63) + (((v >> 16) + m) >> 63) + (((v >> 32) + m) >> 63);
+}
+
+#define CR_TAIL_MAX (TRIGREC_CR_SLACK - 160)
+#define CR_VAL 16 /* where cr_enc's values start; the header goes before */
+
+/*
+ * An offset masked where it is used: the compiler would otherwise fold the
+ * masks away (it knows the offsets stay small) and the verifier, which
+ * does not, would refuse the stores.
+ */
+static __always_inline __u64 cr_mask(__u64 x, __u64 m)
+{
+	x &= m;
+	asm volatile("" : "+r"(x));
+	return x;
+}
+
+/* The map element of position pos of CPU cpu's main ring (k 0) or spare (k 1). */
+static __always_inline __u32 cr_seg(__u32 cpu, __u32 per_cpu, __u32 k, __u64 pos)
+{
+	__u32 m = (pos >> cr_shift) & (cr_nseg - 1),
+	      sp = (pos >> cr_shift) & (cr_nseg / TRIGREC_CR_SPARE_DIV - 1);
+
+	return cpu * per_cpu + k * (cr_nseg + sp) + (1 - k) * m;
+}
+
+/* 1 if x is not 0, without a branch (the barrier keeps clang from making it one). */
+static __always_inline __u64 cr_nz(__u64 x)
+{
+	__u64 v = x | -x;
+
+	asm volatile("" : "+r"(v));
+	return v >> 63;
+}
+
+/*
+ * The word i of record d (sz bytes, nw words), 0 past the record: no
+ * branch, so the verifier walks the 16 words once whatever the record.
+ */
+static __always_inline __u64 cr_word(const __u8 *d, __u32 i, __u64 valid, __u32 nw, __u64 lastmask)
+{
+	__u64 v = *(const __u64 *)&d[8 + 8 * i];
+	__u64 last = cr_nz((__u64)i + 1 - nw) ^ 1, m;
+
+	m = -valid & (lastmask | (last - 1));
+	asm volatile("" : "+r"(m)); /* or clang makes it a branch again */
+	return v & m;
+}
+
+/* 1 if i < n (both small), as a value the compiler cannot turn into a branch. */
+static __always_inline __u64 cr_lt(__u64 i, __u64 n)
+{
+	__u64 v = (i - n) >> 63;
+
+	asm volatile("" : "+r"(v));
+	return v;
+}
+
+/*
+ * rings=compact: the record d (sz bytes, the format's fixed part is
+ * hc->rec_size; max: what d holds) written into this CPU's main ring, or
+ * after a cut into its spare, in the encoding of trigrec_abi.h
+ * (src/snapshot/compact.c's cr_put() is the same in C, its decoder the
+ * reference). Encoded first into a per-CPU buffer of this nesting level
+ * (a tp_btf program can interrupt another recording program on this
+ * CPU), then the space is taken with one atomic add, the bytes copied
+ * and the length byte written last. 0 = written.
+ */
+static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 info)
+{
+	__u32 cpu = bpf_get_smp_processor_id(), sz = info & 0xffff,
+	      rec_size = (info >> 16) & 0xffff;
+	__u32 rec_ev = (info >> 32) & 0xff;
+	__u64 codes, pid, last, ad, old, pos, e, fa, v, lastmask, o, c, tl, start, hl, len, lf,
+		sized;
+	__u64 valid;
+	__u64 segmask = (1ull << cr_shift) - 1;
+	__u32 nw, tail = 0, ntag, per_cpu, idx, k, lvl;
+	struct trigrec_rec_cpu *rc;
+	struct trigrec_stats *st;
+	struct cr_enc *enc;
+	__u8 *base, *p, *b;
+
+	if (sz < 8 || sz > max || rec_ev >= TRIGREC_CR_MAX_EVS)
+		return 1;
+	rc = bpf_map_lookup_elem(&rec_cpu, &cpu);
+	if (!rc)
+		return 1;
+	/* Nesting: a program that interrupts this one takes the next buffer, then gives it back. */
+	lvl = rc->cr_nest;
+	rc->cr_nest = lvl + 1;
+	lvl &= CR_NEST - 1;
+	enc = bpf_map_lookup_elem(&cr_enc, &lvl);
+	if (!enc)
+		goto fail;
+	b = enc->b;
+	nw = (sz - 8 + 7) / 8;
+	if (nw > TRIGREC_CR_WORDS)
+		nw = TRIGREC_CR_WORDS;
+	if (sz > 8 + 8 * nw)
+		tail = sz - 8 - 8 * nw;
+	if (tail > CR_TAIL_MAX) {
+		sz -= tail - CR_TAIL_MAX;
+		tail = CR_TAIL_MAX;
+		st = stat_slot(TRIGREC_MAX_TRIGGERS);
+		if (st)
+			st->rec_truncated++;
+	}
+	/*
+	 * From here to the copy, no branch on the data: a value that differs
+	 * between two paths (a width code, say) would keep the verifier from
+	 * merging them, and it would walk every combination.
+	 */
+	/*
+	 * The sizes through memory: the verifier knows nothing of them below,
+	 * the same on every path, rather than ranges the checks above split.
+	 */
+	*(volatile __u64 *)&enc->nw = nw;
+	*(volatile __u64 *)&enc->tail = tail;
+	nw = *(volatile __u64 *)&enc->nw & 31;
+	tail = *(volatile __u64 *)&enc->tail;
+	lastmask = ~0ull >> (8 * ((8 - (sz & 7)) & 7));
+	sized = cr_nz(sz ^ rec_size);
+	pid = (__u32)bpf_get_current_pid_tgid();
+	/*
+	 * Main ring, or the spare after a cut. Chosen first: a record's time is
+	 * relative to the previous one in the same ring, and the spare's
+	 * previous record can be a cut ago.
+	 */
+	fa = *(volatile __u64 *)&flip_at;
+	k = cr_nz(fa) & ((fa - now) >> 63);
+	last = rc->cr_last[k & 1];
+	ad = now - last;
+	v = (__s64)ad >> 63;
+	ad = (ad ^ v) - v; /* |now - last| */
+	c = cr_nz(ad >> 22) + cr_nz(ad >> 30) + cr_nz(ad >> 38);
+	c |= 3 * (cr_nz(last) ^ 1);
+	codes = c;
+	o = 3 + c + (c >> 1) * (c & 1) * 2; /* 3, 4, 5, 8 */
+	c = cr_wcode(pid);
+	codes |= c << 2;
+	o += 1ull << c;
+	/* Widths first: the header (and where it starts) depends on the length. */
+#pragma clang loop unroll(disable)
+	for (__u32 i = 0; i < TRIGREC_CR_WORDS; i++) {
+		if (8 + 8 * i + 8 > max)
+			break;
+		valid = cr_lt(i, nw);
+		v = cr_word(d, i, valid, nw, lastmask);
+		c = cr_wcode(v);
+		asm volatile("" : "+r"(c));
+		codes |= c << (4 + 2 * i);
+		o = cr_mask(o + (1ull << c) * valid, 255);
+	}
+	ntag = (2 + nw + 3) / 4;
+	len = 2 + ntag + 2 * sized + o + tail;
+	lf = (254 - len) >> 63; /* longer than 254: a u16 length follows */
+	len += 2 * lf;
+	start = CR_VAL - ntag - 2 * sized - 2 * lf - 2;
+	/*
+	 * Through memory: the verifier then knows nothing of the codes below,
+	 * the same on every path, rather than constants that differ.
+	 */
+	*(volatile __u64 *)&enc->codes = codes;
+	codes = *(volatile __u64 *)&enc->codes;
+	/* Tags, then the values over what the tag store spilled; each value 8 wide, the next overwrites. */
+	*(__u64 *)&b[cr_mask(CR_VAL - ntag, 15)] = codes;
+	*(__u64 *)&b[CR_VAL] = now;
+	c = codes & 3;
+	o = CR_VAL + 3 + c + (c >> 1) * (c & 1) * 2;
+	*(__u64 *)&b[cr_mask(o, 255)] = pid;
+	o += 1ull << ((codes >> 2) & 3);
+#pragma clang loop unroll(disable)
+	for (__u32 i = 0; i < TRIGREC_CR_WORDS; i++) {
+		if (8 + 8 * i + 8 > max)
+			break;
+		valid = cr_lt(i, nw);
+		v = cr_word(d, i, valid, nw, lastmask);
+		*(__u64 *)&b[cr_mask(o, 255)] = v;
+		o = cr_mask(o + (1ull << ((codes >> (4 + 2 * i)) & 3)) * valid, 255);
+	}
+	if (sized)
+		*(__u16 *)&b[cr_mask(CR_VAL - ntag - 2, 15)] = sz;
+	if (lf)
+		*(__u16 *)&b[cr_mask(start + 2, 15)] = len;
+	b[cr_mask(start + 1, 15)] = rec_ev | (sized << 7);
+	hl = o - start; /* header and values: the tail follows */
+	old = __sync_fetch_and_add(&rc->cr_head[k & 1], len | (1ull << TRIGREC_CR_POS_BITS));
+	pos = old & TRIGREC_CR_POS_MASK;
+	per_cpu = cr_nseg + cr_nseg / TRIGREC_CR_SPARE_DIV;
+	idx = cr_seg(cpu, per_cpu, k, pos);
+	base = bpf_map_lookup_elem(&cr_rings, &idx);
+	if (!base)
+		goto fail;
+	p = base + (pos & segmask);
+	bpf_probe_read_kernel(p + 1, cr_mask(hl - 1, 255), &b[cr_mask(start + 1, 15)]);
+	tl = cr_mask(tail, 511);
+	if (tl > CR_TAIL_MAX)
+		tl = CR_TAIL_MAX;
+	asm volatile("" : "+r"(tl));
+	if (tl)
+		bpf_probe_read_kernel(p + cr_mask(hl, 255), tl, d + 8 + 8 * nw);
+	rc->cr_last[k & 1] = now;
+	/* The block this record crosses into (or the ring's first) gets its header. */
+	e = pos + len;
+	if (!pos || (pos ^ e) >= TRIGREC_CR_BLOCK) {
+		__u64 bp = pos ? e & ~(__u64)(TRIGREC_CR_BLOCK - 1) : 0;
+		__u32 bidx = cr_seg(cpu, per_cpu, k, bp);
+		__u8 *bb = bpf_map_lookup_elem(&cr_rings, &bidx);
+
+		if (bb) {
+			struct trigrec_cblk *kb =
+				(void *)(bb + segmask + 1 + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD +
+					 ((bp & segmask) / TRIGREC_CR_BLOCK) *
+						 sizeof(struct trigrec_cblk));
+
+			kb->base = now;
+			kb->seq = (old >> TRIGREC_CR_POS_BITS) + (pos ? 1 : 0);
+			kb->first = pos ? e - bp : 0;
+			asm volatile("" ::: "memory");
+			kb->pos = bp & TRIGREC_CR_POS_MASK;
+		}
+	}
+	asm volatile("" ::: "memory");
+	p[0] = lf ? 255 : len;
+	rc->cr_nest = lvl;
+	return 0;
+fail:
+	rc->cr_nest = lvl;
+	st = stat_slot(TRIGREC_MAX_TRIGGERS);
+	if (st)
+		st->rec_failed++;
+	return 1;
+}
+
+/* A fast path's record (struct fp_rec in fastpath.bpf.h, or a scratch slot, which is larger). */
+struct cr_fp_buf {
+	struct trigrec_rec_hdr h;
+	__u8 d[TRIGREC_FP_MAX_RECORD];
+};
+
+/*
+ * cr_body() as two functions of their own, global (not static): the
+ * verifier checks each once, on its own, not again for every path of
+ * every recording program that calls it. info: the record's size (bits
+ * 0-15), its format's fixed size (16-31) and its event (32-39).
+ */
+__noinline int cr_emit_fp(struct cr_fp_buf *b, __u64 now, __u64 info)
+{
+	if (!b)
+		return 1;
+	return cr_body(b->d, TRIGREC_FP_MAX_RECORD, now, info);
+}
+
+__noinline int cr_emit_rec(struct rec_buf *b, __u64 now, __u64 info)
+{
+	if (!b)
+		return 1;
+	return cr_body(b->d, TRIGREC_MAX_RECORD, now, info);
+}
+
 /*
  * rings=bpf: the record in buf (a trigrec_rec_hdr, then sz bytes of the
  * tracepoint's record; max: what buf holds) goes into the active set of its
@@ -59,6 +326,14 @@ static __always_inline int rec_emit(void *ctx, void *buf, const struct trigrec_h
 
 	if (sz > max)
 		return 1;
+	if (compact) {
+		__u64 info = sz | (__u64)hc->rec_size << 16 | (__u64)(hc->rec_ev & 0xff) << 32;
+
+		if (hc->rec_ev >= TRIGREC_CR_MAX_EVS)
+			return 1;
+		return max == TRIGREC_FP_MAX_RECORD ? cr_emit_fp(buf, now, info) :
+						      cr_emit_rec(buf, now, info);
+	}
 	fix_common((__u8 *)(h + 1), hc);
 	h->time = now;
 	h->ev = hc->rec_ev;

@@ -48,6 +48,16 @@ __u64 armed = 0; /* userspace arms once everything is attached */
 const volatile __u32 ring_mode = 0;   /* 1: tracepoints recorded by BPF (rings=bpf) */
 const volatile __u32 need_freeze = 0; /* perf-written rings (sampling events) are gated too */
 const volatile __u32 rec_slots = 1;   /* index of set s on CPU c: s * rec_slots + c */
+/*
+ * rings=compact (records.bpf.h, cr_body()): the programs write their own
+ * encoding into the byte rings of cr_rings (layout in trigrec_abi.h). A CPU
+ * has cr_nseg segments of 2^cr_shift bytes of main ring and cr_nseg / 8 of
+ * spare; after a cut (flip_at) records go to the spare until userspace has
+ * copied the main ring (bpfctl__settle()).
+ */
+const volatile __u32 compact = 0;
+const volatile __u32 cr_shift = 12;
+const volatile __u32 cr_nseg = 8;
 __u64 flip_at = 0;
 __u64 window_end = 0; /* ring sets alone: the end of the newest snapshot's window */
 __u64 inflight = 0;  /* ring sets alone: snapshots posted, not yet copied (userspace counts down) */
@@ -74,6 +84,32 @@ struct {
 	__type(key, __u32);
 	__type(value, struct trigrec_hook_cfg);
 } hooks SEC(".maps");
+
+/*
+ * rings=compact: a record is encoded here before it is copied into its
+ * ring, one buffer per nesting level of recording programs on a CPU.
+ */
+#define CR_NEST 4
+struct cr_enc {
+	__u8 b[256 + 8];
+	__u64 codes, nw, tail;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CR_NEST);
+	__type(key, __u32);
+	__type(value, struct cr_enc);
+} cr_enc SEC(".maps");
+
+/* rings=compact: value size and entries set by userspace before load (bpfctl). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(map_flags, BPF_F_MMAPABLE);
+	__uint(key_size, sizeof(__u32));
+	__uint(value_size, 8);
+	__uint(max_entries, 1);
+} cr_rings SEC(".maps");
 
 /*
  * The cgroup of --cgroup, as a cgroup fd: bpf_current_task_under_cgroup()

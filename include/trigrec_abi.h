@@ -99,7 +99,62 @@ struct trigrec_rec_hdr {
 struct trigrec_rec_cpu {
 	__u32 seq;
 	__u32 live;
-	__u32 pad[14];
+	/* rings=compact: reserved bytes (low 40 bits) and records (high 24) of main, spare. */
+	__u64 cr_head[2];
+	/* rings=compact: the time of the latest record in the main ring, the spare (time widths) */
+	__u64 cr_last[2];
+	__u32 cr_nest; /* rings=compact: recording programs running on the CPU (cr_enc) */
+	__u32 pad[5];
+};
+
+/*
+ * rings=compact: BPF programs write their records themselves, in
+ * trigrec's own encoding, into per-CPU byte rings held by one
+ * BPF_F_MMAPABLE array map (`cr_rings`). A CPU's ring is `nseg` segments
+ * of 2^seg_shift bytes (its main ring) and nseg / 8 more (its spare); each
+ * segment is one element of the map: its data, TRIGREC_CR_SLACK bytes a
+ * record that starts near the end runs into (so stores never wrap),
+ * TRIGREC_CR_GUARD bytes for the verifier's bounds, then one trigrec_cblk
+ * per TRIGREC_CR_BLOCK of data. Element of segment k of
+ * CPU c: c * (nseg + nseg / 8) + k (spare: nseg + k).
+ *
+ * Space is taken with one atomic add on rec_cpu.cr_head[ring]: the low 40
+ * bits count bytes, the high 24 records, so the add also numbers the
+ * record. A record (`src/snapshot/compact.c` decodes it):
+ *
+ *	u8 len		written last: 0 = still being written (torn)
+ *	u8 ev		hook_cfg.rec_ev; bit 7: a u16 record size follows the tags
+ *	[u16 len]	when len is 255 (a record longer than 254 bytes)
+ *	[u16 size]	the record's size when it is not the format's fixed size
+ *	u8 tags[]	2 bits per value, four to a byte: the time, the pid,
+ *			then each u64 word of the record from byte 8 on (at
+ *			most TRIGREC_CR_WORDS); a word's width is 1, 2, 4 or 8
+ *			bytes (code 0-3), the time's 3, 4 or 5 low bytes
+ *			(relative to the previous record in the ring) or 8
+ *			(absolute); the pid is the common_pid (the thread)
+ *	time, pid, words	little-endian, each in its width
+ *	tail		the record's bytes past the words, as they are
+ *
+ * A record that crosses into a block (or ends at its start) writes that
+ * block's trigrec_cblk: where the block's first record starts, its number
+ * and the crossing record's full time, so a reader can start at any block
+ * whose header matches its position.
+ */
+#define TRIGREC_CR_BLOCK 4096
+#define TRIGREC_CR_SLACK 512 /* a compact record's most bytes */
+#define TRIGREC_CR_GUARD 128 /* past the slack: what the verifier cannot see is never written */
+#define TRIGREC_CR_WORDS 16
+#define TRIGREC_CR_POS_BITS 40
+#define TRIGREC_CR_POS_MASK ((1ull << TRIGREC_CR_POS_BITS) - 1)
+#define TRIGREC_CR_SPARE_DIV 8 /* the spare is 1/8 of the main ring */
+#define TRIGREC_CR_MAX_SEG (1u << 20)
+#define TRIGREC_CR_MAX_EVS 128
+struct trigrec_cblk {
+	__u64 pos;   /* the block's position in its ring (written last; low 40 bits) */
+	__u64 base;  /* the crossing record's time */
+	__u32 seq;   /* the block's first record's number (24 bits) */
+	__u16 first; /* its offset in the block */
+	__u16 pad;
 };
 
 /* Trigger kinds (trigger_cfg.kind). */
@@ -353,6 +408,7 @@ struct trigrec_trigger_msg {
 _Static_assert(sizeof(struct trigrec_hook_cfg) == 64, "hook_cfg layout");
 _Static_assert(sizeof(struct trigrec_rec_hdr) == 16, "rec_hdr layout");
 _Static_assert(sizeof(struct trigrec_rec_cpu) == 64, "rec_cpu layout: one cache line");
+_Static_assert(sizeof(struct trigrec_cblk) == 24, "cblk layout");
 _Static_assert(sizeof(struct trigrec_probe_fetch) == 16, "probe_fetch layout");
 _Static_assert(sizeof(struct trigrec_probe_cfg) == 8 + 16 * TRIGREC_MAX_PROBE_FETCH,
 	       "probe_cfg layout");

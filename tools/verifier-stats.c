@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <bpf/libbpf.h>
+#include "trigrec_abi.h"
 #include "trigrec.skel.h"
 
 #define LOG_BYTES (1u << 20)
@@ -57,6 +58,19 @@ int main(int argc, char **argv)
 	for (int i = 0; i < 2; i++) {
 		skel->rodata->budget_n[i] = 1;
 		skel->rodata->budget_period_ns[i] = 1000000000;
+	}
+	/* The ring paths: rings=bpf's ring sets, and rings=compact's byte rings (32 KiB segments). */
+	skel->rodata->ring_mode = 1;
+	skel->rodata->compact = 1;
+	skel->rodata->cr_shift = 15;
+	skel->rodata->cr_nseg = 8;
+	if (bpf_map__set_value_size(skel->maps.cr_rings,
+				    (1u << 15) + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD +
+					    (1u << 15) / TRIGREC_CR_BLOCK *
+						    sizeof(struct trigrec_cblk)) ||
+	    bpf_map__set_max_entries(skel->maps.cr_rings, 9)) {
+		fprintf(stderr, "verifier-stats: cannot size cr_rings\n");
+		goto out;
 	}
 	bpf_object__for_each_program(prog, skel->obj) {
 		if (nprog == (int)(sizeof(logs) / sizeof(logs[0]))) {

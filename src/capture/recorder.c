@@ -2,6 +2,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,7 +98,10 @@ static void base_attr(struct perf_event_attr *a, const struct recorder_opts *o)
 
 const char *rec_rings_name(int mode)
 {
-	return mode == REC_RINGS_BPF ? "bpf" : mode == REC_RINGS_PERF ? "perf" : "auto";
+	return mode == REC_RINGS_BPF	 ? "bpf" :
+	       mode == REC_RINGS_PERF	 ? "perf" :
+	       mode == REC_RINGS_COMPACT ? "compact" :
+					   "auto";
 }
 
 /*
@@ -154,13 +158,53 @@ static const char *ring_sets_unsupported(const struct recorder *r, char *buf, si
 	return buf;
 }
 
+/*
+ * rings=compact: the main ring of a CPU is -m's bytes, in 8 or more
+ * segments of at most TRIGREC_CR_MAX_SEG (one BPF map element each: an
+ * element is at most what kmalloc gives, 4 MiB); the spare is 1/8 of it.
+ */
+static int compact_layout(struct recorder *r)
+{
+	uint64_t bytes = r->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE), seg;
+	int n = cpus_possible();
+
+	if (n > TRIGREC_MAX_CPUS) {
+		elog("--rings compact: %d possible CPUs, the rings know at most %d: use --rings bpf",
+		     n, TRIGREC_MAX_CPUS);
+		return -E2BIG;
+	}
+	if (bytes < 8 * TRIGREC_CR_BLOCK || (bytes & (bytes - 1))) {
+		elog("--rings compact: -m %" PRIu64 " pages is %" PRIu64
+		     " bytes per CPU; the compact rings need a power of two of at least 32 KiB "
+		     "(-m 8 or more)",
+		     (uint64_t)r->opts.mmap_pages, bytes);
+		return -EINVAL;
+	}
+	seg = bytes / TRIGREC_CR_SPARE_DIV;
+	if (seg > TRIGREC_CR_MAX_SEG)
+		seg = TRIGREC_CR_MAX_SEG;
+	r->cr_shift = (uint32_t)__builtin_ctzll(seg);
+	r->cr_nseg = (uint32_t)(bytes / seg);
+	/* As src/snapshot/compact.c's cr_elem_size(): data, slack, block headers. */
+	r->cr_elem = (seg + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD +
+		      seg / TRIGREC_CR_BLOCK * sizeof(struct trigrec_cblk) + 7) &
+		     ~(size_t)7;
+	r->compact = 1;
+	return 0;
+}
+
 static int choose_rings(struct recorder *r)
 {
 	const char *why = NULL;
 	int mode = r->opts.rings;
 	char nosets[160];
 
-	if (mode != REC_RINGS_PERF) {
+	if (mode == REC_RINGS_COMPACT) {
+		int err = compact_layout(r);
+
+		if (err)
+			return err;
+	} else if (mode != REC_RINGS_PERF) {
 		const char *no = ring_sets_unsupported(r, nosets, sizeof(nosets));
 
 		if (no && mode == REC_RINGS_BPF) {
@@ -201,10 +245,26 @@ static int choose_rings(struct recorder *r)
 			continue;
 		}
 		r->perf_main = 1;
-		if (mode == REC_RINGS_BPF)
-			wlog("--rings bpf: %s is written by perf (%s)", e->pd.name, why);
+		if (mode == REC_RINGS_BPF || mode == REC_RINGS_COMPACT)
+			wlog("--rings %s: %s is written by perf (%s)", rec_rings_name(mode),
+			     e->pd.name, why);
 		else
 			vlog("rings: %s is written by perf (%s)", e->pd.name, why);
+	}
+	if (r->compact && r->nr_bpf_evs > TRIGREC_CR_MAX_EVS) {
+		elog("--rings compact: %d tracepoints written by BPF, the compact encoding numbers "
+		     "at most %d: record fewer (narrow the -e globs) or use --rings bpf",
+		     r->nr_bpf_evs, TRIGREC_CR_MAX_EVS);
+		return -E2BIG;
+	}
+	if (r->compact) {
+		vlog("rings: %d tracepoint%s written by BPF into compact byte rings (%u x %u KiB "
+		     "per CPU, spare %u x %u KiB)%s",
+		     r->nr_bpf_evs, r->nr_bpf_evs == 1 ? "" : "s", r->cr_nseg,
+		     (1u << r->cr_shift) >> 10, r->cr_nseg / TRIGREC_CR_SPARE_DIV,
+		     (1u << r->cr_shift) >> 10,
+		     r->perf_main ? ", the rest by perf into one ring per CPU" : "");
+		return 0;
 	}
 	vlog("rings: %d tracepoint%s written by BPF into %d ring sets per CPU%s", r->nr_bpf_evs,
 	     r->nr_bpf_evs == 1 ? "" : "s", r->nr_bpf_evs ? TRIGREC_RING_SETS : 0,
@@ -922,6 +982,34 @@ static int open_set(struct recorder *r, int cpu, int set)
 	return 0;
 }
 
+/*
+ * rings=compact: a CPU's main ring (set 0, read from the BPF map once engine/
+ * has mapped it) or its carry (set 1, a buffer of ours): only the copies'
+ * sizes are known here.
+ */
+static int add_compact(struct recorder *r, int cpu, int set)
+{
+	struct rec_ring *rings = realloc(r->rings, (r->nr_rings + 1) * sizeof(*rings)), *ring;
+	uint32_t nseg = set ? r->cr_nseg / TRIGREC_CR_SPARE_DIV : r->cr_nseg;
+
+	if (!rings)
+		return -ENOMEM;
+	r->rings = rings;
+	ring = &rings[r->nr_rings++];
+	memset(ring, 0, sizeof(*ring));
+	ring->cpu = cpu;
+	ring->fd = -1;
+	ring->set = set;
+	ring->compact = 1;
+	ring->size = REC_CR_HDR + nseg * r->cr_elem;
+	if (set) {
+		ring->base = calloc(1, ring->size);
+		if (!ring->base)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static void raise_nofile(size_t need)
 {
 	struct rlimit rl;
@@ -961,7 +1049,8 @@ int recorder__open(struct recorder *r)
 	}
 	for (int c = 0; r->nr_bpf_evs && c < r->nr_cpus; c++) {
 		for (int set = 0; set < TRIGREC_RING_SETS; set++) {
-			err = open_set(r, r->cpus[c], set);
+			err = r->compact ? add_compact(r, r->cpus[c], set) :
+					   open_set(r, r->cpus[c], set);
 			if (err)
 				return err;
 		}
@@ -1097,7 +1186,7 @@ int recorder__newest_record(const struct recorder *r, int ring_idx, void *buf, s
 	struct perf_event_header *hdr = buf;
 	uint64_t head;
 
-	if (ring->tracking || ring->set >= 0)
+	if (ring->tracking || ring->set >= 0 || ring->compact)
 		return -ENOENT;
 	/* Written backward: the newest record starts at data_head (0 = none yet). */
 	head = ring_head(ring);
@@ -1112,6 +1201,73 @@ int recorder__newest_record(const struct recorder *r, int ring_idx, void *buf, s
 	ring_copy_range(ring_data(ring), ring->size, head, head + len, buf);
 	hdr->size = len;
 	return (int)len;
+}
+
+/* rings=compact: CPU cpu's main ring (spare: its spare) in the map, and its head. */
+static const uint8_t *cr_ring(const struct recorder *r, int cpu, int spare, uint64_t **head)
+{
+	struct trigrec_rec_cpu *rc = r->rec_cpu;
+	size_t per_cpu = r->cr_nseg + r->cr_nseg / TRIGREC_CR_SPARE_DIV;
+
+	*head = (uint64_t *)&rc[cpu].cr_head[spare];
+	return (const uint8_t *)r->cr_mem +
+	       ((size_t)cpu * per_cpu + (spare ? r->cr_nseg : 0)) * r->cr_elem;
+}
+
+/*
+ * One compact ring into its copy: the head before, the bytes, the head
+ * after (the decoder leaves out what may have been overwritten meanwhile).
+ */
+static void copy_compact(const struct recorder *r, const struct rec_ring *ring, struct ring_copy *c)
+{
+	uint64_t *head, hb, ha;
+	const uint8_t *src;
+
+	c->wrapped = 0;
+	c->len = 0;
+	if (ring->set) {
+		memcpy(c->buf, ring->base, ring->size);
+		c->len = ring->size;
+		return;
+	}
+	if (!r->cr_mem || !r->rec_cpu)
+		return;
+	src = cr_ring(r, ring->cpu, 0, &head);
+	hb = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+	memcpy((uint8_t *)c->buf + REC_CR_HDR, src, ring->size - REC_CR_HDR);
+	ha = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+	memset(c->buf, 0, REC_CR_HDR);
+	memcpy(c->buf, &hb, 8);
+	memcpy((uint8_t *)c->buf + 8, &ha, 8);
+	c->len = ring->size;
+	/* The next ring is this CPU's carry: a cut's episode starts at this count. */
+	((struct rec_cr_hdr *)ring[1].base)->pend_m = hb >> TRIGREC_CR_POS_BITS;
+}
+
+void recorder__carry(struct recorder *r)
+{
+	for (int i = 0; r->compact && r->cr_mem && i < r->nr_rings; i++) {
+		struct rec_ring *ring = &r->rings[i];
+		const uint8_t *src;
+		uint64_t *head, hb, ha;
+
+		if (!ring->compact || ring->set != 1)
+			continue;
+		struct rec_cr_hdr *ch = ring->base;
+		struct rec_cr_epi *e;
+
+		src = cr_ring(r, ring->cpu, 1, &head);
+		hb = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+		memcpy((uint8_t *)ring->base + REC_CR_HDR, src, ring->size - REC_CR_HDR);
+		ha = __atomic_load_n(head, __ATOMIC_ACQUIRE);
+		ch->head_before = hb;
+		ch->head_after = ha;
+		e = &ch->epis[ch->nepis % REC_CR_EPIS];
+		e->sprev = ch->nepis ? ch->epis[(ch->nepis - 1) % REC_CR_EPIS].s : 0;
+		e->s = (uint32_t)(ha >> TRIGREC_CR_POS_BITS);
+		e->m = (uint32_t)ch->pend_m;
+		ch->nepis++;
+	}
 }
 
 int recorder__harvest(struct recorder *r, struct harvest *h)
@@ -1130,8 +1286,15 @@ int recorder__harvest(struct recorder *r, struct harvest *h)
 	for (int i = 0; i < r->nr_rings; i++) {
 		struct rec_ring *ring = &r->rings[i];
 		struct ring_copy *c = &h->rings[i];
-		uint64_t head = ring_head(ring), after;
-		size_t len = ring_copy_linear(ring_data(ring), ring->size, head, c->buf);
+		uint64_t head, after;
+		size_t len;
+
+		if (ring->compact) {
+			copy_compact(r, ring, c);
+			continue;
+		}
+		head = ring_head(ring);
+		len = ring_copy_linear(ring_data(ring), ring->size, head, c->buf);
 
 		after = ring_head(ring);
 		c->len = ring_discard_moved(len, ring->size, head, after);
@@ -1165,10 +1328,16 @@ void recorder__free(struct recorder *r)
 	if (!r)
 		return;
 	for (int i = 0; i < r->nr_rings; i++) {
+		if (r->rings[i].compact) {
+			free(r->rings[i].set ? r->rings[i].base : NULL);
+			continue;
+		}
 		munmap(r->rings[i].base, r->rings[i].map_len);
 		if (r->rings[i].set >= 0)
 			close(r->rings[i].fd);
 	}
+	if (r->cr_mem)
+		munmap(r->cr_mem, r->cr_len);
 	if (r->rec_cpu)
 		munmap(r->rec_cpu, r->rec_cpu_len);
 	if (r->rec_cpu_fd >= 0)

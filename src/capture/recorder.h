@@ -62,7 +62,7 @@ struct recorder_opts {
 	int (*filter_in_bpf)(const char *sys, const char *name, const char *filter);
 };
 
-enum { REC_RINGS_AUTO = 0, REC_RINGS_BPF, REC_RINGS_PERF };
+enum { REC_RINGS_AUTO = 0, REC_RINGS_BPF, REC_RINGS_PERF, REC_RINGS_COMPACT };
 const char *rec_rings_name(int mode);
 
 /* Harvest buffer sets in flight (sideband.c's NR_JOBS); the memory check counts them. */
@@ -96,7 +96,34 @@ struct rec_ring {
 	size_t map_len;
 	uint64_t size; /* data area bytes */
 	int set;       /* rings=bpf: the ring set (BPF-output event); -1 = written by perf */
+	/*
+	 * rings=compact: set 0 is the CPU's main byte ring (read from the
+	 * cr_rings map, r->cr_mem), set 1 its carry: what its spare held after
+	 * the last cut, copied by recorder__carry() into base (ours, malloc).
+	 * size: bytes of a copy (two u64 heads, then the ring's segments).
+	 */
+	int compact;
 };
+
+/*
+ * rings=compact: a ring copy (and a carry) starts with this: the ring's
+ * head read before and after the copy and, in a carry, the spare's
+ * episodes. The main ring and the spare number their records each with
+ * their own counter; an episode (a cut to its settle) says where the
+ * spare's numbers go among the main ring's: main records numbered m or
+ * more come after the spare's records below s, spare records from sprev
+ * up to s come after main's below m. bpfrec joins them into one count.
+ */
+#define REC_CR_EPIS 64
+struct rec_cr_hdr {
+	uint64_t head_before, head_after;
+	uint64_t nepis;	 /* episodes ever: the last REC_CR_EPIS are in epis[n % REC_CR_EPIS] */
+	uint64_t pend_m; /* the main ring's head at the last harvest (the next episode's m) */
+	struct rec_cr_epi {
+		uint32_t m, sprev, s, pad;
+	} epis[REC_CR_EPIS];
+};
+#define REC_CR_HDR sizeof(struct rec_cr_hdr)
 
 /* One ring as copied by a harvest. */
 struct ring_copy {
@@ -124,6 +151,17 @@ struct recorder {
 	int nr_cpus;
 	int nr_bpf_evs; /* events with bpf_rec (0: no ring sets) */
 	int perf_main;	/* some event is written by perf into a main ring (gated) */
+	/*
+	 * rings=compact: per CPU cr_nseg segments of 2^cr_shift bytes of main
+	 * ring and cr_nseg / 8 of spare, each an element of cr_elem bytes of the
+	 * BPF map engine/ creates and maps at cr_mem (cr_len bytes, CPU c's
+	 * first element at c * (cr_nseg + cr_nseg / 8)).
+	 */
+	int compact;
+	uint32_t cr_shift, cr_nseg;
+	size_t cr_elem;
+	void *cr_mem;
+	size_t cr_len;
 	/*
 	 * The BPF objects' shared per-CPU state (trigrec_rec_cpu: record numbers,
 	 * the live generation), kept across reloads: engine/ creates and uses
@@ -166,6 +204,12 @@ void harvest__free(struct harvest *h);
  * discarded). 0 or -errno.
  */
 int recorder__harvest(struct recorder *r, struct harvest *h);
+/*
+ * rings=compact, after a cut's copy, once recording is back in the main
+ * rings: copy each CPU's spare into its carry, which the next harvests
+ * copy with the main ring. Memcpy only.
+ */
+void recorder__carry(struct recorder *r);
 /*
  * Copy the start (at most len bytes) of the newest record in r->rings[ring_idx],
  * a perf-written main ring, read in place without pausing it; the copy's

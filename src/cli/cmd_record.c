@@ -479,11 +479,13 @@ const struct opt_spec record_opts[] = {
 	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)",
 	  o_max_starts },
 	{ 0, "max-keys", "N", "rate buckets / per-key cooldowns, LRU (default 16384)", o_max_keys },
-	{ 0, "rings", "bpf|perf|auto",
+	{ 0, "rings", "bpf|perf|compact|auto",
 	  "who writes tracepoint records: bpf (default where\n"
 	  "it can: ring sets switch at a trigger, recording\n"
-	  "never stops, other perf users lose nothing) or perf\n"
-	  "(one ring per CPU, frozen at a trigger); env TRIGREC_RINGS",
+	  "never stops, other perf users lose nothing), perf\n"
+	  "(one ring per CPU, frozen at a trigger) or compact\n"
+	  "(opt-in: BPF writes trigrec's own encoding into byte\n"
+	  "rings plus a 1/8 spare; no reload); env TRIGREC_RINGS",
 	  o_rings },
 	{ 0, "no-gates", NULL,
 	  "no freeze gates: cheaper, but records after a trigger\n"

@@ -656,6 +656,28 @@ fail:
 	return fd;
 }
 
+/* rings=compact: map the byte rings the programs write, for the harvests to copy. */
+static int map_compact(struct bpfctl *b, struct recorder *r)
+{
+	const struct bpf_map *m = b->skel->maps.cr_rings;
+	size_t len = (size_t)bpf_map__value_size(m) * bpf_map__max_entries(m);
+	long psz = sysconf(_SC_PAGESIZE);
+	void *mem;
+
+	len = (len + psz - 1) / psz * psz;
+	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(m), 0);
+	if (mem == MAP_FAILED) {
+		int err = -errno;
+
+		elog("--rings compact: cannot map the byte rings (%zu bytes): %s", len,
+		     strerror(-err));
+		return err;
+	}
+	r->cr_mem = mem;
+	r->cr_len = len;
+	return 0;
+}
+
 /* Open the object, configure it and load it; quiet: say nothing on a failed load. */
 static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int quiet)
 {
@@ -694,6 +716,18 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 		b->skel->rodata->need_freeze = r->perf_main;
 		b->skel->rodata->rec_slots = slots;
 		bpf_map__set_max_entries(b->skel->maps.rec_rings, TRIGREC_RING_SETS * slots);
+		if (r->compact) {
+			uint32_t per_cpu = r->cr_nseg + r->cr_nseg / TRIGREC_CR_SPARE_DIV;
+
+			b->skel->rodata->compact = 1;
+			b->skel->rodata->cr_shift = r->cr_shift;
+			b->skel->rodata->cr_nseg = r->cr_nseg;
+			if (bpf_map__set_value_size(b->skel->maps.cr_rings, (__u32)r->cr_elem) ||
+			    bpf_map__set_max_entries(b->skel->maps.cr_rings, per_cpu * slots)) {
+				elog("--rings compact: cannot size the ring map");
+				return -EINVAL;
+			}
+		}
 	}
 	for (int i = 0; i < 2; i++) {
 		b->skel->rodata->budget_n[i] = b->opts.budget_n[i];
@@ -766,10 +800,12 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 	}
 	if (err)
 		return err;
+	if (r->compact && !r->cr_mem && (err = map_compact(b, r)))
+		return err;
 	for (int i = 0; i < r->nr_rings; i++) {
 		uint32_t key, fd = r->rings[i].fd;
 
-		if (r->rings[i].set < 0)
+		if (r->rings[i].set < 0 || r->rings[i].compact)
 			continue;
 		key = r->rings[i].set * b->skel->rodata->rec_slots + r->rings[i].cpu;
 		if (bpf_map__update_elem(b->skel->maps.rec_rings, &key, sizeof(key), &fd,
@@ -1112,11 +1148,26 @@ void bpfctl__settle(struct bpfctl *b)
 	struct trigrec_bpf__data *d = b->skel->data; /* the two that start at 1 */
 	uint32_t now_set = __atomic_load_n(&d->set_after, __ATOMIC_SEQ_CST);
 
+	if (b->skel->rodata->compact) {
+		/* Back to the main rings; the spare stays taken until its carry is copied. */
+		__atomic_store_n(&v->flip_at, 0, __ATOMIC_SEQ_CST);
+		return;
+	}
 	/* In this order: a program between two stores still picks a set safe to write. */
 	__atomic_store_n(&v->set_before, now_set, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&v->flip_at, 0, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->set_after, (now_set + 1) % TRIGREC_RING_SETS, __ATOMIC_SEQ_CST);
 	__atomic_store_n(&d->spare_free, 1, __ATOMIC_SEQ_CST);
+}
+
+int bpfctl__compact(const struct bpfctl *b)
+{
+	return b->skel && b->skel->rodata->compact;
+}
+
+void bpfctl__spare_back(struct bpfctl *b)
+{
+	__atomic_store_n(&b->skel->data->spare_free, 1, __ATOMIC_SEQ_CST);
 }
 
 void bpfctl__thaw(struct bpfctl *b)

@@ -155,8 +155,16 @@ void bpfctl__cut_at(struct bpfctl *b, uint64_t at);
 int bpfctl__flip_now(struct bpfctl *b, uint64_t at);
 /* Ring sets alone: a posted snapshot has been copied (TRIGREC_MAX_INFLIGHT). */
 void bpfctl__taken(struct bpfctl *b);
-/* rings=bpf: the set left at a flip has been copied: it is the spare again. */
+/*
+ * rings=bpf: the set left at a flip has been copied: it is the spare again.
+ * rings=compact: recording goes back to the main rings; the spare stays
+ * taken until bpfctl__spare_back().
+ */
 void bpfctl__settle(struct bpfctl *b);
+/* rings=compact in use. */
+int bpfctl__compact(const struct bpfctl *b);
+/* rings=compact: the spare is free again (its carry is copied: recorder__carry()). */
+void bpfctl__spare_back(struct bpfctl *b);
 /* Tracepoints recorded by BPF into ring sets (rings=bpf)? */
 int bpfctl__rings(const struct bpfctl *b);
 /* Does a snapshot freeze anything (perf-written rings, gated)? */

@@ -433,6 +433,21 @@ static int bpf_recorded_hook(struct sideband *s, const struct trigrec_trigger_ms
 }
 
 /*
+ * After the copy of a flip: the spare goes back. rings=compact: recording
+ * returns to the main rings first, then what the spare took since the cut
+ * is copied into the carry (the next snapshots' history from the cut on),
+ * then the spare is free for the next cut. Memcpy only.
+ */
+static void settle(struct sideband *s)
+{
+	bpfctl__settle(s->b);
+	if (bpfctl__compact(s->b)) {
+		recorder__carry(s->r);
+		bpfctl__spare_back(s->b);
+	}
+}
+
+/*
  * flipped: recording moved to the spare ring set at the cut (rings=bpf);
  * once copied, the set left is handed back as the spare.
  */
@@ -473,7 +488,7 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 	err = recorder__harvest(s->r, j->h);
 	j->tm.resume = mono_ns();
 	if (flipped)
-		bpfctl__settle(s->b);
+		settle(s);
 	if (nofreeze)
 		bpfctl__taken(s->b);
 	if (last)
@@ -554,7 +569,7 @@ static int on_msg(void *ctx, void *data, size_t len)
 	if (count_taken(s)) {
 		/* --count taken (written or being written): this one is not wanted. */
 		if (m.flipped)
-			bpfctl__settle(s->b);
+			settle(s);
 		if (!bpfctl__needs_freeze(s->b))
 			bpfctl__taken(s->b);
 		bpfctl__thaw(s->b);

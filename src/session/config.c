@@ -94,13 +94,16 @@ int config__parse_rings(const char *s, int *mode, char *err, size_t errlen)
 		*mode = REC_RINGS_PERF;
 	else if (!strcmp(s, "auto"))
 		*mode = REC_RINGS_AUTO;
+	else if (!strcmp(s, "compact"))
+		*mode = REC_RINGS_COMPACT;
 	else {
 		if (err)
 			snprintf(
 				err, errlen,
 				"'%s': say bpf (BPF writes tracepoint records into ring sets that "
-				"switch at a trigger), perf (perf writes them, frozen at a trigger) "
-				"or auto (bpf where it can)",
+				"switch at a trigger), perf (perf writes them, frozen at a trigger), "
+				"compact (BPF writes them in trigrec's own encoding into byte "
+				"rings, opt-in) or auto (bpf where it can)",
 				s);
 		return -EINVAL;
 	}
@@ -346,7 +349,8 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 	if (c->rings < 0) {
 		snprintf(
 			err, errlen,
-			"TRIGREC_RINGS='%s' in the environment: say bpf, perf or auto, or unset it",
+			"TRIGREC_RINGS='%s' in the environment: say bpf, perf, compact or auto, or "
+			"unset it",
 			getenv("TRIGREC_RINGS") ? getenv("TRIGREC_RINGS") : "");
 		return -EINVAL;
 	}

@@ -23,10 +23,13 @@
  * history a snapshot shows never has a hole.
  */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "capture/ring_reader.h"
 #include "snapshot/bpfrec.h"
+#include "snapshot/compact.h"
+#include "util/log.h"
 #include "trigrec_abi.h"
 
 #define RAW_OFF 8  /* u32 raw size */
@@ -86,6 +89,14 @@ static inline int ent_before(const struct bpfrec_ent *x, const struct bpfrec_ent
 {
 	return (int32_t)(x->seq - y->seq) > 0;
 }
+
+/*
+ * rings=compact numbers records with 24 bits; expanded, a number is kept
+ * shifted left by 8 so that it wraps as the 32-bit numbers of the ring
+ * sets do and every comparison above stays as it is. The next record's
+ * number is then SEQ_STEP more.
+ */
+#define CR_SEQ_SHIFT 8
 
 /*
  * One set's records, walked newest first, are in that order already but
@@ -157,6 +168,199 @@ void bpfrec_scratch__free(struct bpfrec_scratch *s)
 	free(s->e);
 	s->e = NULL;
 	s->cap = 0;
+	for (int i = 0; i < s->nx; i++)
+		free(s->x[i].buf);
+	free(s->x);
+	s->x = NULL;
+	s->nx = 0;
+	free(s->tmp);
+	s->tmp = NULL;
+	s->tmp_cap = 0;
+	free(s->off);
+	s->off = NULL;
+	s->off_cap = 0;
+}
+
+void bpfrec__restore(struct harvest *h, struct bpfrec_scratch *s)
+{
+	for (int i = 0; i < s->nx && i < h->nr_rings; i++) {
+		if (!s->x[i].orig)
+			continue;
+		h->rings[i].buf = s->x[i].orig;
+		s->x[i].orig = NULL;
+	}
+}
+
+static int grow(void **buf, size_t *cap, size_t need)
+{
+	size_t n = *cap ? *cap : 65536;
+	void *nb;
+
+	if (need <= *cap)
+		return 0;
+	while (n < need)
+		n *= 2;
+	nb = realloc(*buf, n);
+	if (!nb)
+		return -ENOMEM;
+	*buf = nb;
+	*cap = n;
+	return 0;
+}
+
+/* 24-bit record numbers: is a at or after b? */
+static inline int cr_ge(uint32_t a, uint32_t b)
+{
+	return (int32_t)((a - b) << 8) >= 0;
+}
+
+/*
+ * One CPU's count from a compact ring's own number (see struct
+ * rec_cr_hdr): -1 when the episodes that would place it are gone.
+ */
+static int64_t cr_join(const struct rec_cr_hdr *ch, int spare, uint32_t n)
+{
+	uint64_t first = ch->nepis > REC_CR_EPIS ? ch->nepis - REC_CR_EPIS : 0;
+
+	if (!ch->nepis)
+		return spare ? -1 : (int64_t)n;
+	for (uint64_t k = ch->nepis; k-- > first;) {
+		const struct rec_cr_epi *e = &ch->epis[k % REC_CR_EPIS];
+
+		if (!spare && cr_ge(n, e->m))
+			return (n + e->s) & 0xffffff;
+		if (spare && cr_ge(n, e->sprev))
+			return (n + e->m) & 0xffffff;
+	}
+	if (first) /* older than every episode kept: where it goes is not known */
+		return -1;
+	return spare ? -1 : (int64_t)n; /* main records before the first cut */
+}
+
+struct expand_ctx {
+	struct bpfrec_scratch *s;
+	const struct rec_cr_hdr *ch; /* the CPU's carry header */
+	int spare;
+	uint64_t unplaced;
+};
+
+/* A decoded record into the ring sets' sample layout, in s->tmp (oldest first). */
+static int expand_one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
+		      uint32_t size)
+{
+	struct expand_ctx *x = ctx;
+	int64_t joined = cr_join(x->ch, x->spare, seq);
+	struct bpfrec_scratch *s = x->s;
+	struct trigrec_rec_hdr rh = { .time = time, .ev = (uint16_t)ev };
+	uint32_t raw = ((4 + sizeof(rh) + size + 7) & ~7u) - 4;
+	struct perf_event_header ph = { .type = PERF_RECORD_SAMPLE,
+					.size = (uint16_t)(8 + 4 + raw) };
+	uint8_t *p;
+
+	if (8 + 4 + raw > 65535)
+		return 0;
+	if (joined < 0) {
+		x->unplaced++;
+		return 0;
+	}
+	rh.seq = (uint32_t)joined << CR_SEQ_SHIFT;
+	if (grow((void **)&s->tmp, &s->tmp_cap, s->tmp_len + ph.size) ||
+	    grow((void **)&s->off, &s->off_cap, (s->noff + 1) * sizeof(*s->off)))
+		return -ENOMEM;
+	p = s->tmp + s->tmp_len;
+	memset(p, 0, ph.size);
+	memcpy(p, &ph, sizeof(ph));
+	memcpy(p + RAW_OFF, &raw, 4);
+	memcpy(p + HDR_OFF, &rh, sizeof(rh));
+	memcpy(p + REC_OFF, rec, size);
+	s->off[s->noff++] = s->tmp_len;
+	s->tmp_len += ph.size;
+	return 0;
+}
+
+/*
+ * rings=compact: decode every compact ring copy of h and lend the harvest
+ * the expanded samples, newest first as a backward ring's copy is.
+ */
+static int expand_compact(const struct recorder *r, struct harvest *h, struct bpfrec_scratch *s,
+			  struct bpfrec_stats *st)
+{
+	struct cr_event evs[TRIGREC_CR_MAX_EVS] = { 0 };
+	uint32_t nev = r->nr_evs < TRIGREC_CR_MAX_EVS ? (uint32_t)r->nr_evs : TRIGREC_CR_MAX_EVS;
+	int err;
+
+	for (uint32_t i = 0; i < nev; i++)
+		if (r->evs[i].bpf_rec && r->evs[i].fmt) {
+			evs[i].fixed = r->evs[i].fmt->fixed_size;
+			evs[i].tp_id = (uint16_t)r->evs[i].fmt->id;
+		}
+	if (s->nx < h->nr_rings) {
+		struct bpfrec_x *nx = realloc(s->x, h->nr_rings * sizeof(*nx));
+
+		if (!nx)
+			return -ENOMEM;
+		memset(nx + s->nx, 0, (h->nr_rings - s->nx) * sizeof(*nx));
+		s->x = nx;
+		s->nx = h->nr_rings;
+	}
+	for (int i = 0; i < r->nr_rings; i++) {
+		const struct rec_ring *ring = &r->rings[i];
+		struct bpfrec_x *x = &s->x[i];
+		struct cr_layout l;
+		struct cr_stats cs = { 0 };
+		struct expand_ctx ec = { .s = s, .spare = ring->set };
+		uint64_t hb, ha;
+		uint8_t *out;
+
+		if (!ring->compact || x->orig)
+			continue;
+		x->len = 0;
+		if (h->rings[i].len >= REC_CR_HDR) {
+			l = cr_layout_of(r->cr_shift, ring->set ?
+							      r->cr_nseg / TRIGREC_CR_SPARE_DIV :
+							      r->cr_nseg);
+			memcpy(&hb, h->rings[i].buf, 8);
+			memcpy(&ha, (uint8_t *)h->rings[i].buf + 8, 8);
+			s->tmp_len = 0;
+			s->noff = 0;
+			if (REC_CR_HDR + l.nseg * l.elem > h->rings[i].len)
+				return -EINVAL;
+			/* This CPU's carry: the ring after its main ring (recorder.c, add_compact()). */
+			if (!ring->set && (i + 1 >= r->nr_rings || !r->rings[i + 1].compact ||
+					   r->rings[i + 1].cpu != ring->cpu))
+				return -EINVAL;
+			ec.ch = ring->set ? h->rings[i].buf : h->rings[i + 1].buf;
+			err = cr_decode((uint8_t *)h->rings[i].buf + REC_CR_HDR, &l, hb, ha, evs,
+					nev, expand_one, &ec, &cs);
+			st->dropped += ec.unplaced;
+			if (err && err != -EINVAL)
+				return err;
+			vlog("compact: CPU %d %s: head %" PRIu64 "/%" PRIu64 " bytes, %" PRIu64
+			     " records, %" PRIu64 " torn, %" PRIu64 " bad, %" PRIu64
+			     " overwritten blocks",
+			     ring->cpu, ring->set ? "carry" : "ring",
+			     (uint64_t)(hb & TRIGREC_CR_POS_MASK),
+			     (uint64_t)(ha & TRIGREC_CR_POS_MASK), cs.records, cs.torn, cs.bad,
+			     cs.bad_blocks);
+			st->cr_torn += cs.torn;
+			st->cr_bad += cs.bad + cs.bad_blocks;
+			if (grow(&x->buf, &x->cap, s->tmp_len + 8))
+				return -ENOMEM;
+			out = x->buf;
+			for (size_t k = s->noff; k-- > 0;) {
+				const struct perf_event_header *ph = (void *)(s->tmp + s->off[k]);
+
+				memcpy(out + x->len, ph, ph->size);
+				x->len += ph->size;
+			}
+		}
+		if (!x->buf && grow(&x->buf, &x->cap, 8))
+			return -ENOMEM;
+		x->orig = h->rings[i].buf;
+		h->rings[i].buf = x->buf;
+		h->rings[i].len = x->len;
+	}
+	return 0;
 }
 
 int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_scratch *s,
@@ -166,12 +370,18 @@ int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_s
 	int err = 0;
 
 	memset(st, 0, sizeof(*st));
+	if (r->compact) {
+		err = expand_compact(r, h, s, st);
+		if (err)
+			return err;
+	}
 	for (int c = 0; c < r->nr_cpus && !err; c++) {
 		int cpu = r->cpus[c], oldest_ring = -1;
 		struct set_merge m = { 0 };
 		struct bpfrec_ent *e, *last = NULL;
 		size_t kept = 0;
 		int gap = 0;
+		uint32_t step = r->compact ? 1u << CR_SEQ_SHIFT : 1;
 
 		g.n = 0;
 		m.n = 0;
@@ -197,7 +407,7 @@ int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_s
 			order_set(g.e + m.at[i], m.end[i] - m.at[i]);
 		/* Newest first, as long as the numbers follow each other. */
 		while ((e = merge_next(&m))) {
-			if (!gap && last && e->seq != last->seq - 1)
+			if (!gap && last && e->seq != last->seq - step)
 				gap = 1;
 			if (gap) {
 				skip(e->h);

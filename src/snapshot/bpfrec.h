@@ -15,6 +15,8 @@ struct bpfrec_stats {
 	uint64_t records;	 /* rewritten into samples */
 	uint64_t dropped;	 /* older than a gap in a CPU's record numbers */
 	unsigned truncated_cpus; /* CPUs whose history does not reach back to their first record */
+	uint64_t cr_torn;	 /* rings=compact: blocks ended by a record being written */
+	uint64_t cr_bad;	 /* ... blocks or records that did not decode (overwritten) */
 };
 
 /*
@@ -25,9 +27,25 @@ struct bpfrec_stats {
 struct bpfrec_scratch {
 	struct bpfrec_ent *e;
 	size_t cap;
+	/*
+	 * rings=compact: each compact ring's records expanded into the ring
+	 * sets' sample layout (x), lent to the harvest in place of its copy
+	 * (orig) until bpfrec__restore(); tmp and off are the decoder's.
+	 */
+	struct bpfrec_x {
+		void *buf, *orig;
+		size_t cap, len, orig_len;
+	} * x;
+	int nx;
+	uint8_t *tmp;
+	size_t tmp_cap, tmp_len;
+	size_t *off;
+	size_t off_cap, noff;
 };
 
 void bpfrec_scratch__free(struct bpfrec_scratch *s);
+/* rings=compact: give the harvest its own copies back (after the snapshot is written). */
+void bpfrec__restore(struct harvest *h, struct bpfrec_scratch *s);
 
 /*
  * Rewrite the ring sets' copies in h (rings with set >= 0) and mark which

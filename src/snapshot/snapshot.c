@@ -1005,8 +1005,8 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 	fprintf(f,
 		"  \"rings\": \"%s\", \"ring_sets\": {\"records\": %" PRIu64
 		", \"older_than_a_gap\": %" PRIu64 ", \"cpus_truncated\": %u},\n  \"cpus\": [",
-		r->nr_bpf_evs ? "bpf" : "perf", res->bst.records, res->bst.dropped,
-		res->bst.truncated_cpus);
+		r->nr_bpf_evs ? (r->compact ? "compact" : "bpf") : "perf", res->bst.records,
+		res->bst.dropped, res->bst.truncated_cpus);
 	for (int i = 0; i < r->nr_rings; i++) {
 		const struct rec_ring *ring = &r->rings[i];
 		const struct ring_stat *s = &res->rs[i];
@@ -1018,10 +1018,15 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			i ? "," : "", ring->cpu,
 			ring->tracking ? "tracking" :
 			ring->set < 0  ? "main" :
+			ring->compact  ? (ring->set ? "carry" : "compact") :
 			ring->set      ? "set1" :
 					 "set0",
-			ring->size, h->rings[i].wrapped ? "true" : "false", s->oldest, s->records,
-			s->bytes, s->lost);
+			ring->compact ? (uint64_t)(ring->set ? r->cr_nseg / TRIGREC_CR_SPARE_DIV :
+							       r->cr_nseg)
+						<< r->cr_shift :
+					ring->size,
+			h->rings[i].wrapped ? "true" : "false", s->oldest, s->records, s->bytes,
+			s->lost);
 	}
 	fprintf(f, "\n  ],\n");
 	render_tasks(f, &sc->procs);
@@ -1616,5 +1621,7 @@ out:
 	}
 	free(runs);
 	free(res.rs);
+	if (r->compact)
+		bpfrec__restore(h, &sc->bpfrec);
 	return err;
 }

@@ -5,7 +5,7 @@
 # rings=perf: the second starts after the first ended (the freeze left a
 # hole after it, so nothing is reported twice), although the rings never
 # wrapped and still hold the first one's history.
-# rings=bpf: recording never stopped, so the second holds the full history
+# rings=bpf (and compact): recording never stopped, so the second holds the full history
 # up to its own trigger: both seqgens from their first call, none missing,
 # the first trigger's record included.
 . "$(dirname "$0")/lib.sh"
@@ -57,7 +57,7 @@ check_eq "the two triggers' pid fields" "$(printf '%s\n' "$p1" "$p2" | sort | tr
 check_gt "second trigger after the first" "$t2" "$t1"
 t_end
 
-if [ "$RINGS" = bpf ]; then
+if [ "$RINGS" = bpf ] || [ "$RINGS" = compact ]; then
 	t_begin "backtoback: rings=bpf: the second window reaches back over the first one"
 	check_le "second start <= first end" "$s2" "$e1"
 	check_ge "second end >= start" "$e2" "$s2"
@@ -81,7 +81,7 @@ if [ "$nb1" -gt 0 ]; then
 fi
 t_end
 
-if [ "$RINGS" = bpf ]; then
+if [ "$RINGS" = bpf ] || [ "$RINGS" = compact ]; then
 	t_begin "backtoback: rings=bpf: snapshot 2 holds both seqgens whole, up to its trigger"
 	check_eq "second seqgen (count first last missing disorder)" "$(seq_check "$TMP/s2.tsv" "$Bb" 100000)" "$Tb 0 $((Tb - 1)) 0 0"
 	check_eq "last record" "$(tail -1 "$TMP/s2.tsv" | cut -f5,6)" "syscalls:sys_enter_getsid	$((Bb + Tb))"

@@ -433,6 +433,15 @@ main_rings() {
 	echo "$rec $by $rb"
 }
 
+# rings=compact: the data bytes of one CPU's compact ring (the sidecar in J).
+compact_ring_bytes() {
+	local i n=${J[cpus#]:-0}
+	for ((i = 0; i < n; i++)); do
+		[ "${J[cpus.$i.ring]}" = compact ] && { echo "${J[cpus.$i.ring_bytes]}"; return; }
+	done
+	echo 0
+}
+
 # A base for seqgen's numbers (the same for the whole test file), and a
 # filter for them: seqgen's calls are getpgid(BASE + i), i < 1000000. -a
 # recordings filter on it so that other runs' workloads (other bases) do

@@ -61,7 +61,7 @@ t_begin "sidecar: per CPU one main ring (or two ring sets) and one tracking ring
 ncpu=${J[cpus#]:-0}
 recs=0 bytes=0 mains="" tracks="" set0="" set1=""
 RINGS=$(j rings)
-check_match "rings" "$RINGS" '^(bpf|perf)$'
+check_match "rings" "$RINGS" '^(bpf|perf|compact)$'
 # ring_sets.records counts every record converted, also those the window
 # then leaves out (after the cut: many more on a slow machine, e.g. under
 # ASan), so it is at least what the set rings kept (docs/sidecar.md).
@@ -78,6 +78,10 @@ for ((i = 0; i < ncpu; i++)); do
 	set0 | set1)
 		[ "$(j cpus.$i.ring)" = set0 ] && set0+="$(j cpus.$i.cpu) " || set1+="$(j cpus.$i.cpu) "
 		check_eq "cpu $(j cpus.$i.cpu) $(j cpus.$i.ring) ring_bytes (-m 64K)" "$(j cpus.$i.ring_bytes)" 65536 ;;
+	compact | carry) # rings=compact: the byte ring (-m) and its spare's carry (1/8)
+		[ "$(j cpus.$i.ring)" = compact ] && set0+="$(j cpus.$i.cpu) " || set1+="$(j cpus.$i.cpu) "
+		check_eq "cpu $(j cpus.$i.cpu) $(j cpus.$i.ring) ring_bytes (-m 64K)" "$(j cpus.$i.ring_bytes)" \
+			"$([ "$(j cpus.$i.ring)" = compact ] && echo 65536 || echo 8192)" ;;
 	tracking) tracks+="$(j cpus.$i.cpu) " ;;
 	*) t_fail "cpus.$i.ring: '$(j cpus.$i.ring)'" ;;
 	esac
@@ -86,7 +90,7 @@ done
 online=$(seq 0 $(($(nproc --all) - 1)) | tr '\n' ' ')
 [ -r /sys/devices/system/cpu/online ] &&
 	online=$(awk -F, '{ for (i = 1; i <= NF; i++) { n = split($i, r, "-"); for (c = r[1]; c <= r[n]; c++) printf "%d ", c } }' /sys/devices/system/cpu/online)
-if [ "$RINGS" = bpf ]; then
+if [ "$RINGS" = bpf ] || [ "$RINGS" = compact ]; then
 	# Every recorded event here is a tracepoint without --filter: BPF writes them all.
 	check_eq "CPUs with a main ring (rings=bpf: none)" "$mains" ""
 	check_eq "CPUs with ring set 0" "$set0" "$online"

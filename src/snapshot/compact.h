@@ -1,0 +1,63 @@
+/* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
+/*
+ * rings=compact: the byte rings BPF programs write themselves (the layout
+ * and encoding are in include/trigrec_abi.h, above trigrec_cblk). The
+ * decoder turns a copy of a ring back into the tracepoint records they
+ * were made from; the encoder writes records the way bpf/records.bpf.h
+ * does (cr_body()), for the tests and the fuzzer.
+ */
+#ifndef TRIGREC_COMPACT_H
+#define TRIGREC_COMPACT_H
+#include <stddef.h>
+#include <stdint.h>
+
+/* One ring of one CPU: nseg segments of 2^seg_shift bytes, elem bytes apart. */
+struct cr_layout {
+	uint32_t seg_shift;
+	uint32_t nseg;
+	size_t elem;
+};
+
+/* Bytes of one map element (a segment, its slack and its block headers), 8-aligned. */
+size_t cr_elem_size(uint32_t seg_shift);
+/* The layout of a ring of nseg segments of 2^seg_shift bytes. */
+struct cr_layout cr_layout_of(uint32_t seg_shift, uint32_t nseg);
+
+/* What the decoder knows of each event: its format's fixed size and id. */
+struct cr_event {
+	uint32_t fixed;
+	uint16_t tp_id;
+};
+
+/* A record, rebuilt: common fields (type, flags and preempt_count 0, pid), then the rest. */
+typedef int (*cr_rec_fn)(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
+			 uint32_t size);
+
+struct cr_stats {
+	uint64_t records;    /* decoded */
+	uint64_t torn;	     /* blocks that end in a record still being written */
+	uint64_t bad_blocks; /* blocks whose header is not theirs (overwritten) */
+	uint64_t bad;	     /* records that do not decode (the rest of their block skipped) */
+};
+
+/*
+ * Walk the records of a ring copy (the ring's bytes as the layout says)
+ * whose head read head_before before the copy and head_after after it,
+ * oldest first: every record in an intact block between head_after - ring
+ * size and head_before. fn's non-zero return stops the walk and is
+ * returned. 0 or that.
+ */
+int cr_decode(const void *ring, const struct cr_layout *l, uint64_t head_before,
+	      uint64_t head_after, const struct cr_event *evs, uint32_t nev, cr_rec_fn fn,
+	      void *ctx, struct cr_stats *st);
+
+/*
+ * Write one record as the BPF programs do: rec (size bytes, common fields
+ * first) of event ev, whose format's fixed part is `fixed` bytes, stamped
+ * now, into ring at *head; *last is the CPU's latest time. Returns the
+ * record's length, or 0 when it does not fit a record (TRIGREC_CR_SLACK).
+ */
+uint32_t cr_put(void *ring, const struct cr_layout *l, uint64_t *head, uint64_t *last, uint32_t ev,
+		const uint8_t *rec, uint32_t size, uint32_t fixed, uint64_t now);
+
+#endif
