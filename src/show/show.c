@@ -106,7 +106,7 @@ const char *show_fmt_time(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
-static const char *dur(uint64_t ns, char *buf, size_t len)
+const char *show_fmt_dur(uint64_t ns, char *buf, size_t len)
 {
 	if (ns >= 1000000000ull)
 		snprintf(buf, len, "%.3f s", ns / 1e9);
@@ -517,10 +517,10 @@ static int analyse(struct show *s)
 			uint64_t en = jv_u64(s->sc, "trigger.latency.end.time_ns", s->trig_time);
 
 			snprintf(label, sizeof(label), "latency %s (threshold %s)",
-				 dur(jv_u64(s->sc, "trigger.latency.duration_ns", en - st), a,
-				     sizeof(a)),
-				 dur(jv_u64(s->sc, "trigger.latency.threshold_ns", 0), b,
-				     sizeof(b)));
+				 show_fmt_dur(jv_u64(s->sc, "trigger.latency.duration_ns", en - st),
+					      a, sizeof(a)),
+				 show_fmt_dur(jv_u64(s->sc, "trigger.latency.threshold_ns", 0), b,
+					      sizeof(b)));
 			add_span(s, "latency", st, en, label);
 		}
 		if (jv_get(s->sc, "trigger.rate")) {
@@ -528,13 +528,15 @@ static int analyse(struct show *s)
 
 			snprintf(label, sizeof(label),
 				 "rate: %" PRIu64 " in %s (threshold %" PRIu64 ")",
-				 jv_u64(s->sc, "trigger.rate.count", 0), dur(w, a, sizeof(a)),
+				 jv_u64(s->sc, "trigger.rate.count", 0),
+				 show_fmt_dur(w, a, sizeof(a)),
 				 jv_u64(s->sc, "trigger.rate.threshold", 0));
 			add_span(s, "rate", rate_window_start(s->sc, s->trig_time), s->trig_time,
 				 label);
 		}
 		if (post) {
-			snprintf(label, sizeof(label), "post window %s", dur(post, a, sizeof(a)));
+			snprintf(label, sizeof(label), "post window %s",
+				 show_fmt_dur(post, a, sizeof(a)));
 			add_span(s, "post", s->trig_time, s->trig_time + post, label);
 		}
 	}
@@ -838,8 +840,8 @@ static void print_trigger(const struct show *s, FILE *out)
 		uint64_t en = jv_u64(sc, "trigger.latency.end.time_ns", 0);
 
 		fprintf(out, "  latency %s, over the threshold of %s\n",
-			dur(jv_u64(sc, "trigger.latency.duration_ns", 0), a, sizeof(a)),
-			dur(jv_u64(sc, "trigger.latency.threshold_ns", 0), b, sizeof(b)));
+			show_fmt_dur(jv_u64(sc, "trigger.latency.duration_ns", 0), a, sizeof(a)),
+			show_fmt_dur(jv_u64(sc, "trigger.latency.threshold_ns", 0), b, sizeof(b)));
 		fprintf(out, "    start %s at %s on CPU %" PRIu64 ", tid %" PRIu64 " (key %s)\n",
 			jv_str(sc, "trigger.latency.start.event", "?"),
 			show_fmt_time(st, c, sizeof(c)), jv_u64(sc, "trigger.latency.start.cpu", 0),
@@ -860,7 +862,7 @@ static void print_trigger(const struct show *s, FILE *out)
 		fprintf(out,
 			"  rate    %" PRIu64 " events in %s, over the threshold of %" PRIu64
 			" (key %s), from %s to %s\n",
-			jv_u64(sc, "trigger.rate.count", 0), dur(w, a, sizeof(a)),
+			jv_u64(sc, "trigger.rate.count", 0), show_fmt_dur(w, a, sizeof(a)),
 			jv_u64(sc, "trigger.rate.threshold", 0), jv_str(sc, "trigger.rate.key", ""),
 			show_fmt_time(rate_window_start(sc, s->trig_time), b, sizeof(b)),
 			show_fmt_time(s->trig_time, c, sizeof(c)));
@@ -869,7 +871,7 @@ static void print_trigger(const struct show *s, FILE *out)
 		fprintf(out, "  matches %" PRIu64 "\n", jv_u64(sc, "trigger.matches", 0));
 	if (jv_u64(sc, "window.post_ns", 0))
 		fprintf(out, "  post    %s after the trigger, to %s\n",
-			dur(jv_u64(sc, "window.post_ns", 0), a, sizeof(a)),
+			show_fmt_dur(jv_u64(sc, "window.post_ns", 0), a, sizeof(a)),
 			show_fmt_time(s->trig_time + jv_u64(sc, "window.post_ns", 0), b,
 				      sizeof(b)));
 	if (jv_u64(sc, "coalesced_triggers", 0))
@@ -1014,7 +1016,7 @@ static void print_busiest(const struct show *s, FILE *out)
 		/* idle's time is what the runs leave out: not summed */
 		fprintf(out, "  %8" PRIu64 "  %-12s %-15s %s%s%s%s\n", tasks[i].n,
 			!s->has_switch ? "" :
-			tasks[i].key   ? dur(tasks[i].ns, a, sizeof(a)) :
+			tasks[i].key   ? show_fmt_dur(tasks[i].ns, a, sizeof(a)) :
 					 "-",
 			pt, tasks[i].name ? tasks[i].name : "", ct[0] ? "  [" : "", ct,
 			ct[0] ? "]" : "");
@@ -1081,7 +1083,7 @@ void show__print(const struct show *s, FILE *out, int nlast)
 		print_trigger(s, out);
 	fprintf(out, "window    %s .. %s (%s)%s, %zu records (samples)%s\n",
 		show_fmt_time(s->win_start, a, sizeof(a)), show_fmt_time(s->win_end, b, sizeof(b)),
-		dur(s->win_end - s->win_start, c, sizeof(c)),
+		show_fmt_dur(s->win_end - s->win_start, c, sizeof(c)),
 		s->sc ? (jv_bool(s->sc, "window.aligned", 1) ? ", aligned" : ", not aligned") : "",
 		s->nr, s->pd->compressed ? ", zstd-compressed" : "");
 	print_cpus(s, out);

@@ -106,6 +106,8 @@ int show__write_chrome(const struct show *s, const struct show_view *v, FILE *ou
 int show_runs_build(struct show *s);
 /* Times as perf script --ns prints them: "1234.567890123". */
 const char *show_fmt_time(uint64_t ns, char *buf, size_t len);
+/* A duration as "1.234 ms" (s, ms, us with 3 decimals; ns whole). */
+const char *show_fmt_dur(uint64_t ns, char *buf, size_t len);
 /* JSON string with '<' '>' '&' escaped too, so it can sit inside <script>. */
 void show_json_str(FILE *f, const char *s);
 /*

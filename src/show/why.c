@@ -86,19 +86,6 @@ struct why_walk {
 	int last_cpu; /* the CPU it last ran on, -1 */
 };
 
-static const char *wdur(uint64_t ns, char *buf, size_t len)
-{
-	if (ns >= 1000000000ull)
-		snprintf(buf, len, "%.3f s", ns / 1e9);
-	else if (ns >= 1000000)
-		snprintf(buf, len, "%.3f ms", ns / 1e6);
-	else if (ns >= 1000)
-		snprintf(buf, len, "%.3f us", ns / 1e3);
-	else
-		snprintf(buf, len, "%" PRIu64 " ns", ns);
-	return buf;
-}
-
 static int ev_is(const struct show *s, int attr, const char *sys, const char *name)
 {
 	const struct tp_format *f = attr >= 0 ? s->pd->attrs[attr].fmt : NULL;
@@ -458,9 +445,10 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 		     "the records explain only its last %s; a bigger ring (-m), fewer events "
 		     "(-e) or, when another CPU's ring wrapped first, --no-align reach further "
 		     "back",
-		     wdur(s->win_start - w->start, a, sizeof(a)), w->basis,
+		     show_fmt_dur(s->win_start - w->start, a, sizeof(a)), w->basis,
 		     show_fmt_time(s->win_start, b, sizeof(b)), w->basis,
-		     show_fmt_time(w->start, c, sizeof(c)), wdur(k.t1 - k.t0, d, sizeof(d)));
+		     show_fmt_time(w->start, c, sizeof(c)),
+		     show_fmt_dur(k.t1 - k.t0, d, sizeof(d)));
 	}
 	if (s->win_start > w->start && jv_bool(s->sc, "window.aligned", 0)) {
 		/* aligned: the newest oldest record of a wrapped ring set every CPU's start */
@@ -502,7 +490,8 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 		warn(w,
 		     "%s of the span (%.1f%%) no record explains: the thread's state there is "
 		     "unknown%s",
-		     wdur(w->unknown, a, sizeof(a)), 100.0 * w->unknown / (w->end - w->start),
+		     show_fmt_dur(w->unknown, a, sizeof(a)),
+		     100.0 * w->unknown / (w->end - w->start),
 		     s->win_start > w->start ? " (before the window)" : "");
 	return 0;
 }
@@ -511,7 +500,7 @@ static void line(FILE *out, const char *name, uint64_t ns, uint64_t span, const 
 {
 	char a[48];
 
-	fprintf(out, "  %-10s %12s %6.1f%%%s%s\n", name, wdur(ns, a, sizeof(a)),
+	fprintf(out, "  %-10s %12s %6.1f%%%s%s\n", name, show_fmt_dur(ns, a, sizeof(a)),
 		span ? 100.0 * ns / span : 0.0, tail && *tail ? "  " : "", tail ? tail : "");
 }
 
@@ -528,20 +517,21 @@ void show_why_print(const struct show_why *w, FILE *out)
 	}
 	fprintf(out, "  thread  %s pid %u tid %u, over the %s %s .. %s (%s)\n", w->comm, w->pid,
 		w->tid, w->basis, show_fmt_time(w->start, a, sizeof(a)),
-		show_fmt_time(w->end, b, sizeof(b)), wdur(span, c, sizeof(c)));
+		show_fmt_time(w->end, b, sizeof(b)), show_fmt_dur(span, c, sizeof(c)));
 	n = 0;
 	tail[0] = 0;
 	for (size_t i = 0; i < w->nr_cpus; i++)
 		n += snprintf(tail + n, n < sizeof(tail) ? sizeof(tail) - n : 0, "%sCPU %u %s",
-			      i ? ", " : "on ", w->cpus[i].cpu, wdur(w->cpus[i].ns, a, sizeof(a)));
+			      i ? ", " : "on ", w->cpus[i].cpu,
+			      show_fmt_dur(w->cpus[i].ns, a, sizeof(a)));
 	line(out, "running", w->running, span, tail);
 	line(out, "runnable", w->runnable, span, w->nr_instead ? "ran instead:" : "");
 	for (size_t i = 0; i < w->nr_instead; i++)
-		fprintf(out, "  %23s %s tid %u\n", wdur(w->instead[i].ns, a, sizeof(a)),
+		fprintf(out, "  %23s %s tid %u\n", show_fmt_dur(w->instead[i].ns, a, sizeof(a)),
 			w->instead[i].comm, w->instead[i].tid);
 	if (w->runnable_unexplained)
 		fprintf(out, "  %23s no recorded task (idle, or not recorded)\n",
-			wdur(w->runnable_unexplained, a, sizeof(a)));
+			show_fmt_dur(w->runnable_unexplained, a, sizeof(a)));
 	line(out, "blocked S", w->sleep_s, span, "(interruptible)");
 	line(out, "blocked D", w->sleep_d, span, "(uninterruptible)");
 	if (w->other)
@@ -559,8 +549,8 @@ void show_why_print(const struct show_why *w, FILE *out)
 			"  woken   at %s after %s blocked (%c), in the context of %s tid %u on CPU "
 			"%u%s\n",
 			show_fmt_time(k->time, a, sizeof(a)),
-			k->blocked_at ? wdur(k->time - k->blocked_at, b, sizeof(b)) : "?", k->state,
-			k->comm, k->waker, k->cpu,
+			k->blocked_at ? show_fmt_dur(k->time - k->blocked_at, b, sizeof(b)) : "?",
+			k->state, k->comm, k->waker, k->cpu,
 			k->waker ? "" :
 				   " (from idle or an interrupt there: record sched:sched_waking "
 				   "to name the waker)");
