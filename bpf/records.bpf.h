@@ -56,8 +56,14 @@ static __always_inline __u64 cr_wcode(__u64 v)
  */
 static __always_inline __u64 cr_mask(__u64 x, __u64 m)
 {
-	x &= m;
+	/*
+	 * The mask after the barrier: before it, clang drops an AND it can
+	 * prove idle (o <= 24 below), and 6.1's verifier, which loses the
+	 * bounds of a multiply, then refuses the store ("math between
+	 * map_value pointer and register with unbounded min value").
+	 */
 	asm volatile("" : "+r"(x));
+	x &= m;
 	return x;
 }
 

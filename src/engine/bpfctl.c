@@ -704,6 +704,20 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 		     strerror(errno));
 		return err;
 	}
+	/*
+	 * Without --rings compact the encoder is never run, but a verifier
+	 * that does not prune it by the rodata switch (6.1's) checks its
+	 * stores against this map: give it one element of the smallest
+	 * segment (cr_shift's default), as the compact path would.
+	 */
+	if (!r->compact &&
+	    bpf_map__set_value_size(b->skel->maps.cr_rings,
+				    ((1u << 12) + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD +
+				     (1u << 12) / TRIGREC_CR_BLOCK * sizeof(struct trigrec_cblk) +
+				     7) & ~7u)) {
+		elog("cannot size the compact ring map: %s", strerror(errno));
+		return -EINVAL;
+	}
 	if (r->nr_bpf_evs) {
 		int slots = libbpf_num_possible_cpus();
 
