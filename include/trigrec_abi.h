@@ -157,6 +157,12 @@ struct trigrec_cblk {
 	__u16 pad;
 };
 
+/* Bytes of a map element holding a segment of seg bytes: data, slack, guard, block headers. */
+#define TRIGREC_CR_ELEM(seg)                                            \
+	(((seg) + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD +                 \
+	  (seg) / TRIGREC_CR_BLOCK * sizeof(struct trigrec_cblk) + 7) & \
+	 ~(__u64)7)
+
 /* Trigger kinds (trigger_cfg.kind). */
 enum trigrec_trigger_kind {
 	TRIGREC_TRIG_EVENT = 1,	  /* EVENT [if FILTER] [count >= N] */

@@ -185,10 +185,7 @@ static int compact_layout(struct recorder *r)
 		seg = TRIGREC_CR_MAX_SEG;
 	r->cr_shift = (uint32_t)__builtin_ctzll(seg);
 	r->cr_nseg = (uint32_t)(bytes / seg);
-	/* As src/snapshot/compact.c's cr_elem_size(): data, slack, block headers. */
-	r->cr_elem = (seg + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD +
-		      seg / TRIGREC_CR_BLOCK * sizeof(struct trigrec_cblk) + 7) &
-		     ~(size_t)7;
+	r->cr_elem = TRIGREC_CR_ELEM(seg);
 	r->compact = 1;
 	return 0;
 }

@@ -711,10 +711,7 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 	 * segment (cr_shift's default), as the compact path would.
 	 */
 	if (!r->compact &&
-	    bpf_map__set_value_size(b->skel->maps.cr_rings,
-				    ((1u << 12) + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD +
-				     (1u << 12) / TRIGREC_CR_BLOCK * sizeof(struct trigrec_cblk) +
-				     7) & ~7u)) {
+	    bpf_map__set_value_size(b->skel->maps.cr_rings, TRIGREC_CR_ELEM(1u << 12))) {
 		elog("cannot size the compact ring map: %s", strerror(errno));
 		return -EINVAL;
 	}

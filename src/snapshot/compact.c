@@ -23,11 +23,7 @@
 
 size_t cr_elem_size(uint32_t seg_shift)
 {
-	size_t s = (size_t)1 << seg_shift;
-
-	return (s + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD +
-		(s / TRIGREC_CR_BLOCK) * sizeof(struct trigrec_cblk) + 7) &
-	       ~(size_t)7;
+	return TRIGREC_CR_ELEM((size_t)1 << seg_shift);
 }
 
 struct cr_layout cr_layout_of(uint32_t seg_shift, uint32_t nseg)
