@@ -233,7 +233,7 @@ while read -r name dist pkg expect; do
 		rm -f "$log" "$KDIR/log/$name.console.log"
 		# -cpu max: every feature TCG emulates; thread=$TCG_THREAD (above).
 		flock -w 3600 /tmp/trigrec-trace.lock \
-			timeout -k 10 "$limit" qemu-system-x86_64 -accel tcg,thread=$TCG_THREAD -cpu max \
+			timeout -k 10 "$limit" qemu-system-x86_64 -accel "tcg,thread=$TCG_THREAD" -cpu max \
 			-smp 2 -m 2048 -nodefaults -display none -no-reboot \
 			-kernel "$vmlinuz" -initrd "$initrd" \
 			-append "console=ttyS0 panic=-1 trigrec.tests=${tests// /,} trigrec.slow=$SLOW trigrec.watch=$((limit - 40))" \
