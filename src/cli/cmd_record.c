@@ -8,11 +8,11 @@
 #include "cli/cli.h"
 #include "harvest/control.h"
 #include "service/hooks.h"
-#include "service/metrics.h"
 #include "service/retention.h"
 #include "session/session.h"
 #include "util/log.h"
 #include "util/util.h"
+#include "util/netaddr.h"
 
 static const char record_head[] =
 	"usage: trigrec record [options] [-- command [args]]\n"
@@ -325,7 +325,7 @@ SET(o_keep_age)
 SET(o_metrics)
 {
 	struct sockaddr_storage ss;
-	int e = metrics_parse_addr(a, &ss, err, len);
+	int e = netaddr_parse(a, &ss, err, len);
 
 	return e ? e : config__set_str(&CFG->metrics_addr, a);
 }

@@ -27,9 +27,9 @@
 #include "capture/tracefs.h"
 #include "lang/script.h"
 #include "service/hooks.h"
-#include "service/metrics.h"
 #include "snapshot/outdir.h"
 #include "util/util.h"
+#include "util/netaddr.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -1494,7 +1494,7 @@ static int v_metrics(struct sp *p, const struct stok *v)
 	struct sockaddr_storage ss;
 	char err[256];
 
-	if (metrics_parse_addr(v->val, &ss, err, sizeof(err))) {
+	if (netaddr_parse(v->val, &ss, err, sizeof(err))) {
 		add_err(p->s, v->pos, "metrics: %s", err);
 		return -EINVAL;
 	}

@@ -21,6 +21,7 @@
 #include "snapshot/json.h"
 #include "session/config.h"
 #include "util/log.h"
+#include "util/netaddr.h"
 
 /* Buckets: the freeze is normally sub-millisecond; a file takes ms to seconds. */
 static const double freeze_le[] = { 0.0001, 0.00025, 0.0005, 0.001, 0.0025,
@@ -678,89 +679,6 @@ int metrics__enable_snapshot(struct metrics *m, const char *token_file, metrics_
 	return 0;
 }
 
-int metrics_parse_addr(const char *addr, struct sockaddr_storage *ss, char *err, size_t errlen)
-{
-	char host[256];
-	const char *port;
-	char *end;
-	unsigned long p;
-
-	memset(ss, 0, sizeof(*ss));
-	if (!addr || !*addr) {
-		snprintf(err, errlen,
-			 "empty address (give PORT or HOST:PORT, e.g. 127.0.0.1:9464)");
-		return -EINVAL;
-	}
-	port = strrchr(addr, ':');
-	if (!port) {
-		host[0] = 0;
-		port = addr;
-	} else {
-		size_t hl = port - addr;
-
-		if (hl >= sizeof(host)) {
-			snprintf(err, errlen, "host part too long");
-			return -EINVAL;
-		}
-		memcpy(host, addr, hl);
-		host[hl] = 0;
-		port++;
-	}
-	errno = 0;
-	p = strtoul(port, &end, 10);
-	if (!*port || *end || errno || p == 0 || p > 65535) {
-		snprintf(err, errlen, "'%s': bad port (1-65535)", addr);
-		return -EINVAL;
-	}
-	if (host[0] == '[') {
-		struct sockaddr_in6 *s6 = (struct sockaddr_in6 *)ss;
-		size_t hl = strlen(host);
-
-		if (hl < 3 || host[hl - 1] != ']') {
-			snprintf(err, errlen, "'%s': unclosed [ in an IPv6 address", addr);
-			return -EINVAL;
-		}
-		host[hl - 1] = 0;
-		s6->sin6_family = AF_INET6;
-		s6->sin6_port = htons(p);
-		if (inet_pton(AF_INET6, host + 1, &s6->sin6_addr) != 1) {
-			snprintf(err, errlen, "'%s': not an IPv6 address", addr);
-			return -EINVAL;
-		}
-		return 0;
-	}
-	{
-		struct sockaddr_in *s4 = (struct sockaddr_in *)ss;
-
-		s4->sin_family = AF_INET;
-		s4->sin_port = htons(p);
-		/* Loopback unless an address is given: metrics are not for the world by default. */
-		if (!host[0] || !strcmp(host, "localhost"))
-			strcpy(host, "127.0.0.1");
-		if (inet_pton(AF_INET, host, &s4->sin_addr) != 1) {
-			snprintf(err, errlen,
-				 "'%s': not an IPv4 address (use a numeric address, "
-				 "[::1] for IPv6)",
-				 addr);
-			return -EINVAL;
-		}
-	}
-	return 0;
-}
-
-int metrics_addr_is_loopback(const struct sockaddr_storage *ss)
-{
-	if (ss->ss_family == AF_INET)
-		return (ntohl(((const struct sockaddr_in *)ss)->sin_addr.s_addr) >> 24) == 127;
-	if (ss->ss_family == AF_INET6) {
-		const struct in6_addr *a = &((const struct sockaddr_in6 *)ss)->sin6_addr;
-
-		return IN6_IS_ADDR_LOOPBACK(a) ||
-		       (IN6_IS_ADDR_V4MAPPED(a) && a->s6_addr[12] == 127);
-	}
-	return 0;
-}
-
 int metrics_host_ok(const char *host)
 {
 	char h[64];
@@ -823,7 +741,7 @@ int metrics__serve(struct metrics *m, const char *addr)
 		flags = MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD |
 			MHD_USE_POLL;
 
-	if (metrics_parse_addr(addr, &ss, err, sizeof(err))) {
+	if (netaddr_parse(addr, &ss, err, sizeof(err))) {
 		elog("--metrics %s", err);
 		return -EINVAL;
 	}
@@ -831,7 +749,7 @@ int metrics__serve(struct metrics *m, const char *addr)
 		flags |= MHD_USE_IPv6;
 	/* Any local user can reach a loopback port, and so can a browser through DNS
 	 * rebinding: there the Host header must name loopback. */
-	m->host_check = metrics_addr_is_loopback(&ss);
+	m->host_check = netaddr_is_loopback(&ss);
 	/* A scraper needs one connection, answered at once: a few per client
 	 * address, a few in all, and an idle one is closed after a few seconds,
 	 * so one client cannot hold the endpoint from the others for long. */

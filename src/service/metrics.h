@@ -83,11 +83,6 @@ enum {
 int metrics__write_file(struct metrics *m, const char *path);
 void metrics__free(struct metrics *m);
 
-/* Parse a --metrics address; 0, or -EINVAL with the reason in err. */
-struct sockaddr_storage;
-int metrics_parse_addr(const char *addr, struct sockaddr_storage *ss, char *err, size_t errlen);
-/* Is ss a loopback address (127.0.0.0/8, ::1, ::ffff:127.0.0.0/104)? */
-int metrics_addr_is_loopback(const struct sockaddr_storage *ss);
 /*
  * On a loopback bind, may a request with this Host header be answered?
  * localhost (any case, a final dot allowed), 127.0.0.0/8 or [::1], each with

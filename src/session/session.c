@@ -41,6 +41,7 @@
 #include "snapshot/snapshot.h"
 #include "util/log.h"
 #include "util/util.h"
+#include "util/netaddr.h"
 
 struct session {
 	struct trigrec_config *c;
@@ -555,7 +556,7 @@ static void metrics_url(const char *addr, char *url, size_t len)
 	const struct sockaddr_in6 *in6 = (const struct sockaddr_in6 *)&ss;
 
 	url[0] = '\0';
-	if (!addr || metrics_parse_addr(addr, &ss, NULL, 0))
+	if (!addr || netaddr_parse(addr, &ss, NULL, 0))
 		return;
 	if (ss.ss_family == AF_INET6)
 		snprintf(url, len, "http://[%s]:%u/metrics",

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * libFuzzer target: the --metrics / `metrics` address (metrics_parse_addr)
+ * libFuzzer target: the --metrics / `metrics` address (netaddr_parse)
  * and the Host header a loopback bind accepts (metrics_host_ok), both text
  * from outside: the first from a script, the second from any local client.
  *
@@ -19,6 +19,7 @@
 #include <strings.h>
 #include <sys/socket.h>
 #include "service/metrics.h"
+#include "util/netaddr.h"
 
 #define REQUIRE(cond)                                                                             \
 	do {                                                                                      \
@@ -66,13 +67,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(text, data, size);
 	text[size] = 0;
 	err[0] = 0;
-	if (!metrics_parse_addr(text, &ss, err, sizeof(err))) {
+	if (!netaddr_parse(text, &ss, err, sizeof(err))) {
 		REQUIRE(ss.ss_family == AF_INET || ss.ss_family == AF_INET6);
 		if (ss.ss_family == AF_INET)
 			REQUIRE(((struct sockaddr_in *)&ss)->sin_port != 0);
 		else
 			REQUIRE(((struct sockaddr_in6 *)&ss)->sin6_port != 0);
-		(void)metrics_addr_is_loopback(&ss);
+		(void)netaddr_is_loopback(&ss);
 	} else {
 		REQUIRE(err[0]);
 	}

@@ -150,7 +150,7 @@ cmds |= {c + b'\n/var/lib/trigrec/web/20261201-124651.044770-{name}.data' for c 
 write('hook_argv', cmds)
 
 # ---- metrics_addr ----
-addrs = c_strings('tests/unit/test_metrics.c', ['metrics_parse_addr', 'metrics_host_ok'])
+addrs = c_strings('tests/unit/test_metrics.c', ['netaddr_parse', 'metrics_host_ok'])
 for f in glob.glob('tests/integration/*.sh') + glob.glob('docs/*.md') + glob.glob('examples/*.trig'):
     t = open(f).read()
     for m in re.finditer(r'(?:--metrics|^metrics) +"?([0-9.:\[\]a-z]+)', t, re.M):

@@ -16,6 +16,7 @@
 #include "service/webhook.h"
 #include "session/config.h"
 #include "util/util.h"
+#include "util/netaddr.h"
 
 static char *render(struct metrics *m)
 {
@@ -205,22 +206,22 @@ TEST(addresses)
 	struct sockaddr_in *s4 = (struct sockaddr_in *)&ss;
 	char err[256], ip[64];
 
-	CHECK_EQ(metrics_parse_addr("9464", &ss, err, sizeof(err)), 0);
+	CHECK_EQ(netaddr_parse("9464", &ss, err, sizeof(err)), 0);
 	CHECK_STR(inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip)), "127.0.0.1");
 	CHECK_EQ(ntohs(s4->sin_port), 9464);
-	CHECK_EQ(metrics_parse_addr(":9464", &ss, err, sizeof(err)), 0);
+	CHECK_EQ(netaddr_parse(":9464", &ss, err, sizeof(err)), 0);
 	CHECK_STR(inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip)), "127.0.0.1");
-	CHECK_EQ(metrics_parse_addr("0.0.0.0:80", &ss, err, sizeof(err)), 0);
+	CHECK_EQ(netaddr_parse("0.0.0.0:80", &ss, err, sizeof(err)), 0);
 	CHECK_STR(inet_ntop(AF_INET, &s4->sin_addr, ip, sizeof(ip)), "0.0.0.0");
-	CHECK_EQ(metrics_parse_addr("[::1]:9464", &ss, err, sizeof(err)), 0);
+	CHECK_EQ(netaddr_parse("[::1]:9464", &ss, err, sizeof(err)), 0);
 	CHECK_EQ(ss.ss_family, AF_INET6);
-	CHECK_EQ(metrics_parse_addr("", &ss, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(netaddr_parse("", &ss, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "empty address"));
-	CHECK_EQ(metrics_parse_addr("host:99999", &ss, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(netaddr_parse("host:99999", &ss, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "bad port"));
-	CHECK_EQ(metrics_parse_addr("example.org:80", &ss, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(netaddr_parse("example.org:80", &ss, err, sizeof(err)), -EINVAL);
 	CHECK(strstr(err, "not an IPv4 address"));
-	CHECK_EQ(metrics_parse_addr("[::1:80", &ss, err, sizeof(err)), -EINVAL);
+	CHECK_EQ(netaddr_parse("[::1:80", &ss, err, sizeof(err)), -EINVAL);
 	return 0;
 }
 
@@ -249,16 +250,16 @@ TEST(loopback_host)
 	CHECK(!metrics_host_ok("localhost:94x"));
 	CHECK(!metrics_host_ok("localhost:123456"));
 	CHECK(!metrics_host_ok(""));
-	CHECK_EQ(metrics_parse_addr("9464", &ss, err, sizeof(err)), 0);
-	CHECK(metrics_addr_is_loopback(&ss));
-	CHECK_EQ(metrics_parse_addr("127.0.0.2:9464", &ss, err, sizeof(err)), 0);
-	CHECK(metrics_addr_is_loopback(&ss));
-	CHECK_EQ(metrics_parse_addr("[::1]:9464", &ss, err, sizeof(err)), 0);
-	CHECK(metrics_addr_is_loopback(&ss));
-	CHECK_EQ(metrics_parse_addr("0.0.0.0:9464", &ss, err, sizeof(err)), 0);
-	CHECK(!metrics_addr_is_loopback(&ss));
-	CHECK_EQ(metrics_parse_addr("[::]:9464", &ss, err, sizeof(err)), 0);
-	CHECK(!metrics_addr_is_loopback(&ss));
+	CHECK_EQ(netaddr_parse("9464", &ss, err, sizeof(err)), 0);
+	CHECK(netaddr_is_loopback(&ss));
+	CHECK_EQ(netaddr_parse("127.0.0.2:9464", &ss, err, sizeof(err)), 0);
+	CHECK(netaddr_is_loopback(&ss));
+	CHECK_EQ(netaddr_parse("[::1]:9464", &ss, err, sizeof(err)), 0);
+	CHECK(netaddr_is_loopback(&ss));
+	CHECK_EQ(netaddr_parse("0.0.0.0:9464", &ss, err, sizeof(err)), 0);
+	CHECK(!netaddr_is_loopback(&ss));
+	CHECK_EQ(netaddr_parse("[::]:9464", &ss, err, sizeof(err)), 0);
+	CHECK(!netaddr_is_loopback(&ss));
 	return 0;
 }
 
