@@ -13,12 +13,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include "snapshot/perfdata.h"
+#include "capture/recspec.h"
 #include "capture/tracefs.h"
-
-struct rec_event_spec {
-	const char *spec;   /* one -e argument (comma list allowed) */
-	const char *filter; /* --filter that followed it, or NULL */
-};
 
 struct recorder_opts {
 	const struct rec_event_spec *events;
@@ -61,9 +57,6 @@ struct recorder_opts {
 	 */
 	int (*filter_in_bpf)(const char *sys, const char *name, const char *filter);
 };
-
-enum { REC_RINGS_AUTO = 0, REC_RINGS_BPF, REC_RINGS_PERF, REC_RINGS_COMPACT };
-const char *rec_rings_name(int mode);
 
 /* Harvest buffer sets in flight (sideband.c's NR_JOBS); the memory check counts them. */
 #define RECORDER_HARVEST_SETS 2

@@ -11,6 +11,7 @@
 #include <bpf/bpf.h>
 #include <bpf/btf.h>
 #include <bpf/libbpf.h>
+#include "capture/recorder.h"
 #include "capture/probes.h"
 #include "engine/bpfctl.h"
 #include "engine/features.h"

@@ -16,9 +16,12 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "capture/recorder.h"
+#include "capture/recspec.h"
+#include "capture/tracefs.h"
 #include "lang/trigger_lang.h"
 #include "trigrec_abi.h"
+
+struct recorder;
 
 struct bpf_hook {
 	struct tp_name tp;

@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
-#include "capture/recorder.h"
+#include "capture/recspec.h"
 #include "engine/bpfctl.h"
 #include "lang/trigger_lang.h"
 
@@ -39,7 +39,7 @@ struct trigrec_config {
 	uint64_t freq;	      /* -F (0 = default for sampling events) */
 	uint64_t period;      /* -c */
 	int callgraph;	      /* -g */
-	int rings; /* --rings / `rings`: REC_RINGS_AUTO, _BPF, _PERF (capture/recorder.h) */
+	int rings; /* --rings / `rings`: REC_RINGS_AUTO, _BPF, _PERF (capture/recspec.h) */
 
 	/* Scope. Default: system-wide unless a command or -p is given. */
 	int all_cpus;		/* -a */
