@@ -1212,141 +1212,159 @@ static int own_rec_build(const struct snapshot_ctx *sc, struct recorder *r,
 	return 0;
 }
 
-int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest *h,
-		    const struct snap_trigger *t, const struct snap_timing *tm,
-		    struct snap_written *out)
-{
-	struct collect c = { .sc = sc, .r = r, .idx = sc->idx };
-	struct snap_result res = { 0 };
-	struct rec_event *tev = recorder__tracking(r);
-	const struct trigrec_trigger_msg *m = t->msg;
-	struct out_file data = { .fd = -1 };
-	struct json_ctx jc = { sc, r, h, t, tm, &res };
-	char stem[96] = "", base[OUTDIR_BASE_MAX + 1], buf[8192];
-	static __thread uint8_t rbuf[65536 + 16];
-	struct pd_writer *w = NULL;
-	struct bid_set *bs = NULL;
-	struct ring_run *runs = NULL;
-	struct merge mg = { 0 };
-	struct own_rec *own = NULL;
-	int fd = -1, err = 0;
+/*
+ * One snapshot being written, shared by the phases of snapshot__write():
+ * index the rings, find the cut and the window, name the threads, write
+ * the maps and names, merge the records in, finish, publish, warn.
+ */
+struct snap_job {
+	struct snapshot_ctx *sc;
+	struct recorder *r;
+	struct harvest *h;
+	const struct snap_trigger *t;
+	const struct trigrec_trigger_msg *m; /* NULL: manual or final */
+	struct rec_event *tev;		     /* tracking event: synthesized records' attr */
+	struct collect c;		     /* the index being built */
+	struct snap_result res;
+	struct ring_run *runs; /* per ring: its run of the index, and the window in it */
+	struct own_rec *own;   /* the trigger's record rebuilt from its message */
+	struct pd_writer *w;
+	struct bid_set *bs;
+	struct merge mg;
+	char buf[8192]; /* one synthesized record */
+};
 
-	res.rs = calloc(r->nr_rings, sizeof(*res.rs));
-	runs = calloc(r->nr_rings ? r->nr_rings : 1, sizeof(*runs));
-	if (!res.rs || !runs) {
-		err = -ENOMEM;
-		goto out;
-	}
+/*
+ * Phase 1: every ring into the index, one run per ring, oldest first (the
+ * ring sets and compact rings are first expanded into samples). A ring
+ * holds at least 24 bytes per record, so reserving len / 64 up front makes
+ * the growth inside the walk rare.
+ */
+static int job_index(struct snap_job *j)
+{
+	struct recorder *r = j->r;
+	struct harvest *h = j->h;
+	struct collect *c = &j->c;
+	int err;
+
 	if (r->nr_bpf_evs) {
-		err = bpfrec__convert(r, h, &sc->bpfrec, &res.bst);
+		err = bpfrec__convert(r, h, &j->sc->bpfrec, &j->res.bst);
 		if (err)
-			goto out;
-		if (res.bst.dropped)
+			return err;
+		if (j->res.bst.dropped)
 			vlog("ring sets: %" PRIu64
 			     " records older than a gap in their CPU's record "
 			     "numbers left out",
-			     res.bst.dropped);
+			     j->res.bst.dropped);
 	}
 	/* The index exists from here on, even for a snapshot of nothing. */
-	err = idx_reserve(&c, 1);
+	err = idx_reserve(c, 1);
 	if (err)
-		goto out;
-	/*
-	 * Index every ring: one run per ring, oldest first. A ring holds at
-	 * least 24 bytes per record, so reserving len / 64 up front makes the
-	 * growth inside the walk rare.
-	 */
+		return err;
 	for (int i = 0; i < r->nr_rings; i++) {
-		runs[i].begin = c.n;
+		j->runs[i].begin = c->n;
 		if (h->rings[i].len) {
-			c.base = h->rings[i].buf;
-			err = idx_reserve(&c, h->rings[i].len / 64);
+			c->base = h->rings[i].buf;
+			err = idx_reserve(c, h->rings[i].len / 64);
 			if (!err)
-				err = ring_walk(h->rings[i].buf, h->rings[i].len, collect_one, &c,
+				err = ring_walk(h->rings[i].buf, h->rings[i].len, collect_one, c,
 						NULL);
 			if (err)
-				goto out;
+				return err;
 		}
-		runs[i].end = c.n;
-		order_run((struct snap_rec *)sc->idx + runs[i].begin, runs[i].end - runs[i].begin);
+		j->runs[i].end = c->n;
+		order_run((struct snap_rec *)j->sc->idx + j->runs[i].begin,
+			  j->runs[i].end - j->runs[i].begin);
 	}
-	c.idx = sc->idx;
-	if (c.bad)
-		wlog("%lu records with unknown ids skipped", c.bad);
+	c->idx = j->sc->idx;
+	if (c->bad)
+		wlog("%lu records with unknown ids skipped", c->bad);
+	return 0;
+}
 
-	/*
-	 * The cut. A trigger's own record is stamped by perf a little after the
-	 * BPF program ran, so when that record is in the rings the cut is its
-	 * time: the first record at or after the trigger on the trigger's CPU
-	 * (its gate dropped everything else there). With a post window, or for
-	 * manual snapshots, the cut is the freeze time itself.
-	 */
-	res.cut = t->freeze_at;
+/*
+ * Phase 2: the cut and the window, and what the window keeps per ring.
+ *
+ * The cut. A trigger's own record is stamped by perf a little after the
+ * BPF program ran, so when that record is in the rings the cut is its
+ * time: the first record at or after the trigger on the trigger's CPU
+ * (its gate dropped everything else there). With a post window, or for
+ * manual snapshots, the cut is the freeze time itself.
+ *
+ * The window start. Nothing before the previous resume (that history was
+ * the previous snapshot's, and the freeze left a hole after it). Where a
+ * ring has overwritten records, start no earlier than its oldest kept one,
+ * so that no CPU has a gap the others do not: the window is complete.
+ */
+static void job_window(struct snap_job *j)
+{
+	struct recorder *r = j->r;
+	struct snap_result *res = &j->res;
+	const struct snap_rec *idx = j->c.idx;
+	const struct trigrec_trigger_msg *m = j->m;
+	struct ring_run *runs = j->runs;
+
+	res->cut = j->t->freeze_at;
 	if (m && m->freeze_at == m->time_ns && m->hook_recorded) {
-		uint64_t best = trigger_record_time(sc, r, h, c.idx, runs, m);
+		uint64_t best = trigger_record_time(j->sc, r, j->h, idx, runs, m);
 
 		if (best != UINT64_MAX)
-			res.cut = best;
+			res->cut = best;
 	}
-	/*
-	 * The window start. Nothing before the previous resume (that history was
-	 * the previous snapshot's, and the freeze left a hole after it). Where a
-	 * ring has overwritten records, start no earlier than its oldest kept one,
-	 * so that no CPU has a gap the others do not: the window is complete.
-	 */
 	for (int i = 0; i < r->nr_rings; i++) {
-		const struct snap_rec *v = c.idx + runs[i].begin;
+		const struct snap_rec *v = idx + runs[i].begin;
 
-		runs[i].hi = runs[i].begin + run_search(v, runs[i].end - runs[i].begin, res.cut, 1);
+		runs[i].hi =
+			runs[i].begin + run_search(v, runs[i].end - runs[i].begin, res->cut, 1);
 		if (runs[i].hi > runs[i].begin)
-			res.rs[i].oldest = v[0].time;
-		if (!is_tracking(r, i) && h->rings[i].wrapped && res.rs[i].oldest > res.align)
-			res.align = res.rs[i].oldest;
+			res->rs[i].oldest = v[0].time;
+		if (!is_tracking(r, i) && j->h->rings[i].wrapped && res->rs[i].oldest > res->align)
+			res->align = res->rs[i].oldest;
 	}
-	res.start = t->floor;
-	if (!sc->no_align && res.align > res.start)
-		res.start = res.align;
+	res->start = j->t->floor;
+	if (!j->sc->no_align && res->align > res->start)
+		res->start = res->align;
 	for (int i = 0; i < r->nr_rings; i++) {
-		const struct snap_rec *v = c.idx + runs[i].begin;
-		struct ring_stat *rs = &res.rs[i];
+		const struct snap_rec *v = idx + runs[i].begin;
+		struct ring_stat *rs = &res->rs[i];
 
 		/* Tracking records older than the window still name threads: keep them. */
 		runs[i].lo = runs[i].begin;
 		if (!is_tracking(r, i)) {
-			runs[i].lo += run_search(v, runs[i].hi - runs[i].begin, res.start, 0);
+			runs[i].lo += run_search(v, runs[i].hi - runs[i].begin, res->start, 0);
 			if (runs[i].lo < runs[i].hi &&
-			    (!res.first || c.idx[runs[i].lo].time < res.first))
-				res.first = c.idx[runs[i].lo].time;
+			    (!res->first || idx[runs[i].lo].time < res->first))
+				res->first = idx[runs[i].lo].time;
 		}
 		/* From the index: the records themselves are read once more, by the write. */
-		for (size_t j = runs[i].lo; j < runs[i].hi; j++) {
-			uint16_t sz = c.idx[j].size;
+		for (size_t x = runs[i].lo; x < runs[i].hi; x++) {
+			uint16_t sz = idx[x].size;
 
 			rs->bytes += sz & ~SNAP_LOST_SIZE_BIT;
 			if (sz & SNAP_LOST_SIZE_BIT)
-				rs->lost += ((const uint64_t *)(rec_hdr(h, i, &c.idx[j]) + 1))[1];
+				rs->lost += ((const uint64_t *)(rec_hdr(j->h, i, &idx[x]) + 1))[1];
 		}
 		rs->records = runs[i].hi - runs[i].lo;
-		res.kept += rs->records;
-		res.kept_bytes += rs->bytes;
+		res->kept += rs->records;
+		res->kept_bytes += rs->bytes;
 	}
+}
 
-	own = calloc(1, sizeof(*own));
-	err = own ? own_rec_build(sc, r, t, &res, own) : -ENOMEM;
-	if (err)
-		goto out;
+/*
+ * Phase 3: thread -> process for the TIDs the writer adds: tracking
+ * records first, then /proc. Threads seen at start-up are cached; newer
+ * ones are read on demand.
+ */
+static void job_note_threads(struct snap_job *j)
+{
+	struct snapshot_ctx *sc = j->sc;
 
-	/*
-	 * Names, kernel map (and user maps for -g) at time 0, before everything.
-	 * Threads seen at start-up are cached; newer ones are read on demand.
-	 */
 	procs__clear_used(&sc->procs);
-	/* Thread -> process for the TIDs the writer adds: tracking records first, then /proc. */
-	for (int i = 0; i < r->nr_rings; i++) {
-		if (!is_tracking(r, i))
+	for (int i = 0; i < j->r->nr_rings; i++) {
+		if (!is_tracking(j->r, i))
 			continue;
-		for (size_t j = runs[i].lo; j < runs[i].hi; j++) {
-			const struct perf_event_header *hd = rec_hdr(h, i, &c.idx[j]);
+		for (size_t x = j->runs[i].lo; x < j->runs[i].hi; x++) {
+			const struct perf_event_header *hd = rec_hdr(j->h, i, &j->c.idx[x]);
 			const uint32_t *f = (const uint32_t *)(hd + 1);
 
 			if (hd->type == PERF_RECORD_COMM)
@@ -1355,51 +1373,52 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 				procs__note(&sc->procs, f[0], f[2]);
 		}
 	}
+}
 
-	fmt_stamp((int64_t)(m ? m->time_ns : t->freeze_at) + sc->mono_to_real, stem, sizeof(stem));
-	if (sc->name_prefix)
-		snprintf(base, sizeof(base), "%s-%s-%s", sc->name_prefix, stem, t->name);
-	else
-		snprintf(base, sizeof(base), "%s-%s", stem, t->name);
-	err = outdir__create(sc->od, &data);
-	if (err)
-		goto out;
-	fd = data.fd;
-	if (!sc->wbuf && !(sc->wbuf = malloc(PD_WRITER_BUF_SIZE))) {
-		err = -ENOMEM;
-		goto out;
-	}
-	w = own->len ? pd_writer__new_buf(fd, own->evs, r->nr_evs + 1, sc->wbuf) :
-		       pd_writer__new_buf(fd, sc->fevs, r->nr_evs, sc->wbuf);
-	if (!w) {
-		err = -ENOMEM;
-		goto out;
-	}
+/* Phase 4: the writer on the new file (zstd off the side-band thread), its header begun. */
+static int job_open(struct snap_job *j, int fd)
+{
+	struct snapshot_ctx *sc = j->sc;
+	int err;
+
+	if (!sc->wbuf && !(sc->wbuf = malloc(PD_WRITER_BUF_SIZE)))
+		return -ENOMEM;
+	j->w = j->own->len ? pd_writer__new_buf(fd, j->own->evs, j->r->nr_evs + 1, sc->wbuf) :
+			     pd_writer__new_buf(fd, sc->fevs, j->r->nr_evs, sc->wbuf);
+	if (!j->w)
+		return -ENOMEM;
 	if (sc->zstd_level) {
 		/* Off the side-band thread: recording runs again while zstd works. */
 		if (pd_zpool__level(sc->zpool) != sc->zstd_level) {
 			pd_zpool__free(sc->zpool);
 			sc->zpool = pd_zpool__new(sc->zstd_level, 0);
 		}
-		err = sc->zpool ? pd_writer__use_zpool(w, sc->zpool) : -ENOMEM;
+		err = sc->zpool ? pd_writer__use_zpool(j->w, sc->zpool) : -ENOMEM;
 		if (err)
-			goto out;
+			return err;
 	}
-	err = pd_writer__begin(w);
+	return pd_writer__begin(j->w);
+}
+
+/*
+ * Phase 5: the maps at time 0, before everything: the kernel's, then its
+ * modules', then the BPF programs'; build-ids start with the kernel's.
+ */
+static int job_write_maps(struct snap_job *j)
+{
+	struct snapshot_ctx *sc = j->sc;
+	const struct rec_event *tev = j->tev;
+	int err;
+
+	j->bs = bid_set__new(sc->bids);
+	if (!j->bs)
+		return -ENOMEM;
+	err = bid_set__kernel(j->bs);
 	if (err)
-		goto out;
-	/* build-ids: the kernel, then every file the maps written below name */
-	bs = bid_set__new(sc->bids);
-	if (!bs) {
-		err = -ENOMEM;
-		goto out;
-	}
-	err = bid_set__kernel(bs);
-	if (err)
-		goto out;
-	err = write_synth(w, buf,
-			  pd_synth_kernel_mmap(buf, sizeof(buf), &tev->pd.attr, tev->pd.ids[0],
-					       sc->kernel_start,
+		return err;
+	err = write_synth(j->w, j->buf,
+			  pd_synth_kernel_mmap(j->buf, sizeof(j->buf), &tev->pd.attr,
+					       tev->pd.ids[0], sc->kernel_start,
 					       sc->kernel_end - sc->kernel_start));
 	/*
 	 * The modules loaded now, after the kernel's map (which ends at _etext):
@@ -1412,9 +1431,10 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 			const struct kmod *k = &sc->kmods.v[i];
 			char nb[80];
 
-			err = write_synth(w, buf,
-					  pd_synth_module_mmap(buf, sizeof(buf), &tev->pd.attr,
-							       tev->pd.ids[0], k->start, k->len,
+			err = write_synth(j->w, j->buf,
+					  pd_synth_module_mmap(j->buf, sizeof(j->buf),
+							       &tev->pd.attr, tev->pd.ids[0],
+							       k->start, k->len,
 							       kmods__filename(k, nb, sizeof(nb))));
 		}
 	}
@@ -1433,15 +1453,29 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 	for (size_t i = 0; i < sc->bpfsyms.nsyms && !err; i++) {
 		const struct bpf_ksym *k = &sc->bpfsyms.syms[i];
 
-		err = write_synth(w, buf,
-				  pd_synth_ksymbol_bpf(buf, sizeof(buf), &tev->pd.attr,
+		err = write_synth(j->w, j->buf,
+				  pd_synth_ksymbol_bpf(j->buf, sizeof(j->buf), &tev->pd.attr,
 						       tev->pd.ids[0], k->addr, k->len, k->name));
 	}
-	/* The threads the kept records name, ring by ring (COMMs are at time 0: any order). */
-	for (int i = 0; i < r->nr_rings && !err; i++) {
-		for (size_t x = runs[i].lo; x < runs[i].hi && !err; x++) {
-			const struct snap_rec *s = &c.idx[x];
-			const struct perf_event_header *hd = rec_hdr(h, i, s);
+	return err;
+}
+
+/*
+ * Phase 6: a COMM for every thread the kept records name, ring by ring
+ * (COMMs are at time 0: any order), with its maps under -g; then the
+ * thread of the trigger's own record from its message.
+ */
+static int job_write_comms(struct snap_job *j)
+{
+	struct snapshot_ctx *sc = j->sc;
+	const struct rec_event *tev = j->tev;
+	const struct trigrec_trigger_msg *m = j->m;
+	int err = 0;
+
+	for (int i = 0; i < j->r->nr_rings && !err; i++) {
+		for (size_t x = j->runs[i].lo; x < j->runs[i].hi && !err; x++) {
+			const struct snap_rec *s = &j->c.idx[x];
+			const struct perf_event_header *hd = rec_hdr(j->h, i, s);
 			uint32_t tids[5], pid;
 			int nt = 1;
 
@@ -1454,35 +1488,34 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 			} else if (hd->type != PERF_RECORD_SAMPLE) {
 				continue;
 			} else {
-				tids[0] = rec_thread(sc, r, hd, s->event, &pid);
-				if (needs_completion(r, s))
+				tids[0] = rec_thread(sc, j->r, hd, s->event, &pid);
+				if (needs_completion(j->r, s))
 					nt += pid_field_tids(sc, hd, s, tids + 1);
 			}
 			/* used: bit 0 = COMM written, bit 1 = maps written (the record's own thread only) */
-			for (int j = 0; j < nt && !err; j++) {
+			for (int k = 0; k < nt && !err; k++) {
 				struct proc_ent *pe =
-					tids[j] ? procs__get(&sc->procs, tids[j]) : NULL;
+					tids[k] ? procs__get(&sc->procs, tids[k]) : NULL;
 
 				if (!pe || !pe->comm[0])
 					continue;
 				if (!(pe->used & 1)) {
 					pe->used |= 1;
 					err = write_synth(
-						w, buf,
-						pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
+						j->w, j->buf,
+						pd_synth_comm(j->buf, sizeof(j->buf), &tev->pd.attr,
 							      tev->pd.ids[0], pe->pid, pe->tid,
 							      pe->comm, 0, 0, 0));
 				}
-				if (!err && j == 0 && !(pe->used & 2) && sc->callgraph &&
+				if (!err && k == 0 && !(pe->used & 2) && sc->callgraph &&
 				    pe->pid == pe->tid) {
 					pe->used |= 2;
-					err = synth_maps(w, tev, pe->pid, bs);
+					err = synth_maps(j->w, tev, pe->pid, j->bs);
 				}
 			}
 		}
 	}
-	/* The thread of the trigger's own record from its message, named as the others are. */
-	if (!err && own->len) {
+	if (!err && j->own->len) {
 		struct proc_ent *pe = m->tid ? procs__get(&sc->procs, m->tid) : NULL;
 		char comm[TRIGREC_COMM_LEN + 1];
 
@@ -1490,152 +1523,227 @@ int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest 
 		if (!pe || !(pe->used & 1)) {
 			if (pe)
 				pe->used |= 1;
-			err = write_synth(w, buf,
-					  pd_synth_comm(buf, sizeof(buf), &tev->pd.attr,
+			err = write_synth(j->w, j->buf,
+					  pd_synth_comm(j->buf, sizeof(j->buf), &tev->pd.attr,
 							tev->pd.ids[0], pe ? pe->pid : m->pid,
 							m->tid, pe && pe->comm[0] ? pe->comm : comm,
 							0, 0, 0));
 		}
 	}
-	/* Every kept record, in time order: the k-way merge of the rings' runs. */
-	if (!err)
-		err = merge_init(&mg, c.idx, runs, r->nr_rings, h);
-	{
-		uint32_t last_tid = 0, last_pid = 0;
-		const struct snap_rec *s;
-		int ring;
+	return err;
+}
 
-		while (!err && (s = merge_next(&mg, &ring))) {
-			const struct perf_event_header *hd = rec_hdr(h, ring, s);
+/*
+ * Phase 7: every kept record, in time order (the k-way merge of the
+ * rings' runs), ring-set records completed with their pid and CPU; the
+ * trigger's rebuilt record goes in as the last one at its time.
+ */
+static int job_write_records(struct snap_job *j)
+{
+	static __thread uint8_t rbuf[65536 + 16];
+	struct recorder *r = j->r;
+	const struct trigrec_trigger_msg *m = j->m;
+	struct own_rec *own = j->own;
+	uint32_t last_tid = 0, last_pid = 0;
+	const struct snap_rec *s;
+	int ring, err = merge_init(&j->mg, j->c.idx, j->runs, r->nr_rings, j->h);
 
-			/* The trigger's own record: the last one at its time. */
-			if (own->len && s->time > m->time_ns) {
-				err = pd_writer__write(w, own->buf, own->len);
-				own->len = 0;
-				if (err)
-					break;
-			}
+	while (!err && (s = merge_next(&j->mg, &ring))) {
+		const struct perf_event_header *hd = rec_hdr(j->h, ring, s);
 
-			if (needs_completion(r, s)) {
-				uint32_t tid = 0, pid;
-				const uint8_t *raw;
-
-				if (hd->type == PERF_RECORD_SAMPLE) {
-					raw = tp_raw(hd, r->evs[s->event].pd.attr.sample_type);
-					memcpy(&tid, raw + 4 + 4, 4);
-				}
-				if (tid && tid == last_tid) {
-					pid = last_pid;
-				} else {
-					struct proc_ent *pe =
-						tid ? procs__get(&sc->procs, tid) : NULL;
-
-					pid = pe ? pe->pid : tid;
-					last_tid = tid;
-					last_pid = pid;
-				}
-				err = write_rewritten(w, hd, r->evs[s->event].pd.attr.sample_type,
-						      pid, tid, r->rings[ring].cpu, rbuf,
-						      sizeof(rbuf));
-			} else {
-				err = pd_writer__write(w, hd, hd->size);
-				if (!err && hd->type == PERF_RECORD_MMAP2)
-					err = bid_set__mmap2(bs, hd);
-			}
+		/* The trigger's own record: the last one at its time. */
+		if (own->len && s->time > m->time_ns) {
+			err = pd_writer__write(j->w, own->buf, own->len);
+			own->len = 0;
+			if (err)
+				break;
 		}
-		if (!err && own->len)
-			err = pd_writer__write(w, own->buf, own->len);
-	}
-	if (err)
-		goto out;
-	{
-		struct pd_meta meta = {
-			.version = "trigrec " TRIGREC_VERSION,
-			.argc = sc->cmdline ? sc->argc : 0,
-			.argv = sc->cmdline,
-			.first_time = res.first,
-			.last_time = res.cut,
-			.clockid = CLOCK_MONOTONIC,
-			.clock_res_ns = 1,
-			.tracing_data = own->tracing_data ? own->tracing_data : sc->tracing_data,
-			.tracing_data_len =
-				own->tracing_data ? own->tracing_data_len : sc->tracing_data_len,
-		};
-		struct timespec rt, mo;
 
-		pd_host__meta(sc->host, &meta);
-		meta.build_ids = bid_set__entries(bs, &meta.nr_build_ids);
-		clock_gettime(CLOCK_REALTIME, &rt);
-		clock_gettime(CLOCK_MONOTONIC, &mo);
-		meta.tod_ns = rt.tv_sec * 1000000000ull + rt.tv_nsec;
-		meta.clockid_ns = mo.tv_sec * 1000000000ull + mo.tv_nsec;
-		err = pd_writer__finish(w, &meta);
-		pd_writer__comp_stats(w, &res.zst);
-	}
-	if (err)
-		goto out;
-	/* The data reaches the disk before it gets a name (crash safety). */
-	if (fsync(fd)) {
-		err = -errno;
-		goto out;
-	}
-	{
-		struct stat st;
+		if (needs_completion(r, s)) {
+			uint32_t tid = 0, pid;
+			const uint8_t *raw;
 
-		memset(out, 0, sizeof(*out));
-		if (!fstat(fd, &st))
-			out->data_bytes = st.st_size;
+			if (hd->type == PERF_RECORD_SAMPLE) {
+				raw = tp_raw(hd, r->evs[s->event].pd.attr.sample_type);
+				memcpy(&tid, raw + 4 + 4, 4);
+			}
+			if (tid && tid == last_tid) {
+				pid = last_pid;
+			} else {
+				struct proc_ent *pe = tid ? procs__get(&j->sc->procs, tid) : NULL;
+
+				pid = pe ? pe->pid : tid;
+				last_tid = tid;
+				last_pid = pid;
+			}
+			err = write_rewritten(j->w, hd, r->evs[s->event].pd.attr.sample_type, pid,
+					      tid, r->rings[ring].cpu, rbuf, sizeof(rbuf));
+		} else {
+			err = pd_writer__write(j->w, hd, hd->size);
+			if (!err && hd->type == PERF_RECORD_MMAP2)
+				err = bid_set__mmap2(j->bs, hd);
+		}
 	}
+	if (!err && own->len)
+		err = pd_writer__write(j->w, own->buf, own->len);
+	return err;
+}
+
+/* Phase 8: the header's features (host, build-ids, clocks, tracing data) and the index. */
+static int job_finish(struct snap_job *j)
+{
+	struct snapshot_ctx *sc = j->sc;
+	struct own_rec *own = j->own;
+	struct pd_meta meta = {
+		.version = "trigrec " TRIGREC_VERSION,
+		.argc = sc->cmdline ? sc->argc : 0,
+		.argv = sc->cmdline,
+		.first_time = j->res.first,
+		.last_time = j->res.cut,
+		.clockid = CLOCK_MONOTONIC,
+		.clock_res_ns = 1,
+		.tracing_data = own->tracing_data ? own->tracing_data : sc->tracing_data,
+		.tracing_data_len =
+			own->tracing_data ? own->tracing_data_len : sc->tracing_data_len,
+	};
+	struct timespec rt, mo;
+	int err;
+
+	pd_host__meta(sc->host, &meta);
+	meta.build_ids = bid_set__entries(j->bs, &meta.nr_build_ids);
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mo);
+	meta.tod_ns = rt.tv_sec * 1000000000ull + rt.tv_nsec;
+	meta.clockid_ns = mo.tv_sec * 1000000000ull + mo.tv_nsec;
+	err = pd_writer__finish(j->w, &meta);
+	pd_writer__comp_stats(j->w, &j->res.zst);
+	return err;
+}
+
+/*
+ * Phase 9: the data on disk before it gets a name (crash safety), then
+ * the pair published under base (the sidecar rendered with its name).
+ */
+static int job_publish(struct snap_job *j, struct out_file *data, const char *base,
+		       const struct snap_timing *tm, struct snap_written *out)
+{
+	struct snapshot_ctx *sc = j->sc;
+	struct json_ctx jc = { sc, j->r, j->h, j->t, tm, &j->res };
+	struct stat st;
+	size_t n;
+	int err;
+
+	if (fsync(data->fd))
+		return -errno;
+	memset(out, 0, sizeof(*out));
+	if (!fstat(data->fd, &st))
+		out->data_bytes = st.st_size;
 	outdir__set_max_pair(sc->od, sc->max_bytes);
-	err = outdir__publish_pair(sc->od, &data, base, render_json, &jc, out->path,
+	err = outdir__publish_pair(sc->od, data, base, render_json, &jc, out->path,
 				   sizeof(out->path));
 	if (err)
-		goto out;
-	out->records = res.kept;
-	for (int i = 0; i < r->nr_rings; i++)
-		out->lost += res.rs[i].lost;
-	{
-		/* The sidecar is the data path with .json for .data (outdir__publish_pair). */
-		size_t n = strlen(out->path);
-		struct stat st;
+		return err;
+	out->records = j->res.kept;
+	for (int i = 0; i < j->r->nr_rings; i++)
+		out->lost += j->res.rs[i].lost;
+	/* The sidecar is the data path with .json for .data (outdir__publish_pair). */
+	n = strlen(out->path);
+	memcpy(out->sidecar, out->path, n + 1);
+	if (n > 5 && !strcmp(out->sidecar + n - 5, ".data"))
+		memcpy(out->sidecar + n - 5, ".json", 6);
+	if (!stat(out->sidecar, &st))
+		out->sidecar_bytes = st.st_size;
+	return 0;
+}
 
-		memcpy(out->sidecar, out->path, n + 1);
-		if (n > 5 && !strcmp(out->sidecar + n - 5, ".data"))
-			memcpy(out->sidecar + n - 5, ".json", 6);
-		if (!stat(out->sidecar, &st))
-			out->sidecar_bytes = st.st_size;
+/* A latency or rate window whose start the snapshot's window misses: say so, and what to change. */
+static void job_warn_coverage(const struct snap_job *j, const char *path)
+{
+	const struct trigrec_trigger_msg *m = j->m;
+	const struct snap_result *res = &j->res;
+	const char *what;
+
+	if (!m || !j->t->def ||
+	    (j->t->def->kind != TRIGREC_TRIG_LATENCY && j->t->def->kind != TRIGREC_TRIG_RATE) ||
+	    span_covered(j->r, res->first, m->start_ns))
+		return;
+	what = j->t->def->kind == TRIGREC_TRIG_LATENCY ? "latency" : "rate window";
+	wlog("snapshot %s: its window starts %.3f ms after the %s's start (window from "
+	     "%" PRIu64 " ns, %s from %" PRIu64 " ns): the records cannot explain all of "
+	     "it; give a bigger ring (-m), fewer events (-e) or, when one CPU's wrapped "
+	     "ring shortened every CPU's window, --no-align",
+	     path,
+	     res->first ? (res->first - m->start_ns) / 1e6 :
+			  (res->cut > m->start_ns ? (res->cut - m->start_ns) / 1e6 : 0.0),
+	     what, res->first, what, (uint64_t)m->start_ns);
+}
+
+int snapshot__write(struct snapshot_ctx *sc, struct recorder *r, struct harvest *h,
+		    const struct snap_trigger *t, const struct snap_timing *tm,
+		    struct snap_written *out)
+{
+	struct snap_job j = { .sc = sc, .r = r, .h = h, .t = t, .m = t->msg };
+	struct out_file data = { .fd = -1 };
+	char stem[96] = "", base[OUTDIR_BASE_MAX + 1];
+	int err;
+
+	j.c = (struct collect){ .sc = sc, .r = r, .idx = sc->idx };
+	j.tev = recorder__tracking(r);
+	j.res.rs = calloc(r->nr_rings, sizeof(*j.res.rs));
+	j.runs = calloc(r->nr_rings ? r->nr_rings : 1, sizeof(*j.runs));
+	j.own = calloc(1, sizeof(*j.own));
+	if (!j.res.rs || !j.runs || !j.own) {
+		err = -ENOMEM;
+		goto out;
 	}
+	err = job_index(&j);
+	if (err)
+		goto out;
+	job_window(&j);
+	err = own_rec_build(sc, r, t, &j.res, j.own);
+	if (err)
+		goto out;
+	job_note_threads(&j);
+
+	fmt_stamp((int64_t)(j.m ? j.m->time_ns : t->freeze_at) + sc->mono_to_real, stem,
+		  sizeof(stem));
+	if (sc->name_prefix)
+		snprintf(base, sizeof(base), "%s-%s-%s", sc->name_prefix, stem, t->name);
+	else
+		snprintf(base, sizeof(base), "%s-%s", stem, t->name);
+	err = outdir__create(sc->od, &data);
+	if (!err)
+		err = job_open(&j, data.fd);
+	if (!err)
+		err = job_write_maps(&j);
+	if (!err)
+		err = job_write_comms(&j);
+	if (!err)
+		err = job_write_records(&j);
+	if (!err)
+		err = job_finish(&j);
+	if (!err)
+		err = job_publish(&j, &data, base, tm, out);
+	if (err)
+		goto out;
 	sc->written++;
 	fail_summary(sc);
-	if (m && t->def &&
-	    (t->def->kind == TRIGREC_TRIG_LATENCY || t->def->kind == TRIGREC_TRIG_RATE) &&
-	    !span_covered(r, res.first, m->start_ns)) {
-		const char *what = t->def->kind == TRIGREC_TRIG_LATENCY ? "latency" : "rate window";
-
-		wlog("snapshot %s: its window starts %.3f ms after the %s's start (window from "
-		     "%" PRIu64 " ns, %s from %" PRIu64 " ns): the records cannot explain all of "
-		     "it; give a bigger ring (-m), fewer events (-e) or, when one CPU's wrapped "
-		     "ring shortened every CPU's window, --no-align",
-		     out->path,
-		     res.first ? (res.first - m->start_ns) / 1e6 :
-				 (res.cut > m->start_ns ? (res.cut - m->start_ns) / 1e6 : 0.0),
-		     what, res.first, what, (uint64_t)m->start_ns);
-	}
+	job_warn_coverage(&j, out->path);
 out:
 	if (err)
 		fail_log(sc, stem, t->name, err);
 	outdir__discard(sc->od, &data);
-	pd_writer__free(w);
-	bid_set__free(bs);
-	free(mg.heap);
-	free(mg.bufs);
-	if (own) {
-		free(own->evs);
-		free(own->tracing_data);
-		free(own);
+	pd_writer__free(j.w);
+	bid_set__free(j.bs);
+	free(j.mg.heap);
+	free(j.mg.bufs);
+	if (j.own) {
+		free(j.own->evs);
+		free(j.own->tracing_data);
+		free(j.own);
 	}
-	free(runs);
-	free(res.rs);
+	free(j.runs);
+	free(j.res.rs);
 	if (r->compact)
 		bpfrec__restore(h, &sc->bpfrec);
 	return err;
