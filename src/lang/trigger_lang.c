@@ -1837,7 +1837,8 @@ int tl_synth_field(int i, struct tl_synth_field *out)
 		{ "u32", "the current task's process id (tgid), as ps shows it" },
 		{ "u32", "the current task's thread id" },
 		{ "u32", "the CPU the event happened on" },
-		{ "u64", "the current task's cgroup v2 id (the inode of its cgroup directory)" },
+		{ "u64", "the current task's cgroup v2 id (the inode of its cgroup directory); "
+			 "== != ~ !~ with a quoted path test its path (cgroup == \"/a/b\")" },
 	};
 	int n = (int)(sizeof(pseudo_names) / sizeof(pseudo_names[0]));
 	struct src_ref r;

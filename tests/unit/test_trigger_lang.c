@@ -2242,7 +2242,6 @@ TEST(list_field_use_matches_the_compiler)
 	return 0;
 }
 
-/* A probe's name is one token through "+OFFSET" and its "(field, ...)", blanks included. */
 /* cgroup == / != "/path", cgroup ~ / !~ "glob": a condition per path, resolved later (cgsel). */
 TEST(cgroup_paths)
 {
@@ -2332,6 +2331,7 @@ TEST(cgroup_paths)
 	return 0;
 }
 
+/* A probe's name is one token through "+OFFSET" and its "(field, ...)", blanks included. */
 TEST(probe_names_lex)
 {
 	static const char *const ok[] = {
