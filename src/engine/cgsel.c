@@ -257,7 +257,7 @@ int cgsel_resolve(const struct trig_def *trigs, int n, const char *root, struct 
 		return 1;
 	}
 	/* Per cgroup of the walk, the bits of the conditions it matches. */
-	mask = calloc((size_t)tr.n, sizeof(*mask));
+	mask = calloc((size_t)tr.n + 1, sizeof(*mask)); /* + 1: never a 0-byte allocation */
 	if (!mask) {
 		cgsel_tree_free(&tr);
 		return -ENOMEM;

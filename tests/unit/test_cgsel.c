@@ -28,6 +28,7 @@ static const char *const dirs[] = {
 	"/kubepods.slice",
 	"/kubepods.slice/kubepods-burstable.slice",
 	POD,
+	/* NOLINTNEXTLINE(bugprone-suspicious-missing-comma): CTR is POD plus a component */
 	CTR,
 };
 
