@@ -43,6 +43,7 @@ static __always_inline __u64 load_value(struct scratch *s, __u8 src, __u8 size, 
 	case TRIGREC_SRC_TID: return (__u32)bpf_get_current_pid_tgid();
 	case TRIGREC_SRC_CPU: return bpf_get_smp_processor_id();
 	case TRIGREC_SRC_CGROUP: return bpf_get_current_cgroup_id();
+	case TRIGREC_SRC_CGSET: return cg_in_set(bpf_get_current_cgroup_id(), off);
 	}
 	return 0;
 }

@@ -131,6 +131,27 @@ struct {
 	__type(value, struct trigrec_trigger_cfg);
 } triggers SEC(".maps");
 
+/*
+ * cgroup path conditions (TRIGREC_SRC_CGSET): cgroup id -> the bits of
+ * the conditions whose paths it matched when userspace walked the cgroup2
+ * tree (at start and at each reload; a reload loads a new object).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_HASH);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__uint(max_entries, TRIGREC_MAX_CG_IDS);
+	__type(key, __u64);
+	__type(value, __u64);
+} cg_sets SEC(".maps");
+
+/* 1 if cgroup id cgid matched condition bit (0-63), else 0. Global: verified once. */
+__noinline int cg_in_set(__u64 cgid, __u32 bit)
+{
+	__u64 *m = bpf_map_lookup_elem(&cg_sets, &cgid);
+
+	return m ? (*m >> (bit & 63)) & 1 : 0;
+}
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRIGREC_MAX_TRIGGERS);

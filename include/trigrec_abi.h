@@ -255,6 +255,10 @@ enum trigrec_op {
 	TRIGREC_OP_GLOB_MIDDLE, /* string ~ "*abc*" */
 	TRIGREC_OP_TRUE,	/* always true (empty filter) */
 };
+/* cgroup path conditions (TRIGREC_SRC_CGSET): at most this many in one run (a u64's bits) ... */
+#define TRIGREC_MAX_CG_CONDS 64
+/* ... and this many cgroup ids matched by all of them together (`cg_sets` entries). */
+#define TRIGREC_MAX_CG_IDS 16384
 
 enum trigrec_src {
 	TRIGREC_SRC_FIELD = 1, /* integer field: offset, size, is_signed */
@@ -274,6 +278,14 @@ enum trigrec_src {
 	 */
 	TRIGREC_SRC_USTR,
 	TRIGREC_SRC_KSTR,
+	/*
+	 * cgroup == "/path", cgroup ~ "glob" (and != / !~): 1 when the current
+	 * task's cgroup id is in condition `offset`'s set, else 0, compared
+	 * with == 1 or != 1. The sets are resolved in userspace from the
+	 * cgroup2 tree: `cg_sets` maps a cgroup id to the bits of the
+	 * conditions it matched; offset is the condition's bit (0-63).
+	 */
+	TRIGREC_SRC_CGSET,
 };
 
 struct trigrec_clause {

@@ -25,6 +25,9 @@ static const char check_usage[] =
 	"A uprobe or USDT probe on a binary that is not on this machine is a warning\n"
 	"(the script is checked here before it goes to the hosts that have it): its\n"
 	"event or trigger is checked as syntax only. --strict makes it an error.\n"
+	"A trigger's cgroup path is resolved against this host's cgroup2 tree: a\n"
+	"`cgroup == PATH` that does not exist is an error, a `cgroup ~ GLOB` that\n"
+	"matches nothing a warning (--strict: an error).\n"
 	"\n"
 	"Examples (common questions):\n"
 	"  # Will my script run on this machine?\n"
@@ -176,11 +179,11 @@ int cmd_check(int argc, char **argv)
 	s = load_parse(file, &c, &ret, !strict);
 	if (!s)
 		goto out;
-	script__print_warnings(s, stderr);
 	/* A script that does not parse cannot be checked against the host meaningfully. */
 	n = script__nr_errors(s);
 	if (!n)
 		n += script__check_host(s, &c);
+	script__print_warnings(s, stderr);
 	if (n) {
 		script__print_errors(s, stderr);
 		elog("%s: %d error%s", script__path(s), n, n == 1 ? "" : "s");

@@ -14,6 +14,7 @@
 #include "capture/recorder.h"
 #include "capture/probes.h"
 #include "engine/bpfctl.h"
+#include "engine/cgsel.h"
 #include "engine/features.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -485,7 +486,8 @@ int bpfctl__compile_filter(const char *sys, const char *name, const char *filter
 		return -ENOMEM;
 	ret = trig_from_text(text, &d, &e);
 	free(text);
-	if (ret || d.kind != TRIGREC_TRIG_EVENT)
+	/* cgroup paths resolve per trigger, not per recorded event: perf then tests it. */
+	if (ret || d.kind != TRIGREC_TRIG_EVENT || d.nr_cg)
 		return -EINVAL;
 	*out = d.cfg.side[TRIGREC_ROLE_EVENT].filter;
 	return 0;
@@ -845,9 +847,34 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 			return err;
 		}
 	}
+	if (cgsel_count(trigs, b->nr_trigs) && !b->opts.cg) {
+		elog("internal error: cgroup path conditions were not resolved");
+		return -EINVAL;
+	}
+	for (int i = 0; b->opts.cg && i < b->opts.cg->n; i++) {
+		const struct cgsel_ent *e = &b->opts.cg->ent[i];
+
+		if (bpf_map__update_elem(b->skel->maps.cg_sets, &e->id, sizeof(e->id), &e->mask,
+					 sizeof(e->mask), 0)) {
+			err = -errno;
+			elog("cannot fill the cgroup sets (cgroup %llu): %s",
+			     (unsigned long long)e->id, strerror(errno));
+			return err;
+		}
+	}
+	b->opts.cg = NULL; /* the caller's: read here only */
 	for (int i = 0, task_keyed = 0; i < b->nr_trigs; i++) {
 		struct trigrec_trigger_cfg tcv = trigs[i].cfg, *tc = &tcv;
 		uint32_t key = i;
+
+		/* A cgroup path condition tests its bit of the run's conditions. */
+		for (int sd = 0; sd < 2; sd++)
+			for (int k = 0; k < TRIGREC_MAX_CLAUSES; k++) {
+				struct trigrec_clause *c = &tc->side[sd].filter.c[k];
+
+				if (c->src == TRIGREC_SRC_CGSET)
+					c->offset = (uint16_t)cgsel_bit(trigs, i, c->offset);
+			}
 
 		/* Spans keyed by the current thread on both sides use task storage. */
 		if (tc->kind == TRIGREC_TRIG_LATENCY && task_keyed < TRIGREC_TASK_SLOTS &&

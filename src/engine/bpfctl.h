@@ -58,6 +58,8 @@ struct bpfctl_opts {
 	int self_kids;		/* on_snapshot commands run: leave trigrec's children out too */
 	uint64_t budget_n[2];	/* global snapshot budget: n per period (0 = none) */
 	uint64_t budget_period_ns[2];
+	/* The triggers' cgroup path conditions, resolved (engine/cgsel.h); NULL = none. */
+	const struct cgsel *cg;
 	/*
 	 * Set (by a signal handler, see util/cancel.h) to abandon
 	 * bpfctl__attach: it stops between attachments with -EINTR. NULL = never.
@@ -66,6 +68,7 @@ struct bpfctl_opts {
 };
 
 struct bpfctl_carry;
+struct cgsel;
 
 struct bpfctl {
 	struct trigrec_bpf *skel;

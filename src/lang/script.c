@@ -25,6 +25,7 @@
 #include "capture/probes.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
+#include "engine/cgsel.h"
 #include "lang/script.h"
 #include "service/hooks.h"
 #include "snapshot/outdir.h"
@@ -47,6 +48,7 @@ struct script {
 	struct tl_error *warns;
 	int nr_warns;
 	int absent_ok; /* script__absent_binaries_ok(): a probe's absent binary is a warning */
+	int nr_absent; /* ... warnings of that kind */
 	/* Where host-dependent settings were written (line 0 = not in the script). */
 	struct tl_pos outdir_pos, cgroup_pos, cmd_pos, pid_pos, onsnap_pos, control_pos, mfile_pos,
 		onsnap_user_pos;
@@ -138,6 +140,7 @@ static int absent_binary(struct script *s, struct tl_pos pos, const char *what, 
 		 "warning: %s is not on this machine: this %s is checked as syntax only "
 		 "(check --strict makes it an error)",
 		 bin, what);
+	s->nr_absent++;
 	return 1;
 }
 
@@ -158,7 +161,7 @@ const struct tl_error *script__error(const struct script *s, int i)
 
 int script__nr_warnings(const struct script *s)
 {
-	return s->nr_warns;
+	return s->nr_absent;
 }
 
 static void format_at(const struct script *s, const struct tl_error *e, char *buf, size_t len);
@@ -2521,6 +2524,46 @@ static void dir_exists(struct script *s, const char *path, struct tl_pos pos, co
 	free(dir);
 }
 
+struct cg_check {
+	struct script *s;
+	const struct trigrec_config *c;
+};
+
+/* Where a cgroup message points: the condition's string, else the first one's. */
+static void cg_check_report(void *ctx, int is_err, int t, int i, const char *msg)
+{
+	struct cg_check *cc = ctx;
+	struct tl_pos pos = { 0, 0 };
+
+	if (t < 0) {
+		for (int k = 0; k < cc->c->nr_trigs && !pos.line; k++)
+			if (cc->c->trigs[k].nr_cg)
+				pos = cc->c->trigs[k].cg[0].pos;
+	} else {
+		pos = cc->c->trigs[t].cg[i].pos;
+	}
+	pos = pos_or_top(pos);
+	if (is_err || !cc->s->absent_ok)
+		add_err(cc->s, pos, "%s", msg);
+	else
+		add_warn(cc->s, pos, "warning: %s (check --strict makes it an error)", msg);
+}
+
+/* The triggers' cgroup paths against this host's cgroup2 tree, as `run` resolves them. */
+static void check_cgroup_paths(struct script *s, const struct trigrec_config *c)
+{
+	struct cg_check cc = { s, c };
+	struct cgsel cs;
+	char root[4096];
+
+	if (!cgsel_count(c->trigs, c->nr_trigs))
+		return;
+	cgsel_mount(root, sizeof(root));
+	if (cgsel_resolve(c->trigs, c->nr_trigs, root, &cs, cg_check_report, &cc) < 0)
+		add_err(s, pos_or_top((struct tl_pos){ 0, 0 }), "out of memory resolving cgroups");
+	cgsel_free(&cs);
+}
+
 int script__check_host(struct script *s, const struct trigrec_config *c)
 {
 	int before = s->nr_errs;
@@ -2606,5 +2649,6 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 		dir_exists(s, c->control, s->control_pos, "control socket");
 	if (c->metrics_file)
 		dir_exists(s, c->metrics_file, s->mfile_pos, "metrics_file");
+	check_cgroup_paths(s, c);
 	return s->nr_errs - before;
 }

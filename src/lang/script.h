@@ -50,6 +50,7 @@ int script__parse(struct script *s, struct trigrec_config *c);
  * workstation before they go to the hosts that have the binary.
  */
 void script__absent_binaries_ok(struct script *s);
+/* How many probes were checked as syntax only (their binaries are not here). */
 int script__nr_warnings(const struct script *s);
 /* FILE:LINE:COL: message, line, caret: one per warning. */
 void script__print_warnings(const struct script *s, FILE *out);
@@ -58,7 +59,10 @@ void script__print_warnings(const struct script *s, FILE *out);
  * What `trigrec check` adds, against this host, creating and loading
  * nothing: the output directory is usable, the cgroup exists, the command,
  * the on_snapshot program and the pid exist, the control socket's directory
- * exists. Returns the number of errors added.
+ * exists, the triggers' cgroup paths resolve (engine/cgsel.h: a `==` path
+ * that does not exist is an error; a glob that matches nothing a warning,
+ * an error unless script__absent_binaries_ok(), i.e. under --strict).
+ * Returns the number of errors added.
  */
 int script__check_host(struct script *s, const struct trigrec_config *c);
 

@@ -60,13 +60,14 @@ enum punct {
 	P_LE,
 	P_GT,
 	P_GE,
+	P_NTILDE, /* !~: not matching the glob */
 };
 
 static const char *const punct_text[] = {
-	[P_NONE] = "",	  [P_LPAREN] = "(", [P_RPAREN] = ")", [P_COMMA] = ",", [P_SLASH] = "/",
-	[P_ARROW] = "->", [P_MINUS] = "-",  [P_NOT] = "!",    [P_AND] = "&&",  [P_OR] = "||",
-	[P_BITAND] = "&", [P_TILDE] = "~",  [P_EQ] = "==",    [P_NE] = "!=",   [P_LT] = "<",
-	[P_LE] = "<=",	  [P_GT] = ">",	    [P_GE] = ">=",
+	[P_NONE] = "",	  [P_LPAREN] = "(", [P_RPAREN] = ")", [P_COMMA] = ",",	 [P_SLASH] = "/",
+	[P_ARROW] = "->", [P_MINUS] = "-",  [P_NOT] = "!",    [P_AND] = "&&",	 [P_OR] = "||",
+	[P_BITAND] = "&", [P_TILDE] = "~",  [P_EQ] = "==",    [P_NE] = "!=",	 [P_LT] = "<",
+	[P_LE] = "<=",	  [P_GT] = ">",	    [P_GE] = ">=",    [P_NTILDE] = "!~",
 };
 
 struct tok {
@@ -373,6 +374,8 @@ static int lex(const char *text, int first_line, int first_col, struct lexer *lx
 		case '!':
 			if (s[1] == '=')
 				p = P_NE, plen = 2;
+			else if (s[1] == '~')
+				p = P_NTILDE, plen = 2;
 			else
 				p = P_NOT;
 			break;
@@ -466,6 +469,7 @@ struct tl_node {
 	struct tl_pos strfn_pos; /* of the word `str` */
 	enum punct op;
 	struct tl_pos op_pos;
+	int ntilde; /* written !~ (op is P_TILDE under an N_NOT) */
 	enum vkind vk;
 	uint64_t mag; /* V_INT: magnitude */
 	int neg;      /* V_INT: negative */
@@ -759,7 +763,8 @@ static int is_cmp_op(const struct tok *t)
 	case P_GT:
 	case P_GE:
 	case P_BITAND:
-	case P_TILDE: return 1;
+	case P_TILDE:
+	case P_NTILDE: return 1;
 	default: return 0;
 	}
 }
@@ -822,7 +827,7 @@ static struct tl_node *parse_cmp(struct parser *ps)
 	op = peek(ps, 1 + skip);
 	if (!is_cmp_op(op)) {
 		perr(ps, op->pos,
-		     "expected a comparison operator (== != < <= > >= & ~) after '%s%.*s%s', "
+		     "expected a comparison operator (== != < <= > >= & ~ !~) after '%s%.*s%s', "
 		     "got %s",
 		     call ? "str(" : "", f->len > 40 ? 40 : (int)f->len, f->s, call ? ")" : "",
 		     tok_desc(op, d, sizeof(d)));
@@ -876,6 +881,17 @@ static struct tl_node *parse_cmp(struct parser *ps)
 		perr(ps, v->pos, "expected a value after '%s' (a number, or a \"string\"), got %s",
 		     punct_text[op->p], tok_desc(v, d, sizeof(d)));
 		goto fail;
+	}
+	if (n->op == P_NTILDE) {
+		/* a !~ b is !(a ~ b): one glob clause, its jumps swapped. */
+		struct tl_node *neg = node_new(ps, N_NOT);
+
+		if (!neg)
+			goto fail;
+		n->op = P_TILDE;
+		n->ntilde = 1;
+		neg->l = n;
+		return neg;
 	}
 	return n;
 fail:
@@ -1821,7 +1837,8 @@ int tl_synth_field(int i, struct tl_synth_field *out)
 		{ "u32", "the current task's process id (tgid), as ps shows it" },
 		{ "u32", "the current task's thread id" },
 		{ "u32", "the CPU the event happened on" },
-		{ "u64", "the current task's cgroup v2 id (the inode of its cgroup directory)" },
+		{ "u64", "the current task's cgroup v2 id (the inode of its cgroup directory); "
+			 "== != ~ !~ with a quoted path test its path (cgroup == \"/a/b\")" },
 	};
 	int n = (int)(sizeof(pseudo_names) / sizeof(pseudo_names[0]));
 	struct src_ref r;
@@ -2079,6 +2096,7 @@ static void side_event_name(const struct side_ctx *sc, char *out, size_t len)
 struct fbuild {
 	struct side_ctx *sc;
 	struct trigrec_filter *f;
+	struct trig_def *def; /* cgroup path conditions go to def->cg[] */
 	struct trigrec_clause tmp[TRIGREC_MAX_CLAUSES];
 	int m;	  /* clauses emitted, in reverse order */
 	int nstr; /* str[] slots used */
@@ -2233,6 +2251,110 @@ static int str_ref(const struct side_ctx *sc, const char *name, struct tl_pos po
 	return 0;
 }
 
+/*
+ * cgroup == "/path" (!=), cgroup ~ "glob" (!~): a set of cgroup ids that
+ * engine/cgsel.c resolves on the host; here only the form is checked. The
+ * clause (TRIGREC_SRC_CGSET == 1, or != 1) tests the current task's cgroup;
+ * its offset is the index in def->cg[] until bpfctl makes it the run's bit.
+ */
+static int cg_clause(struct fbuild *fb, const struct tl_node *n, struct trigrec_clause *c)
+{
+	struct trig_def *d = fb->def;
+	const char *op = n->ntilde ? "!~" : punct_text[n->op];
+	char *lit = NULL;
+	int form, i, ret = -EINVAL;
+	size_t len;
+
+	if (n->op != P_EQ && n->op != P_NE && n->op != P_TILDE) {
+		set_err(fb->err, n->op_pos,
+			"'%s' compares numbers, but \"%s\" is a cgroup path: a path takes ==, !=, "
+			"~ or !~ (e.g. %s ~ \"/kubepods.slice/*\"); a number compares the cgroup id",
+			op, n->sval, n->field);
+		return -EINVAL;
+	}
+	if (n->vk != V_STR) {
+		if (n->vk == V_INT)
+			set_err(fb->err, n->val_pos,
+				"%s %s takes a quoted cgroup path glob, e.g. %s %s \"*kubepods*\"; "
+				"compare the cgroup id with == or !=",
+				n->field, op, n->field, op);
+		else
+			set_err(fb->err, n->val_pos,
+				"%s is compared with a number (its cgroup id) or a quoted path: "
+				"quote it, e.g. %s %s \"/%s\"",
+				n->field, n->field, op, n->sval);
+		return -EINVAL;
+	}
+	if (!d) {
+		set_err(fb->err, n->val_pos,
+			"a cgroup path works in triggers only; here compare the cgroup id (a "
+			"number), or record one cgroup with --cgroup");
+		return -EINVAL;
+	}
+	if (n->op == P_TILDE) {
+		if (glob_form(fb, n, &lit, &form))
+			return -EINVAL;
+	} else {
+		form = TRIGREC_OP_STR_EQ;
+		lit = strdup(n->sval);
+		if (!lit) {
+			set_err(fb->err, n->val_pos, "out of memory");
+			return -ENOMEM;
+		}
+	}
+	len = strlen(n->sval);
+	if (len >= TL_CG_PATH_MAX) {
+		set_err(fb->err, n->val_pos,
+			"cgroup path \"%.40s...\" is %zu bytes long; at most %d are supported "
+			"(TL_CG_PATH_MAX): match a shorter part with ~ \"...*\" or \"*...*\"",
+			n->sval, len, TL_CG_PATH_MAX - 1);
+		goto out;
+	}
+	if ((form == TRIGREC_OP_STR_EQ || form == TRIGREC_OP_GLOB_FULL ||
+	     form == TRIGREC_OP_GLOB_PREFIX) &&
+	    lit[0] != '/') {
+		set_err(fb->err, n->val_pos,
+			"cgroup paths start with '/' at the cgroup2 root (as in /proc/PID/cgroup): "
+			"write \"/%s\"%s",
+			n->sval,
+			form == TRIGREC_OP_GLOB_PREFIX ? "" : ", or \"*...*\" to match a part");
+		goto out;
+	}
+	if (form == TRIGREC_OP_STR_EQ && strlen(lit) > 1 && lit[strlen(lit) - 1] == '/') {
+		set_err(fb->err, n->val_pos,
+			"cgroup path \"%s\" ends in '/': write it without (\"%.*s\")", lit,
+			(int)strlen(lit) - 1, lit);
+		goto out;
+	}
+	for (i = 0; i < d->nr_cg; i++)
+		if (d->cg[i].form == form && !strcmp(d->cg[i].lit, lit))
+			break;
+	if (i == d->nr_cg) {
+		if (d->nr_cg == TL_MAX_CG_PER_TRIG) {
+			set_err(fb->err, n->val_pos,
+				"too many different cgroup paths in one trigger: at most %d are "
+				"supported (TL_MAX_CG_PER_TRIG); one glob can match several",
+				TL_MAX_CG_PER_TRIG);
+			goto out;
+		}
+		snprintf(d->cg[i].lit, sizeof(d->cg[i].lit), "%s", lit);
+		snprintf(d->cg[i].text, sizeof(d->cg[i].text), "%s", n->sval);
+		d->cg[i].form = form;
+		d->cg[i].pos = n->val_pos;
+		d->nr_cg++;
+	}
+	c->src = TRIGREC_SRC_CGSET;
+	c->size = 1;
+	c->is_signed = 0;
+	c->offset = (uint16_t)i;
+	c->op = n->op == P_NE ? TRIGREC_OP_NE : TRIGREC_OP_EQ;
+	c->imm = 1;
+	ret = 0;
+out:
+	free(lit);
+	return ret;
+}
+
 static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigrec_clause *c)
 {
 	struct src_ref r;
@@ -2249,6 +2371,9 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 	c->is_signed = r.is_signed;
 	c->offset = r.offset;
 
+	/* The current task's cgroup against a path: `cgroup == "/a/b"`, `cgroup ~ "*b*"`. */
+	if (r.src == TRIGREC_SRC_CGROUP && (n->vk != V_INT || n->op == P_TILDE))
+		return cg_clause(fb, n, c);
 	if (r.is_string) {
 		char *lit = NULL;
 		const char *cmp = n->sval;
@@ -2437,9 +2562,9 @@ static uint8_t renumber(int m, uint8_t target)
 /* The side's filter: own && shared (latency). */
 static int compile_filter(struct side_ctx *sc, const struct tl_node *own,
 			  const struct tl_node *shared, struct trigrec_filter *out,
-			  struct tl_error *err)
+			  struct trig_def *def, struct tl_error *err)
 {
-	struct fbuild fb = { .sc = sc, .f = out, .err = err };
+	struct fbuild fb = { .sc = sc, .f = out, .def = def, .err = err };
 	int nl = count_leaves(own) + count_leaves(shared), entry = TRIGREC_ACCEPT;
 
 	memset(out, 0, sizeof(*out));
@@ -2635,9 +2760,9 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 			goto out;
 		}
 		if (compile_filter(&sc[TRIGREC_ROLE_START], a->side[TRIGREC_ROLE_START].filter,
-				   a->both, &out->cfg.side[TRIGREC_ROLE_START].filter, err) ||
+				   a->both, &out->cfg.side[TRIGREC_ROLE_START].filter, out, err) ||
 		    compile_filter(&sc[TRIGREC_ROLE_EVENT], a->side[TRIGREC_ROLE_EVENT].filter,
-				   a->both, &out->cfg.side[TRIGREC_ROLE_EVENT].filter, err) ||
+				   a->both, &out->cfg.side[TRIGREC_ROLE_EVENT].filter, out, err) ||
 		    compile_key(&sc[TRIGREC_ROLE_START], ks, &out->cfg.side[TRIGREC_ROLE_START].key,
 				out->key_desc[TRIGREC_ROLE_START],
 				sizeof(out->key_desc[TRIGREC_ROLE_START]), err) ||
@@ -2663,7 +2788,7 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 		const struct tl_side *s = &a->side[TRIGREC_ROLE_EVENT];
 
 		if (compile_filter(&sc[TRIGREC_ROLE_EVENT], s->filter, NULL,
-				   &out->cfg.side[TRIGREC_ROLE_EVENT].filter, err))
+				   &out->cfg.side[TRIGREC_ROLE_EVENT].filter, out, err))
 			goto out;
 		if (s->key.given && compile_key(&sc[TRIGREC_ROLE_EVENT], &s->key,
 						&out->cfg.side[TRIGREC_ROLE_EVENT].key,

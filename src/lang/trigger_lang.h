@@ -37,6 +37,22 @@ struct tl_error {
 	char msg[512];
 };
 
+/*
+ * A cgroup path condition: `cgroup == "/system.slice/nginx.service"` (or
+ * !=), `cgroup ~ "*kubepods*"` (or !~). The compiler only checks its form;
+ * engine/cgsel.h resolves it to cgroup ids against this host's cgroup2
+ * tree at start and on reload, and its clause (TRIGREC_SRC_CGSET) holds
+ * its index in trig_def.cg[] as offset until bpfctl numbers the run's conditions.
+ */
+#define TL_MAX_CG_PER_TRIG 4 /* different cgroup path conditions in one trigger */
+#define TL_CG_PATH_MAX 256   /* bytes of a cgroup path or pattern, NUL included */
+struct trig_cgcond {
+	char lit[TL_CG_PATH_MAX];  /* the path, or the glob's literal part (no '*') */
+	char text[TL_CG_PATH_MAX]; /* as written, for messages */
+	int form;		   /* TRIGREC_OP_STR_EQ (==, !=) or TRIGREC_OP_GLOB_* (~, !~) */
+	struct tl_pos pos;	   /* of the quoted string */
+};
+
 /* One trigger, compiled, as the recorder runs it. */
 struct trig_def {
 	char name[64];	/* file-name safe: [A-Za-z0-9_.-] */
@@ -51,6 +67,8 @@ struct trig_def {
 	struct trigrec_trigger_cfg cfg;
 	/* Human-readable parts for reports: "tid", "dev,sector". */
 	char key_desc[2][96];
+	struct trig_cgcond cg[TL_MAX_CG_PER_TRIG];
+	int nr_cg;
 };
 
 struct trig_ast; /* opaque */

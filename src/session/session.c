@@ -30,6 +30,7 @@
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "engine/bpfctl.h"
+#include "engine/cgsel.h"
 #include "harvest/control.h"
 #include "harvest/sideband.h"
 #include "service/hooks.h"
@@ -50,6 +51,7 @@ struct session {
 	struct recorder_opts ro;
 	struct recorder *r;
 	struct bpfctl *b;
+	struct cgsel cg; /* the triggers' cgroup path conditions, as b was loaded with */
 	struct sideband *sb;
 	struct snapshot_ctx sc;
 	struct metrics *m;
@@ -344,6 +346,65 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 #undef DIFF
 }
 
+/* Collects resolve_cgroups()'s errors: logged at start, into the reply on reload. */
+struct cg_log {
+	const struct trigrec_config *c;
+	char *err; /* NULL: elog() each */
+	size_t len, used;
+};
+
+static void cg_report(void *ctx, int is_err, int t, int i, const char *msg)
+{
+	struct cg_log *l = ctx;
+	const struct trigrec_config *c = l->c;
+	char where[PATH_MAX + 160] = "cgroup conditions";
+
+	if (t >= 0) {
+		const struct cfg_origin *o = c->trig_origin ? &c->trig_origin[t] : NULL;
+		const struct tl_pos *p = &c->trigs[t].cg[i].pos;
+
+		snprintf(where, sizeof(where), "%s:%d:%d: trigger %s",
+			 o && o->file ? o->file : "--trigger", p->line, p->col, c->trigs[t].name);
+	}
+	if (!is_err) {
+		wlog("%s: %s", where, msg);
+	} else if (!l->err) {
+		elog("%s: %s", where, msg);
+	} else if (l->used < l->len) {
+		l->used += (size_t)snprintf(l->err + l->used, l->len - l->used, "%s%s: %s",
+					    l->used ? "\n" : "", where, msg);
+	}
+}
+
+/*
+ * The triggers' cgroup paths into cgroup ids: the cgroup2 tree walked once,
+ * now. 0, or -EINVAL after the errors were logged (err NULL) or put in err.
+ */
+static int resolve_cgroups(const struct trigrec_config *c, struct cgsel *cs, char *err, size_t len)
+{
+	struct cg_log l = { .c = c, .err = err, .len = len };
+	char root[PATH_MAX];
+	int n;
+
+	if (!cgsel_count(c->trigs, c->nr_trigs))
+		return 0;
+	cgsel_mount(root, sizeof(root));
+	n = cgsel_resolve(c->trigs, c->nr_trigs, root, cs, cg_report, &l);
+	if (n == -ENOMEM)
+		cg_report(&l, 1, -1, -1, "out of memory");
+	if (n)
+		return -EINVAL;
+	for (int t = 0; t < c->nr_trigs; t++)
+		for (int i = 0; i < c->trigs[t].nr_cg; i++)
+			ilog("trigger %s: cgroup %s \"%s\" matches %d cgroup%s under %s as of now; "
+			     "cgroups made later match after a reload",
+			     c->trigs[t].name,
+			     c->trigs[t].cg[i].form == TRIGREC_OP_STR_EQ ? "==" : "~",
+			     c->trigs[t].cg[i].text, cs->matched[cgsel_bit(c->trigs, t, i)],
+			     cs->matched[cgsel_bit(c->trigs, t, i)] == 1 ? "" : "s", root);
+	return 0;
+}
+
 struct reload_ctx {
 	struct session *s;
 	struct trigrec_config *nc;
@@ -423,6 +484,7 @@ int session__reload(struct session *s, char *msg, size_t len)
 	struct trigrec_config nc;
 	struct reload_ctx rc = { .s = s, .nc = &nc };
 	struct bpfctl_opts bo;
+	struct cgsel ncg = { 0 };
 	char err[4096] = "", skipped[256], d[32], kv[512] = "event=reload";
 	uint64_t t0 = mono_ns();
 	int ret;
@@ -445,8 +507,11 @@ int session__reload(struct session *s, char *msg, size_t len)
 		bo = nc.bpf;
 		bo.generation = s->generation + 1;
 		bo.self_kids = s->c->on_snapshot != NULL; /* on_snapshot is not reloaded */
-		rc.planned = bpfctl__plan(s->r, nc.trigs, nc.nr_trigs, &bo);
-		if (!rc.planned) {
+		bo.cg = &ncg;
+		/* cgroups are matched again: those made since the last walk join in. */
+		ret = resolve_cgroups(&nc, &ncg, err, sizeof(err));
+		rc.planned = ret ? NULL : bpfctl__plan(s->r, nc.trigs, nc.nr_trigs, &bo);
+		if (!rc.planned && !ret) {
 			snprintf(err, sizeof(err),
 				 "the new triggers do not fit (see the message above)");
 			ret = -EINVAL;
@@ -481,6 +546,7 @@ int session__reload(struct session *s, char *msg, size_t len)
 			metrics__reload_failed(s->m);
 		goto out;
 	}
+	SWAP(s->cg, ncg);
 	log_kv_add(kv, sizeof(kv), "result", "ok");
 	log_kv_addu(kv, sizeof(kv), "generation", s->generation);
 	log_kv_addu(kv, sizeof(kv), "triggers", s->c->nr_trigs);
@@ -495,6 +561,7 @@ int session__reload(struct session *s, char *msg, size_t len)
 	log_event(LOG_INFO, kv, "%s", msg);
 out:
 	bpfctl__free(rc.planned);
+	cgsel_free(&ncg);
 	config__fini(&nc);
 	pthread_mutex_unlock(&s->reload_mu);
 	return ret;
@@ -814,6 +881,9 @@ int session__start(struct session *s)
 	if (cancelled())
 		return -EINTR;
 	if (!s->r)
+		return -EINVAL;
+	bo.cg = &s->cg;
+	if (resolve_cgroups(c, &s->cg, NULL, 0))
 		return -EINVAL;
 	s->b = bpfctl__plan(s->r, c->trigs, c->nr_trigs, &bo);
 	if (cancelled())
@@ -1229,6 +1299,7 @@ void session__free(struct session *s)
 	metrics__free(s->m);	 /* its HTTP thread reads the BPF counters: stop it first */
 	status__free(s->status); /* the control and writer threads, its users, are gone */
 	bpfctl__free(s->b);
+	cgsel_free(&s->cg);
 	recorder__free(s->r);
 	/* The probes' perf events and links are closed now, so the kernel lets them go. */
 	probes__remove_all();

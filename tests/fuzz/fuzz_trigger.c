@@ -51,7 +51,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void check_filter(const struct trigrec_filter *f)
+static void check_filter(const struct trigrec_filter *f, int nr_cg)
 {
 	REQUIRE(f->n <= TRIGREC_MAX_CLAUSES);
 	for (uint32_t i = 0; i < f->n; i++) {
@@ -59,7 +59,11 @@ static void check_filter(const struct trigrec_filter *f)
 		uint8_t j[2] = { c->jt, c->jf };
 
 		REQUIRE(c->op >= TRIGREC_OP_EQ && c->op < TRIGREC_OP_TRUE);
-		REQUIRE(c->src >= TRIGREC_SRC_FIELD && c->src <= TRIGREC_SRC_KSTR);
+		REQUIRE(c->src >= TRIGREC_SRC_FIELD && c->src <= TRIGREC_SRC_CGSET);
+		/* A cgroup path: == 1 or != 1 on one of the trigger's conditions. */
+		if (c->src == TRIGREC_SRC_CGSET)
+			REQUIRE((c->op == TRIGREC_OP_EQ || c->op == TRIGREC_OP_NE) && c->imm == 1 &&
+				c->offset < nr_cg);
 		/* str(FIELD): a string op on a 4- or 8-byte pointer. */
 		if (c->src == TRIGREC_SRC_USTR || c->src == TRIGREC_SRC_KSTR)
 			REQUIRE(c->op >= TRIGREC_OP_STR_EQ && c->op <= TRIGREC_OP_GLOB_MIDDLE &&
@@ -95,8 +99,22 @@ static void check_def(const struct trig_def *d)
 	REQUIRE(!d->cfg.limit == !d->cfg.limit_period_ns);
 	REQUIRE(d->cfg.limit_period_ns <= TL_MAX_LIMIT_PERIOD_NS);
 	REQUIRE(d->has_limit || d->cfg.limit == TL_DEFAULT_LIMIT);
+	REQUIRE(d->nr_cg >= 0 && d->nr_cg <= TL_MAX_CG_PER_TRIG);
+	for (int i = 0; i < d->nr_cg; i++) {
+		const struct trig_cgcond *c = &d->cg[i];
+
+		REQUIRE(memchr(c->lit, '\0', sizeof(c->lit)) &&
+			memchr(c->text, '\0', sizeof(c->text)));
+		REQUIRE(c->form == TRIGREC_OP_STR_EQ ||
+			(c->form >= TRIGREC_OP_GLOB_FULL && c->form <= TRIGREC_OP_GLOB_MIDDLE));
+		/* Exact paths and prefixes start at the root. */
+		if (c->form == TRIGREC_OP_STR_EQ || c->form == TRIGREC_OP_GLOB_FULL ||
+		    c->form == TRIGREC_OP_GLOB_PREFIX)
+			REQUIRE(c->lit[0] == '/');
+		REQUIRE(c->pos.line >= 1 && c->pos.col >= 1);
+	}
 	for (int r = 0; r < 2; r++)
-		check_filter(&d->cfg.side[r].filter);
+		check_filter(&d->cfg.side[r].filter, d->nr_cg);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -100,3 +100,92 @@ check_match "Chrome trace process name" "$(cat "$TMP/t.json")" "\"process_name\"
 "$TRIGREC" show --html "$TMP/t.html" "$S" >/dev/null 2>&1
 check_match "HTML hover data" "$(cat "$TMP/t.html")" "\"$W2\":\"pod 0d6f3b8a containerd:${H2:0:12}\""
 t_end
+
+# A trigger on the cgroup by path (docs/triggers.md, "cgroup paths"): the
+# same workload runs in the Docker, Kubernetes and systemd cgroups above;
+# `kube` names the pod's subtree (a prefix glob: the container's scope is
+# two levels below it) and fires only for the process in it; `late` names a
+# cgroup made after the start, which matches only once a reload walks the
+# tree again. The trigger's own record is the snapshot's last, as stock perf
+# script decodes it.
+R=${P#"$CG2"}
+LATE=$P/late.slice/docker-$H2.scope
+cgscript() {
+	cat <<TRIG
+record syscalls:sys_enter_getpgid if $(seq_filter)
+trigger kube {
+    syscalls:sys_enter_getpgid
+    where cgroup ~ "$R/kubepods.slice/*"
+    max 1
+}
+trigger late {
+    syscalls:sys_enter_getpgid
+    where cgroup ~ "*/late.slice/*" && CGROUP !~ "*.service"
+    max 1
+}
+TRIG
+}
+
+t_begin "containers: a trigger on a cgroup path fires only in that cgroup, and a reload adds later ones"
+D=$TMP/cg
+SOCK=$TMP/cg.sock
+cgscript >"$TMP/cg.trig"
+if tr_start_ready "$TMP/cg.log" run "$TMP/cg.trig" -o "$D" --control "$SOCK" --no-final-snapshot; then
+	check_match "start-up: what the glob matched" "$(cat "$TMP/cg.log")" \
+		"trigger kube: cgroup ~ \"$R/kubepods.slice/\*\" matches 3 cgroups under $CG2 as of now; cgroups made later match after a reload"
+	check_match "start-up: a glob that matches nothing is a warning" "$(cat "$TMP/cg.log")" \
+		"$TMP/cg.trig:9:20: trigger late: cgroup ~ \"\*/late.slice/\*\" matches no cgroup under $CG2 now"
+	if wait_snaps "$D" kube 1; then
+		S=$(snaps "$D" kube)
+		last=$(decode "$S" | tail -1)
+		check_eq "kube: the trigger's record: pid" "$(cut -f3 <<<"$last")" "$W2"
+		check_eq "kube: the trigger's record: comm" "$(cut -f7 <<<"$last")" python3
+		check_eq "kube: the trigger's record: getpgid's argument" "$(cut -f6 <<<"$last")" $((BASE + 2))
+	else
+		t_fail "no snapshot of kube: $(log_tail "$TMP/cg.log")"
+	fi
+	# A cgroup made now matches the glob of `late`, but was not there at the walk.
+	mkdir -p "$LATE"
+	work "$LATE" 4
+	W4=$WPID
+	_nap 1
+	check_eq "late: no snapshot before the reload" "$(nsnaps "$D" late)" 0
+	cs=$(timeout 10 "$TRIGREC" control "$SOCK" stats 2>&1)
+	check_match "late: evaluated, never matched (docker, unit and the new cgroup)" "$cs" \
+		"; late evaluated [1-9][0-9]* matched 0 "
+	check_match "reload" "$(timeout 30 "$TRIGREC" control "$SOCK" reload)" \
+		"^ok reloaded: generation 1, 2 triggers"
+	check_match "reload: the new cgroup counted" "$(cat "$TMP/cg.log")" \
+		"trigger late: cgroup ~ \"\*/late.slice/\*\" matches 1 cgroup under $CG2 as of now"
+	if wait_snaps "$D" late 1; then
+		S=$(snaps "$D" late)
+		last=$(decode "$S" | tail -1)
+		check_eq "late: the trigger's record: pid" "$(cut -f3 <<<"$last")" "$W4"
+		check_eq "late: the trigger's record: comm" "$(cut -f7 <<<"$last")" python3
+		check_eq "late: the trigger's record: getpgid's argument" "$(cut -f6 <<<"$last")" $((BASE + 4))
+	else
+		t_fail "no snapshot of late after the reload: $(log_tail "$TMP/cg.log")"
+	fi
+	check_eq "kube: still one snapshot (max 1 carried over the reload)" "$(nsnaps "$D" kube)" 1
+	tr_stop INT
+	check_eq "exit code" "$TR_RC" 0
+else
+	t_fail "recorder did not start: $(log_tail "$TMP/cg.log")"
+fi
+t_end
+
+t_begin "containers: cgroup path errors name the line, the column and what exists"
+printf 'trigger a {\n  syscalls:sys_enter_getpgid\n  where cgroup == "%s/system.slice/web.servce"\n}\n' "$R" >"$TMP/bad.trig"
+out=$("$TRIGREC" check "$TMP/bad.trig" 2>&1)
+check_eq "check: exit status" "$?" 2
+check_match "check: missing path" "$out" \
+	"bad.trig:3:19: no cgroup $R/system.slice/web.servce; cgroups here are under $CG2 .*did you mean $R/system.slice/web.service"
+printf 'trigger a { syscalls:sys_enter_getpgid where cgroup ~ "*/no-such.slice/*" }\n' >"$TMP/none.trig"
+out=$("$TRIGREC" check "$TMP/none.trig" 2>&1)
+check_eq "check: a glob that matches nothing: exit status" "$?" 0
+check_match "check: ... is a warning" "$out" \
+	"none.trig:1:55: warning: cgroup ~ \"\*/no-such.slice/\*\" matches no cgroup under $CG2 now"
+out=$("$TRIGREC" check --strict "$TMP/none.trig" 2>&1)
+check_eq "check --strict: ... is an error" "$?" 2
+check_match "check --strict: ... said so" "$out" "none.trig:1:55: cgroup ~ .* matches no cgroup"
+t_end

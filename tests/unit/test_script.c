@@ -16,9 +16,11 @@
 #include <sys/stat.h>
 #include "check.h"
 #include "capture/tracefs.h"
+#include "engine/cgsel.h"
 #include "lang/script.h"
 #include "lang/trigger_lang.h"
 #include "session/config.h"
+#include "util/util.h"
 
 /* ------------------------------------------------------------------ */
 /* Tracepoints (from kernel 6.18's tracefs, print fmt shortened)        */
@@ -1006,6 +1008,132 @@ TEST(host_checks)
 }
 
 /* --dump-script output reads back as the same config. */
+/*
+ * A trigger's cgroup paths against the host (`trigrec check`): a missing
+ * == path is an error with the closest path, a glob that matches nothing a
+ * warning (an error under --strict); the tree is a hand-made one.
+ */
+TEST(cgroup_paths_on_the_host)
+{
+	static const char text[] =
+		"record cpu-clock\n"
+		"trigger a {\n"
+		"    sched:sched_switch\n"
+		"    where cgroup == \"/system.slice/nginx.servic\" || cgroup ~ \"/kubepods.slice/*\"\n"
+		"}\n"
+		"trigger b { sched:sched_switch where cgroup ~ \"*nosuch*\" }\n";
+	char dir[] = "/tmp/trigrec-test-cg.XXXXXX", p[300], *out = NULL;
+	struct trigrec_config c;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	FAKE();
+	if (!mkdtemp(dir))
+		SKIP("mkdtemp: %s", strerror(errno));
+	snprintf(p, sizeof(p), "%s/system.slice/nginx.service", dir);
+	CHECK_EQ(mkdir_p(p, 0755), 0);
+	snprintf(p, sizeof(p), "%s/kubepods.slice/pod1", dir);
+	CHECK_EQ(mkdir_p(p, 0755), 0);
+	cgsel_set_root(dir);
+
+	/* --strict: both are errors, at the strings. */
+	PARSE_OK(text, &c);
+	n = script__check_host(last, &c);
+	CHECK_EQ(n, 2);
+	if (n == 2) {
+		const struct tl_error *e0 = script__error(last, 0), *e1 = script__error(last, 1);
+
+		CHECK_EQ(e0->pos.line, 4);
+		CHECK_EQ(e0->pos.col, 21);
+		CHECK(strstr(e0->msg, "no cgroup /system.slice/nginx.servic;") != NULL);
+		CHECK(strstr(e0->msg, "did you mean /system.slice/nginx.service?") != NULL);
+		CHECK_EQ(e1->pos.line, 6);
+		CHECK_EQ(e1->pos.col, 47);
+		CHECK(strstr(e1->msg, "cgroup ~ \"*nosuch*\" matches no cgroup") != NULL);
+	}
+	config__fini(&c);
+
+	/* Without --strict the glob is a warning; the missing path stays an error. */
+	script__free(last);
+	last = script__from_mem("t.trig", text, strlen(text));
+	config__init(&c);
+	CHECK(last != NULL);
+	if (!last)
+		return 1;
+	script__absent_binaries_ok(last);
+	CHECK_EQ(script__parse(last, &c), 0);
+	CHECK_EQ(script__check_host(last, &c), 1);
+	CHECK_EQ(script__nr_warnings(last), 0); /* no probe was checked as syntax only */
+	f = open_memstream(&out, &len);
+	if (f) {
+		script__print_warnings(last, f);
+		fclose(f);
+		CHECK(out && strstr(out, "t.trig:6:47: warning: cgroup ~ \"*nosuch*\" matches no "
+					 "cgroup") != NULL);
+		CHECK(out && strstr(out, "check --strict makes it an error") != NULL);
+		free(out);
+	}
+	config__fini(&c);
+
+	/* Paths that exist: nothing to say. */
+	PARSE_OK("trigger a { sched:sched_switch where cgroup == \"/system.slice/nginx.service\" "
+		 "&& cgroup !~ \"*kubepods*\" }\n",
+		 &c);
+	CHECK_EQ(script__check_host(last, &c), 0);
+	config__fini(&c);
+
+	cgsel_set_root(NULL);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/kubepods.slice", dir);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/system.slice/nginx.service", dir);
+	rmdir(p);
+	snprintf(p, sizeof(p), "%s/system.slice", dir);
+	rmdir(p);
+	CHECK_EQ(rmdir(dir), 0);
+	return 0;
+}
+
+/* --dump-script writes a cgroup condition as written, and it reads back the same. */
+TEST(dump_script_cgroup_paths)
+{
+	struct trigrec_config c, d;
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	FAKE();
+	PARSE_OK("trigger k {\n  sched:sched_switch\n  where cgroup ~ \"/kubepods.slice/*\" && "
+		 "CGROUP !~ \"*besteffort*\" && cgroup != \"/init.scope\"\n}\n",
+		 &c);
+	f = open_memstream(&out, &len);
+	if (!f)
+		return 1;
+	CHECK_EQ(config__dump_script(&c, f), 0);
+	fclose(f);
+	CHECK(strstr(out, "cgroup ~ \"/kubepods.slice/*\" && CGROUP !~ \"*besteffort*\" && "
+			  "cgroup != \"/init.scope\"") != NULL);
+	if (!parse_ok(out, &d, __LINE__))
+		fprintf(stderr, "%s", out);
+	CHECK_EQ(c.nr_trigs, 1);
+	CHECK_EQ(d.nr_trigs, 1);
+	if (c.nr_trigs == 1 && d.nr_trigs == 1) {
+		CHECK_EQ(c.trigs[0].nr_cg, 3);
+		CHECK_EQ(d.trigs[0].nr_cg, 3);
+		for (int i = 0; i < 3; i++) {
+			CHECK_STR(d.trigs[0].cg[i].lit, c.trigs[0].cg[i].lit);
+			CHECK_STR(d.trigs[0].cg[i].text, c.trigs[0].cg[i].text);
+			CHECK_EQ(d.trigs[0].cg[i].form, c.trigs[0].cg[i].form);
+		}
+		CHECK(!memcmp(&d.trigs[0].cfg, &c.trigs[0].cfg, sizeof(c.trigs[0].cfg)));
+	}
+	free(out);
+	config__fini(&c);
+	config__fini(&d);
+	return 0;
+}
+
 TEST(dump_script_reads_back)
 {
 	struct trigrec_config c, d;
@@ -1191,5 +1319,6 @@ TEST(unrecorded_trigger_events)
 RUN_TESTS(T(no_record_line_records_the_default_set), T(issue_example), T(every_statement),
 	  T(units_written_apart), T(trigger_blocks_are_trigger_text), T(statement_errors),
 	  T(trigger_errors), T(run_limits), T(many_errors_in_one_pass), T(pathological_text),
-	  T(pathological_files), T(host_checks), T(dump_script_reads_back),
-	  T(unrecorded_trigger_events), T(zz_cleanup), )
+	  T(pathological_files), T(host_checks), T(cgroup_paths_on_the_host),
+	  T(dump_script_reads_back), T(dump_script_cgroup_paths), T(unrecorded_trigger_events),
+	  T(zz_cleanup), )

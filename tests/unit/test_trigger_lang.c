@@ -1123,7 +1123,7 @@ TEST(str_pointer_text)
 	ERR("test:ev if str(fname == 1", 22, "expected ')' to close str(fname");
 	ERR("test:ev if str(fname, a) == 1", 21, "str() takes one field name");
 	ERR("test:ev if str(fname)", 22,
-	    "comparison operator (== != < <= > >= & ~) after 'str(fname)'");
+	    "comparison operator (== != < <= > >= & ~ !~) after 'str(fname)'");
 	ERR("test:ev if str(fname", 21, "expected ')' to close str(fname, got the end");
 	/* Keys: the text's hash, the text itself in the message (one str() part per key). */
 	if (!compile("rate syscalls:sys_enter_fake by str(filename), pid > 3/1s", &d)) {
@@ -2242,6 +2242,95 @@ TEST(list_field_use_matches_the_compiler)
 	return 0;
 }
 
+/* cgroup == / != "/path", cgroup ~ / !~ "glob": a condition per path, resolved later (cgsel). */
+TEST(cgroup_paths)
+{
+	struct trig_def d;
+	const struct trigrec_filter *f = &d.cfg.side[TRIGREC_ROLE_EVENT].filter;
+	char big[400];
+
+	FAKE();
+	if (!compile("test:ev if cgroup == \"/system.slice/nginx.service\"", &d)) {
+		CHECK_EQ(d.nr_cg, 1);
+		CHECK_STR(d.cg[0].lit, "/system.slice/nginx.service");
+		CHECK_STR(d.cg[0].text, "/system.slice/nginx.service");
+		CHECK_EQ(d.cg[0].form, TRIGREC_OP_STR_EQ);
+		CHECK_EQ(d.cg[0].pos.line, 1);
+		CHECK_EQ(d.cg[0].pos.col, 22);
+		CHECK_EQ(f->n, 1);
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_CGSET, 1, 0, 0, 1, A, R);
+	}
+	if (!compile("test:ev if CGROUP != \"/init.scope\"", &d)) {
+		CHECK_EQ(d.nr_cg, 1);
+		CLAUSE(&f->c[0], TRIGREC_OP_NE, TRIGREC_SRC_CGSET, 1, 0, 0, 1, A, R);
+	}
+	/* The four glob forms; !~ is the same clause with its jumps swapped. */
+	if (!compile("test:ev where cgroup ~ \"*kubepods*\" && cgroup !~ \"/kubepods.slice/*\" "
+		     "&& cgroup ~ \"*.scope\" && cgroup ~ \"/init.scope\"",
+		     &d)) {
+		CHECK_EQ(d.nr_cg, 4);
+		CHECK_STR(d.cg[0].lit, "kubepods");
+		CHECK_STR(d.cg[0].text, "*kubepods*");
+		CHECK_EQ(d.cg[0].form, TRIGREC_OP_GLOB_MIDDLE);
+		CHECK_STR(d.cg[1].lit, "/kubepods.slice/");
+		CHECK_EQ(d.cg[1].form, TRIGREC_OP_GLOB_PREFIX);
+		CHECK_STR(d.cg[2].lit, ".scope");
+		CHECK_EQ(d.cg[2].form, TRIGREC_OP_GLOB_SUFFIX);
+		CHECK_STR(d.cg[3].lit, "/init.scope");
+		CHECK_EQ(d.cg[3].form, TRIGREC_OP_GLOB_FULL);
+		CHECK_EQ(f->n, 4);
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_CGSET, 1, 0, 0, 1, 1, R);
+		CLAUSE(&f->c[1], TRIGREC_OP_EQ, TRIGREC_SRC_CGSET, 1, 0, 1, 1, R, 2);
+		CLAUSE(&f->c[2], TRIGREC_OP_EQ, TRIGREC_SRC_CGSET, 1, 0, 2, 1, 3, R);
+		CLAUSE(&f->c[3], TRIGREC_OP_EQ, TRIGREC_SRC_CGSET, 1, 0, 3, 1, A, R);
+	}
+	/* The same path twice is one condition; a number still compares the id. */
+	if (!compile("test:ev if cgroup ~ \"*pod*\" || (cgroup !~ \"*pod*\" && cgroup == 42)",
+		     &d)) {
+		CHECK_EQ(d.nr_cg, 1);
+		CHECK_EQ(f->n, 3);
+		CLAUSE(&f->c[0], TRIGREC_OP_EQ, TRIGREC_SRC_CGSET, 1, 0, 0, 1, A, 1);
+		CLAUSE(&f->c[1], TRIGREC_OP_EQ, TRIGREC_SRC_CGSET, 1, 0, 0, 1, R, 2);
+		CLAUSE(&f->c[2], TRIGREC_OP_EQ, TRIGREC_SRC_CGROUP, 8, 0, 0, 42, A, R);
+	}
+	/* Latency: the shared condition's path is one condition for both sides. */
+	if (!compile("latency test:ev -> test:ev2 > 1ms if cgroup ~ \"/a/*\"", &d)) {
+		CHECK_EQ(d.nr_cg, 1);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_START].filter.c[0].src, TRIGREC_SRC_CGSET);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.c[0].src, TRIGREC_SRC_CGSET);
+	}
+	/* !~ works on every string: comm !~ "ba*" is comm ~ "ba*" with the jumps swapped. */
+	if (!compile("test:ev if comm !~ \"ba*\"", &d)) {
+		CHECK_EQ(d.nr_cg, 0);
+		CLAUSE(&f->c[0], TRIGREC_OP_GLOB_PREFIX, TRIGREC_SRC_COMM, 16, 0, 0, 0, R, A);
+		CHECK_STR(f->str[0], "ba");
+	}
+
+	/* Errors, each at its line:col. */
+	ERR("test:ev if cgroup < \"/a\"", 19, "a path takes ==, !=, ~ or !~");
+	ERR("test:ev if cgroup ~ 5", 21, "takes a quoted cgroup path glob");
+	ERR("test:ev if cgroup !~ 5", 22, "cgroup !~ takes a quoted");
+	ERR("test:ev if cgroup == web.service", 22, "quote it, e.g. cgroup == \"/web.service\"");
+	ERR("test:ev if cgroup == \"system.slice/x\"", 22, "start with '/'");
+	ERR("test:ev if cgroup ~ \"kubepods*\"", 21, "write \"/kubepods*\"");
+	ERR("test:ev if cgroup ~ \"/a/*/b\"", 21, "'*' only at the start and/or end");
+	ERR("test:ev if cgroup == \"/a/\"", 22, "ends in '/'");
+	ERR("test:ev if str(cgroup) == \"/a\"", 16, "cgroup is an integer");
+	ERR("test:ev if cgroup ~ \"*a*\" || cgroup ~ \"*b*\" || cgroup ~ \"*c*\" || "
+	    "cgroup ~ \"*d*\" || cgroup ~ \"*e*\"",
+	    93, "at most 4 are supported (TL_MAX_CG_PER_TRIG)");
+	ERR("test:ev if a ! ~ \"x\"", 14, "expected a comparison operator");
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "test:ev if cgroup == \"/", 23);
+	big[sizeof(big) - 2] = '"';
+	big[sizeof(big) - 1] = '\0';
+	ERR(big, 22, "at most 255 are supported (TL_CG_PATH_MAX)");
+	/* In a script, positions are the file's. */
+	ERR_AT("test:ev\n  where cgroup == \"x\"", 4, 3, 5, 19, "start with '/'");
+	fake_off();
+	return 0;
+}
+
 /* A probe's name is one token through "+OFFSET" and its "(field, ...)", blanks included. */
 TEST(probe_names_lex)
 {
@@ -2276,4 +2365,4 @@ RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer)
 	  T(live_plain_event), T(live_sched_switch_filter), T(live_openat_count),
 	  T(live_openat_str), T(live_latency_syscall), T(live_latency_runqueue),
 	  T(live_latency_block), T(live_latency_offcpu), T(live_rate), T(live_errors),
-	  T(probe_names_lex), T(zz_cleanup), )
+	  T(cgroup_paths), T(probe_names_lex), T(zz_cleanup), )
