@@ -103,8 +103,9 @@ static const struct opt_spec show_opts[] = {
 	{ 0, "html", "OUT.html",
 	  "also write one self-contained page (no network):\n"
 	  "a timeline with a lane per CPU, the tasks that ran\n(sched_switch), every record, "
-	  "the trigger, the\nlatency span, rate window and post window;\nwheel zooms, drag pans, "
-	  "hover shows fields",
+	  "the trigger, the\nlatency span, rate window and post window, and\n"
+	  "a lane of the triggering thread's states (why;\nhover a runnable stretch: who ran "
+	  "instead);\nwheel zooms, drag pans, hover shows fields",
 	  o_html },
 	{ 0, "chrome-json", "OUT.json",
 	  "also write Trace Event Format JSON for the Perfetto\n"

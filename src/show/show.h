@@ -194,6 +194,13 @@ void show_why_free(struct show_why *w);
 /* "running", "runnable", "blocked S", ... */
 const char *show_why_state(int st);
 void show_why_print(const struct show_why *w, FILE *out);
+/*
+ * Who ran on cpu over [a, b) (tid skip left out), from s->runs: the top max
+ * tasks by time into top, the number of tasks; *none (if not NULL) the time
+ * no recorded task ran there. The --html lane's hover on a runnable stretch.
+ */
+size_t show_why_ran_on(const struct show *s, uint32_t cpu, uint64_t a, uint64_t b, uint32_t skip,
+		       struct why_task *top, size_t max, uint64_t *none);
 /* `show --json`: what fired, the window and the breakdown, one JSON object. */
 void show_why_json(const struct show *s, const struct show_why *w, FILE *out);
 

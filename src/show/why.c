@@ -364,6 +364,54 @@ static int instead(struct why_walk *k)
 	return 0;
 }
 
+size_t show_why_ran_on(const struct show *s, uint32_t cpu, uint64_t a, uint64_t b, uint32_t skip,
+		       struct why_task *top, size_t max, uint64_t *none)
+{
+	struct why_task t[64];
+	size_t nt = 0, lo = 0, hi = s->nr_runs;
+	uint64_t covered = 0;
+
+	while (lo < hi) { /* the first run that ends after a: runs are in order of their ends */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->runs[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < s->nr_runs; i++) {
+		const struct show_run *r = &s->runs[i];
+		uint64_t x, y;
+		size_t j;
+
+		if (r->cpu != cpu)
+			continue;
+		x = r->start > a ? r->start : a;
+		y = r->end < b ? r->end : b;
+		if (y > x && r->tid != skip) {
+			covered += y - x;
+			for (j = 0; j < nt && t[j].tid != r->tid; j++)
+				;
+			if (j == nt && nt < sizeof(t) / sizeof(t[0])) { /* past 64: not named */
+				t[nt] = (struct why_task){ r->tid, 0, "" };
+				snprintf(t[nt].comm, sizeof(t[nt].comm), "%s", r->comm);
+				nt++;
+			}
+			if (j < nt)
+				t[j].ns += y - x;
+		}
+		if (r->end >= b)
+			break;
+	}
+	if (nt)
+		qsort(t, nt, sizeof(*t), inst_cmp);
+	for (size_t i = 0; i < nt && i < max; i++)
+		top[i] = t[i];
+	if (none)
+		*none = b - a > covered ? b - a - covered : 0;
+	return nt;
+}
+
 static void warn(struct show_why *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct show_why *w, const char *fmt, ...)
 {

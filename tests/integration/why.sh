@@ -8,6 +8,8 @@
 #  - `trigrec show`'s why section and `show --json`: blocked time and the
 #    waker (pipestall), runnable time and who ran instead (rqlat: a waker
 #    spinning on the woken thread's CPU);
+#  - the --html lane of the thread's states in headless Chromium, its
+#    stretches summing to the --json breakdown;
 #  - a ring too small for the span: the warning in show and the sidecar.
 . "$(dirname "$0")/lib.sh"
 need_root
@@ -78,6 +80,37 @@ why_json() {
 	"$TRIGREC" show --json "$@" "$f" >"$TMP/why.json" 2>"$TMP/why.err" && json_load "$TMP/why.json"
 }
 
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
+# why_lane FILE NAME: `show --html` of FILE in headless Chromium (#selftest:
+# the page hovers its first runnable stretch); the <body>'s data-* into
+# $TMP/NAME.body, one "key=value" a line. Needs the --json of FILE in J.
+why_lane() {
+	"$TRIGREC" show --html "$TMP/$2.html" "$1" >/dev/null 2>"$TMP/$2.html.err" || return 1
+	timeout -k 5 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$TMP/chromium" --window-size=1400,900 \
+		--dump-dom "file://$TMP/$2.html#selftest" >"$TMP/$2.dom" 2>"$TMP/$2.dom.err" || return 1
+	"$PY" - "$TMP/$2.dom" >"$TMP/$2.body" <<'PYEOF'
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def handle_starttag(self, tag, attrs):
+        if tag == "body":
+            for k, v in attrs:
+                if k.startswith("data-"): print("%s=%s" % (k, v))
+P().feed(open(sys.argv[1]).read())
+PYEOF
+}
+# lane_checks NAME: the lane's stretches per state (summed in the page from
+# the drawn rects) equal the --json breakdown in J
+lane_checks() {
+	local b=$TMP/$1.body k
+	check_eq "the page rendered" "$(sed -n 's/^data-rendered=//p' "$b")" yes
+	for k in running:running_ns runnable:runnable_ns blocked-s:blocked_s_ns blocked-d:blocked_d_ns other:other_ns unknown:unknown_ns; do
+		check_eq "html lane ${k%%:*} = --json ${k#*:}" "$(sed -n "s/^data-why-${k%%:*}=//p" "$b")" "$(j "why.${k#*:}")"
+	done
+	check_ge "stretches drawn" "$(sed -n 's/^data-why-segs=//p' "$b")" 1
+}
+
 # ---- 2. blocked: the stalled read, explained ----
 
 if [ -n "$F1" ] && [ -n "$ps" ]; then
@@ -106,6 +139,19 @@ if [ -n "$F1" ] && [ -n "$ps" ]; then
 		"$TRIGREC" show "$F1" >"$TMP/stall.show" 2>&1
 		check_match "text: blocked S line" "$(grep -m1 '^  blocked S' "$TMP/stall.show")" '^  blocked S +[0-9.]+ ms +(9[0-9]\.[0-9]|100\.0)%'
 		check_match "text: woken line" "$(grep -m1 '^  woken ' "$TMP/stall.show")" "blocked \\(S\\), in the context of .* tid ($WR|0) on CPU"
+	fi
+	t_end
+
+	t_begin "why: --html draws the reader's lane (headless Chromium): blocked S as --json says"
+	if [ -z "$CHROMIUM" ]; then
+		t_skip "no chromium (Debian packages chromium, chromium-driver: make check installs them)"
+	elif [ "$RINGS_MODE" = perf ]; then
+		t_skip "TRIGREC_RINGS=perf: a command's wake-ups are not recorded on perf's path"
+	elif ! why_json "$F1" || ! why_lane "$F1" stall; then
+		t_fail "show --json / --html / chromium: $(log_tail "$TMP/why.err") $(log_tail "$TMP/stall.html.err") $(log_tail "$TMP/stall.dom.err")"
+	else
+		lane_checks stall
+		check_eq "one wake-up arrow" "$(sed -n 's/^data-why-wakes=//p' "$TMP/stall.body")" 1
 	fi
 	t_end
 fi
@@ -191,6 +237,16 @@ PYEOF
 )
 	check_match "a runnable track summing to runnable_ns ($res)" "$res" "(^| )runnable=$got( |\$)"
 	check_match "a blocked S track summing to blocked_s_ns" "$res" "(^| )blocked_S=$(j why.blocked_s_ns)( |\$)"
+	# --html: the lane in headless Chromium; the hover on the runnable stretch names the waker
+	if [ -z "$CHROMIUM" ]; then
+		echo "    (no chromium: the --html lane is not checked here)"
+	elif ! why_lane "$F3" rq; then
+		t_fail "show --html / chromium: $(log_tail "$TMP/rq.html.err") $(log_tail "$TMP/rq.dom.err")"
+	else
+		lane_checks rq
+		check_match "hover on the runnable stretch: who ran instead" \
+			"$(sed -n 's/^data-why-tip=//p' "$TMP/rq.body")" "^trigwork-rq $W: runnable on CPU 0 .*ran instead: trigwork $WK "
+	fi
 fi
 t_end
 

@@ -1482,6 +1482,43 @@ TEST(why_of_a_known_latency)
 		      NULL);
 		free(chrome);
 	}
+	{
+		/* --html: the thread's lane, a stretch per state relative to the window start */
+		struct show_view v;
+		char *html = NULL;
+		size_t hlen;
+		FILE *f = open_memstream(&html, &hlen);
+		struct jv *d;
+		static const int64_t want[][4] = { { 500, 1500, WHY_ST_RUNNING, 0 },
+						   { 1500, 4500, WHY_ST_S, 0 },
+						   { 4500, 6500, WHY_ST_RUNNABLE, 0 },
+						   { 6500, 8500, WHY_ST_RUNNING, 0 } };
+		char p[32];
+
+		show_view_pick(s, 0, &v);
+		CHECK_EQ(show__write_html(s, &v, f, 3), 0);
+		fclose(f);
+		d = page_data(html, err, sizeof(err));
+		CHECK(d != NULL);
+		CHECK_EQ(jv_u64(d, "why.tid", 0), 100);
+		CHECK(jv_get(d, "why.segs") && jv_get(d, "why.segs")->n == 4);
+		for (int i = 0; i < 4; i++)
+			for (int j = 0; j < 4; j++) {
+				snprintf(p, sizeof(p), "why.segs.%d.%d", i, j);
+				CHECK_EQ(jv_i64(d, p, -1), want[i][j]);
+			}
+		/* who ran instead, for the hover on the runnable stretch */
+		CHECK_STR(jv_str(d, "why.segs.2.4", ""), "t300 300 2.000 us");
+		CHECK_STR(jv_str(d, "why.segs.0.4", "?"), "");
+		CHECK_STR(jv_str(d, "why.states.4", ""), "blocked D");
+		/* the wake-up by 200 on CPU 1 at 5000 */
+		CHECK_EQ(jv_i64(d, "why.wakes.0.0", -1), 4500);
+		CHECK_EQ(jv_i64(d, "why.wakes.0.1", -1), 200);
+		CHECK_EQ(jv_i64(d, "why.wakes.0.2", -1), 1);
+		CHECK(strstr(html, "rect.whyseg") != NULL);
+		jv_free(d);
+		free(html);
+	}
 	show__free(s);
 
 	/* a window that starts after the latency: said, with the figures */
