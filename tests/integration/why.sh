@@ -8,6 +8,7 @@
 #  - `trigrec show`'s why section and `show --json`: blocked time and the
 #    waker (pipestall), runnable time and who ran instead (rqlat: a waker
 #    spinning on the woken thread's CPU);
+#  - blocked D and its waker (vforkd: a vfork(2) parent waits for its child);
 #  - the --html lane of the thread's states in headless Chromium, its
 #    stretches summing to the --json breakdown;
 #  - a ring too small for the span: the warning in show and the sidecar.
@@ -246,6 +247,54 @@ PYEOF
 		lane_checks rq
 		check_match "hover on the runnable stretch: who ran instead" \
 			"$(sed -n 's/^data-why-tip=//p' "$TMP/rq.body")" "^trigwork-rq $W: runnable on CPU 0 .*ran instead: trigwork $WK "
+	fi
+fi
+t_end
+
+# ---- 3b. blocked D: a vfork(2) parent waits for its child's exit ----
+
+# kernel_clone() waits in wait_for_vfork_done() with TASK_KILLABLE (that is
+# TASK_WAKEKILL | TASK_UNINTERRUPTIBLE: sched_switch's prev_state says D)
+# until the child's mm_release() completes vfork_done as it exits; the child
+# sleeps 100 ms first, so the parent is in D for the child's life.
+D6=$TMP/vfork
+tr_run "$TMP/vfork.log" -m 1M --no-final-snapshot -o "$D6" -e sched:sched_switch,sched:sched_wakeup,sched:sched_waking \
+	--trigger 'latency syscalls:sys_enter_vfork by tid -> syscalls:sys_exit_vfork by tid > 50ms where comm == "trigwork" name vf' \
+	-- "$TRIGWORK" -o "$TMP/vfork.marks" vforkd 100
+rc=$?
+F6=$(snaps "$D6" vf | head -1)
+vf=$(grep '^vforkd ' "$TMP/vfork.marks" 2>/dev/null)
+t_begin "why: a vfork parent is blocked (D) for its child's life, woken by the child"
+check_eq "trigrec exit ($(log_tail "$TMP/vfork.log"))" "$rc" 0
+check_ne "trigwork's marker" "$vf" ""
+if [ "$RINGS_MODE" = perf ]; then
+	t_skip "TRIGREC_RINGS=perf: a command's wake-ups are not recorded on perf's path"
+elif [ -z "$F6" ] || ! why_json "$F6"; then
+	t_fail "no snapshot or no --json: $(ls "$D6" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
+else
+	P=$(mark parent "$vf") C=$(mark child "$vf")
+	life=$(($(mark cend "$vf") - $(mark cstart "$vf")))
+	tol=$((life / 20))
+	span=$(j why.span_ns)
+	check_eq "the parent's thread" "$(j why.tid)" "$P"
+	d=$(j why.blocked_d_ns)
+	check_ge "blocked D ($d) >= the child's life ($life) - 5 %" "$d" "$((life - tol))"
+	check_le "blocked D ($d) <= the child's life ($life) + 5 %" "$d" "$((life + tol))"
+	check_le "blocked S is not where it went ($(j why.blocked_s_ns))" "$(j why.blocked_s_ns)" "$tol"
+	check_eq "one wake-up" "$(j why.wakeups_total)" 1
+	check_eq "of a D wait" "$(j why.wakeups.0.state)" D
+	check_eq "woken by the child" "$(j why.wakeups.0.waker_tid)" "$C"
+	check_eq "seen in its context" "$(j why.wakeups.0.event)" sched_waking
+	check_ge "woken after the child's last mark" "$(j why.wakeups.0.time_ns)" "$(mark cend "$vf")"
+	sum=$(($(j why.running_ns) + $(j why.runnable_ns) + $(j why.blocked_s_ns) + $(j why.blocked_d_ns) + $(j why.other_ns) + $(j why.unknown_ns)))
+	check_eq "the parts add up to the span" "$sum" "$span"
+	"$TRIGREC" show "$F6" >"$TMP/vfork.show" 2>&1
+	check_match "text: blocked D line" "$(grep -m1 '^  blocked D' "$TMP/vfork.show")" '^  blocked D +[0-9.]+ ms +(9[0-9]\.[0-9]|100\.0)%'
+	check_match "text: woken line" "$(grep -m1 '^  woken ' "$TMP/vfork.show")" "blocked \\(D\\), in the context of trigwork tid $C on CPU"
+	if [ -n "$CHROMIUM" ] && why_lane "$F6" vfork; then
+		lane_checks vfork
+	elif [ -n "$CHROMIUM" ]; then
+		t_fail "show --html / chromium: $(log_tail "$TMP/vfork.html.err") $(log_tail "$TMP/vfork.dom.err")"
 	fi
 fi
 t_end
