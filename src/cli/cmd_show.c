@@ -133,7 +133,8 @@ static void usage(FILE *f)
 	      "text and fields; for a latency trigger both ends and the duration, for a\n"
 	      "rate trigger the count and the window), the window per CPU, where the\n"
 	      "triggering thread's time went over the span (why: running, runnable and\n"
-	      "who ran instead, blocked and who woke it, unknown; docs/show.md), the\n"
+	      "who ran instead, blocked and who woke it, unknown; where recorded, time in\n"
+	      "system calls, irqs and softirqs; docs/show.md), the\n"
 	      "busiest tasks and events, and the last records of the triggering thread\n"
 	      "up to the trigger. Reads the perf.data itself (zstd-compressed too): neither\n"
 	      "perf nor tracefs is needed, so it works on any machine.\n",

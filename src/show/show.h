@@ -148,6 +148,21 @@ struct why_wake {
 	uint32_t w_woken_by, w_woken_cpu;
 	char w_woken_comm[16];
 };
+/* Time of the thread in one system call, irq or softirq (nr: number, vector). */
+struct why_in {
+	int64_t nr;
+	char name[32];
+	unsigned count;
+	uint64_t ns, cpu_ns; /* cpu_ns: of ns, while the thread ran (system calls) */
+};
+/* What a span spent in system calls, irqs or softirqs; has: the events are recorded. */
+struct why_ins {
+	int has;
+	unsigned count;
+	uint64_t ns, cpu_ns;
+	struct why_in top[WHY_TOP];
+	size_t nr_top, nr_all;
+};
 /* A stretch of one state (WHY_ST_*), for the --chrome-json tracks. */
 enum {
 	WHY_ST_UNKNOWN,
@@ -182,6 +197,12 @@ struct show_why {
 	struct why_wake wakes[WHY_WAKES];
 	size_t nr_wakes;
 	unsigned total_wakes, migrations;
+	/*
+	 * Where recorded: the thread's system calls (raw_syscalls:sys_enter/exit,
+	 * else syscalls:sys_enter_* / sys_exit_*) inside the span, and the hard
+	 * and soft irqs that ran in its context (on its CPU while it ran).
+	 */
+	struct why_ins sys, irq, softirq;
 	char warn[WHY_WARNS][400];
 	int nr_warn;
 	struct why_seg *segs; /* in time order; show_why_free() frees them */

@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include "show/show.h"
 #include "capture/tracefs.h"
 
@@ -412,6 +413,287 @@ size_t show_why_ran_on(const struct show *s, uint32_t cpu, uint64_t a, uint64_t 
 	return nt;
 }
 
+/* ---- system calls, irqs and softirqs in the span ---- */
+
+/* The build's system calls by name (generated from <sys/syscall.h>): for raw_syscalls' ids. */
+static const struct {
+	const char *name;
+	int nr;
+} sys_nrs[] = {
+#include "syscall_names.h"
+};
+#if defined(__x86_64__)
+#define BUILD_ARCH "x86_64"
+#elif defined(__aarch64__)
+#define BUILD_ARCH "aarch64"
+#else
+#define BUILD_ARCH "-"
+#endif
+
+static const char *const softirq_names[] = { "HI",	 "TIMER",   "NET_TX", "NET_RX",	 "BLOCK",
+					     "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU" };
+
+enum {
+	EK_NONE,
+	EK_RAW_IN,
+	EK_RAW_OUT,
+	EK_SC_IN,
+	EK_SC_OUT,
+	EK_IRQ_IN,
+	EK_IRQ_OUT,
+	EK_SI_IN,
+	EK_SI_OUT
+};
+
+struct ins_acc {
+	struct why_in *v;
+	size_t n, cap;
+};
+
+static int ins_add(struct ins_acc *a, struct why_ins *tot, int64_t nr, const char *name,
+		   uint64_t ns, uint64_t cpu_ns)
+{
+	size_t j;
+
+	for (j = 0; j < a->n && a->v[j].nr != nr; j++)
+		;
+	if (j == a->n) {
+		if (a->n == a->cap) {
+			size_t nc = a->cap ? a->cap * 2 : 16;
+			struct why_in *n = realloc(a->v, nc * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			a->v = n;
+			a->cap = nc;
+		}
+		a->v[j] = (struct why_in){ .nr = nr };
+		snprintf(a->v[j].name, sizeof(a->v[j].name), "%s", name);
+		pdr_clean_text(a->v[j].name); /* an irq handler's name is the file's text */
+		a->n++;
+	}
+	a->v[j].count++;
+	a->v[j].ns += ns;
+	a->v[j].cpu_ns += cpu_ns;
+	tot->count++;
+	tot->ns += ns;
+	tot->cpu_ns += cpu_ns;
+	return 0;
+}
+
+static int in_cmp(const void *a, const void *b)
+{
+	const struct why_in *x = a, *y = b;
+
+	return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : (x->nr > y->nr) - (x->nr < y->nr);
+}
+
+static void ins_top(struct ins_acc *a, struct why_ins *tot)
+{
+	if (a->n)
+		qsort(a->v, a->n, sizeof(*a->v), in_cmp);
+	for (size_t i = 0; i < a->n && i < WHY_TOP; i++)
+		tot->top[tot->nr_top++] = a->v[i];
+	tot->nr_all = a->n;
+	free(a->v);
+}
+
+/* The running time of the thread inside [a, b), from its stretches (in time order). */
+static uint64_t running_in(const struct show_why *w, uint64_t a, uint64_t b)
+{
+	size_t lo = 0, hi = w->nr_segs;
+	uint64_t ns = 0;
+
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (w->segs[m].b <= a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (size_t i = lo; i < w->nr_segs && w->segs[i].a < b; i++) {
+		uint64_t x = w->segs[i].a > a ? w->segs[i].a : a,
+			 y = w->segs[i].b < b ? w->segs[i].b : b;
+
+		if (w->segs[i].st == ST_RUN && y > x)
+			ns += y - x;
+	}
+	return ns;
+}
+
+static const char *sys_name(const struct show *s, int64_t nr, char *buf, size_t len)
+{
+	if (!strcmp(s->pd->arch, BUILD_ARCH))
+		for (size_t i = 0; i < sizeof(sys_nrs) / sizeof(sys_nrs[0]); i++)
+			if (sys_nrs[i].nr == nr)
+				return sys_nrs[i].name;
+	snprintf(buf, len, "syscall %" PRId64, nr);
+	return buf;
+}
+
+/* The kind of each event (EK_*); raw_syscalls win over syscalls:* when both are recorded. */
+static int *ins_kinds(const struct show *s, struct show_why *w)
+{
+	int *kind = calloc((size_t)s->pd->nr_attrs + 1, sizeof(*kind));
+	int raw = 0;
+
+	if (!kind)
+		return NULL;
+	for (int i = 0; i < s->pd->nr_attrs; i++) {
+		const struct tp_format *f = s->pd->attrs[i].fmt;
+
+		if (!f)
+			continue;
+		if (!strcmp(f->sys, "raw_syscalls"))
+			kind[i] = !strcmp(f->name, "sys_enter") ? EK_RAW_IN :
+				  !strcmp(f->name, "sys_exit")	? EK_RAW_OUT :
+								  EK_NONE;
+		else if (!strcmp(f->sys, "syscalls"))
+			kind[i] = !strncmp(f->name, "sys_enter_", 10) ? EK_SC_IN :
+				  !strncmp(f->name, "sys_exit_", 9)   ? EK_SC_OUT :
+									EK_NONE;
+		else if (!strcmp(f->sys, "irq"))
+			kind[i] = !strcmp(f->name, "irq_handler_entry") ? EK_IRQ_IN :
+				  !strcmp(f->name, "irq_handler_exit")	? EK_IRQ_OUT :
+				  !strcmp(f->name, "softirq_entry")	? EK_SI_IN :
+				  !strcmp(f->name, "softirq_exit")	? EK_SI_OUT :
+									  EK_NONE;
+		raw |= kind[i] == EK_RAW_IN || kind[i] == EK_RAW_OUT;
+	}
+	for (int i = 0; i < s->pd->nr_attrs; i++) {
+		if (raw && (kind[i] == EK_SC_IN || kind[i] == EK_SC_OUT))
+			kind[i] = EK_NONE;
+		w->sys.has |= kind[i] == EK_RAW_OUT || kind[i] == EK_SC_OUT;
+		w->irq.has |= kind[i] == EK_IRQ_IN;
+		w->softirq.has |= kind[i] == EK_SI_IN;
+	}
+	return kind;
+}
+
+/* An open system call, irq or softirq of the thread: since when, which, where. */
+struct ins_open {
+	int open;
+	uint64_t t;
+	int64_t nr;
+	uint32_t cpu;
+	char name[32];
+};
+
+/*
+ * Second pass, after the walk (its running stretches are known): the
+ * thread's system calls (entry to exit, cut to the span; a call already in
+ * progress at the records' start counts from there), and the irqs and
+ * softirqs whose entry record ran in its context, each closed by the exit
+ * record on the same CPU.
+ */
+static int why_ins_pass(struct why_walk *k)
+{
+	const struct show *s = k->s;
+	struct show_why *w = k->w;
+	struct ins_acc asys = { 0 }, airq = { 0 }, asi = { 0 };
+	struct ins_open sc = { 0 }, iq = { 0 }, si = { 0 };
+	int *kind = ins_kinds(s, w), seen_enter = 0, err = 0;
+	char nb[32];
+
+	if (!kind)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr && !err; i++) {
+		const struct show_rec *r = &s->recs[i];
+		int ek = r->attr >= 0 ? kind[r->attr] : EK_NONE;
+		uint64_t a, b;
+
+		if (ek == EK_NONE)
+			continue;
+		if (r->time > k->t1)
+			break;
+		if (ek == EK_RAW_IN || ek == EK_SC_IN) {
+			if (r->tid != w->tid)
+				continue;
+			sc = (struct ins_open){
+				1, r->time, field(s, r, ek == EK_RAW_IN ? "id" : "__syscall_nr"),
+				r->cpu, ""
+			};
+			if (ek == EK_SC_IN)
+				snprintf(sc.name, sizeof(sc.name), "%s",
+					 s->pd->attrs[r->attr].fmt->name + 10);
+			seen_enter = 1;
+		} else if (ek == EK_RAW_OUT || ek == EK_SC_OUT) {
+			int64_t nr = field(s, r, ek == EK_RAW_OUT ? "id" : "__syscall_nr");
+
+			if (r->tid != w->tid)
+				continue;
+			if (sc.open && sc.nr == nr)
+				a = sc.t;
+			else if (!seen_enter)
+				a = k->t0; /* entered before the records */
+			else
+				a = r->time; /* its entry was not recorded: not counted */
+			if (!sc.open || sc.nr != nr) {
+				if (ek == EK_SC_OUT)
+					snprintf(sc.name, sizeof(sc.name), "%s",
+						 s->pd->attrs[r->attr].fmt->name + 9);
+				else
+					sc.name[0] = 0;
+			}
+			sc.open = 0;
+			seen_enter = 1;
+			a = a > k->t0 ? a : k->t0;
+			b = r->time;
+			if (b > a || (b == a && b >= k->t0))
+				err = ins_add(&asys, &w->sys, nr,
+					      sc.name[0] ? sc.name :
+							   sys_name(s, nr, nb, sizeof(nb)),
+					      b - a, running_in(w, a, b));
+		} else if (ek == EK_IRQ_IN || ek == EK_SI_IN) {
+			struct ins_open *o = ek == EK_IRQ_IN ? &iq : &si;
+
+			if (r->tid != w->tid) {
+				if (o->open && o->cpu == r->cpu)
+					o->open =
+						0; /* another context on that CPU: ours ended unseen */
+				continue;
+			}
+			*o = (struct ins_open){ 1, r->time,
+						field(s, r, ek == EK_IRQ_IN ? "irq" : "vec"),
+						r->cpu, "" };
+			if (ek == EK_IRQ_IN) {
+				const struct tp_field *fl =
+					tp_format__field(s->pd->attrs[r->attr].fmt, "name");
+
+				if (fl && r->pr->raw)
+					pdr_field_str(fl, r->pr->raw, r->pr->raw_size, o->name,
+						      sizeof(o->name));
+			} else if (o->nr >= 0 && o->nr < 10) {
+				snprintf(o->name, sizeof(o->name), "%s", softirq_names[o->nr]);
+			}
+		} else {
+			struct ins_open *o = ek == EK_IRQ_OUT ? &iq : &si;
+
+			if (!o->open || o->cpu != r->cpu)
+				continue;
+			o->open = 0;
+			a = o->t > k->t0 ? o->t : k->t0;
+			b = r->time;
+			if (b >= a && b >= k->t0)
+				err = ins_add(ek == EK_IRQ_OUT ? &airq : &asi,
+					      ek == EK_IRQ_OUT ? &w->irq : &w->softirq, o->nr,
+					      o->name, b - a, b - a);
+		}
+	}
+	/* still in a system call at the span's end */
+	if (!err && sc.open && k->t1 > sc.t)
+		err = ins_add(&asys, &w->sys, sc.nr,
+			      sc.name[0] ? sc.name : sys_name(s, sc.nr, nb, sizeof(nb)),
+			      k->t1 - (sc.t > k->t0 ? sc.t : k->t0),
+			      running_in(w, sc.t > k->t0 ? sc.t : k->t0, k->t1));
+	ins_top(&asys, &w->sys);
+	ins_top(&airq, &w->irq);
+	ins_top(&asi, &w->softirq);
+	free(kind);
+	return err;
+}
+
 static void warn(struct show_why *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct show_why *w, const char *fmt, ...)
 {
@@ -531,6 +813,8 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 	err = why_walk(&k);
 	if (!err)
 		err = instead(&k);
+	if (!err)
+		err = why_ins_pass(&k);
 	free(k.rq);
 	if (err)
 		return err;
@@ -550,6 +834,42 @@ static void line(FILE *out, const char *name, uint64_t ns, uint64_t span, const 
 
 	fprintf(out, "  %-10s %12s %6.1f%%%s%s\n", name, show_fmt_dur(ns, a, sizeof(a)),
 		span ? 100.0 * ns / span : 0.0, tail && *tail ? "  " : "", tail ? tail : "");
+}
+
+/* System calls (share of the span) or irqs, softirqs (share of the running time). */
+static void print_ins(FILE *out, const char *name, const struct why_ins *v, uint64_t base,
+		      const struct show_why *w)
+{
+	char a[48], b[48], tail[160];
+	int sys = v == &w->sys;
+
+	if (!v->has)
+		return;
+	if (sys)
+		snprintf(tail, sizeof(tail), "%u call%s, %s of it running%s", v->count,
+			 v->count == 1 ? "" : "s", show_fmt_dur(v->cpu_ns, a, sizeof(a)),
+			 v->nr_top ? "; by time:" : "");
+	else
+		snprintf(tail, sizeof(tail), "of the running time, %u %s%s", v->count,
+			 v == &w->irq ? "irq handler run(s)" : "softirq run(s)",
+			 v->nr_top ? "; by time:" : "");
+	line(out, name, v->ns, base, tail);
+	for (size_t i = 0; i < v->nr_top; i++) {
+		const struct why_in *t = &v->top[i];
+
+		if (sys)
+			fprintf(out, "  %23s %s x%u (running %s)\n",
+				show_fmt_dur(t->ns, a, sizeof(a)), t->name, t->count,
+				show_fmt_dur(t->cpu_ns, b, sizeof(b)));
+		else if (v == &w->irq)
+			fprintf(out, "  %23s irq %" PRId64 " %s x%u\n",
+				show_fmt_dur(t->ns, a, sizeof(a)), t->nr, t->name, t->count);
+		else
+			fprintf(out, "  %23s %s x%u\n", show_fmt_dur(t->ns, a, sizeof(a)), t->name,
+				t->count);
+	}
+	if (v->nr_all > v->nr_top)
+		fprintf(out, "  %23s (%zu more)\n", "", v->nr_all - v->nr_top);
 }
 
 void show_why_print(const struct show_why *w, FILE *out)
@@ -590,6 +910,10 @@ void show_why_print(const struct show_why *w, FILE *out)
 	if (w->migrations)
 		fprintf(out, "; %u migration%s", w->migrations, w->migrations == 1 ? "" : "s");
 	fputc('\n', out);
+	/* not parts of the span: where recorded, what its time held */
+	print_ins(out, "syscalls", &w->sys, span, w);
+	print_ins(out, "in irq", &w->irq, w->running, w);
+	print_ins(out, "in softirq", &w->softirq, w->running, w);
 	for (size_t i = 0; i < w->nr_wakes; i++) {
 		const struct why_wake *k = &w->wakes[i];
 
@@ -624,6 +948,29 @@ void show_why_print(const struct show_why *w, FILE *out)
 		fprintf(out, "  (%u more wake-ups)\n", w->total_wakes - (unsigned)w->nr_wakes);
 	for (int i = 0; i < w->nr_warn; i++)
 		fprintf(out, "  warning: %s\n", w->warn[i]);
+}
+
+/* "syscalls", "irq", "softirq": only when the snapshot has the events. */
+static void json_ins(FILE *out, const char *key, const char *nrkey, const struct why_ins *v,
+		     int sys)
+{
+	if (!v->has)
+		return;
+	fprintf(out, ",\"%s\":{\"ns\":%" PRIu64 ",\"count\":%u", key, v->ns, v->count);
+	if (sys)
+		fprintf(out, ",\"running_ns\":%" PRIu64, v->cpu_ns);
+	fprintf(out, ",\"kinds\":%zu,\"top\":[", v->nr_all);
+	for (size_t i = 0; i < v->nr_top; i++) {
+		const struct why_in *t = &v->top[i];
+
+		fprintf(out, "%s{\"%s\":%" PRId64 ",\"name\":", i ? "," : "", nrkey, t->nr);
+		show_json_str(out, t->name);
+		fprintf(out, ",\"count\":%u,\"ns\":%" PRIu64, t->count, t->ns);
+		if (sys)
+			fprintf(out, ",\"running_ns\":%" PRIu64, t->cpu_ns);
+		fputc('}', out);
+	}
+	fputs("]}", out);
 }
 
 void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
@@ -690,7 +1037,11 @@ void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 		}
 		fputc('}', out);
 	}
-	fprintf(out, "],\"wakeups_total\":%u,\"warnings\":[", w->total_wakes);
+	fprintf(out, "],\"wakeups_total\":%u", w->total_wakes);
+	json_ins(out, "syscalls", "nr", &w->sys, 1);
+	json_ins(out, "irq", "irq", &w->irq, 0);
+	json_ins(out, "softirq", "vec", &w->softirq, 0);
+	fprintf(out, ",\"warnings\":[");
 	for (int i = 0; i < w->nr_warn; i++) {
 		if (i)
 			fputc(',', out);

@@ -9,6 +9,7 @@
 #    waker (pipestall), runnable time and who ran instead (rqlat: a waker
 #    spinning on the woken thread's CPU);
 #  - blocked D and its waker (vforkd: a vfork(2) parent waits for its child);
+#  - the span's system calls where raw_syscalls are recorded;
 #  - the --html lane of the thread's states in headless Chromium, its
 #    stretches summing to the --json breakdown;
 #  - a ring too small for the span: the warning in show and the sidecar.
@@ -296,6 +297,37 @@ else
 	elif [ -n "$CHROMIUM" ]; then
 		t_fail "show --html / chromium: $(log_tail "$TMP/vfork.html.err") $(log_tail "$TMP/vfork.dom.err")"
 	fi
+fi
+t_end
+
+# ---- 3c. system calls in the span (raw_syscalls recorded) ----
+
+D7=$TMP/sys
+tr_run "$TMP/sys.log" -m 2M --no-final-snapshot -o "$D7" \
+	-e sched:sched_switch,sched:sched_wakeup,raw_syscalls:sys_enter,raw_syscalls:sys_exit,irq:irq_handler_entry,irq:irq_handler_exit,irq:softirq_entry,irq:softirq_exit \
+	--trigger 'latency syscalls:sys_enter_read by tid -> syscalls:sys_exit_read by tid > 60ms where comm == "trigwork" name stall' \
+	-- "$TRIGWORK" -o "$TMP/sys.marks" pipestall 80
+rc=$?
+F7=$(snaps "$D7" stall | head -1)
+t_begin "why: the span's system calls: the stalled read(2) is the span, running only its edges"
+check_eq "trigrec exit ($(log_tail "$TMP/sys.log"))" "$rc" 0
+if [ -z "$F7" ] || ! why_json "$F7"; then
+	t_fail "no snapshot or no --json: $(ls "$D7" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
+else
+	span=$(j why.span_ns)
+	tol=$((span / 100))
+	check_eq "the top system call" "$(j why.syscalls.top.0.name)" read
+	check_eq "one read" "$(j why.syscalls.top.0.count)" 1
+	rd=$(j why.syscalls.top.0.ns)
+	check_ge "read's time ($rd) >= span ($span) - 1 %" "$rd" "$((span - tol))"
+	check_le "read's time <= span" "$rd" "$span"
+	# inside the read the thread ran only before it blocked and after it was woken
+	check_le "read's running time <= the span's running time" "$(j why.syscalls.top.0.running_ns)" "$(j why.running_ns)"
+	check_le "and is under 10 % of the read" "$(($(j why.syscalls.top.0.running_ns) * 10))" "$rd"
+	check_match "irq and softirq objects are there (the events are recorded)" "$(j why.irq.ns),$(j why.softirq.ns)" '^[0-9]+,[0-9]+$'
+	"$TRIGREC" show "$F7" >"$TMP/sys.show" 2>&1
+	check_match "text: the syscalls line" "$(grep -m1 '^  syscalls' "$TMP/sys.show")" '^  syscalls +[0-9.]+ ms +(99\.[0-9]|100\.0)%  [0-9]+ calls?, .* of it running; by time:$'
+	check_match "text: read first" "$(sed -n '/^  syscalls/{n;p}' "$TMP/sys.show")" ' read x1 \(running [0-9.]+ (ns|us|ms)\)$'
 fi
 t_end
 
