@@ -32,7 +32,8 @@
  *                      BUSY_MS before it blocks, so W waits BUSY_MS runnable.
  *                      W is SCHED_FIFO too, one priority lower, so it is the
  *                      task switched to when the waker blocks; W's comm is
- *                      "trigwork-rq".
+ *                      "trigwork-rq". W sleeps 5 ms after its read before
+ *                      it exits.
  *                      "rqlat waker= wtid= cpu= wake= run="
  *   pipestall MS       this thread blocks in read(2) on a pipe that a new
  *                      thread ("trigwork-wr") writes after a nanosleep(2) of
@@ -155,6 +156,12 @@ static void *rq_main(void *arg)
 	if (read(r->pfd[0], &c, 1) != 1)
 		perror("trigwork: rqlat: read");
 	r->run = now_ns();
+	/*
+	 * Live on a little: W's next switch-out is then a sleep, not its exit,
+	 * whose samples perf stamps with tid -1 (perf sched timehist would lose
+	 * the line that holds the read's wait and delay; why_perf.sh).
+	 */
+	pause_ns(5000000);
 	return NULL;
 }
 
