@@ -134,7 +134,8 @@ static void usage(FILE *f)
 	      "rate trigger the count and the window), the window per CPU, where the\n"
 	      "triggering thread's time went over the span (why: running, runnable and\n"
 	      "who ran instead, blocked and who woke it, unknown; where recorded, time in\n"
-	      "system calls, irqs and softirqs; docs/show.md), the\n"
+	      "system calls, irqs and softirqs; for a rate trigger who made up its\n"
+	      "count, by key and by task; docs/show.md), the\n"
 	      "busiest tasks and events, and the last records of the triggering thread\n"
 	      "up to the trigger. Reads the perf.data itself (zstd-compressed too): neither\n"
 	      "perf nor tracefs is needed, so it works on any machine.\n",

@@ -163,6 +163,30 @@ struct why_ins {
 	struct why_in top[WHY_TOP];
 	size_t nr_top, nr_all;
 };
+/* A rate trigger's contributors: one key value, or one task, and its records. */
+struct why_key {
+	char key[64]; /* the key's value as text; tasks: "" */
+	uint32_t tid;
+	char comm[16];
+	unsigned count;
+};
+/*
+ * Who made up a rate trigger's count, from the records of its event in the
+ * window (window_start_ns .. the trigger), and how many came in the window
+ * of the same length before it.
+ */
+struct why_rate {
+	int done;	/* a rate trigger whose event the snapshot records */
+	char note[400]; /* why not (done 0), or what the figures do not say */
+	char event[128], key[64];
+	uint64_t start, end, window_ns;
+	unsigned records;
+	struct why_key keys[WHY_TOP], tasks[WHY_TOP];
+	size_t nr_keys, nr_keys_all, nr_tasks, nr_tasks_all;
+	int by_key;			   /* the key is one the records carry: keys[] are filled */
+	uint64_t before_start, before_end; /* the window before, cut to the snapshot's */
+	unsigned before;
+};
 /* A stretch of one state (WHY_ST_*), for the --chrome-json tracks. */
 enum {
 	WHY_ST_UNKNOWN,
@@ -203,6 +227,7 @@ struct show_why {
 	 * and soft irqs that ran in its context (on its CPU while it ran).
 	 */
 	struct why_ins sys, irq, softirq;
+	struct why_rate rate; /* rate triggers: filled whether or not done */
 	char warn[WHY_WARNS][400];
 	int nr_warn;
 	struct why_seg *segs; /* in time order; show_why_free() frees them */

@@ -694,6 +694,191 @@ static int why_ins_pass(struct why_walk *k)
 	return err;
 }
 
+/* ---- a rate trigger's contributors ---- */
+
+struct rk {
+	char key[64];
+	uint32_t tid;
+	char comm[16];
+};
+
+static int rk_key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rk *)a)->key, ((const struct rk *)b)->key);
+}
+
+static int rk_tid_cmp(const void *a, const void *b)
+{
+	const struct rk *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int wk_cmp(const void *a, const void *b)
+{
+	const struct why_key *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->tid != y->tid ? (x->tid > y->tid) - (x->tid < y->tid) : strcmp(x->key, y->key);
+}
+
+/* Runs of equal keys (tids) of sorted v into the top WHY_TOP of out; the number of runs. */
+static size_t rk_count(struct rk *v, size_t n, int by_tid, struct why_key *out, size_t *nout)
+{
+	struct why_key top[WHY_TOP + 1];
+	size_t nt = 0, runs = 0;
+
+	qsort(v, n, sizeof(*v), by_tid ? rk_tid_cmp : rk_key_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		struct why_key k = { .tid = v[i].tid };
+
+		for (j = i; j < n && (by_tid ? v[j].tid == v[i].tid : !strcmp(v[j].key, v[i].key));
+		     j++)
+			;
+		runs++;
+		k.count = (unsigned)(j - i);
+		if (!by_tid)
+			snprintf(k.key, sizeof(k.key), "%s", v[i].key);
+		snprintf(k.comm, sizeof(k.comm), "%s", v[j - 1].comm); /* its latest name */
+		/* keep the top WHY_TOP: insert, sort, drop the last */
+		top[nt++] = k;
+		qsort(top, nt, sizeof(top[0]), wk_cmp);
+		if (nt > WHY_TOP)
+			nt = WHY_TOP;
+	}
+	memcpy(out, top, nt * sizeof(top[0]));
+	*nout = nt;
+	return runs;
+}
+
+/* The value of the rate's key in record r as text: tid, pid, comm, cpu or a field (str(F) too). */
+static int rate_key_of(const struct show *s, const struct show_rec *r, const char *key, char *buf,
+		       size_t len)
+{
+	char f[64];
+	size_t n = strlen(key);
+	const struct tp_field *fl;
+
+	if (!strcmp(key, "tid") || !strcmp(key, "pid") || !strcmp(key, "cpu")) {
+		snprintf(buf, len, "%u", key[0] == 't' ? r->tid : key[0] == 'p' ? r->pid : r->cpu);
+		return 0;
+	}
+	if (!strcmp(key, "comm")) {
+		snprintf(buf, len, "%s", r->comm);
+		return 0;
+	}
+	if (n > 5 && !strncmp(key, "str(", 4) && key[n - 1] == ')' && n - 5 < sizeof(f)) {
+		memcpy(f, key + 4, n - 5);
+		f[n - 5] = 0;
+	} else if (n < sizeof(f)) {
+		memcpy(f, key, n + 1);
+	} else {
+		return -1;
+	}
+	fl = s->pd->attrs[r->attr].fmt ? tp_format__field(s->pd->attrs[r->attr].fmt, f) : NULL;
+	if (!fl || !r->pr->raw)
+		return -1;
+	pdr_field_str(fl, r->pr->raw, r->pr->raw_size, buf, len);
+	pdr_clean_text(buf);
+	return 0;
+}
+
+static int why_rate(const struct show *s, struct why_rate *rt)
+{
+	uint64_t ws = jv_u64(s->sc, "trigger.rate.window_start_ns", 0);
+	struct rk *v = NULL, *vt = NULL;
+	size_t n = 0, cap = 0;
+	int *is_ev, any = 0;
+
+	snprintf(rt->event, sizeof(rt->event), "%s", jv_str(s->sc, "trigger.event", ""));
+	snprintf(rt->key, sizeof(rt->key), "%s", jv_str(s->sc, "trigger.rate.key", ""));
+	pdr_clean_text(rt->event);
+	pdr_clean_text(rt->key);
+	rt->window_ns = jv_u64(s->sc, "trigger.rate.window_ns", 0);
+	rt->end = s->trig_time;
+	rt->start = ws && ws <= rt->end	    ? ws :
+		    rt->end > rt->window_ns ? rt->end - rt->window_ns :
+					      0;
+	is_ev = calloc((size_t)s->pd->nr_attrs + 1, sizeof(*is_ev));
+	if (!is_ev)
+		return -ENOMEM;
+	for (int i = 0; i < s->pd->nr_attrs; i++)
+		any |= is_ev[i] = rt->event[0] && !strcmp(s->pd->attrs[i].name, rt->event);
+	if (!any) {
+		snprintf(rt->note, sizeof(rt->note),
+			 "the trigger's event %s is not recorded in this snapshot: its "
+			 "contributors cannot be told (record it with -e %s)",
+			 rt->event[0] ? rt->event : "?", rt->event[0] ? rt->event : "EVENT");
+		free(is_ev);
+		return 0;
+	}
+	rt->done = 1;
+	rt->by_key = 1;
+	rt->before_end = rt->start > s->win_start ? rt->start : s->win_start;
+	rt->before_start = rt->start > rt->window_ns ? rt->start - rt->window_ns : 0;
+	if (rt->before_start < s->win_start)
+		rt->before_start = s->win_start;
+	if (rt->before_start > rt->before_end)
+		rt->before_start = rt->before_end;
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct show_rec *r = &s->recs[i];
+
+		if (r->time > rt->end)
+			break;
+		if (r->attr < 0 || !is_ev[r->attr])
+			continue;
+		if (r->time >= rt->before_start && r->time < rt->before_end)
+			rt->before++;
+		if (r->time < rt->start)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct rk *nv = realloc(v, nc * sizeof(*nv));
+
+			if (!nv) {
+				free(v);
+				free(is_ev);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = nc;
+		}
+		v[n] = (struct rk){ .tid = r->tid };
+		snprintf(v[n].comm, sizeof(v[n].comm), "%s", r->tid ? r->comm : "<idle>");
+		if (!rt->key[0] || rate_key_of(s, r, rt->key, v[n].key, sizeof(v[n].key)))
+			rt->by_key = 0;
+		n++;
+	}
+	free(is_ev);
+	rt->records = (unsigned)n;
+	if (!rt->key[0])
+		snprintf(rt->note, sizeof(rt->note), "the trigger has no key (by): one count");
+	else if (!rt->by_key)
+		snprintf(rt->note, sizeof(rt->note),
+			 "the key %s is not one value of the records (tid, pid, comm, cpu or one "
+			 "field): by task only",
+			 rt->key);
+	else if (s->win_start > rt->start)
+		snprintf(rt->note, sizeof(rt->note),
+			 "the window starts after the rate window opened: the records hold only "
+			 "part of the count");
+	if (n) {
+		vt = malloc(n * sizeof(*vt));
+		if (!vt) {
+			free(v);
+			return -ENOMEM;
+		}
+		memcpy(vt, v, n * sizeof(*vt));
+		if (rt->by_key)
+			rt->nr_keys_all = rk_count(v, n, 0, rt->keys, &rt->nr_keys);
+		rt->nr_tasks_all = rk_count(vt, n, 1, rt->tasks, &rt->nr_tasks);
+	}
+	free(v);
+	free(vt);
+	return 0;
+}
+
 static void warn(struct show_why *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct show_why *w, const char *fmt, ...)
 {
@@ -721,6 +906,11 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 	int err;
 
 	memset(w, 0, sizeof(*w));
+	if (s->has_trigger && jv_get(s->sc, "trigger.rate")) {
+		err = why_rate(s, &w->rate);
+		if (err)
+			return err;
+	}
 	if (!s->has_trigger || !s->trig_tid) {
 		snprintf(w->reason, sizeof(w->reason),
 			 "no triggering thread (a snapshot taken on demand or at the end of the "
@@ -872,6 +1062,43 @@ static void print_ins(FILE *out, const char *name, const struct why_ins *v, uint
 		fprintf(out, "  %23s (%zu more)\n", "", v->nr_all - v->nr_top);
 }
 
+static void print_rate(const struct why_rate *rt, FILE *out)
+{
+	char a[48], b[48], c[48];
+
+	if (!rt->done) {
+		if (rt->note[0])
+			fprintf(out, "  rate     %s\n", rt->note);
+		return;
+	}
+	fprintf(out, "  rate     %u records of %s in the rate window %s .. %s (%s)\n", rt->records,
+		rt->event, show_fmt_time(rt->start, a, sizeof(a)),
+		show_fmt_time(rt->end, b, sizeof(b)),
+		show_fmt_dur(rt->end - rt->start, c, sizeof(c)));
+	if (rt->by_key && rt->nr_keys) {
+		fprintf(out, "           by key %s (%zu value%s):\n", rt->key, rt->nr_keys_all,
+			rt->nr_keys_all == 1 ? "" : "s");
+		for (size_t i = 0; i < rt->nr_keys; i++)
+			fprintf(out, "  %14u  %s\n", rt->keys[i].count, rt->keys[i].key);
+	}
+	if (rt->nr_tasks) {
+		fprintf(out, "           by task (%zu):\n", rt->nr_tasks_all);
+		for (size_t i = 0; i < rt->nr_tasks; i++)
+			fprintf(out, "  %14u  %s tid %u\n", rt->tasks[i].count, rt->tasks[i].comm,
+				rt->tasks[i].tid);
+	}
+	if (rt->before_end > rt->before_start)
+		fprintf(out, "           before it: %u in the %s from %s\n", rt->before,
+			show_fmt_dur(rt->before_end - rt->before_start, a, sizeof(a)),
+			show_fmt_time(rt->before_start, b, sizeof(b)));
+	else
+		fprintf(out,
+			"           before it: not in the records (the window starts at the rate "
+			"window's opening or later)\n");
+	if (rt->note[0])
+		fprintf(out, "           note: %s\n", rt->note);
+}
+
 void show_why_print(const struct show_why *w, FILE *out)
 {
 	uint64_t span = w->end - w->start;
@@ -879,6 +1106,7 @@ void show_why_print(const struct show_why *w, FILE *out)
 	size_t n;
 
 	fprintf(out, "why:\n");
+	print_rate(&w->rate, out);
 	if (!w->done) {
 		fprintf(out, "  %s\n", w->reason);
 		return;
@@ -973,6 +1201,50 @@ static void json_ins(FILE *out, const char *key, const char *nrkey, const struct
 	fputs("]}", out);
 }
 
+static void json_keys(FILE *out, const struct why_key *k, size_t n, int task)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s{\"count\":%u,", i ? "," : "", k[i].count);
+		if (task) {
+			fprintf(out, "\"tid\":%u,\"comm\":", k[i].tid);
+			show_json_str(out, k[i].comm);
+		} else {
+			fputs("\"key\":", out);
+			show_json_str(out, k[i].key);
+		}
+		fputc('}', out);
+	}
+}
+
+/* "rate": a rate trigger's contributors (docs/show.md). */
+static void json_rate(FILE *out, const struct why_rate *rt)
+{
+	fputs("\"rate\":{\"event\":", out);
+	show_json_str(out, rt->event);
+	fprintf(out, ",\"told\":%s", rt->done ? "true" : "false");
+	if (rt->done) {
+		fputs(",\"key\":", out);
+		show_json_str(out, rt->key);
+		fprintf(out,
+			",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"records\":%u,"
+			"\"keys_total\":%zu,\"top_keys\":[",
+			rt->start, rt->end, rt->records, rt->by_key ? rt->nr_keys_all : 0);
+		if (rt->by_key)
+			json_keys(out, rt->keys, rt->nr_keys, 0);
+		fprintf(out, "],\"tasks_total\":%zu,\"top_tasks\":[", rt->nr_tasks_all);
+		json_keys(out, rt->tasks, rt->nr_tasks, 1);
+		fprintf(out,
+			"],\"before\":{\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
+			",\"records\":%u}",
+			rt->before_start, rt->before_end, rt->before);
+	}
+	if (rt->note[0]) {
+		fputs(",\"note\":", out);
+		show_json_str(out, rt->note);
+	}
+	fputs("},", out);
+}
+
 void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 {
 	fprintf(out, "{\"snapshot\":");
@@ -985,6 +1257,8 @@ void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 		",\"time_ns\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u},"
 		"\"window\":{\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 "},\"why\":{",
 		s->trig_time, s->trig_cpu, s->trig_pid, s->trig_tid, s->win_start, s->win_end);
+	if (w->rate.done || w->rate.note[0])
+		json_rate(out, &w->rate);
 	if (!w->done) {
 		fprintf(out, "\"reason\":");
 		show_json_str(out, w->reason);

@@ -12,7 +12,9 @@
 #  - the span's system calls where raw_syscalls are recorded;
 #  - the --html lane of the thread's states in headless Chromium, its
 #    stretches summing to the --json breakdown;
-#  - a ring too small for the span: the warning in show and the sidecar.
+#  - a ring too small for the span: the warning in show and the sidecar;
+#  - a rate trigger's contributors: its key's records in its window are its
+#    count.
 . "$(dirname "$0")/lib.sh"
 need_root
 TRIGWORK=$OUTPUT/tests/trigwork
@@ -382,5 +384,53 @@ else
 	check_match "show" "$(sed -n '/^why:/{n;p}' "$TMP/nosw.show")" "no sched:sched_switch in this snapshot: .*-e sched:sched_switch"
 	why_json "$F5" || t_fail "show --json: $(log_tail "$TMP/why.err")"
 	check_match "--json reason" "$(j why.reason)" "no sched:sched_switch"
+fi
+t_end
+
+# ---- 7. a rate trigger's contributors ----
+
+# Two processes (trigwork par 2) each make 60 getpgid(7) calls at once; the
+# rate is per thread, so the count the trigger took is its thread's records
+# in its window, and the other process shows among the tasks.
+D9=$TMP/rate
+tr_run "$TMP/rate.log" -m 1M --no-final-snapshot -o "$D9" -e sched:sched_switch,sched:sched_wakeup,syscalls:sys_enter_getpgid \
+	--trigger 'rate syscalls:sys_enter_getpgid by tid > 40/200ms where comm == "trigwork" name burst' \
+	-- "$TRIGWORK" -o "$TMP/rate.marks" par 2 getpgid 7 60
+rc=$?
+F9=$(snaps "$D9" burst | head -1)
+t_begin "why: a rate trigger's contributors: its key's records are its count"
+check_eq "trigrec exit ($(log_tail "$TMP/rate.log"))" "$rc" 0
+if [ -z "$F9" ] || ! json_load "${F9%.data}.json"; then
+	t_fail "no snapshot 'burst': $(ls "$D9" 2>&1 | tr '\n' ' ')"
+else
+	cnt=$(j trigger.rate.count) ttid=$(j trigger.tid) ws=$(j trigger.rate.window_start_ns)
+	if ! why_json "$F9"; then
+		t_fail "show --json: $(log_tail "$TMP/why.err")"
+	else
+		check_eq "told" "$(j why.rate.told)" true
+		check_eq "the event" "$(j why.rate.event)" syscalls:sys_enter_getpgid
+		check_eq "the window's start" "$(j why.rate.start_ns)" "$ws"
+		check_eq "by key tid" "$(j why.rate.key)" tid
+		# the trigger's own key: first or second of at most two
+		k=0
+		[ "$(j why.rate.top_keys.0.key)" = "$ttid" ] || k=1
+		check_eq "the triggering thread's key is listed" "$(j "why.rate.top_keys.$k.key")" "$ttid"
+		if [ "$RINGS_MODE" = perf ]; then
+			# perf stamps its samples after the BPF program read the clock: the
+			# trigger's own record can fall just after the trigger's time
+			check_ge "its records in the window ($(j "why.rate.top_keys.$k.count")) >= the count - 1" "$(j "why.rate.top_keys.$k.count")" "$((cnt - 1))"
+			check_le "and <= the count ($cnt)" "$(j "why.rate.top_keys.$k.count")" "$cnt"
+		else
+			check_eq "its records in the window are the trigger's count" "$(j "why.rate.top_keys.$k.count")" "$cnt"
+		fi
+		check_le "one or two tasks" "$(j why.rate.tasks_total)" 2
+		t1=$(j why.rate.top_tasks.1.count)
+		sum=$(($(j why.rate.top_tasks.0.count) + ${t1:-0}))
+		check_eq "the tasks' records add up to the window's" "$sum" "$(j why.rate.records)"
+		"$TRIGREC" show "$F9" >"$TMP/rate.show" 2>&1
+		check_match "text: the rate line" "$(sed -n '/^why:/{n;p}' "$TMP/rate.show")" \
+			"^  rate     $(j why.rate.records) records of syscalls:sys_enter_getpgid in the rate window "
+		check_match "text: by key" "$(grep -m1 '^           by key' "$TMP/rate.show")" '^           by key tid \([12] values?\):$'
+	fi
 fi
 t_end

@@ -1826,6 +1826,187 @@ TEST(why_syscalls_irqs_softirqs)
 	return 0;
 }
 
+/* ------------------------------------------- why: rate contributors -- */
+
+/*
+ * A rate trigger "by pid > 5/1us" at T0+5000 whose window opened at T0+4000:
+ * in it process 300 (threads 300 x4, 301 x2) and thread 100 x1; before it
+ * (T0+3000 .. 4000) thread 100 x2; window from T0+1000. key: the sidecar's.
+ */
+static int write_rate(const char *dir, char *data, char *json, const char *key)
+{
+	struct pd_event evs[3] = { 0 };
+	struct pd_meta meta = { .hostname = "h",
+				.osrelease = "6.0",
+				.version = "t",
+				.arch = "x",
+				.cpudesc = "",
+				.cpuid = "" };
+	static const uint64_t in_window[][3] = { { 4100, 300, 300 }, { 4200, 300, 301 },
+						 { 4300, 300, 300 }, { 4400, 100, 100 },
+						 { 4500, 300, 300 }, { 4600, 300, 301 },
+						 { 5000, 300, 300 } };
+	uint8_t rec[512];
+	struct pd_writer *w;
+	size_t tdlen;
+	void *td = tracing_data(&tdlen);
+	int fd, n, err;
+	FILE *f;
+
+	for (int i = 0; i < 3; i++) {
+		evs[i].attr.size = sizeof(evs[i].attr);
+		evs[i].attr.sample_period = 1;
+		evs[i].attr.sample_id_all = 1;
+		evs[i].attr.sample_type = ST_TP;
+		evs[i].nr_ids = 2;
+	}
+	evs[0].attr.type = evs[1].attr.type = PERF_TYPE_TRACEPOINT;
+	evs[0].attr.config = 316;
+	evs[1].attr.config = 700;
+	evs[0].ids = ids_sw;
+	evs[1].ids = ids_pg;
+	strcpy(evs[0].name, "sched:sched_switch");
+	strcpy(evs[1].name, "syscalls:sys_enter_getpgid");
+	evs[2].attr.type = PERF_TYPE_SOFTWARE;
+	evs[2].attr.config = PERF_COUNT_SW_DUMMY;
+	evs[2].attr.sample_type =
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	evs[2].attr.comm = 1;
+	evs[2].ids = ids_d;
+	strcpy(evs[2].name, "dummy:tracking");
+	meta.tracing_data = td;
+	meta.tracing_data_len = tdlen;
+	sprintf(data, "%s/rate.data", dir);
+	sprintf(json, "%s/rate.json", dir);
+	fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	w = fd >= 0 ? pd_writer__new(fd, evs, 3) : NULL;
+	err = w ? pd_writer__begin(w) : -EIO;
+#define PUT(expr)                                                      \
+	do {                                                           \
+		n = (expr);                                            \
+		if (!err)                                              \
+			err = n < 0 ? n : pd_writer__write(w, rec, n); \
+	} while (0)
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 301, 100, 100, "solo", 0, 0, 0));
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 301, 300, 300, "pool", 0, 0, 0));
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 301, 300, 301, "pool-1", 0, 0, 0));
+	PUT(pg(rec, T0 + 1500, 0, 300, 300, 1)); /* two rate windows back: in neither */
+	PUT(pg(rec, T0 + 3000, 0, 100, 100, 2));
+	PUT(pg(rec, T0 + 3999, 0, 100, 100, 2));
+	for (size_t i = 0; i < sizeof(in_window) / sizeof(in_window[0]); i++)
+		PUT(pg(rec, T0 + in_window[i][0], i & 1, (uint32_t)in_window[i][1],
+		       (uint32_t)in_window[i][2], 7));
+	PUT(pg(rec, T0 + 5100, 0, 300, 300, 1)); /* after the trigger */
+#undef PUT
+	if (!err)
+		err = pd_writer__finish(w, &meta);
+	pd_writer__free(w);
+	if (fd >= 0)
+		close(fd);
+	free(td);
+	if (err)
+		return err;
+	f = fopen(json, "w");
+	if (!f)
+		return -errno;
+	fprintf(f,
+		"{\"trigger\": {\"name\": \"burst\", \"text\": \"rate\", \"time_ns\": %llu, "
+		"\"cpu\": 0, \"pid\": 300, \"tid\": 300, \"comm\": \"pool\", \"kind\": \"rate\", "
+		"\"event\": \"syscalls:sys_enter_getpgid\", \"rate\": {\"count\": 6, "
+		"\"threshold\": 5, \"window_ns\": 1000, \"window_start_ns\": %llu, \"key\": \"%s\", "
+		"\"key_values\": [300, 0]}}, \"window\": {\"start_ns\": %llu, \"end_ns\": %llu}}\n",
+		T0 + 5000, T0 + 4000, key, T0 + 1000, T0 + 5200);
+	return fclose(f) ? -errno : 0;
+}
+
+TEST(why_rate_contributors)
+{
+	char dir[] = "/tmp/trigrec-whyrate-XXXXXX", data[128], json[128], err[512];
+	struct show_why w;
+	struct show *s;
+	char *txt, *js = NULL;
+	size_t len;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(write_rate(dir, data, json, "pid"), 0);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s != NULL);
+	if (!s) {
+		fprintf(stderr, "    %s\n", err);
+		rm_dir(dir);
+		return 1;
+	}
+	CHECK_EQ(show_why(s, 0, &w), 0);
+	CHECK(w.rate.done);
+	CHECK_EQ(w.rate.start, T0 + 4000);
+	CHECK_EQ(w.rate.end, T0 + 5000);
+	CHECK_EQ(w.rate.records, 7);
+	CHECK(w.rate.by_key);
+	CHECK_EQ(w.rate.nr_keys_all, 2);
+	CHECK_STR(w.rate.keys[0].key, "300");
+	CHECK_EQ(w.rate.keys[0].count, 6);
+	CHECK_STR(w.rate.keys[1].key, "100");
+	CHECK_EQ(w.rate.keys[1].count, 1);
+	CHECK_EQ(w.rate.nr_tasks_all, 3);
+	CHECK_EQ(w.rate.tasks[0].tid, 300);
+	CHECK_EQ(w.rate.tasks[0].count, 4);
+	CHECK_STR(w.rate.tasks[0].comm, "pool");
+	CHECK_EQ(w.rate.tasks[1].tid, 301);
+	CHECK_EQ(w.rate.tasks[1].count, 2);
+	CHECK_STR(w.rate.tasks[1].comm, "pool-1");
+	CHECK_EQ(w.rate.tasks[2].tid, 100);
+	CHECK_EQ(w.rate.before_start, T0 + 3000);
+	CHECK_EQ(w.rate.before_end, T0 + 4000);
+	CHECK_EQ(w.rate.before, 2);
+	CHECK_STR(w.rate.note, "");
+	show_why_free(&w);
+	txt = report(s, 3, &len);
+	CHECK(strstr(txt, "\nwhy:\n  rate     7 records of syscalls:sys_enter_getpgid in the rate "
+			  "window 7000.000004000 .. 7000.000005000 (1.000 us)\n"
+			  "           by key pid (2 values):\n"
+			  "               6  300\n"
+			  "               1  100\n"
+			  "           by task (3):\n"
+			  "               4  pool tid 300\n"
+			  "               2  pool-1 tid 301\n"
+			  "               1  solo tid 100\n"
+			  "           before it: 2 in the 1.000 us from 7000.000003000\n") != NULL);
+	free(txt);
+	f = open_memstream(&js, &len);
+	CHECK_EQ(show_why(s, 0, &w), 0);
+	show_why_json(s, &w, f);
+	fclose(f);
+	show_why_free(&w);
+	{
+		struct jv *d = jv_parse(js, strlen(js), err, sizeof(err));
+
+		CHECK(d != NULL);
+		CHECK_EQ(jv_u64(d, "why.rate.records", 0), 7);
+		CHECK_STR(jv_str(d, "why.rate.top_keys.0.key", ""), "300");
+		CHECK_EQ(jv_u64(d, "why.rate.top_tasks.1.tid", 0), 301);
+		CHECK_EQ(jv_u64(d, "why.rate.before.records", 0), 2);
+		jv_free(d);
+	}
+	free(js);
+	show__free(s);
+
+	/* a key the records do not carry as one value: by task only, said */
+	CHECK_EQ(write_rate(dir, data, json, "pid, str(nothere)"), 0);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_EQ(show_why(s, 0, &w), 0);
+		CHECK(w.rate.done && !w.rate.by_key);
+		CHECK_EQ(w.rate.nr_tasks_all, 3);
+		CHECK(strstr(w.rate.note, "by task only") != NULL);
+		show_why_free(&w);
+		show__free(s);
+	}
+	rm_dir(dir);
+	return 0;
+}
+
 RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_back),
 	  T(snapshot_read_back_zstd), T(zstd_many_payloads), T(view_of_a_big_snapshot),
 	  T(damaged_files_are_refused_with_a_reason), T(times_and_escapes),
@@ -1837,4 +2018,4 @@ RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_ba
 	  T(crafted_overlapping_id_tables_are_refused), T(crafted_zstd_bomb_is_refused),
 	  T(fifos_are_refused_not_waited_for), T(clean_text_replaces_control_characters),
 	  T(hostile_strings_are_clean), T(chrome_json_of_many_threads_is_not_quadratic),
-	  T(why_of_a_known_latency), T(why_syscalls_irqs_softirqs))
+	  T(why_of_a_known_latency), T(why_syscalls_irqs_softirqs), T(why_rate_contributors))
