@@ -160,7 +160,7 @@ $(OUTPUT)/syscall_names.h: | $(OUTPUT)/.deps-ok
 	$(Q)printf '#include <sys/syscall.h>\n' | $(CC) -dM -E - | \
 		sed -n 's/^#define __NR_\([a-z0-9_]*\) .*/{ "\1", __NR_\1 },/p' | LC_ALL=C sort > $@.tmp
 	$(Q)test -s $@.tmp && mv $@.tmp $@
-$(OUTPUT)/src/engine/bpfctl.o: $(OUTPUT)/syscall_names.h
+$(OUTPUT)/src/engine/bpfctl.o $(OUTPUT)/src/show/why.o: $(OUTPUT)/syscall_names.h
 
 $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/.deps-ok
 	$(call msg,CC,$@)
@@ -324,6 +324,8 @@ $(FUZZ_OUT)/src/%.o: src/%.c $(SKELS) | $(OUTPUT)/.deps-fuzz-ok
 	$(call msg,CC-FUZZ,$@)
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c $< -o $@
+
+$(FUZZ_OUT)/src/show/why.o: $(OUTPUT)/syscall_names.h
 
 $(FUZZ_OUT)/libtrigrec.a: $(FUZZ_OBJS)
 	$(call msg,AR,$@)

@@ -103,8 +103,9 @@ static const struct opt_spec show_opts[] = {
 	{ 0, "html", "OUT.html",
 	  "also write one self-contained page (no network):\n"
 	  "a timeline with a lane per CPU, the tasks that ran\n(sched_switch), every record, "
-	  "the trigger, the\nlatency span, rate window and post window;\nwheel zooms, drag pans, "
-	  "hover shows fields",
+	  "the trigger, the\nlatency span, rate window and post window, and\n"
+	  "a lane of the triggering thread's states (why;\nhover a runnable stretch: who ran "
+	  "instead);\nwheel zooms, drag pans, hover shows fields",
 	  o_html },
 	{ 0, "chrome-json", "OUT.json",
 	  "also write Trace Event Format JSON for the Perfetto\n"
@@ -132,7 +133,9 @@ static void usage(FILE *f)
 	      "text and fields; for a latency trigger both ends and the duration, for a\n"
 	      "rate trigger the count and the window), the window per CPU, where the\n"
 	      "triggering thread's time went over the span (why: running, runnable and\n"
-	      "who ran instead, blocked and who woke it, unknown; docs/show.md), the\n"
+	      "who ran instead, blocked and who woke it, unknown; where recorded, time in\n"
+	      "system calls, irqs and softirqs; for a rate trigger who made up its\n"
+	      "count, by key and by task; docs/show.md), the\n"
 	      "busiest tasks and events, and the last records of the triggering thread\n"
 	      "up to the trigger. Reads the perf.data itself (zstd-compressed too): neither\n"
 	      "perf nor tracefs is needed, so it works on any machine.\n",

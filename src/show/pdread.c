@@ -14,6 +14,7 @@
 #define FEAT_TRACING_DATA 1
 #define FEAT_HOSTNAME 3
 #define FEAT_OSRELEASE 4
+#define FEAT_ARCH 6
 #define FEAT_EVENT_DESC 12
 #define FEAT_SAMPLE_TIME 21
 #define REC_COMPRESSED 81
@@ -649,15 +650,18 @@ struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t err
 		} else if (bit == FEAT_EVENT_DESC) {
 			ed = b + s.offset;
 			edlen = s.size;
-		} else if (bit == FEAT_HOSTNAME || bit == FEAT_OSRELEASE) {
+		} else if (bit == FEAT_HOSTNAME || bit == FEAT_OSRELEASE || bit == FEAT_ARCH) {
 			struct rd r = { b + s.offset, b + s.offset + s.size };
 
 			if (bit == FEAT_HOSTNAME)
 				rd_str(&r, f->hostname, sizeof(f->hostname));
-			else
+			else if (bit == FEAT_OSRELEASE)
 				rd_str(&r, f->osrelease, sizeof(f->osrelease));
+			else
+				rd_str(&r, f->arch, sizeof(f->arch));
 			pdr_clean_text(f->hostname);
 			pdr_clean_text(f->osrelease);
+			pdr_clean_text(f->arch);
 		} else if (bit == FEAT_SAMPLE_TIME && s.size >= 16) {
 			memcpy(&f->first_time, b + s.offset, 8);
 			memcpy(&f->last_time, b + s.offset + 8, 8);

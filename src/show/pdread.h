@@ -53,8 +53,8 @@ struct pdr_file {
 	int nr_attrs;
 	struct pdr_rec *recs; /* in file order (trigrec writes them sorted) */
 	size_t nr_recs;
-	uint64_t first_time, last_time; /* SAMPLE_TIME feature, 0 when absent */
-	char hostname[128], osrelease[128];
+	uint64_t first_time, last_time;		      /* SAMPLE_TIME feature, 0 when absent */
+	char hostname[128], osrelease[128], arch[32]; /* arch: uname -m of the host */
 	int compressed; /* the data section held PERF_RECORD_COMPRESSED */
 	/* private */
 	void *map;

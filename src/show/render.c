@@ -43,7 +43,7 @@ static const char page_js[] =
 	"const LW=80, LH=46, TOP=28, span=Math.max(1,D.win[1]-D.win[0]);\n"
 	"const svg=document.getElementById('tl');\n"
 	"let W=Math.max(400,document.getElementById('wrap').clientWidth-LW-10);\n"
-	"const H=TOP+D.cpus.length*LH+10;\n"
+	"const NL=D.cpus.length+(D.why?1:0),H=TOP+NL*LH+10;\n"
 	"svg.setAttribute('width',LW+W+10); svg.setAttribute('height',H);\n"
 	"function el(tag,attrs,parent){const e=document.createElementNS(NS,tag);"
 	"for(const k in attrs)e.setAttribute(k,attrs[k]);if(parent)parent.appendChild(e);return e;}\n"
@@ -52,10 +52,16 @@ static const char page_js[] =
 	"function tcol(tid){let h=(tid*2654435761)>>>0;return 'hsl('+(h%360)+',55%,'+(62+(h>>9)%16)+'%)';}\n"
 	"const defs=el('defs',{},svg);const cp=el('clipPath',{id:'clip'},defs);"
 	"el('rect',{x:LW,y:0,width:W,height:H},cp);\n"
+	"const mk=el('marker',{id:'arrow',viewBox:'0 0 10 10',refX:10,refY:5,markerWidth:6,markerHeight:6,orient:'auto'},defs);"
+	"el('path',{d:'M0 0L10 5L0 10z',fill:'#444'},mk);\n"
 	"const lanes=el('g',{id:'lanes'},svg);\n"
 	"D.cpus.forEach((c,i)=>{const g=el('g',{'class':'lane','data-cpu':c},lanes);"
 	"el('rect',{x:LW,y:TOP+i*LH,width:W,height:LH-4,'class':'lanebg'},g);"
 	"const t=el('text',{x:6,y:TOP+i*LH+LH/2+2,'class':'lanelabel'},g);t.textContent='CPU '+c;});\n"
+	"const WL=D.cpus.length,WY=TOP+WL*LH;\n"
+	"if(D.why){const g=el('g',{'class':'whylane'},lanes);el('rect',{x:LW,y:WY,width:W,height:LH-4,'class':'lanebg'},g);"
+	"const t=el('text',{x:6,y:WY+LH/2-4,'class':'lanelabel'},g);t.textContent='why';"
+	"const t2=el('text',{x:6,y:WY+LH/2+10,'class':'lanelabel'},g);t2.textContent='tid '+D.why.tid;}\n"
 	"const clip=el('g',{'clip-path':'url(#clip)'},svg);\n"
 	"const view=el('g',{id:'view'},clip);\n"
 	"function bx(t){return t/span*W;}\n"
@@ -79,9 +85,16 @@ static const char page_js[] =
 	"let a=ds.get(key);if(!a)ds.set(key,a=[]);a.push('M'+bx(r[0]).toFixed(4)+' '+(TOP+i*LH+25)+'v15');});"
 	"for(const [key,a] of ds)el('path',{d:a.join(''),stroke:pal[(key%1000)%pal.length],'class':'marks',"
 	"'data-n':a.length},gm);}\n"
+	/* the triggering thread's states: one rect per stretch, its ns in data-ns; wake-ups as arrows */
+	"const SC=['#e0e0e0','#2ca02c','#ff7f0e','#9ecae1','#d62728','#7f7f7f'];\n"
+	"if(D.why){const gw=el('g',{id:'why'},view);D.why.segs.forEach(q=>{"
+	"el('rect',{x:bx(q[0]),y:WY+4,width:Math.max(bx(q[1])-bx(q[0]),0.0001),height:LH-12,fill:SC[q[2]],"
+	"'class':'whyseg st'+q[2],'data-ns':q[1]-q[0]},gw);});"
+	"D.why.wakes.forEach(k=>{const i=laneOf[k[2]];if(i===undefined)return;"
+	"el('line',{x1:bx(k[0]),x2:bx(k[0]),y1:TOP+i*LH+LH/2,y2:WY+4,'class':'wake','marker-end':'url(#arrow)'},gw);});}\n"
 	"const runsByLane=D.cpus.map(()=>[]);D.runs.forEach((r,k)=>{const i=laneOf[r[0]];if(i!==undefined)runsByLane[i].push(k);});\n"
 	"if(D.trig){const x=bx(D.trig.t);"
-	"el('line',{id:'trigger',x1:x,x2:x,y1:TOP-8,y2:TOP+D.cpus.length*LH,'class':'trigger'},view);}\n"
+	"el('line',{id:'trigger',x1:x,x2:x,y1:TOP-8,y2:TOP+NL*LH,'class':'trigger'},view);}\n"
 	"const axis=el('g',{id:'axis'},svg);\n"
 	"const labels=el('g',{id:'labels','clip-path':'url(#clip)'},svg);\n"
 	"let v0=0,v1=span;\n"
@@ -123,18 +136,24 @@ static const char page_js[] =
 	"if(drag){const dt=(e.clientX-drag.x)/W*(drag.v1-drag.v0);let a=drag.v0-dt,b=drag.v1-dt;"
 	"if(a<0){b-=a;a=0;}if(b>span){a-=b-span;b=span;}v0=a;v1=b;draw();tip.style.display='none';return;}"
 	"const x=e.clientX-r.left,y=e.clientY-r.top,i=Math.floor((y-TOP)/LH);"
-	"if(i<0||i>=D.cpus.length||x<LW){tip.style.display='none';return;}"
+	"if(i<0||i>=NL||x<LW){tip.style.display='none';return;}"
 	"const t=tAt(x),px=(v1-v0)/W;let h='';"
+	"if(i===WL){const q=whyAt(t);if(q)h=whyTip(q);}else{"
 	"const [k,d]=near(byLane[i],t,k=>D.recs[k][0]);"
 	"if(k>=0&&d<=5*px){const q=D.recs[k];h='<b>'+esc(D.events[q[2]])+'</b> '+fmt(q[0]-ref)+"
 	"(D.trig?' from the trigger':'')+'<br>'+D.t0s(q[0])+' CPU '+q[1]+'<br>'+esc(q[5])+' '+q[3]+'/'+q[4]+ctr(q[3])+"
 	"'<br>'+esc(q[6]).replace(/ (?=[a-z_0-9]+=)/g,'<br>');}"
 	"else{for(const k2 of runsByLane[i]){const u=D.runs[k2];if(u[1]<=t&&t<=u[2]){"
 	"h='<b>'+esc(u[5])+'</b> '+u[3]+'/'+u[4]+ctr(u[3])+' on CPU '+u[0]+'<br>ran '+fmt(u[2]-u[1])+"
-	"' from '+fmt(u[1]-ref)+(D.trig?' (from the trigger)':'');break;}}}"
+	"' from '+fmt(u[1]-ref)+(D.trig?' (from the trigger)':'');break;}}}}"
 	"if(!h){tip.style.display='none';return;}tip.innerHTML=h;tip.style.display='block';"
 	"tip.style.left=(e.pageX+12)+'px';tip.style.top=(e.pageY+12)+'px';});\n"
 	"svg.addEventListener('mouseleave',()=>{tip.style.display='none';});\n"
+	"function whyAt(t){if(!D.why)return null;const a=D.why.segs;let lo=0,hi=a.length;"
+	"while(lo<hi){const m=(lo+hi)>>1;if(a[m][1]<t)lo=m+1;else hi=m;}return lo<a.length&&a[lo][0]<=t?a[lo]:null;}\n"
+	"function whyTip(q){const st=D.why.states[q[2]];"
+	"return '<b>'+esc(D.why.comm)+' '+D.why.tid+': '+esc(st)+(q[2]===1||q[2]===2?' on CPU '+q[3]:'')+'</b> '+fmt(q[1]-q[0])+"
+	"'<br>from '+fmt(q[0]-ref)+(D.trig?' (from the trigger)':'')+(q[4]?'<br>ran instead: '+esc(q[4]):'');}\n"
 	"function esc(s){return String(s).replace(/[&<>\"]/g,c=>({'&':'&amp;','<':'&lt;','>':'&gt;','\"':'&quot;'}[c]));}\n"
 	"D.t0s=function(rel){const b=BigInt(D.t0)+BigInt(Math.round(rel));const s=b/1000000000n,n=b%1000000000n;"
 	"return s+'.'+n.toString().padStart(9,'0');};\n"
@@ -145,7 +164,15 @@ static const char page_js[] =
 	"s.innerHTML='<i class=\"sw '+sp.kind+'\"></i>'+esc(sp.label);lg.appendChild(s);});\n"
 	"if(D.trig){const s=document.createElement('span');s.className='ev';"
 	"s.innerHTML='<i class=\"sw trig\"></i>trigger '+esc(D.trig.name);lg.appendChild(s);}\n"
+	"if(D.why)D.why.states.forEach((n,i)=>{const s=document.createElement('span');s.className='ev';"
+	"s.innerHTML='<i style=\"background:'+SC[i]+'\"></i>why: '+esc(n);lg.appendChild(s);});\n"
 	"document.body.dataset.lanes=document.querySelectorAll('g.lane').length;\n"
+	/* the lane's sums per state, from the drawn rects: what the tests hold to show --json */
+	"if(D.why){const sum={};document.querySelectorAll('rect.whyseg').forEach(r=>{const st=D.why.states[+r.classList[1].slice(2)];"
+	"sum[st]=(sum[st]||0)+(+r.dataset.ns);});D.why.states.forEach(n=>{"
+	"document.body.dataset['why'+n.replace(/(^| )(.)/g,(m,a,c)=>c.toUpperCase())]=sum[n]||0;});"
+	"document.body.dataset.whySegs=document.querySelectorAll('rect.whyseg').length;"
+	"document.body.dataset.whyWakes=document.querySelectorAll('line.wake').length;}\n"
 	"let nm=document.querySelectorAll('line.mark').length;"
 	"document.querySelectorAll('path.marks').forEach(p=>nm+=+p.dataset.n);document.body.dataset.marks=nm;\n"
 	"document.body.dataset.runs=document.querySelectorAll('rect.run').length;\n"
@@ -166,6 +193,10 @@ static const char page_js[] =
 	"document.body.dataset.pan=(v0<a0)?'left':(v0>a0?'right':'none');"
 	"svg.dispatchEvent(new MouseEvent('dblclick',{bubbles:true}));"
 	"document.body.dataset.reset=(v0===0&&v1===span)?'yes':'no';}\n"
+	"if(location.hash==='#selftest'&&D.why){const q=D.why.segs.find(q=>q[2]===2)||D.why.segs[0];"
+	"if(q){const r=svg.getBoundingClientRect(),t=(q[0]+q[1])/2;"
+	"svg.dispatchEvent(new MouseEvent('mousemove',{clientX:r.left+LW+(t-v0)/(v1-v0)*W,clientY:r.top+WY+LH/2,bubbles:true}));"
+	"document.body.dataset.whyTip=tip.textContent;}}\n"
 	"})();\n";
 
 static const char page_css[] =
@@ -187,7 +218,8 @@ static const char page_css[] =
 	"margin-right:4px;vertical-align:-1px}\n"
 	"i.sw.latency{background:rgba(255,127,14,.45)}i.sw.rate{background:rgba(148,103,189,.45)}"
 	"i.sw.post{background:rgba(120,120,120,.4)}i.sw.trig{background:#d62728;width:3px}\n"
-	"#range{color:#555;margin:4px 0}\n";
+	"#range{color:#555;margin:4px 0}\n"
+	".whyseg{stroke:none}.wake{stroke:#444;stroke-width:1px;vector-effect:non-scaling-stroke}\n";
 
 void show_view_pick(const struct show *s, size_t max, struct show_view *v)
 {
@@ -244,6 +276,78 @@ static int run_in_view(const struct show_run *r, const struct show_view *v, uint
 	return 1;
 }
 
+/*
+ * The triggering thread's lane (the why section's stretches, cut to the
+ * view): [start, end, state, cpu, who ran instead] relative to t0, and the
+ * wake-ups ([time, waker tid, cpu, waker comm]). null when nothing is told.
+ */
+static void why_lane_json(const struct show *s, const struct show_view *v, FILE *out)
+{
+	struct show_why *w = s->sc ? malloc(sizeof(*w)) : NULL;
+	char who[400], d[48];
+	int first = 1;
+
+	if (!w || show_why(s, s->why_span_ns, w) || !w->done) {
+		if (w)
+			show_why_free(w);
+		free(w);
+		fputs("null", out);
+		return;
+	}
+	fprintf(out, "{\"tid\":%u,\"comm\":", w->tid);
+	show_json_str(out, w->comm);
+	fputs(",\"states\":[", out);
+	for (int i = 0; i < WHY_NR_ST; i++) {
+		fputs(i ? "," : "", out);
+		show_json_str(out, show_why_state(i));
+	}
+	fputs("],\"segs\":[", out);
+	for (size_t i = 0; i < w->nr_segs; i++) {
+		const struct why_seg *g = &w->segs[i];
+		uint64_t a = g->a > v->t0 ? g->a : v->t0, b = g->b < v->t1 ? g->b : v->t1;
+
+		if (b <= a || g->st < 0 || g->st >= WHY_NR_ST)
+			continue;
+		who[0] = 0;
+		if (g->st == WHY_ST_RUNNABLE) {
+			struct why_task top[3];
+			uint64_t none = 0;
+			size_t n = show_why_ran_on(s, g->cpu, a, b, w->tid, top, 3, &none), k = 0;
+
+			for (size_t j = 0; j < n && j < 3; j++)
+				k += snprintf(who + k, k < sizeof(who) ? sizeof(who) - k : 0,
+					      "%s%s %u %s", k ? ", " : "", top[j].comm, top[j].tid,
+					      show_fmt_dur(top[j].ns, d, sizeof(d)));
+			if (n > 3 && k < sizeof(who))
+				k += snprintf(who + k, sizeof(who) - k, ", %zu more", n - 3);
+			if (none && k < sizeof(who))
+				snprintf(who + k, sizeof(who) - k, "%sno recorded task %s",
+					 k ? ", " : "", show_fmt_dur(none, d, sizeof(d)));
+		}
+		fprintf(out, "%s\n[%" PRId64 ",%" PRId64 ",%d,%u,", first ? "" : ",",
+			(int64_t)(a - v->t0), (int64_t)(b - v->t0), g->st, g->cpu);
+		show_json_str(out, who);
+		fputc(']', out);
+		first = 0;
+	}
+	fputs("],\"wakes\":[", out);
+	first = 1;
+	for (size_t i = 0; i < w->nr_wakes; i++) {
+		const struct why_wake *k = &w->wakes[i];
+
+		if (k->time < v->t0 || k->time > v->t1)
+			continue;
+		fprintf(out, "%s[%" PRId64 ",%u,%u,", first ? "" : ",", (int64_t)(k->time - v->t0),
+			k->waker, k->cpu);
+		show_json_str(out, k->comm);
+		fputc(']', out);
+		first = 0;
+	}
+	fprintf(out, "],\"cut\":%s}", w->segs_cut ? "true" : "false");
+	show_why_free(w);
+	free(w);
+}
+
 int show__write_html(const struct show *s, const struct show_view *v, FILE *out, int nlast)
 {
 	char *sum = NULL, f[2048];
@@ -276,6 +380,9 @@ int show__write_html(const struct show *s, const struct show_view *v, FILE *out,
 	      "<div id=\"wrap\"><svg id=\"tl\" xmlns=\"http://www.w3.org/2000/svg\"></svg></div>\n"
 	      "<p>One lane per CPU: the bar shows which task ran (from sched_switch, where recorded; "
 	      "hover for the task), each tick below it is one record (hover for its fields). "
+	      "Under the CPUs, the lane <i>why</i> shows the triggering thread's state (the why section): "
+	      "running, runnable (hover: who ran instead), blocked S, blocked D, other, unknown; "
+	      "an arrow from a CPU is a wake-up of the thread issued there. "
 	      "Wheel: zoom; drag: pan; double-click: the whole window.</p>\n"
 	      "<details open><summary>what fired, the window, the busiest tasks and events "
 	      "(trigrec show)</summary><pre id=\"summary\">",
@@ -356,7 +463,9 @@ int show__write_html(const struct show *s, const struct show_view *v, FILE *out,
 		show_json_str(out, s->spans[i].label);
 		fputc('}', out);
 	}
-	fputs("],\n\"trig\":", out);
+	fputs("],\n\"why\":", out);
+	why_lane_json(s, v, out);
+	fputs(",\n\"trig\":", out);
 	if (s->sc) {
 		fprintf(out, "{\"t\":%" PRId64 ",\"cpu\":%u,\"tid\":%u,\"name\":",
 			(int64_t)((s->trig_rec >= 0 ? s->recs[s->trig_rec].time : s->trig_time) -

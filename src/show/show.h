@@ -148,6 +148,45 @@ struct why_wake {
 	uint32_t w_woken_by, w_woken_cpu;
 	char w_woken_comm[16];
 };
+/* Time of the thread in one system call, irq or softirq (nr: number, vector). */
+struct why_in {
+	int64_t nr;
+	char name[32];
+	unsigned count;
+	uint64_t ns, cpu_ns; /* cpu_ns: of ns, while the thread ran (system calls) */
+};
+/* What a span spent in system calls, irqs or softirqs; has: the events are recorded. */
+struct why_ins {
+	int has;
+	unsigned count;
+	uint64_t ns, cpu_ns;
+	struct why_in top[WHY_TOP];
+	size_t nr_top, nr_all;
+};
+/* A rate trigger's contributors: one key value, or one task, and its records. */
+struct why_key {
+	char key[64]; /* the key's value as text; tasks: "" */
+	uint32_t tid;
+	char comm[16];
+	unsigned count;
+};
+/*
+ * Who made up a rate trigger's count, from the records of its event in the
+ * window (window_start_ns .. the trigger), and how many came in the window
+ * of the same length before it.
+ */
+struct why_rate {
+	int done;	/* a rate trigger whose event the snapshot records */
+	char note[400]; /* why not (done 0), or what the figures do not say */
+	char event[128], key[64];
+	uint64_t start, end, window_ns;
+	unsigned records;
+	struct why_key keys[WHY_TOP], tasks[WHY_TOP];
+	size_t nr_keys, nr_keys_all, nr_tasks, nr_tasks_all;
+	int by_key;			   /* the key is one the records carry: keys[] are filled */
+	uint64_t before_start, before_end; /* the window before, cut to the snapshot's */
+	unsigned before;
+};
 /* A stretch of one state (WHY_ST_*), for the --chrome-json tracks. */
 enum {
 	WHY_ST_UNKNOWN,
@@ -182,6 +221,13 @@ struct show_why {
 	struct why_wake wakes[WHY_WAKES];
 	size_t nr_wakes;
 	unsigned total_wakes, migrations;
+	/*
+	 * Where recorded: the thread's system calls (raw_syscalls:sys_enter/exit,
+	 * else syscalls:sys_enter_* / sys_exit_*) inside the span, and the hard
+	 * and soft irqs that ran in its context (on its CPU while it ran).
+	 */
+	struct why_ins sys, irq, softirq;
+	struct why_rate rate; /* rate triggers: filled whether or not done */
 	char warn[WHY_WARNS][400];
 	int nr_warn;
 	struct why_seg *segs; /* in time order; show_why_free() frees them */
@@ -194,6 +240,13 @@ void show_why_free(struct show_why *w);
 /* "running", "runnable", "blocked S", ... */
 const char *show_why_state(int st);
 void show_why_print(const struct show_why *w, FILE *out);
+/*
+ * Who ran on cpu over [a, b) (tid skip left out), from s->runs: the top max
+ * tasks by time into top, the number of tasks; *none (if not NULL) the time
+ * no recorded task ran there. The --html lane's hover on a runnable stretch.
+ */
+size_t show_why_ran_on(const struct show *s, uint32_t cpu, uint64_t a, uint64_t b, uint32_t skip,
+		       struct why_task *top, size_t max, uint64_t *none);
 /* `show --json`: what fired, the window and the breakdown, one JSON object. */
 void show_why_json(const struct show *s, const struct show_why *w, FILE *out);
 

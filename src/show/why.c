@@ -13,6 +13,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include "show/show.h"
 #include "capture/tracefs.h"
 
@@ -364,6 +365,520 @@ static int instead(struct why_walk *k)
 	return 0;
 }
 
+size_t show_why_ran_on(const struct show *s, uint32_t cpu, uint64_t a, uint64_t b, uint32_t skip,
+		       struct why_task *top, size_t max, uint64_t *none)
+{
+	struct why_task t[64];
+	size_t nt = 0, lo = 0, hi = s->nr_runs;
+	uint64_t covered = 0;
+
+	while (lo < hi) { /* the first run that ends after a: runs are in order of their ends */
+		size_t mid = (lo + hi) / 2;
+
+		if (s->runs[mid].end <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < s->nr_runs; i++) {
+		const struct show_run *r = &s->runs[i];
+		uint64_t x, y;
+		size_t j;
+
+		if (r->cpu != cpu)
+			continue;
+		x = r->start > a ? r->start : a;
+		y = r->end < b ? r->end : b;
+		if (y > x && r->tid != skip) {
+			covered += y - x;
+			for (j = 0; j < nt && t[j].tid != r->tid; j++)
+				;
+			if (j == nt && nt < sizeof(t) / sizeof(t[0])) { /* past 64: not named */
+				t[nt] = (struct why_task){ r->tid, 0, "" };
+				snprintf(t[nt].comm, sizeof(t[nt].comm), "%s", r->comm);
+				nt++;
+			}
+			if (j < nt)
+				t[j].ns += y - x;
+		}
+		if (r->end >= b)
+			break;
+	}
+	if (nt)
+		qsort(t, nt, sizeof(*t), inst_cmp);
+	for (size_t i = 0; i < nt && i < max; i++)
+		top[i] = t[i];
+	if (none)
+		*none = b - a > covered ? b - a - covered : 0;
+	return nt;
+}
+
+/* ---- system calls, irqs and softirqs in the span ---- */
+
+/* The build's system calls by name (generated from <sys/syscall.h>): for raw_syscalls' ids. */
+static const struct {
+	const char *name;
+	int nr;
+} sys_nrs[] = {
+#include "syscall_names.h"
+};
+#if defined(__x86_64__)
+#define BUILD_ARCH "x86_64"
+#elif defined(__aarch64__)
+#define BUILD_ARCH "aarch64"
+#else
+#define BUILD_ARCH "-"
+#endif
+
+static const char *const softirq_names[] = { "HI",	 "TIMER",   "NET_TX", "NET_RX",	 "BLOCK",
+					     "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU" };
+
+enum {
+	EK_NONE,
+	EK_RAW_IN,
+	EK_RAW_OUT,
+	EK_SC_IN,
+	EK_SC_OUT,
+	EK_IRQ_IN,
+	EK_IRQ_OUT,
+	EK_SI_IN,
+	EK_SI_OUT
+};
+
+struct ins_acc {
+	struct why_in *v;
+	size_t n, cap;
+};
+
+static int ins_add(struct ins_acc *a, struct why_ins *tot, int64_t nr, const char *name,
+		   uint64_t ns, uint64_t cpu_ns)
+{
+	size_t j;
+
+	for (j = 0; j < a->n && a->v[j].nr != nr; j++)
+		;
+	if (j == a->n) {
+		if (a->n == a->cap) {
+			size_t nc = a->cap ? a->cap * 2 : 16;
+			struct why_in *n = realloc(a->v, nc * sizeof(*n));
+
+			if (!n)
+				return -ENOMEM;
+			a->v = n;
+			a->cap = nc;
+		}
+		a->v[j] = (struct why_in){ .nr = nr };
+		snprintf(a->v[j].name, sizeof(a->v[j].name), "%s", name);
+		pdr_clean_text(a->v[j].name); /* an irq handler's name is the file's text */
+		a->n++;
+	}
+	a->v[j].count++;
+	a->v[j].ns += ns;
+	a->v[j].cpu_ns += cpu_ns;
+	tot->count++;
+	tot->ns += ns;
+	tot->cpu_ns += cpu_ns;
+	return 0;
+}
+
+static int in_cmp(const void *a, const void *b)
+{
+	const struct why_in *x = a, *y = b;
+
+	return x->ns != y->ns ? (x->ns < y->ns ? 1 : -1) : (x->nr > y->nr) - (x->nr < y->nr);
+}
+
+static void ins_top(struct ins_acc *a, struct why_ins *tot)
+{
+	if (a->n)
+		qsort(a->v, a->n, sizeof(*a->v), in_cmp);
+	for (size_t i = 0; i < a->n && i < WHY_TOP; i++)
+		tot->top[tot->nr_top++] = a->v[i];
+	tot->nr_all = a->n;
+	free(a->v);
+}
+
+/* The running time of the thread inside [a, b), from its stretches (in time order). */
+static uint64_t running_in(const struct show_why *w, uint64_t a, uint64_t b)
+{
+	size_t lo = 0, hi = w->nr_segs;
+	uint64_t ns = 0;
+
+	while (lo < hi) {
+		size_t m = (lo + hi) / 2;
+
+		if (w->segs[m].b <= a)
+			lo = m + 1;
+		else
+			hi = m;
+	}
+	for (size_t i = lo; i < w->nr_segs && w->segs[i].a < b; i++) {
+		uint64_t x = w->segs[i].a > a ? w->segs[i].a : a,
+			 y = w->segs[i].b < b ? w->segs[i].b : b;
+
+		if (w->segs[i].st == ST_RUN && y > x)
+			ns += y - x;
+	}
+	return ns;
+}
+
+static const char *sys_name(const struct show *s, int64_t nr, char *buf, size_t len)
+{
+	if (!strcmp(s->pd->arch, BUILD_ARCH))
+		for (size_t i = 0; i < sizeof(sys_nrs) / sizeof(sys_nrs[0]); i++)
+			if (sys_nrs[i].nr == nr)
+				return sys_nrs[i].name;
+	snprintf(buf, len, "syscall %" PRId64, nr);
+	return buf;
+}
+
+/* The kind of each event (EK_*); raw_syscalls win over syscalls:* when both are recorded. */
+static int *ins_kinds(const struct show *s, struct show_why *w)
+{
+	int *kind = calloc((size_t)s->pd->nr_attrs + 1, sizeof(*kind));
+	int raw = 0;
+
+	if (!kind)
+		return NULL;
+	for (int i = 0; i < s->pd->nr_attrs; i++) {
+		const struct tp_format *f = s->pd->attrs[i].fmt;
+
+		if (!f)
+			continue;
+		if (!strcmp(f->sys, "raw_syscalls"))
+			kind[i] = !strcmp(f->name, "sys_enter") ? EK_RAW_IN :
+				  !strcmp(f->name, "sys_exit")	? EK_RAW_OUT :
+								  EK_NONE;
+		else if (!strcmp(f->sys, "syscalls"))
+			kind[i] = !strncmp(f->name, "sys_enter_", 10) ? EK_SC_IN :
+				  !strncmp(f->name, "sys_exit_", 9)   ? EK_SC_OUT :
+									EK_NONE;
+		else if (!strcmp(f->sys, "irq"))
+			kind[i] = !strcmp(f->name, "irq_handler_entry") ? EK_IRQ_IN :
+				  !strcmp(f->name, "irq_handler_exit")	? EK_IRQ_OUT :
+				  !strcmp(f->name, "softirq_entry")	? EK_SI_IN :
+				  !strcmp(f->name, "softirq_exit")	? EK_SI_OUT :
+									  EK_NONE;
+		raw |= kind[i] == EK_RAW_IN || kind[i] == EK_RAW_OUT;
+	}
+	for (int i = 0; i < s->pd->nr_attrs; i++) {
+		if (raw && (kind[i] == EK_SC_IN || kind[i] == EK_SC_OUT))
+			kind[i] = EK_NONE;
+		w->sys.has |= kind[i] == EK_RAW_OUT || kind[i] == EK_SC_OUT;
+		w->irq.has |= kind[i] == EK_IRQ_IN;
+		w->softirq.has |= kind[i] == EK_SI_IN;
+	}
+	return kind;
+}
+
+/* An open system call, irq or softirq of the thread: since when, which, where. */
+struct ins_open {
+	int open;
+	uint64_t t;
+	int64_t nr;
+	uint32_t cpu;
+	char name[32];
+};
+
+/*
+ * Second pass, after the walk (its running stretches are known): the
+ * thread's system calls (entry to exit, cut to the span; a call already in
+ * progress at the records' start counts from there), and the irqs and
+ * softirqs whose entry record ran in its context, each closed by the exit
+ * record on the same CPU.
+ */
+static int why_ins_pass(struct why_walk *k)
+{
+	const struct show *s = k->s;
+	struct show_why *w = k->w;
+	struct ins_acc asys = { 0 }, airq = { 0 }, asi = { 0 };
+	struct ins_open sc = { 0 }, iq = { 0 }, si = { 0 };
+	int *kind = ins_kinds(s, w), seen_enter = 0, err = 0;
+	char nb[32];
+
+	if (!kind)
+		return -ENOMEM;
+	for (size_t i = 0; i < s->nr && !err; i++) {
+		const struct show_rec *r = &s->recs[i];
+		int ek = r->attr >= 0 ? kind[r->attr] : EK_NONE;
+		uint64_t a, b;
+
+		if (ek == EK_NONE)
+			continue;
+		if (r->time > k->t1)
+			break;
+		if (ek == EK_RAW_IN || ek == EK_SC_IN) {
+			if (r->tid != w->tid)
+				continue;
+			sc = (struct ins_open){
+				1, r->time, field(s, r, ek == EK_RAW_IN ? "id" : "__syscall_nr"),
+				r->cpu, ""
+			};
+			if (ek == EK_SC_IN)
+				snprintf(sc.name, sizeof(sc.name), "%s",
+					 s->pd->attrs[r->attr].fmt->name + 10);
+			seen_enter = 1;
+		} else if (ek == EK_RAW_OUT || ek == EK_SC_OUT) {
+			int64_t nr = field(s, r, ek == EK_RAW_OUT ? "id" : "__syscall_nr");
+
+			if (r->tid != w->tid)
+				continue;
+			if (sc.open && sc.nr == nr)
+				a = sc.t;
+			else if (!seen_enter)
+				a = k->t0; /* entered before the records */
+			else
+				a = r->time; /* its entry was not recorded: not counted */
+			if (!sc.open || sc.nr != nr) {
+				if (ek == EK_SC_OUT)
+					snprintf(sc.name, sizeof(sc.name), "%s",
+						 s->pd->attrs[r->attr].fmt->name + 9);
+				else
+					sc.name[0] = 0;
+			}
+			sc.open = 0;
+			seen_enter = 1;
+			a = a > k->t0 ? a : k->t0;
+			b = r->time;
+			if (b > a || (b == a && b >= k->t0))
+				err = ins_add(&asys, &w->sys, nr,
+					      sc.name[0] ? sc.name :
+							   sys_name(s, nr, nb, sizeof(nb)),
+					      b - a, running_in(w, a, b));
+		} else if (ek == EK_IRQ_IN || ek == EK_SI_IN) {
+			struct ins_open *o = ek == EK_IRQ_IN ? &iq : &si;
+
+			if (r->tid != w->tid) {
+				if (o->open && o->cpu == r->cpu)
+					o->open =
+						0; /* another context on that CPU: ours ended unseen */
+				continue;
+			}
+			*o = (struct ins_open){ 1, r->time,
+						field(s, r, ek == EK_IRQ_IN ? "irq" : "vec"),
+						r->cpu, "" };
+			if (ek == EK_IRQ_IN) {
+				const struct tp_field *fl =
+					tp_format__field(s->pd->attrs[r->attr].fmt, "name");
+
+				if (fl && r->pr->raw)
+					pdr_field_str(fl, r->pr->raw, r->pr->raw_size, o->name,
+						      sizeof(o->name));
+			} else if (o->nr >= 0 && o->nr < 10) {
+				snprintf(o->name, sizeof(o->name), "%s", softirq_names[o->nr]);
+			}
+		} else {
+			struct ins_open *o = ek == EK_IRQ_OUT ? &iq : &si;
+
+			if (!o->open || o->cpu != r->cpu)
+				continue;
+			o->open = 0;
+			a = o->t > k->t0 ? o->t : k->t0;
+			b = r->time;
+			if (b >= a && b >= k->t0)
+				err = ins_add(ek == EK_IRQ_OUT ? &airq : &asi,
+					      ek == EK_IRQ_OUT ? &w->irq : &w->softirq, o->nr,
+					      o->name, b - a, b - a);
+		}
+	}
+	/* still in a system call at the span's end */
+	if (!err && sc.open && k->t1 > sc.t)
+		err = ins_add(&asys, &w->sys, sc.nr,
+			      sc.name[0] ? sc.name : sys_name(s, sc.nr, nb, sizeof(nb)),
+			      k->t1 - (sc.t > k->t0 ? sc.t : k->t0),
+			      running_in(w, sc.t > k->t0 ? sc.t : k->t0, k->t1));
+	ins_top(&asys, &w->sys);
+	ins_top(&airq, &w->irq);
+	ins_top(&asi, &w->softirq);
+	free(kind);
+	return err;
+}
+
+/* ---- a rate trigger's contributors ---- */
+
+struct rk {
+	char key[64];
+	uint32_t tid;
+	char comm[16];
+};
+
+static int rk_key_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct rk *)a)->key, ((const struct rk *)b)->key);
+}
+
+static int rk_tid_cmp(const void *a, const void *b)
+{
+	const struct rk *x = a, *y = b;
+
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+static int wk_cmp(const void *a, const void *b)
+{
+	const struct why_key *x = a, *y = b;
+
+	if (x->count != y->count)
+		return x->count < y->count ? 1 : -1;
+	return x->tid != y->tid ? (x->tid > y->tid) - (x->tid < y->tid) : strcmp(x->key, y->key);
+}
+
+/* Runs of equal keys (tids) of sorted v into the top WHY_TOP of out; the number of runs. */
+static size_t rk_count(struct rk *v, size_t n, int by_tid, struct why_key *out, size_t *nout)
+{
+	struct why_key top[WHY_TOP + 1];
+	size_t nt = 0, runs = 0;
+
+	qsort(v, n, sizeof(*v), by_tid ? rk_tid_cmp : rk_key_cmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		struct why_key k = { .tid = v[i].tid };
+
+		for (j = i; j < n && (by_tid ? v[j].tid == v[i].tid : !strcmp(v[j].key, v[i].key));
+		     j++)
+			;
+		runs++;
+		k.count = (unsigned)(j - i);
+		if (!by_tid)
+			snprintf(k.key, sizeof(k.key), "%s", v[i].key);
+		snprintf(k.comm, sizeof(k.comm), "%s", v[j - 1].comm); /* its latest name */
+		/* keep the top WHY_TOP: insert, sort, drop the last */
+		top[nt++] = k;
+		qsort(top, nt, sizeof(top[0]), wk_cmp);
+		if (nt > WHY_TOP)
+			nt = WHY_TOP;
+	}
+	memcpy(out, top, nt * sizeof(top[0]));
+	*nout = nt;
+	return runs;
+}
+
+/* The value of the rate's key in record r as text: tid, pid, comm, cpu or a field (str(F) too). */
+static int rate_key_of(const struct show *s, const struct show_rec *r, const char *key, char *buf,
+		       size_t len)
+{
+	char f[64];
+	size_t n = strlen(key);
+	const struct tp_field *fl;
+
+	if (!strcmp(key, "tid") || !strcmp(key, "pid") || !strcmp(key, "cpu")) {
+		snprintf(buf, len, "%u", key[0] == 't' ? r->tid : key[0] == 'p' ? r->pid : r->cpu);
+		return 0;
+	}
+	if (!strcmp(key, "comm")) {
+		snprintf(buf, len, "%s", r->comm);
+		return 0;
+	}
+	if (n > 5 && !strncmp(key, "str(", 4) && key[n - 1] == ')' && n - 5 < sizeof(f)) {
+		memcpy(f, key + 4, n - 5);
+		f[n - 5] = 0;
+	} else if (n < sizeof(f)) {
+		memcpy(f, key, n + 1);
+	} else {
+		return -1;
+	}
+	fl = s->pd->attrs[r->attr].fmt ? tp_format__field(s->pd->attrs[r->attr].fmt, f) : NULL;
+	if (!fl || !r->pr->raw)
+		return -1;
+	pdr_field_str(fl, r->pr->raw, r->pr->raw_size, buf, len);
+	pdr_clean_text(buf);
+	return 0;
+}
+
+static int why_rate(const struct show *s, struct why_rate *rt)
+{
+	uint64_t ws = jv_u64(s->sc, "trigger.rate.window_start_ns", 0);
+	struct rk *v = NULL, *vt = NULL;
+	size_t n = 0, cap = 0;
+	int *is_ev, any = 0;
+
+	snprintf(rt->event, sizeof(rt->event), "%s", jv_str(s->sc, "trigger.event", ""));
+	snprintf(rt->key, sizeof(rt->key), "%s", jv_str(s->sc, "trigger.rate.key", ""));
+	pdr_clean_text(rt->event);
+	pdr_clean_text(rt->key);
+	rt->window_ns = jv_u64(s->sc, "trigger.rate.window_ns", 0);
+	rt->end = s->trig_time;
+	rt->start = ws && ws <= rt->end	    ? ws :
+		    rt->end > rt->window_ns ? rt->end - rt->window_ns :
+					      0;
+	is_ev = calloc((size_t)s->pd->nr_attrs + 1, sizeof(*is_ev));
+	if (!is_ev)
+		return -ENOMEM;
+	for (int i = 0; i < s->pd->nr_attrs; i++)
+		any |= is_ev[i] = rt->event[0] && !strcmp(s->pd->attrs[i].name, rt->event);
+	if (!any) {
+		snprintf(rt->note, sizeof(rt->note),
+			 "the trigger's event %s is not recorded in this snapshot: its "
+			 "contributors cannot be told (record it with -e %s)",
+			 rt->event[0] ? rt->event : "?", rt->event[0] ? rt->event : "EVENT");
+		free(is_ev);
+		return 0;
+	}
+	rt->done = 1;
+	rt->by_key = 1;
+	rt->before_end = rt->start > s->win_start ? rt->start : s->win_start;
+	rt->before_start = rt->start > rt->window_ns ? rt->start - rt->window_ns : 0;
+	if (rt->before_start < s->win_start)
+		rt->before_start = s->win_start;
+	if (rt->before_start > rt->before_end)
+		rt->before_start = rt->before_end;
+	for (size_t i = 0; i < s->nr; i++) {
+		const struct show_rec *r = &s->recs[i];
+
+		if (r->time > rt->end)
+			break;
+		if (r->attr < 0 || !is_ev[r->attr])
+			continue;
+		if (r->time >= rt->before_start && r->time < rt->before_end)
+			rt->before++;
+		if (r->time < rt->start)
+			continue;
+		if (n == cap) {
+			size_t nc = cap ? cap * 2 : 256;
+			struct rk *nv = realloc(v, nc * sizeof(*nv));
+
+			if (!nv) {
+				free(v);
+				free(is_ev);
+				return -ENOMEM;
+			}
+			v = nv;
+			cap = nc;
+		}
+		v[n] = (struct rk){ .tid = r->tid };
+		snprintf(v[n].comm, sizeof(v[n].comm), "%s", r->tid ? r->comm : "<idle>");
+		if (!rt->key[0] || rate_key_of(s, r, rt->key, v[n].key, sizeof(v[n].key)))
+			rt->by_key = 0;
+		n++;
+	}
+	free(is_ev);
+	rt->records = (unsigned)n;
+	if (!rt->key[0])
+		snprintf(rt->note, sizeof(rt->note), "the trigger has no key (by): one count");
+	else if (!rt->by_key)
+		snprintf(rt->note, sizeof(rt->note),
+			 "the key %s is not one value of the records (tid, pid, comm, cpu or one "
+			 "field): by task only",
+			 rt->key);
+	else if (s->win_start > rt->start)
+		snprintf(rt->note, sizeof(rt->note),
+			 "the window starts after the rate window opened: the records hold only "
+			 "part of the count");
+	if (n) {
+		vt = malloc(n * sizeof(*vt));
+		if (!vt) {
+			free(v);
+			return -ENOMEM;
+		}
+		memcpy(vt, v, n * sizeof(*vt));
+		if (rt->by_key)
+			rt->nr_keys_all = rk_count(v, n, 0, rt->keys, &rt->nr_keys);
+		rt->nr_tasks_all = rk_count(vt, n, 1, rt->tasks, &rt->nr_tasks);
+	}
+	free(v);
+	free(vt);
+	return 0;
+}
+
 static void warn(struct show_why *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(struct show_why *w, const char *fmt, ...)
 {
@@ -391,6 +906,11 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 	int err;
 
 	memset(w, 0, sizeof(*w));
+	if (s->has_trigger && jv_get(s->sc, "trigger.rate")) {
+		err = why_rate(s, &w->rate);
+		if (err)
+			return err;
+	}
 	if (!s->has_trigger || !s->trig_tid) {
 		snprintf(w->reason, sizeof(w->reason),
 			 "no triggering thread (a snapshot taken on demand or at the end of the "
@@ -483,6 +1003,8 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 	err = why_walk(&k);
 	if (!err)
 		err = instead(&k);
+	if (!err)
+		err = why_ins_pass(&k);
 	free(k.rq);
 	if (err)
 		return err;
@@ -504,6 +1026,79 @@ static void line(FILE *out, const char *name, uint64_t ns, uint64_t span, const 
 		span ? 100.0 * ns / span : 0.0, tail && *tail ? "  " : "", tail ? tail : "");
 }
 
+/* System calls (share of the span) or irqs, softirqs (share of the running time). */
+static void print_ins(FILE *out, const char *name, const struct why_ins *v, uint64_t base,
+		      const struct show_why *w)
+{
+	char a[48], b[48], tail[160];
+	int sys = v == &w->sys;
+
+	if (!v->has)
+		return;
+	if (sys)
+		snprintf(tail, sizeof(tail), "%u call%s, %s of it running%s", v->count,
+			 v->count == 1 ? "" : "s", show_fmt_dur(v->cpu_ns, a, sizeof(a)),
+			 v->nr_top ? "; by time:" : "");
+	else
+		snprintf(tail, sizeof(tail), "of the running time, %u %s%s", v->count,
+			 v == &w->irq ? "irq handler run(s)" : "softirq run(s)",
+			 v->nr_top ? "; by time:" : "");
+	line(out, name, v->ns, base, tail);
+	for (size_t i = 0; i < v->nr_top; i++) {
+		const struct why_in *t = &v->top[i];
+
+		if (sys)
+			fprintf(out, "  %23s %s x%u (running %s)\n",
+				show_fmt_dur(t->ns, a, sizeof(a)), t->name, t->count,
+				show_fmt_dur(t->cpu_ns, b, sizeof(b)));
+		else if (v == &w->irq)
+			fprintf(out, "  %23s irq %" PRId64 " %s x%u\n",
+				show_fmt_dur(t->ns, a, sizeof(a)), t->nr, t->name, t->count);
+		else
+			fprintf(out, "  %23s %s x%u\n", show_fmt_dur(t->ns, a, sizeof(a)), t->name,
+				t->count);
+	}
+	if (v->nr_all > v->nr_top)
+		fprintf(out, "  %23s (%zu more)\n", "", v->nr_all - v->nr_top);
+}
+
+static void print_rate(const struct why_rate *rt, FILE *out)
+{
+	char a[48], b[48], c[48];
+
+	if (!rt->done) {
+		if (rt->note[0])
+			fprintf(out, "  rate     %s\n", rt->note);
+		return;
+	}
+	fprintf(out, "  rate     %u records of %s in the rate window %s .. %s (%s)\n", rt->records,
+		rt->event, show_fmt_time(rt->start, a, sizeof(a)),
+		show_fmt_time(rt->end, b, sizeof(b)),
+		show_fmt_dur(rt->end - rt->start, c, sizeof(c)));
+	if (rt->by_key && rt->nr_keys) {
+		fprintf(out, "           by key %s (%zu value%s):\n", rt->key, rt->nr_keys_all,
+			rt->nr_keys_all == 1 ? "" : "s");
+		for (size_t i = 0; i < rt->nr_keys; i++)
+			fprintf(out, "  %14u  %s\n", rt->keys[i].count, rt->keys[i].key);
+	}
+	if (rt->nr_tasks) {
+		fprintf(out, "           by task (%zu):\n", rt->nr_tasks_all);
+		for (size_t i = 0; i < rt->nr_tasks; i++)
+			fprintf(out, "  %14u  %s tid %u\n", rt->tasks[i].count, rt->tasks[i].comm,
+				rt->tasks[i].tid);
+	}
+	if (rt->before_end > rt->before_start)
+		fprintf(out, "           before it: %u in the %s from %s\n", rt->before,
+			show_fmt_dur(rt->before_end - rt->before_start, a, sizeof(a)),
+			show_fmt_time(rt->before_start, b, sizeof(b)));
+	else
+		fprintf(out,
+			"           before it: not in the records (the window starts at the rate "
+			"window's opening or later)\n");
+	if (rt->note[0])
+		fprintf(out, "           note: %s\n", rt->note);
+}
+
 void show_why_print(const struct show_why *w, FILE *out)
 {
 	uint64_t span = w->end - w->start;
@@ -511,6 +1106,7 @@ void show_why_print(const struct show_why *w, FILE *out)
 	size_t n;
 
 	fprintf(out, "why:\n");
+	print_rate(&w->rate, out);
 	if (!w->done) {
 		fprintf(out, "  %s\n", w->reason);
 		return;
@@ -542,6 +1138,10 @@ void show_why_print(const struct show_why *w, FILE *out)
 	if (w->migrations)
 		fprintf(out, "; %u migration%s", w->migrations, w->migrations == 1 ? "" : "s");
 	fputc('\n', out);
+	/* not parts of the span: where recorded, what its time held */
+	print_ins(out, "syscalls", &w->sys, span, w);
+	print_ins(out, "in irq", &w->irq, w->running, w);
+	print_ins(out, "in softirq", &w->softirq, w->running, w);
 	for (size_t i = 0; i < w->nr_wakes; i++) {
 		const struct why_wake *k = &w->wakes[i];
 
@@ -578,6 +1178,73 @@ void show_why_print(const struct show_why *w, FILE *out)
 		fprintf(out, "  warning: %s\n", w->warn[i]);
 }
 
+/* "syscalls", "irq", "softirq": only when the snapshot has the events. */
+static void json_ins(FILE *out, const char *key, const char *nrkey, const struct why_ins *v,
+		     int sys)
+{
+	if (!v->has)
+		return;
+	fprintf(out, ",\"%s\":{\"ns\":%" PRIu64 ",\"count\":%u", key, v->ns, v->count);
+	if (sys)
+		fprintf(out, ",\"running_ns\":%" PRIu64, v->cpu_ns);
+	fprintf(out, ",\"kinds\":%zu,\"top\":[", v->nr_all);
+	for (size_t i = 0; i < v->nr_top; i++) {
+		const struct why_in *t = &v->top[i];
+
+		fprintf(out, "%s{\"%s\":%" PRId64 ",\"name\":", i ? "," : "", nrkey, t->nr);
+		show_json_str(out, t->name);
+		fprintf(out, ",\"count\":%u,\"ns\":%" PRIu64, t->count, t->ns);
+		if (sys)
+			fprintf(out, ",\"running_ns\":%" PRIu64, t->cpu_ns);
+		fputc('}', out);
+	}
+	fputs("]}", out);
+}
+
+static void json_keys(FILE *out, const struct why_key *k, size_t n, int task)
+{
+	for (size_t i = 0; i < n; i++) {
+		fprintf(out, "%s{\"count\":%u,", i ? "," : "", k[i].count);
+		if (task) {
+			fprintf(out, "\"tid\":%u,\"comm\":", k[i].tid);
+			show_json_str(out, k[i].comm);
+		} else {
+			fputs("\"key\":", out);
+			show_json_str(out, k[i].key);
+		}
+		fputc('}', out);
+	}
+}
+
+/* "rate": a rate trigger's contributors (docs/show.md). */
+static void json_rate(FILE *out, const struct why_rate *rt)
+{
+	fputs("\"rate\":{\"event\":", out);
+	show_json_str(out, rt->event);
+	fprintf(out, ",\"told\":%s", rt->done ? "true" : "false");
+	if (rt->done) {
+		fputs(",\"key\":", out);
+		show_json_str(out, rt->key);
+		fprintf(out,
+			",\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 ",\"records\":%u,"
+			"\"keys_total\":%zu,\"top_keys\":[",
+			rt->start, rt->end, rt->records, rt->by_key ? rt->nr_keys_all : 0);
+		if (rt->by_key)
+			json_keys(out, rt->keys, rt->nr_keys, 0);
+		fprintf(out, "],\"tasks_total\":%zu,\"top_tasks\":[", rt->nr_tasks_all);
+		json_keys(out, rt->tasks, rt->nr_tasks, 1);
+		fprintf(out,
+			"],\"before\":{\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64
+			",\"records\":%u}",
+			rt->before_start, rt->before_end, rt->before);
+	}
+	if (rt->note[0]) {
+		fputs(",\"note\":", out);
+		show_json_str(out, rt->note);
+	}
+	fputs("},", out);
+}
+
 void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 {
 	fprintf(out, "{\"snapshot\":");
@@ -590,6 +1257,8 @@ void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 		",\"time_ns\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u},"
 		"\"window\":{\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 "},\"why\":{",
 		s->trig_time, s->trig_cpu, s->trig_pid, s->trig_tid, s->win_start, s->win_end);
+	if (w->rate.done || w->rate.note[0])
+		json_rate(out, &w->rate);
 	if (!w->done) {
 		fprintf(out, "\"reason\":");
 		show_json_str(out, w->reason);
@@ -642,7 +1311,11 @@ void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 		}
 		fputc('}', out);
 	}
-	fprintf(out, "],\"wakeups_total\":%u,\"warnings\":[", w->total_wakes);
+	fprintf(out, "],\"wakeups_total\":%u", w->total_wakes);
+	json_ins(out, "syscalls", "nr", &w->sys, 1);
+	json_ins(out, "irq", "irq", &w->irq, 0);
+	json_ins(out, "softirq", "vec", &w->softirq, 0);
+	fprintf(out, ",\"warnings\":[");
 	for (int i = 0; i < w->nr_warn; i++) {
 		if (i)
 			fputc(',', out);

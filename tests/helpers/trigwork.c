@@ -32,13 +32,20 @@
  *                      BUSY_MS before it blocks, so W waits BUSY_MS runnable.
  *                      W is SCHED_FIFO too, one priority lower, so it is the
  *                      task switched to when the waker blocks; W's comm is
- *                      "trigwork-rq".
+ *                      "trigwork-rq". W sleeps 5 ms after its read before
+ *                      it exits.
  *                      "rqlat waker= wtid= cpu= wake= run="
  *   pipestall MS       this thread blocks in read(2) on a pipe that a new
  *                      thread ("trigwork-wr") writes after a nanosleep(2) of
  *                      MS ms (issue 33's reproducer): the reader is blocked
  *                      MS ms and woken by the writer.
  *                      "pipestall reader= writer= ms= start= write= end="
+ *   vforkd MS          this thread vfork(2)s; the child sleeps MS ms and
+ *                      exits. The parent waits for the child's exit in the
+ *                      kernel (wait_for_vfork_done(): TASK_KILLABLE, which
+ *                      sched_switch reports as D) and the exiting child wakes
+ *                      it (complete_vfork_done() from mm_release()).
+ *                      "vforkd parent= child= ms= start= cstart= cend= end="
  *   mark NAME          "mark NAME t="
  *   openat MODE PATH   openat(AT_FDCWD, P, O_RDONLY) where P holds PATH in a page
  *                      that is, by MODE: fresh: anonymous, just mapped and
@@ -149,6 +156,12 @@ static void *rq_main(void *arg)
 	if (read(r->pfd[0], &c, 1) != 1)
 		perror("trigwork: rqlat: read");
 	r->run = now_ns();
+	/*
+	 * Live on a little: W's next switch-out is then a sleep, not its exit,
+	 * whose samples perf stamps with tid -1 (perf sched timehist would lose
+	 * the line that holds the read's wait and delay; why_perf.sh).
+	 */
+	pause_ns(5000000);
 	return NULL;
 }
 
@@ -253,6 +266,33 @@ static int pipestall(long ms)
 	return 0;
 }
 
+/* Written by the vfork(2) child, which shares this memory until it exits. */
+static volatile pid_t vf_child;
+static volatile long long vf_cstart, vf_cend;
+
+static int vforkd(long ms)
+{
+	long long start = now_ns(), end;
+	pid_t p = vfork();
+
+	if (p == 0) {
+		vf_child = gettid_();
+		vf_cstart = now_ns();
+		pause_ns(ms * 1000000ll);
+		vf_cend = now_ns();
+		_exit(0);
+	}
+	end = now_ns();
+	if (p < 0) {
+		perror("trigwork: vforkd: vfork");
+		return 1;
+	}
+	waitpid(p, NULL, 0);
+	fprintf(out, "vforkd parent=%d child=%d ms=%ld start=%lld cstart=%lld cend=%lld end=%lld\n",
+		gettid_(), (int)vf_child, ms, start, vf_cstart, vf_cend, end);
+	return 0;
+}
+
 static long num(char **a, int n, int i, long def)
 {
 	return i < n ? strtol(a[i], NULL, 0) : def;
@@ -350,6 +390,8 @@ static int step(char **a, int n)
 		rqlat(num(a, n, 1, 20), num(a, n, 2, 0));
 	} else if (!strcmp(s, "pipestall")) {
 		pipestall(num(a, n, 1, 100));
+	} else if (!strcmp(s, "vforkd")) {
+		vforkd(num(a, n, 1, 50));
 	} else if (!strcmp(s, "openat")) {
 		const char *mode = n > 1 ? a[1] : "fresh", *path = n > 2 ? a[2] : "/";
 		size_t len = strlen(path) + 1, pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -403,9 +445,9 @@ static int step(char **a, int n)
 
 static int is_step(const char *s)
 {
-	static const char *names[] = { "getsid", "getpgid", "setpgid",	 "seq", "spread",
-				       "nsleep", "tsleep",  "pause",	 "par", "rqlat",
-				       "mark",	 "openat",  "pipestall", "exit" };
+	static const char *names[] = { "getsid", "getpgid", "setpgid",	 "seq",	   "spread",
+				       "nsleep", "tsleep",  "pause",	 "par",	   "rqlat",
+				       "mark",	 "openat",  "pipestall", "vforkd", "exit" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i]))

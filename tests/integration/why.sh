@@ -8,7 +8,13 @@
 #  - `trigrec show`'s why section and `show --json`: blocked time and the
 #    waker (pipestall), runnable time and who ran instead (rqlat: a waker
 #    spinning on the woken thread's CPU);
-#  - a ring too small for the span: the warning in show and the sidecar.
+#  - blocked D and its waker (vforkd: a vfork(2) parent waits for its child);
+#  - the span's system calls where raw_syscalls are recorded;
+#  - the --html lane of the thread's states in headless Chromium, its
+#    stretches summing to the --json breakdown;
+#  - a ring too small for the span: the warning in show and the sidecar;
+#  - a rate trigger's contributors: its key's records in its window are its
+#    count.
 . "$(dirname "$0")/lib.sh"
 need_root
 TRIGWORK=$OUTPUT/tests/trigwork
@@ -78,6 +84,37 @@ why_json() {
 	"$TRIGREC" show --json "$@" "$f" >"$TMP/why.json" 2>"$TMP/why.err" && json_load "$TMP/why.json"
 }
 
+CHROMIUM=${CHROMIUM:-$(command -v chromium || command -v chromium-browser)}
+# why_lane FILE NAME: `show --html` of FILE in headless Chromium (#selftest:
+# the page hovers its first runnable stretch); the <body>'s data-* into
+# $TMP/NAME.body, one "key=value" a line. Needs the --json of FILE in J.
+why_lane() {
+	"$TRIGREC" show --html "$TMP/$2.html" "$1" >/dev/null 2>"$TMP/$2.html.err" || return 1
+	timeout -k 5 60 "$CHROMIUM" --headless --no-sandbox --disable-gpu --no-first-run \
+		--user-data-dir="$TMP/chromium" --window-size=1400,900 \
+		--dump-dom "file://$TMP/$2.html#selftest" >"$TMP/$2.dom" 2>"$TMP/$2.dom.err" || return 1
+	"$PY" - "$TMP/$2.dom" >"$TMP/$2.body" <<'PYEOF'
+import sys
+from html.parser import HTMLParser
+class P(HTMLParser):
+    def handle_starttag(self, tag, attrs):
+        if tag == "body":
+            for k, v in attrs:
+                if k.startswith("data-"): print("%s=%s" % (k, v))
+P().feed(open(sys.argv[1]).read())
+PYEOF
+}
+# lane_checks NAME: the lane's stretches per state (summed in the page from
+# the drawn rects) equal the --json breakdown in J
+lane_checks() {
+	local b=$TMP/$1.body k
+	check_eq "the page rendered" "$(sed -n 's/^data-rendered=//p' "$b")" yes
+	for k in running:running_ns runnable:runnable_ns blocked-s:blocked_s_ns blocked-d:blocked_d_ns other:other_ns unknown:unknown_ns; do
+		check_eq "html lane ${k%%:*} = --json ${k#*:}" "$(sed -n "s/^data-why-${k%%:*}=//p" "$b")" "$(j "why.${k#*:}")"
+	done
+	check_ge "stretches drawn" "$(sed -n 's/^data-why-segs=//p' "$b")" 1
+}
+
 # ---- 2. blocked: the stalled read, explained ----
 
 if [ -n "$F1" ] && [ -n "$ps" ]; then
@@ -106,6 +143,19 @@ if [ -n "$F1" ] && [ -n "$ps" ]; then
 		"$TRIGREC" show "$F1" >"$TMP/stall.show" 2>&1
 		check_match "text: blocked S line" "$(grep -m1 '^  blocked S' "$TMP/stall.show")" '^  blocked S +[0-9.]+ ms +(9[0-9]\.[0-9]|100\.0)%'
 		check_match "text: woken line" "$(grep -m1 '^  woken ' "$TMP/stall.show")" "blocked \\(S\\), in the context of .* tid ($WR|0) on CPU"
+	fi
+	t_end
+
+	t_begin "why: --html draws the reader's lane (headless Chromium): blocked S as --json says"
+	if [ -z "$CHROMIUM" ]; then
+		t_skip "no chromium (Debian packages chromium, chromium-driver: make check installs them)"
+	elif [ "$RINGS_MODE" = perf ]; then
+		t_skip "TRIGREC_RINGS=perf: a command's wake-ups are not recorded on perf's path"
+	elif ! why_json "$F1" || ! why_lane "$F1" stall; then
+		t_fail "show --json / --html / chromium: $(log_tail "$TMP/why.err") $(log_tail "$TMP/stall.html.err") $(log_tail "$TMP/stall.dom.err")"
+	else
+		lane_checks stall
+		check_eq "one wake-up arrow" "$(sed -n 's/^data-why-wakes=//p' "$TMP/stall.body")" 1
 	fi
 	t_end
 fi
@@ -191,6 +241,95 @@ PYEOF
 )
 	check_match "a runnable track summing to runnable_ns ($res)" "$res" "(^| )runnable=$got( |\$)"
 	check_match "a blocked S track summing to blocked_s_ns" "$res" "(^| )blocked_S=$(j why.blocked_s_ns)( |\$)"
+	# --html: the lane in headless Chromium; the hover on the runnable stretch names the waker
+	if [ -z "$CHROMIUM" ]; then
+		echo "    (no chromium: the --html lane is not checked here)"
+	elif ! why_lane "$F3" rq; then
+		t_fail "show --html / chromium: $(log_tail "$TMP/rq.html.err") $(log_tail "$TMP/rq.dom.err")"
+	else
+		lane_checks rq
+		check_match "hover on the runnable stretch: who ran instead" \
+			"$(sed -n 's/^data-why-tip=//p' "$TMP/rq.body")" "^trigwork-rq $W: runnable on CPU 0 .*ran instead: trigwork $WK "
+	fi
+fi
+t_end
+
+# ---- 3b. blocked D: a vfork(2) parent waits for its child's exit ----
+
+# kernel_clone() waits in wait_for_vfork_done() with TASK_KILLABLE (that is
+# TASK_WAKEKILL | TASK_UNINTERRUPTIBLE: sched_switch's prev_state says D)
+# until the child's mm_release() completes vfork_done as it exits; the child
+# sleeps 100 ms first, so the parent is in D for the child's life.
+D6=$TMP/vfork
+tr_run "$TMP/vfork.log" -m 1M --no-final-snapshot -o "$D6" -e sched:sched_switch,sched:sched_wakeup,sched:sched_waking \
+	--trigger 'latency syscalls:sys_enter_vfork by tid -> syscalls:sys_exit_vfork by tid > 50ms where comm == "trigwork" name vf' \
+	-- "$TRIGWORK" -o "$TMP/vfork.marks" vforkd 100
+rc=$?
+F6=$(snaps "$D6" vf | head -1)
+vf=$(grep '^vforkd ' "$TMP/vfork.marks" 2>/dev/null)
+t_begin "why: a vfork parent is blocked (D) for its child's life, woken by the child"
+check_eq "trigrec exit ($(log_tail "$TMP/vfork.log"))" "$rc" 0
+check_ne "trigwork's marker" "$vf" ""
+if [ "$RINGS_MODE" = perf ]; then
+	t_skip "TRIGREC_RINGS=perf: a command's wake-ups are not recorded on perf's path"
+elif [ -z "$F6" ] || ! why_json "$F6"; then
+	t_fail "no snapshot or no --json: $(ls "$D6" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
+else
+	P=$(mark parent "$vf") C=$(mark child "$vf")
+	life=$(($(mark cend "$vf") - $(mark cstart "$vf")))
+	tol=$((life / 20))
+	span=$(j why.span_ns)
+	check_eq "the parent's thread" "$(j why.tid)" "$P"
+	d=$(j why.blocked_d_ns)
+	check_ge "blocked D ($d) >= the child's life ($life) - 5 %" "$d" "$((life - tol))"
+	check_le "blocked D ($d) <= the child's life ($life) + 5 %" "$d" "$((life + tol))"
+	check_le "blocked S is not where it went ($(j why.blocked_s_ns))" "$(j why.blocked_s_ns)" "$tol"
+	check_eq "one wake-up" "$(j why.wakeups_total)" 1
+	check_eq "of a D wait" "$(j why.wakeups.0.state)" D
+	check_eq "woken by the child" "$(j why.wakeups.0.waker_tid)" "$C"
+	check_eq "seen in its context" "$(j why.wakeups.0.event)" sched_waking
+	check_ge "woken after the child's last mark" "$(j why.wakeups.0.time_ns)" "$(mark cend "$vf")"
+	sum=$(($(j why.running_ns) + $(j why.runnable_ns) + $(j why.blocked_s_ns) + $(j why.blocked_d_ns) + $(j why.other_ns) + $(j why.unknown_ns)))
+	check_eq "the parts add up to the span" "$sum" "$span"
+	"$TRIGREC" show "$F6" >"$TMP/vfork.show" 2>&1
+	check_match "text: blocked D line" "$(grep -m1 '^  blocked D' "$TMP/vfork.show")" '^  blocked D +[0-9.]+ ms +(9[0-9]\.[0-9]|100\.0)%'
+	check_match "text: woken line" "$(grep -m1 '^  woken ' "$TMP/vfork.show")" "blocked \\(D\\), in the context of trigwork tid $C on CPU"
+	if [ -n "$CHROMIUM" ] && why_lane "$F6" vfork; then
+		lane_checks vfork
+	elif [ -n "$CHROMIUM" ]; then
+		t_fail "show --html / chromium: $(log_tail "$TMP/vfork.html.err") $(log_tail "$TMP/vfork.dom.err")"
+	fi
+fi
+t_end
+
+# ---- 3c. system calls in the span (raw_syscalls recorded) ----
+
+D7=$TMP/sys
+tr_run "$TMP/sys.log" -m 2M --no-final-snapshot -o "$D7" \
+	-e sched:sched_switch,sched:sched_wakeup,raw_syscalls:sys_enter,raw_syscalls:sys_exit,irq:irq_handler_entry,irq:irq_handler_exit,irq:softirq_entry,irq:softirq_exit \
+	--trigger 'latency syscalls:sys_enter_read by tid -> syscalls:sys_exit_read by tid > 60ms where comm == "trigwork" name stall' \
+	-- "$TRIGWORK" -o "$TMP/sys.marks" pipestall 80
+rc=$?
+F7=$(snaps "$D7" stall | head -1)
+t_begin "why: the span's system calls: the stalled read(2) is the span, running only its edges"
+check_eq "trigrec exit ($(log_tail "$TMP/sys.log"))" "$rc" 0
+if [ -z "$F7" ] || ! why_json "$F7"; then
+	t_fail "no snapshot or no --json: $(ls "$D7" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
+else
+	span=$(j why.span_ns)
+	tol=$((span / 100))
+	check_eq "the top system call" "$(j why.syscalls.top.0.name)" read
+	check_eq "one read" "$(j why.syscalls.top.0.count)" 1
+	rd=$(j why.syscalls.top.0.ns)
+	check_ge "read's time ($rd) >= span ($span) - 1 %" "$rd" "$((span - tol))"
+	check_le "read's time <= span" "$rd" "$span"
+	# inside the read the thread ran only before it blocked and after it was woken
+	check_le "read's running time <= the span's running time" "$(j why.syscalls.top.0.running_ns)" "$(j why.running_ns)"
+	check_le "and is under 10 % of the read" "$(($(j why.syscalls.top.0.running_ns) * 10))" "$rd"
+	check_match "irq and softirq objects are there (the events are recorded)" "$(j why.irq.ns),$(j why.softirq.ns)" '^[0-9]+,[0-9]+$'
+	"$TRIGREC" show "$F7" >"$TMP/sys.show" 2>&1
+	check_match "text: the syscalls line" "$(grep -m1 '^  syscalls' "$TMP/sys.show")" '^  syscalls +[0-9.]+ ms +(99\.[0-9]|100\.0)%  [0-9]+ calls?, .* of it running; by time:$'
+	check_match "text: read first" "$(sed -n '/^  syscalls/{n;p}' "$TMP/sys.show")" ' read x1 \(running [0-9.]+ (ns|us|ms)\)$'
 fi
 t_end
 
@@ -245,5 +384,53 @@ else
 	check_match "show" "$(sed -n '/^why:/{n;p}' "$TMP/nosw.show")" "no sched:sched_switch in this snapshot: .*-e sched:sched_switch"
 	why_json "$F5" || t_fail "show --json: $(log_tail "$TMP/why.err")"
 	check_match "--json reason" "$(j why.reason)" "no sched:sched_switch"
+fi
+t_end
+
+# ---- 7. a rate trigger's contributors ----
+
+# Two processes (trigwork par 2) each make 60 getpgid(7) calls at once; the
+# rate is per thread, so the count the trigger took is its thread's records
+# in its window, and the other process shows among the tasks.
+D9=$TMP/rate
+tr_run "$TMP/rate.log" -m 1M --no-final-snapshot -o "$D9" -e sched:sched_switch,sched:sched_wakeup,syscalls:sys_enter_getpgid \
+	--trigger 'rate syscalls:sys_enter_getpgid by tid > 40/200ms where comm == "trigwork" name burst' \
+	-- "$TRIGWORK" -o "$TMP/rate.marks" par 2 getpgid 7 60
+rc=$?
+F9=$(snaps "$D9" burst | head -1)
+t_begin "why: a rate trigger's contributors: its key's records are its count"
+check_eq "trigrec exit ($(log_tail "$TMP/rate.log"))" "$rc" 0
+if [ -z "$F9" ] || ! json_load "${F9%.data}.json"; then
+	t_fail "no snapshot 'burst': $(ls "$D9" 2>&1 | tr '\n' ' ')"
+else
+	cnt=$(j trigger.rate.count) ttid=$(j trigger.tid) ws=$(j trigger.rate.window_start_ns)
+	if ! why_json "$F9"; then
+		t_fail "show --json: $(log_tail "$TMP/why.err")"
+	else
+		check_eq "told" "$(j why.rate.told)" true
+		check_eq "the event" "$(j why.rate.event)" syscalls:sys_enter_getpgid
+		check_eq "the window's start" "$(j why.rate.start_ns)" "$ws"
+		check_eq "by key tid" "$(j why.rate.key)" tid
+		# the trigger's own key: first or second of at most two
+		k=0
+		[ "$(j why.rate.top_keys.0.key)" = "$ttid" ] || k=1
+		check_eq "the triggering thread's key is listed" "$(j "why.rate.top_keys.$k.key")" "$ttid"
+		if [ "$RINGS_MODE" = perf ]; then
+			# perf stamps its samples after the BPF program read the clock: the
+			# trigger's own record can fall just after the trigger's time
+			check_ge "its records in the window ($(j "why.rate.top_keys.$k.count")) >= the count - 1" "$(j "why.rate.top_keys.$k.count")" "$((cnt - 1))"
+			check_le "and <= the count ($cnt)" "$(j "why.rate.top_keys.$k.count")" "$cnt"
+		else
+			check_eq "its records in the window are the trigger's count" "$(j "why.rate.top_keys.$k.count")" "$cnt"
+		fi
+		check_le "one or two tasks" "$(j why.rate.tasks_total)" 2
+		t1=$(j why.rate.top_tasks.1.count)
+		sum=$(($(j why.rate.top_tasks.0.count) + ${t1:-0}))
+		check_eq "the tasks' records add up to the window's" "$sum" "$(j why.rate.records)"
+		"$TRIGREC" show "$F9" >"$TMP/rate.show" 2>&1
+		check_match "text: the rate line" "$(sed -n '/^why:/{n;p}' "$TMP/rate.show")" \
+			"^  rate     $(j why.rate.records) records of syscalls:sys_enter_getpgid in the rate window "
+		check_match "text: by key" "$(grep -m1 '^           by key' "$TMP/rate.show")" '^           by key tid \([12] values?\):$'
+	fi
 fi
 t_end

@@ -13,6 +13,8 @@
 #include <unistd.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <zstd.h>
 #include "check.h"
 #include "show/show.h"
@@ -1482,6 +1484,43 @@ TEST(why_of_a_known_latency)
 		      NULL);
 		free(chrome);
 	}
+	{
+		/* --html: the thread's lane, a stretch per state relative to the window start */
+		struct show_view v;
+		char *html = NULL;
+		size_t hlen;
+		FILE *f = open_memstream(&html, &hlen);
+		struct jv *d;
+		static const int64_t want[][4] = { { 500, 1500, WHY_ST_RUNNING, 0 },
+						   { 1500, 4500, WHY_ST_S, 0 },
+						   { 4500, 6500, WHY_ST_RUNNABLE, 0 },
+						   { 6500, 8500, WHY_ST_RUNNING, 0 } };
+		char p[32];
+
+		show_view_pick(s, 0, &v);
+		CHECK_EQ(show__write_html(s, &v, f, 3), 0);
+		fclose(f);
+		d = page_data(html, err, sizeof(err));
+		CHECK(d != NULL);
+		CHECK_EQ(jv_u64(d, "why.tid", 0), 100);
+		CHECK(jv_get(d, "why.segs") && jv_get(d, "why.segs")->n == 4);
+		for (int i = 0; i < 4; i++)
+			for (int j = 0; j < 4; j++) {
+				snprintf(p, sizeof(p), "why.segs.%d.%d", i, j);
+				CHECK_EQ(jv_i64(d, p, -1), want[i][j]);
+			}
+		/* who ran instead, for the hover on the runnable stretch */
+		CHECK_STR(jv_str(d, "why.segs.2.4", ""), "t300 300 2.000 us");
+		CHECK_STR(jv_str(d, "why.segs.0.4", "?"), "");
+		CHECK_STR(jv_str(d, "why.states.4", ""), "blocked D");
+		/* the wake-up by 200 on CPU 1 at 5000 */
+		CHECK_EQ(jv_i64(d, "why.wakes.0.0", -1), 4500);
+		CHECK_EQ(jv_i64(d, "why.wakes.0.1", -1), 200);
+		CHECK_EQ(jv_i64(d, "why.wakes.0.2", -1), 1);
+		CHECK(strstr(html, "rect.whyseg") != NULL);
+		jv_free(d);
+		free(html);
+	}
 	show__free(s);
 
 	/* a window that starts after the latency: said, with the figures */
@@ -1522,6 +1561,452 @@ TEST(why_of_a_known_latency)
 	return 0;
 }
 
+/* ------------------------------------- why: syscalls, irqs, softirqs -- */
+
+static const char fmt_rse[] = "name: sys_enter\nID: 20\nformat:\n" COMMON
+			      "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+			      "\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n\n"
+			      "print fmt: \"NR %ld\"\n";
+static const char fmt_rsx[] = "name: sys_exit\nID: 21\nformat:\n" COMMON
+			      "\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
+			      "\tfield:long ret;\toffset:16;\tsize:8;\tsigned:1;\n\n"
+			      "print fmt: \"NR %ld = %ld\"\n";
+static const char fmt_ie[] = "name: irq_handler_entry\nID: 30\nformat:\n" COMMON
+			     "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+			     "\tfield:__data_loc char[] name;\toffset:12;\tsize:4;\tsigned:0;\n\n"
+			     "print fmt: \"irq=%d\"\n";
+static const char fmt_ix[] = "name: irq_handler_exit\nID: 31\nformat:\n" COMMON
+			     "\tfield:int irq;\toffset:8;\tsize:4;\tsigned:1;\n"
+			     "\tfield:int ret;\toffset:12;\tsize:4;\tsigned:1;\n\n"
+			     "print fmt: \"irq=%d\"\n";
+static const char fmt_se[] = "name: softirq_entry\nID: 32\nformat:\n" COMMON
+			     "\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+			     "print fmt: \"vec=%u\"\n";
+static const char fmt_sx[] = "name: softirq_exit\nID: 33\nformat:\n" COMMON
+			     "\tfield:unsigned int vec;\toffset:8;\tsize:4;\tsigned:0;\n\n"
+			     "print fmt: \"vec=%u\"\n";
+
+/* A record of format `type` (its sample ids from 500 + 10 * ev) with an 8-byte value at 8, another at 16. */
+static int ev2(uint8_t *buf, int ev, uint16_t type, uint64_t t, uint32_t cpu, uint32_t tid,
+	       int64_t a, int64_t b)
+{
+	uint8_t raw[64] = { 0 };
+
+	memcpy(raw, &type, 2);
+	memcpy(raw + 4, &tid, 4);
+	memcpy(raw + 8, &a, 8);
+	memcpy(raw + 16, &b, 8);
+	return tp_sample(buf, 500 + 10 * ev + cpu, tid, tid, t, cpu, raw, sizeof(raw));
+}
+
+/* irq_handler_entry: irq at 8 (4 bytes), __data_loc name at 12 -> the string at 16 */
+static int irq_in(uint8_t *buf, uint64_t t, uint32_t cpu, uint32_t tid, int32_t irq,
+		  const char *name)
+{
+	uint8_t raw[40] = { 0 };
+	uint16_t type = 30;
+	uint32_t loc = (uint32_t)(strlen(name) + 1) << 16 | 16;
+
+	memcpy(raw, &type, 2);
+	memcpy(raw + 4, &tid, 4);
+	memcpy(raw + 8, &irq, 4);
+	memcpy(raw + 12, &loc, 4);
+	memcpy(raw + 16, name, strlen(name) + 1);
+	return tp_sample(buf, 500 + 10 * 2 + cpu, tid, tid, t, cpu, raw, sizeof(raw));
+}
+
+/*
+ * Thread 100 over the latency T0+1000 .. T0+9000 on CPU 0: read(2) from 1000
+ * to 6000 (blocked S 2000..5000, runnable 5000..5500), irq 24 "eth0" in its
+ * context 1200..1500, NET_RX 1500..1900, getpid 7000..7100, nanosleep from
+ * 8500 still open at the end. An irq at 3000 on CPU 0 runs in idle's context:
+ * not the thread's. arch: the host the file says it was written on.
+ */
+static int write_why_ins(const char *dir, char *data, char *json, const char *arch)
+{
+	static uint64_t ids[8][2] = { { 101, 102 }, { 401, 402 }, { 500, 501 }, { 510, 511 },
+				      { 520, 521 }, { 530, 531 }, { 540, 541 }, { 550, 551 } };
+	static const char *const names[8] = { "sched:sched_switch",	"sched:sched_wakeup",
+					      "raw_syscalls:sys_enter", "raw_syscalls:sys_exit",
+					      "irq:irq_handler_entry",	"irq:irq_handler_exit",
+					      "irq:softirq_entry",	"irq:softirq_exit" };
+	static const uint64_t cfg[8] = { 316, 317, 20, 21, 30, 31, 32, 33 };
+	struct pd_event evs[8] = { 0 };
+	struct pd_meta meta = { .hostname = "h",
+				.osrelease = "6.0",
+				.version = "t",
+				.arch = arch,
+				.cpudesc = "",
+				.cpuid = "" };
+	struct pd_buf b = tracing_head();
+	uint8_t rec[512];
+	struct pd_writer *w;
+	int fd, n, err;
+	FILE *f;
+
+	pd_buf__u32(&b, 3);
+	put(&b, "sched", 6);
+	pd_buf__u32(&b, 2);
+	pd_buf__u64(&b, strlen(fmt_sw));
+	put(&b, fmt_sw, strlen(fmt_sw));
+	pd_buf__u64(&b, strlen(fmt_wk));
+	put(&b, fmt_wk, strlen(fmt_wk));
+	put(&b, "raw_syscalls", 13);
+	pd_buf__u32(&b, 2);
+	pd_buf__u64(&b, strlen(fmt_rse));
+	put(&b, fmt_rse, strlen(fmt_rse));
+	pd_buf__u64(&b, strlen(fmt_rsx));
+	put(&b, fmt_rsx, strlen(fmt_rsx));
+	put(&b, "irq", 4);
+	pd_buf__u32(&b, 4);
+	pd_buf__u64(&b, strlen(fmt_ie));
+	put(&b, fmt_ie, strlen(fmt_ie));
+	pd_buf__u64(&b, strlen(fmt_ix));
+	put(&b, fmt_ix, strlen(fmt_ix));
+	pd_buf__u64(&b, strlen(fmt_se));
+	put(&b, fmt_se, strlen(fmt_se));
+	pd_buf__u64(&b, strlen(fmt_sx));
+	put(&b, fmt_sx, strlen(fmt_sx));
+	pd_buf__u32(&b, 0);
+	pd_buf__u32(&b, 0);
+	pd_buf__u64(&b, 0);
+	for (int i = 0; i < 8; i++) {
+		evs[i].attr.size = sizeof(evs[i].attr);
+		evs[i].attr.sample_period = 1;
+		evs[i].attr.sample_id_all = 1;
+		evs[i].attr.sample_type = ST_TP;
+		evs[i].attr.type = PERF_TYPE_TRACEPOINT;
+		evs[i].attr.config = cfg[i];
+		evs[i].nr_ids = 2;
+		evs[i].ids = ids[i];
+		strcpy(evs[i].name, names[i]);
+	}
+	meta.tracing_data = b.p;
+	meta.tracing_data_len = b.len;
+	sprintf(data, "%s/ins.data", dir);
+	sprintf(json, "%s/ins.json", dir);
+	fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	w = fd >= 0 ? pd_writer__new(fd, evs, 8) : NULL;
+	err = w ? pd_writer__begin(w) : -EIO;
+#define PUT(expr)                                                      \
+	do {                                                           \
+		n = (expr);                                            \
+		if (!err)                                              \
+			err = n < 0 ? n : pd_writer__write(w, rec, n); \
+	} while (0)
+	PUT(sw_st(rec, T0 + 500, 0, 0, 0, 100));
+	PUT(ev2(rec, 0, 20, T0 + 1000, 0, 100, __NR_read, 3));
+	PUT(irq_in(rec, T0 + 1200, 0, 100, 24, "eth0"));
+	PUT(ev2(rec, 3, 31, T0 + 1500, 0, 100, 24, 0));
+	PUT(ev2(rec, 4, 32, T0 + 1500, 0, 100, 3, 0));
+	PUT(ev2(rec, 5, 33, T0 + 1900, 0, 100, 3, 0));
+	PUT(sw_st(rec, T0 + 2000, 0, 100, 1, 0));
+	PUT(irq_in(rec, T0 + 3000, 0, 0, 24, "eth0"));
+	PUT(ev2(rec, 3, 31, T0 + 3100, 0, 0, 24, 0));
+	PUT(wk(rec, T0 + 5000, 1, 200, 100, 0));
+	PUT(sw_st(rec, T0 + 5500, 0, 0, 0, 100));
+	PUT(ev2(rec, 1, 21, T0 + 6000, 0, 100, __NR_read, 1));
+	PUT(ev2(rec, 0, 20, T0 + 7000, 0, 100, __NR_getpid, 0));
+	PUT(ev2(rec, 1, 21, T0 + 7100, 0, 100, __NR_getpid, 100));
+	PUT(ev2(rec, 0, 20, T0 + 8500, 0, 100, __NR_nanosleep, 0));
+#undef PUT
+	if (!err)
+		err = pd_writer__finish(w, &meta);
+	pd_writer__free(w);
+	if (fd >= 0)
+		close(fd);
+	free(b.p);
+	if (err)
+		return err;
+	f = fopen(json, "w");
+	if (!f)
+		return -errno;
+	fprintf(f,
+		"{\"trigger\": {\"name\": \"slow\", \"text\": \"latency\", \"time_ns\": %llu, "
+		"\"cpu\": 0, \"pid\": 100, \"tid\": 100, \"comm\": \"t100\", \"kind\": \"latency\", "
+		"\"latency\": {\"duration_ns\": 8000, \"start\": {\"time_ns\": %llu, \"tid\": 100}, "
+		"\"end\": {\"time_ns\": %llu, \"tid\": 100}}}, \"window\": {\"start_ns\": %llu, "
+		"\"end_ns\": %llu}}\n",
+		T0 + 9000, T0 + 1000, T0 + 9000, T0 + 500, T0 + 9000);
+	return fclose(f) ? -errno : 0;
+}
+
+TEST(why_syscalls_irqs_softirqs)
+{
+	char dir[] = "/tmp/trigrec-whyins-XXXXXX", data[128], json[128], err[512];
+	struct utsname u;
+	struct show_why w;
+	struct show *s;
+	char *txt = NULL, *js = NULL;
+	size_t len;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(uname(&u), 0);
+	CHECK_EQ(write_why_ins(dir, data, json, u.machine), 0);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s != NULL);
+	if (!s) {
+		fprintf(stderr, "    %s\n", err);
+		rm_dir(dir);
+		return 1;
+	}
+	CHECK_EQ(show_why(s, 0, &w), 0);
+	CHECK(w.done);
+	CHECK_EQ(w.running, 4500);
+	CHECK_EQ(w.sleep_s, 3000);
+	CHECK_EQ(w.runnable, 500);
+	/* read 1000..6000 (running 1000..2000, 5500..6000), getpid, nanosleep open at the end */
+	CHECK(w.sys.has);
+	CHECK_EQ(w.sys.count, 3);
+	CHECK_EQ(w.sys.ns, 5000 + 100 + 500);
+	CHECK_EQ(w.sys.cpu_ns, 1500 + 100 + 500);
+	CHECK_EQ(w.sys.nr_top, 3);
+	CHECK_EQ(w.sys.top[0].nr, __NR_read);
+	CHECK_STR(w.sys.top[0].name, "read");
+	CHECK_EQ(w.sys.top[0].ns, 5000);
+	CHECK_EQ(w.sys.top[0].cpu_ns, 1500);
+	CHECK_STR(w.sys.top[1].name, "nanosleep");
+	CHECK_EQ(w.sys.top[1].ns, 500);
+	CHECK_STR(w.sys.top[2].name, "getpid");
+	CHECK_EQ(w.sys.top[2].ns, 100);
+	/* the irq in idle's context at 3000 is not the thread's */
+	CHECK(w.irq.has);
+	CHECK_EQ(w.irq.count, 1);
+	CHECK_EQ(w.irq.ns, 300);
+	CHECK_EQ(w.irq.top[0].nr, 24);
+	CHECK_STR(w.irq.top[0].name, "eth0");
+	CHECK(w.softirq.has);
+	CHECK_EQ(w.softirq.ns, 400);
+	CHECK_STR(w.softirq.top[0].name, "NET_RX");
+	show_why_free(&w);
+	txt = report(s, 3, &len);
+	CHECK(strstr(txt,
+		     "\n  syscalls       5.600 us   70.0%  3 calls, 2.100 us of it running; by "
+		     "time:\n                 5.000 us read x1 (running 1.500 us)\n") != NULL);
+	CHECK(strstr(txt, "\n  in irq           300 ns    6.7%  of the running time, 1 irq handler "
+			  "run(s); by time:\n                   300 ns irq 24 eth0 x1\n") != NULL);
+	CHECK(strstr(txt, "\n  in softirq       400 ns    8.9%  of the running time, 1 softirq "
+			  "run(s); by time:\n                   400 ns NET_RX x1\n") != NULL);
+	free(txt);
+	f = open_memstream(&js, &len);
+	CHECK_EQ(show_why(s, 0, &w), 0);
+	show_why_json(s, &w, f);
+	fclose(f);
+	show_why_free(&w);
+	{
+		struct jv *d = jv_parse(js, strlen(js), err, sizeof(err));
+
+		CHECK(d != NULL);
+		CHECK_EQ(jv_u64(d, "why.syscalls.ns", 0), 5600);
+		CHECK_EQ(jv_u64(d, "why.syscalls.running_ns", 0), 2100);
+		CHECK_STR(jv_str(d, "why.syscalls.top.0.name", ""), "read");
+		CHECK_EQ(jv_u64(d, "why.irq.top.0.irq", 0), 24);
+		CHECK_STR(jv_str(d, "why.softirq.top.0.name", ""), "NET_RX");
+		CHECK_EQ(jv_u64(d, "why.softirq.top.0.vec", 0), 3);
+		jv_free(d);
+	}
+	free(js);
+	show__free(s);
+
+	/* written on another architecture: its numbers are not this build's names */
+	CHECK_EQ(write_why_ins(dir, data, json, "some-other-arch"), 0);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s != NULL);
+	if (s) {
+		char want[32];
+
+		snprintf(want, sizeof(want), "syscall %d", __NR_read);
+		CHECK_EQ(show_why(s, 0, &w), 0);
+		CHECK_STR(w.sys.top[0].name, want);
+		show_why_free(&w);
+		show__free(s);
+	}
+	rm_dir(dir);
+	return 0;
+}
+
+/* ------------------------------------------- why: rate contributors -- */
+
+/*
+ * A rate trigger "by pid > 5/1us" at T0+5000 whose window opened at T0+4000:
+ * in it process 300 (threads 300 x4, 301 x2) and thread 100 x1; before it
+ * (T0+3000 .. 4000) thread 100 x2; window from T0+1000. key: the sidecar's.
+ */
+static int write_rate(const char *dir, char *data, char *json, const char *key)
+{
+	struct pd_event evs[3] = { 0 };
+	struct pd_meta meta = { .hostname = "h",
+				.osrelease = "6.0",
+				.version = "t",
+				.arch = "x",
+				.cpudesc = "",
+				.cpuid = "" };
+	static const uint64_t in_window[][3] = { { 4100, 300, 300 }, { 4200, 300, 301 },
+						 { 4300, 300, 300 }, { 4400, 100, 100 },
+						 { 4500, 300, 300 }, { 4600, 300, 301 },
+						 { 5000, 300, 300 } };
+	uint8_t rec[512];
+	struct pd_writer *w;
+	size_t tdlen;
+	void *td = tracing_data(&tdlen);
+	int fd, n, err;
+	FILE *f;
+
+	for (int i = 0; i < 3; i++) {
+		evs[i].attr.size = sizeof(evs[i].attr);
+		evs[i].attr.sample_period = 1;
+		evs[i].attr.sample_id_all = 1;
+		evs[i].attr.sample_type = ST_TP;
+		evs[i].nr_ids = 2;
+	}
+	evs[0].attr.type = evs[1].attr.type = PERF_TYPE_TRACEPOINT;
+	evs[0].attr.config = 316;
+	evs[1].attr.config = 700;
+	evs[0].ids = ids_sw;
+	evs[1].ids = ids_pg;
+	strcpy(evs[0].name, "sched:sched_switch");
+	strcpy(evs[1].name, "syscalls:sys_enter_getpgid");
+	evs[2].attr.type = PERF_TYPE_SOFTWARE;
+	evs[2].attr.config = PERF_COUNT_SW_DUMMY;
+	evs[2].attr.sample_type =
+		PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CPU;
+	evs[2].attr.comm = 1;
+	evs[2].ids = ids_d;
+	strcpy(evs[2].name, "dummy:tracking");
+	meta.tracing_data = td;
+	meta.tracing_data_len = tdlen;
+	sprintf(data, "%s/rate.data", dir);
+	sprintf(json, "%s/rate.json", dir);
+	fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	w = fd >= 0 ? pd_writer__new(fd, evs, 3) : NULL;
+	err = w ? pd_writer__begin(w) : -EIO;
+#define PUT(expr)                                                      \
+	do {                                                           \
+		n = (expr);                                            \
+		if (!err)                                              \
+			err = n < 0 ? n : pd_writer__write(w, rec, n); \
+	} while (0)
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 301, 100, 100, "solo", 0, 0, 0));
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 301, 300, 300, "pool", 0, 0, 0));
+	PUT(pd_synth_comm(rec, sizeof(rec), &evs[2].attr, 301, 300, 301, "pool-1", 0, 0, 0));
+	PUT(pg(rec, T0 + 1500, 0, 300, 300, 1)); /* two rate windows back: in neither */
+	PUT(pg(rec, T0 + 3000, 0, 100, 100, 2));
+	PUT(pg(rec, T0 + 3999, 0, 100, 100, 2));
+	for (size_t i = 0; i < sizeof(in_window) / sizeof(in_window[0]); i++)
+		PUT(pg(rec, T0 + in_window[i][0], i & 1, (uint32_t)in_window[i][1],
+		       (uint32_t)in_window[i][2], 7));
+	PUT(pg(rec, T0 + 5100, 0, 300, 300, 1)); /* after the trigger */
+#undef PUT
+	if (!err)
+		err = pd_writer__finish(w, &meta);
+	pd_writer__free(w);
+	if (fd >= 0)
+		close(fd);
+	free(td);
+	if (err)
+		return err;
+	f = fopen(json, "w");
+	if (!f)
+		return -errno;
+	fprintf(f,
+		"{\"trigger\": {\"name\": \"burst\", \"text\": \"rate\", \"time_ns\": %llu, "
+		"\"cpu\": 0, \"pid\": 300, \"tid\": 300, \"comm\": \"pool\", \"kind\": \"rate\", "
+		"\"event\": \"syscalls:sys_enter_getpgid\", \"rate\": {\"count\": 6, "
+		"\"threshold\": 5, \"window_ns\": 1000, \"window_start_ns\": %llu, \"key\": \"%s\", "
+		"\"key_values\": [300, 0]}}, \"window\": {\"start_ns\": %llu, \"end_ns\": %llu}}\n",
+		T0 + 5000, T0 + 4000, key, T0 + 1000, T0 + 5200);
+	return fclose(f) ? -errno : 0;
+}
+
+TEST(why_rate_contributors)
+{
+	char dir[] = "/tmp/trigrec-whyrate-XXXXXX", data[128], json[128], err[512];
+	struct show_why w;
+	struct show *s;
+	char *txt, *js = NULL;
+	size_t len;
+	FILE *f;
+
+	CHECK(mkdtemp(dir) != NULL);
+	CHECK_EQ(write_rate(dir, data, json, "pid"), 0);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s != NULL);
+	if (!s) {
+		fprintf(stderr, "    %s\n", err);
+		rm_dir(dir);
+		return 1;
+	}
+	CHECK_EQ(show_why(s, 0, &w), 0);
+	CHECK(w.rate.done);
+	CHECK_EQ(w.rate.start, T0 + 4000);
+	CHECK_EQ(w.rate.end, T0 + 5000);
+	CHECK_EQ(w.rate.records, 7);
+	CHECK(w.rate.by_key);
+	CHECK_EQ(w.rate.nr_keys_all, 2);
+	CHECK_STR(w.rate.keys[0].key, "300");
+	CHECK_EQ(w.rate.keys[0].count, 6);
+	CHECK_STR(w.rate.keys[1].key, "100");
+	CHECK_EQ(w.rate.keys[1].count, 1);
+	CHECK_EQ(w.rate.nr_tasks_all, 3);
+	CHECK_EQ(w.rate.tasks[0].tid, 300);
+	CHECK_EQ(w.rate.tasks[0].count, 4);
+	CHECK_STR(w.rate.tasks[0].comm, "pool");
+	CHECK_EQ(w.rate.tasks[1].tid, 301);
+	CHECK_EQ(w.rate.tasks[1].count, 2);
+	CHECK_STR(w.rate.tasks[1].comm, "pool-1");
+	CHECK_EQ(w.rate.tasks[2].tid, 100);
+	CHECK_EQ(w.rate.before_start, T0 + 3000);
+	CHECK_EQ(w.rate.before_end, T0 + 4000);
+	CHECK_EQ(w.rate.before, 2);
+	CHECK_STR(w.rate.note, "");
+	show_why_free(&w);
+	txt = report(s, 3, &len);
+	CHECK(strstr(txt, "\nwhy:\n  rate     7 records of syscalls:sys_enter_getpgid in the rate "
+			  "window 7000.000004000 .. 7000.000005000 (1.000 us)\n"
+			  "           by key pid (2 values):\n"
+			  "               6  300\n"
+			  "               1  100\n"
+			  "           by task (3):\n"
+			  "               4  pool tid 300\n"
+			  "               2  pool-1 tid 301\n"
+			  "               1  solo tid 100\n"
+			  "           before it: 2 in the 1.000 us from 7000.000003000\n") != NULL);
+	free(txt);
+	f = open_memstream(&js, &len);
+	CHECK_EQ(show_why(s, 0, &w), 0);
+	show_why_json(s, &w, f);
+	fclose(f);
+	show_why_free(&w);
+	{
+		struct jv *d = jv_parse(js, strlen(js), err, sizeof(err));
+
+		CHECK(d != NULL);
+		CHECK_EQ(jv_u64(d, "why.rate.records", 0), 7);
+		CHECK_STR(jv_str(d, "why.rate.top_keys.0.key", ""), "300");
+		CHECK_EQ(jv_u64(d, "why.rate.top_tasks.1.tid", 0), 301);
+		CHECK_EQ(jv_u64(d, "why.rate.before.records", 0), 2);
+		jv_free(d);
+	}
+	free(js);
+	show__free(s);
+
+	/* a key the records do not carry as one value: by task only, said */
+	CHECK_EQ(write_rate(dir, data, json, "pid, str(nothere)"), 0);
+	s = show__open(data, err, sizeof(err));
+	CHECK(s != NULL);
+	if (s) {
+		CHECK_EQ(show_why(s, 0, &w), 0);
+		CHECK(w.rate.done && !w.rate.by_key);
+		CHECK_EQ(w.rate.nr_tasks_all, 3);
+		CHECK(strstr(w.rate.note, "by task only") != NULL);
+		show_why_free(&w);
+		show__free(s);
+	}
+	rm_dir(dir);
+	return 0;
+}
+
 RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_back),
 	  T(snapshot_read_back_zstd), T(zstd_many_payloads), T(view_of_a_big_snapshot),
 	  T(damaged_files_are_refused_with_a_reason), T(times_and_escapes),
@@ -1533,4 +2018,4 @@ RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_ba
 	  T(crafted_overlapping_id_tables_are_refused), T(crafted_zstd_bomb_is_refused),
 	  T(fifos_are_refused_not_waited_for), T(clean_text_replaces_control_characters),
 	  T(hostile_strings_are_clean), T(chrome_json_of_many_threads_is_not_quadratic),
-	  T(why_of_a_known_latency))
+	  T(why_of_a_known_latency), T(why_syscalls_irqs_softirqs), T(why_rate_contributors))
