@@ -7,9 +7,11 @@
  * gone, and time deltas of every width.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "check.h"
+#include "capture/recorder.h"
 #include "snapshot/compact.h"
 #include "trigrec_abi.h"
 
@@ -278,6 +280,81 @@ TEST(garbage_does_not_crash)
 	return 0;
 }
 
+/*
+ * One CPU's copies as a harvest holds them (struct rec_cr_hdr, then the
+ * segments), main ring then carry: the input of tests/fuzz/fuzz_compact.c,
+ * cut after `keep` bytes (the fuzzer pads with zeros).
+ */
+static int write_seed(const char *dir, const char *name, const struct ring *m,
+		      const struct ring *sp, const struct rec_cr_hdr *carry, size_t keep)
+{
+	struct rec_cr_hdr mh = { .head_before = m->head, .head_after = m->head };
+	size_t mlen = m->l.nseg * m->l.elem, slen = sp->l.nseg * sp->l.elem;
+	uint8_t *buf = calloc(1, 2 * REC_CR_HDR + mlen + slen);
+	char path[4096];
+	FILE *f;
+	int ok;
+
+	if (!buf)
+		return -1;
+	memcpy(buf, &mh, sizeof(mh));
+	memcpy(buf + REC_CR_HDR, m->mem, mlen);
+	memcpy(buf + REC_CR_HDR + mlen, carry, sizeof(*carry));
+	memcpy(buf + 2 * REC_CR_HDR + mlen, sp->mem, slen);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	ok = f && fwrite(buf, 1, keep, f) == keep;
+	if (f && fclose(f))
+		ok = 0;
+	free(buf);
+	return ok ? 0 : -1;
+}
+
+/*
+ * fuzz_compact's seeds (tests/fuzz/corpus/compact/), from the rings these
+ * tests write: TRIGREC_FUZZ_SEEDS=DIR make check-unit T=compact.
+ */
+TEST(fuzz_seeds)
+{
+	const char *dir = getenv("TRIGREC_FUZZ_SEEDS");
+	struct rec_cr_hdr carry = { 0 };
+	struct ring m, sp;
+	size_t seg0;
+	uint64_t mid;
+
+	if (!dir) {
+		SKIP("TRIGREC_FUZZ_SEEDS=DIR writes fuzz_compact's seeds into DIR; not set");
+	}
+	ring_init(&m, 12, 8); /* the smallest ring, as the fuzzer lays it out */
+	ring_init(&sp, 12, 1);
+	seg0 = REC_CR_HDR + m.l.elem; /* the first segment and its block headers */
+	/* A fresh ring: a few records of every kind in the first block. */
+	put_n(&m, 0, 90);
+	CHECK((m.head & TRIGREC_CR_POS_MASK) < 4096);
+	CHECK_EQ(write_seed(dir, "fresh", &m, &sp, &carry, seg0), 0);
+	/* The same with its last record still being written. */
+	mid = m.head & TRIGREC_CR_POS_MASK;
+	put_n(&m, 90, 91);
+	m.mem[mid] = 0;
+	CHECK_EQ(write_seed(dir, "torn", &m, &sp, &carry, seg0), 0);
+	/* Wrapped many times, and a cut: the spare took 300 records, the carry says where. */
+	put_n(&m, 91, 6000);
+	carry.nepis = 1;
+	carry.epis[0].m = (uint32_t)(m.head >> TRIGREC_CR_POS_BITS);
+	carry.epis[0].sprev = 0;
+	sp.last = 0;
+	put_n(&sp, 6000, 6300);
+	carry.epis[0].s = (uint32_t)(sp.head >> TRIGREC_CR_POS_BITS);
+	carry.head_before = carry.head_after = sp.head;
+	put_n(&m, 6300, 6400);
+	CHECK_EQ(write_seed(dir, "wrapped-carry", &m, &sp, &carry,
+			    2 * REC_CR_HDR + m.l.nseg * m.l.elem + sp.l.elem),
+		 0);
+	free(m.mem);
+	free(sp.mem);
+	return 0;
+}
+
 RUN_TESTS(T(round_trip_not_wrapped), T(bytes_per_record), T(wrapped_many_times),
 	  T(torn_record_ends_its_block_only), T(lost_block_header_skips_that_block),
-	  T(head_moved_during_copy), T(garbage_does_not_crash))
+	  T(head_moved_during_copy), T(garbage_does_not_crash), T(fuzz_seeds))
