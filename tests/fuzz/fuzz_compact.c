@@ -16,7 +16,8 @@
  * common_type; encoded again with cr_put() and decoded, it is the same
  * record at the same time; the expansion gives well-formed samples of the
  * recorded events only, no more than were decoded, and never more records
- * than the ring could hold.
+ * than the ring could hold; sched_switch's names, left out of the ring, are
+ * filled in (a name, or <...>), terminated.
  *
  *   make fuzz-build && .output/fuzz/fuzz_compact tests/fuzz/corpus/compact
  */
@@ -41,20 +42,23 @@
 
 #define SHIFT 12
 #define NSEG 8
-#define NEV 4
+#define NEV 5
 
-/* Like sys_enter_read, sched_switch, a record with a __data_loc tail, and one of 8 bytes. */
+/*
+ * The events of test_compact.c's rings (the seeds): like sys_enter_read,
+ * sched_switch with its comms, a record with a __data_loc tail, and
+ * sched_switch as rings=compact writes it (its comms left out; fmts[3] is
+ * parsed from switch_fmt below); then one that is not BPF-written.
+ */
 static struct tp_format fmts[NEV] = {
-	{ .id = 700, .fixed_size = 40 },
-	{ .id = 301, .fixed_size = 64 },
-	{ .id = 42, .fixed_size = 12 },
+	{ .id = 700, .fixed_size = 40 }, { .id = 301, .fixed_size = 64 },
+	{ .id = 42, .fixed_size = 12 },	 { .id = 302, .fixed_size = 64 },
 	{ .id = 9, .fixed_size = 8 },
 };
 
 static const struct cr_event evs[NEV] = {
-	{ .fixed = 40, .tp_id = 700 },
-	{ .fixed = 64, .tp_id = 301 },
-	{ .fixed = 12, .tp_id = 42 },
+	{ .fixed = 40, .tp_id = 700 }, { .fixed = 64, .tp_id = 301 },
+	{ .fixed = 12, .tp_id = 42 },  { .fixed = 64, .tp_id = 302, .skip = 0x33 },
 	{ .fixed = 8, .tp_id = 9 },
 };
 
@@ -88,7 +92,7 @@ static int one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_
 	struct check *c = ctx;
 	struct again a = { .time = time, .ev = ev, .size = size, .rec = rec };
 	struct cr_stats st = { 0 };
-	uint64_t head = 0, last = 0;
+	struct cr_writer w = { 0 };
 	uint32_t len;
 
 	REQUIRE(seq <= 0xffffff);
@@ -101,16 +105,42 @@ static int one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_
 	 */
 	a.before = time > 0;
 	if (a.before)
-		cr_put(c->scratch, &c->l, &head, &last, ev, rec, size, evs[ev].fixed,
+		cr_put(c->scratch, &c->l, &w, ev, rec, size, &evs[ev],
 		       time - 1 - (time & ((1ull << (time % 41)) - 1)));
-	len = cr_put(c->scratch, &c->l, &head, &last, ev, rec, size, evs[ev].fixed, time);
+	len = cr_put(c->scratch, &c->l, &w, ev, rec, size, &evs[ev], time);
 	if (len) {
-		REQUIRE(cr_decode(c->scratch, &c->l, head, head, evs, NEV, same, &a, &st) == 0);
+		REQUIRE(cr_decode(c->scratch, &c->l, w.head, w.head, evs, NEV, same, &a, &st) == 0);
 		REQUIRE(a.n == 1 + a.before);
 		memset(c->scratch, 0, c->l.elem);
 	}
 	c->n++;
 	return 0;
+}
+
+/* sched_switch's format, so the expansion leaves its comms out and fills them in. */
+static const char switch_fmt[] =
+	"name: sched_switch\nID: 302\nformat:\n"
+	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
+	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
+	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
+	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
+	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
+	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n\n"
+	"print fmt: \"prev_comm=%s\", REC->prev_comm\n";
+
+/* /proc, as the fuzzer sees it: threads below 100 are alive. */
+static int proc_comm(uint32_t tid, char comm[16])
+{
+	memset(comm, 0, 16);
+	if (tid >= 100)
+		return 0;
+	snprintf(comm, 16, "thread-%u", tid);
+	return 1;
 }
 
 static int count_sample(const struct perf_event_header *h, void *ctx)
@@ -130,6 +160,12 @@ static int count_sample(const struct perf_event_header *h, void *ctx)
 	REQUIRE(((id >> 20) & 0xfff) < NEV);
 	memcpy(&type, (const uint8_t *)h + 28, 2);
 	REQUIRE(type == evs[(id >> 20) & 0xfff].tp_id);
+	if (((id >> 20) & 0xfff) == 3) {
+		/* The names filled in: terminated, never left empty */
+		const char *prev = (const char *)h + 28 + 8, *next = (const char *)h + 28 + 40;
+
+		REQUIRE(memchr(prev, 0, 16) && memchr(next, 0, 16) && prev[0] && next[0]);
+	}
 	(*n)++;
 	return 0;
 }
@@ -155,7 +191,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			      .cr_nseg = NSEG,
 			      .cr_elem = lm.elem };
 	struct harvest h = { .rings = copies, .nr_rings = 2 };
-	struct bpfrec_scratch s = { 0 };
+	struct bpfrec_scratch s = { .proc_comm = proc_comm };
+	static struct tp_format *sw;
 	struct bpfrec_stats bst;
 	struct check c = { .l = cr_layout_of(SHIFT, 1) };
 	struct cr_stats st = { 0 };
@@ -187,10 +224,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 
 	/* The expansion: the copies lent to a harvest as the recorder holds them. */
+	if (!sw)
+		sw = tp_format__parse("sched", "sched_switch", switch_fmt, sizeof(switch_fmt) - 1);
+	REQUIRE(sw);
 	for (int i = 0; i < NEV; i++) {
 		rev[i].kind = REC_EV_TRACEPOINT;
-		rev[i].fmt = &fmts[i];
-		rev[i].bpf_rec = i != 3; /* one event that is not BPF-written */
+		rev[i].fmt = i == 3 ? sw : &fmts[i];
+		rev[i].bpf_rec = i != 4; /* one event that is not BPF-written */
 	}
 	copies[0] = (struct ring_copy){ .buf = m, .cap = mlen, .len = mlen };
 	copies[1] = (struct ring_copy){ .buf = sp, .cap = slen, .len = slen };
