@@ -200,7 +200,7 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	/* Widths first: the header (and where it starts) depends on the length. */
 #pragma clang loop unroll(disable)
 	for (__u32 i = 0; i < TRIGREC_CR_WORDS; i++) {
-		if (8 + 8 * i + 8 > max)
+		if (8 + 8 * i + 8 > max || i >= nw)
 			break;
 		valid = (vmask >> i) & 1;
 		v = cr_word(d, i, valid, nw, lastmask);
@@ -230,7 +230,7 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	o += (1ull << c) & -cr_nz(c ^ TRIGREC_CR_SAME_PID);
 #pragma clang loop unroll(disable)
 	for (__u32 i = 0; i < TRIGREC_CR_WORDS; i++) {
-		if (8 + 8 * i + 8 > max)
+		if (8 + 8 * i + 8 > max || i >= nw)
 			break;
 		valid = (vmask >> i) & 1;
 		v = cr_word(d, i, valid, nw, lastmask);
