@@ -191,11 +191,17 @@ int BPF_PROG(fp_sched_switch, bool preempt, struct task_struct *prev, struct tas
 	if (!fp_begin_peer(&f, fp_hook[TRIGREC_FP_SCHED_SWITCH], TRIGREC_FP_SCHED_SWITCH, &r, next))
 		return 0;
 	e = FP_D(&f);
-	fp_comm(e->prev_comm, prev->comm);
+	if (compact && !f.s && f.hc->cr_skip) {
+		/* Not written (cr_skip): the writer fills the names in. Triggers read them. */
+		__builtin_memset(e->prev_comm, 0, sizeof(e->prev_comm));
+		__builtin_memset(e->next_comm, 0, sizeof(e->next_comm));
+	} else {
+		fp_comm(e->prev_comm, prev->comm);
+		fp_comm(e->next_comm, next->comm);
+	}
 	e->prev_pid = prev->pid;
 	e->prev_prio = prev->prio;
 	e->prev_state = fp_switch_state(preempt, prev_state, prev);
-	fp_comm(e->next_comm, next->comm);
 	e->next_pid = next->pid;
 	e->next_prio = next->prio;
 	fp_end(ctx, &f);

@@ -99,15 +99,6 @@ static __always_inline __u64 cr_word(const __u8 *d, __u32 i, __u64 valid, __u32 
 	return v & m;
 }
 
-/* 1 if i < n (both small), as a value the compiler cannot turn into a branch. */
-static __always_inline __u64 cr_lt(__u64 i, __u64 n)
-{
-	__u64 v = (i - n) >> 63;
-
-	asm volatile("" : "+r"(v));
-	return v;
-}
-
 /*
  * rings=compact: the record d (sz bytes, the format's fixed part is
  * hc->rec_size; max: what d holds) written into this CPU's main ring, or
@@ -123,8 +114,9 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	__u32 cpu = bpf_get_smp_processor_id(), sz = info & 0xffff,
 	      rec_size = (info >> 16) & 0xffff;
 	__u32 rec_ev = (info >> 32) & 0xff;
+	__u64 skip = (info >> 40) & 0xffff;
 	__u64 codes, pid, last, ad, old, pos, e, fa, v, lastmask, o, c, tl, start, hl, len, lf,
-		sized;
+		sized, same, vmask;
 	__u64 valid;
 	__u64 segmask = (1ull << cr_shift) - 1;
 	__u32 nw, tail = 0, ntag, per_cpu, idx, k, lvl;
@@ -171,6 +163,9 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	*(volatile __u64 *)&enc->tail = tail;
 	nw = *(volatile __u64 *)&enc->nw & 31;
 	tail = *(volatile __u64 *)&enc->tail;
+	/* The words written: the record's, but those cr_skip leaves out (bit i: word i). */
+	*(volatile __u64 *)&enc->vmask = ((1ull << nw) - 1) & ~skip;
+	vmask = *(volatile __u64 *)&enc->vmask;
 	lastmask = ~0ull >> (8 * ((8 - (sz & 7)) & 7));
 	sized = cr_nz(sz ^ rec_size);
 	pid = (__u32)bpf_get_current_pid_tgid();
@@ -189,15 +184,25 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	c |= 3 * (cr_nz(last) ^ 1);
 	codes = c;
 	o = 3 + c + (c >> 1) * (c & 1) * 2; /* 3, 4, 5, 8 */
-	c = cr_wcode(pid);
+	/*
+	 * The pid only on a change of task in this ring: code 3 (a pid is never
+	 * 8 bytes wide) says "the previous record's". Safe because nothing of
+	 * another task lands between this record and the one it follows: a
+	 * recording program runs with preemption off (not so on PREEMPT_RT,
+	 * where cr_same_pid is 0), and what interrupts it (a tp_btf program in
+	 * an interrupt) records for the same current task. The block header
+	 * keeps the crossing record's pid for a reader that starts there.
+	 */
+	same = cr_same_pid & (cr_nz((pid + 1) ^ rc->cr_pid[k & 1]) ^ 1) & (cr_nz(pid >> 24) ^ 1);
+	c = cr_wcode(pid) | 3 * same;
 	codes |= c << 2;
-	o += 1ull << c;
+	o += (1ull << c) & (same - 1);
 	/* Widths first: the header (and where it starts) depends on the length. */
 #pragma clang loop unroll(disable)
 	for (__u32 i = 0; i < TRIGREC_CR_WORDS; i++) {
-		if (8 + 8 * i + 8 > max)
+		if (8 + 8 * i + 8 > max || i >= nw)
 			break;
-		valid = cr_lt(i, nw);
+		valid = (vmask >> i) & 1;
 		v = cr_word(d, i, valid, nw, lastmask);
 		c = cr_wcode(v);
 		asm volatile("" : "+r"(c));
@@ -221,12 +226,13 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	c = codes & 3;
 	o = CR_VAL + 3 + c + (c >> 1) * (c & 1) * 2;
 	*(__u64 *)&b[cr_mask(o, 255)] = pid;
-	o += 1ull << ((codes >> 2) & 3);
+	c = (codes >> 2) & 3;
+	o += (1ull << c) & -cr_nz(c ^ TRIGREC_CR_SAME_PID);
 #pragma clang loop unroll(disable)
 	for (__u32 i = 0; i < TRIGREC_CR_WORDS; i++) {
-		if (8 + 8 * i + 8 > max)
+		if (8 + 8 * i + 8 > max || i >= nw)
 			break;
-		valid = cr_lt(i, nw);
+		valid = (vmask >> i) & 1;
 		v = cr_word(d, i, valid, nw, lastmask);
 		*(__u64 *)&b[cr_mask(o, 255)] = v;
 		o = cr_mask(o + (1ull << ((codes >> (4 + 2 * i)) & 3)) * valid, 255);
@@ -253,6 +259,7 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	if (tl)
 		bpf_probe_read_kernel(p + cr_mask(hl, 255), tl, d + 8 + 8 * nw);
 	rc->cr_last[k & 1] = now;
+	rc->cr_pid[k & 1] = pid + 1;
 	/* The block this record crosses into (or the ring's first) gets its header. */
 	e = pos + len;
 	if (!pos || (pos ^ e) >= TRIGREC_CR_BLOCK) {
@@ -270,7 +277,8 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 			kb->seq = (old >> TRIGREC_CR_POS_BITS) + (pos ? 1 : 0);
 			kb->first = pos ? e - bp : 0;
 			asm volatile("" ::: "memory");
-			kb->pos = bp & TRIGREC_CR_POS_MASK;
+			kb->pos = (bp & TRIGREC_CR_POS_MASK) | (pid & 0xffffff)
+								       << TRIGREC_CR_POS_BITS;
 		}
 	}
 	asm volatile("" ::: "memory");
@@ -295,7 +303,8 @@ struct cr_fp_buf {
  * cr_body() as two functions of their own, global (not static): the
  * verifier checks each once, on its own, not again for every path of
  * every recording program that calls it. info: the record's size (bits
- * 0-15), its format's fixed size (16-31) and its event (32-39).
+ * 0-15), its format's fixed size (16-31), its event (32-39) and the words
+ * left out (40-55, hook_cfg.cr_skip).
  */
 __noinline int cr_emit_fp(struct cr_fp_buf *b, __u64 now, __u64 info)
 {
@@ -333,7 +342,8 @@ static __always_inline int rec_emit(void *ctx, void *buf, const struct trigrec_h
 	if (sz > max)
 		return 1;
 	if (compact) {
-		__u64 info = sz | (__u64)hc->rec_size << 16 | (__u64)(hc->rec_ev & 0xff) << 32;
+		__u64 info = sz | (__u64)hc->rec_size << 16 | (__u64)(hc->rec_ev & 0xff) << 32 |
+			     (__u64)hc->cr_skip << 40;
 
 		if (hc->rec_ev >= TRIGREC_CR_MAX_EVS)
 			return 1;

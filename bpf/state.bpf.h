@@ -58,6 +58,8 @@ const volatile __u32 rec_slots = 1;   /* index of set s on CPU c: s * rec_slots 
 const volatile __u32 compact = 0;
 const volatile __u32 cr_shift = 12;
 const volatile __u32 cr_nseg = 8;
+/* rings=compact: leave out the pid of a record of the same task as the one before (not on RT) */
+const volatile __u32 cr_same_pid = 0;
 __u64 flip_at = 0;
 __u64 window_end = 0; /* ring sets alone: the end of the newest snapshot's window */
 __u64 inflight = 0;  /* ring sets alone: snapshots posted, not yet copied (userspace counts down) */
@@ -92,7 +94,7 @@ struct {
 #define CR_NEST 4
 struct cr_enc {
 	__u8 b[256 + 8];
-	__u64 codes, nw, tail;
+	__u64 codes, nw, tail, vmask;
 };
 
 struct {

@@ -104,7 +104,9 @@ struct trigrec_rec_cpu {
 	/* rings=compact: the time of the latest record in the main ring, the spare (time widths) */
 	__u64 cr_last[2];
 	__u32 cr_nest; /* rings=compact: recording programs running on the CPU (cr_enc) */
-	__u32 pad[5];
+	/* rings=compact: the latest record's pid + 1 in the main ring, the spare (0: none) */
+	__u32 cr_pid[2];
+	__u32 pad[3];
 };
 
 /*
@@ -131,15 +133,22 @@ struct trigrec_rec_cpu {
  *			most TRIGREC_CR_WORDS); a word's width is 1, 2, 4 or 8
  *			bytes (code 0-3), the time's 3, 4 or 5 low bytes
  *			(relative to the previous record in the ring) or 8
- *			(absolute); the pid is the common_pid (the thread)
+ *			(absolute); the pid is the common_pid (the thread) in
+ *			1, 2 or 4 bytes, or code 3: none, the previous
+ *			record's in the ring (TRIGREC_CR_SAME_PID)
  *	time, pid, words	little-endian, each in its width
  *	tail		the record's bytes past the words, as they are
  *
+ * Words the event's hook_cfg.cr_skip names (a comm the writer fills in
+ * from the names it knows, cr_skip_words() in src/snapshot/compact.c)
+ * keep their tag (0) but have no bytes: they read as 0.
+ *
  * A record that crosses into a block (or ends at its start) writes that
- * block's trigrec_cblk: where the block's first record starts, its number
- * and the crossing record's full time, so a reader can start at any block
- * whose header matches its position.
+ * block's trigrec_cblk: where the block's first record starts, its number,
+ * the crossing record's full time and its pid (pos's high 24 bits), so a
+ * reader can start at any block whose header matches its position.
  */
+#define TRIGREC_CR_SAME_PID 3
 #define TRIGREC_CR_BLOCK 4096
 #define TRIGREC_CR_SLACK 512 /* a compact record's most bytes */
 #define TRIGREC_CR_GUARD 128 /* past the slack: what the verifier cannot see is never written */
@@ -150,7 +159,7 @@ struct trigrec_rec_cpu {
 #define TRIGREC_CR_MAX_SEG (1u << 20)
 #define TRIGREC_CR_MAX_EVS 128
 struct trigrec_cblk {
-	__u64 pos;   /* the block's position in its ring (written last; low 40 bits) */
+	__u64 pos;   /* the block's position in its ring (written last; low 40 bits), pid << 40 */
 	__u64 base;  /* the crossing record's time */
 	__u32 seq;   /* the block's first record's number (24 bits) */
 	__u16 first; /* its offset in the block */
@@ -223,7 +232,8 @@ struct trigrec_hook_cfg {
 	__u16 rec_size;		      /* the record's fixed part (format file) */
 	__u16 dloc[TRIGREC_MAX_DLOC]; /* offsets of __data_loc fields (0 = none) */
 	__u16 tp_id;		      /* common_type (a program's ctx has a pt_regs * there) */
-	__u16 pad[3];
+	__u16 cr_skip; /* rings=compact: words of the record not written (bit i: word i) */
+	__u16 pad[2];
 };
 
 /*

@@ -513,7 +513,10 @@ static int check_memory(const struct recorder *r)
 		.track_pages = r->opts.track_pages,
 		.nr_cpus = r->nr_cpus,
 		.copies = RECORDER_HARVEST_SETS,
-		.main_rings = (r->perf_main ? 1 : 0) + (r->nr_bpf_evs ? TRIGREC_RING_SETS : 0),
+		.main_rings = (r->perf_main ? 1 : 0) +
+			      (r->nr_bpf_evs && !r->compact ? TRIGREC_RING_SETS : 0),
+		.compact = r->compact,
+		.compact_cpus = r->compact ? cpus_possible() : 0,
 	};
 	struct ringmem_have h;
 	char msg[1024];

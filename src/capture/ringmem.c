@@ -7,18 +7,45 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/resource.h>
+#include "capture/recorder.h"
 #include "capture/ringmem.h"
 #include "util/util.h"
+#include "trigrec_abi.h"
+
+void ringmem_compact(uint64_t main_bytes, struct ringmem_compact *c)
+{
+	/* compact_layout() in recorder.c: 8 or more segments of at most TRIGREC_CR_MAX_SEG. */
+	uint64_t seg = main_bytes / TRIGREC_CR_SPARE_DIV, nseg, spare;
+
+	if (seg > TRIGREC_CR_MAX_SEG)
+		seg = TRIGREC_CR_MAX_SEG;
+	if (!seg) {
+		memset(c, 0, sizeof(*c));
+		return;
+	}
+	nseg = main_bytes / seg;
+	spare = nseg / TRIGREC_CR_SPARE_DIV;
+	c->map = (nseg + spare) * TRIGREC_CR_ELEM(seg);
+	c->copy = 2 * REC_CR_HDR + c->map;
+	c->carry = REC_CR_HDR + spare * TRIGREC_CR_ELEM(seg);
+}
 
 void ringmem_total(const struct ringmem_need *n, struct ringmem_total *t)
 {
 	uint64_t cpus = n->nr_cpus > 0 ? (uint64_t)n->nr_cpus : 0;
-	uint64_t mains = n->main_rings > 0 ? (uint64_t)n->main_rings : 1;
+	uint64_t mains = n->main_rings > 0 ? (uint64_t)n->main_rings : !n->compact;
+	struct ringmem_compact c = { 0 };
 
+	if (n->compact)
+		ringmem_compact(n->main_pages * n->page_size, &c);
 	/* perf maps one control page in front of each ring's data. */
-	t->rings = cpus * (mains * (n->main_pages + 1) + n->track_pages + 1) * n->page_size;
-	t->copies = (uint64_t)n->copies * cpus * (mains * n->main_pages + n->track_pages) *
-		    n->page_size;
+	t->locked = cpus * (mains * (n->main_pages + 1) + n->track_pages + 1) * n->page_size;
+	/* The compact map holds every possible CPU's rings, recorded or not. */
+	t->rings = t->locked +
+		   (uint64_t)(n->compact_cpus > n->nr_cpus ? n->compact_cpus : n->nr_cpus) * c.map;
+	t->copies = (uint64_t)n->copies * cpus *
+			    ((mains * n->main_pages + n->track_pages) * n->page_size + c.copy) +
+		    cpus * c.carry;
 	t->total = t->rings + t->copies;
 }
 
@@ -36,7 +63,7 @@ static int exceeded(const struct ringmem_need *n, const struct ringmem_have *h)
 	struct ringmem_total t;
 
 	ringmem_total(n, &t);
-	if (t.rings > mlock_allowed(h))
+	if (t.locked > mlock_allowed(h))
 		return 1;
 	if (h->cg_headroom != RINGMEM_UNLIMITED && t.copies > h->cg_headroom)
 		return 2;
@@ -86,7 +113,7 @@ int ringmem_check(const struct ringmem_need *n, const struct ringmem_have *h, ch
 {
 	struct ringmem_total t;
 	char tot[32], rings[32], copies[32], m[32], tr[32], lim[32], lim2[32], fix[160], mp[64];
-	int why = exceeded(n, h), mains = n->main_rings > 0 ? n->main_rings : 1;
+	int why = exceeded(n, h), mains = n->main_rings > 0 ? n->main_rings : !n->compact;
 
 	ringmem_total(n, &t);
 	fmt_size(t.total, tot, sizeof(tot));
@@ -95,7 +122,14 @@ int ringmem_check(const struct ringmem_need *n, const struct ringmem_have *h, ch
 	fmt_size(n->main_pages * n->page_size, m, sizeof(m));
 	fmt_size(n->track_pages * n->page_size, tr, sizeof(tr));
 	/* Each main ring of a CPU (two with ring sets) is -m large and has its control page. */
-	if (mains > 1)
+	if (n->compact) {
+		struct ringmem_compact c;
+		char cm[32];
+
+		ringmem_compact(n->main_pages * n->page_size, &c);
+		snprintf(mp, sizeof(mp), "%s compact%s", fmt_size(c.map, cm, sizeof(cm)),
+			 mains ? " + perf's main" : "");
+	} else if (mains > 1)
 		snprintf(mp, sizeof(mp), "%d x %s main", mains, m);
 	else
 		snprintf(mp, sizeof(mp), "%s main", m);
@@ -106,7 +140,11 @@ int ringmem_check(const struct ringmem_need *n, const struct ringmem_have *h, ch
 		uint64_t rl = h->memlock_rlimit, need_kb,
 			 cpus = h->online_cpus > 0 ? h->online_cpus : 1;
 
-		need_kb = t.rings > rl ? (t.rings - rl + cpus * 1024 - 1) / (cpus * 1024) : 0;
+		if (n->compact) /* the compact map is not locked memory: perf's rings only */
+			snprintf(mp, sizeof(mp), "%d x %s main", mains, m);
+
+		need_kb = t.locked > rl ? (t.locked - rl + cpus * 1024 - 1) / (cpus * 1024) : 0;
+		fmt_size(t.locked, rings, sizeof(rings));
 		snprintf(
 			msg, len,
 			"-m %s on %d CPU%s needs %s of rings locked in memory (%d x (%s "

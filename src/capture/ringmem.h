@@ -20,6 +20,14 @@ struct ringmem_need {
 	int nr_cpus;	      /* recorded CPUs */
 	int copies;	      /* harvest buffer sets */
 	int main_rings;	      /* main rings per CPU (rings=bpf: its sets, +1 for perf's); 0 = 1 */
+	/*
+	 * rings=compact: the byte rings are one BPF map (not perf's, not
+	 * locked memory) with a main ring of -m and a spare of 1/8 for every
+	 * possible CPU (compact_cpus), copied with their headers; main_rings
+	 * then counts perf's rings only (0: none).
+	 */
+	int compact;
+	int compact_cpus;
 };
 
 #define RINGMEM_UNLIMITED UINT64_MAX
@@ -39,9 +47,21 @@ struct ringmem_have {
 
 struct ringmem_total {
 	uint64_t rings;	 /* pinned in the kernel */
+	uint64_t locked; /* ... of which perf's rings, charged as locked memory */
 	uint64_t copies; /* in trigrec's memory */
 	uint64_t total;
 };
+
+/*
+ * rings=compact, per CPU, for a main ring of main_bytes: the BPF map's
+ * bytes (main ring and spare, with slack, guard and block headers, as
+ * recorder.c lays them out), a harvest's copies of both, and the carry
+ * trigrec keeps between harvests.
+ */
+struct ringmem_compact {
+	uint64_t map, copy, carry;
+};
+void ringmem_compact(uint64_t main_bytes, struct ringmem_compact *c);
 
 void ringmem_total(const struct ringmem_need *n, struct ringmem_total *t);
 

@@ -16,6 +16,7 @@
 #include "engine/bpfctl.h"
 #include "engine/cgsel.h"
 #include "engine/features.h"
+#include "snapshot/compact.h"
 #include "util/log.h"
 #include "util/util.h"
 #include "trigrec.skel.h"
@@ -445,6 +446,7 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 			h->cfg.flags |= TRIGREC_HOOK_BPFREC;
 			h->cfg.rec_ev = (uint16_t)(ev - r->evs);
 			h->cfg.rec_size = (uint16_t)h->fmt->fixed_size;
+			h->cfg.cr_skip = r->compact ? cr_skip_words(h->fmt) : 0;
 			for (int f = 0; f < h->fmt->nr_fields && nd < TRIGREC_MAX_DLOC; f++)
 				if (h->fmt->fields[f].kind == TP_FIELD_DATALOC)
 					h->cfg.dloc[nd++] = (uint16_t)h->fmt->fields[f].offset;
@@ -659,6 +661,20 @@ fail:
 	return fd;
 }
 
+/*
+ * A PREEMPT_RT kernel runs BPF programs preemptible: a record of another
+ * task can land between two of one task's, so every record keeps its pid.
+ */
+static int preempt_rt(void)
+{
+	FILE *f = fopen("/sys/kernel/realtime", "r");
+	int c = f ? fgetc(f) : EOF;
+
+	if (f)
+		fclose(f);
+	return c == '1';
+}
+
 /* rings=compact: map the byte rings the programs write, for the harvests to copy. */
 static int map_compact(struct bpfctl *b, struct recorder *r)
 {
@@ -736,6 +752,7 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 			b->skel->rodata->compact = 1;
 			b->skel->rodata->cr_shift = r->cr_shift;
 			b->skel->rodata->cr_nseg = r->cr_nseg;
+			b->skel->rodata->cr_same_pid = !preempt_rt();
 			if (bpf_map__set_value_size(b->skel->maps.cr_rings, (__u32)r->cr_elem) ||
 			    bpf_map__set_max_entries(b->skel->maps.cr_rings, per_cpu * slots)) {
 				elog("--rings compact: cannot size the ring map");

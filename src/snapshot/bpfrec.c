@@ -23,9 +23,12 @@
  * history a snapshot shows never has a hole.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "capture/ring_reader.h"
 #include "snapshot/bpfrec.h"
 #include "snapshot/compact.h"
@@ -279,6 +282,296 @@ static int expand_one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const
 }
 
 /*
+ * rings=compact: the names sched_switch leaves out (cr_skip_words()),
+ * filled in by time from what the snapshot knows of each thread:
+ *
+ *   1. its COMM records in the tracking rings: the name from their time on;
+ *   2. a record that carries its name (sched_wakeup's comm and pid, ...)
+ *      between the last COMM record before the switch and the next one;
+ *   3. /proc/TID/comm, read now, when no COMM record follows the switch;
+ *   4. pid 0: the idle task of the record's CPU, "swapper/CPU".
+ *
+ * When none of these knows the thread, the name is CR_COMM_UNKNOWN, as
+ * ftrace prints a name it has not cached.
+ */
+struct name_obs {
+	uint64_t time;
+	uint32_t tid;
+	uint32_t change; /* a COMM record: the name from here on */
+	char comm[16];
+};
+
+struct names {
+	struct name_obs *o;
+	size_t n, cap;
+	struct name_obs *now; /* /proc, read once per thread (time: found or not) */
+	size_t nnow, capnow;
+};
+
+static int obs_add(struct name_obs **o, size_t *n, size_t *cap, const struct name_obs *x)
+{
+	if (*n == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct name_obs *no = realloc(*o, nc * sizeof(*no));
+
+		if (!no)
+			return -ENOMEM;
+		*o = no;
+		*cap = nc;
+	}
+	(*o)[(*n)++] = *x;
+	return 0;
+}
+
+static int obs_cmp(const void *a, const void *b)
+{
+	const struct name_obs *x = a, *y = b;
+
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return (int)y->change -
+	       (int)x->change; /* a change first: a record at its time has the name */
+}
+
+/* A thread's name from /proc now, 0 if it is gone. */
+static int proc_comm(uint32_t tid, char comm[16])
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%u/comm", tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, comm, 15);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	if (comm[n - 1] == '\n')
+		n--;
+	memset(comm + n, 0, 16 - n);
+	return 1;
+}
+
+/* Thread tid's name at time t into comm (16 bytes), by the rules above. */
+static int name_at(struct names *nm, const struct bpfrec_scratch *s, uint32_t tid, uint64_t t,
+		   int cpu, char comm[16])
+{
+	size_t lo = 0, hi = nm->n, first, i;
+	const struct name_obs *before = NULL, *after = NULL, *seen = NULL;
+	struct name_obs now = { .tid = tid };
+
+	memset(comm, 0, 16);
+	if (!tid) {
+		snprintf(comm, 16, "swapper/%d", cpu);
+		return 0;
+	}
+	while (lo < hi) { /* the thread's first observation */
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (nm->o[mid].tid < tid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	first = lo;
+	for (i = first; i < nm->n && nm->o[i].tid == tid; i++) {
+		const struct name_obs *x = &nm->o[i];
+
+		if (x->change && x->time <= t)
+			before = x, seen = NULL;
+		else if (x->change) {
+			after = x;
+			break;
+		} else if (!before && !seen) {
+			seen = x; /* a name seen in the span that holds t */
+		}
+	}
+	if (before) {
+		memcpy(comm, before->comm, 16);
+		return 0;
+	}
+	if (seen) {
+		memcpy(comm, seen->comm, 16);
+		return 0;
+	}
+	if (!after) {
+		for (i = 0; i < nm->nnow; i++)
+			if (nm->now[i].tid == tid)
+				break;
+		if (i == nm->nnow) {
+			now.change = (s->proc_comm ? s->proc_comm : proc_comm)(tid, now.comm);
+			if (obs_add(&nm->now, &nm->nnow, &nm->capnow, &now))
+				return -ENOMEM;
+		}
+		if (nm->now[i].change) {
+			memcpy(comm, nm->now[i].comm, 16);
+			return 0;
+		}
+	}
+	memcpy(comm, CR_COMM_UNKNOWN, sizeof(CR_COMM_UNKNOWN));
+	return 0;
+}
+
+/* A comm field a compact event leaves out, and the pid field that names its thread. */
+struct comm_pair {
+	uint32_t comm, pid;
+};
+
+/* The comm fields of event ev left out, and their pids: how many (at most 2). */
+static int comm_pairs(const struct rec_event *e, struct comm_pair *p)
+{
+	uint16_t skip = cr_skip_words(e->fmt);
+	int n = 0;
+
+	for (int i = 0; skip && i < e->fmt->nr_fields && n < 2; i++) {
+		const struct tp_field *c = &e->fmt->fields[i], *pid;
+		size_t l = strlen(c->name);
+		char pname[64];
+
+		if (c->size != 16 || l < 4 || strcmp(c->name + l - 4, "comm") || c->offset < 8 ||
+		    !((skip >> ((c->offset - 8) / 8)) & 1))
+			continue;
+		snprintf(pname, sizeof(pname), "%.*spid", (int)(l - 4), c->name);
+		pid = tp_format__field(e->fmt, pname);
+		if (!pid || pid->size != 4)
+			continue;
+		p[n].comm = c->offset;
+		p[n++].pid = pid->offset;
+	}
+	return n;
+}
+
+/* Names from records that carry them (sched_wakeup: comm and pid). */
+static int seen_names(const struct recorder *r, const struct bpfrec_x *x, struct names *nm)
+{
+	for (size_t off = 0; off + REC_OFF < x->len;) {
+		const struct perf_event_header *ph = (const void *)((const uint8_t *)x->buf + off);
+		const uint8_t *rec = (const uint8_t *)ph + REC_OFF;
+		const struct rec_event *e;
+		const struct tp_field *c, *p;
+		struct trigrec_rec_hdr rh;
+		struct name_obs o = { 0 };
+		uint32_t raw;
+
+		if (ph->size < REC_OFF || off + ph->size > x->len)
+			break;
+		off += ph->size;
+		memcpy(&rh, (const uint8_t *)ph + HDR_OFF, sizeof(rh));
+		memcpy(&raw, (const uint8_t *)ph + RAW_OFF, 4);
+		if (rh.ev >= r->nr_evs || !(e = &r->evs[rh.ev])->fmt || cr_skip_words(e->fmt))
+			continue;
+		c = tp_format__field(e->fmt, "comm");
+		p = tp_format__field(e->fmt, "pid");
+		if (!c || !p || c->size != 16 || p->size != 4 ||
+		    (size_t)c->offset + 16 + sizeof(rh) > raw ||
+		    (size_t)p->offset + 4 + sizeof(rh) > raw)
+			continue;
+		o.time = rh.time;
+		memcpy(&o.tid, rec + p->offset, 4);
+		memcpy(o.comm, rec + c->offset, 15);
+		if (obs_add(&nm->o, &nm->n, &nm->cap, &o))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+/* COMM records of the tracking rings: a thread's name from their time on. */
+static int comm_records(const struct recorder *r, const struct harvest *h, struct names *nm)
+{
+	const struct rec_event *tev = r->nr_evs ? &r->evs[r->nr_evs - 1] : NULL;
+	uint64_t st;
+	size_t tail, at;
+
+	if (!tev || tev->kind != REC_EV_TRACKING || !tev->pd.attr.sample_id_all)
+		return 0;
+	st = tev->pd.attr.sample_type;
+	if (!(st & PERF_SAMPLE_TIME))
+		return 0;
+	/* sample_id: TID, TIME, ID, STREAM_ID, CPU, IDENTIFIER, 8 bytes each when present */
+	at = (st & PERF_SAMPLE_TID) ? 8 : 0;
+	tail = 8 * (size_t)__builtin_popcountll(st & (PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+						      PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID |
+						      PERF_SAMPLE_CPU | PERF_SAMPLE_IDENTIFIER));
+	for (int i = 0; i < r->nr_rings && i < h->nr_rings; i++) {
+		const uint8_t *b = h->rings[i].buf;
+		size_t len = h->rings[i].len;
+
+		if (!r->rings[i].tracking || !b)
+			continue;
+		for (size_t off = 0; off + sizeof(struct perf_event_header) <= len;) {
+			const struct perf_event_header *ph = (const void *)(b + off);
+			struct name_obs o = { .change = 1 };
+			size_t n;
+
+			if (ph->size < sizeof(*ph) || ph->size % 8 || off + ph->size > len)
+				break;
+			off += ph->size;
+			if (ph->type != PERF_RECORD_COMM || ph->size < sizeof(*ph) + 8 + tail + 8)
+				continue;
+			memcpy(&o.tid, (const uint8_t *)(ph + 1) + 4, 4);
+			n = ph->size - sizeof(*ph) - 8 - tail;
+			memcpy(o.comm, (const uint8_t *)(ph + 1) + 8, n < 15 ? n : 15);
+			memcpy(&o.time, (const uint8_t *)ph + ph->size - tail + at, 8);
+			if (obs_add(&nm->o, &nm->n, &nm->cap, &o))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* rings=compact: every left-out name of every expanded record filled in. */
+static int fill_names(const struct recorder *r, const struct harvest *h, struct bpfrec_scratch *s)
+{
+	struct comm_pair pairs[TRIGREC_CR_MAX_EVS][2];
+	int np[TRIGREC_CR_MAX_EVS] = { 0 }, any = 0, err = 0;
+	struct names nm = { 0 };
+
+	for (int i = 0; i < r->nr_evs && i < TRIGREC_CR_MAX_EVS; i++)
+		if (r->evs[i].bpf_rec && r->evs[i].fmt)
+			any |= np[i] = comm_pairs(&r->evs[i], pairs[i]);
+	if (!any)
+		return 0;
+	err = comm_records(r, h, &nm);
+	for (int i = 0; i < r->nr_rings && i < s->nx && !err; i++)
+		if (r->rings[i].compact && s->x[i].orig)
+			err = seen_names(r, &s->x[i], &nm);
+	if (!err && nm.n)
+		qsort(nm.o, nm.n, sizeof(*nm.o), obs_cmp);
+	for (int i = 0; i < r->nr_rings && i < s->nx && !err; i++) {
+		struct bpfrec_x *x = &s->x[i];
+
+		if (!r->rings[i].compact || !x->orig)
+			continue;
+		for (size_t off = 0; off + REC_OFF < x->len && !err;) {
+			struct perf_event_header *ph = (void *)((uint8_t *)x->buf + off);
+			uint8_t *rec = (uint8_t *)ph + REC_OFF;
+			struct trigrec_rec_hdr rh;
+
+			if (ph->size < REC_OFF || off + ph->size > x->len)
+				break;
+			off += ph->size;
+			memcpy(&rh, (uint8_t *)ph + HDR_OFF, sizeof(rh));
+			if (rh.ev >= TRIGREC_CR_MAX_EVS || (int)rh.ev >= r->nr_evs)
+				continue;
+			for (int k = 0; k < np[rh.ev] && !err; k++) {
+				uint32_t tid;
+
+				memcpy(&tid, rec + pairs[rh.ev][k].pid, 4);
+				err = name_at(&nm, s, tid, rh.time, r->rings[i].cpu,
+					      (char *)rec + pairs[rh.ev][k].comm);
+			}
+		}
+	}
+	free(nm.o);
+	free(nm.now);
+	return err;
+}
+
+/*
  * rings=compact: decode every compact ring copy of h and lend the harvest
  * the expanded samples, newest first as a backward ring's copy is.
  */
@@ -293,6 +586,7 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 		if (r->evs[i].bpf_rec && r->evs[i].fmt) {
 			evs[i].fixed = r->evs[i].fmt->fixed_size;
 			evs[i].tp_id = (uint16_t)r->evs[i].fmt->id;
+			evs[i].skip = cr_skip_words(r->evs[i].fmt);
 		}
 	if (s->nx < h->nr_rings) {
 		struct bpfrec_x *nx = realloc(s->x, h->nr_rings * sizeof(*nx));
@@ -360,7 +654,7 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 		h->rings[i].buf = x->buf;
 		h->rings[i].len = x->len;
 	}
-	return 0;
+	return fill_names(r, h, s);
 }
 
 int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_scratch *s,

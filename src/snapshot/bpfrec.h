@@ -41,7 +41,12 @@ struct bpfrec_scratch {
 	size_t tmp_cap, tmp_len;
 	size_t *off;
 	size_t off_cap, noff;
+	/* A thread's name now (1), or 0 when it is gone; NULL: /proc/TID/comm (tests set it). */
+	int (*proc_comm)(uint32_t tid, char comm[16]);
 };
+
+/* rings=compact: a name left out of a record that nothing in the snapshot knows (as ftrace). */
+#define CR_COMM_UNKNOWN "<...>"
 
 void bpfrec_scratch__free(struct bpfrec_scratch *s);
 /* rings=compact: give the harvest its own copies back (after the snapshot is written). */

@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <string.h>
+#include "capture/tracefs.h"
 #include "snapshot/compact.h"
 #include "trigrec_abi.h"
 
@@ -91,13 +92,32 @@ static inline uint32_t nwords(uint32_t size)
 	return n < TRIGREC_CR_WORDS ? n : TRIGREC_CR_WORDS;
 }
 
-uint32_t cr_put(void *ring, const struct cr_layout *l, uint64_t *head, uint64_t *last, uint32_t ev,
-		const uint8_t *rec, uint32_t size, uint32_t fixed, uint64_t now)
+uint16_t cr_skip_words(const struct tp_format *f)
+{
+	static const char *const names[] = { "prev_comm", "next_comm" };
+	uint16_t skip = 0;
+
+	if (!f || strcmp(f->sys, "sched") || strcmp(f->name, "sched_switch"))
+		return 0;
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		const struct tp_field *c = tp_format__field(f, names[i]);
+
+		/* Two whole words, inside the words the encoding has. */
+		if (!c || c->size != 16 || c->offset < 8 || (c->offset - 8) % 8 ||
+		    c->offset + 16 > 8 + 8 * TRIGREC_CR_WORDS)
+			return 0;
+		skip |= (uint16_t)(3u << ((c->offset - 8) / 8));
+	}
+	return skip;
+}
+
+uint32_t cr_put(void *ring, const struct cr_layout *l, struct cr_writer *wr, uint32_t ev,
+		const uint8_t *rec, uint32_t size, const struct cr_event *ce, uint64_t now)
 {
 	uint8_t codes[2 + TRIGREC_CR_WORDS], *d;
 	uint64_t w[TRIGREC_CR_WORDS], pid, old, pos, e;
-	uint32_t nw, tail, len, ntag, o, seq;
-	int longf, sized;
+	uint32_t nw, tail, len, ntag, o, seq, fixed = ce->fixed;
+	int longf, sized, same;
 
 	if (size < 8 || ev >= TRIGREC_CR_MAX_EVS)
 		return 0;
@@ -109,23 +129,25 @@ uint32_t cr_put(void *ring, const struct cr_layout *l, uint64_t *head, uint64_t 
 	}
 	sized = size != fixed;
 	pid = get_le(rec + 4, 4);
-	codes[0] = (uint8_t)tcode(now, *last);
-	codes[1] = (uint8_t)wcode(pid);
-	len = 2 + (sized ? 2 : 0) + tw[codes[0]] + (1u << codes[1]) + tail;
+	same = !wr->keep_pid && wr->pid == pid + 1 &&
+	       pid < (1u << 24); /* the block header's 24 bits */
+	codes[0] = (uint8_t)tcode(now, wr->last);
+	codes[1] = (uint8_t)(same ? TRIGREC_CR_SAME_PID : wcode(pid));
+	len = 2 + (sized ? 2 : 0) + tw[codes[0]] + (same ? 0 : 1u << codes[1]) + tail;
 	for (uint32_t i = 0; i < nw; i++) {
 		uint32_t n = size - 8 - 8 * i;
 
-		w[i] = get_le(rec + 8 + 8 * i, n < 8 ? n : 8);
+		w[i] = (ce->skip >> i) & 1 ? 0 : get_le(rec + 8 + 8 * i, n < 8 ? n : 8);
 		codes[2 + i] = (uint8_t)wcode(w[i]);
-		len += 1u << codes[2 + i];
+		len += (ce->skip >> i) & 1 ? 0 : 1u << codes[2 + i];
 	}
 	ntag = (2 + nw + 3) / 4;
 	len += ntag;
 	longf = len > 254;
 	if (longf)
 		len += 2;
-	old = *head;
-	*head += len | (1ull << TRIGREC_CR_POS_BITS);
+	old = wr->head;
+	wr->head += len | (1ull << TRIGREC_CR_POS_BITS);
 	pos = old & TRIGREC_CR_POS_MASK;
 	seq = (uint32_t)(old >> TRIGREC_CR_POS_BITS);
 	d = at(ring, l, pos);
@@ -145,14 +167,19 @@ uint32_t cr_put(void *ring, const struct cr_layout *l, uint64_t *head, uint64_t 
 	o += ntag;
 	put_le(d + o, now, tw[codes[0]]);
 	o += tw[codes[0]];
-	put_le(d + o, pid, 1u << codes[1]);
-	o += 1u << codes[1];
+	if (!same) {
+		put_le(d + o, pid, 1u << codes[1]);
+		o += 1u << codes[1];
+	}
 	for (uint32_t i = 0; i < nw; i++) {
+		if ((ce->skip >> i) & 1)
+			continue;
 		put_le(d + o, w[i], 1u << codes[2 + i]);
 		o += 1u << codes[2 + i];
 	}
 	memcpy(d + o, rec + 8 + 8 * nw, tail);
-	*last = now;
+	wr->last = now;
+	wr->pid = (uint32_t)pid + 1;
 	/* The block this record crosses into (or the ring's first) gets its header. */
 	e = pos + len;
 	if (pos == 0 || (pos / TRIGREC_CR_BLOCK) != (e / TRIGREC_CR_BLOCK)) {
@@ -162,7 +189,7 @@ uint32_t cr_put(void *ring, const struct cr_layout *l, uint64_t *head, uint64_t 
 		k->base = now;
 		k->seq = pos == 0 ? seq : seq + 1;
 		k->first = (uint16_t)(pos == 0 ? 0 : e - b);
-		k->pos = b & TRIGREC_CR_POS_MASK;
+		k->pos = (b & TRIGREC_CR_POS_MASK) | (pid & 0xffffff) << TRIGREC_CR_POS_BITS;
 		/* A record crossing two blocks (longer than a block) cannot happen: len <= 512. */
 	}
 	d[0] = longf ? 255 : (uint8_t)len;
@@ -170,11 +197,11 @@ uint32_t cr_put(void *ring, const struct cr_layout *l, uint64_t *head, uint64_t 
 }
 
 /* One record at d (avail bytes readable): its length, or 0 if it does not decode. */
-static uint32_t decode_one(const uint8_t *d, uint32_t avail, uint64_t *prev, uint32_t *ev_out,
-			   const struct cr_event *evs, uint32_t nev, uint8_t *out,
+static uint32_t decode_one(const uint8_t *d, uint32_t avail, uint64_t *prev, uint32_t *prevpid,
+			   uint32_t *ev_out, const struct cr_event *evs, uint32_t nev, uint8_t *out,
 			   uint32_t *size_out)
 {
-	uint32_t len = d[0], o = 2, ev, size, nw, ntag, code, w, tail, to;
+	uint32_t len = d[0], o = 2, ev, size, nw, ntag, code, w, tail, to, pid;
 	uint64_t v, t;
 
 	if (avail < 3)
@@ -220,14 +247,21 @@ static uint32_t decode_one(const uint8_t *d, uint32_t avail, uint64_t *prev, uin
 	}
 	memset(out, 0, (size + 7) & ~7u);
 	put_le(out, evs[ev].tp_id, 2);
-	w = 1u << CODE(1);
-	if (o + w > len)
-		return 0;
-	put_le(out + 4, get_le(d + o, w), 4);
-	o += w;
+	if (CODE(1) == TRIGREC_CR_SAME_PID) {
+		pid = *prevpid; /* the previous record's */
+	} else {
+		w = 1u << CODE(1);
+		if (o + w > len)
+			return 0;
+		pid = (uint32_t)get_le(d + o, w);
+		o += w;
+	}
+	put_le(out + 4, pid, 4);
 	for (uint32_t i = 0; i < nw; i++) {
 		uint32_t n = size - 8 - 8 * i;
 
+		if ((evs[ev].skip >> i) & 1)
+			continue; /* not written: 0, filled in later */
 		w = 1u << CODE(2 + i);
 		if (o + w > len)
 			return 0;
@@ -241,6 +275,7 @@ static uint32_t decode_one(const uint8_t *d, uint32_t avail, uint64_t *prev, uin
 		return 0;
 	memcpy(out + 8 + 8 * nw, d + o, tail);
 	*prev = t;
+	*prevpid = pid;
 	*ev_out = ev;
 	*size_out = size;
 	return len;
@@ -261,7 +296,7 @@ int cr_decode(const void *ring, const struct cr_layout *l, uint64_t head_before,
 	for (uint64_t b = lo; b < hi; b += TRIGREC_CR_BLOCK) {
 		const struct trigrec_cblk *k = blk_at(ring, l, b);
 		uint64_t p, prev, end = b + TRIGREC_CR_BLOCK;
-		uint32_t seq;
+		uint32_t seq, prevpid;
 
 		if ((k->pos & TRIGREC_CR_POS_MASK) != b || k->first >= TRIGREC_CR_BLOCK) {
 			st->bad_blocks++;
@@ -270,6 +305,7 @@ int cr_decode(const void *ring, const struct cr_layout *l, uint64_t head_before,
 		p = b + k->first;
 		seq = k->seq;
 		prev = k->base;
+		prevpid = (uint32_t)(k->pos >> TRIGREC_CR_POS_BITS);
 		while (p < end && p < hi) {
 			const uint8_t *d = at(ring, l, p);
 			uint32_t ev, size, len;
@@ -283,7 +319,7 @@ int cr_decode(const void *ring, const struct cr_layout *l, uint64_t head_before,
 			len = decode_one(
 				d,
 				(uint32_t)(hi - p < TRIGREC_CR_SLACK ? hi - p : TRIGREC_CR_SLACK),
-				&prev, &ev, evs, nev, out, &size);
+				&prev, &prevpid, &ev, evs, nev, out, &size);
 			if (!len) {
 				st->bad++;
 				break;

@@ -23,11 +23,20 @@ size_t cr_elem_size(uint32_t seg_shift);
 /* The layout of a ring of nseg segments of 2^seg_shift bytes. */
 struct cr_layout cr_layout_of(uint32_t seg_shift, uint32_t nseg);
 
-/* What the decoder knows of each event: its format's fixed size and id. */
+/* What the decoder knows of each event: its format's fixed size and id, the words left out. */
 struct cr_event {
 	uint32_t fixed;
 	uint16_t tp_id;
+	uint16_t skip; /* hook_cfg.cr_skip: bit i, word i (record bytes 8 + 8i) is not written */
 };
+
+struct tp_format;
+/*
+ * The words of a record of this format the BPF side leaves out (bit i:
+ * record bytes 8 + 8i..16 + 8i), for the expansion to fill in: sched_switch's
+ * prev_comm and next_comm (names by time, cr_fill_comms()). 0 for the rest.
+ */
+uint16_t cr_skip_words(const struct tp_format *f);
 
 /* A record, rebuilt: common fields (type, flags and preempt_count 0, pid), then the rest. */
 typedef int (*cr_rec_fn)(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
@@ -51,13 +60,21 @@ int cr_decode(const void *ring, const struct cr_layout *l, uint64_t head_before,
 	      uint64_t head_after, const struct cr_event *evs, uint32_t nev, cr_rec_fn fn,
 	      void *ctx, struct cr_stats *st);
 
+/* A ring's writer state, as rec_cpu holds it for BPF. Zeroed to start. */
+struct cr_writer {
+	uint64_t head; /* bytes (low 40 bits) and records (high 24) */
+	uint64_t last; /* the latest record's time */
+	uint32_t pid;  /* the latest record's pid + 1 (0: none) */
+	int keep_pid;  /* write every record's pid (cr_same_pid 0: a PREEMPT_RT kernel) */
+};
+
 /*
  * Write one record as the BPF programs do: rec (size bytes, common fields
- * first) of event ev, whose format's fixed part is `fixed` bytes, stamped
- * now, into ring at *head; *last is the CPU's latest time. Returns the
- * record's length, or 0 when it does not fit a record (TRIGREC_CR_SLACK).
+ * first) of event ev (e: its format's fixed part, the words left out),
+ * stamped now, into ring at w->head. Returns the record's length, or 0
+ * when it does not fit a record (TRIGREC_CR_SLACK).
  */
-uint32_t cr_put(void *ring, const struct cr_layout *l, uint64_t *head, uint64_t *last, uint32_t ev,
-		const uint8_t *rec, uint32_t size, uint32_t fixed, uint64_t now);
+uint32_t cr_put(void *ring, const struct cr_layout *l, struct cr_writer *w, uint32_t ev,
+		const uint8_t *rec, uint32_t size, const struct cr_event *e, uint64_t now);
 
 #endif

@@ -151,7 +151,7 @@ if [ "${TRIGREC_RINGS:-auto}" = perf ]; then
 fi
 
 # fp_compare PERF_TXT TRIGREC_TXT PERF_PID: both `perf script --ns -F
-# pid,cpu,time,event,trace`; PERF_PID is perf record's (see fp_run).
+# pid,tid,cpu,time,event,trace`; PERF_PID is perf record's (see fp_run).
 # Per CPU, trigrec's records must appear in perf's, in the same order, with
 # nothing missing or added in between (perf's stream is wider: it ran
 # longer). Prints "records missing extra changed moved own want" (moved: in
@@ -164,10 +164,19 @@ fi
 # twice, byte for byte (see perf_twice in rings.sh). prev_state X and Z
 # count as equal: a parent that reaps a child while the child switches out
 # for the last time turns its exit_state from ZOMBIE to DEAD between the two
-# tools' reads; the kernel's own record races the same way.
+# tools' reads; the kernel's own record races the same way. With
+# TRIGREC_RINGS=compact, sched_switch's prev_comm and next_comm are filled
+# in by the writer from the names it knows by time (bpfrec.c, fill_names()):
+# records are aligned without them, then each name must equal perf's, or be
+# "<...>" (nothing in the snapshot knew the thread; compact only), counted
+# as unknown; and each aligned record's thread (perf script's tid) must be
+# perf's. Prints also "unknown comm_bad tid_bad".
 fp_compare() {
-	python3 - "$1" "$2" "$3" <<'PY'
+	python3 - "$1" "$2" "$3" "${TRIGREC_RINGS:-auto}" <<'PY'
 import collections, difflib, re, sys
+
+SW = re.compile(r"(.*prev_comm=)(.*?)( prev_pid=.*next_comm=)(.*?)( next_pid=.*)")
+compact = sys.argv[4] == "compact"
 
 def load(path, dedup):
     per_cpu, seen = collections.defaultdict(list), set()
@@ -175,7 +184,8 @@ def load(path, dedup):
         f = line.split()
         if len(f) < 4 or not f[1].startswith("["):
             continue
-        if f[0] == perf_pid:
+        pid, _, tid = f[0].partition("/")
+        if pid == perf_pid:
             continue
         cpu, t, rest = f[1], float(f[2].rstrip(":")), " ".join(f[3:])
         if "sched_wak" in rest and re.search(r" comm=(perf|trigrec) ", rest):
@@ -185,7 +195,12 @@ def load(path, dedup):
                 continue
             seen.add((cpu, t, rest))
         rest = re.sub(r"prev_state=[XZ]\b", "prev_state=XZ", rest)
-        per_cpu[cpu].append((t, rest))
+        comms = ()
+        m = SW.match(rest) if "sched_switch:" in rest else None
+        if m:
+            comms = (m.group(2), m.group(4))
+            rest = m.group(1) + "*" + m.group(3) + "*" + m.group(5)
+        per_cpu[cpu].append((t, rest, comms, tid))
     return per_cpu
 
 perf_pid = sys.argv[3]
@@ -202,15 +217,43 @@ if want_own:
         tr[cpu] = [r for r in tr[cpu] if not r[1].startswith(TRIG)]
         if not tr[cpu]:
             del tr[cpu]
-n = missing = extra = changed = moved = 0
+n = missing = extra = changed = moved = unknown = comm_bad = tid_bad = 0
 lost_by = collections.Counter()  # missing records per CPU and event, for the failure message
 for cpu, recs in tr.items():
     # Both on CLOCK_MONOTONIC (perf record -k mono), but stamped at different
     # moments of one event: a window 50 ms wider, then alignment by content.
-    lo, hi = recs[0][0] - 0.05, recs[-1][0] + 0.05
-    a = [r[1] for r in perf[cpu] if lo <= r[0] <= hi]
+    # From 50 ms after trigrec's first record on, in both streams: trigrec
+    # attaches its programs one event after the other, so its first ms lack
+    # the events attached last (a softirq_raise with its softirq_entry
+    # there), and perf's like records from before trigrec started (a
+    # softirq every 4 ms) would align with trigrec's first ones.
+    lo, hi = recs[0][0] + 0.05, recs[-1][0] + 0.05
+    recs = [r for r in recs if r[0] >= lo]
+    if not recs:
+        continue
+    pa = [r for r in perf[cpu] if lo <= r[0] <= hi]
+    a = [r[1] for r in pa]
     b = [r[1] for r in recs]
     ops = difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+    for op, i1, i2, j1, j2 in ops:
+        if op != "equal":
+            continue
+        for k in range(i2 - i1):
+            # The thread (common_pid; rings=compact leaves it out of a record
+            # of the same task as the one before). perf says -1 for a task
+            # that has exited (its last switch, the wake-ups of its exit).
+            x, y = pa[i1 + k][3], recs[j1 + k][3]
+            if x != y and x != "-1":
+                tid_bad += 1
+                print("  %s tid perf=%s trigrec=%s in %s" % (cpu, x, y, b[j1 + k]), file=sys.stderr)
+            for x, y in zip(pa[i1 + k][2], recs[j1 + k][2]):
+                if x == y:
+                    continue
+                if compact and y == "<...>":
+                    unknown += 1
+                    continue
+                comm_bad += 1
+                print("  %s comm perf=%r trigrec=%r in %s" % (cpu, x, y, b[j1 + k]), file=sys.stderr)
     while ops and ops[0][0] == "delete":
         ops = ops[1:]
     while ops and ops[-1][0] == "delete":
@@ -252,7 +295,7 @@ for cpu, recs in tr.items():
 if lost_by:
     print("  missing by CPU and event: %s" % ", ".join("%s %d" % kv for kv in sorted(lost_by.items())),
           file=sys.stderr)
-print(n, missing, extra, changed, moved, own, want_own)
+print(n, missing, extra, changed, moved, own, want_own, unknown, comm_bad, tid_bad)
 PY
 }
 
@@ -287,11 +330,11 @@ fp_run() {
 	# one task (or two getpgid exits, ret -3 each) can share a time (107 of
 	# 1.28 M records in one run of this case without --exclude-perf), and
 	# were dropped as if written twice: trigrec's then had "extra" records.
-	"$PERF" script --ns -F pid,cpu,time,event,trace -i "$TMP/$name.perf.data" >"$TMP/$name.perf.txt" 2>/dev/null
+	"$PERF" script --ns -F pid,tid,cpu,time,event,trace -i "$TMP/$name.perf.data" >"$TMP/$name.perf.txt" 2>/dev/null
 	# What perf record itself lost (its writer fell behind): no oracle for those spans.
 	PERF_LOST=$("$PERF" report -i "$TMP/$name.perf.data" --stats 2>/dev/null |
 		awk '/LOST events:/ { n += $3 } END { print n + 0 }')
-	"$PERF" script --ns -F pid,cpu,time,event,trace -i "$(snaps "$TMP/$name" | head -1)" \
+	"$PERF" script --ns -F pid,tid,cpu,time,event,trace -i "$(snaps "$TMP/$name" | head -1)" \
 		>"$TMP/$name.tr.txt" 2>/dev/null
 }
 
@@ -302,12 +345,16 @@ fp_run() {
 # another softirq_raise is lost, and counted); trigrec's summary says how
 # many. With PERF_LOST, perf's stream has holes: extras are not counted.
 fp_check() {
-	local name=$1 min=$2 n missing extra changed moved own want_own guard failed
-	read -r n missing extra changed moved own want_own < <(fp_compare "$TMP/$name.perf.txt" "$TMP/$name.tr.txt" "$PERF_PID" 2>"$TMP/$name.cmp")
+	local name=$1 min=$2 n missing extra changed moved own want_own unknown comm_bad tid_bad guard failed
+	read -r n missing extra changed moved own want_own unknown comm_bad tid_bad < <(fp_compare "$TMP/$name.perf.txt" "$TMP/$name.tr.txt" "$PERF_PID" 2>"$TMP/$name.cmp")
 	guard=$(sed -n "s/.*dropped by the kernel's BPF recursion guard \([0-9]*\).*/\1/p" "$TMP/$name.log" | tail -1)
 	# Records bpf_perf_event_output refused (ring sets: trigrec warns with the count).
 	failed=$(sed -n 's/.* \([0-9]*\) could not be written (bpf_perf_event_output failed).*/\1/p' "$TMP/$name.log" | tail -1)
 	check_ge "records compared" "${n:-0}" "$min"
+	check_eq "sched_switch names equal to perf's, or <...> (compact: unknown, ${unknown:-?} of them; diffs: $(log_tail "$TMP/$name.cmp" 4))" \
+		"${comm_bad:-x}" 0
+	[ "${unknown:-0}" = 0 ] || echo "  note $unknown sched_switch names unknown to the snapshot: <...>"
+	check_eq "records of the same thread as perf's (diffs: $(log_tail "$TMP/$name.cmp" 4))" "${tid_bad:-x}" 0
 	check_eq "the getsid trigger's own records (its event unrecorded: 1)" "${own:-x}" "${want_own:-y}"
 	check_le "records up to three places from perf's (nested events; diffs: $(log_tail "$TMP/$name.cmp" 4))" \
 		"${moved:-x}" $(((${n:-0} + 99) / 100))

@@ -53,6 +53,56 @@ TEST(totals)
 	return 0;
 }
 
+/*
+ * rings=compact: one BPF map per possible CPU with the main ring of -m and
+ * a spare of 1/8 (not two full ring sets), not locked memory; the copies
+ * are of both, plus the carry kept between harvests.
+ */
+TEST(compact_totals)
+{
+	struct ringmem_need n = need(1 * MiB, 2), sets = need(1 * MiB, 2);
+	struct ringmem_have h = have(23 * GiB);
+	/* 8 segments of 128 KiB and 1 spare: data, 640 bytes of slack and guard, 32 headers */
+	uint64_t elem = 128 * KiB + 640 + 32 * 24, map = 9 * elem;
+	struct ringmem_compact c;
+	struct ringmem_total t, ts;
+
+	ringmem_compact(1 * MiB, &c);
+	CHECK_EQ(c.map, map);
+	CHECK_EQ(c.carry, 1056 + elem);
+	CHECK_EQ(c.copy, 2 * 1056 + map);
+	n.compact = 1;
+	n.compact_cpus = 2;
+	ringmem_total(&n, &t);
+	/* Per CPU: the map, the tracking ring and its control page; nothing of perf's main. */
+	CHECK_EQ(t.locked, 2 * (64 * KiB + 4096));
+	CHECK_EQ(t.rings, t.locked + 2 * map);
+	CHECK_EQ(t.copies, 2 * 2 * (64 * KiB + 2 * 1056 + map) + 2 * (1056 + elem));
+	/* 1.16x -m per CPU in the kernel, against 2x for the ring sets. */
+	sets.main_rings = 2;
+	ringmem_total(&sets, &ts);
+	CHECK(t.rings < ts.rings * 6 / 10);
+	/* The map has every possible CPU, recorded or not (-C 0 of 64). */
+	n.nr_cpus = 1;
+	n.compact_cpus = 64;
+	ringmem_total(&n, &t);
+	CHECK_EQ(t.rings, (64 * KiB + 4096) + 64 * map);
+	/* Not perf's locked memory: 64 MiB per CPU passes a 516 KiB perf_event_mlock_kb. */
+	n = need(64 * MiB, 2);
+	n.compact = 1;
+	n.compact_cpus = 2;
+	h.mlock_limited = 1;
+	CHECK_EQ(ringmem_check(&n, &h, msg, sizeof(msg)), 0);
+	sets = need(64 * MiB, 2);
+	sets.main_rings = 2;
+	CHECK_EQ(ringmem_check(&sets, &h, msg, sizeof(msg)), -ENOMEM);
+	/* Refused for MemAvailable, the message names the compact map. */
+	h = have(256 * MiB);
+	CHECK_EQ(ringmem_check(&n, &h, msg, sizeof(msg)), -ENOMEM);
+	CHECK(has("compact"));
+	return 0;
+}
+
 TEST(fits)
 {
 	struct ringmem_need n = need(1 * MiB, 2);
@@ -186,5 +236,6 @@ TEST(probe_this_machine)
 	return 0;
 }
 
-RUN_TESTS(T(totals), T(fits), T(mem_available), T(warns_above_half), T(mlock_limit),
-	  T(ring_sets_breakdown), T(memory_cgroup), T(nothing_fits), T(probe_this_machine))
+RUN_TESTS(T(totals), T(compact_totals), T(fits), T(mem_available), T(warns_above_half),
+	  T(mlock_limit), T(ring_sets_breakdown), T(memory_cgroup), T(nothing_fits),
+	  T(probe_this_machine))
