@@ -120,8 +120,15 @@ static const char page_js[] =
 	"(D.trig?' from the trigger':' from the window start')+' ('+fmt(v1-v0)+' wide)';}\n"
 	"draw();\n"
 	"function tAt(px){return v0+(px-LW)/W*(v1-v0);}\n"
+	/*
+	 * Zoom around the time under the cursor; on the trigger's mark (within
+	 * 3 px: an event's coordinates are whole pixels), around the trigger
+	 * itself, so that it stays in view even at the window's right end.
+	 */
 	"svg.addEventListener('wheel',e=>{e.preventDefault();const r=svg.getBoundingClientRect();"
-	"const t=tAt(e.clientX-r.left),f=Math.pow(1.0015,e.deltaY);"
+	"const px=e.clientX-r.left,tg=D.trig?D.trig.t:-1,"
+	"t=D.trig&&tg>=v0&&tg<=v1&&Math.abs(LW+(tg-v0)/(v1-v0)*W-px)<=3?tg:tAt(px),"
+	"f=Math.pow(1.0015,e.deltaY);"
 	"let w=Math.min(span,Math.max(1000,(v1-v0)*f));v0=t-(t-v0)*w/(v1-v0);v1=v0+w;"
 	"if(v0<0){v1-=v0;v0=0;}if(v1>span){v0-=v1-span;v1=span;}draw();},{passive:false});\n"
 	"let drag=null;svg.addEventListener('mousedown',e=>{drag={x:e.clientX,v0:v0,v1:v1};});\n"
