@@ -211,7 +211,22 @@ for kind in tracepoints sampling mixed post empty; do
 		# It does not handle PERF_RECORD_KSYMBOL (the BPF functions' names)
 		# either, and says so per record, as it does for perf record's file
 		# while any BPF program is loaded (40 such lines beside trigrec).
-		check_eq "other messages" "$(grep -vE '^feature not properly read PerfHeader::[A-Z_]+ [0-9]+ [0-9]+$|^FINISHED_ROUND detected|^Linux version .* detected|^unhandled event type 17 +PERF_RECORD_KSYMBOL$' "$TMP/pp.err" | head -3 | tr '\n' ' ')" ""
+		# A call chain entry of -1 is "invalid callchain context" to it
+		# (it reads any entry >= PERF_CONTEXT_MAX as a context marker).
+		# The kernel's frame-pointer walk of user code built without frame
+		# pointers stores whatever stack word it finds, -1 included, as in
+		# perf's own -g file: allowed in a chain's user part only, which
+		# perf script shows (the user part starts at its first non-kernel
+		# address, the interrupted user IP, which is never -1).
+		check_eq "other messages" "$(grep -vE '^feature not properly read PerfHeader::[A-Z_]+ [0-9]+ [0-9]+$|^FINISHED_ROUND detected|^Linux version .* detected|^unhandled event type 17 +PERF_RECORD_KSYMBOL$|^invalid callchain context ffffffffffffffff ?$' "$TMP/pp.err" | head -3 | tr '\n' ' ')" ""
+		if grep -q '^invalid callchain context ffffffffffffffff' "$TMP/pp.err" &&
+			run_perf cc script -i "$F" -F ip,sym; then
+			check_eq "-1 entries outside a chain's user part (perfparser warned of $(grep -c '^invalid callchain context' "$TMP/pp.err"))" \
+				"$(awk '/^[^ \t]/ || /^$/ { user = 0; next }
+					$1 == "ffffffffffffffff" { if (!user) bad++; next }
+					$1 !~ /^ffff[0-9a-f]+$/ || length($1) != 16 { user = 1 }
+					END { print bad + 0 }' "$TMP/cc.out")" 0
+		fi
 		check_eq "features it warns about that it does not for perf's own file" \
 			"$(pp_warnings "$TMP/pp.err" | comm -23 - "$TMP/ref.pp" | tr '\n' ' ')" ""
 		timeout -k 5 "$TIMEOUT" "$PERFPARSER" --input "$F" --print-stats >"$TMP/pp.stats" 2>/dev/null
