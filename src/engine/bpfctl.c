@@ -1318,6 +1318,9 @@ struct carry_tkey {
 struct carry_trig {
 	char name[64];
 	struct trigrec_trigger_cfg cfg;
+	/* Its cgroup path conditions: cfg holds only their numbers, not the paths. */
+	struct trig_cgcond cg[TL_MAX_CG_PER_TRIG];
+	int nr_cg;
 	struct trigrec_trig_state st;
 	struct trigrec_stats total; /* since the start */
 	int have_st;
@@ -1390,6 +1393,8 @@ struct bpfctl_carry *bpfctl__carry_take(struct bpfctl *old)
 
 		snprintf(t->name, sizeof(t->name), "%s", old->trigs[i].name);
 		t->cfg = old->trigs[i].cfg;
+		t->nr_cg = old->trigs[i].nr_cg;
+		memcpy(t->cg, old->trigs[i].cg, sizeof(t->cg));
 		bpfctl__stats(old, i, &t->total);
 		t->have_st = !bpf_map__lookup_elem(old->skel->maps.trig_state, &key, sizeof(key),
 						   &t->st, sizeof(t->st), 0);
@@ -1450,10 +1455,21 @@ static uint64_t rescale_tat(uint64_t tat, uint64_t now, uint64_t old_int, uint64
 	return now + (uint64_t)debt;
 }
 
-/* The same condition: everything but the policies (post, cooldowns, limit, max). */
-static int same_condition(const struct trigrec_trigger_cfg *a, const struct trigrec_trigger_cfg *b)
+/*
+ * The same condition: everything but the policies (post, cooldowns, limit,
+ * max), and the same cgroup paths (the clauses name a condition by its
+ * number in the run, so `cgroup ~ "/a/..."` and `cgroup ~ "/b/..."` compile
+ * alike).
+ */
+static int same_condition(const struct carry_trig *o, const struct trig_def *n)
 {
-	struct trigrec_trigger_cfg x = *a, y = *b;
+	struct trigrec_trigger_cfg x = o->cfg, y = n->cfg;
+
+	if (o->nr_cg != n->nr_cg)
+		return 0;
+	for (int i = 0; i < o->nr_cg; i++)
+		if (o->cg[i].form != n->cg[i].form || strcmp(o->cg[i].lit, n->cg[i].lit))
+			return 0;
 
 	x.post_ns = y.post_ns = 0;
 	x.cooldown_ns = y.cooldown_ns = 0;
@@ -1498,7 +1514,7 @@ static int apply_carry(struct bpfctl *b)
 			const struct trigrec_trigger_cfg *n = &b->trigs[i].cfg;
 			struct trigrec_trig_state st = { 0 };
 			uint32_t key = i;
-			int same = same_condition(&o->cfg, n);
+			int same = same_condition(o, &b->trigs[i]);
 
 			st.fired_total = o->st.fired_total;
 			st.last_fire_ns = o->st.last_fire_ns;

@@ -174,6 +174,54 @@ else
 fi
 t_end
 
+# A reload keeps a trigger's count when its condition is the same, and
+# starts it again when it is not. A cgroup path is part of the condition,
+# although the compiled clause holds only the condition's number: `cnt`
+# counts 2 of its 3 matches in cgroup ca, is reloaded to cgroup cb, and
+# must then need 3 matches there, not 1.
+CA=$P/ca.slice/docker-$H1.scope
+CB=$P/cb.slice/docker-$H2.scope
+calls() { # CGROUP N: N getpgid calls from a process in CGROUP, then exit
+	sh -c 'echo $$ >"$1/cgroup.procs" && exec "$2" -c "import os
+for _ in range($4):
+    try: os.getpgid($3)
+    except OSError: pass"' sh "$1" "$PY" $((BASE + 7)) "$2" >/dev/null 2>&1
+}
+cntscript() {
+	cat <<TRIG
+record syscalls:sys_enter_getpgid if $(seq_filter)
+trigger cnt {
+    syscalls:sys_enter_getpgid if cgroup ~ "$R/$1.slice/*" count >= 3
+}
+TRIG
+}
+
+t_begin "containers: a reload that changes a trigger's cgroup path starts its count again"
+D=$TMP/cnt
+SOCK=$TMP/cnt.sock
+mkdir -p "$CA" "$CB"
+cntscript ca >"$TMP/cnt.trig"
+if tr_start_ready "$TMP/cnt.log" run "$TMP/cnt.trig" -o "$D" --control "$SOCK" --no-final-snapshot; then
+	calls "$CA" 2
+	_nap 0.5
+	cs=$(timeout 10 "$TRIGREC" control "$SOCK" stats 2>&1)
+	check_match "2 matches in ca" "$cs" "cnt evaluated [0-9]+ matched 0 "
+	cntscript cb >"$TMP/cnt.trig"
+	check_match "reload" "$(timeout 30 "$TRIGREC" control "$SOCK" reload)" \
+		"^ok reloaded: generation 1, 1 trigger"
+	calls "$CB" 2
+	_nap 1
+	check_eq "cb: no snapshot after 2 matches (the count started again)" "$(nsnaps "$D" cnt)" 0
+	calls "$CB" 1
+	wait_snaps "$D" cnt 1
+	check_eq "cb: a snapshot at the 3rd match" "$(nsnaps "$D" cnt)" 1
+	tr_stop INT
+	check_eq "exit code" "$TR_RC" 0
+else
+	t_fail "recorder did not start: $(log_tail "$TMP/cnt.log")"
+fi
+t_end
+
 t_begin "containers: cgroup path errors name the line, the column and what exists"
 printf 'trigger a {\n  syscalls:sys_enter_getpgid\n  where cgroup == "%s/system.slice/web.servce"\n}\n' "$R" >"$TMP/bad.trig"
 out=$("$TRIGREC" check "$TMP/bad.trig" 2>&1)
