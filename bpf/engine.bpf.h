@@ -319,6 +319,36 @@ __noinline int build_key(struct scratch *s, const struct trigrec_keyspec *ks, st
 	return has_text;
 }
 
+/*
+ * A value that did not fire: into the trigger's near misses if it beats the
+ * smallest kept (TRIGREC_NEAR_MISS, largest first). The cost on the path
+ * that does not fire: one array lookup (inlined) and one compare; the
+ * stores happen only for a new top value, rarely once the floor is up.
+ */
+static __always_inline void nm_put(__u64 *a, __u64 v)
+{
+	if (v <= a[TRIGREC_NEAR_MISS - 1])
+		return;
+	for (int i = TRIGREC_NEAR_MISS - 1; i > 0; i--) {
+		if (v <= a[i - 1]) {
+			a[i] = v;
+			return;
+		}
+		a[i] = a[i - 1];
+	}
+	a[0] = v;
+}
+
+static __always_inline void near_miss_note(__u32 id, __u64 v)
+{
+	struct trigrec_near_miss *nm = bpf_map_lookup_elem(&near_miss, &id);
+
+	if (!nm || v <= nm->last[TRIGREC_NEAR_MISS - 1])
+		return;
+	nm_put(nm->last, v);
+	nm_put(nm->all, v);
+}
+
 struct fire_ctx {
 	__u64 now;
 	__u64 start_ns;
@@ -339,6 +369,7 @@ static __always_inline int fire_body(struct scratch *s, __u32 id, struct trigrec
 				     const struct str64 *key_text)
 {
 	struct trigrec_trigger_msg *m;
+	struct trigrec_near_miss *nm;
 	__u64 now = fc->now, pid_tgid, *kcd = NULL, we;
 	__u32 sz;
 
@@ -470,6 +501,16 @@ static __always_inline int fire_body(struct scratch *s, __u32 id, struct trigrec
 	/* Empty unless the key has a str() part (build_key). */
 	__builtin_memcpy(m->key_text, key_text->c, TRIGREC_FIELD_STR_LEN);
 	m->key_text[TRIGREC_FIELD_STR_LEN - 1] = 0;
+	/* The near misses since the previous firing go with this one; a new window starts. */
+	nm = bpf_map_lookup_elem(&near_miss, &id);
+	if (nm) {
+		__builtin_memcpy(m->nm_last, nm->last, sizeof(m->nm_last));
+		__builtin_memcpy(m->nm_all, nm->all, sizeof(m->nm_all));
+		__builtin_memset(nm->last, 0, sizeof(nm->last));
+	} else {
+		__builtin_memset(m->nm_last, 0, sizeof(m->nm_last));
+		__builtin_memset(m->nm_all, 0, sizeof(m->nm_all));
+	}
 	bpf_ringbuf_submit(m, 0);
 	return 1;
 }
@@ -611,8 +652,10 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 			st->stale_starts++;
 			return 0;
 		}
-		if (now - v.ts <= tc->threshold)
+		if (now - v.ts <= tc->threshold) {
+			near_miss_note(id, now - v.ts);
 			return 0;
+		}
 		fc.start_ns = v.ts;
 		fc.latency_ns = now - v.ts;
 		fc.start_tid = v.tid;
@@ -652,8 +695,12 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 		if ((__s64)(now - ws) > (__s64)tc->window_ns) {
 			__u64 old = b->count;
 
-			if (__sync_val_compare_and_swap(&b->win_start, ws, now) == ws)
+			if (__sync_val_compare_and_swap(&b->win_start, ws, now) == ws) {
 				__sync_fetch_and_sub(&b->count, old);
+				/* The window that closed: a near miss if it stayed at or under N. */
+				if (old <= tc->threshold)
+					near_miss_note(id, old);
+			}
 			ws = b->win_start;
 		}
 		n = __sync_fetch_and_add(&b->count, 1) + 1;

@@ -138,6 +138,14 @@ struct {
 	__type(value, struct trigrec_trig_state);
 } trig_state SEC(".maps");
 
+/* The largest values that did not fire, per trigger (trigrec_near_miss). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_TRIGGERS);
+	__type(key, __u32);
+	__type(value, struct trigrec_near_miss);
+} near_miss SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TRIGREC_MAX_TRIGGERS + 1);

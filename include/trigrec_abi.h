@@ -346,6 +346,22 @@ struct trigrec_trig_state {
 	__u64 fired_total;
 };
 
+/*
+ * Near misses (`near_miss` array map, index = trigger id): the largest
+ * measured values that did not fire, largest first, 0 = none yet. LATENCY:
+ * durations in ns at or under the threshold (an ended span); RATE: a closed
+ * window's count at or under N. all[]: since the start (of this object: a
+ * reload starts afresh); last[]: since the trigger's last firing (copied into
+ * its message, then cleared). One entry per trigger, shared by the CPUs and
+ * written only when a value beats the floor (last[3]), so racing CPUs may
+ * rarely lose one: a statistic, not an account.
+ */
+#define TRIGREC_NEAR_MISS 4
+struct trigrec_near_miss {
+	__u64 all[TRIGREC_NEAR_MISS];
+	__u64 last[TRIGREC_NEAR_MISS];
+};
+
 /* Per-CPU counters (`stats` map, index = trigger id; slot MAX_TRIGGERS = global). */
 struct trigrec_stats {
 	__u64 fired;		   /* snapshots started by this trigger */
@@ -402,6 +418,9 @@ struct trigrec_trigger_msg {
 	__u64 window_ns;		 /* RATE: the window */
 	__u8 data[TRIGREC_TRIGGER_DATA]; /* the tracepoint record, common fields first */
 	char key_text[TRIGREC_FIELD_STR_LEN]; /* a str(FIELD) key part's text, NUL-terminated */
+	/* The trigger's near misses at the firing (trigrec_near_miss), largest first. */
+	__u64 nm_last[TRIGREC_NEAR_MISS]; /* since its previous firing */
+	__u64 nm_all[TRIGREC_NEAR_MISS];  /* since the start */
 };
 
 /*
@@ -427,7 +446,9 @@ _Static_assert(sizeof(struct trigrec_trigger_cfg) == 72 + 2 * sizeof(struct trig
 	       "trigger_cfg layout");
 _Static_assert(sizeof(struct trigrec_trig_state) == 40, "trig_state layout");
 _Static_assert(sizeof(struct trigrec_stats) == 104, "stats layout");
-_Static_assert(sizeof(struct trigrec_trigger_msg) == 384 + TRIGREC_FIELD_STR_LEN,
+_Static_assert(sizeof(struct trigrec_near_miss) == 16 * TRIGREC_NEAR_MISS, "near_miss layout");
+_Static_assert(sizeof(struct trigrec_trigger_msg) ==
+		       384 + TRIGREC_FIELD_STR_LEN + 16 * TRIGREC_NEAR_MISS,
 	       "trigger_msg layout");
 
 #endif /* TRIGREC_ABI_H */

@@ -1250,6 +1250,14 @@ int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out)
 	return err;
 }
 
+int bpfctl__near_miss(struct bpfctl *b, uint32_t id, struct trigrec_near_miss *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!b || !b->skel || id >= TRIGREC_MAX_TRIGGERS)
+		return -EINVAL;
+	return bpf_map__lookup_elem(b->skel->maps.near_miss, &id, sizeof(id), out, sizeof(*out), 0);
+}
+
 void bpfctl__stats_retired(const struct bpfctl *b, struct trigrec_stats *out)
 {
 	if (b)

@@ -185,6 +185,11 @@ void bpfctl__thaw(struct bpfctl *b);
  */
 int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out);
 /*
+ * Trigger `id`'s near misses (the largest values that did not fire, since
+ * this object's start and since the trigger's last firing). 0 or -errno.
+ */
+int bpfctl__near_miss(struct bpfctl *b, uint32_t id, struct trigrec_near_miss *out);
+/*
  * Tracepoint and probe records the kernel did not hand to our programs
  * because another BPF program was running on that CPU (the kernel's
  * recursion guard, bpftool's recursion_misses), summed over every program

@@ -713,6 +713,8 @@ static void session_control(void *ctx, const char *line, char *reply, size_t len
 	for (int i = 0; s->b && i < s->b->nr_trigs && n < TRIGREC_MAX_TRIGGERS; i++, n++) {
 		t[n].name = s->b->trigs[i].name;
 		t[n].have = !bpfctl__stats(s->b, i, &t[n].stats);
+		t[n].def = &s->b->trigs[i];
+		t[n].have_nm = !bpfctl__near_miss(s->b, i, &t[n].nm);
 	}
 	f = open_memstream(&buf, &blen);
 	if (!f || status__render(s->status, t, n, json, f)) {

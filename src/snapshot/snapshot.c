@@ -891,6 +891,21 @@ static void render_tasks(FILE *f, struct procs *p)
 	free(pids);
 }
 
+/*
+ * The trigger's near misses at the firing (largest first, in its unit: ns
+ * or events): since its previous snapshot, and since the start.
+ */
+static void near_miss_json(FILE *f, const struct trigrec_trigger_msg *m)
+{
+	fputs(", \"near_miss\": {\"since_snapshot\": [", f);
+	for (int i = 0; i < TRIGREC_NEAR_MISS && m->nm_last[i]; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)m->nm_last[i]);
+	fputs("], \"since_start\": [", f);
+	for (int i = 0; i < TRIGREC_NEAR_MISS && m->nm_all[i]; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)m->nm_all[i]);
+	fputs("]}", f);
+}
+
 static int render_json(void *ctx, const char *datapath, char **out, size_t *outlen)
 {
 	const struct json_ctx *c = ctx;
@@ -956,6 +971,7 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			fprintf(f, "}, \"key_values\": [%" PRIu64 ", %" PRIu64 "]",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
 			key_text(f, &d->cfg.side[TRIGREC_ROLE_EVENT].key, m);
+			near_miss_json(f, m);
 			fputs("}", f);
 		} else if (d->kind == TRIGREC_TRIG_RATE) {
 			fprintf(f,
@@ -968,6 +984,7 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			fprintf(f, ", \"key_values\": [%" PRIu64 ", %" PRIu64 "]",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
 			key_text(f, &d->cfg.side[TRIGREC_ROLE_EVENT].key, m);
+			near_miss_json(f, m);
 			fputs("}", f);
 		} else {
 			fprintf(f, ", \"matches\": %" PRIu64, (uint64_t)m->count);

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include "check.h"
 #include "harvest/sideband.h"
+#include "lang/trigger_lang.h"
 #include "service/status.h"
 #include "session/config.h"
 
@@ -156,4 +157,52 @@ TEST(text_and_json)
 	return 0;
 }
 
-RUN_TESTS(T(file_filter), T(text_and_json))
+/* A latency trigger's near misses: the status line and the JSON object. */
+TEST(near_miss)
+{
+	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64];
+	struct trigrec_config c;
+	struct status *st;
+	struct trig_def lat = { .kind = TRIGREC_TRIG_LATENCY, .cfg = { .threshold = 20000000 } };
+	struct trig_def rate = { .kind = TRIGREC_TRIG_RATE,
+				 .cfg = { .threshold = 100, .window_ns = 1000000000 } };
+	struct trig_def ev = { .kind = TRIGREC_TRIG_EVENT };
+	struct status_trigger t[3] = {
+		{ .name = "slow",
+		  .have = 1,
+		  .def = &lat,
+		  .have_nm = 1,
+		  .nm = { .all = { 19600000, 18000000, 5000 }, .last = { 18000000 } } },
+		{ .name = "burst", .have = 1, .def = &rate, .have_nm = 1, .nm = { .all = { 97 } } },
+		{ .name = "ev", .have = 1, .def = &ev, .have_nm = 1 },
+	};
+	char *out;
+
+	CHECK(mkdtemp(dir));
+	config__init(&c);
+	config__set_str(&c.outdir, dir);
+	st = status__new(&c);
+	out = render(st, t, 3, 0);
+	CHECK(strstr(out, "\ntrigger slow: near misses max 19.6 ms against a threshold of 20 ms; "
+			  "largest since start: 19.6 ms, 18 ms, 5 us; since its last snapshot: "
+			  "18 ms\n"));
+	CHECK(strstr(out, "\ntrigger burst: near misses max 97 events in 1 s against a threshold "
+			  "of 100; largest since start: 97; since its last snapshot: none\n"));
+	CHECK(!strstr(out, "trigger ev: near misses"));
+	free(out);
+	out = render(st, t, 3, 1);
+	CHECK(strstr(out,
+		     "\"near_miss\":{\"unit\":\"ns\",\"threshold\":20000000,"
+		     "\"since_start\":[19600000,18000000,5000],\"since_snapshot\":[18000000]}}"));
+	CHECK(strstr(out, "\"near_miss\":{\"unit\":\"events\",\"threshold\":100,"
+			  "\"since_start\":[97],\"since_snapshot\":[]}}"));
+	CHECK(strstr(out, "\"str_faults\":0}]}")); /* ev: no near_miss */
+	free(out);
+	status__free(st);
+	config__fini(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+RUN_TESTS(T(file_filter), T(text_and_json), T(near_miss))
