@@ -212,7 +212,16 @@ const char *status__near_miss_text(const struct trig_def *d, const __u64 *top, c
 	out[0] = 0;
 	if (!d || (d->kind != TRIGREC_TRIG_LATENCY && d->kind != TRIGREC_TRIG_RATE))
 		return out;
-	if (d->kind == TRIGREC_TRIG_LATENCY) {
+	if (d->kind == TRIGREC_TRIG_LATENCY && d->cfg.learn_pct) {
+		char pct[48];
+
+		status__learned_text(d, pct, sizeof(pct));
+		if (!top[0])
+			snprintf(out, len, "none under its key's learned %s", pct);
+		else
+			snprintf(out, len, "max %s under its key's learned %s",
+				 fmt_duration_short(top[0], v, sizeof(v)), pct);
+	} else if (d->kind == TRIGREC_TRIG_LATENCY) {
 		if (!top[0])
 			snprintf(out, len, "none against a threshold of %s",
 				 fmt_duration_short(d->cfg.threshold, th, sizeof(th)));
@@ -226,6 +235,34 @@ const char *status__near_miss_text(const struct trig_def *d, const __u64 *top, c
 			 fmt_duration_short(d->cfg.window_ns, v, sizeof(v)),
 			 (unsigned long long)d->cfg.threshold);
 	}
+	return out;
+}
+
+const char *status__learned_text(const struct trig_def *d, char *out, size_t len)
+{
+	unsigned p = d->cfg.learn_pct, m = d->cfg.learn_mult;
+	char ps[24], ms[24] = "";
+
+	/* p99.9, not p99.900; x 2, x 1.5 */
+	snprintf(ps, sizeof(ps), "p%u.%03u", p / 1000, p % 1000);
+	for (char *e = ps + strlen(ps); e[-1] == '0' || e[-1] == '.';) {
+		int dot = e[-1] == '.';
+
+		*--e = 0;
+		if (dot)
+			break;
+	}
+	if (m != 100) {
+		snprintf(ms, sizeof(ms), " x %u.%02u", m / 100, m % 100);
+		for (char *e = ms + strlen(ms); e[-1] == '0' || e[-1] == '.';) {
+			int dot = e[-1] == '.';
+
+			*--e = 0;
+			if (dot)
+				break;
+		}
+	}
+	snprintf(out, len, "%s%s", ps, ms);
 	return out;
 }
 
@@ -308,6 +345,20 @@ static void render_text(struct status *st, const struct status_trigger *trigs, i
 			ULL(s->suppressed_limit), ULL(s->suppressed_budget), ULL(s->rb_dropped),
 			ULL(s->evaluated), ULL(s->matched), ULL(s->str_faults));
 		near_miss_line(out, &trigs[i]);
+		if (trigs[i].have_ls && trigs[i].def && trigs[i].def->cfg.learn_pct) {
+			char pct[48];
+
+			fprintf(out,
+				"trigger %s: learns %s %s, after %llu samples: %llu keys (of the "
+				"%u all learned triggers share), %llu spans learned from, %llu "
+				"while their key was warming up\n",
+				trigs[i].name, status__learned_text(trigs[i].def, pct, sizeof(pct)),
+				trigs[i].def->cfg.flags & TRIGREC_TF_LEARN_ALL ? "of all spans" :
+										 "per key",
+				ULL(trigs[i].def->cfg.learn_after), ULL(trigs[i].ls.keys),
+				STATUS_LEARN_KEYS, ULL(trigs[i].ls.samples),
+				ULL(trigs[i].ls.warming));
+		}
 	}
 }
 
@@ -390,6 +441,20 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 				fputc(']', out);
 			}
 			fputc('}', out);
+		}
+		if (trigs[i].have_ls && trigs[i].def && trigs[i].def->cfg.learn_pct) {
+			char pct[48];
+
+			fputs(",\"learned\":{\"threshold\":", out);
+			json_str(out, status__learned_text(trigs[i].def, pct, sizeof(pct)),
+				 sizeof(pct));
+			fprintf(out,
+				",\"per_key\":%s,\"after\":%llu,\"keys\":%llu,\"max_keys\":%u,"
+				"\"samples\":%llu,\"warming\":%llu}",
+				trigs[i].def->cfg.flags & TRIGREC_TF_LEARN_ALL ? "false" : "true",
+				ULL(trigs[i].def->cfg.learn_after), ULL(trigs[i].ls.keys),
+				STATUS_LEARN_KEYS, ULL(trigs[i].ls.samples),
+				ULL(trigs[i].ls.warming));
 		}
 		fputc('}', out);
 	}

@@ -35,6 +35,8 @@
 #include "service/hooks.h"
 #include "service/metrics.h"
 #include "service/status.h"
+
+_Static_assert(STATUS_LEARN_KEYS == BPFCTL_LEARN_KEYS, "status says the learned keys' LRU size");
 #include "service/retention.h"
 #include "snapshot/outdir.h"
 #include "session/session.h"
@@ -715,6 +717,7 @@ static void session_control(void *ctx, const char *line, char *reply, size_t len
 		t[n].have = !bpfctl__stats(s->b, i, &t[n].stats);
 		t[n].def = &s->b->trigs[i];
 		t[n].have_nm = !bpfctl__near_miss(s->b, i, &t[n].nm);
+		t[n].have_ls = !bpfctl__learn_stat(s->b, i, &t[n].ls);
 	}
 	f = open_memstream(&buf, &blen);
 	if (!f || status__render(s->status, t, n, json, f)) {
