@@ -205,4 +205,69 @@ TEST(near_miss)
 	return 0;
 }
 
-RUN_TESTS(T(file_filter), T(text_and_json), T(near_miss))
+/* A learned threshold: how it is said, its learning counted, its near misses. */
+TEST(learned)
+{
+	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64], b[48];
+	struct trigrec_config c;
+	struct status *st;
+	struct trig_def lat = {
+		.kind = TRIGREC_TRIG_LATENCY,
+		.cfg = { .learn_pct = 99900, .learn_mult = 200, .learn_after = 500 }
+	};
+	struct trig_def all = { .kind = TRIGREC_TRIG_LATENCY,
+				.cfg = { .learn_pct = 50000,
+					 .learn_mult = 150,
+					 .learn_after = 1000,
+					 .flags = TRIGREC_TF_LEARN_ALL } };
+	struct status_trigger t[2] = {
+		{ .name = "slow",
+		  .have = 1,
+		  .def = &lat,
+		  .have_nm = 1,
+		  .nm = { .all = { 8100000 } },
+		  .have_ls = 1,
+		  .ls = { .keys = 3, .samples = 12340, .warming = 1500 } },
+		{ .name = "all", .have = 1, .def = &all, .have_nm = 1, .have_ls = 1 },
+	};
+	char *out;
+
+	CHECK_STR(status__learned_text(&lat, b, sizeof(b)), "p99.9 x 2");
+	CHECK_STR(status__learned_text(&all, b, sizeof(b)), "p50 x 1.5");
+	lat.cfg.learn_pct = 99999;
+	lat.cfg.learn_mult = 125;
+	CHECK_STR(status__learned_text(&lat, b, sizeof(b)), "p99.999 x 1.25");
+	lat.cfg.learn_pct = 99000;
+	lat.cfg.learn_mult = 100;
+	CHECK_STR(status__learned_text(&lat, b, sizeof(b)), "p99");
+	lat.cfg.learn_pct = 99900;
+	lat.cfg.learn_mult = 200;
+
+	CHECK(mkdtemp(dir));
+	config__init(&c);
+	config__set_str(&c.outdir, dir);
+	st = status__new(&c);
+	out = render(st, t, 2, 0);
+	CHECK(strstr(out,
+		     "\ntrigger slow: near misses max 8.1 ms under its key's learned p99.9 x 2; "
+		     "largest since start: 8.1 ms; since its last snapshot: none\n"));
+	CHECK(strstr(out, "\ntrigger slow: learns p99.9 x 2 per key, after 500 samples: 3 keys (of "
+			  "the 1024 all learned triggers share), 12340 spans learned from, 1500 "
+			  "while their key was warming up\n"));
+	CHECK(strstr(out,
+		     "\ntrigger all: learns p50 x 1.5 of all spans, after 1000 samples: 0 keys"));
+	free(out);
+	out = render(st, t, 2, 1);
+	CHECK(strstr(out, "\"learned\":{\"threshold\":\"p99.9 x 2\",\"per_key\":true,"
+			  "\"after\":500,\"keys\":3,\"max_keys\":1024,\"samples\":12340,"
+			  "\"warming\":1500}"));
+	CHECK(strstr(out, "\"learned\":{\"threshold\":\"p50 x 1.5\",\"per_key\":false,"));
+	free(out);
+	status__free(st);
+	config__fini(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+RUN_TESTS(T(file_filter), T(text_and_json), T(near_miss), T(learned))
