@@ -167,6 +167,8 @@ $(OUTPUT)/src/%.o: src/%.c | $(OUTPUT)/.deps-ok
 	$(Q)mkdir -p $(@D)
 	$(Q)$(CC) $(CFLAGS) -c $< -o $@
 
+# test_hist draws log-normal samples (exp, log, cos): libm.
+$(OUTPUT)/tests/test_hist: LIBS += -lm
 $(OUTPUT)/tests/%: tests/unit/%.c $(LIB_OBJS)
 	$(call msg,CC,$@)
 	$(Q)mkdir -p $(@D)

@@ -320,6 +320,176 @@ __noinline int build_key(struct scratch *s, const struct trigrec_keyspec *ks, st
 	return has_text;
 }
 
+/*
+ * A value that did not fire: into the trigger's near misses if it beats the
+ * smallest kept (TRIGREC_NEAR_MISS, largest first). The cost on the path
+ * that does not fire: one array lookup (inlined) and one compare; the
+ * stores happen only for a new top value, rarely once the floor is up.
+ */
+static __always_inline void nm_put(__u64 *a, __u64 v)
+{
+	if (v <= a[TRIGREC_NEAR_MISS - 1])
+		return;
+	for (int i = TRIGREC_NEAR_MISS - 1; i > 0; i--) {
+		if (v <= a[i - 1]) {
+			a[i] = v;
+			return;
+		}
+		a[i] = a[i - 1];
+	}
+	a[0] = v;
+}
+
+static __always_inline void near_miss_note(__u32 id, __u64 v)
+{
+	struct trigrec_near_miss *nm = bpf_map_lookup_elem(&near_miss, &id);
+
+	if (!nm || v <= nm->last[TRIGREC_NEAR_MISS - 1])
+		return;
+	nm_put(nm->last, v);
+	nm_put(nm->all, v);
+}
+
+/*
+ * Learned thresholds (`latency ... > p99.9`). Per key a trigrec_learn
+ * histogram (trigrec_hist.h); a span is judged against what the key had
+ * learned before it, then added. The percentile is recomputed every
+ * max(16, total / 32) spans by a scan from the highest bucket down
+ * (bpf_loop: the verifier checks one step), and the counts halve every
+ * learn_halflife_ns (one pass, at the first span after the period).
+ */
+struct learn_scan {
+	struct trigrec_learn *l;
+	struct trigrec_hist_scan sc;
+	__u32 top; /* the scan's first bucket */
+	__u32 shift;
+};
+
+static long learn_pct_cb(__u32 i, void *ctx)
+{
+	struct learn_scan *ls = ctx;
+	__u32 b = ls->top - i;
+
+	if (i > ls->top || b >= TRIGREC_HIST_BUCKETS)
+		return 1;
+	return trigrec_hist_pct_step_down(&ls->sc, b, ls->l->counts[b]);
+}
+
+static long learn_halve_cb(__u32 i, void *ctx)
+{
+	struct learn_scan *ls = ctx;
+
+	if (i >= TRIGREC_HIST_BUCKETS)
+		return 1;
+	ls->l->counts[i] >>= ls->shift;
+	ls->sc.seen += ls->l->counts[i];
+	return 0;
+}
+
+/* Subprograms, each with its scan on its own frame (a call chain has 512 bytes of stack). */
+static __noinline void learn_recompute(struct trigrec_learn *l, __u32 pct)
+{
+	struct learn_scan ls = { .l = l };
+	__u64 step;
+
+	ls.top = l->hi < TRIGREC_HIST_BUCKETS ? l->hi : TRIGREC_HIST_BUCKETS - 1;
+	trigrec_hist_scan_init_down(&ls.sc, l->total, pct);
+	if (l->total)
+		bpf_loop(TRIGREC_HIST_BUCKETS, learn_pct_cb, &ls, 0);
+	l->pct_ns = ls.sc.value;
+	step = l->total / 32;
+	l->next_at = l->total + (step > 16 ? step : 16);
+}
+
+static __noinline void learn_halve(struct trigrec_learn *l, __u32 shift)
+{
+	struct learn_scan hs = { .l = l, .shift = shift };
+
+	bpf_loop(TRIGREC_HIST_BUCKETS, learn_halve_cb, &hs, 0);
+	l->total = hs.sc.seen;
+}
+
+/*
+ * 1: the span dur exceeds its key's learned threshold (and the key is warm).
+ * A global function: the verifier checks it once, not once per path of
+ * run_trigger that reaches it, and its stack is not run_trigger's.
+ */
+__noinline int learn_sample(__u32 id, struct trigrec_trigger_cfg *tc, const struct tkey *k,
+			    struct learn_out *out)
+{
+	__u64 dur, now;
+	struct tkey lk;
+	struct trigrec_learn *l;
+	struct trigrec_learn_stat *ls = bpf_map_lookup_elem(&learn_stat, &id);
+	__u32 zero = 0, b;
+	int hot = 0;
+
+	if (!tc || !k || !out)
+		return 0;
+	dur = out->dur;
+	now = out->now;
+	lk = *k;
+	lk.kind = 5;
+	if (tc->flags & TRIGREC_TF_LEARN_ALL) {
+		lk.k[0] = 0;
+		lk.k[1] = 0;
+	}
+	l = bpf_map_lookup_elem(&learn_hist, &lk);
+	if (!l) {
+		struct trigrec_learn *z = bpf_map_lookup_elem(&learn_zero, &zero);
+
+		if (!z)
+			return 0;
+		bpf_map_update_elem(&learn_hist, &lk, z, BPF_NOEXIST);
+		l = bpf_map_lookup_elem(&learn_hist, &lk);
+		if (!l)
+			return 0;
+		if (ls)
+			__sync_fetch_and_add(&ls->keys, 1);
+	}
+	/* Ageing: halve the counts once per half-life (by more when several went by). */
+	if (!l->halved_ns) {
+		l->halved_ns = now;
+	} else if (tc->learn_halflife_ns && now - l->halved_ns >= tc->learn_halflife_ns) {
+		__u64 n = (now - l->halved_ns) / tc->learn_halflife_ns;
+
+		learn_halve(l, n > 31 ? 31 : (__u32)n);
+		l->halved_ns = now;
+		learn_recompute(l, tc->learn_pct);
+	}
+	out->pct_ns = l->pct_ns;
+	out->samples = l->samples;
+	out->total = l->total;
+	out->threshold_ns = l->pct_ns * tc->learn_mult / 100;
+	out->l = l;
+	if (l->samples >= tc->learn_after && l->pct_ns)
+		hot = dur > out->threshold_ns;
+	else if (ls)
+		__sync_fetch_and_add(&ls->warming, 1);
+	b = trigrec_hist_bucket(dur);
+	if (b < TRIGREC_HIST_BUCKETS)
+		l->counts[b]++;
+	if (b > l->hi)
+		l->hi = b;
+	l->total++;
+	l->samples++;
+	if (ls)
+		ls->samples++;
+	if (l->total >= l->next_at)
+		learn_recompute(l, tc->learn_pct);
+	return hot;
+}
+
+/* A firing of a fixed threshold: nothing learned to send. */
+static __always_inline void learn_none(struct learn_out *lo)
+{
+	lo->threshold_ns = 0;
+	lo->pct_ns = 0;
+	lo->samples = 0;
+	lo->total = 0;
+	lo->l = NULL;
+}
+
 struct fire_ctx {
 	__u64 now;
 	__u64 start_ns;
@@ -337,9 +507,11 @@ struct fire_ctx {
 static __always_inline int fire_body(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc,
 				     struct trigrec_trig_state *ts, struct trigrec_stats *st,
 				     struct tkey *k, struct fire_ctx *fc,
-				     const struct str64 *key_text)
+				     const struct str64 *key_text, const struct learn_out *lo)
 {
+	struct trigrec_trigger_msg_learn *ml;
 	struct trigrec_trigger_msg *m;
+	struct trigrec_near_miss *nm;
 	__u64 now = fc->now, pid_tgid, *kcd = NULL, we;
 	__u32 sz;
 
@@ -401,11 +573,17 @@ static __always_inline int fire_body(struct scratch *s, __u32 id, struct trigrec
 		st->coalesced++;
 		return 0;
 	}
-	m = bpf_ringbuf_reserve(&sideband, sizeof(*m), 0);
-	if (!m) {
+	/*
+	 * Every firing reserves room for what a learned threshold's key had
+	 * learned: one size, so the verifier walks the rest once, not once per
+	 * size (+27 % of tp_hook's instructions when it did).
+	 */
+	ml = bpf_ringbuf_reserve(&sideband, sizeof(*ml), 0);
+	if (!ml) {
 		st->rb_dropped++;
 		return 0;
 	}
+	m = &ml->m;
 	if (ring_mode && !need_freeze) {
 		/* One owner per window: two CPUs firing at once make one snapshot. */
 		if (__sync_val_compare_and_swap(&window_end, we, now + tc->post_ns) != we) {
@@ -471,7 +649,24 @@ static __always_inline int fire_body(struct scratch *s, __u32 id, struct trigrec
 	/* Empty unless the key has a str() part (build_key). */
 	__builtin_memcpy(m->key_text, key_text->c, TRIGREC_FIELD_STR_LEN);
 	m->key_text[TRIGREC_FIELD_STR_LEN - 1] = 0;
-	bpf_ringbuf_submit(m, 0);
+	/* The near misses since the previous firing go with this one; a new window starts. */
+	nm = bpf_map_lookup_elem(&near_miss, &id);
+	if (nm) {
+		__builtin_memcpy(m->nm_last, nm->last, sizeof(m->nm_last));
+		__builtin_memcpy(m->nm_all, nm->all, sizeof(m->nm_all));
+		__builtin_memset(nm->last, 0, sizeof(nm->last));
+	} else {
+		__builtin_memset(m->nm_last, 0, sizeof(m->nm_last));
+		__builtin_memset(m->nm_all, 0, sizeof(m->nm_all));
+	}
+	ml->threshold_ns = lo->threshold_ns;
+	ml->pct_ns = lo->pct_ns;
+	ml->samples = lo->samples;
+	ml->total = lo->total;
+	/* A failed read (no histogram: NULL) zeroes the counts. */
+	bpf_probe_read_kernel(ml->counts, sizeof(ml->counts),
+			      lo->l ? ((struct trigrec_learn *)lo->l)->counts : NULL);
+	bpf_ringbuf_submit(ml, 0);
 	return 1;
 }
 
@@ -484,7 +679,8 @@ static __always_inline int fire_body(struct scratch *s, __u32 id, struct trigrec
  */
 static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc,
 				struct trigrec_trig_state *ts, struct trigrec_stats *st,
-				struct tkey *k, struct fire_ctx *fc, const struct str64 *key_text)
+				struct tkey *k, struct fire_ctx *fc, const struct str64 *key_text,
+				const struct learn_out *lo)
 {
 	int locked = ring_mode && !need_freeze, r;
 
@@ -492,7 +688,7 @@ static __always_inline int fire(struct scratch *s, __u32 id, struct trigrec_trig
 		st->coalesced++;
 		return 0;
 	}
-	r = fire_body(s, id, tc, ts, st, k, fc, key_text);
+	r = fire_body(s, id, tc, ts, st, k, fc, key_text, lo);
 	if (locked)
 		__sync_fetch_and_and(&fire_lock, 0);
 	return r;
@@ -612,14 +808,26 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 			st->stale_starts++;
 			return 0;
 		}
-		if (now - v.ts <= tc->threshold)
-			return 0;
 		fc.start_ns = v.ts;
 		fc.latency_ns = now - v.ts;
 		fc.start_tid = v.tid;
 		fc.start_cpu = v.cpu;
+		if (tc->learn_pct) {
+			/* In the scratch slot, not on the stack: what the firing's message carries. */
+			s->lo.dur = now - v.ts;
+			s->lo.now = now;
+			if (!learn_sample(id, tc, &k, &s->lo)) {
+				near_miss_note(id, now - v.ts);
+				return 0;
+			}
+		} else if (now - v.ts <= tc->threshold) {
+			near_miss_note(id, now - v.ts);
+			return 0;
+		} else {
+			learn_none(&s->lo);
+		}
 		st->matched++;
-		return fire(s, id, tc, ts, st, &k, &fc, str);
+		return fire(s, id, tc, ts, st, &k, &fc, str, &s->lo);
 	}
 	if (build_key(s, &side->key, &k, str) < 0) {
 		st->str_faults++;
@@ -653,8 +861,12 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 		if ((__s64)(now - ws) > (__s64)tc->window_ns) {
 			__u64 old = b->count;
 
-			if (__sync_val_compare_and_swap(&b->win_start, ws, now) == ws)
+			if (__sync_val_compare_and_swap(&b->win_start, ws, now) == ws) {
 				__sync_fetch_and_sub(&b->count, old);
+				/* The window that closed: a near miss if it stayed at or under N. */
+				if (old <= tc->threshold)
+					near_miss_note(id, old);
+			}
 			ws = b->win_start;
 		}
 		n = __sync_fetch_and_add(&b->count, 1) + 1;
@@ -663,7 +875,8 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 		fc.count = n;
 		fc.start_ns = ws;
 		st->matched++;
-		if (!fire(s, id, tc, ts, st, &k, &fc, str))
+		learn_none(&s->lo);
+		if (!fire(s, id, tc, ts, st, &k, &fc, str, &s->lo))
 			return 0;
 		/*
 		 * A new window from here, with the calls counted since ours;
@@ -681,7 +894,8 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 			return 0;
 	}
 	st->matched++;
-	return fire(s, id, tc, ts, st, &k, &fc, str);
+	learn_none(&s->lo);
+	return fire(s, id, tc, ts, st, &k, &fc, str, &s->lo);
 }
 
 /* The triggers of one hook on one record in s; 1 = one fired. */

@@ -161,6 +161,14 @@ struct {
 	__type(value, struct trigrec_trig_state);
 } trig_state SEC(".maps");
 
+/* The largest values that did not fire, per trigger (trigrec_near_miss). */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_TRIGGERS);
+	__type(key, __u32);
+	__type(value, struct trigrec_near_miss);
+} near_miss SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, TRIGREC_MAX_TRIGGERS + 1);
@@ -235,8 +243,46 @@ struct {
 	__type(value, __u64);
 } key_cooldown SEC(".maps");
 
+/*
+ * Learned thresholds: a histogram per key (tkey kind 5), LRU like the rate
+ * buckets; userspace sizes it (1 entry when no trigger learns). learn_zero
+ * is never written: a new key's histogram is copied from it (4.6 KiB, more
+ * than a BPF stack holds).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 1024);
+	__type(key, struct tkey);
+	__type(value, struct trigrec_learn);
+} learn_hist SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, struct trigrec_learn);
+} learn_zero SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_TRIGGERS);
+	__type(key, __u32);
+	__type(value, struct trigrec_learn_stat);
+} learn_stat SEC(".maps");
+
 struct str64 {
 	char c[TRIGREC_FIELD_STR_LEN];
+};
+
+/* A learned threshold at a span's end (engine.bpf.h, learn_sample()). */
+struct learn_out {
+	__u64 dur, now; /* in: the span, the time */
+	__u64 threshold_ns;
+	__u64 pct_ns;
+	__u64 samples;
+	__u64 total;
+	/* The key's struct trigrec_learn (void: a pointer member made clang 14 emit it as a FWD). */
+	void *l;
 };
 
 /*
@@ -258,7 +304,8 @@ struct scratch {
 	__u32 pad;
 	__u64 now; /* rings=bpf: the time stamped on the event's record (0: read the clock) */
 	char comm[TRIGREC_COMM_LEN];
-	struct str64 str; /* the text of a str() clause or key part */
+	struct str64 str;    /* the text of a str() clause or key part */
+	struct learn_out lo; /* a learned latency trigger's judgement, for its message */
 };
 
 struct {

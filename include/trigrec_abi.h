@@ -12,6 +12,7 @@
 #else
 #include <linux/types.h>
 #endif
+#include "trigrec_hist.h"
 
 /* Limits, enforced by userspace before load and by the verifier's view of the maps. */
 #define TRIGREC_MAX_HOOKS 512	    /* tracepoints carrying the hook program */
@@ -342,6 +343,8 @@ struct trigrec_side {
 	(1u << 0)	     /* LATENCY keyed by the current thread on both
 				       * sides: starts live in task storage, not a hash */
 #define TRIGREC_TASK_SLOTS 4 /* such triggers per thread (more use the hash) */
+#define TRIGREC_TF_LEARN_ALL \
+	(1u << 1) /* a learned LATENCY without `by`: one histogram for all spans */
 
 /* Value of the `triggers` array map, index = trigger id. */
 struct trigrec_trigger_cfg {
@@ -357,6 +360,17 @@ struct trigrec_trigger_cfg {
 	__u64 limit_period_ns;
 	__u64 max_total;	     /* at most this many snapshots in the run (0 = none) */
 	struct trigrec_side side[2]; /* [TRIGREC_ROLE_EVENT], [TRIGREC_ROLE_START] */
+	/*
+	 * LATENCY with a learned threshold (`> p99.9 [* M] [after N samples]`):
+	 * learn_pct != 0, and threshold is unused. Per key (one for all without
+	 * `by`), a trigrec_learn histogram; a span fires when it is longer than
+	 * the key's percentile x learn_mult / 100, once the key has seen
+	 * learn_after spans. Counts halve every learn_halflife_ns.
+	 */
+	__u32 learn_pct;  /* in 0.001 % (trigrec_hist.h): 99900 = p99.9 */
+	__u32 learn_mult; /* x 1/100: 100 = the percentile itself, 200 = `* 2` */
+	__u64 learn_after;
+	__u64 learn_halflife_ns;
 };
 
 /* Live per-trigger state (`trig_state` array map, index = trigger id). */
@@ -366,6 +380,46 @@ struct trigrec_trig_state {
 	__u64 limit_tat_ns; /* limit's token bucket as GCRA: when it is full again */
 	__u64 pad;
 	__u64 fired_total;
+};
+
+/*
+ * Near misses (`near_miss` array map, index = trigger id): the largest
+ * measured values that did not fire, largest first, 0 = none yet. LATENCY:
+ * durations in ns at or under the threshold (an ended span); RATE: a closed
+ * window's count at or under N. all[]: since the start (of this object: a
+ * reload starts afresh); last[]: since the trigger's last firing (copied into
+ * its message, then cleared). One entry per trigger, shared by the CPUs and
+ * written only when a value beats the floor (last[3]), so racing CPUs may
+ * rarely lose one: a statistic, not an account.
+ */
+#define TRIGREC_NEAR_MISS 4
+struct trigrec_near_miss {
+	__u64 all[TRIGREC_NEAR_MISS];
+	__u64 last[TRIGREC_NEAR_MISS];
+};
+
+/*
+ * A learned threshold's state for one key (`learn_hist` LRU hash, key kind
+ * 5): the histogram of its span durations (trigrec_hist.h) and the
+ * percentile as last computed, recomputed every max(16, total / 32) spans.
+ */
+struct trigrec_learn {
+	__u64 samples;	 /* spans measured, ever: the warm-up counts these */
+	__u64 total;	 /* the counts' sum now (halvings make it less than samples) */
+	__u64 pct_ns;	 /* the percentile of the counts (0: not computed yet) */
+	__u64 next_at;	 /* total at which pct_ns is computed again */
+	__u64 halved_ns; /* when the counts were last halved (0: not yet) */
+	__u32 hi;	 /* highest bucket that was ever counted: the scan starts there */
+	__u32 pad;
+	__u32 counts[TRIGREC_HIST_BUCKETS];
+};
+
+/* Per trigger (`learn_stat` array): keys given a histogram, and spans learned from. */
+struct trigrec_learn_stat {
+	__u64 keys;    /* histograms created (the LRU may have evicted some since) */
+	__u64 samples; /* spans added to a histogram */
+	__u64 warming; /* spans that could not fire: their key had not seen learn_after yet */
+	__u64 pad;
 };
 
 /* Per-CPU counters (`stats` map, index = trigger id; slot MAX_TRIGGERS = global). */
@@ -424,6 +478,22 @@ struct trigrec_trigger_msg {
 	__u64 window_ns;		 /* RATE: the window */
 	__u8 data[TRIGREC_TRIGGER_DATA]; /* the tracepoint record, common fields first */
 	char key_text[TRIGREC_FIELD_STR_LEN]; /* a str(FIELD) key part's text, NUL-terminated */
+	/* The trigger's near misses at the firing (trigrec_near_miss), largest first. */
+	__u64 nm_last[TRIGREC_NEAR_MISS]; /* since its previous firing */
+	__u64 nm_all[TRIGREC_NEAR_MISS];  /* since the start */
+};
+
+/*
+ * The side-band message of a learned trigger's firing: the message, then
+ * what the key had learned when the span came (before it was added).
+ */
+struct trigrec_trigger_msg_learn {
+	struct trigrec_trigger_msg m;
+	__u64 threshold_ns; /* pct_ns x learn_mult / 100: what the span exceeded */
+	__u64 pct_ns;
+	__u64 samples;
+	__u64 total;
+	__u32 counts[TRIGREC_HIST_BUCKETS];
 };
 
 /*
@@ -445,11 +515,18 @@ _Static_assert(sizeof(struct trigrec_filter) ==
 		       8 + 16 * TRIGREC_MAX_CLAUSES + TRIGREC_MAX_STRS * TRIGREC_STR_LEN,
 	       "filter layout");
 _Static_assert(sizeof(struct trigrec_keyspec) == 16, "keyspec layout");
-_Static_assert(sizeof(struct trigrec_trigger_cfg) == 72 + 2 * sizeof(struct trigrec_side),
+_Static_assert(sizeof(struct trigrec_learn) == 48 + 4 * TRIGREC_HIST_BUCKETS, "learn layout");
+_Static_assert(sizeof(struct trigrec_learn_stat) == 32, "learn_stat layout");
+_Static_assert(sizeof(struct trigrec_trigger_msg_learn) ==
+		       sizeof(struct trigrec_trigger_msg) + 32 + 4 * TRIGREC_HIST_BUCKETS,
+	       "trigger_msg_learn layout");
+_Static_assert(sizeof(struct trigrec_trigger_cfg) == 96 + 2 * sizeof(struct trigrec_side),
 	       "trigger_cfg layout");
 _Static_assert(sizeof(struct trigrec_trig_state) == 40, "trig_state layout");
 _Static_assert(sizeof(struct trigrec_stats) == 104, "stats layout");
-_Static_assert(sizeof(struct trigrec_trigger_msg) == 384 + TRIGREC_FIELD_STR_LEN,
+_Static_assert(sizeof(struct trigrec_near_miss) == 16 * TRIGREC_NEAR_MISS, "near_miss layout");
+_Static_assert(sizeof(struct trigrec_trigger_msg) ==
+		       384 + TRIGREC_FIELD_STR_LEN + 16 * TRIGREC_NEAR_MISS,
 	       "trigger_msg layout");
 
 #endif /* TRIGREC_ABI_H */

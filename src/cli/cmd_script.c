@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "lang/script.h"
 #include "service/hooks.h"
+#include "service/status.h"
 #include "util/log.h"
 
 static const char check_usage[] =
@@ -200,6 +201,25 @@ int cmd_check(int argc, char **argv)
 		putchar('\n');
 		for (int k = 0; config__unrecorded(&c, k, note, sizeof(note)); k++)
 			printf("%s: note: %s\n", script__path(s), note);
+		/* A learned threshold as the kernel will run it: what a key learns, when it may fire. */
+		for (int k = 0; k < c.nr_trigs; k++) {
+			const struct trig_def *d = &c.trigs[k];
+			char pct[48];
+
+			if (!d->cfg.learn_pct)
+				continue;
+			printf("%s: trigger %s: learned threshold: fires on a span above %s of the spans of %s%s%s, "
+			       "once the key has seen %llu of them; counts halve every %llu s\n",
+			       script__path(s), d->name, status__learned_text(d, pct, sizeof(pct)),
+			       d->cfg.flags & TRIGREC_TF_LEARN_ALL ? "every key together (no by)" :
+								     "its key (",
+			       d->cfg.flags & TRIGREC_TF_LEARN_ALL ?
+				       "" :
+				       d->key_desc[TRIGREC_ROLE_EVENT],
+			       d->cfg.flags & TRIGREC_TF_LEARN_ALL ? "" : ")",
+			       (unsigned long long)d->cfg.learn_after,
+			       (unsigned long long)(d->cfg.learn_halflife_ns / 1000000000ull));
+		}
 		ret = 0;
 	}
 	script__free(s);

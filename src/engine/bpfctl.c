@@ -776,6 +776,11 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 		bpf_map__set_max_entries(b->skel->maps.rate_buckets, b->opts.keys);
 		bpf_map__set_max_entries(b->skel->maps.key_cooldown, b->opts.keys);
 	}
+	/* Learned thresholds' histograms (4.6 KiB a key): none unless a trigger learns. */
+	bpf_map__set_max_entries(b->skel->maps.learn_hist, 1);
+	for (int i = 0; i < b->nr_trigs; i++)
+		if (b->trigs[i].cfg.learn_pct)
+			bpf_map__set_max_entries(b->skel->maps.learn_hist, BPFCTL_LEARN_KEYS);
 	for (int i = 0; i < b->nr_hooks; i++)
 		if (b->hooks[i].fp >= 0)
 			bpf_program__set_autoload(fp_prog(b, b->hooks[i].fp), true);
@@ -1293,6 +1298,23 @@ int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out)
 	if (!err && b->base && (id < (uint32_t)b->nr_trigs || id == TRIGREC_MAX_TRIGGERS))
 		stats_add(out, &b->base[id == TRIGREC_MAX_TRIGGERS ? b->nr_trigs : (int)id]);
 	return err;
+}
+
+int bpfctl__learn_stat(struct bpfctl *b, uint32_t id, struct trigrec_learn_stat *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!b || !b->skel || id >= TRIGREC_MAX_TRIGGERS)
+		return -EINVAL;
+	return bpf_map__lookup_elem(b->skel->maps.learn_stat, &id, sizeof(id), out, sizeof(*out),
+				    0);
+}
+
+int bpfctl__near_miss(struct bpfctl *b, uint32_t id, struct trigrec_near_miss *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!b || !b->skel || id >= TRIGREC_MAX_TRIGGERS)
+		return -EINVAL;
+	return bpf_map__lookup_elem(b->skel->maps.near_miss, &id, sizeof(id), out, sizeof(*out), 0);
 }
 
 void bpfctl__stats_retired(const struct bpfctl *b, struct trigrec_stats *out)

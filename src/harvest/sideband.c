@@ -28,7 +28,7 @@ struct job {
 	int state; /* JOB_FREE, JOB_QUEUED, JOB_WRITING */
 	unsigned long seq;
 	struct harvest *h;
-	struct trigrec_trigger_msg msg;
+	struct trigrec_trigger_msg_learn msg; /* the message, and what a learned trigger learned */
 	int has_msg;
 	struct snap_trigger t;
 	struct snap_timing tm;
@@ -165,11 +165,12 @@ static void notify_done(struct sideband *s)
 static void write_job(struct sideband *s, struct job *j)
 {
 	struct snap_trigger *t = &j->t;
-	const struct trigrec_trigger_msg *m = j->has_msg ? &j->msg : NULL;
+	const struct trigrec_trigger_msg *m = j->has_msg ? &j->msg.m : NULL;
 	char d1[32], d2[32], what[160] = "";
 	uint64_t now;
 
 	t->msg = m;
+	t->learn = j->has_msg ? &j->msg : NULL;
 	t->name = j->name;
 	t->text = j->text;
 	t->alert = j->alert;
@@ -451,10 +452,11 @@ static void settle(struct sideband *s)
  * flipped: recording moved to the spare ring set at the cut (rings=bpf);
  * once copied, the set left is handed back as the spare.
  */
-static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m, uint64_t freeze_at,
-			uint64_t woke, const char *name, const char *text, const char *alert,
-			int wait, int last, int flipped)
+static struct job *take(struct sideband *s, const struct trigrec_trigger_msg_learn *ml,
+			uint64_t freeze_at, uint64_t woke, const char *name, const char *text,
+			const char *alert, int wait, int last, int flipped)
 {
+	const struct trigrec_trigger_msg *m = ml ? &ml->m : NULL;
 	/* rings=bpf with nothing perf-written: nothing is frozen, nothing waits for a thaw. */
 	int nofreeze = !bpfctl__needs_freeze(s->b);
 	uint64_t coalesced, gated, skipped;
@@ -502,9 +504,9 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg *m,
 		wlog("pausing or resuming the rings failed: %s; the snapshot may miss records",
 		     strerror(-err));
 
-	j->has_msg = !!m;
-	if (m)
-		j->msg = *m;
+	j->has_msg = !!ml;
+	if (ml)
+		j->msg = *ml;
 	snprintf(j->name, sizeof(j->name), "%s", name);
 	snprintf(j->text, sizeof(j->text), "%s", text);
 	j->alert = alert;
@@ -550,15 +552,18 @@ static int count_taken(struct sideband *s)
 static int on_msg(void *ctx, void *data, size_t len)
 {
 	struct sideband *s = ctx;
+	/* Static: the side-band thread's alone, and too big for a thread's stack frame. */
+	static struct trigrec_trigger_msg_learn ml;
 	struct trigrec_trigger_msg m;
 	uint64_t woke = mono_ns();
 
-	if (len < sizeof(m) || ((struct trigrec_trigger_msg *)data)->type != TRIGREC_MSG_TRIGGER) {
+	if (len < sizeof(ml) || ((struct trigrec_trigger_msg *)data)->type != TRIGREC_MSG_TRIGGER) {
 		wlog("unexpected side-band message (%zu bytes) ignored", len);
 		return 0;
 	}
 	/* Copy out: the ring buffer slot is released when we return. */
-	memcpy(&m, data, sizeof(m));
+	memcpy(&ml, data, sizeof(ml));
+	m = ml.m;
 	if (m.generation != s->generation) {
 		/* Never decode a trigger id against another generation's table. */
 		s->stale_msgs++;
@@ -575,7 +580,7 @@ static int on_msg(void *ctx, void *data, size_t len)
 		bpfctl__thaw(s->b);
 		return 0;
 	}
-	take(s, &m, m.freeze_at, woke, "trigger", "trigger", NULL, 0, 0, m.flipped);
+	take(s, &ml, m.freeze_at, woke, "trigger", "trigger", NULL, 0, 0, m.flipped);
 	return 0;
 }
 

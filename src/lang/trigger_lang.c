@@ -501,6 +501,11 @@ struct trig_ast {
 	struct tl_node *both;	/* LATENCY: the filter after the threshold */
 	uint64_t threshold;	/* count N, latency ns, rate N */
 	uint64_t window_ns;	/* RATE */
+	/* LATENCY `> pNN[.N] [* M] [after N samples]`: a learned threshold (learn_pct != 0). */
+	uint32_t learn_pct, learn_mult;
+	uint64_t learn_after;
+	int has_after;
+	struct tl_pos after_pos;
 	int has_post, has_cooldown, has_key_cooldown, has_limit, has_max, has_name, has_where;
 	struct tl_pos opt_pos[7];
 	int manual; /* `manual`: no event, taken on request */
@@ -1089,7 +1094,7 @@ static int misplaced(struct parser *ps, const struct trig_ast *a, const char *ex
 enum { O_POST, O_COOLDOWN, O_KEY_COOLDOWN, O_LIMIT, O_MAX, O_NAME, O_WHERE };
 
 static const char *const option_words[] = { "post", "cooldown", "limit", "max",
-					    "name", "where",	NULL };
+					    "name", "where",	"after", NULL };
 static const char *const kind_words[] = { "latency", "rate", "manual", "event", NULL };
 
 /* The word of `words` one or two edits from the token (about one per three letters), or NULL. */
@@ -1125,6 +1130,121 @@ static int dup_opt(struct parser *ps, struct trig_ast *a, int *has, int which, s
 			    what, a->opt_pos[which].line, a->opt_pos[which].col);
 	*has = 1;
 	a->opt_pos[which] = t->pos;
+	return 0;
+}
+
+/*
+ * A learned threshold: `pNN[.NNN]` (0.001 % steps, below 100) and an
+ * optional `* M` (M > 0, two decimals at most), written `p99 * 2`, `p99*2`
+ * or `p99 *2`. The percentile's token is cur(ps).
+ */
+static int parse_number_x100(struct parser *ps, const struct tok *t, const char *s, size_t len,
+			     uint32_t *out)
+{
+	uint64_t whole = 0, frac = 0;
+	size_t i = 0, nf = 0;
+
+	if (!len || !isdigit((unsigned char)s[0]))
+		return perr(
+			ps, t->pos,
+			"expected a multiplier after '*' (a number such as 2 or 1.5), got '%.*s'",
+			len ? (int)(len > 20 ? 20 : len) : 1, len ? s : "*");
+	for (; i < len && isdigit((unsigned char)s[i]); i++) {
+		whole = whole * 10 + (uint64_t)(s[i] - '0');
+		if (whole > 1000)
+			return perr(ps, t->pos, "multiplier too large: at most 1000");
+	}
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++, nf++)
+			if (nf < 2)
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+		if (nf > 2)
+			return perr(ps, t->pos,
+				    "multiplier %.*s: at most two decimals (e.g. * 1.25)", (int)len,
+				    s);
+		if (nf == 1)
+			frac *= 10;
+	}
+	if (i != len)
+		return perr(ps, t->pos, "multiplier '%.*s' is not a number (e.g. * 2 or * 1.5)",
+			    (int)(len > 20 ? 20 : len), s);
+	if (!whole && !frac)
+		return perr(ps, t->pos, "multiplier must be more than 0 (e.g. * 2)");
+	*out = (uint32_t)(whole * 100 + frac);
+	return 0;
+}
+
+static int parse_learned(struct parser *ps, struct trig_ast *a)
+{
+	struct tok *t = cur(ps), *m;
+	const char *s = t->s + 1, *star;
+	size_t len, i = 0, nf = 0;
+	uint64_t whole = 0, frac = 0;
+	char d[64];
+
+	star = memchr(t->s, '*', t->len);
+	len = (star ? (size_t)(star - t->s) : t->len) - 1;
+	for (; i < len && isdigit((unsigned char)s[i]) && i < 3; i++)
+		whole = whole * 10 + (uint64_t)(s[i] - '0');
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++, nf++)
+			if (nf < 3)
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (!len || i != len || !isdigit((unsigned char)s[0]) || (nf == 0 && s[len - 1] == '.'))
+		return perr(ps, t->pos,
+			    "learned threshold '%.*s': write a percentile as pNN or pNN.N "
+			    "(e.g. > p99, > p99.9, > p99 * 2)",
+			    (int)(t->len > 20 ? 20 : t->len), t->s);
+	if (nf > 3)
+		return perr(ps, t->pos,
+			    "percentile %.*s: at most three decimals (p99.999 is the finest)",
+			    (int)len + 1, t->s);
+	for (; nf < 3; nf++)
+		frac *= 10;
+	if (whole >= 100 || (!whole && !frac))
+		return perr(ps, t->pos,
+			    "percentile %.*s is out of range: use p1 to p99.999 (a span over "
+			    "p100, the largest ever seen, cannot be learned)",
+			    (int)len + 1, t->s);
+	a->learn_pct = (uint32_t)(whole * 1000 + frac);
+	a->learn_mult = 100;
+	ps->i++;
+	if (star) {
+		/* "p99*2" or "p99*": the multiplier is in this token or the next. */
+		const char *ms = star + 1;
+		size_t mlen = t->len - (size_t)(star - t->s) - 1;
+
+		if (mlen)
+			return parse_number_x100(ps, t, ms, mlen, &a->learn_mult);
+		m = cur(ps);
+		if (is_punct(m, P_MINUS))
+			return perr(ps, m->pos, "multiplier must be more than 0 (e.g. * 2)");
+		if (m->kind != TK_NUM)
+			return perr(ps, m->pos,
+				    "expected a multiplier after '*' (e.g. > p99 * 2), got %s",
+				    tok_desc(m, d, sizeof(d)));
+		ps->i++;
+		return parse_number_x100(ps, m, m->s, m->len, &a->learn_mult);
+	}
+	m = cur(ps);
+	if (m->kind == TK_WORD && m->s[0] == '*') {
+		struct tok *n;
+
+		if (m->len > 1)
+			return parse_number_x100(ps, m, m->s + 1, m->len - 1, &a->learn_mult) ||
+			       (ps->i++, 0);
+		ps->i++;
+		n = cur(ps);
+		if (is_punct(n, P_MINUS))
+			return perr(ps, n->pos, "multiplier must be more than 0 (e.g. * 2)");
+		if (n->kind != TK_NUM)
+			return perr(ps, n->pos,
+				    "expected a multiplier after '*' (e.g. > p99 * 2), got %s",
+				    tok_desc(n, d, sizeof(d)));
+		ps->i++;
+		return parse_number_x100(ps, n, n->s, n->len, &a->learn_mult);
+	}
 	return 0;
 }
 
@@ -1253,6 +1373,42 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 				w = n;
 			}
 			*dst = w;
+		} else if (is_word(t, "after")) {
+			struct tok *n;
+
+			if (a->has_after)
+				return perr(
+					ps, t->pos,
+					"duplicate option 'after' (already given at %d:%d): give "
+					"it once",
+					a->after_pos.line, a->after_pos.col);
+			if (!a->learn_pct)
+				return perr(
+					ps, t->pos,
+					"'after N samples' is the warm-up of a learned threshold: "
+					"write it after '> pNN' (e.g. latency A -> B > p99.9 "
+					"after 1000 samples)");
+			a->has_after = 1;
+			a->after_pos = t->pos;
+			ps->i++;
+			n = cur(ps);
+			if (n->kind == TK_NUM && n->len == 1 && n->s[0] == '0')
+				return perr(
+					ps, n->pos,
+					"after 0 samples: a key must see at least 1 span before it "
+					"can fire (the default is %u)",
+					TL_DEFAULT_LEARN_AFTER);
+			if (parse_int_range(ps, 1, 1000000000, &a->learn_after, "after"))
+				return -EINVAL;
+			n = cur(ps);
+			if (!is_word(n, "samples") && !is_word(n, "sample"))
+				return perr(
+					ps, n->pos,
+					"expected 'samples' after 'after %llu' (after N samples), "
+					"got %s",
+					(unsigned long long)a->learn_after,
+					tok_desc(n, d, sizeof(d)));
+			ps->i++;
 		} else if (is_word(t, "name")) {
 			struct tok *n;
 
@@ -1296,7 +1452,7 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 				ps, t->pos,
 				"unknown option '%.*s': options are post DURATION, "
 				"cooldown DURATION [per key], limit N/PERIOD, max N, name NAME, "
-				"where COND%s",
+				"where COND, after N samples%s",
 				t->len > 40 ? 40 : (int)t->len, t->s, hint);
 		} else {
 			return misplaced(ps, a,
@@ -1385,14 +1541,20 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 				      "the end tracepoint (e.g. latency A -> B > 10ms)"))
 			return -EINVAL;
 		t = cur(ps);
-		if (parse_dur(ps, &a->threshold, "latency threshold"))
+		if (t->kind == TK_WORD && t->len >= 1 && t->s[0] == 'p' &&
+		    (t->len == 1 || isdigit((unsigned char)t->s[1]) || t->s[1] == '.' ||
+		     t->s[1] == '*')) {
+			if (parse_learned(ps, a))
+				return -EINVAL;
+		} else if (parse_dur(ps, &a->threshold, "latency threshold")) {
 			return -EINVAL;
-		if (!a->threshold)
+		} else if (!a->threshold) {
 			return perr(ps, t->pos,
 				    "latency threshold must be longer than 0 (e.g. > 1ms)");
+		}
 		if (parse_opt_filter(ps, &a->both))
 			return -EINVAL;
-		/* The window ages out starts whose end never came. */
+		/* The window ages out starts whose end never came (learned: 10 s). */
 		a->window_ns = a->threshold > UINT64_MAX / 10 ? UINT64_MAX : a->threshold * 10;
 		if (a->window_ns < 10000000000ULL)
 			a->window_ns = 10000000000ULL;
@@ -2804,6 +2966,16 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 
 	out->cfg.threshold = a->threshold;
 	out->cfg.window_ns = a->window_ns;
+	if (a->learn_pct) {
+		out->cfg.learn_pct = a->learn_pct;
+		out->cfg.learn_mult = a->learn_mult;
+		out->cfg.learn_after = a->has_after ? a->learn_after : TL_DEFAULT_LEARN_AFTER;
+		out->cfg.learn_halflife_ns = TL_LEARN_HALFLIFE_NS;
+		/* Without `by`, one histogram learns from every span. */
+		if (!a->side[TRIGREC_ROLE_EVENT].key.given &&
+		    !a->side[TRIGREC_ROLE_START].key.given)
+			out->cfg.flags |= TRIGREC_TF_LEARN_ALL;
+	}
 	out->has_post = a->has_post;
 	out->cfg.post_ns = a->post_ns;
 	out->cfg.cooldown_ns = a->cooldown_ns;

@@ -32,6 +32,13 @@ struct tl_pos {
 #define TL_DEFAULT_LIMIT 10
 #define TL_DEFAULT_LIMIT_PERIOD_NS (10ULL * 1000000000ULL)
 
+/*
+ * Learned thresholds (`latency ... > p99.9`): a key fires only after this
+ * many spans (`after N samples`), and its counts halve every half-life.
+ */
+#define TL_DEFAULT_LEARN_AFTER 1000u
+#define TL_LEARN_HALFLIFE_NS (60ULL * 1000000000ULL)
+
 struct tl_error {
 	struct tl_pos pos;
 	char msg[512];

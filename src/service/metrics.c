@@ -248,6 +248,58 @@ static void hist_out(FILE *f, const char *name, const char *help, const struct h
 
 #define U(x) ((unsigned long long)(x))
 
+/*
+ * Near misses: the largest value of each latency (seconds) or rate (events
+ * in a window) trigger that did not fire, since the start and since the
+ * trigger's last snapshot, with the threshold it missed.
+ */
+static void near_miss_out(struct metrics *m, FILE *f, int n)
+{
+	struct trigrec_near_miss nm[TRIGREC_MAX_TRIGGERS];
+	int kind[TRIGREC_MAX_TRIGGERS];
+
+	for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++) {
+		kind[i] = 0;
+		if (i < m->b->nr_trigs && !bpfctl__near_miss(m->b, i, &nm[i]))
+			kind[i] = m->b->trigs[i].kind;
+	}
+	for (int u = 0; u < 2; u++) {
+		int want = u ? TRIGREC_TRIG_RATE : TRIGREC_TRIG_LATENCY;
+		const char *name = u ? "trigrec_trigger_near_miss_events" :
+				       "trigrec_trigger_near_miss_seconds";
+		const char *th = u ? "trigrec_trigger_threshold_events" :
+				     "trigrec_trigger_threshold_seconds";
+		double div = u ? 1.0 : 1e9;
+		int any = 0;
+
+		for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++)
+			any |= kind[i] == want;
+		if (!any)
+			continue;
+		fprintf(f,
+			"# HELP %s The largest %s that did not fire, since the start or since the trigger's last snapshot (0: none).\n"
+			"# TYPE %s gauge\n",
+			name, u ? "window count of a rate trigger" : "latency of a latency trigger",
+			name);
+		for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++) {
+			if (kind[i] != want)
+				continue;
+			fprintf(f, "%s{trigger=\"%s\",window=\"start\"} %.9g\n", name,
+				slot_name(m, i), (double)nm[i].all[0] / div);
+			fprintf(f, "%s{trigger=\"%s\",window=\"snapshot\"} %.9g\n", name,
+				slot_name(m, i), (double)nm[i].last[0] / div);
+		}
+		fprintf(f,
+			"# HELP %s The threshold a near miss is measured against.\n"
+			"# TYPE %s gauge\n",
+			th, th);
+		for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++)
+			if (kind[i] == want)
+				fprintf(f, "%s{trigger=\"%s\"} %.9g\n", th, slot_name(m, i),
+					(double)m->b->trigs[i].cfg.threshold / div);
+	}
+}
+
 int metrics__render(struct metrics *m, FILE *f)
 {
 	int n = m->nr_trigs;
@@ -328,6 +380,7 @@ int metrics__render(struct metrics *m, FILE *f)
 					"trigrec_trigger_suppressed_total{trigger=\"%s\",reason=\"%s\"} %llu\n",
 					slot_name(m, i), why[k], U(v[k]));
 		}
+		near_miss_out(m, f, n);
 	}
 	fprintf(f,
 		"# HELP trigrec_records_lost_total Records lost: dropped while frozen, or reported lost by the kernel in written snapshots.\n"

@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "harvest/sideband.h"
+#include "lang/trigger_lang.h"
 #include "service/status.h"
 #include "session/config.h"
 #include "snapshot/json.h"
@@ -203,6 +204,97 @@ static uint64_t suppressed(const struct trigrec_stats *s)
 	return s->suppressed_cooldown + s->suppressed_limit + s->suppressed_budget;
 }
 
+const char *status__near_miss_text(const struct trig_def *d, const __u64 *top, char *out,
+				   size_t len)
+{
+	char v[32], th[32];
+
+	out[0] = 0;
+	if (!d || (d->kind != TRIGREC_TRIG_LATENCY && d->kind != TRIGREC_TRIG_RATE))
+		return out;
+	if (d->kind == TRIGREC_TRIG_LATENCY && d->cfg.learn_pct) {
+		char pct[48];
+
+		status__learned_text(d, pct, sizeof(pct));
+		if (!top[0])
+			snprintf(out, len, "none under its key's learned %s", pct);
+		else
+			snprintf(out, len, "max %s under its key's learned %s",
+				 fmt_duration_short(top[0], v, sizeof(v)), pct);
+	} else if (d->kind == TRIGREC_TRIG_LATENCY) {
+		if (!top[0])
+			snprintf(out, len, "none against a threshold of %s",
+				 fmt_duration_short(d->cfg.threshold, th, sizeof(th)));
+		else
+			snprintf(out, len, "max %s against a threshold of %s",
+				 fmt_duration_short(top[0], v, sizeof(v)),
+				 fmt_duration_short(d->cfg.threshold, th, sizeof(th)));
+	} else {
+		snprintf(out, len, "max %llu events in %s against a threshold of %llu",
+			 (unsigned long long)top[0],
+			 fmt_duration_short(d->cfg.window_ns, v, sizeof(v)),
+			 (unsigned long long)d->cfg.threshold);
+	}
+	return out;
+}
+
+const char *status__learned_text(const struct trig_def *d, char *out, size_t len)
+{
+	unsigned p = d->cfg.learn_pct, m = d->cfg.learn_mult;
+	char ps[24], ms[24] = "";
+
+	/* p99.9, not p99.900; x 2, x 1.5 */
+	snprintf(ps, sizeof(ps), "p%u.%03u", p / 1000, p % 1000);
+	for (char *e = ps + strlen(ps); e[-1] == '0' || e[-1] == '.';) {
+		int dot = e[-1] == '.';
+
+		*--e = 0;
+		if (dot)
+			break;
+	}
+	if (m != 100) {
+		snprintf(ms, sizeof(ms), " x %u.%02u", m / 100, m % 100);
+		for (char *e = ms + strlen(ms); e[-1] == '0' || e[-1] == '.';) {
+			int dot = e[-1] == '.';
+
+			*--e = 0;
+			if (dot)
+				break;
+		}
+	}
+	snprintf(out, len, "%s%s", ps, ms);
+	return out;
+}
+
+/* Values of a near-miss list, in the trigger's unit: "19.6 ms, 18.1 ms" or "19, 17". */
+static void nm_list(FILE *out, const struct trig_def *d, const __u64 *a)
+{
+	char b[32];
+
+	for (int i = 0; i < TRIGREC_NEAR_MISS && a[i]; i++) {
+		if (d->kind == TRIGREC_TRIG_LATENCY)
+			fprintf(out, "%s%s", i ? ", " : "", fmt_duration_short(a[i], b, sizeof(b)));
+		else
+			fprintf(out, "%s%llu", i ? ", " : "", ULL(a[i]));
+	}
+	if (!a[0])
+		fputs("none", out);
+}
+
+/* "trigger NAME: near misses max 19.6 ms against ...; since start: ...; since last snapshot: ..." */
+static void near_miss_line(FILE *out, const struct status_trigger *t)
+{
+	char txt[160];
+
+	if (!t->have_nm || !t->def || !*status__near_miss_text(t->def, t->nm.all, txt, sizeof(txt)))
+		return;
+	fprintf(out, "trigger %s: near misses %s; largest since start: ", t->name, txt);
+	nm_list(out, t->def, t->nm.all);
+	fputs("; since its last snapshot: ", out);
+	nm_list(out, t->def, t->nm.last);
+	fputc('\n', out);
+}
+
 static void render_text(struct status *st, const struct status_trigger *trigs, int nr_trigs,
 			FILE *out, uint64_t now, int du_err, unsigned long files, uint64_t bytes,
 			unsigned long datas)
@@ -252,6 +344,21 @@ static void render_text(struct status *st, const struct status_trigger *trigs, i
 			ULL(s->coalesced), ULL(suppressed(s)), ULL(s->suppressed_cooldown),
 			ULL(s->suppressed_limit), ULL(s->suppressed_budget), ULL(s->rb_dropped),
 			ULL(s->evaluated), ULL(s->matched), ULL(s->str_faults));
+		near_miss_line(out, &trigs[i]);
+		if (trigs[i].have_ls && trigs[i].def && trigs[i].def->cfg.learn_pct) {
+			char pct[48];
+
+			fprintf(out,
+				"trigger %s: learns %s %s, after %llu samples: %llu keys (of the "
+				"%u all learned triggers share), %llu spans learned from, %llu "
+				"while their key was warming up\n",
+				trigs[i].name, status__learned_text(trigs[i].def, pct, sizeof(pct)),
+				trigs[i].def->cfg.flags & TRIGREC_TF_LEARN_ALL ? "of all spans" :
+										 "per key",
+				ULL(trigs[i].def->cfg.learn_after), ULL(trigs[i].ls.keys),
+				STATUS_LEARN_KEYS, ULL(trigs[i].ls.samples),
+				ULL(trigs[i].ls.warming));
+		}
 	}
 }
 
@@ -312,11 +419,44 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 			",\"fired\":%llu,\"snapshots\":%lu,\"coalesced\":%llu,\"suppressed\":%llu,"
 			"\"suppressed_cooldown\":%llu,\"suppressed_limit\":%llu,"
 			"\"suppressed_budget\":%llu,\"sideband_full\":%llu,"
-			"\"evaluated\":%llu,\"matched\":%llu,\"str_faults\":%llu}",
+			"\"evaluated\":%llu,\"matched\":%llu,\"str_faults\":%llu",
 			ULL(s->fired), written_by(st, trigs[i].name), ULL(s->coalesced),
 			ULL(suppressed(s)), ULL(s->suppressed_cooldown), ULL(s->suppressed_limit),
 			ULL(s->suppressed_budget), ULL(s->rb_dropped), ULL(s->evaluated),
 			ULL(s->matched), ULL(s->str_faults));
+		if (trigs[i].have_nm && trigs[i].def &&
+		    (trigs[i].def->kind == TRIGREC_TRIG_LATENCY ||
+		     trigs[i].def->kind == TRIGREC_TRIG_RATE)) {
+			const struct trigrec_near_miss *nm = &trigs[i].nm;
+
+			fprintf(out, ",\"near_miss\":{\"unit\":\"%s\",\"threshold\":%llu,",
+				trigs[i].def->kind == TRIGREC_TRIG_LATENCY ? "ns" : "events",
+				ULL(trigs[i].def->cfg.threshold));
+			for (int w = 0; w < 2; w++) {
+				const __u64 *a = w ? nm->last : nm->all;
+
+				fputs(w ? ",\"since_snapshot\":[" : "\"since_start\":[", out);
+				for (int k = 0; k < TRIGREC_NEAR_MISS && a[k]; k++)
+					fprintf(out, "%s%llu", k ? "," : "", ULL(a[k]));
+				fputc(']', out);
+			}
+			fputc('}', out);
+		}
+		if (trigs[i].have_ls && trigs[i].def && trigs[i].def->cfg.learn_pct) {
+			char pct[48];
+
+			fputs(",\"learned\":{\"threshold\":", out);
+			json_str(out, status__learned_text(trigs[i].def, pct, sizeof(pct)),
+				 sizeof(pct));
+			fprintf(out,
+				",\"per_key\":%s,\"after\":%llu,\"keys\":%llu,\"max_keys\":%u,"
+				"\"samples\":%llu,\"warming\":%llu}",
+				trigs[i].def->cfg.flags & TRIGREC_TF_LEARN_ALL ? "false" : "true",
+				ULL(trigs[i].def->cfg.learn_after), ULL(trigs[i].ls.keys),
+				STATUS_LEARN_KEYS, ULL(trigs[i].ls.samples),
+				ULL(trigs[i].ls.warming));
+		}
+		fputc('}', out);
 	}
 	fputs("]}\n", out);
 }

@@ -30,12 +30,33 @@ void status__free(struct status *st);
 /* One finished snapshot, written or failed (writer thread). */
 void status__observe(struct status *st, const struct snap_report *rep);
 
-/* A trigger as it is now: its name and kernel counters (have = 0: unreadable). */
+/*
+ * A trigger as it is now: its name and kernel counters (have = 0:
+ * unreadable), its definition (NULL: unknown) and near misses (have_nm).
+ */
+struct trig_def;
 struct status_trigger {
 	const char *name;
 	struct trigrec_stats stats;
 	int have;
+	const struct trig_def *def;
+	struct trigrec_near_miss nm;
+	int have_nm;
+	struct trigrec_learn_stat ls; /* a learned threshold's keys and spans (have_ls) */
+	int have_ls;
 };
+
+/*
+ * "max 19.6 ms against a threshold of 20 ms" for a latency or rate trigger
+ * from its near misses top[] (largest first); "" for other kinds. Returns out.
+ */
+/* A learned threshold as said: "p99.9", "p99 x 2". Returns out. */
+const char *status__learned_text(const struct trig_def *d, char *out, size_t len);
+/* The learned thresholds' LRU of keys (BPFCTL_LEARN_KEYS; status/ does not include engine/). */
+#define STATUS_LEARN_KEYS 1024u
+
+const char *status__near_miss_text(const struct trig_def *d, const __u64 *top, char *out,
+				   size_t len);
 
 /*
  * Write the status to out: text (json = 0) or one JSON line. trigs: the

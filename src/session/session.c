@@ -36,6 +36,8 @@
 #include "service/hooks.h"
 #include "service/metrics.h"
 #include "service/status.h"
+
+_Static_assert(STATUS_LEARN_KEYS == BPFCTL_LEARN_KEYS, "status says the learned keys' LRU size");
 #include "service/retention.h"
 #include "snapshot/outdir.h"
 #include "session/session.h"
@@ -781,6 +783,9 @@ static void session_control(void *ctx, const char *line, char *reply, size_t len
 	for (int i = 0; s->b && i < s->b->nr_trigs && n < TRIGREC_MAX_TRIGGERS; i++, n++) {
 		t[n].name = s->b->trigs[i].name;
 		t[n].have = !bpfctl__stats(s->b, i, &t[n].stats);
+		t[n].def = &s->b->trigs[i];
+		t[n].have_nm = !bpfctl__near_miss(s->b, i, &t[n].nm);
+		t[n].have_ls = !bpfctl__learn_stat(s->b, i, &t[n].ls);
 	}
 	f = open_memstream(&buf, &blen);
 	if (!f || status__render(s->status, t, n, json, f)) {

@@ -119,6 +119,49 @@ const char *show_fmt_dur(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+/* 12340 -> "12 340": digits in groups of three. */
+static const char *group3(uint64_t v, char *buf, size_t len)
+{
+	char d[32];
+	size_t n, o = 0;
+
+	snprintf(d, sizeof(d), "%" PRIu64, v);
+	n = strlen(d);
+	for (size_t i = 0; i < n && o + 2 < len; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[o++] = ' ';
+		buf[o++] = d[i];
+	}
+	buf[o] = 0;
+	return buf;
+}
+
+/*
+ * A learned threshold's firing: "latency 47.2 ms, p99.9 of this key was
+ * 8.1 ms over 12 340 samples" (and the multiplier when there is one).
+ */
+static void show_learned(FILE *out, const struct jv *sc)
+{
+	const struct jv *p = jv_get(sc, "trigger.latency.learned.percentile");
+	const struct jv *m = jv_get(sc, "trigger.latency.learned.multiplier");
+	char a[32], b[32], c[32], pct[32] = "p?";
+	double mult = m && m->type == JV_NUM ? strtod(m->str, NULL) : 1;
+
+	if (p && p->type == JV_NUM)
+		snprintf(pct, sizeof(pct), "p%g", strtod(p->str, NULL));
+	fprintf(out, "  latency %s, %s of %s was %s over %s samples",
+		fmt_duration_short(jv_u64(sc, "trigger.latency.duration_ns", 0), a, sizeof(a)), pct,
+		jv_bool(sc, "trigger.latency.learned.per_key", 1) ? "this key" : "all spans",
+		fmt_duration_short(jv_u64(sc, "trigger.latency.learned.percentile_ns", 0), b,
+				   sizeof(b)),
+		group3(jv_u64(sc, "trigger.latency.learned.samples", 0), c, sizeof(c)));
+	if (mult != 1)
+		fprintf(out, " (threshold x %g: %s)", mult,
+			fmt_duration_short(jv_u64(sc, "trigger.latency.learned.threshold_ns", 0), a,
+					   sizeof(a)));
+	fputc('\n', out);
+}
+
 void show_json_str(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
@@ -839,9 +882,14 @@ static void print_trigger(const struct show *s, FILE *out)
 		uint64_t st = jv_u64(sc, "trigger.latency.start.time_ns", 0);
 		uint64_t en = jv_u64(sc, "trigger.latency.end.time_ns", 0);
 
-		fprintf(out, "  latency %s, over the threshold of %s\n",
-			show_fmt_dur(jv_u64(sc, "trigger.latency.duration_ns", 0), a, sizeof(a)),
-			show_fmt_dur(jv_u64(sc, "trigger.latency.threshold_ns", 0), b, sizeof(b)));
+		if (jv_get(sc, "trigger.latency.learned"))
+			show_learned(out, sc);
+		else
+			fprintf(out, "  latency %s, over the threshold of %s\n",
+				show_fmt_dur(jv_u64(sc, "trigger.latency.duration_ns", 0), a,
+					     sizeof(a)),
+				show_fmt_dur(jv_u64(sc, "trigger.latency.threshold_ns", 0), b,
+					     sizeof(b)));
 		fprintf(out, "    start %s at %s on CPU %" PRIu64 ", tid %" PRIu64 " (key %s)\n",
 			jv_str(sc, "trigger.latency.start.event", "?"),
 			show_fmt_time(st, c, sizeof(c)), jv_u64(sc, "trigger.latency.start.cpu", 0),

@@ -891,6 +891,51 @@ static void render_tasks(FILE *f, struct procs *p)
 	free(pids);
 }
 
+/*
+ * The trigger's near misses at the firing (largest first, in its unit: ns
+ * or events): since its previous snapshot, and since the start.
+ */
+static void near_miss_json(FILE *f, const struct trigrec_trigger_msg *m)
+{
+	fputs(", \"near_miss\": {\"since_snapshot\": [", f);
+	for (int i = 0; i < TRIGREC_NEAR_MISS && m->nm_last[i]; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)m->nm_last[i]);
+	fputs("], \"since_start\": [", f);
+	for (int i = 0; i < TRIGREC_NEAR_MISS && m->nm_all[i]; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)m->nm_all[i]);
+	fputs("]}", f);
+}
+
+/*
+ * A learned threshold at the firing: what the key had learned before this
+ * span (its percentile, the threshold, its spans) and its histogram, the
+ * buckets that hold a count as [lower bound ns, count] (trigrec_hist.h).
+ */
+static void learned_json(FILE *f, const struct trig_def *d,
+			 const struct trigrec_trigger_msg_learn *l)
+{
+	int first = 1;
+
+	fprintf(f,
+		", \"learned\": {\"percentile\": %u.%03u, \"multiplier\": %u.%02u"
+		", \"per_key\": %s, \"after_samples\": %llu, \"percentile_ns\": %llu"
+		", \"threshold_ns\": %llu, \"samples\": %llu, \"histogram_total\": %llu"
+		", \"bucket_width_max\": %.4f, \"histogram\": [",
+		d->cfg.learn_pct / 1000, d->cfg.learn_pct % 1000, d->cfg.learn_mult / 100,
+		d->cfg.learn_mult % 100, d->cfg.flags & TRIGREC_TF_LEARN_ALL ? "false" : "true",
+		(unsigned long long)d->cfg.learn_after, (unsigned long long)l->pct_ns,
+		(unsigned long long)l->threshold_ns, (unsigned long long)l->samples,
+		(unsigned long long)l->total, 1.0 / TRIGREC_HIST_SUB);
+	for (uint32_t b = 0; b < TRIGREC_HIST_BUCKETS; b++) {
+		if (!l->counts[b])
+			continue;
+		fprintf(f, "%s[%llu, %u]", first ? "" : ", ",
+			(unsigned long long)trigrec_hist_lower(b), l->counts[b]);
+		first = 0;
+	}
+	fputs("]}", f);
+}
+
 static int render_json(void *ctx, const char *datapath, char **out, size_t *outlen)
 {
 	const struct json_ctx *c = ctx;
@@ -941,7 +986,9 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			fprintf(f,
 				", \"latency\": {\"duration_ns\": %" PRIu64
 				", \"threshold_ns\": %" PRIu64 ", \"start\": {\"event\": ",
-				(uint64_t)m->latency_ns, (uint64_t)d->cfg.threshold);
+				(uint64_t)m->latency_ns,
+				d->cfg.learn_pct && t->learn ? (uint64_t)t->learn->threshold_ns :
+							       (uint64_t)d->cfg.threshold);
 			json_str(f, d->event[TRIGREC_ROLE_START], sizeof(d->event[0]));
 			fprintf(f,
 				", \"time_ns\": %" PRIu64 ", \"tid\": %u, \"cpu\": %u, \"key\": ",
@@ -956,6 +1003,9 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			fprintf(f, "}, \"key_values\": [%" PRIu64 ", %" PRIu64 "]",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
 			key_text(f, &d->cfg.side[TRIGREC_ROLE_EVENT].key, m);
+			near_miss_json(f, m);
+			if (d->cfg.learn_pct && t->learn)
+				learned_json(f, d, t->learn);
 			fputs("}", f);
 		} else if (d->kind == TRIGREC_TRIG_RATE) {
 			fprintf(f,
@@ -968,6 +1018,7 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			fprintf(f, ", \"key_values\": [%" PRIu64 ", %" PRIu64 "]",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
 			key_text(f, &d->cfg.side[TRIGREC_ROLE_EVENT].key, m);
+			near_miss_json(f, m);
 			fputs("}", f);
 		} else {
 			fprintf(f, ", \"matches\": %" PRIu64, (uint64_t)m->count);

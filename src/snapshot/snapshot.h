@@ -25,11 +25,13 @@ struct snap_trigger {
 	const char *alert; /* POST /snapshot: the sidecar's "alert" object (JSON), or NULL */
 	int id;		   /* trigger id, -1 for manual and final */
 	const struct trigrec_trigger_msg *msg; /* NULL for manual and final */
-	const struct tp_format *fmt;	       /* format of msg->hook's tracepoint */
-	const struct trig_def *def;	       /* the trigger (NULL for manual and final) */
-	uint64_t freeze_at;		       /* cut requested (monotonic ns) */
-	uint64_t coalesced; /* triggers that fired while this one was being taken */
-	uint64_t gated;	    /* records the gates dropped while frozen */
+	/* The whole message: with msg, what a learned threshold's key had learned. */
+	const struct trigrec_trigger_msg_learn *learn;
+	const struct tp_format *fmt; /* format of msg->hook's tracepoint */
+	const struct trig_def *def;  /* the trigger (NULL for manual and final) */
+	uint64_t freeze_at;	     /* cut requested (monotonic ns) */
+	uint64_t coalesced;	     /* triggers that fired while this one was being taken */
+	uint64_t gated;		     /* records the gates dropped while frozen */
 	uint64_t skipped; /* records the kernel's BPF recursion guard dropped since the last snapshot */
 	uint64_t floor; /* previous snapshot's resume: windows never reach past a freeze */
 };

@@ -757,6 +757,39 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t len)
 	return buf;
 }
 
+const char *fmt_duration_short(uint64_t ns, char *buf, size_t len)
+{
+	static const struct {
+		double div;
+		const char *unit;
+	} u[] = { { 1e9, "s" }, { 1e6, "ms" }, { 1e3, "us" } };
+	char *dot;
+
+	if (!buf || !len)
+		return "";
+	for (size_t i = 0; i < sizeof(u) / sizeof(u[0]); i++) {
+		if ((double)ns >= u[i].div) {
+			double v = (double)ns / u[i].div;
+
+			snprintf(buf, len, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+			/* "20.0" -> "20", "1.50" -> "1.5" */
+			dot = strchr(buf, '.');
+			if (dot) {
+				char *e = buf + strlen(buf);
+
+				while (e > dot + 1 && e[-1] == '0')
+					*--e = 0;
+				if (e == dot + 1)
+					*dot = 0;
+			}
+			snprintf(buf + strlen(buf), len - strlen(buf), " %s", u[i].unit);
+			return buf;
+		}
+	}
+	snprintf(buf, len, "%llu ns", (unsigned long long)ns);
+	return buf;
+}
+
 const char *fmt_duration_as_written(uint64_t ns, char *buf, size_t len)
 {
 	static const struct {

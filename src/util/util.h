@@ -75,6 +75,8 @@ const char *fmt_duration(uint64_t ns, char *buf, size_t len);
  * "1d", "90min", "1500ms", "7ns"; parse_duration() reads it back.
  */
 const char *fmt_duration_as_written(uint64_t ns, char *buf, size_t len);
+/* For prose: 3 significant-ish digits, "19.6 ms", "20 ms", "1.25 s", "850 ns". */
+const char *fmt_duration_short(uint64_t ns, char *buf, size_t len);
 /* Format a byte count as "512 B", "4 MiB", "1.5 GiB" (one decimal, truncated). */
 const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 

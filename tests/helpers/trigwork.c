@@ -23,6 +23,9 @@
  *   nsleep MS          nanosleep(2) for MS ms in this thread
  *   tsleep MS          nanosleep(2) for MS ms in a new thread (joined)
  *                      "nsleep tid= ms= start= end="
+ *   lsleep N MS LAST   a new thread makes N nanosleep(2)s of MS ms, then one of
+ *                      LAST ms (a learned threshold's key: the thread)
+ *                      "lsleep tid= n= ms= last= start= end=" (the last sleep)
  *   pause MS           clock_nanosleep(2) for MS ms: not a nanosleep(2)
  *   par K              the next step runs in K child processes released
  *                      together; the parent waits for them ("par pids=a,b")
@@ -118,6 +121,24 @@ static void *sleeper_main(void *arg)
 
 	s->tid = gettid_();
 	nsleep_ms(s->ms, &s->start, &s->end);
+	return NULL;
+}
+
+struct lsleeper {
+	long n, ms, last;
+	pid_t tid;
+	long long start, end;
+};
+
+static void *lsleeper_main(void *arg)
+{
+	struct lsleeper *s = arg;
+	long long t0, t1;
+
+	s->tid = gettid_();
+	for (long i = 0; i < s->n; i++)
+		nsleep_ms(s->ms, &t0, &t1);
+	nsleep_ms(s->last, &s->start, &s->end);
 	return NULL;
 }
 
@@ -382,6 +403,16 @@ static int step(char **a, int n)
 		pthread_join(th, NULL);
 		fprintf(out, "nsleep tid=%d ms=%ld start=%lld end=%lld\n", sl.tid, sl.ms, sl.start,
 			sl.end);
+	} else if (!strcmp(s, "lsleep")) {
+		struct lsleeper ls = { .n = num(a, n, 1, 1),
+				       .ms = num(a, n, 2, 1),
+				       .last = num(a, n, 3, 1) };
+		pthread_t th;
+
+		pthread_create(&th, NULL, lsleeper_main, &ls);
+		pthread_join(th, NULL);
+		fprintf(out, "lsleep tid=%d n=%ld ms=%ld last=%ld start=%lld end=%lld\n", ls.tid,
+			ls.n, ls.ms, ls.last, ls.start, ls.end);
 	} else if (!strcmp(s, "pause")) {
 		pause_ns(num(a, n, 1, 1) * 1000000ll);
 	} else if (!strcmp(s, "par")) {

@@ -105,6 +105,20 @@ done
 check_ge "examples" "$n" 10
 t_end
 
+t_begin "check: a learned threshold is said as the kernel will run it"
+"$TRIGREC" check "$ROOT/examples/learned-syscall-latency.trig" >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "check exit code" "$?" 0
+check_eq "the learned line" "$(sed -n 2p "$TMP/c.out")" \
+	"$ROOT/examples/learned-syscall-latency.trig: trigger unusual_syscall: learned threshold: fires on a span above p99.9 x 2 of the spans of its key (tid,id), once the key has seen 500 of them; counts halve every 60 s"
+printf 'trigger t {\n  latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit > p99\n}\n' >"$TMP/all.trig"
+"$TRIGREC" check "$TMP/all.trig" >"$TMP/c.out" 2>"$TMP/c.log"
+check_match "without by: one histogram" "$(sed -n 2p "$TMP/c.out")" "fires on a span above p99 of the spans of every key together \(no by\), once the key has seen 1000 of them"
+printf 'trigger t {\n  latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit\n    > p100\n}\n' >"$TMP/bad.trig"
+"$TRIGREC" check "$TMP/bad.trig" >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "> p100: exit code 2" "$?" 2
+check_match "> p100: FILE:LINE:COL" "$(cat "$TMP/c.log")" "bad\.trig:3:7: .*percentile p100 is out of range: use p1 to p99\.999"
+t_end
+
 t_begin "check: a probe on a binary that is not here is a warning; --strict, run: errors"
 # A script written for hosts that have /opt/nope/app, checked on one that
 # does not: its syntax is checked, the rest is said to be unchecked.

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# docs/sidecar.md stays complete: every key render_json() (and key_text())
-# in src/snapshot/snapshot.c writes has a `key` in the page.
+# docs/sidecar.md stays complete: every key render_json(), key_text(),
+# near_miss_json() and learned_json() in src/snapshot/snapshot.c write has a
+# `key` in the page.
 # Reads the tree only:
 # trigrec-test: no-root
 . "$(dirname "$0")/lib.sh"
@@ -11,7 +12,7 @@ SRC=$ROOT/src/snapshot/snapshot.c
 
 # Keys as the C source spells them: \"name\": inside the sidecar's writers.
 sidecar_keys() {
-	sed -n '/^static void key_text(/,/^}/p;/^static int render_json(/,/^}/p' "$SRC" |
+	sed -n '/^static void key_text(/,/^}/p;/^static void near_miss_json(/,/^}/p;/^static void learned_json(/,/^}/p;/^static int render_json(/,/^}/p' "$SRC" |
 		grep -o '\\"[a-z_]*\\": ' | tr -d '\\": ' | sort -u
 }
 

@@ -6,6 +6,7 @@
 #include <sys/stat.h>
 #include "check.h"
 #include "harvest/sideband.h"
+#include "lang/trigger_lang.h"
 #include "service/status.h"
 #include "session/config.h"
 
@@ -156,4 +157,117 @@ TEST(text_and_json)
 	return 0;
 }
 
-RUN_TESTS(T(file_filter), T(text_and_json))
+/* A latency trigger's near misses: the status line and the JSON object. */
+TEST(near_miss)
+{
+	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64];
+	struct trigrec_config c;
+	struct status *st;
+	struct trig_def lat = { .kind = TRIGREC_TRIG_LATENCY, .cfg = { .threshold = 20000000 } };
+	struct trig_def rate = { .kind = TRIGREC_TRIG_RATE,
+				 .cfg = { .threshold = 100, .window_ns = 1000000000 } };
+	struct trig_def ev = { .kind = TRIGREC_TRIG_EVENT };
+	struct status_trigger t[3] = {
+		{ .name = "slow",
+		  .have = 1,
+		  .def = &lat,
+		  .have_nm = 1,
+		  .nm = { .all = { 19600000, 18000000, 5000 }, .last = { 18000000 } } },
+		{ .name = "burst", .have = 1, .def = &rate, .have_nm = 1, .nm = { .all = { 97 } } },
+		{ .name = "ev", .have = 1, .def = &ev, .have_nm = 1 },
+	};
+	char *out;
+
+	CHECK(mkdtemp(dir));
+	config__init(&c);
+	config__set_str(&c.outdir, dir);
+	st = status__new(&c);
+	out = render(st, t, 3, 0);
+	CHECK(strstr(out, "\ntrigger slow: near misses max 19.6 ms against a threshold of 20 ms; "
+			  "largest since start: 19.6 ms, 18 ms, 5 us; since its last snapshot: "
+			  "18 ms\n"));
+	CHECK(strstr(out, "\ntrigger burst: near misses max 97 events in 1 s against a threshold "
+			  "of 100; largest since start: 97; since its last snapshot: none\n"));
+	CHECK(!strstr(out, "trigger ev: near misses"));
+	free(out);
+	out = render(st, t, 3, 1);
+	CHECK(strstr(out,
+		     "\"near_miss\":{\"unit\":\"ns\",\"threshold\":20000000,"
+		     "\"since_start\":[19600000,18000000,5000],\"since_snapshot\":[18000000]}}"));
+	CHECK(strstr(out, "\"near_miss\":{\"unit\":\"events\",\"threshold\":100,"
+			  "\"since_start\":[97],\"since_snapshot\":[]}}"));
+	CHECK(strstr(out, "\"str_faults\":0}]}")); /* ev: no near_miss */
+	free(out);
+	status__free(st);
+	config__fini(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+/* A learned threshold: how it is said, its learning counted, its near misses. */
+TEST(learned)
+{
+	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64], b[48];
+	struct trigrec_config c;
+	struct status *st;
+	struct trig_def lat = {
+		.kind = TRIGREC_TRIG_LATENCY,
+		.cfg = { .learn_pct = 99900, .learn_mult = 200, .learn_after = 500 }
+	};
+	struct trig_def all = { .kind = TRIGREC_TRIG_LATENCY,
+				.cfg = { .learn_pct = 50000,
+					 .learn_mult = 150,
+					 .learn_after = 1000,
+					 .flags = TRIGREC_TF_LEARN_ALL } };
+	struct status_trigger t[2] = {
+		{ .name = "slow",
+		  .have = 1,
+		  .def = &lat,
+		  .have_nm = 1,
+		  .nm = { .all = { 8100000 } },
+		  .have_ls = 1,
+		  .ls = { .keys = 3, .samples = 12340, .warming = 1500 } },
+		{ .name = "all", .have = 1, .def = &all, .have_nm = 1, .have_ls = 1 },
+	};
+	char *out;
+
+	CHECK_STR(status__learned_text(&lat, b, sizeof(b)), "p99.9 x 2");
+	CHECK_STR(status__learned_text(&all, b, sizeof(b)), "p50 x 1.5");
+	lat.cfg.learn_pct = 99999;
+	lat.cfg.learn_mult = 125;
+	CHECK_STR(status__learned_text(&lat, b, sizeof(b)), "p99.999 x 1.25");
+	lat.cfg.learn_pct = 99000;
+	lat.cfg.learn_mult = 100;
+	CHECK_STR(status__learned_text(&lat, b, sizeof(b)), "p99");
+	lat.cfg.learn_pct = 99900;
+	lat.cfg.learn_mult = 200;
+
+	CHECK(mkdtemp(dir));
+	config__init(&c);
+	config__set_str(&c.outdir, dir);
+	st = status__new(&c);
+	out = render(st, t, 2, 0);
+	CHECK(strstr(out,
+		     "\ntrigger slow: near misses max 8.1 ms under its key's learned p99.9 x 2; "
+		     "largest since start: 8.1 ms; since its last snapshot: none\n"));
+	CHECK(strstr(out, "\ntrigger slow: learns p99.9 x 2 per key, after 500 samples: 3 keys (of "
+			  "the 1024 all learned triggers share), 12340 spans learned from, 1500 "
+			  "while their key was warming up\n"));
+	CHECK(strstr(out,
+		     "\ntrigger all: learns p50 x 1.5 of all spans, after 1000 samples: 0 keys"));
+	free(out);
+	out = render(st, t, 2, 1);
+	CHECK(strstr(out, "\"learned\":{\"threshold\":\"p99.9 x 2\",\"per_key\":true,"
+			  "\"after\":500,\"keys\":3,\"max_keys\":1024,\"samples\":12340,"
+			  "\"warming\":1500}"));
+	CHECK(strstr(out, "\"learned\":{\"threshold\":\"p50 x 1.5\",\"per_key\":false,"));
+	free(out);
+	status__free(st);
+	config__fini(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+RUN_TESTS(T(file_filter), T(text_and_json), T(near_miss), T(learned))

@@ -2355,6 +2355,59 @@ TEST(probe_names_lex)
 	return 0;
 }
 
+/* Learned thresholds: `> pNN[.N] [* M] [after N samples]`, and their errors with line:col. */
+TEST(learned_thresholds)
+{
+	struct trig_def d;
+
+	FAKE();
+	if (!compile("latency test:ev -> test:ev2 > p99.9", &d)) {
+		CHECK_EQ(d.cfg.learn_pct, 99900);
+		CHECK_EQ(d.cfg.learn_mult, 100);
+		CHECK_EQ(d.cfg.learn_after, TL_DEFAULT_LEARN_AFTER);
+		CHECK_EQ(d.cfg.learn_halflife_ns, TL_LEARN_HALFLIFE_NS);
+		CHECK_EQ(d.cfg.threshold, 0);
+		CHECK(d.cfg.flags & TRIGREC_TF_LEARN_ALL); /* no `by`: one histogram */
+		CHECK_EQ(d.cfg.window_ns, 10000000000ULL);
+	}
+	if (!compile("latency test:ev by a -> test:ev2 > p99 * 2 after 200 samples", &d)) {
+		CHECK_EQ(d.cfg.learn_pct, 99000);
+		CHECK_EQ(d.cfg.learn_mult, 200);
+		CHECK_EQ(d.cfg.learn_after, 200);
+		CHECK(!(d.cfg.flags & TRIGREC_TF_LEARN_ALL));
+	}
+	if (!compile("latency test:ev -> test:ev2 by tid > p50*1.5 after 1 sample name x", &d)) {
+		CHECK_EQ(d.cfg.learn_pct, 50000);
+		CHECK_EQ(d.cfg.learn_mult, 150);
+		CHECK_EQ(d.cfg.learn_after, 1);
+	}
+	if (!compile("latency test:ev -> test:ev2 > p99.999 *3 if a != 0", &d)) {
+		CHECK_EQ(d.cfg.learn_pct, 99999);
+		CHECK_EQ(d.cfg.learn_mult, 300);
+	}
+	if (!compile("latency test:ev -> test:ev2 > 5ms", &d))
+		CHECK_EQ(d.cfg.learn_pct, 0);
+	ERR("latency test:ev -> test:ev2 > p100", 31, "out of range: use p1 to p99.999");
+	ERR("latency test:ev -> test:ev2 > p0", 31, "out of range");
+	ERR("latency test:ev -> test:ev2 > p99.9999", 31, "at most three decimals");
+	ERR("latency test:ev -> test:ev2 > p99 * -1", 37, "multiplier must be more than 0");
+	ERR("latency test:ev -> test:ev2 > p99 * 0", 37, "multiplier must be more than 0");
+	ERR("latency test:ev -> test:ev2 > p99*0", 31, "multiplier must be more than 0");
+	ERR("latency test:ev -> test:ev2 > p99 *", 36, "expected a multiplier after '*'");
+	ERR("latency test:ev -> test:ev2 > p99 * x", 37, "expected a multiplier after '*'");
+	ERR("latency test:ev -> test:ev2 > p", 31, "write a percentile as pNN");
+	ERR("latency test:ev -> test:ev2 > p9x", 31, "write a percentile as pNN");
+	ERR("latency test:ev -> test:ev2 > p99 after 0 samples", 41, "after 0 samples");
+	ERR("latency test:ev -> test:ev2 > p99 after 10", 43, "expected 'samples'");
+	ERR("latency test:ev -> test:ev2 > p99 after 5 samples after 5 samples", 51,
+	    "duplicate option 'after'");
+	ERR("latency test:ev -> test:ev2 > 5ms after 10 samples", 35,
+	    "warm-up of a learned threshold");
+	ERR("test:ev after 10 samples", 9, "warm-up of a learned threshold");
+	ERR_AT("latency test:ev ->\n  test:ev2 > p100", 3, 1, 4, 14, "out of range");
+	return 0;
+}
+
 RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer),
 	  T(eval_matches_direct_strings), T(eval_random_expressions), T(jump_layout),
 	  T(values_and_types), T(defaults_and_options), T(event_globs), T(syntax_errors),
@@ -2365,4 +2418,4 @@ RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer)
 	  T(live_plain_event), T(live_sched_switch_filter), T(live_openat_count),
 	  T(live_openat_str), T(live_latency_syscall), T(live_latency_runqueue),
 	  T(live_latency_block), T(live_latency_offcpu), T(live_rate), T(live_errors),
-	  T(cgroup_paths), T(probe_names_lex), T(zz_cleanup), )
+	  T(cgroup_paths), T(learned_thresholds), T(probe_names_lex), T(zz_cleanup), )

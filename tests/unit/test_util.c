@@ -743,6 +743,25 @@ TEST(explain_denied_text)
 }
 
 /* Durations as a user writes them, and read back to the same value. */
+TEST(fmt_duration_short_cases)
+{
+	static const struct {
+		uint64_t ns;
+		const char *want;
+	} cases[] = {
+		{ 19600000ULL, "19.6 ms" }, { 20000000ULL, "20 ms" },
+		{ 19640000ULL, "19.6 ms" }, { 1250000000ULL, "1.25 s" },
+		{ 1500000000ULL, "1.5 s" }, { 123456789ULL, "123 ms" },
+		{ 8100000ULL, "8.1 ms" },   { 850, "850 ns" },
+		{ 2000, "2 us" },	    { 0, "0 ns" },
+	};
+	char buf[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		CHECK_STR(fmt_duration_short(cases[i].ns, buf, sizeof(buf)), cases[i].want);
+	return 0;
+}
+
 TEST(fmt_duration_as_written_cases)
 {
 	static const struct {
@@ -843,6 +862,6 @@ RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases)
 	  T(duration_units), T(duration_unit_table), T(period_words), T(duration_errors),
 	  T(u64_parse), T(u64_errors), T(cpulist_parse), T(cpulist_errors),
 	  T(cpus_possible_and_online), T(edit_distance_cases), T(fmt_duration_cases),
-	  T(fmt_duration_as_written_cases), T(roundtrip_fmt_parse), T(utf8_chars),
-	  T(fmt_size_cases), T(log_short_cases), T(log_long_messages_keep_their_end),
+	  T(fmt_duration_as_written_cases), T(fmt_duration_short_cases), T(roundtrip_fmt_parse),
+	  T(utf8_chars), T(fmt_size_cases), T(log_short_cases), T(log_long_messages_keep_their_end),
 	  T(explain_denied_text))

@@ -1,0 +1,83 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+# Near misses: a latency trigger `> 50ms` that a 20 ms nanosleep(2) does not
+# fire reports that sleep as its near miss, between 20 and 50 ms, in
+# `trigrec status` (text and JSON), in the Prometheus gauge (which promtool
+# accepts), and in the sidecar of the next snapshot, which a 70 ms sleep
+# takes; after that snapshot the "since the last snapshot" list is empty
+# again and the one since the start still holds the miss.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/trig_lib.sh"
+need_root
+need_trigwork
+
+NR_NANOSLEEP=35
+[ "$(uname -m)" = aarch64 ] && NR_NANOSLEEP=101
+F=1
+[ "$SLOW" -gt 1 ] && F=10
+TH=$((50 * F)) NEAR=$((20 * F)) LONG=$((70 * F))
+SOCK=$TMP/ctl.sock
+D=$TMP/out
+free_port() { "$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
+scrape() { "$PY" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1" 2>/dev/null; }
+metric() { awk -v k="$2" '$1 == k { print $2 }' <<<"$1"; }
+# jq-less JSON: the value at a path of the one-line `status json`.
+sj() { "$PY" -c 'import json, sys
+d = json.load(sys.stdin)
+for p in sys.argv[1].split("."):
+    d = d[int(p)] if p.isdigit() else d[p]
+print(d)' "$1"; }
+PORT=$(free_port)
+
+t_begin "near miss: a 20 ms sleep against > 50ms is in status, JSON status and metrics"
+if tw_start "$TMP/log" "$D" -e raw_syscalls:sys_enter,raw_syscalls:sys_exit --no-final-snapshot \
+	--control "$SOCK" --metrics "127.0.0.1:$PORT" \
+	--trigger "latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > ${TH}ms if id == $NR_NANOSLEEP name nm"; then
+	tw tsleep 2
+	tw tsleep "$NEAR"
+	tw tsleep 5
+	out=$(timeout 10 "$TRIGREC" status "$SOCK" 2>&1)
+	line=$(grep '^trigger nm: near misses ' <<<"$out")
+	check_match "status line" "$line" "^trigger nm: near misses max [0-9.]+ ms against a threshold of ${TH} ms; largest since start: [0-9.]+ ms(, [0-9.]+ ms)+; since its last snapshot: "
+	json=$(timeout 10 "$TRIGREC" status --json "$SOCK" 2>&1)
+	nm=$(sj triggers.0.near_miss.since_start.0 <<<"$json")
+	check_ge "status json: largest miss >= ${NEAR} ms" "$nm" $((NEAR * 1000000))
+	check_lt "status json: largest miss < ${TH} ms" "$nm" $((TH * 1000000))
+	check_eq "status json: since_snapshot = since_start before any snapshot" \
+		"$(sj triggers.0.near_miss.since_snapshot <<<"$json")" "$(sj triggers.0.near_miss.since_start <<<"$json")"
+	check_eq "status json: unit" "$(sj triggers.0.near_miss.unit <<<"$json")" ns
+	check_eq "status json: threshold" "$(sj triggers.0.near_miss.threshold <<<"$json")" $((TH * 1000000))
+	want=$(awk -v v="$nm" 'BEGIN { printf "%.1f", v / 1e6 }')
+	check_match "status line shows the same max" "$line" "max ${want%.0} ms"
+	body=$(scrape "http://127.0.0.1:$PORT/metrics")
+	g=$(metric "$body" 'trigrec_trigger_near_miss_seconds{trigger="nm",window="start"}')
+	check_eq "gauge (start) = status json's max" "$(awk -v v="$g" 'BEGIN { printf "%.0f", v * 1e9 }')" "$nm"
+	check_eq "gauge (snapshot) = the same" "$(metric "$body" 'trigrec_trigger_near_miss_seconds{trigger="nm",window="snapshot"}')" "$g"
+	check_eq "threshold gauge" "$(metric "$body" 'trigrec_trigger_threshold_seconds{trigger="nm"}')" "$(awk -v t="$TH" 'BEGIN { printf "%.9g", t / 1000 }')"
+	printf '%s\n' "$body" >"$TMP/scrape.txt"
+	check_cmd "promtool check metrics" sh -c "promtool check metrics <'$TMP/scrape.txt'"
+	check_eq "no snapshot yet" "$(nsnaps "$D" nm)" 0
+
+	tw tsleep "$LONG"
+	wait_snaps "$D" nm 1 || t_fail "no snapshot after the $LONG ms sleep"
+	json2=$(timeout 10 "$TRIGREC" status --json "$SOCK" 2>&1)
+	check_eq "after the snapshot: since_snapshot is empty" "$(sj triggers.0.near_miss.since_snapshot <<<"$json2")" "[]"
+	check_eq "after the snapshot: since_start keeps the miss" "$(sj triggers.0.near_miss.since_start.0 <<<"$json2")" "$nm"
+	tw_end
+	check_eq "trigrec exit code (log: $(log_tail "$TMP/log"))" "$TR_RC" 0
+else
+	t_fail "trigrec did not start: $(log_tail "$TMP/log")"
+	nm=0
+fi
+t_end
+
+t_begin "near miss: the snapshot's sidecar holds the misses before it"
+if one_snap "$D" nm; then
+	check_ge "duration_ns > threshold" "$(j trigger.latency.duration_ns)" $((TH * 1000000))
+	check_ge "near_miss.since_snapshot.0 >= ${NEAR} ms" "$(j trigger.latency.near_miss.since_snapshot.0)" $((NEAR * 1000000))
+	check_eq "near_miss.since_snapshot.0 = status's max" "$(j trigger.latency.near_miss.since_snapshot.0)" "$nm"
+	check_eq "near_miss.since_start.0 = the same" "$(j trigger.latency.near_miss.since_start.0)" "$nm"
+	check_le "since_snapshot.1 <= since_snapshot.0" "$(j trigger.latency.near_miss.since_snapshot.1)" "$nm"
+fi
+t_end
+
