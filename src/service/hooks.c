@@ -948,6 +948,13 @@ static void *runner(void *arg)
 			wake(h->fin_fd);
 			break;
 		}
+		/*
+		 * fin was judged before these starts: one that failed to spawn
+		 * leaves nothing running, and a stop requested meanwhile would
+		 * wait in poll() for a wake-up that never comes. Judge again.
+		 */
+		if (nstart)
+			continue;
 
 		pf[n++] = (struct pollfd){ .fd = h->wake_fd, .events = POLLIN };
 		for (unsigned int i = 0; i < h->jobs; i++) {
