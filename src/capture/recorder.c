@@ -531,23 +531,6 @@ static int check_memory(const struct recorder *r)
 	return ret < 0 ? ret : 0;
 }
 
-/* Where the cgroup v2 hierarchy is mounted ("" if nowhere). */
-static void cgroup2_mount(char *out, size_t len)
-{
-	char line[4096], dir[4096], type[64];
-	FILE *f = fopen("/proc/mounts", "r");
-
-	out[0] = '\0';
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 && !strcmp(type, "cgroup2")) {
-			snprintf(out, len, "%s", dir);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
-}
-
 /* perf_event on a v1 hierarchy? PERF_FLAG_PID_CGROUP then only takes v1 directories. */
 static int perf_event_on_v1(void)
 {
@@ -566,6 +549,7 @@ static int open_cgroup(struct recorder *r)
 {
 	const char *cg = r->opts.cgroup;
 	char mnt[4096];
+	int n;
 	struct statfs sf;
 
 	if (!*cg) {
@@ -579,13 +563,18 @@ static int open_cgroup(struct recorder *r)
 		     "while the command runs");
 		return -EINVAL;
 	}
-	cgroup2_mount(mnt, sizeof(mnt));
+	cgroup_mount(1, NULL, mnt, sizeof(mnt));
 	/* A path (absolute or ./, ../) as given; a bare name under the cgroup2 mount. */
 	if (cg[0] != '/' && !(cg[0] == '.' && (cg[1] == '/' || (cg[1] == '.' && cg[2] == '/'))) &&
 	    mnt[0])
-		snprintf(r->cgroup_path, sizeof(r->cgroup_path), "%s/%s", mnt, cg);
+		n = snprintf(r->cgroup_path, sizeof(r->cgroup_path), "%s/%s", mnt, cg);
 	else
-		snprintf(r->cgroup_path, sizeof(r->cgroup_path), "%s", cg);
+		n = snprintf(r->cgroup_path, sizeof(r->cgroup_path), "%s", cg);
+	if (n < 0 || (size_t)n >= sizeof(r->cgroup_path)) {
+		elog("--cgroup %s: the path is longer than %zu bytes", cg,
+		     sizeof(r->cgroup_path) - 1);
+		return -ENAMETOOLONG;
+	}
 	r->cgroup_fd = open(r->cgroup_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (r->cgroup_fd < 0) {
 		int err = errno;

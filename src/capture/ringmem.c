@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 #include <errno.h>
 #include <limits.h>
-#include <mntent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -209,24 +208,6 @@ static int read_u64_file(const char *path, uint64_t *v, int *is_max)
 	*is_max = !strncmp(buf, "max", 3);
 	*v = *is_max ? RINGMEM_UNLIMITED : strtoull(buf, NULL, 10);
 	return 0;
-}
-
-/* Where a cgroup hierarchy is mounted: v2 ("cgroup2"), or the v1 one with `controller`. */
-static int cgroup_mount(int v2, const char *controller, char *out, size_t len)
-{
-	struct mntent ent, *m;
-	char buf[4096];
-	FILE *f = setmntent("/proc/mounts", "r");
-	int found = 0;
-
-	while (f && !found && (m = getmntent_r(f, &ent, buf, sizeof(buf)))) {
-		if (v2 ? !strcmp(m->mnt_type, "cgroup2") :
-			 !strcmp(m->mnt_type, "cgroup") && hasmntopt(m, controller))
-			found = snprintf(out, len, "%s", m->mnt_dir) < (int)len;
-	}
-	if (f)
-		endmntent(f);
-	return found;
 }
 
 /*

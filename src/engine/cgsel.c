@@ -23,21 +23,10 @@ void cgsel_set_root(const char *root)
 
 void cgsel_mount(char *out, size_t len)
 {
-	char line[4096], dir[4096], type[64];
-	FILE *f;
-
-	snprintf(out, len, "%s", root_override ? root_override : "/sys/fs/cgroup");
 	if (root_override)
-		return;
-	f = fopen("/proc/mounts", "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%*s %4095s %63s", dir, type) == 2 && !strcmp(type, "cgroup2")) {
-			snprintf(out, len, "%s", dir);
-			break;
-		}
-	}
-	if (f)
-		fclose(f);
+		snprintf(out, len, "%s", root_override);
+	else if (!cgroup_mount(1, NULL, out, len))
+		snprintf(out, len, "/sys/fs/cgroup");
 }
 
 struct walk {

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <mntent.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1132,4 +1133,25 @@ int mkdir_p(const char *dir, unsigned mode)
 		if (!*q)
 			return 0;
 	}
+}
+
+int cgroup_mount(int v2, const char *controller, char *out, size_t len)
+{
+	struct mntent ent, *m;
+	char buf[4096];
+	FILE *f = setmntent("/proc/mounts", "re");
+	int found = 0;
+
+	if (len)
+		out[0] = '\0';
+	while (f && !found && (m = getmntent_r(f, &ent, buf, sizeof(buf)))) {
+		if (v2 ? !strcmp(m->mnt_type, "cgroup2") :
+			 !strcmp(m->mnt_type, "cgroup") && hasmntopt(m, controller))
+			found = snprintf(out, len, "%s", m->mnt_dir) < (int)len;
+	}
+	if (f)
+		endmntent(f);
+	if (!found && len)
+		out[0] = '\0';
+	return found;
 }

@@ -103,4 +103,11 @@ void explain_denied(int bpf, char *out, size_t len);
 void str_append(char *out, size_t len, size_t *o, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/*
+ * Where a cgroup hierarchy is mounted: v2 (cgroup2), or the v1 one holding
+ * controller. 1 with its directory in out (getmntent's unescaping: a space
+ * is a space), else 0 with out "".
+ */
+int cgroup_mount(int v2, const char *controller, char *out, size_t len);
+
 #endif
