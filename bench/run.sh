@@ -686,6 +686,63 @@ if want 4; then
 fi
 
 # ======================================================================
+# 4l. Learned against fixed latency thresholds (issue 29): getppid in a
+#     loop, enter -> exit by tid, never firing: a fixed `> 10s` (task
+#     storage), the same `> p99.9 * 1000` learned per key (`by tid`: the
+#     key's histogram in the learn_hist LRU, updated on every span) and
+#     without `by` (one histogram). ROWS=4l runs it alone (row 4 runs it too).
+# ======================================================================
+TLF='latency syscalls:sys_enter_getppid by tid -> syscalls:sys_exit_getppid by tid > 10s'
+TLK='latency syscalls:sys_enter_getppid by tid -> syscalls:sys_exit_getppid by tid > p99.9 * 1000'
+TLA='latency syscalls:sys_enter_getppid -> syscalls:sys_exit_getppid > p99.9 * 1000'
+if want 4 || want 4l; then
+	LEARN_ENGINE=1
+	"$TRIGREC" -q record -e $GETSID --trigger "$TLK" --no-final-snapshot -o "$W" -- true \
+		> /dev/null 2> "$W/learn-probe.err" || LEARN_ENGINE=0
+	learn_one() { # variant round -> CPU ns/op
+		local d=$W/learn-$1-$2 t
+		local cmd=("$BIN/syscall_loop" -s getppid -n 200000 -c "$LASTCPU")
+		mkdir -p "$d"
+		case $1 in
+		base) "${cmd[@]}" > "$d.out" 2> "$d.err"; outval "$d.out" cpu_ns_per_op; return ;;
+		fixed) t=$TLF ;;
+		learned) t=$TLK ;;
+		learnall) t=$TLA ;;
+		esac
+		trigrec_tp "$d" $((1 << 20)) -q -e $GETSID --trigger "$t" --no-final-snapshot -- "${cmd[@]}"
+		outval "$d.out" cpu_ns_per_op
+	}
+	if [ "$LEARN_ENGINE" = 1 ]; then
+		say "4l. learned vs fixed latency threshold: $ROUNDS rounds x (base, fixed, learned by tid, learned for all)"
+		for r in $(seq "$ROUNDS"); do
+			set -- base fixed learned learnall
+			for _ in $(seq $(((r - 1) % $#))); do set -- "$@" "$1"; shift; done
+			declare -A ln=()
+			for v in "$@"; do
+				quiet_wait
+				ln[$v]=$(learn_one "$v" "$r")
+				[ -n "${ln[$v]}" ] && rec learn.ns "$v" "${ln[$v]}"
+			done
+			if [ -z "${ln[base]}" ] || [ -z "${ln[fixed]}" ]; then
+				unset ln
+				continue
+			fi
+			# Two evaluated events per getppid: the start (enter) and the end (exit).
+			rec learn.eval fixed "$(calc "(${ln[fixed]} - ${ln[base]}) / 2" 1)"
+			for v in learned learnall; do
+				[ -n "${ln[$v]}" ] || continue
+				rec learn.eval "$v" "$(calc "(${ln[$v]} - ${ln[base]}) / 2" 1)"
+				awk "BEGIN { exit !(${ln[fixed]} - ${ln[base]} > 0) }" &&
+					rec learn.ratio "$v" "$(calc "(${ln[$v]} - ${ln[base]}) / (${ln[fixed]} - ${ln[base]})" 3)"
+			done
+			unset ln
+		done
+	else
+		say "4l. learned thresholds: skipped, this trigrec does not accept '> p99.9'"
+	fi
+fi
+
+# ======================================================================
 # 4s. str() evaluation cost: faccessat(AT_FDCWD, 40-byte path) in a loop,
 #     a condition on sys_enter_faccessat that never holds: one integer
 #     clause (the baseline of a trigger on the event), str(filename) with a
@@ -1156,6 +1213,13 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			echo "| 4 | Latency pair on events that are recorded anyway: added ns per event · recording one costs | $(mmm eval.reclat added 0) · $(mmm eval.reclat record 0) | | added ÷ recording: $(mmm eval.reclat ratio 2) | < 0.5 |"
 		else
 			echo "| 4 | Trigger evaluation cost (4-clause filter, latency pair) | pending trigger engine | | | |"
+		fi
+	fi
+	if want 4 || want 4l; then
+		if [ "$LEARN_ENGINE" = 1 ]; then
+			echo "| 4l | Latency pair (enter→exit by tid, never fires), ns per evaluated event: fixed \`> 10s\` · learned \`by tid > p99.9 * 1000\` · learned, no \`by\` | $(mmm learn.eval fixed 0) · $(mmm learn.eval learned 0) · $(mmm learn.eval learnall 0) | no equivalent | learned ÷ fixed: $(mmm learn.ratio learned 2) · $(mmm learn.ratio learnall 2); best runs: $(best learn.ns learned base fixed) · $(best learn.ns learnall base fixed) | ≤ 1.2 × fixed (issue 29) |"
+		else
+			echo "| 4l | Learned latency thresholds | pending learned thresholds | | | |"
 		fi
 	fi
 	if want 4 || want 4s; then
