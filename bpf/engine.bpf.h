@@ -467,8 +467,19 @@ __noinline int learn_sample(__u32 id, struct trigrec_trigger_cfg *tc, const stru
 	else if (ls)
 		__sync_fetch_and_add(&ls->warming, 1);
 	b = trigrec_hist_bucket(dur);
-	if (b < TRIGREC_HIST_BUCKETS)
-		l->counts[b]++;
+	if (b < TRIGREC_HIST_BUCKETS) {
+		/*
+		 * Bound the register that indexes: clang tested a 32-bit copy
+		 * of b, and 6.1's verifier does not carry a bound across that
+		 * copy ("R3 unbounded memory access"). The barrier makes the
+		 * test and the index one register.
+		 */
+		__u64 i = b;
+
+		asm volatile("" : "+r"(i));
+		if (i < TRIGREC_HIST_BUCKETS)
+			l->counts[i]++;
+	}
 	if (b > l->hi)
 		l->hi = b;
 	l->total++;
