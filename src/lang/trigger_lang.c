@@ -1071,8 +1071,13 @@ static int misplaced(struct parser *ps, const struct trig_ast *a, const char *ex
 
 	if (is_word(t, "count"))
 		return perr(ps, t->pos,
-			    "'count >= N' applies to plain event triggers only; for "
-			    "a number of events in a time window use 'rate EVENT > N/DURATION'");
+			    a->kind == TRIGREC_TRIG_EVENT ?
+				    "'count >= N' is misplaced here: it goes right after the event "
+				    "and its condition (EVENT [if COND] [count >= N]), before "
+				    "'where' and the policies" :
+				    "'count >= N' applies to plain event triggers only; for "
+				    "a number of events in a time window use 'rate EVENT > "
+				    "N/DURATION'");
 	if (is_word(t, "by"))
 		return perr(ps, t->pos,
 			    a->kind == TRIGREC_TRIG_EVENT ?

@@ -990,6 +990,9 @@ TEST(syntax_errors)
 	ERR("rate test:ev > 0/1s", 16, "rate count 0 is out of range");
 	ERR("rate test:ev > 5/fortnight", 18, "unknown period 'fortnight'");
 	ERR("rate test:ev count >= 3", 14, "'count >= N' applies to plain event triggers only");
+	/* A plain event's count after `where` (a script block's line order): misplaced, not refused. */
+	ERR("test:ev where a == 1 count >= 3", 22, "'count >= N' is misplaced here");
+	ERR("test:ev max 2 count >= 3", 15, "'count >= N' is misplaced here");
 	ERR("rate test:ev by a > 5/1s by b", 26, "duplicate 'by'");
 	ERR("rate test:ev by a,b,c > 5/1s", 21, "at most 2 parts (TRIGREC_MAX_KEY_PARTS)");
 	ERR("rate test:ev by (a, b > 5/1s", 23, "expected ')' to close the key list");
