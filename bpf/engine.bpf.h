@@ -674,9 +674,14 @@ static __always_inline int fire_body(struct scratch *s, __u32 id, struct trigrec
 	ml->pct_ns = lo->pct_ns;
 	ml->samples = lo->samples;
 	ml->total = lo->total;
-	/* A failed read (no histogram: NULL) zeroes the counts. */
-	bpf_probe_read_kernel(ml->counts, sizeof(ml->counts),
-			      lo->l ? ((struct trigrec_learn *)lo->l)->counts : NULL);
+	/*
+	 * The histogram only for a learned threshold: userspace reads counts
+	 * only then (the trigger's learn_pct), so a fixed threshold's firing
+	 * does not zero 4.6 KiB while it holds the cut. A failed read zeroes.
+	 */
+	if (lo->l)
+		bpf_probe_read_kernel(ml->counts, sizeof(ml->counts),
+				      ((struct trigrec_learn *)lo->l)->counts);
 	bpf_ringbuf_submit(ml, 0);
 	return 1;
 }
