@@ -251,7 +251,7 @@ struct {
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
-	__uint(max_entries, 1024);
+	__uint(max_entries, TRIGREC_LEARN_KEYS);
 	__type(key, struct tkey);
 	__type(value, struct trigrec_learn);
 } learn_hist SEC(".maps");

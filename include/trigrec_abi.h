@@ -23,6 +23,11 @@
 #define TRIGREC_SCOPE_DEPTH 16 /* ancestors checked for -p / -- command scope */
 #define TRIGREC_RINGBUF_BYTES (256 * 1024)
 #define TRIGREC_MAX_CPUS 1024 /* CPUs the gates know individually (-C) */
+/*
+ * Histograms of learned thresholds (`> p99.9`), all triggers together: an
+ * LRU of this many keys (4.6 KiB each, 4.6 MiB), sized 1 when no trigger learns.
+ */
+#define TRIGREC_LEARN_KEYS 1024u
 
 /* hook_cfg.flags */
 #define TRIGREC_HOOK_RECORDED (1u << 0)	 /* the tracepoint is recorded */

@@ -780,7 +780,7 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 	bpf_map__set_max_entries(b->skel->maps.learn_hist, 1);
 	for (int i = 0; i < b->nr_trigs; i++)
 		if (b->trigs[i].cfg.learn_pct)
-			bpf_map__set_max_entries(b->skel->maps.learn_hist, BPFCTL_LEARN_KEYS);
+			bpf_map__set_max_entries(b->skel->maps.learn_hist, TRIGREC_LEARN_KEYS);
 	for (int i = 0; i < b->nr_hooks; i++)
 		if (b->hooks[i].fp >= 0)
 			bpf_program__set_autoload(fp_prog(b, b->hooks[i].fp), true);

@@ -195,11 +195,6 @@ int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out);
  * this object's start and since the trigger's last firing). 0 or -errno.
  */
 int bpfctl__near_miss(struct bpfctl *b, uint32_t id, struct trigrec_near_miss *out);
-/*
- * Histograms of learned thresholds (`> p99.9`), all triggers together: an
- * LRU of this many keys (4.6 KiB each, 4.6 MiB), sized 1 when no trigger learns.
- */
-#define BPFCTL_LEARN_KEYS 1024
 /* Trigger `id`'s learning: keys given a histogram, spans learned from, spans while warming. */
 int bpfctl__learn_stat(struct bpfctl *b, uint32_t id, struct trigrec_learn_stat *out);
 /*

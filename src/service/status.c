@@ -356,7 +356,7 @@ static void render_text(struct status *st, const struct status_trigger *trigs, i
 				trigs[i].def->cfg.flags & TRIGREC_TF_LEARN_ALL ? "of all spans" :
 										 "per key",
 				ULL(trigs[i].def->cfg.learn_after), ULL(trigs[i].ls.keys),
-				STATUS_LEARN_KEYS, ULL(trigs[i].ls.samples),
+				TRIGREC_LEARN_KEYS, ULL(trigs[i].ls.samples),
 				ULL(trigs[i].ls.warming));
 		}
 	}
@@ -453,7 +453,7 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 				"\"samples\":%llu,\"warming\":%llu}",
 				trigs[i].def->cfg.flags & TRIGREC_TF_LEARN_ALL ? "false" : "true",
 				ULL(trigs[i].def->cfg.learn_after), ULL(trigs[i].ls.keys),
-				STATUS_LEARN_KEYS, ULL(trigs[i].ls.samples),
+				TRIGREC_LEARN_KEYS, ULL(trigs[i].ls.samples),
 				ULL(trigs[i].ls.warming));
 		}
 		fputc('}', out);

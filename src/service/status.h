@@ -52,8 +52,6 @@ struct status_trigger {
  */
 /* A learned threshold as said: "p99.9", "p99 x 2". Returns out. */
 const char *status__learned_text(const struct trig_def *d, char *out, size_t len);
-/* The learned thresholds' LRU of keys (BPFCTL_LEARN_KEYS; status/ does not include engine/). */
-#define STATUS_LEARN_KEYS 1024u
 
 const char *status__near_miss_text(const struct trig_def *d, const __u64 *top, char *out,
 				   size_t len);

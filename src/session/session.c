@@ -36,8 +36,6 @@
 #include "service/hooks.h"
 #include "service/metrics.h"
 #include "service/status.h"
-
-_Static_assert(STATUS_LEARN_KEYS == BPFCTL_LEARN_KEYS, "status says the learned keys' LRU size");
 #include "service/retention.h"
 #include "snapshot/outdir.h"
 #include "session/session.h"
