@@ -23,15 +23,14 @@
  * history a snapshot shows never has a hole.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 #include "capture/ring_reader.h"
 #include "snapshot/bpfrec.h"
 #include "snapshot/compact.h"
+#include "snapshot/procs.h"
 #include "util/log.h"
 #include "trigrec_abi.h"
 
@@ -335,25 +334,11 @@ static int obs_cmp(const void *a, const void *b)
 	       (int)x->change; /* a change first: a record at its time has the name */
 }
 
-/* A thread's name from /proc now, 0 if it is gone. */
+/* A thread's name from /proc now (procs.c reads it), 0 if it is gone. */
 static int proc_comm(uint32_t tid, char comm[16])
 {
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	snprintf(path, sizeof(path), "/proc/%u/comm", tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	n = read(fd, comm, 15);
-	close(fd);
-	if (n <= 0)
-		return 0;
-	if (comm[n - 1] == '\n')
-		n--;
-	memset(comm + n, 0, 16 - n);
-	return 1;
+	memset(comm, 0, 16);
+	return !procs__read_comm(tid, tid, comm) && comm[0];
 }
 
 /* Thread tid's name at time t into comm (16 bytes), by the rules above. */

@@ -57,7 +57,7 @@ static struct proc_ent *slot(struct procs *p, uint32_t tid, int create)
 	return &p->tab[h];
 }
 
-static int read_comm(uint32_t pid, uint32_t tid, char *comm)
+int procs__read_comm(uint32_t pid, uint32_t tid, char *comm)
 {
 	char path[64];
 	FILE *f;
@@ -105,7 +105,7 @@ int procs__scan(struct procs *p)
 		while ((te = readdir(td))) {
 			uint32_t tid = strtoul(te->d_name, NULL, 10);
 
-			if (tid && !read_comm(pid, tid, comm))
+			if (tid && !procs__read_comm(pid, tid, comm))
 				put(p, pid, tid, comm);
 		}
 		closedir(td);
@@ -137,7 +137,7 @@ struct proc_ent *procs__get(struct procs *p, uint32_t tid)
 		if (sscanf(line, "Tgid: %u", &pid) == 1)
 			break;
 	fclose(f);
-	if (!pid || read_comm(pid, tid, comm)) {
+	if (!pid || procs__read_comm(pid, tid, comm)) {
 		e = slot(p, tid, 1);
 		if (e)
 			e->pid = 0;

@@ -23,6 +23,8 @@ int procs__scan(struct procs *p);			    /* add/refresh every live thread */
 struct proc_ent *procs__get(struct procs *p, uint32_t tid); /* cached, else read /proc now */
 /* Remember tid -> pid from a FORK/COMM/EXIT record (name unknown) when not known yet. */
 void procs__note(struct procs *p, uint32_t pid, uint32_t tid);
+/* Thread tid (of process pid; tid, tid works too) as /proc names it now, NUL-terminated: 0 or -errno. */
+int procs__read_comm(uint32_t pid, uint32_t tid, char *comm);
 void procs__clear_used(struct procs *p);
 void procs__free(struct procs *p);
 
