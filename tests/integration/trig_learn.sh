@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-# Learned thresholds: `latency ... by tid > p99 * 3 after 50 samples`. Two
+# Learned thresholds: `latency ... by tid > p90 * 3 after 50 samples`. Two
 # threads (keys) with typical nanosleep(2)s 10x apart, 1 ms and 10 ms, each
 # fire on their own outlier and not on the other's normal: the 1 ms thread
 # fires on one 10 ms sleep (the other thread's normal); the 10 ms thread's
@@ -8,6 +8,9 @@
 # of 60 ms does. Exactly two snapshots; their sidecars hold what each key
 # had learned (percentile, threshold, samples, histogram), `trigrec show`
 # says it, and `trigrec status` counts the keys and spans.
+# p90, not p99: of 60 spans the p99 is the slowest one, and a single 1 ms
+# sleep stretched past 3.3 ms on a busy host lifted key A's threshold
+# above its 10 ms outlier (seen once in CI); p90 shrugs off five of them.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/trig_lib.sh"
 need_root
@@ -25,7 +28,7 @@ SOCK=$TMP/ctl.sock
 t_begin "learn: each key fires on its own outlier, not on the other key's normal"
 if tw_start "$TMP/log" "$D" -e raw_syscalls:sys_enter,raw_syscalls:sys_exit --no-final-snapshot \
 	--control "$SOCK" \
-	--trigger "latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > p99 * 3 if id == $NR_NANOSLEEP after 50 samples name learn"; then
+	--trigger "latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > p90 * 3 if id == $NR_NANOSLEEP after 50 samples name learn"; then
 	# Key A: 60 sleeps of 1 ms, then 10 ms (key B's normal): fires.
 	tw lsleep $N $A_MS "$A_OUT"
 	wait_snaps "$D" learn 1 || t_fail "no snapshot after key A's ${A_OUT} ms outlier"
@@ -37,9 +40,9 @@ if tw_start "$TMP/log" "$D" -e raw_syscalls:sys_enter,raw_syscalls:sys_exit --no
 	check_eq "snapshots: one per key" "$(nsnaps "$D" learn)" 2
 	st=$(timeout 10 "$TRIGREC" status "$SOCK" 2>&1)
 	check_match "status: the learned line" "$(grep '^trigger learn: learns ' <<<"$st")" \
-		"^trigger learn: learns p99 x 3 per key, after 50 samples: 2 keys \(of the 1024 all learned triggers share\), 122 spans learned from, 100 while their key was warming up$"
+		"^trigger learn: learns p90 x 3 per key, after 50 samples: 2 keys \(of the 1024 all learned triggers share\), 122 spans learned from, 100 while their key was warming up$"
 	check_match "status: near misses under the learned threshold" "$(grep '^trigger learn: near misses ' <<<"$st")" \
-		"^trigger learn: near misses max [0-9.]+ ms under its key's learned p99 x 3; "
+		"^trigger learn: near misses max [0-9.]+ ms under its key's learned p90 x 3; "
 	tw_end
 	check_eq "trigrec exit code (log: $(log_tail "$TMP/log"))" "$TR_RC" 0
 	stats_load "$TMP/log"
@@ -67,9 +70,9 @@ if sidecar_of 1; then
 	check_eq "A: per key" "$(j trigger.latency.learned.per_key)" true
 	check_eq "A: after" "$(j trigger.latency.learned.after_samples)" 50
 	p=$(j trigger.latency.learned.percentile_ns)
-	check_ge "A: p99 >= 1 ms" "$p" 1000000
-	check_lt "A: p99 < 3 ms (a 1 ms sleep's)" "$p" 3000000
-	check_eq "A: threshold = 3 x p99" "$(j trigger.latency.learned.threshold_ns)" $((p * 3))
+	check_ge "A: p90 >= 1 ms" "$p" 1000000
+	check_lt "A: p90 < 3 ms (a 1 ms sleep's)" "$p" 3000000
+	check_eq "A: threshold = 3 x p90" "$(j trigger.latency.learned.threshold_ns)" $((p * 3))
 	check_eq "A: threshold_ns in the latency object = the learned one" "$(j trigger.latency.threshold_ns)" $((p * 3))
 	check_gt "A: duration > threshold" "$(j trigger.latency.duration_ns)" $((p * 3))
 	# The histogram: [lower bound, count] pairs; the counts add up (the outlier included).
@@ -78,7 +81,7 @@ d = json.load(open(sys.argv[1]))["trigger"]["latency"]["learned"]
 print(sum(c for _, c in d["histogram"]), d["histogram_total"])' "${SNAPF%.data}.json" 2>/dev/null)
 	check_eq "A: histogram counts = the key's $N spans and the outlier; total before it" "$sum" "$((N + 1)) $N"
 	show=$("$TRIGREC" show "$SNAPF" 2>&1)
-	check_match "A: show" "$show" "latency [0-9.]+ ms, p99 of this key was [0-9.]+ ms over 60 samples \(threshold x 3: [0-9.]+ ms\)"
+	check_match "A: show" "$show" "latency [0-9.]+ ms, p90 of this key was [0-9.]+ ms over 60 samples \(threshold x 3: [0-9.]+ ms\)"
 else
 	t_fail "no first sidecar"
 fi
@@ -87,7 +90,7 @@ if sidecar_of 2; then
 	check_ge "B: duration >= ${B_OUT} ms (not a 10 ms sleep)" "$(j trigger.latency.duration_ns)" $((B_OUT * 1000000))
 	check_eq "B: samples before the outlier" "$(j trigger.latency.learned.samples)" $N
 	p=$(j trigger.latency.learned.percentile_ns)
-	check_ge "B: p99 >= 10 ms" "$p" 10000000
-	check_lt "B: p99 < 20 ms" "$p" 20000000
+	check_ge "B: p90 >= 10 ms" "$p" 10000000
+	check_lt "B: p90 < 20 ms" "$p" 20000000
 fi
 t_end
