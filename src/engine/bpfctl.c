@@ -447,6 +447,7 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 			h->cfg.rec_ev = (uint16_t)(ev - r->evs);
 			h->cfg.rec_size = (uint16_t)h->fmt->fixed_size;
 			h->cfg.cr_skip = r->compact ? cr_skip_words(h->fmt) : 0;
+			h->cfg.cr_zz = r->compact ? cr_zz_words(h->fmt) : 0;
 			for (int f = 0; f < h->fmt->nr_fields && nd < TRIGREC_MAX_DLOC; f++)
 				if (h->fmt->fields[f].kind == TP_FIELD_DATALOC)
 					h->cfg.dloc[nd++] = (uint16_t)h->fmt->fields[f].offset;
