@@ -285,9 +285,14 @@ say "trigrec vs $("$PERF" --version) on $NCPU CPUs ($MODEL), kernel $(uname -r);
 [ "$OTHERS" -gt 0 ] && say "warning: $OTHERS other trigrec/perf processes are running: their freezes and load disturb these numbers"
 
 # ======================================================================
-# 1. Cut precision: seqgen's numbered getpgid stream, getsid(BASE+100000)
-#    as the trigger; 1 MiB ring per CPU for both tools.
+# 1. Cut precision: seqgen's numbered getpgid stream, getsid(BASE+CUT_T)
+#    as the trigger; 1 MiB ring per CPU for both tools. CUT_T calls before
+#    the trigger, more than any tool's 1 MiB holds (rings=compact held all
+#    of 100 000 in some runs: its history was capped by the stream, not
+#    by its ring), and 100 000 after it.
 # ======================================================================
+CUT_T=${CUT_T:-300000}
+CUT_N=$((CUT_T + 100000))
 cut_one() { # cond run tool
 	quiet_wait
 	local d=$W/cut-$1-$2-$3 f="" c=""
@@ -302,7 +307,7 @@ cut_one() { # cond run tool
 	local fired=""
 	if [ "$3" = trigrec ]; then
 		trigrec_tp "$d" $((1 << 20)) -q -e $GETPGID -e $GETSID --trigger $GETSID --count 1 \
-			-- "$SEQGEN" -n 200000 -t 100000
+			-- "$SEQGEN" -n "$CUT_N" -t "$CUT_T"
 	elif [ "$3" = ftrace ]; then
 		# The trigger: a traceoff trigger on getsid. The workload's tree only, as
 		# the others record it (set_event_pid, event-fork); its shell turns
@@ -311,7 +316,7 @@ cut_one() { # cond run tool
 			ft_set events/syscalls/sys_enter_getsid/trigger traceoff; then
 			# shellcheck disable=SC2016 # expanded by the workload's shell
 			sh -c 'echo $$ > "$1/set_event_pid" && echo 1 > "$1/tracing_on" && shift && exec "$@"' \
-				sh "$FT" "$SEQGEN" -n 200000 -t 100000 > "$d.out" 2> "$d.err"
+				sh "$FT" "$SEQGEN" -n "$CUT_N" -t "$CUT_T" > "$d.out" 2> "$d.err"
 			fired=$(cat "$FT/tracing_on") # 0: the trigger turned tracing off
 			echo 0 > "$FT/tracing_on"
 			cp "$FT/trace" "$d/trace"
@@ -319,7 +324,7 @@ cut_one() { # cond run tool
 		fi
 	else
 		perf_tp "$d" $((1 << 20)) --switch-output-event $GETSID -e $GETPGID -e $GETSID \
-			-- "$SEQGEN" -n 200000 -t 100000
+			-- "$SEQGEN" -n "$CUT_N" -t "$CUT_T"
 	fi
 	if [ -n "$burn_pid" ]; then
 		kill "$burn_pid" 2> /dev/null
@@ -337,8 +342,8 @@ cut_one() { # cond run tool
 		local all g
 		all=$(ls "$d"/perf.data.* 2>/dev/null | sed '$d')
 		for g in $all; do
-			c=$(counts "$g" 100000)
-			if [ "$(kv newest "$c")" = 100000 ]; then
+			c=$(counts "$g" "$CUT_T")
+			if [ "$(kv newest "$c")" = "$CUT_T" ]; then
 				f=$g
 				break
 			fi
@@ -355,9 +360,9 @@ cut_one() { # cond run tool
 	fi
 	rec "cut.$1.snap" "$3" 1
 	if [ "$3" = ftrace ]; then
-		c=$(ft_counts "$f" 100000)
+		c=$(ft_counts "$f" "$CUT_T")
 	else
-		[ -n "$c" ] && [ "$3" = perf ] || c=$(counts "$f" 100000)
+		[ -n "$c" ] && [ "$3" = perf ] || c=$(counts "$f" "$CUT_T")
 	fi
 	rec "cut.$1.post" "$3" "$(kv post "$c")"
 	rec "cut.$1.kept" "$3" "$(kv contig "$c")"

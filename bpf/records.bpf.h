@@ -38,12 +38,31 @@ static __always_inline int rec_wanted(__u32 cpu)
 	return in_cgroup() && (!scope_gates || in_task_scope());
 }
 
-/* rings=compact: the width code of a value (1, 2, 4, 8 bytes: 0-3), without a branch. */
-static __always_inline __u64 cr_wcode(__u64 v)
+/* rings=compact: the width code of a pid (1, 2, 4 bytes: 0-2), without a branch. */
+static __always_inline __u64 cr_pcode(__u64 v)
 {
 	const __u64 m = 0x7fffffffffffffffull;
 
 	return (((v >> 8) + m) >> 63) + (((v >> 16) + m) >> 63) + (((v >> 32) + m) >> 63);
+}
+
+/* rings=compact: the width code of a word (0, 1, 3, 8 bytes: 0-3), without a branch. */
+static __always_inline __u64 cr_wcode(__u64 v)
+{
+	const __u64 m = 0x7fffffffffffffffull;
+
+	return ((v + m) >> 63) + (((v >> 8) + m) >> 63) + (((v >> 24) + m) >> 63);
+}
+
+/* The bytes of a word of width code c: 0, 1, 3, 8. */
+#define CR_WW(c) ((0x08030100ull >> (8 * (c))) & 0xff)
+
+/* Word i zigzagged when bit i of zz says it is one signed field: small negatives stay small. */
+static __always_inline __u64 cr_zig(__u64 v, __u64 zz, __u32 i)
+{
+	__u64 m = -((zz >> i) & 1), z = (v << 1) ^ (__u64)((__s64)v >> 63);
+
+	return v ^ ((v ^ z) & m);
 }
 
 #define CR_TAIL_MAX (TRIGREC_CR_SLACK - 160)
@@ -114,7 +133,7 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	__u32 cpu = bpf_get_smp_processor_id(), sz = info & 0xffff,
 	      rec_size = (info >> 16) & 0xffff;
 	__u32 rec_ev = (info >> 32) & 0xff;
-	__u64 skip = (info >> 40) & 0xffff;
+	__u64 skip = (info >> 40) & 0xffff, zz = info >> 56;
 	__u64 codes, pid, last, ad, old, pos, e, fa, v, lastmask, o, c, tl, start, hl, len, lf,
 		sized, same, vmask;
 	__u64 valid;
@@ -194,7 +213,7 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	 * keeps the crossing record's pid for a reader that starts there.
 	 */
 	same = cr_same_pid & (cr_nz((pid + 1) ^ rc->cr_pid[k & 1]) ^ 1) & (cr_nz(pid >> 24) ^ 1);
-	c = cr_wcode(pid) | 3 * same;
+	c = cr_pcode(pid) | 3 * same;
 	codes |= c << 2;
 	o += (1ull << c) & (same - 1);
 	/* Widths first: the header (and where it starts) depends on the length. */
@@ -203,11 +222,11 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 		if (8 + 8 * i + 8 > max || i >= nw)
 			break;
 		valid = (vmask >> i) & 1;
-		v = cr_word(d, i, valid, nw, lastmask);
+		v = cr_zig(cr_word(d, i, valid, nw, lastmask), zz, i);
 		c = cr_wcode(v);
 		asm volatile("" : "+r"(c));
 		codes |= c << (4 + 2 * i);
-		o = cr_mask(o + (1ull << c) * valid, 255);
+		o = cr_mask(o + CR_WW(c), 255);
 	}
 	ntag = (2 + nw + 3) / 4;
 	len = 2 + ntag + 2 * sized + o + tail;
@@ -233,9 +252,9 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 		if (8 + 8 * i + 8 > max || i >= nw)
 			break;
 		valid = (vmask >> i) & 1;
-		v = cr_word(d, i, valid, nw, lastmask);
+		v = cr_zig(cr_word(d, i, valid, nw, lastmask), zz, i);
 		*(__u64 *)&b[cr_mask(o, 255)] = v;
-		o = cr_mask(o + (1ull << ((codes >> (4 + 2 * i)) & 3)) * valid, 255);
+		o = cr_mask(o + CR_WW((codes >> (4 + 2 * i)) & 3), 255);
 	}
 	if (sized)
 		*(__u16 *)&b[cr_mask(CR_VAL - ntag - 2, 15)] = sz;
@@ -303,8 +322,9 @@ struct cr_fp_buf {
  * cr_body() as two functions of their own, global (not static): the
  * verifier checks each once, on its own, not again for every path of
  * every recording program that calls it. info: the record's size (bits
- * 0-15), its format's fixed size (16-31), its event (32-39) and the words
- * left out (40-55, hook_cfg.cr_skip).
+ * 0-15), its format's fixed size (16-31), its event (32-39), the words
+ * left out (40-55, hook_cfg.cr_skip) and those zigzagged (56-63,
+ * hook_cfg.cr_zz).
  */
 __noinline int cr_emit_fp(struct cr_fp_buf *b, __u64 now, __u64 info)
 {
@@ -343,7 +363,7 @@ static __always_inline int rec_emit(void *ctx, void *buf, const struct trigrec_h
 		return 1;
 	if (compact) {
 		__u64 info = sz | (__u64)hc->rec_size << 16 | (__u64)(hc->rec_ev & 0xff) << 32 |
-			     (__u64)hc->cr_skip << 40;
+			     (__u64)hc->cr_skip << 40 | (__u64)hc->cr_zz << 56;
 
 		if (hc->rec_ev >= TRIGREC_CR_MAX_EVS)
 			return 1;

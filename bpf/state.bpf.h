@@ -70,7 +70,8 @@ __u32 spare_free = 1;
 /*
  * Record numbers and the live generation per CPU (trigrec_rec_cpu): a map
  * rather than .bss, so that a reload's new object shares it with the old
- * one (bpf_map__reuse_fd) and numbering goes on without a copy.
+ * one (bpf_map__reuse_fd) and numbering goes on without a copy. Userspace
+ * sizes it to the possible CPUs (open_load() in bpfctl.c).
  */
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);

@@ -136,8 +136,10 @@ struct trigrec_rec_cpu {
  *	[u16 size]	the record's size when it is not the format's fixed size
  *	u8 tags[]	2 bits per value, four to a byte: the time, the pid,
  *			then each u64 word of the record from byte 8 on (at
- *			most TRIGREC_CR_WORDS); a word's width is 1, 2, 4 or 8
- *			bytes (code 0-3), the time's 3, 4 or 5 low bytes
+ *			most TRIGREC_CR_WORDS); a word's width is 0, 1, 3 or 8
+ *			bytes (code 0-3: 0 bytes is the value 0; a word
+ *			hook_cfg.cr_zz names, one signed field, is written
+ *			zigzagged: (v << 1) ^ (v >> 63)), the time's 3, 4 or 5 low bytes
  *			(relative to the previous record in the ring) or 8
  *			(absolute); the pid is the common_pid (the thread) in
  *			1, 2 or 4 bytes, or code 3: none, the previous
@@ -147,7 +149,7 @@ struct trigrec_rec_cpu {
  *
  * Words the event's hook_cfg.cr_skip names (a comm the writer fills in
  * from the names it knows, cr_skip_words() in src/snapshot/compact.c)
- * keep their tag (0) but have no bytes: they read as 0.
+ * are written as 0 (tag 0, no bytes).
  *
  * A record that crosses into a block (or ends at its start) writes that
  * block's trigrec_cblk: where the block's first record starts, its number,
@@ -239,7 +241,8 @@ struct trigrec_hook_cfg {
 	__u16 dloc[TRIGREC_MAX_DLOC]; /* offsets of __data_loc fields (0 = none) */
 	__u16 tp_id;		      /* common_type (a program's ctx has a pt_regs * there) */
 	__u16 cr_skip; /* rings=compact: words of the record not written (bit i: word i) */
-	__u16 pad[2];
+	__u8 cr_zz;    /* rings=compact: words 0-7 that are one signed field each, zigzagged */
+	__u8 pad[3];
 };
 
 /*

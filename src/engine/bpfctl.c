@@ -447,6 +447,7 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 			h->cfg.rec_ev = (uint16_t)(ev - r->evs);
 			h->cfg.rec_size = (uint16_t)h->fmt->fixed_size;
 			h->cfg.cr_skip = r->compact ? cr_skip_words(h->fmt) : 0;
+			h->cfg.cr_zz = r->compact ? cr_zz_words(h->fmt) : 0;
 			for (int f = 0; f < h->fmt->nr_fields && nd < TRIGREC_MAX_DLOC; f++)
 				if (h->fmt->fields[f].kind == TP_FIELD_DATALOC)
 					h->cfg.dloc[nd++] = (uint16_t)h->fmt->fields[f].offset;
@@ -638,7 +639,8 @@ static void fp_check_kernel(struct bpfctl *b)
  */
 static int share_rec_cpu(struct bpfctl *b, struct recorder *r)
 {
-	size_t len = (size_t)TRIGREC_MAX_CPUS * sizeof(struct trigrec_rec_cpu);
+	uint32_t n = bpf_map__max_entries(b->skel->maps.rec_cpu);
+	size_t len = (size_t)n * sizeof(struct trigrec_rec_cpu);
 	int fd = fcntl(bpf_map__fd(b->skel->maps.rec_cpu), F_DUPFD_CLOEXEC, 3);
 	struct trigrec_rec_cpu *rc;
 
@@ -649,7 +651,7 @@ static int share_rec_cpu(struct bpfctl *b, struct recorder *r)
 		close(fd);
 		goto fail;
 	}
-	for (int c = 0; c < TRIGREC_MAX_CPUS; c++)
+	for (uint32_t c = 0; c < n; c++)
 		__atomic_store_n(&rc[c].live, b->opts.generation, __ATOMIC_SEQ_CST);
 	r->rec_cpu_fd = fd;
 	r->rec_cpu = rc;
@@ -716,6 +718,20 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 	b->skel->rodata->self_tgid = getpid();
 	b->skel->rodata->exclude_self = !b->opts.include_self;
 	b->skel->rodata->self_kids = b->opts.self_kids;
+	/*
+	 * One rec_cpu entry per possible CPU, not TRIGREC_MAX_CPUS of them
+	 * (64 KiB of mapped kernel memory, 32 KiB per CPU on two). A reload's
+	 * object takes the size of the map it reuses.
+	 */
+	{
+		int ncpu = libbpf_num_possible_cpus();
+
+		if (ncpu > 0 && ncpu < TRIGREC_MAX_CPUS &&
+		    bpf_map__set_max_entries(b->skel->maps.rec_cpu, (__u32)ncpu)) {
+			elog("cannot size the per-CPU record numbers: %s", strerror(errno));
+			return -EINVAL;
+		}
+	}
 	/* A reload: numbering and the live generation go on in the first object's map. */
 	if (r->rec_cpu_fd >= 0 && bpf_map__reuse_fd(b->skel->maps.rec_cpu, r->rec_cpu_fd)) {
 		err = -errno;

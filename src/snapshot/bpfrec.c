@@ -572,6 +572,7 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 			evs[i].fixed = r->evs[i].fmt->fixed_size;
 			evs[i].tp_id = (uint16_t)r->evs[i].fmt->id;
 			evs[i].skip = cr_skip_words(r->evs[i].fmt);
+			evs[i].zz = cr_zz_words(r->evs[i].fmt);
 		}
 	if (s->nx < h->nr_rings) {
 		struct bpfrec_x *nx = realloc(s->x, h->nr_rings * sizeof(*nx));

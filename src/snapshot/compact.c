@@ -53,13 +53,36 @@ static inline struct trigrec_cblk *blk_at(const void *ring, const struct cr_layo
 					       sizeof(struct trigrec_cblk));
 }
 
-/* Width code of a value: 1, 2, 4 or 8 bytes (0-3), as cr_body() computes it without a branch. */
+/*
+ * Width code of a word: 0, 1, 3 or 8 bytes (0-3), as cr_body() computes it
+ * without a branch. 0 costs nothing (padding, flags, a return of 0), and
+ * 3 bytes hold a pid, a size or a number up to 2^24.
+ */
 static inline uint32_t wcode(uint64_t v)
+{
+	return !!v + !!(v >> 8) + !!(v >> 24);
+}
+
+static const uint8_t ww[4] = { 0, 1, 3, 8 };
+
+/* Width code of a pid: 1, 2 or 4 bytes (0-2); 3 is TRIGREC_CR_SAME_PID. */
+static inline uint32_t pcode(uint64_t v)
 {
 	return !!(v >> 8) + !!(v >> 16) + !!(v >> 32);
 }
 
 static const uint8_t tw[4] = { 3, 4, 5, 8 };
+
+/* A signed word, zigzagged: 0, -1, 1, -2 ... as 0, 1, 2, 3 ... */
+static inline uint64_t zig(uint64_t v)
+{
+	return (v << 1) ^ (uint64_t)((int64_t)v >> 63);
+}
+
+static inline uint64_t unzig(uint64_t z)
+{
+	return (z >> 1) ^ (0 - (z & 1));
+}
 
 static inline uint32_t tcode(uint64_t now, uint64_t last)
 {
@@ -111,6 +134,20 @@ uint16_t cr_skip_words(const struct tp_format *f)
 	return skip;
 }
 
+uint8_t cr_zz_words(const struct tp_format *f)
+{
+	uint8_t zz = 0;
+
+	for (int i = 0; f && i < f->nr_fields; i++) {
+		const struct tp_field *c = &f->fields[i];
+
+		if (!c->is_common && c->is_signed && c->size == 8 && c->kind == TP_FIELD_INT &&
+		    c->offset >= 8 && !((c->offset - 8) % 8) && c->offset + 8 <= 8 + 8 * 8)
+			zz |= (uint8_t)(1u << ((c->offset - 8) / 8));
+	}
+	return zz;
+}
+
 uint32_t cr_put(void *ring, const struct cr_layout *l, struct cr_writer *wr, uint32_t ev,
 		const uint8_t *rec, uint32_t size, const struct cr_event *ce, uint64_t now)
 {
@@ -132,14 +169,16 @@ uint32_t cr_put(void *ring, const struct cr_layout *l, struct cr_writer *wr, uin
 	same = !wr->keep_pid && wr->pid == pid + 1 &&
 	       pid < (1u << 24); /* the block header's 24 bits */
 	codes[0] = (uint8_t)tcode(now, wr->last);
-	codes[1] = (uint8_t)(same ? TRIGREC_CR_SAME_PID : wcode(pid));
+	codes[1] = (uint8_t)(same ? TRIGREC_CR_SAME_PID : pcode(pid));
 	len = 2 + (sized ? 2 : 0) + tw[codes[0]] + (same ? 0 : 1u << codes[1]) + tail;
 	for (uint32_t i = 0; i < nw; i++) {
 		uint32_t n = size - 8 - 8 * i;
 
 		w[i] = (ce->skip >> i) & 1 ? 0 : get_le(rec + 8 + 8 * i, n < 8 ? n : 8);
+		if ((ce->zz >> i) & 1)
+			w[i] = zig(w[i]);
 		codes[2 + i] = (uint8_t)wcode(w[i]);
-		len += (ce->skip >> i) & 1 ? 0 : 1u << codes[2 + i];
+		len += ww[codes[2 + i]];
 	}
 	ntag = (2 + nw + 3) / 4;
 	len += ntag;
@@ -172,10 +211,8 @@ uint32_t cr_put(void *ring, const struct cr_layout *l, struct cr_writer *wr, uin
 		o += 1u << codes[1];
 	}
 	for (uint32_t i = 0; i < nw; i++) {
-		if ((ce->skip >> i) & 1)
-			continue;
-		put_le(d + o, w[i], 1u << codes[2 + i]);
-		o += 1u << codes[2 + i];
+		put_le(d + o, w[i], ww[codes[2 + i]]);
+		o += ww[codes[2 + i]];
 	}
 	memcpy(d + o, rec + 8 + 8 * nw, tail);
 	wr->last = now;
@@ -262,11 +299,13 @@ static uint32_t decode_one(const uint8_t *d, uint32_t avail, uint64_t *prev, uin
 
 		if ((evs[ev].skip >> i) & 1)
 			continue; /* not written: 0, filled in later */
-		w = 1u << CODE(2 + i);
+		w = ww[CODE(2 + i)];
 		if (o + w > len)
 			return 0;
 		v = get_le(d + o, w);
 		o += w;
+		if ((evs[ev].zz >> i) & 1)
+			v = unzig(v);
 		put_le(out + 8 + 8 * i, v, n < 8 ? n : 8);
 	}
 #undef CODE

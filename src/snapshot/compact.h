@@ -28,6 +28,7 @@ struct cr_event {
 	uint32_t fixed;
 	uint16_t tp_id;
 	uint16_t skip; /* hook_cfg.cr_skip: bit i, word i (record bytes 8 + 8i) is not written */
+	uint8_t zz;    /* hook_cfg.cr_zz: bit i, word i is one signed field, zigzagged */
 };
 
 struct tp_format;
@@ -37,6 +38,12 @@ struct tp_format;
  * prev_comm and next_comm (names by time, cr_fill_comms()). 0 for the rest.
  */
 uint16_t cr_skip_words(const struct tp_format *f);
+/*
+ * The words of a record of this format that are one signed 8-byte field
+ * each (bit i: word i, the first 8 words): written zigzagged, so that a
+ * small negative value (sys_exit's -ESRCH) takes one byte, not eight.
+ */
+uint8_t cr_zz_words(const struct tp_format *f);
 
 /* A record, rebuilt: common fields (type, flags and preempt_count 0, pid), then the rest. */
 typedef int (*cr_rec_fn)(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,

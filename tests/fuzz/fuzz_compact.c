@@ -57,8 +57,10 @@ static struct tp_format fmts[NEV] = {
 };
 
 static const struct cr_event evs[NEV] = {
-	{ .fixed = 40, .tp_id = 700 }, { .fixed = 64, .tp_id = 301 },
-	{ .fixed = 12, .tp_id = 42 },  { .fixed = 64, .tp_id = 302, .skip = 0x33 },
+	{ .fixed = 40, .tp_id = 700, .zz = 0x2 },
+	{ .fixed = 64, .tp_id = 301 },
+	{ .fixed = 12, .tp_id = 42 },
+	{ .fixed = 64, .tp_id = 302, .skip = 0x33, .zz = 0x08 }, /* as cr_zz_words(switch_fmt) */
 	{ .fixed = 8, .tp_id = 9 },
 };
 

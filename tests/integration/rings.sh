@@ -261,3 +261,25 @@ else
 	t_fail "no snapshot"
 fi
 t_end
+
+t_begin "rings: the per-CPU record numbers (rec_cpu) take one entry per possible CPU"
+# Mapped kernel memory that counts against history per MiB: it held
+# TRIGREC_MAX_CPUS (1024) entries of 64 bytes on every machine.
+POSSIBLE=$(awk -F'[-,]' '{ print $NF + 1 }' /sys/devices/system/cpu/possible)
+# shellcheck disable=SC2016 # expanded by the workload's shell
+tr_run "$TMP/rc.log" -e syscalls:sys_enter_getpgid -o "$TMP/rc" --no-final -- \
+	sh -c 'cat /proc/"$PPID"/fdinfo/* > "$1.fdinfo" 2>/dev/null; bpftool -j map show > "$1"' \
+	sh "$TMP/rc.maps"
+check_eq "exit code (log: $(log_tail "$TMP/rc.log"))" "$?" 0
+if ! command -v bpftool >/dev/null || ! command -v jq >/dev/null; then
+	t_skip "needs bpftool and jq to read the map's size"
+elif [ -s "$TMP/rc.maps" ] && [ -s "$TMP/rc.maps.fdinfo" ]; then
+	# trigrec's own map: the ids its fds hold.
+	ids=$(sed -n 's/^map_id:[[:space:]]*//p' "$TMP/rc.maps.fdinfo" | sort -un | jq -s -c .)
+	me=$(jq -r --argjson ids "$ids" '[.[] | select(.name == "rec_cpu" and (.id as $i | $ids | index($i)) != null)
+		| .max_entries] | join(" ")' "$TMP/rc.maps")
+	check_eq "trigrec's rec_cpu: max_entries = possible CPUs" "$me" "$POSSIBLE"
+else
+	t_skip "bpftool -j map show or trigrec's fdinfo gave nothing: cannot read the map's size"
+fi
+t_end

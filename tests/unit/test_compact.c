@@ -20,11 +20,12 @@
 #define NEV 4
 
 static const struct cr_event evs[NEV] = {
-	{ .fixed = 40, .tp_id = 700 }, /* like sys_enter_read: nr, fd, buf, count */
+	/* like sys_enter_read: nr, fd, buf, count; fd written zigzagged as a signed field */
+	{ .fixed = 40, .tp_id = 700, .zz = 0x2 },
 	{ .fixed = 64, .tp_id = 301 }, /* like sched_switch, with its comms */
 	{ .fixed = 12, .tp_id = 42 },  /* a short one, with a __data_loc tail sometimes */
 	/* sched_switch as rings=compact writes it: prev_comm and next_comm left out */
-	{ .fixed = 64, .tp_id = 302, .skip = 0x33 },
+	{ .fixed = 64, .tp_id = 302, .skip = 0x33, .zz = 0x08 }, /* prev_state zigzagged */
 };
 
 struct ring {
@@ -165,6 +166,8 @@ static uint32_t len_after_same_task(const uint8_t *rec, uint32_t size, const str
 TEST(bytes_per_record)
 {
 	const struct cr_event getpgid = { .fixed = 24, .tp_id = 1 };
+	/* sys_exit_getpgid as cr_zz_words() marks it: ret (word 1) is one signed field */
+	const struct cr_event getpgid_ret = { .fixed = 24, .tp_id = 1, .zz = 0x2 };
 	const struct cr_event switch_comms = { .fixed = 64, .tp_id = 2 };
 	const struct cr_event switch_compact = { .fixed = 64, .tp_id = 2, .skip = 0x33 };
 	uint8_t rd[40] = { 0 }, enter[24] = { 0 }, ex[24] = { 0 }, sw[64] = { 0 };
@@ -175,7 +178,7 @@ TEST(bytes_per_record)
 	rd[16] = 3;
 	memcpy(&rd[24], &(uint64_t){ 0x7ffd12345678ull }, 8);
 	rd[33] = 0x10;
-	/* len, ev, 2 tag bytes, 3 time, 2 pid (none: the same task), 1+1+8+2 */
+	/* len, ev, 2 tag bytes, 3 time, 2 pid (none: the same task), 0+1+8+3 (fd 3 zigzagged: 6) */
 	CHECK_EQ(len_after_same_task(rd, 40, &evs[0], 1), 21);
 	CHECK_EQ(len_after_same_task(rd, 40, &evs[0], 0), 19);
 	/* sys_enter_getpgid(1000042): nr 121, pid; sys_exit_getpgid: nr 121, ret -ESRCH */
@@ -185,15 +188,23 @@ TEST(bytes_per_record)
 	memcpy(ex, rd, 8);
 	ex[8] = 121;
 	memcpy(&ex[16], &(int64_t){ -3 }, 8);
-	/* len, ev, 1 tag byte, 3 time, [2 pid], 1 nr, 4 (enter) or 8 (exit) */
-	CHECK_EQ(len_after_same_task(enter, 24, &getpgid, 1), 13);
-	CHECK_EQ(len_after_same_task(enter, 24, &getpgid, 0), 11);
+	/*
+	 * len, ev, 1 tag byte, 3 time, [2 pid], 1 nr, 3 (enter: 1000042 < 2^24);
+	 * exit: 8 (-ESRCH as it is), 1 zigzagged (5)
+	 */
+	CHECK_EQ(len_after_same_task(enter, 24, &getpgid, 1), 12);
+	CHECK_EQ(len_after_same_task(enter, 24, &getpgid, 0), 10);
 	CHECK_EQ(len_after_same_task(ex, 24, &getpgid, 1), 17);
 	CHECK_EQ(len_after_same_task(ex, 24, &getpgid, 0), 15);
+	CHECK_EQ(len_after_same_task(ex, 24, &getpgid_ret, 1), 10);
+	CHECK_EQ(len_after_same_task(ex, 24, &getpgid_ret, 0), 8);
+	/* a return of 0 takes no byte at all */
+	memset(&ex[16], 0, 8);
+	CHECK_EQ(len_after_same_task(ex, 24, &getpgid_ret, 0), 7);
 	/*
 	 * sched_switch from "kworker/1:2" 4321 (prio 120, state 1) to
 	 * "seqgen" 5000 (prio 120): len, ev, 3 tag bytes, 3 time, [2 pid],
-	 * [8 + 4 prev_comm], 8 prev_pid+prio, 1 state, [8 + 1 next_comm], 8.
+	 * [8 + 3 prev_comm], 8 prev_pid+prio, 1 state, [8 + 0 next_comm], 8.
 	 */
 	memcpy(sw, rd, 8);
 	memcpy(&sw[8], "kworker/1:2", 12);
@@ -203,7 +214,7 @@ TEST(bytes_per_record)
 	memcpy(&sw[40], "seqgen", 7);
 	memcpy(&sw[56], &(uint32_t){ 5000 }, 4);
 	memcpy(&sw[60], &(uint32_t){ 120 }, 4);
-	CHECK_EQ(len_after_same_task(sw, 64, &switch_comms, 1), 48);
+	CHECK_EQ(len_after_same_task(sw, 64, &switch_comms, 1), 46);
 	CHECK_EQ(len_after_same_task(sw, 64, &switch_compact, 1), 27);
 	CHECK_EQ(len_after_same_task(sw, 64, &switch_compact, 0), 25);
 	return 0;
@@ -266,6 +277,8 @@ TEST(skip_words_of_sched_switch)
 	CHECK_EQ(cr_skip_words(f), 0x33);
 	CHECK_EQ(cr_skip_words(g), 0); /* only sched_switch */
 	CHECK_EQ(cr_skip_words(NULL), 0);
+	CHECK_EQ(cr_zz_words(f), 0x08); /* prev_state, a long of its own word; not the pids */
+	CHECK_EQ(cr_zz_words(NULL), 0);
 	tp_format__free(f);
 	tp_format__free(g);
 	return 0;
@@ -341,8 +354,21 @@ TEST(lost_block_header_skips_that_block)
 	struct ring r;
 	struct trigrec_cblk *k;
 
+	uint64_t n = 3000;
+
 	ring_init(&r, 13, 4);
-	put_n(&r, 0, 3000);
+	put_n(&r, 0, n);
+	/*
+	 * Wrapped, and the head half a ring past block 1, whatever the records'
+	 * sizes: block 1 is then neither the oldest block of the copy nor the
+	 * one being written, and losing it leaves a gap.
+	 */
+	while ((r.w.head & TRIGREC_CR_POS_MASK) % (4 << 13) < (2 << 13) ||
+	       (r.w.head & TRIGREC_CR_POS_MASK) % (4 << 13) >= (2 << 13) + TRIGREC_CR_BLOCK) {
+		put_n(&r, n, n + 1);
+		n++;
+	}
+	CHECK((r.w.head & TRIGREC_CR_POS_MASK) > (4 << 13));
 	/* The header of block 1 (segment 0, second block) overwritten by a later lap. */
 	k = (struct trigrec_cblk *)(r.mem + (1 << 13) + TRIGREC_CR_SLACK + TRIGREC_CR_GUARD) + 1;
 	k->pos += 4 << 13;
