@@ -293,8 +293,10 @@ static void near_miss_out(struct metrics *m, FILE *f, int n)
 			"# HELP %s The threshold a near miss is measured against.\n"
 			"# TYPE %s gauge\n",
 			th, th);
+		/* A rate baseline's threshold is per key (its sidecars have it): none here. */
 		for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++)
-			if (kind[i] == want)
+			if (kind[i] == want &&
+			    !(m->b->trigs[i].cfg.flags & TRIGREC_TF_RATE_BASELINE))
 				fprintf(f, "%s{trigger=\"%s\"} %.9g\n", th, slot_name(m, i),
 					(double)m->b->trigs[i].cfg.threshold / div);
 	}
