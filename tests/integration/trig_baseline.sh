@@ -18,7 +18,7 @@ need_root
 need_trigwork
 
 A=7 B=8 WIN_MS=100 MS=2000
-NA=$((MS / WIN_MS * 10)) NB=$((MS / WIN_MS * 100)) # 10 and 100 per window
+NA=$((MS * 10 / WIN_MS)) NB=$((MS * 100 / WIN_MS)) # 10 and 100 per window
 D=$TMP/out
 SOCK=$TMP/ctl.sock
 
