@@ -861,6 +861,40 @@ static __always_inline int hash_span(struct tkey *k, __u32 role, __u64 now, stru
 	return 1;
 }
 
+/*
+ * An EVENT trigger's condition rejected the record: if its `> N` / `>= N`
+ * comparison (clause nm_clause1 - 1) is what failed, the value is a near
+ * miss. The cost on every rejected record: one load, one compare and the
+ * near-miss entry's lookup; the relaxed condition (side[ROLE_START]: the
+ * same with that clause true) is evaluated only for a value that beats the
+ * floor, so that a record rejected for another reason (comm, another
+ * field) is not counted. A global function: verified once.
+ */
+__noinline int event_near_miss(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc)
+{
+	const struct trigrec_clause *c;
+	struct trigrec_near_miss *nm;
+	__u32 k;
+	__u64 v;
+
+	if (!s || !tc)
+		return 0;
+	k = tc->nm_clause1 - 1;
+	if (k >= TRIGREC_MAX_CLAUSES)
+		return 0;
+	c = &tc->side[TRIGREC_ROLE_EVENT].filter.c[k];
+	v = load_value(s, c->src, c->size, c->is_signed, c->offset);
+	if ((c->is_signed && (__s64)v <= 0) || int_op(c->op, c->is_signed, v, c->imm))
+		return 0;
+	nm = bpf_map_lookup_elem(&near_miss, &id);
+	if (!nm || v <= nm->last[TRIGREC_NEAR_MISS - 1])
+		return 0;
+	if (eval_filter(s, &tc->side[TRIGREC_ROLE_START].filter) <= 0)
+		return 0;
+	near_miss_note(id, v);
+	return 1;
+}
+
 /* Evaluate one (trigger, role) entry of a hook. 1 = it fired. */
 __noinline int run_trigger(struct scratch *s, __u32 entry)
 {
@@ -884,6 +918,8 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	if (res <= 0) {
 		if (res < 0)
 			st->str_faults++;
+		else if (tc->nm_clause1)
+			event_near_miss(s, id, tc);
 		return 0;
 	}
 	/*

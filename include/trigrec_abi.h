@@ -386,6 +386,17 @@ struct trigrec_trigger_cfg {
 	__u32 learn_mult;  /* x 1/100: 100 = the percentile itself, 200 = `* 2`; RATE: 500 = 5x */
 	__u64 learn_after; /* LATENCY: spans; RATE (TRIGREC_TF_RATE_BASELINE): windows */
 	__u64 learn_halflife_ns;
+	/*
+	 * EVENT whose condition compares a field with > or >= (`if ret > N`):
+	 * clause nm_clause1 - 1 of side[EVENT].filter is that comparison (the
+	 * first such, left to right), and side[ROLE_START].filter, unused by an
+	 * EVENT trigger otherwise, is the same condition with that clause
+	 * always true. A record the condition rejects whose value fails the
+	 * comparison and beats the near misses' floor is one if the rest of
+	 * the condition holds (the relaxed filter accepts it). 0: none.
+	 */
+	__u32 nm_clause1;
+	__u32 nm_pad;
 };
 
 /* Live per-trigger state (`trig_state` array map, index = trigger id). */
@@ -401,7 +412,8 @@ struct trigrec_trig_state {
  * Near misses (`near_miss` array map, index = trigger id): the largest
  * measured values that did not fire, largest first, 0 = none yet. LATENCY:
  * durations in ns at or under the threshold (an ended span); RATE: a closed
- * window's count at or under N. all[]: since the start (of this object: a
+ * window's count at or under N; EVENT with nm_clause1: the compared field's
+ * values (above 0) that failed the comparison when nothing else did. all[]: since the start (of this object: a
  * reload starts afresh); last[]: since the trigger's last firing (copied into
  * its message, then cleared). One entry per trigger, shared by the CPUs and
  * written only when a value beats the floor (last[3]), so racing CPUs may
@@ -545,7 +557,7 @@ _Static_assert(sizeof(struct trigrec_learn_stat) == 32, "learn_stat layout");
 _Static_assert(sizeof(struct trigrec_trigger_msg_learn) ==
 		       sizeof(struct trigrec_trigger_msg) + 32 + 4 * TRIGREC_HIST_BUCKETS,
 	       "trigger_msg_learn layout");
-_Static_assert(sizeof(struct trigrec_trigger_cfg) == 96 + 2 * sizeof(struct trigrec_side),
+_Static_assert(sizeof(struct trigrec_trigger_cfg) == 104 + 2 * sizeof(struct trigrec_side),
 	       "trigger_cfg layout");
 _Static_assert(sizeof(struct trigrec_trig_state) == 40, "trig_state layout");
 _Static_assert(sizeof(struct trigrec_stats) == 104, "stats layout");

@@ -206,6 +206,10 @@ int cmd_check(int argc, char **argv)
 			const struct trig_def *d = &c.trigs[k];
 			char pct[48];
 
+			if (d->cfg.nm_clause1)
+				printf("%s: trigger %s: near misses: the largest values of %s that "
+				       "fail only that comparison\n",
+				       script__path(s), d->name, d->nm_desc);
 			if (d->cfg.flags & TRIGREC_TF_RATE_BASELINE) {
 				char bl[64];
 

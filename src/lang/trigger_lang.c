@@ -2988,6 +2988,39 @@ static void sanitize_name(char *s)
 	*w = '\0';
 }
 
+/*
+ * An EVENT condition's near misses (cfg.nm_clause1): the first comparison,
+ * left to right, of an integer field with > or >= and a number. Clause k of
+ * the compiled list is the k-th comparison (compile_filter keeps the source
+ * order); side[ROLE_START].filter gets the condition with it always true.
+ */
+static void event_near_miss_setup(const struct tl_node *filter, struct trig_def *out)
+{
+	struct trigrec_filter *f = &out->cfg.side[TRIGREC_ROLE_EVENT].filter;
+
+	for (int k = 0; k < (int)f->n && k < TRIGREC_MAX_CLAUSES; k++) {
+		int kk = k;
+		const struct tl_node *n = nth_leaf(filter, &kk);
+		const struct trigrec_clause *c = &f->c[k];
+
+		if (!n || n->strfn || n->vk != V_INT || (n->op != P_GT && n->op != P_GE))
+			continue;
+		if ((c->op != TRIGREC_OP_GT && c->op != TRIGREC_OP_GE) ||
+		    c->src != TRIGREC_SRC_FIELD)
+			continue;
+		out->cfg.nm_clause1 = (uint32_t)k + 1;
+		out->cfg.side[TRIGREC_ROLE_START].filter = *f;
+		out->cfg.side[TRIGREC_ROLE_START].filter.c[k].op = TRIGREC_OP_TRUE;
+		if (n->hex)
+			snprintf(out->nm_desc, sizeof(out->nm_desc), "%s %s 0x%llx", n->field,
+				 punct_text[n->op], (unsigned long long)n->mag);
+		else
+			snprintf(out->nm_desc, sizeof(out->nm_desc), "%s %s %s%llu", n->field,
+				 punct_text[n->op], n->neg ? "-" : "", (unsigned long long)n->mag);
+		return;
+	}
+}
+
 /* The text as written, trimmed, cut with "..." when it does not fit. */
 static void keep_text(struct trig_def *out, const char *text)
 {
@@ -3099,6 +3132,8 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 						out->key_desc[TRIGREC_ROLE_EVENT],
 						sizeof(out->key_desc[TRIGREC_ROLE_EVENT]), err))
 			goto out;
+		if (a->kind == TRIGREC_TRIG_EVENT)
+			event_near_miss_setup(s->filter, out);
 	}
 	side_event_name(&sc[TRIGREC_ROLE_EVENT], out->event[TRIGREC_ROLE_EVENT],
 			sizeof(out->event[TRIGREC_ROLE_EVENT]));

@@ -85,6 +85,8 @@ struct trig_def {
 	char key_desc[2][96];
 	struct trig_cgcond cg[TL_MAX_CG_PER_TRIG];
 	int nr_cg;
+	/* EVENT with a `> N` / `>= N` comparison (cfg.nm_clause1): "ret > 1000000". */
+	char nm_desc[96];
 };
 
 struct trig_ast; /* opaque */

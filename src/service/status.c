@@ -210,6 +210,14 @@ const char *status__near_miss_text(const struct trig_def *d, const __u64 *top, c
 	char v[32], th[32];
 
 	out[0] = 0;
+	if (d && d->kind == TRIGREC_TRIG_EVENT && d->cfg.nm_clause1) {
+		if (!top[0])
+			snprintf(out, len, "none against %s", d->nm_desc);
+		else
+			snprintf(out, len, "max %llu against %s", (unsigned long long)top[0],
+				 d->nm_desc);
+		return out;
+	}
 	if (!d || (d->kind != TRIGREC_TRIG_LATENCY && d->kind != TRIGREC_TRIG_RATE))
 		return out;
 	if (d->kind == TRIGREC_TRIG_LATENCY && d->cfg.learn_pct) {
@@ -467,12 +475,28 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 			ULL(s->matched), ULL(s->str_faults));
 		if (trigs[i].have_nm && trigs[i].def &&
 		    (trigs[i].def->kind == TRIGREC_TRIG_LATENCY ||
-		     trigs[i].def->kind == TRIGREC_TRIG_RATE)) {
+		     trigs[i].def->kind == TRIGREC_TRIG_RATE ||
+		     (trigs[i].def->kind == TRIGREC_TRIG_EVENT && trigs[i].def->cfg.nm_clause1))) {
 			const struct trigrec_near_miss *nm = &trigs[i].nm;
+			const struct trig_def *d = trigs[i].def;
 
-			fprintf(out, ",\"near_miss\":{\"unit\":\"%s\",\"threshold\":%llu,",
-				trigs[i].def->kind == TRIGREC_TRIG_LATENCY ? "ns" : "events",
-				ULL(trigs[i].def->cfg.threshold));
+			if (d->kind == TRIGREC_TRIG_EVENT) {
+				/* The comparison's value as compiled (a signed field's imm as such). */
+				const struct trigrec_clause *c =
+					&d->cfg.side[TRIGREC_ROLE_EVENT]
+						 .filter.c[d->cfg.nm_clause1 - 1];
+
+				fputs(",\"near_miss\":{\"unit\":\"value\",\"comparison\":", out);
+				json_str(out, d->nm_desc, sizeof(d->nm_desc));
+				if (c->is_signed)
+					fprintf(out, ",\"threshold\":%lld,", (long long)c->imm);
+				else
+					fprintf(out, ",\"threshold\":%llu,", ULL(c->imm));
+			} else {
+				fprintf(out, ",\"near_miss\":{\"unit\":\"%s\",\"threshold\":%llu,",
+					d->kind == TRIGREC_TRIG_LATENCY ? "ns" : "events",
+					ULL(d->cfg.threshold));
+			}
 			for (int w = 0; w < 2; w++) {
 				const __u64 *a = w ? nm->last : nm->all;
 

@@ -1053,6 +1053,13 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			fputs("}", f);
 		} else {
 			fprintf(f, ", \"matches\": %" PRIu64, (uint64_t)m->count);
+			/* `if FIELD > N`: the largest values of FIELD that failed only that. */
+			if (d->cfg.nm_clause1) {
+				fprintf(f, ", \"condition\": {\"comparison\": ");
+				json_str(f, d->nm_desc, sizeof(d->nm_desc));
+				near_miss_json(f, m);
+				fputs("}", f);
+			}
 		}
 	}
 	fprintf(f, "},\n");

@@ -327,4 +327,48 @@ TEST(rate_baseline)
 	return 0;
 }
 
-RUN_TESTS(T(file_filter), T(text_and_json), T(near_miss), T(learned), T(rate_baseline))
+/* An event trigger's `FIELD > N`: its near misses said against the comparison. */
+TEST(event_condition)
+{
+	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64], b[160];
+	struct trigrec_config c;
+	struct status *st;
+	struct trig_def ev = { .kind = TRIGREC_TRIG_EVENT,
+			       .nm_desc = "ret > -5",
+			       .cfg = { .nm_clause1 = 2 } };
+	struct status_trigger t[1] = {
+		{ .name = "big", .have = 1, .def = &ev, .have_nm = 1, .nm = { .all = { 99, 7 } } },
+	};
+	char *out;
+
+	ev.cfg.side[TRIGREC_ROLE_EVENT].filter.n = 2;
+	ev.cfg.side[TRIGREC_ROLE_EVENT].filter.c[1].is_signed = 1;
+	ev.cfg.side[TRIGREC_ROLE_EVENT].filter.c[1].imm = (__u64)-5ll;
+	CHECK_STR(status__near_miss_text(&ev, t[0].nm.all, b, sizeof(b)),
+		  "max 99 against ret > -5");
+	CHECK_STR(status__near_miss_text(&ev, t[0].nm.last, b, sizeof(b)), "none against ret > -5");
+	CHECK(mkdtemp(dir));
+	config__init(&c);
+	config__set_str(&c.outdir, dir);
+	st = status__new(&c);
+	out = render(st, t, 1, 0);
+	CHECK(strstr(out,
+		     "\ntrigger big: near misses max 99 against ret > -5; largest since start: "
+		     "99, 7; since its last snapshot: none\n"));
+	free(out);
+	out = render(st, t, 1, 1);
+	CHECK(strstr(out, "\"near_miss\":{\"unit\":\"value\",\"comparison\":\"ret > -5\","
+			  "\"threshold\":-5,\"since_start\":[99,7],\"since_snapshot\":[]}"));
+	free(out);
+	/* Without a comparison: nothing. */
+	ev.cfg.nm_clause1 = 0;
+	CHECK_STR(status__near_miss_text(&ev, t[0].nm.all, b, sizeof(b)), "");
+	status__free(st);
+	config__fini(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+RUN_TESTS(T(file_filter), T(text_and_json), T(near_miss), T(learned), T(rate_baseline),
+	  T(event_condition))

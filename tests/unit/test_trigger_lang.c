@@ -2486,6 +2486,62 @@ TEST(rate_baselines)
 	return 0;
 }
 
+/*
+ * Near misses of an event condition: the first `FIELD > N` / `>= N`
+ * comparison, left to right, is the one whose values are kept; the relaxed
+ * condition (side[ROLE_START]) is the same list with that clause true.
+ */
+TEST(event_condition_near_miss)
+{
+	struct trig_def d;
+
+	FAKE();
+	if (!compile("test:ev if a > 3", &d)) {
+		CHECK_EQ(d.cfg.nm_clause1, 1);
+		CHECK_STR(d.nm_desc, "a > 3");
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_START].filter.n, 1);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_START].filter.c[0].op, TRIGREC_OP_TRUE);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.c[0].op, TRIGREC_OP_GT);
+	}
+	if (!compile("test:ev if b == 1 && (c < 5 || d >= 0x10) && a > 7", &d)) {
+		const struct trigrec_filter *f = &d.cfg.side[TRIGREC_ROLE_EVENT].filter;
+		const struct trigrec_filter *r = &d.cfg.side[TRIGREC_ROLE_START].filter;
+
+		CHECK_EQ(d.cfg.nm_clause1, 3); /* d >= 0x10: the third comparison */
+		CHECK_STR(d.nm_desc, "d >= 0x10");
+		CHECK_EQ(f->c[2].op, TRIGREC_OP_GE);
+		CHECK_EQ(f->c[2].imm, 0x10);
+		CHECK_EQ(r->n, f->n);
+		for (uint32_t k = 0; k < f->n; k++) {
+			CHECK_EQ(r->c[k].op, k == 2 ? TRIGREC_OP_TRUE : f->c[k].op);
+			CHECK_EQ(r->c[k].jt, f->c[k].jt);
+			CHECK_EQ(r->c[k].jf, f->c[k].jf);
+		}
+	}
+	if (!compile("test:ev if c >= -5", &d)) {
+		CHECK_EQ(d.cfg.nm_clause1, 1);
+		CHECK_STR(d.nm_desc, "c >= -5");
+	}
+	/* where COND is the condition too. */
+	if (!compile("test:ev where a >= 100", &d))
+		CHECK_EQ(d.cfg.nm_clause1, 1);
+	/* None: <, ==, a string, no condition, latency and rate triggers. */
+	if (!compile("test:ev if a < 3 || a == 9", &d)) {
+		CHECK_EQ(d.cfg.nm_clause1, 0);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_START].filter.n, 0);
+		CHECK_STR(d.nm_desc, "");
+	}
+	if (!compile("test:ev if s == \"x\"", &d))
+		CHECK_EQ(d.cfg.nm_clause1, 0);
+	if (!compile("test:ev", &d))
+		CHECK_EQ(d.cfg.nm_clause1, 0);
+	if (!compile("rate test:ev if a > 3 > 10/1s", &d))
+		CHECK_EQ(d.cfg.nm_clause1, 0);
+	if (!compile("latency test:ev if a > 3 -> test:ev2 > 1ms", &d))
+		CHECK_EQ(d.cfg.nm_clause1, 0);
+	return 0;
+}
+
 RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer),
 	  T(eval_matches_direct_strings), T(eval_random_expressions), T(jump_layout),
 	  T(values_and_types), T(defaults_and_options), T(event_globs), T(syntax_errors),
@@ -2497,4 +2553,4 @@ RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer)
 	  T(live_openat_str), T(live_latency_syscall), T(live_latency_runqueue),
 	  T(live_latency_block), T(live_latency_offcpu), T(live_rate), T(live_errors),
 	  T(cgroup_paths), T(learned_thresholds), T(probe_names_lex), T(rate_baselines),
-	  T(zz_cleanup), )
+	  T(event_condition_near_miss), T(zz_cleanup), )
