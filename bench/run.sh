@@ -748,6 +748,58 @@ if want 4 || want 4l; then
 fi
 
 # ======================================================================
+# 4b. Rate baseline against a fixed rate (issue 29): getppid in a loop,
+#     `rate sys_enter_getppid by pid` never firing, 10 ms windows (about 30
+#     close in a run, so the baseline is learned from and its threshold
+#     recomputed): a fixed `> 1000000000/10ms` and a learned `> 1000x
+#     baseline per 10ms`. One evaluated event per getppid. ROWS=4b runs it
+#     alone (row 4 runs it too).
+# ======================================================================
+TRF='rate syscalls:sys_enter_getppid by pid > 1000000000/10ms'
+TRB='rate syscalls:sys_enter_getppid by pid > 1000x baseline per 10ms'
+if want 4 || want 4b; then
+	BASE_ENGINE=1
+	"$TRIGREC" -q record -e $GETSID --trigger "$TRB" --no-final-snapshot -o "$W" -- true \
+		> /dev/null 2> "$W/baseline-probe.err" || BASE_ENGINE=0
+	rbase_one() { # variant round -> CPU ns/op
+		local d=$W/rbase-$1-$2 t
+		local cmd=("$BIN/syscall_loop" -s getppid -n 200000 -c "$LASTCPU")
+		mkdir -p "$d"
+		case $1 in
+		base) "${cmd[@]}" > "$d.out" 2> "$d.err"; outval "$d.out" cpu_ns_per_op; return ;;
+		fixed) t=$TRF ;;
+		learned) t=$TRB ;;
+		esac
+		trigrec_tp "$d" $((1 << 20)) -q -e $GETSID --trigger "$t" --no-final-snapshot -- "${cmd[@]}"
+		outval "$d.out" cpu_ns_per_op
+	}
+	if [ "$BASE_ENGINE" = 1 ]; then
+		say "4b. rate baseline vs fixed rate: $ROUNDS rounds x (base, fixed, baseline)"
+		for r in $(seq "$ROUNDS"); do
+			set -- base fixed learned
+			for _ in $(seq $(((r - 1) % $#))); do set -- "$@" "$1"; shift; done
+			declare -A rb=()
+			for v in "$@"; do
+				quiet_wait
+				rb[$v]=$(rbase_one "$v" "$r")
+				[ -n "${rb[$v]}" ] && rec rbase.ns "$v" "${rb[$v]}"
+			done
+			if [ -z "${rb[base]}" ] || [ -z "${rb[fixed]}" ] || [ -z "${rb[learned]}" ]; then
+				unset rb
+				continue
+			fi
+			rec rbase.eval fixed "$(calc "${rb[fixed]} - ${rb[base]}" 1)"
+			rec rbase.eval learned "$(calc "${rb[learned]} - ${rb[base]}" 1)"
+			awk "BEGIN { exit !(${rb[fixed]} - ${rb[base]} > 0) }" &&
+				rec rbase.ratio learned "$(calc "(${rb[learned]} - ${rb[base]}) / (${rb[fixed]} - ${rb[base]})" 3)"
+			unset rb
+		done
+	else
+		say "4b. rate baselines: skipped, this trigrec does not accept '> Nx baseline'"
+	fi
+fi
+
+# ======================================================================
 # 4s. str() evaluation cost: faccessat(AT_FDCWD, 40-byte path) in a loop,
 #     a condition on sys_enter_faccessat that never holds: one integer
 #     clause (the baseline of a trigger on the event), str(filename) with a
@@ -1225,6 +1277,13 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			echo "| 4l | Latency pair (enter→exit by tid, never fires), ns per evaluated event: fixed \`> 10s\` · learned \`by tid > p99.9 * 1000\` · learned, no \`by\` | $(mmm learn.eval fixed 0) · $(mmm learn.eval learned 0) · $(mmm learn.eval learnall 0) | no equivalent | learned ÷ fixed: $(mmm learn.ratio learned 2) · $(mmm learn.ratio learnall 2); best runs: $(best learn.ns learned base fixed) · $(best learn.ns learnall base fixed) | ≤ 1.2 × fixed (issue 29) |"
 		else
 			echo "| 4l | Learned latency thresholds | pending learned thresholds | | | |"
+		fi
+	fi
+	if want 4 || want 4b; then
+		if [ "$BASE_ENGINE" = 1 ]; then
+			echo "| 4b | Rate by pid (getppid, 10 ms windows, never fires), ns per evaluated event: fixed \`> 1000000000/10ms\` · baseline \`> 1000x baseline per 10ms\` | $(mmm rbase.eval fixed 0) · $(mmm rbase.eval learned 0) | no equivalent | baseline ÷ fixed: $(mmm rbase.ratio learned 2); best runs: $(best rbase.ns learned base fixed) | ≤ 1.2 × fixed (issue 29) |"
+		else
+			echo "| 4b | Rate baselines | pending rate baselines | | | |"
 		fi
 	fi
 	if want 4 || want 4s; then

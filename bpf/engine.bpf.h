@@ -491,6 +491,77 @@ __noinline int learn_sample(__u32 id, struct trigrec_trigger_cfg *tc, const stru
 	return hot;
 }
 
+/* (7/8)^k in 1/65536, k < TRIGREC_RATE_IDLE_MAX: k idle windows in one multiply, no loop. */
+/* clang-format off */
+static const __u32 rate_idle_decay[TRIGREC_RATE_IDLE_MAX] = {
+	65536, 57344, 50176, 43904, 38416, 33614, 29412, 25736,
+	22519, 19704, 17241, 15086, 13200, 11550, 10106, 8843,
+	7738, 6770, 5924, 5184, 4536, 3969, 3473, 3039,
+	2659, 2326, 2036, 1781, 1558, 1364, 1193, 1044,
+	914, 799, 699, 612, 536, 469, 410, 359,
+	314, 275, 240, 210, 184, 161, 141, 123,
+	108, 94, 83, 72, 63, 55, 48, 42,
+	37, 32, 28, 25, 22, 19, 17, 15,
+};
+/* clang-format on */
+
+/*
+ * A rate baseline (`rate EVENT > Nx baseline`): the window that just closed
+ * (count c, elapsed since it opened) goes into its key's EWMA, one closer at
+ * a time (the compare-and-swap on win_start). base is the count per window
+ * x 2^TRIGREC_RATE_FP_SHIFT; alpha 1/8 (base += (c - base) / 8) forgets a
+ * window's weight by half in ~5 windows, so a burst moves the baseline by an
+ * eighth of itself and a lasting change of level is learned in ~20 windows;
+ * shifts, no division. The first window sets base; every whole window that
+ * went by with no event since decays it by 7/8 (rate_idle_decay, up to
+ * TRIGREC_RATE_IDLE_MAX of them; after more it is 0: 0.02 % of itself).
+ * thr is what the next windows must exceed: max(base, 1 event) x N, so a
+ * key whose baseline is near 0 fires on more than N events, not on 1; ~0
+ * until the key has seen learn_after windows. A global function: verified
+ * once per program.
+ */
+__noinline int rate_learn(__u32 id, struct trigrec_trigger_cfg *tc, struct rate_bucket *b, __u64 c,
+			  __u64 elapsed)
+{
+	struct trigrec_learn_stat *ls = bpf_map_lookup_elem(&learn_stat, &id);
+	__u64 base, idle = 0, fp;
+
+	if (!tc || !b)
+		return 0;
+	if (tc->window_ns)
+		idle = elapsed / tc->window_ns;
+	idle = idle ? idle - 1 : 0;
+	/* A window the key was warm in and did not exceed: a near miss. */
+	if (b->windows < tc->learn_after) {
+		if (ls)
+			__sync_fetch_and_add(&ls->warming, 1);
+	} else if (c <= b->thr) {
+		near_miss_note(id, c);
+	}
+	if (c > 0xffffffffull)
+		c = 0xffffffffull;
+	fp = c << TRIGREC_RATE_FP_SHIFT;
+	base = b->windows ? (b->base * ((1u << TRIGREC_RATE_EWMA_SHIFT) - 1) + fp) >>
+				    TRIGREC_RATE_EWMA_SHIFT :
+			    fp;
+	if (idle >= TRIGREC_RATE_IDLE_MAX)
+		base = 0;
+	else if (idle)
+		base = (base * rate_idle_decay[idle & (TRIGREC_RATE_IDLE_MAX - 1)]) >> 16;
+	b->base = base;
+	b->windows += 1 + idle;
+	if (ls)
+		__sync_fetch_and_add(&ls->samples, 1);
+	if (b->windows < tc->learn_after) {
+		b->thr = ~0ull;
+		return 0;
+	}
+	if (base < (1ull << TRIGREC_RATE_FP_SHIFT))
+		base = 1ull << TRIGREC_RATE_FP_SHIFT;
+	b->thr = ((base * tc->learn_mult) / 100) >> TRIGREC_RATE_FP_SHIFT;
+	return 0;
+}
+
 /* A firing of a fixed threshold: nothing learned to send. */
 static __always_inline void learn_none(struct learn_out *lo)
 {
@@ -499,6 +570,25 @@ static __always_inline void learn_none(struct learn_out *lo)
 	lo->samples = 0;
 	lo->total = 0;
 	lo->l = NULL;
+}
+
+/* A rate baseline's firing: what its key had learned (trigrec_trigger_msg_learn). */
+static __always_inline void rate_learn_out(struct learn_out *lo, const struct rate_bucket *b,
+					   __u64 thr)
+{
+	lo->threshold_ns = thr;
+	lo->pct_ns = b->base;
+	lo->samples = b->windows;
+	lo->total = 0;
+	lo->l = NULL;
+}
+
+static __always_inline void rate_key_new(__u32 id)
+{
+	struct trigrec_learn_stat *ls = bpf_map_lookup_elem(&learn_stat, &id);
+
+	if (ls)
+		__sync_fetch_and_add(&ls->keys, 1);
 }
 
 struct fire_ctx {
@@ -771,6 +861,40 @@ static __always_inline int hash_span(struct tkey *k, __u32 role, __u64 now, stru
 	return 1;
 }
 
+/*
+ * An EVENT trigger's condition rejected the record: if its `> N` / `>= N`
+ * comparison (clause nm_clause1 - 1) is what failed, the value is a near
+ * miss. The cost on every rejected record: one load, one compare and the
+ * near-miss entry's lookup; the relaxed condition (side[ROLE_START]: the
+ * same with that clause true) is evaluated only for a value that beats the
+ * floor, so that a record rejected for another reason (comm, another
+ * field) is not counted. A global function: verified once.
+ */
+__noinline int event_near_miss(struct scratch *s, __u32 id, struct trigrec_trigger_cfg *tc)
+{
+	const struct trigrec_clause *c;
+	struct trigrec_near_miss *nm;
+	__u32 k;
+	__u64 v;
+
+	if (!s || !tc)
+		return 0;
+	k = tc->nm_clause1 - 1;
+	if (k >= TRIGREC_MAX_CLAUSES)
+		return 0;
+	c = &tc->side[TRIGREC_ROLE_EVENT].filter.c[k];
+	v = load_value(s, c->src, c->size, c->is_signed, c->offset);
+	if ((c->is_signed && (__s64)v <= 0) || int_op(c->op, c->is_signed, v, c->imm))
+		return 0;
+	nm = bpf_map_lookup_elem(&near_miss, &id);
+	if (!nm || v <= nm->last[TRIGREC_NEAR_MISS - 1])
+		return 0;
+	if (eval_filter(s, &tc->side[TRIGREC_ROLE_START].filter) <= 0)
+		return 0;
+	near_miss_note(id, v);
+	return 1;
+}
+
 /* Evaluate one (trigger, role) entry of a hook. 1 = it fired. */
 __noinline int run_trigger(struct scratch *s, __u32 entry)
 {
@@ -794,6 +918,8 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	if (res <= 0) {
 		if (res < 0)
 			st->str_faults++;
+		else if (tc->nm_clause1)
+			event_near_miss(s, id, tc);
 		return 0;
 	}
 	/*
@@ -851,13 +977,15 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	}
 
 	if (tc->kind == TRIGREC_TRIG_RATE) {
-		struct rate_bucket *b, nb = { .win_start = now, .count = 0 };
-		__u64 n, ws;
+		struct rate_bucket *b, nb = { .win_start = now, .count = 0, .thr = ~0ull };
+		int learn = tc->flags & TRIGREC_TF_RATE_BASELINE;
+		__u64 n, ws, thr;
 
 		k.kind = 2;
 		b = bpf_map_lookup_elem(&rate_buckets, &k);
 		if (!b) {
-			bpf_map_update_elem(&rate_buckets, &k, &nb, BPF_NOEXIST);
+			if (!bpf_map_update_elem(&rate_buckets, &k, &nb, BPF_NOEXIST) && learn)
+				rate_key_new(id);
 			b = bpf_map_lookup_elem(&rate_buckets, &k);
 			if (!b)
 				return 0;
@@ -880,18 +1008,24 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 			if (__sync_val_compare_and_swap(&b->win_start, ws, now) == ws) {
 				__sync_fetch_and_sub(&b->count, old);
 				/* The window that closed: a near miss if it stayed at or under N. */
-				if (old <= tc->threshold)
+				if (learn)
+					rate_learn(id, tc, b, old, now - ws);
+				else if (old <= tc->threshold)
 					near_miss_note(id, old);
 			}
 			ws = b->win_start;
 		}
 		n = __sync_fetch_and_add(&b->count, 1) + 1;
-		if (n <= tc->threshold)
+		thr = learn ? b->thr : tc->threshold;
+		if (n <= thr)
 			return 0;
 		fc.count = n;
 		fc.start_ns = ws;
 		st->matched++;
-		learn_none(&s->lo);
+		if (learn)
+			rate_learn_out(&s->lo, b, thr);
+		else
+			learn_none(&s->lo);
 		if (!fire(s, id, tc, ts, st, &k, &fc, str, &s->lo))
 			return 0;
 		/*

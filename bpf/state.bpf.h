@@ -198,6 +198,10 @@ struct lat_start {
 struct rate_bucket {
 	__u64 win_start;
 	__u64 count;
+	/* A rate baseline (TRIGREC_TF_RATE_BASELINE) only: written by the CPU that closes a window. */
+	__u64 base;    /* EWMA of the count per window, x 2^TRIGREC_RATE_FP_SHIFT */
+	__u64 windows; /* windows closed (idle ones too) */
+	__u64 thr;     /* the count a window must exceed (~0: still warming up) */
 };
 
 /* Sizes are set by userspace (bpf_map__set_max_entries) before load. */

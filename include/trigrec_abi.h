@@ -353,6 +353,16 @@ struct trigrec_side {
 #define TRIGREC_TASK_SLOTS 4 /* such triggers per thread (more use the hash) */
 #define TRIGREC_TF_LEARN_ALL \
 	(1u << 1) /* a learned LATENCY without `by`: one histogram for all spans */
+/*
+ * RATE against a learned baseline (`> Nx baseline [per T] [after N windows]`):
+ * threshold is unused; per key the rate bucket keeps an EWMA of the count per
+ * window (alpha 1/8, TRIGREC_RATE_FP fixed point), and a window fires once its
+ * count exceeds max(baseline, 1) x learn_mult / 100, after learn_after windows.
+ */
+#define TRIGREC_TF_RATE_BASELINE (1u << 2)
+#define TRIGREC_RATE_FP_SHIFT 8	  /* the baseline's fixed point: 1/256 event per window */
+#define TRIGREC_RATE_EWMA_SHIFT 3 /* alpha = 1/8 */
+#define TRIGREC_RATE_IDLE_MAX 64  /* idle windows decayed one by one; more: the baseline is 0 */
 
 /* Value of the `triggers` array map, index = trigger id. */
 struct trigrec_trigger_cfg {
@@ -375,10 +385,21 @@ struct trigrec_trigger_cfg {
 	 * the key's percentile x learn_mult / 100, once the key has seen
 	 * learn_after spans. Counts halve every learn_halflife_ns.
 	 */
-	__u32 learn_pct;  /* in 0.001 % (trigrec_hist.h): 99900 = p99.9 */
-	__u32 learn_mult; /* x 1/100: 100 = the percentile itself, 200 = `* 2` */
-	__u64 learn_after;
+	__u32 learn_pct;   /* in 0.001 % (trigrec_hist.h): 99900 = p99.9 */
+	__u32 learn_mult;  /* x 1/100: 100 = the percentile itself, 200 = `* 2`; RATE: 500 = 5x */
+	__u64 learn_after; /* LATENCY: spans; RATE (TRIGREC_TF_RATE_BASELINE): windows */
 	__u64 learn_halflife_ns;
+	/*
+	 * EVENT whose condition compares a field with > or >= (`if ret > N`):
+	 * clause nm_clause1 - 1 of side[EVENT].filter is that comparison (the
+	 * first such, left to right), and side[ROLE_START].filter, unused by an
+	 * EVENT trigger otherwise, is the same condition with that clause
+	 * always true. A record the condition rejects whose value fails the
+	 * comparison and beats the near misses' floor is one if the rest of
+	 * the condition holds (the relaxed filter accepts it). 0: none.
+	 */
+	__u32 nm_clause1;
+	__u32 nm_pad;
 };
 
 /* Live per-trigger state (`trig_state` array map, index = trigger id). */
@@ -394,7 +415,8 @@ struct trigrec_trig_state {
  * Near misses (`near_miss` array map, index = trigger id): the largest
  * measured values that did not fire, largest first, 0 = none yet. LATENCY:
  * durations in ns at or under the threshold (an ended span); RATE: a closed
- * window's count at or under N. all[]: since the start (of this object: a
+ * window's count at or under N; EVENT with nm_clause1: the compared field's
+ * values (above 0) that failed the comparison when nothing else did. all[]: since the start (of this object: a
  * reload starts afresh); last[]: since the trigger's last firing (copied into
  * its message, then cleared). One entry per trigger, shared by the CPUs and
  * written only when a value beats the floor (last[3]), so racing CPUs may
@@ -422,7 +444,11 @@ struct trigrec_learn {
 	__u32 counts[TRIGREC_HIST_BUCKETS];
 };
 
-/* Per trigger (`learn_stat` array): keys given a histogram, and spans learned from. */
+/*
+ * Per trigger (`learn_stat` array): keys given a histogram, and spans learned
+ * from. A rate baseline: keys given a bucket, windows closed, windows closed
+ * while their key was warming up.
+ */
 struct trigrec_learn_stat {
 	__u64 keys;    /* histograms created (the LRU may have evicted some since) */
 	__u64 samples; /* spans added to a histogram */
@@ -497,6 +523,12 @@ struct trigrec_trigger_msg {
  */
 struct trigrec_trigger_msg_learn {
 	struct trigrec_trigger_msg m;
+	/*
+	 * A rate baseline (TRIGREC_TF_RATE_BASELINE) uses the same fields:
+	 * threshold_ns is the count the window exceeded, pct_ns the key's
+	 * baseline in 1/2^TRIGREC_RATE_FP_SHIFT events per window, samples
+	 * its windows; total and counts are 0.
+	 */
 	__u64 threshold_ns; /* pct_ns x learn_mult / 100: what the span exceeded */
 	__u64 pct_ns;
 	__u64 samples;
@@ -528,7 +560,7 @@ _Static_assert(sizeof(struct trigrec_learn_stat) == 32, "learn_stat layout");
 _Static_assert(sizeof(struct trigrec_trigger_msg_learn) ==
 		       sizeof(struct trigrec_trigger_msg) + 32 + 4 * TRIGREC_HIST_BUCKETS,
 	       "trigger_msg_learn layout");
-_Static_assert(sizeof(struct trigrec_trigger_cfg) == 96 + 2 * sizeof(struct trigrec_side),
+_Static_assert(sizeof(struct trigrec_trigger_cfg) == 104 + 2 * sizeof(struct trigrec_side),
 	       "trigger_cfg layout");
 _Static_assert(sizeof(struct trigrec_trig_state) == 40, "trig_state layout");
 _Static_assert(sizeof(struct trigrec_stats) == 104, "stats layout");

@@ -206,6 +206,25 @@ int cmd_check(int argc, char **argv)
 			const struct trig_def *d = &c.trigs[k];
 			char pct[48];
 
+			if (d->cfg.nm_clause1)
+				printf("%s: trigger %s: near misses: the largest values of %s that "
+				       "fail only that comparison\n",
+				       script__path(s), d->name, d->nm_desc);
+			if (d->cfg.flags & TRIGREC_TF_RATE_BASELINE) {
+				char bl[64];
+
+				printf("%s: trigger %s: rate baseline: fires on a window whose count "
+				       "is above %s of %s (an EWMA of its count per window, alpha "
+				       "1/8; a baseline under 1 event counts as 1), once the key "
+				       "has seen %llu windows\n",
+				       script__path(s), d->name,
+				       status__baseline_text(d, bl, sizeof(bl)),
+				       d->cfg.side[TRIGREC_ROLE_EVENT].key.p[0].src ?
+					       "its key" :
+					       "all its events together (no by)",
+				       (unsigned long long)d->cfg.learn_after);
+				continue;
+			}
 			if (!d->cfg.learn_pct)
 				continue;
 			printf("%s: trigger %s: learned threshold: fires on a span above %s of the spans of %s%s%s, "

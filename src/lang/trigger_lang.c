@@ -506,6 +506,8 @@ struct trig_ast {
 	uint64_t learn_after;
 	int has_after;
 	struct tl_pos after_pos;
+	/* RATE `> Nx baseline [per T] [after N windows]`: learn_mult is N x 100. */
+	int baseline;
 	int has_post, has_cooldown, has_key_cooldown, has_limit, has_max, has_name, has_where;
 	struct tl_pos opt_pos[7];
 	int manual; /* `manual`: no event, taken on request */
@@ -1253,6 +1255,109 @@ static int parse_learned(struct parser *ps, struct trig_ast *a)
 	return 0;
 }
 
+/* `Nx` (N > 1, two decimals at most) of `> Nx baseline`, from the token t, into x 100. */
+static int parse_baseline_mult(struct parser *ps, const struct tok *t, uint32_t *out)
+{
+	uint64_t whole = 0, frac = 0;
+	size_t i = 0, nf = 0, len = t->len;
+	const char *s = t->s;
+
+	if (len && (s[len - 1] == 'x' || s[len - 1] == 'X'))
+		len--;
+	else
+		return perr(ps, t->pos,
+			    "a baseline's multiplier is written with an x: '%.*sx baseline' "
+			    "(e.g. > 5x baseline)",
+			    (int)(t->len > 20 ? 20 : t->len), t->s);
+	for (; i < len && isdigit((unsigned char)s[i]); i++)
+		if (whole <= 1000)
+			whole = whole * 10 + (uint64_t)(s[i] - '0');
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && isdigit((unsigned char)s[i]); i++, nf++)
+			if (nf < 2)
+				frac = frac * 10 + (uint64_t)(s[i] - '0');
+		if (nf == 1)
+			frac *= 10;
+	}
+	if (!len || i != len || (nf == 0 && s[len - 1] == '.'))
+		return perr(ps, t->pos,
+			    "multiplier '%.*s' is not a number: write Nx with N above 1 "
+			    "(e.g. > 5x baseline, > 2.5x baseline)",
+			    (int)(t->len > 20 ? 20 : t->len), t->s);
+	if (nf > 2)
+		return perr(ps, t->pos, "multiplier %.*s: at most two decimals (e.g. 2.25x)",
+			    (int)t->len, t->s);
+	if (whole * 100 + frac <= 100)
+		return perr(ps, t->pos,
+			    "multiplier %.*s must be more than 1x: a rate at its baseline is 1x, "
+			    "so it would fire on ordinary windows (e.g. > 2x baseline)",
+			    (int)t->len, t->s);
+	if (whole * 100 + frac > TL_MAX_BASELINE_MULT)
+		return perr(ps, t->pos, "multiplier %.*s is too large: at most %ux", (int)t->len,
+			    t->s, TL_MAX_BASELINE_MULT / 100);
+	*out = (uint32_t)(whole * 100 + frac);
+	return 0;
+}
+
+/* Is the threshold at cur(ps) a baseline's (`5x baseline`, or a number before `baseline`)? */
+static int at_baseline(struct parser *ps)
+{
+	struct tok *t = cur(ps), *n = peek(ps, 1);
+
+	if (is_punct(t, P_MINUS)) {
+		t = n;
+		n = peek(ps, 2);
+	}
+	if (t->kind != TK_NUM)
+		return 0;
+	return is_word(n, "baseline") ||
+	       (t->len >= 2 && (t->s[t->len - 1] == 'x' || t->s[t->len - 1] == 'X'));
+}
+
+/* `Nx baseline [per PERIOD]`, after the rate's '>'. */
+static int parse_baseline(struct parser *ps, struct trig_ast *a)
+{
+	struct tok *t = cur(ps), *m = t;
+	char d[64];
+
+	if (is_punct(t, P_MINUS))
+		return perr(ps, t->pos,
+			    "multiplier cannot be negative: write Nx with N above 1 (e.g. > 5x "
+			    "baseline)");
+	if (parse_baseline_mult(ps, t, &a->learn_mult))
+		return -EINVAL;
+	ps->i++;
+	t = cur(ps);
+	if (t->kind == TK_WORD && t->len > 9 && !strncmp(t->s, "baseline/", 9))
+		return perr(ps, t->pos,
+			    "a baseline's window is written with 'per': > %.*s baseline per %.*s",
+			    (int)m->len, m->s, (int)(t->len - 9 > 20 ? 20 : t->len - 9), t->s + 9);
+	if (!is_word(t, "baseline"))
+		return perr(ps, t->pos,
+			    "expected 'baseline' after '%.*s' (rate EVENT > %.*s baseline), got %s",
+			    (int)m->len, m->s, (int)m->len, m->s, tok_desc(t, d, sizeof(d)));
+	ps->i++;
+	a->baseline = 1;
+	a->window_ns = TL_DEFAULT_BASELINE_WINDOW_NS;
+	t = cur(ps);
+	if (is_punct(t, P_SLASH))
+		return perr(ps, t->pos,
+			    "a baseline's window is written with 'per': > %.*s baseline per 1s",
+			    (int)m->len, m->s);
+	if (is_word(t, "per")) {
+		ps->i++;
+		t = cur(ps);
+		if (parse_period_tok(ps, &a->window_ns, "baseline window"))
+			return -EINVAL;
+		if (!a->window_ns)
+			return perr(ps, t->pos,
+				    "baseline window must be longer than 0 (e.g. per 1s)");
+		if (a->window_ns > TL_MAX_LIMIT_PERIOD_NS)
+			return perr(ps, t->pos, "baseline window is longer than a year (8760h)");
+	}
+	return 0;
+}
+
 static int parse_options(struct parser *ps, struct trig_ast *a)
 {
 	for (;;) {
@@ -1387,12 +1492,13 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 					"duplicate option 'after' (already given at %d:%d): give "
 					"it once",
 					a->after_pos.line, a->after_pos.col);
-			if (!a->learn_pct)
+			if (!a->learn_pct && !a->baseline)
 				return perr(
 					ps, t->pos,
 					"'after N samples' is the warm-up of a learned threshold: "
 					"write it after '> pNN' (e.g. latency A -> B > p99.9 "
-					"after 1000 samples)");
+					"after 1000 samples, or rate EVENT > 5x baseline after 20 "
+					"windows)");
 			a->has_after = 1;
 			a->after_pos = t->pos;
 			ps->i++;
@@ -1400,12 +1506,32 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			if (n->kind == TK_NUM && n->len == 1 && n->s[0] == '0')
 				return perr(
 					ps, n->pos,
-					"after 0 samples: a key must see at least 1 span before it "
-					"can fire (the default is %u)",
-					TL_DEFAULT_LEARN_AFTER);
+					a->baseline ?
+						"after 0 windows: a key must see at least 1 window "
+						"before its baseline means anything (the default is %u)" :
+						"after 0 samples: a key must see at least 1 span before it "
+						"can fire (the default is %u)",
+					a->baseline ? TL_DEFAULT_BASELINE_AFTER :
+						      TL_DEFAULT_LEARN_AFTER);
 			if (parse_int_range(ps, 1, 1000000000, &a->learn_after, "after"))
 				return -EINVAL;
 			n = cur(ps);
+			if (a->baseline) {
+				if (!is_word(n, "windows") && !is_word(n, "window"))
+					return perr(
+						ps, n->pos,
+						"expected 'windows' after 'after %llu' (a baseline "
+						"warms up over N windows: after N windows), got %s",
+						(unsigned long long)a->learn_after,
+						tok_desc(n, d, sizeof(d)));
+				ps->i++;
+				continue;
+			}
+			if (is_word(n, "windows") || is_word(n, "window"))
+				return perr(ps, n->pos,
+					    "a learned latency warms up over spans: after %llu "
+					    "samples ('windows' are a rate baseline's)",
+					    (unsigned long long)a->learn_after);
 			if (!is_word(n, "samples") && !is_word(n, "sample"))
 				return perr(
 					ps, n->pos,
@@ -1546,6 +1672,11 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 				      "the end tracepoint (e.g. latency A -> B > 10ms)"))
 			return -EINVAL;
 		t = cur(ps);
+		if (at_baseline(ps))
+			return perr(
+				ps, t->pos,
+				"a baseline is learned by rate triggers (rate EVENT > 5x baseline); "
+				"a latency learns a percentile: write > p99 * N (e.g. > p99 * 5)");
 		if (t->kind == TK_WORD && t->len >= 1 && t->s[0] == 'p' &&
 		    (t->len == 1 || isdigit((unsigned char)t->s[1]) || t->s[1] == '.' ||
 		     t->s[1] == '*')) {
@@ -1569,19 +1700,25 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 				      "missing threshold: add '> N/DURATION' (e.g. "
 				      "rate EVENT > 1000/1s)"))
 			return -EINVAL;
-		if (parse_int_range(ps, 1, 1000000000, &a->threshold, "rate count"))
-			return -EINVAL;
-		if (!is_punct(cur(ps), P_SLASH))
-			return perr(ps, cur(ps)->pos,
-				    "expected '/' and a window after the rate count "
-				    "(e.g. > 1000/1s), got %s",
-				    tok_desc(cur(ps), d, sizeof(d)));
-		ps->i++;
-		t = cur(ps);
-		if (parse_period_tok(ps, &a->window_ns, "rate window"))
-			return -EINVAL;
-		if (!a->window_ns)
-			return perr(ps, t->pos, "rate window must be longer than 0 (e.g. /1s)");
+		if (at_baseline(ps)) {
+			if (parse_baseline(ps, a))
+				return -EINVAL;
+		} else {
+			if (parse_int_range(ps, 1, 1000000000, &a->threshold, "rate count"))
+				return -EINVAL;
+			if (!is_punct(cur(ps), P_SLASH))
+				return perr(ps, cur(ps)->pos,
+					    "expected '/' and a window after the rate count "
+					    "(e.g. > 1000/1s), got %s",
+					    tok_desc(cur(ps), d, sizeof(d)));
+			ps->i++;
+			t = cur(ps);
+			if (parse_period_tok(ps, &a->window_ns, "rate window"))
+				return -EINVAL;
+			if (!a->window_ns)
+				return perr(ps, t->pos,
+					    "rate window must be longer than 0 (e.g. /1s)");
+		}
 		if (is_word(cur(ps), "by")) {
 			if (ev->key.given)
 				return perr(ps, cur(ps)->pos,
@@ -2851,6 +2988,39 @@ static void sanitize_name(char *s)
 	*w = '\0';
 }
 
+/*
+ * An EVENT condition's near misses (cfg.nm_clause1): the first comparison,
+ * left to right, of an integer field with > or >= and a number. Clause k of
+ * the compiled list is the k-th comparison (compile_filter keeps the source
+ * order); side[ROLE_START].filter gets the condition with it always true.
+ */
+static void event_near_miss_setup(const struct tl_node *filter, struct trig_def *out)
+{
+	struct trigrec_filter *f = &out->cfg.side[TRIGREC_ROLE_EVENT].filter;
+
+	for (int k = 0; k < (int)f->n && k < TRIGREC_MAX_CLAUSES; k++) {
+		int kk = k;
+		const struct tl_node *n = nth_leaf(filter, &kk);
+		const struct trigrec_clause *c = &f->c[k];
+
+		if (!n || n->strfn || n->vk != V_INT || (n->op != P_GT && n->op != P_GE))
+			continue;
+		if ((c->op != TRIGREC_OP_GT && c->op != TRIGREC_OP_GE) ||
+		    c->src != TRIGREC_SRC_FIELD)
+			continue;
+		out->cfg.nm_clause1 = (uint32_t)k + 1;
+		out->cfg.side[TRIGREC_ROLE_START].filter = *f;
+		out->cfg.side[TRIGREC_ROLE_START].filter.c[k].op = TRIGREC_OP_TRUE;
+		if (n->hex)
+			snprintf(out->nm_desc, sizeof(out->nm_desc), "%s %s 0x%llx", n->field,
+				 punct_text[n->op], (unsigned long long)n->mag);
+		else
+			snprintf(out->nm_desc, sizeof(out->nm_desc), "%s %s %s%llu", n->field,
+				 punct_text[n->op], n->neg ? "-" : "", (unsigned long long)n->mag);
+		return;
+	}
+}
+
 /* The text as written, trimmed, cut with "..." when it does not fit. */
 static void keep_text(struct trig_def *out, const char *text)
 {
@@ -2962,6 +3132,8 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 						out->key_desc[TRIGREC_ROLE_EVENT],
 						sizeof(out->key_desc[TRIGREC_ROLE_EVENT]), err))
 			goto out;
+		if (a->kind == TRIGREC_TRIG_EVENT)
+			event_near_miss_setup(s->filter, out);
 	}
 	side_event_name(&sc[TRIGREC_ROLE_EVENT], out->event[TRIGREC_ROLE_EVENT],
 			sizeof(out->event[TRIGREC_ROLE_EVENT]));
@@ -2971,6 +3143,11 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 
 	out->cfg.threshold = a->threshold;
 	out->cfg.window_ns = a->window_ns;
+	if (a->baseline) {
+		out->cfg.flags |= TRIGREC_TF_RATE_BASELINE;
+		out->cfg.learn_mult = a->learn_mult;
+		out->cfg.learn_after = a->has_after ? a->learn_after : TL_DEFAULT_BASELINE_AFTER;
+	}
 	if (a->learn_pct) {
 		out->cfg.learn_pct = a->learn_pct;
 		out->cfg.learn_mult = a->learn_mult;

@@ -39,6 +39,15 @@ struct tl_pos {
 #define TL_DEFAULT_LEARN_AFTER 1000u
 #define TL_LEARN_HALFLIFE_NS (60ULL * 1000000000ULL)
 
+/*
+ * Rate baselines (`rate EVENT > Nx baseline [per T] [after N windows]`): the
+ * window when `per` is not given, the warm-up when `after` is not, and the
+ * largest multiplier (in 1/100: 100000 = 1000x).
+ */
+#define TL_DEFAULT_BASELINE_WINDOW_NS 1000000000ULL
+#define TL_DEFAULT_BASELINE_AFTER 10u
+#define TL_MAX_BASELINE_MULT 100000u
+
 struct tl_error {
 	struct tl_pos pos;
 	char msg[512];
@@ -76,6 +85,8 @@ struct trig_def {
 	char key_desc[2][96];
 	struct trig_cgcond cg[TL_MAX_CG_PER_TRIG];
 	int nr_cg;
+	/* EVENT with a `> N` / `>= N` comparison (cfg.nm_clause1): "ret > 1000000". */
+	char nm_desc[96];
 };
 
 struct trig_ast; /* opaque */

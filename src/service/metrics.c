@@ -263,12 +263,25 @@ static void near_miss_out(struct metrics *m, FILE *f, int n)
 		if (i < m->b->nr_trigs && !bpfctl__near_miss(m->b, i, &nm[i]))
 			kind[i] = m->b->trigs[i].kind;
 	}
-	for (int u = 0; u < 2; u++) {
-		int want = u ? TRIGREC_TRIG_RATE : TRIGREC_TRIG_LATENCY;
-		const char *name = u ? "trigrec_trigger_near_miss_events" :
-				       "trigrec_trigger_near_miss_seconds";
-		const char *th = u ? "trigrec_trigger_threshold_events" :
-				     "trigrec_trigger_threshold_seconds";
+	/* An event trigger's comparison (`if ret > N`): only when it has one. */
+	for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++)
+		if (kind[i] == TRIGREC_TRIG_EVENT && !m->b->trigs[i].cfg.nm_clause1)
+			kind[i] = 0;
+	for (int u = 0; u < 3; u++) {
+		static const int wants[] = { TRIGREC_TRIG_LATENCY, TRIGREC_TRIG_RATE,
+					     TRIGREC_TRIG_EVENT };
+		static const char *const names[] = { "trigrec_trigger_near_miss_seconds",
+						     "trigrec_trigger_near_miss_events",
+						     "trigrec_trigger_near_miss_value" };
+		static const char *const ths[] = { "trigrec_trigger_threshold_seconds",
+						   "trigrec_trigger_threshold_events",
+						   "trigrec_trigger_threshold_value" };
+		static const char *const what[] = {
+			"latency of a latency trigger", "window count of a rate trigger",
+			"value of an event trigger's compared field (if FIELD > N)"
+		};
+		int want = wants[u];
+		const char *name = names[u], *th = ths[u];
 		double div = u ? 1.0 : 1e9;
 		int any = 0;
 
@@ -279,8 +292,7 @@ static void near_miss_out(struct metrics *m, FILE *f, int n)
 		fprintf(f,
 			"# HELP %s The largest %s that did not fire, since the start or since the trigger's last snapshot (0: none).\n"
 			"# TYPE %s gauge\n",
-			name, u ? "window count of a rate trigger" : "latency of a latency trigger",
-			name);
+			name, what[u], name);
 		for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++) {
 			if (kind[i] != want)
 				continue;
@@ -293,10 +305,21 @@ static void near_miss_out(struct metrics *m, FILE *f, int n)
 			"# HELP %s The threshold a near miss is measured against.\n"
 			"# TYPE %s gauge\n",
 			th, th);
-		for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++)
-			if (kind[i] == want)
-				fprintf(f, "%s{trigger=\"%s\"} %.9g\n", th, slot_name(m, i),
-					(double)m->b->trigs[i].cfg.threshold / div);
+		/* A rate baseline's threshold is per key (its sidecars have it): none here. */
+		for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++) {
+			const struct trigrec_trigger_cfg *c = &m->b->trigs[i].cfg;
+			double v = (double)c->threshold / div;
+
+			if (kind[i] != want || (c->flags & TRIGREC_TF_RATE_BASELINE))
+				continue;
+			if (want == TRIGREC_TRIG_EVENT) {
+				const struct trigrec_clause *cl =
+					&c->side[TRIGREC_ROLE_EVENT].filter.c[c->nm_clause1 - 1];
+
+				v = cl->is_signed ? (double)(int64_t)cl->imm : (double)cl->imm;
+			}
+			fprintf(f, "%s{trigger=\"%s\"} %.9g\n", th, slot_name(m, i), v);
+		}
 	}
 }
 

@@ -210,6 +210,14 @@ const char *status__near_miss_text(const struct trig_def *d, const __u64 *top, c
 	char v[32], th[32];
 
 	out[0] = 0;
+	if (d && d->kind == TRIGREC_TRIG_EVENT && d->cfg.nm_clause1) {
+		if (!top[0])
+			snprintf(out, len, "none against %s", d->nm_desc);
+		else
+			snprintf(out, len, "max %llu against %s", (unsigned long long)top[0],
+				 d->nm_desc);
+		return out;
+	}
 	if (!d || (d->kind != TRIGREC_TRIG_LATENCY && d->kind != TRIGREC_TRIG_RATE))
 		return out;
 	if (d->kind == TRIGREC_TRIG_LATENCY && d->cfg.learn_pct) {
@@ -229,12 +237,38 @@ const char *status__near_miss_text(const struct trig_def *d, const __u64 *top, c
 			snprintf(out, len, "max %s against a threshold of %s",
 				 fmt_duration_short(top[0], v, sizeof(v)),
 				 fmt_duration_short(d->cfg.threshold, th, sizeof(th)));
+	} else if (d->cfg.flags & TRIGREC_TF_RATE_BASELINE) {
+		char bl[64];
+
+		status__baseline_text(d, bl, sizeof(bl));
+		if (!top[0])
+			snprintf(out, len, "none under its key's %s", bl);
+		else
+			snprintf(out, len, "max %llu events in %s under its key's %s",
+				 (unsigned long long)top[0],
+				 fmt_duration_short(d->cfg.window_ns, v, sizeof(v)), bl);
 	} else {
 		snprintf(out, len, "max %llu events in %s against a threshold of %llu",
 			 (unsigned long long)top[0],
 			 fmt_duration_short(d->cfg.window_ns, v, sizeof(v)),
 			 (unsigned long long)d->cfg.threshold);
 	}
+	return out;
+}
+
+const char *status__baseline_text(const struct trig_def *d, char *out, size_t len)
+{
+	unsigned m = d->cfg.learn_mult;
+	char w[32];
+
+	fmt_duration_short(d->cfg.window_ns, w, sizeof(w));
+	/* 5x, 2.5x, 2.25x */
+	if (m % 100 == 0)
+		snprintf(out, len, "%ux baseline per %s", m / 100, w);
+	else if (m % 10 == 0)
+		snprintf(out, len, "%u.%ux baseline per %s", m / 100, m % 100 / 10, w);
+	else
+		snprintf(out, len, "%u.%02ux baseline per %s", m / 100, m % 100, w);
 	return out;
 }
 
@@ -345,6 +379,21 @@ static void render_text(struct status *st, const struct status_trigger *trigs, i
 			ULL(s->suppressed_limit), ULL(s->suppressed_budget), ULL(s->rb_dropped),
 			ULL(s->evaluated), ULL(s->matched), ULL(s->str_faults));
 		near_miss_line(out, &trigs[i]);
+		if (trigs[i].have_ls && trigs[i].def &&
+		    (trigs[i].def->cfg.flags & TRIGREC_TF_RATE_BASELINE)) {
+			char bl[64];
+
+			fprintf(out,
+				"trigger %s: learns %s %s, after %llu windows: %llu keys (in the "
+				"rate keys' LRU, --max-keys), %llu windows learned from, %llu "
+				"while their key was warming up\n",
+				trigs[i].name, status__baseline_text(trigs[i].def, bl, sizeof(bl)),
+				trigs[i].def->cfg.side[TRIGREC_ROLE_EVENT].key.p[0].src ?
+					"per key" :
+					"of all events",
+				ULL(trigs[i].def->cfg.learn_after), ULL(trigs[i].ls.keys),
+				ULL(trigs[i].ls.samples), ULL(trigs[i].ls.warming));
+		}
 		if (trigs[i].have_ls && trigs[i].def && trigs[i].def->cfg.learn_pct) {
 			char pct[48];
 
@@ -426,12 +475,28 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 			ULL(s->matched), ULL(s->str_faults));
 		if (trigs[i].have_nm && trigs[i].def &&
 		    (trigs[i].def->kind == TRIGREC_TRIG_LATENCY ||
-		     trigs[i].def->kind == TRIGREC_TRIG_RATE)) {
+		     trigs[i].def->kind == TRIGREC_TRIG_RATE ||
+		     (trigs[i].def->kind == TRIGREC_TRIG_EVENT && trigs[i].def->cfg.nm_clause1))) {
 			const struct trigrec_near_miss *nm = &trigs[i].nm;
+			const struct trig_def *d = trigs[i].def;
 
-			fprintf(out, ",\"near_miss\":{\"unit\":\"%s\",\"threshold\":%llu,",
-				trigs[i].def->kind == TRIGREC_TRIG_LATENCY ? "ns" : "events",
-				ULL(trigs[i].def->cfg.threshold));
+			if (d->kind == TRIGREC_TRIG_EVENT) {
+				/* The comparison's value as compiled (a signed field's imm as such). */
+				const struct trigrec_clause *c =
+					&d->cfg.side[TRIGREC_ROLE_EVENT]
+						 .filter.c[d->cfg.nm_clause1 - 1];
+
+				fputs(",\"near_miss\":{\"unit\":\"value\",\"comparison\":", out);
+				json_str(out, d->nm_desc, sizeof(d->nm_desc));
+				if (c->is_signed)
+					fprintf(out, ",\"threshold\":%lld,", (long long)c->imm);
+				else
+					fprintf(out, ",\"threshold\":%llu,", ULL(c->imm));
+			} else {
+				fprintf(out, ",\"near_miss\":{\"unit\":\"%s\",\"threshold\":%llu,",
+					d->kind == TRIGREC_TRIG_LATENCY ? "ns" : "events",
+					ULL(d->cfg.threshold));
+			}
 			for (int w = 0; w < 2; w++) {
 				const __u64 *a = w ? nm->last : nm->all;
 
@@ -441,6 +506,21 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 				fputc(']', out);
 			}
 			fputc('}', out);
+		}
+		if (trigs[i].have_ls && trigs[i].def &&
+		    (trigs[i].def->cfg.flags & TRIGREC_TF_RATE_BASELINE)) {
+			char bl[64];
+
+			fputs(",\"learned\":{\"threshold\":", out);
+			json_str(out, status__baseline_text(trigs[i].def, bl, sizeof(bl)),
+				 sizeof(bl));
+			fprintf(out,
+				",\"per_key\":%s,\"after_windows\":%llu,\"keys\":%llu,"
+				"\"windows\":%llu,\"warming\":%llu}",
+				trigs[i].def->cfg.side[TRIGREC_ROLE_EVENT].key.p[0].src ? "true" :
+											  "false",
+				ULL(trigs[i].def->cfg.learn_after), ULL(trigs[i].ls.keys),
+				ULL(trigs[i].ls.samples), ULL(trigs[i].ls.warming));
 		}
 		if (trigs[i].have_ls && trigs[i].def && trigs[i].def->cfg.learn_pct) {
 			char pct[48];

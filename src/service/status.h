@@ -53,6 +53,9 @@ struct status_trigger {
 /* A learned threshold as said: "p99.9", "p99 x 2". Returns out. */
 const char *status__learned_text(const struct trig_def *d, char *out, size_t len);
 
+/* A rate baseline as said: "5x baseline per 1s", "2.5x baseline per 200ms". Returns out. */
+const char *status__baseline_text(const struct trig_def *d, char *out, size_t len);
+
 const char *status__near_miss_text(const struct trig_def *d, const __u64 *top, char *out,
 				   size_t len);
 

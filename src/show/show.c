@@ -162,6 +162,41 @@ static void show_learned(FILE *out, const struct jv *sc)
 	fputc('\n', out);
 }
 
+/*
+ * A rate baseline's firing: "rate 812/1s, 5x the baseline of this key
+ * (143/1s over 60 windows, threshold 715)".
+ */
+static void show_baseline(FILE *out, const struct jv *sc)
+{
+	const struct jv *m = jv_get(sc, "trigger.rate.learned.multiplier");
+	const struct jv *bl = jv_get(sc, "trigger.rate.learned.baseline");
+	char w[32], bs[32], ms[32], c[32];
+	double mult = m && m->type == JV_NUM ? strtod(m->str, NULL) : 0;
+	double base = bl && bl->type == JV_NUM ? strtod(bl->str, NULL) : 0;
+	size_t n;
+
+	/* "1s", "100ms": the window as a rate's denominator. */
+	fmt_duration_short(jv_u64(sc, "trigger.rate.window_ns", 0), bs, sizeof(bs));
+	n = 0;
+	for (const char *p = bs; *p && n + 1 < sizeof(w); p++)
+		if (*p != ' ')
+			w[n++] = *p;
+	w[n] = 0;
+	/* 143/1s, 0.4/1s, 2.5x: one decimal at most, none when it is 0. */
+	snprintf(bs, sizeof(bs), "%.1f", base);
+	n = strlen(bs);
+	if (n > 2 && !strcmp(bs + n - 2, ".0"))
+		bs[n - 2] = 0;
+	snprintf(ms, sizeof(ms), "%g", mult);
+	fprintf(out,
+		"  rate    %" PRIu64 "/%s, %sx the baseline of %s (%s/%s over %s windows, "
+		"threshold %" PRIu64 ")\n",
+		jv_u64(sc, "trigger.rate.count", 0), w, ms,
+		jv_bool(sc, "trigger.rate.learned.per_key", 1) ? "this key" : "all its events", bs,
+		w, group3(jv_u64(sc, "trigger.rate.learned.windows", 0), c, sizeof(c)),
+		jv_u64(sc, "trigger.rate.learned.threshold", 0));
+}
+
 void show_json_str(FILE *f, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)(str ? str : "");
@@ -914,6 +949,8 @@ static void print_trigger(const struct show *s, FILE *out)
 			jv_u64(sc, "trigger.rate.threshold", 0), jv_str(sc, "trigger.rate.key", ""),
 			show_fmt_time(rate_window_start(sc, s->trig_time), b, sizeof(b)),
 			show_fmt_time(s->trig_time, c, sizeof(c)));
+		if (jv_get(sc, "trigger.rate.learned"))
+			show_baseline(out, sc);
 	}
 	if (jv_get(sc, "trigger.matches"))
 		fprintf(out, "  matches %" PRIu64 "\n", jv_u64(sc, "trigger.matches", 0));

@@ -936,6 +936,32 @@ static void learned_json(FILE *f, const struct trig_def *d,
 	fputs("]}", f);
 }
 
+/*
+ * A rate baseline at the firing: the key's EWMA of its count per window (in
+ * events, three decimals), the windows it was learned over, the count the
+ * window had to exceed.
+ */
+static void baseline_json(FILE *f, const struct trig_def *d,
+			  const struct trigrec_trigger_msg_learn *l)
+{
+	uint64_t b = l->pct_ns, one = 1ull << TRIGREC_RATE_FP_SHIFT;
+	uint64_t milli = (b % one * 1000 + one / 2) / one, whole = b / one;
+
+	if (milli == 1000) {
+		whole++;
+		milli = 0;
+	}
+	fprintf(f,
+		", \"learned\": {\"multiplier\": %u.%02u, \"per_key\": %s"
+		", \"after_windows\": %llu, \"baseline\": %llu.%03llu, \"windows\": %llu"
+		", \"threshold\": %llu}",
+		d->cfg.learn_mult / 100, d->cfg.learn_mult % 100,
+		d->cfg.side[TRIGREC_ROLE_EVENT].key.p[0].src ? "true" : "false",
+		(unsigned long long)d->cfg.learn_after, (unsigned long long)whole,
+		(unsigned long long)milli, (unsigned long long)l->samples,
+		(unsigned long long)l->threshold_ns);
+}
+
 static int render_json(void *ctx, const char *datapath, char **out, size_t *outlen)
 {
 	const struct json_ctx *c = ctx;
@@ -1012,16 +1038,28 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 				", \"rate\": {\"count\": %" PRIu64 ", \"threshold\": %" PRIu64
 				", \"window_ns\": %" PRIu64 ", \"window_start_ns\": %" PRIu64
 				", \"key\": ",
-				(uint64_t)m->count, (uint64_t)d->cfg.threshold,
+				(uint64_t)m->count,
+				(d->cfg.flags & TRIGREC_TF_RATE_BASELINE) && t->learn ?
+					(uint64_t)t->learn->threshold_ns :
+					(uint64_t)d->cfg.threshold,
 				(uint64_t)m->window_ns, (uint64_t)m->start_ns);
 			json_str(f, d->key_desc[TRIGREC_ROLE_EVENT], sizeof(d->key_desc[0]));
 			fprintf(f, ", \"key_values\": [%" PRIu64 ", %" PRIu64 "]",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
 			key_text(f, &d->cfg.side[TRIGREC_ROLE_EVENT].key, m);
 			near_miss_json(f, m);
+			if ((d->cfg.flags & TRIGREC_TF_RATE_BASELINE) && t->learn)
+				baseline_json(f, d, t->learn);
 			fputs("}", f);
 		} else {
 			fprintf(f, ", \"matches\": %" PRIu64, (uint64_t)m->count);
+			/* `if FIELD > N`: the largest values of FIELD that failed only that. */
+			if (d->cfg.nm_clause1) {
+				fprintf(f, ", \"condition\": {\"comparison\": ");
+				json_str(f, d->nm_desc, sizeof(d->nm_desc));
+				near_miss_json(f, m);
+				fputs("}", f);
+			}
 		}
 	}
 	fprintf(f, "},\n");

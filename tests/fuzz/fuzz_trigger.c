@@ -51,14 +51,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-static void check_filter(const struct trigrec_filter *f, int nr_cg)
+/* true1: clause true1 - 1 is TRIGREC_OP_TRUE (an event condition's relaxed copy), 0: none is. */
+static void check_filter(const struct trigrec_filter *f, int nr_cg, uint32_t true1)
 {
 	REQUIRE(f->n <= TRIGREC_MAX_CLAUSES);
 	for (uint32_t i = 0; i < f->n; i++) {
 		const struct trigrec_clause *c = &f->c[i];
 		uint8_t j[2] = { c->jt, c->jf };
 
-		REQUIRE(c->op >= TRIGREC_OP_EQ && c->op < TRIGREC_OP_TRUE);
+		if (true1 && i == true1 - 1)
+			REQUIRE(c->op == TRIGREC_OP_TRUE);
+		else
+			REQUIRE(c->op >= TRIGREC_OP_EQ && c->op < TRIGREC_OP_TRUE);
 		REQUIRE(c->src >= TRIGREC_SRC_FIELD && c->src <= TRIGREC_SRC_CGSET);
 		/* A cgroup path: == 1 or != 1 on one of the trigger's conditions. */
 		if (c->src == TRIGREC_SRC_CGSET)
@@ -71,7 +75,7 @@ static void check_filter(const struct trigrec_filter *f, int nr_cg)
 		for (int k = 0; k < 2; k++)
 			REQUIRE(j[k] == TRIGREC_ACCEPT || j[k] == TRIGREC_REJECT ||
 				(j[k] > i && j[k] < f->n));
-		if (c->op >= TRIGREC_OP_STR_EQ)
+		if (c->op >= TRIGREC_OP_STR_EQ && c->op <= TRIGREC_OP_GLOB_MIDDLE)
 			REQUIRE(c->imm < TRIGREC_MAX_STRS);
 	}
 	for (int i = 0; i < TRIGREC_MAX_STRS; i++)
@@ -113,8 +117,24 @@ static void check_def(const struct trig_def *d)
 			REQUIRE(c->lit[0] == '/');
 		REQUIRE(c->pos.line >= 1 && c->pos.col >= 1);
 	}
-	for (int r = 0; r < 2; r++)
-		check_filter(&d->cfg.side[r].filter, d->nr_cg);
+	check_filter(&d->cfg.side[TRIGREC_ROLE_EVENT].filter, d->nr_cg, 0);
+	check_filter(&d->cfg.side[TRIGREC_ROLE_START].filter, d->nr_cg, d->cfg.nm_clause1);
+	/*
+	 * An event condition's near misses: clause nm_clause1 - 1 is an integer
+	 * field's > or >=, and the start side is the same list with it true.
+	 */
+	if (d->cfg.nm_clause1) {
+		const struct trigrec_filter *e = &d->cfg.side[TRIGREC_ROLE_EVENT].filter;
+		const struct trigrec_filter *r = &d->cfg.side[TRIGREC_ROLE_START].filter;
+		uint32_t k = d->cfg.nm_clause1 - 1;
+
+		REQUIRE(d->kind == TRIGREC_TRIG_EVENT && k < e->n && r->n == e->n);
+		REQUIRE((e->c[k].op == TRIGREC_OP_GT || e->c[k].op == TRIGREC_OP_GE) &&
+			e->c[k].src == TRIGREC_SRC_FIELD);
+		REQUIRE(d->nm_desc[0] && memchr(d->nm_desc, '\0', sizeof(d->nm_desc)));
+		for (uint32_t i = 0; i < e->n; i++)
+			REQUIRE(i == k || !memcmp(&e->c[i], &r->c[i], sizeof(e->c[i])));
+	}
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -20,6 +20,12 @@
  *   seq N BASE [US]    getpgid(BASE + i), i < N, US microseconds apart
  *   spread N MS [V]    N x getpgid(V) paced by relative sleeps over about MS ms
  *                      (a delay never causes a catch-up burst)
+ *   mix MS V1 N1 V2 N2 [BV BN]
+ *                      N1 x getpgid(V1) and N2 x getpgid(V2) interleaved, each
+ *                      stream evenly paced over about MS ms (no catch-up
+ *                      burst after a delay): two keys at steady rates; with
+ *                      BV BN, halfway through, BN x getpgid(BV) back to back
+ *                      "mix v1= n1= v2= n2= bv= bn= t= t_burst= t_end="
  *   nsleep MS          nanosleep(2) for MS ms in this thread
  *   tsleep MS          nanosleep(2) for MS ms in a new thread (joined)
  *                      "nsleep tid= ms= start= end="
@@ -397,6 +403,42 @@ static int step(char **a, int n)
 			pause_ns(gap);
 		}
 		fprintf(out, "spread n=%ld v=%ld t=%lld t_end=%lld\n", cnt, v, t, now_ns());
+	} else if (!strcmp(s, "mix")) {
+		long ms = num(a, n, 1, 1000), v[2] = { num(a, n, 2, 0), num(a, n, 4, 0) };
+		long cnt[2] = { num(a, n, 3, 0), num(a, n, 5, 0) }, done[2] = { 0, 0 };
+		long bv = num(a, n, 6, 0), bn = num(a, n, 7, 0);
+		long long gap[2], next[2], end, tb = 0;
+
+		t = now_ns();
+		for (int k = 0; k < 2; k++) {
+			gap[k] = cnt[k] ? ms * 1000000ll / cnt[k] : 0;
+			next[k] = t;
+		}
+		for (;;) {
+			int k = done[0] < cnt[0] && (done[1] >= cnt[1] || next[0] <= next[1]) ? 0 :
+												1;
+			long long now;
+
+			if (done[k] >= cnt[k])
+				break;
+			now = now_ns();
+			if (next[k] > now)
+				pause_ns(next[k] - now);
+			if (bn && !tb && now_ns() - t >= ms * 500000ll) {
+				tb = now_ns();
+				for (long i = 0; i < bn; i++)
+					syscall(SYS_getpgid, bv);
+			}
+			syscall(SYS_getpgid, v[k]);
+			done[k]++;
+			/* Late: the next call one gap from now, never a catch-up burst. */
+			now = now_ns();
+			next[k] = next[k] + gap[k] > now ? next[k] + gap[k] : now + gap[k];
+		}
+		end = now_ns();
+		fprintf(out,
+			"mix v1=%ld n1=%ld v2=%ld n2=%ld bv=%ld bn=%ld t=%lld t_burst=%lld t_end=%lld\n",
+			v[0], cnt[0], v[1], cnt[1], bv, bn, t, tb, end);
 	} else if (!strcmp(s, "nsleep")) {
 		long ms = num(a, n, 1, 1);
 
@@ -483,9 +525,9 @@ static int step(char **a, int n)
 
 static int is_step(const char *s)
 {
-	static const char *names[] = { "getsid", "getpgid", "setpgid",	 "seq",	   "spread",
-				       "nsleep", "tsleep",  "pause",	 "par",	   "rqlat",
-				       "mark",	 "openat",  "pipestall", "vforkd", "exit" };
+	static const char *names[] = { "getsid", "getpgid",   "setpgid", "seq", "spread", "mix",
+				       "nsleep", "tsleep",    "pause",	 "par", "rqlat",  "mark",
+				       "openat", "pipestall", "vforkd",	 "exit" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i]))

@@ -81,3 +81,46 @@ if one_snap "$D" nm; then
 fi
 t_end
 
+
+# An event trigger's comparison: `if pid >= 1000000 && pid != 999999 &&
+# comm == "trigwork"` on getpgid(2). Values that failed the comparison while
+# the rest of the condition held are its near misses; getpgid(999999) fails
+# the comparison too, but also `pid != 999999`: not a near miss of the
+# comparison, and not counted.
+D2=$TMP/out2
+PORT2=$(free_port)
+t_begin "near miss: an event condition's '>= N' keeps the largest values that failed only it"
+if tw_start "$TMP/log2" "$D2" -e syscalls:sys_enter_getpgid --no-final-snapshot \
+	--control "$SOCK.2" --metrics "127.0.0.1:$PORT2" \
+	--trigger 'syscalls:sys_enter_getpgid if pid >= 1000000 && pid != 999999 && comm == "trigwork" name cmp'; then
+	tw getpgid 999999 getpgid 999990 getpgid 900000 getpgid 12 getpgid 500000 getpgid 0
+	out=$(timeout 10 "$TRIGREC" status "$SOCK.2" 2>&1)
+	check_eq "status line" "$(grep '^trigger cmp: near misses ' <<<"$out")" \
+		"trigger cmp: near misses max 999990 against pid >= 1000000; largest since start: 999990, 900000, 500000, 12; since its last snapshot: 999990, 900000, 500000, 12"
+	json=$(timeout 10 "$TRIGREC" status --json "$SOCK.2" 2>&1)
+	check_eq "status json: unit" "$(sj triggers.0.near_miss.unit <<<"$json")" value
+	check_eq "status json: comparison" "$(sj triggers.0.near_miss.comparison <<<"$json")" "pid >= 1000000"
+	check_eq "status json: threshold" "$(sj triggers.0.near_miss.threshold <<<"$json")" 1000000
+	check_eq "status json: since_start" "$(sj triggers.0.near_miss.since_start <<<"$json")" "[999990, 900000, 500000, 12]"
+	body=$(scrape "http://127.0.0.1:$PORT2/metrics")
+	check_eq "gauge (start)" "$(metric "$body" 'trigrec_trigger_near_miss_value{trigger="cmp",window="start"}')" 999990
+	check_eq "threshold gauge" "$(metric "$body" 'trigrec_trigger_threshold_value{trigger="cmp"}')" 1000000
+	printf '%s\n' "$body" >"$TMP/scrape2.txt"
+	check_cmd "promtool check metrics" sh -c "promtool check metrics <'$TMP/scrape2.txt'"
+	check_eq "no snapshot yet" "$(nsnaps "$D2" cmp)" 0
+	tw getpgid 1000001
+	wait_snaps "$D2" cmp 1 || t_fail "no snapshot after getpgid(1000001)"
+	json2=$(timeout 10 "$TRIGREC" status --json "$SOCK.2" 2>&1)
+	check_eq "after the snapshot: since_snapshot is empty" "$(sj triggers.0.near_miss.since_snapshot <<<"$json2")" "[]"
+	check_eq "after the snapshot: since_start keeps them" "$(sj triggers.0.near_miss.since_start <<<"$json2")" "[999990, 900000, 500000, 12]"
+	tw_end
+	check_eq "trigrec exit code (log: $(log_tail "$TMP/log2"))" "$TR_RC" 0
+	if one_snap "$D2" cmp; then
+		check_eq "sidecar: comparison" "$(j trigger.condition.comparison)" "pid >= 1000000"
+		check_eq "sidecar: since_snapshot" "$(j trigger.condition.near_miss.since_snapshot.0) $(j trigger.condition.near_miss.since_snapshot.3)" "999990 12"
+		check_eq "sidecar: the record that fired" "$(j trigger.fields.pid)" 1000001
+	fi
+else
+	t_fail "trigrec did not start: $(log_tail "$TMP/log2")"
+fi
+t_end

@@ -119,6 +119,25 @@ check_eq "> p100: exit code 2" "$?" 2
 check_match "> p100: FILE:LINE:COL" "$(cat "$TMP/c.log")" "bad\.trig:3:7: .*percentile p100 is out of range: use p1 to p99\.999"
 t_end
 
+t_begin "check: a rate baseline is said as the kernel will run it, and --dump-script keeps it"
+"$TRIGREC" check "$ROOT/examples/syscall-burst.trig" >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "check exit code" "$?" 0
+check_eq "the baseline line" "$(sed -n 2p "$TMP/c.out")" \
+	"$ROOT/examples/syscall-burst.trig: trigger syscall_burst: rate baseline: fires on a window whose count is above 5x baseline per 1 s of its key (an EWMA of its count per window, alpha 1/8; a baseline under 1 event counts as 1), once the key has seen 30 windows"
+tb='rate raw_syscalls:sys_enter > 2.5x baseline per 500ms after 20 windows name b'
+"$TRIGREC" record --trigger "$tb" --dump-script >"$TMP/dump.trig" 2>"$TMP/c.log"
+check_eq "--dump-script exit code" "$?" 0
+check_eq "--dump-script: the trigger as written" "$(grep -F -x "    $tb" "$TMP/dump.trig")" "    $tb"
+"$TRIGREC" check "$TMP/dump.trig" >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "the dumped script checks" "$?" 0
+check_match "without by: one baseline" "$(sed -n 2p "$TMP/c.out")" \
+	"trigger b: rate baseline: fires on a window whose count is above 2\.5x baseline per 500 ms of all its events together \(no by\) \(an EWMA .*\), once the key has seen 20 windows$"
+printf 'trigger t {\n  rate raw_syscalls:sys_enter by pid\n    > 1x baseline\n}\n' >"$TMP/bad.trig"
+"$TRIGREC" check "$TMP/bad.trig" >"$TMP/c.out" 2>"$TMP/c.log"
+check_eq "> 1x baseline: exit code 2" "$?" 2
+check_match "> 1x baseline: FILE:LINE:COL" "$(cat "$TMP/c.log")" "bad\.trig:3:7: .*multiplier 1x must be more than 1x"
+t_end
+
 t_begin "check: a probe on a binary that is not here is a warning; --strict, run: errors"
 # A script written for hosts that have /opt/nope/app, checked on one that
 # does not: its syntax is checked, the rest is said to be unchecked.

@@ -270,4 +270,105 @@ TEST(learned)
 	return 0;
 }
 
-RUN_TESTS(T(file_filter), T(text_and_json), T(near_miss), T(learned))
+/* A rate baseline: how it is said, its windows counted, its near misses. */
+TEST(rate_baseline)
+{
+	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64], b[64];
+	struct trigrec_config c;
+	struct status *st;
+	struct trig_def rb = { .kind = TRIGREC_TRIG_RATE,
+			       .cfg = { .flags = TRIGREC_TF_RATE_BASELINE,
+					.learn_mult = 500,
+					.learn_after = 10,
+					.window_ns = 1000000000ull } };
+	struct status_trigger t[1] = {
+		{ .name = "burst",
+		  .have = 1,
+		  .def = &rb,
+		  .have_nm = 1,
+		  .nm = { .all = { 612, 580 }, .last = { 97 } },
+		  .have_ls = 1,
+		  .ls = { .keys = 2, .samples = 130, .warming = 20 } },
+	};
+	char *out;
+
+	CHECK_STR(status__baseline_text(&rb, b, sizeof(b)), "5x baseline per 1 s");
+	rb.cfg.learn_mult = 250;
+	rb.cfg.window_ns = 200000000ull;
+	CHECK_STR(status__baseline_text(&rb, b, sizeof(b)), "2.5x baseline per 200 ms");
+	rb.cfg.learn_mult = 1025;
+	CHECK_STR(status__baseline_text(&rb, b, sizeof(b)), "10.25x baseline per 200 ms");
+	rb.cfg.learn_mult = 500;
+	rb.cfg.window_ns = 1000000000ull;
+	/* Without `by`: one baseline for all its events; with it, per key. */
+	CHECK(mkdtemp(dir));
+	config__init(&c);
+	config__set_str(&c.outdir, dir);
+	st = status__new(&c);
+	out = render(st, t, 1, 0);
+	CHECK(strstr(out, "\ntrigger burst: near misses max 612 events in 1 s under its key's 5x "
+			  "baseline per 1 s; largest since start: 612, 580; since its last "
+			  "snapshot: 97\n"));
+	CHECK(strstr(out, "\ntrigger burst: learns 5x baseline per 1 s of all events, after 10 "
+			  "windows: 2 keys (in the rate keys' LRU, --max-keys), 130 windows "
+			  "learned from, 20 while their key was warming up\n"));
+	/* Not the latency's learned line. */
+	CHECK(!strstr(out, "samples"));
+	free(out);
+	rb.cfg.side[TRIGREC_ROLE_EVENT].key.p[0].src = TRIGREC_SRC_PID;
+	out = render(st, t, 1, 1);
+	CHECK(strstr(out, "\"learned\":{\"threshold\":\"5x baseline per 1 s\",\"per_key\":true,"
+			  "\"after_windows\":10,\"keys\":2,\"windows\":130,\"warming\":20}"));
+	free(out);
+	status__free(st);
+	config__fini(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+/* An event trigger's `FIELD > N`: its near misses said against the comparison. */
+TEST(event_condition)
+{
+	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64], b[160];
+	struct trigrec_config c;
+	struct status *st;
+	struct trig_def ev = { .kind = TRIGREC_TRIG_EVENT,
+			       .nm_desc = "ret > -5",
+			       .cfg = { .nm_clause1 = 2 } };
+	struct status_trigger t[1] = {
+		{ .name = "big", .have = 1, .def = &ev, .have_nm = 1, .nm = { .all = { 99, 7 } } },
+	};
+	char *out;
+
+	ev.cfg.side[TRIGREC_ROLE_EVENT].filter.n = 2;
+	ev.cfg.side[TRIGREC_ROLE_EVENT].filter.c[1].is_signed = 1;
+	ev.cfg.side[TRIGREC_ROLE_EVENT].filter.c[1].imm = (__u64)-5ll;
+	CHECK_STR(status__near_miss_text(&ev, t[0].nm.all, b, sizeof(b)),
+		  "max 99 against ret > -5");
+	CHECK_STR(status__near_miss_text(&ev, t[0].nm.last, b, sizeof(b)), "none against ret > -5");
+	CHECK(mkdtemp(dir));
+	config__init(&c);
+	config__set_str(&c.outdir, dir);
+	st = status__new(&c);
+	out = render(st, t, 1, 0);
+	CHECK(strstr(out,
+		     "\ntrigger big: near misses max 99 against ret > -5; largest since start: "
+		     "99, 7; since its last snapshot: none\n"));
+	free(out);
+	out = render(st, t, 1, 1);
+	CHECK(strstr(out, "\"near_miss\":{\"unit\":\"value\",\"comparison\":\"ret > -5\","
+			  "\"threshold\":-5,\"since_start\":[99,7],\"since_snapshot\":[]}"));
+	free(out);
+	/* Without a comparison: nothing. */
+	ev.cfg.nm_clause1 = 0;
+	CHECK_STR(status__near_miss_text(&ev, t[0].nm.all, b, sizeof(b)), "");
+	status__free(st);
+	config__fini(&c);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	CHECK_EQ(system(cmd), 0);
+	return 0;
+}
+
+RUN_TESTS(T(file_filter), T(text_and_json), T(near_miss), T(learned), T(rate_baseline),
+	  T(event_condition))

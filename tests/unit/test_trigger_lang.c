@@ -2411,6 +2411,137 @@ TEST(learned_thresholds)
 	return 0;
 }
 
+/*
+ * Rate baselines: `rate EVENT [by KEY] > Nx baseline [per PERIOD] [after N
+ * windows]`, and every bad form with its line:col.
+ */
+TEST(rate_baselines)
+{
+	struct trig_def d;
+
+	FAKE();
+	if (!compile("rate test:ev > 5x baseline", &d)) {
+		CHECK_EQ(d.kind, TRIGREC_TRIG_RATE);
+		CHECK(d.cfg.flags & TRIGREC_TF_RATE_BASELINE);
+		CHECK_EQ(d.cfg.learn_mult, 500);
+		CHECK_EQ(d.cfg.learn_after, TL_DEFAULT_BASELINE_AFTER);
+		CHECK_EQ(d.cfg.window_ns, TL_DEFAULT_BASELINE_WINDOW_NS);
+		CHECK_EQ(d.cfg.learn_pct, 0); /* not a learned latency */
+		CHECK_EQ(d.cfg.threshold, 0);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0].src, 0);
+		CHECK_STR(d.name, "rate-ev");
+	}
+	if (!compile("rate test:ev if a > 3 by a > 2.5x baseline per 200ms after 20 windows", &d)) {
+		CHECK_EQ(d.cfg.learn_mult, 250);
+		CHECK_EQ(d.cfg.learn_after, 20);
+		CHECK_EQ(d.cfg.window_ns, 200000000ULL);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0].src, TRIGREC_SRC_FIELD);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.n, 1);
+	}
+	/* `by` after the threshold, as for a fixed rate; a period word; 1 window; 1000x. */
+	if (!compile("rate test:ev > 1.01X baseline per min by a after 1 window limit 1/min", &d)) {
+		CHECK_EQ(d.cfg.learn_mult, 101);
+		CHECK_EQ(d.cfg.window_ns, 60000000000ULL);
+		CHECK_EQ(d.cfg.learn_after, 1);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].key.p[0].src, TRIGREC_SRC_FIELD);
+		CHECK_EQ(d.cfg.limit, 1);
+	}
+	if (!compile("rate test:ev > 1000x baseline", &d))
+		CHECK_EQ(d.cfg.learn_mult, 100000);
+	/* A fixed rate is untouched. */
+	if (!compile("rate test:ev > 100/1s", &d)) {
+		CHECK(!(d.cfg.flags & TRIGREC_TF_RATE_BASELINE));
+		CHECK_EQ(d.cfg.threshold, 100);
+		CHECK_EQ(d.cfg.learn_mult, 0);
+	}
+	ERR("rate test:ev > 0x baseline", 16, "multiplier 0x must be more than 1x");
+	ERR("rate test:ev > 0x", 16, "multiplier 0x must be more than 1x");
+	ERR("rate test:ev > 1x baseline", 16, "multiplier 1x must be more than 1x");
+	ERR("rate test:ev > 1.00x baseline", 16, "must be more than 1x");
+	ERR("rate test:ev > -2x baseline", 16, "multiplier cannot be negative");
+	ERR("rate test:ev > 2.125x baseline", 16, "at most two decimals");
+	ERR("rate test:ev > 1001x baseline", 16, "too large: at most 1000x");
+	ERR("rate test:ev > 5 baseline", 16, "written with an x: '5x baseline'");
+	ERR("rate test:ev > 5.x baseline", 16, "is not a number");
+	ERR("rate test:ev > 5y2x baseline", 16, "is not a number");
+	ERR("rate test:ev > 5x", 18, "expected 'baseline' after '5x'");
+	ERR("rate test:ev > 5x basline", 19, "expected 'baseline' after '5x'");
+	ERR("rate test:ev > 5x baseline/1s", 19, "written with 'per': > 5x baseline per 1s");
+	ERR("rate test:ev > 5x baseline / 1s", 28, "written with 'per'");
+	ERR("rate test:ev > 5x baseline per 0s", 32, "longer than 0");
+	ERR("rate test:ev > 5x baseline per", 31, "baseline window");
+	ERR("rate test:ev > 5x baseline after 0 windows", 34, "after 0 windows");
+	ERR("rate test:ev > 5x baseline after 10", 36, "expected 'windows'");
+	ERR("rate test:ev > 5x baseline after 10 samples", 37, "expected 'windows'");
+	ERR("rate test:ev > 5x baseline after 5 windows after 5 windows", 44,
+	    "duplicate option 'after'");
+	ERR("rate test:ev > 100/1s after 10 windows", 23, "warm-up of a learned threshold");
+	ERR("latency test:ev -> test:ev2 > 5x baseline", 31,
+	    "a baseline is learned by rate triggers");
+	ERR("latency test:ev -> test:ev2 > 5 baseline", 31,
+	    "a baseline is learned by rate triggers");
+	ERR("latency test:ev -> test:ev2 > p99 after 10 windows", 44,
+	    "a learned latency warms up over spans");
+	ERR_AT("rate test:ev >\n  0x baseline", 3, 1, 4, 3, "must be more than 1x");
+	return 0;
+}
+
+/*
+ * Near misses of an event condition: the first `FIELD > N` / `>= N`
+ * comparison, left to right, is the one whose values are kept; the relaxed
+ * condition (side[ROLE_START]) is the same list with that clause true.
+ */
+TEST(event_condition_near_miss)
+{
+	struct trig_def d;
+
+	FAKE();
+	if (!compile("test:ev if a > 3", &d)) {
+		CHECK_EQ(d.cfg.nm_clause1, 1);
+		CHECK_STR(d.nm_desc, "a > 3");
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_START].filter.n, 1);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_START].filter.c[0].op, TRIGREC_OP_TRUE);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.c[0].op, TRIGREC_OP_GT);
+	}
+	if (!compile("test:ev if b == 1 && (c < 5 || d >= 0x10) && a > 7", &d)) {
+		const struct trigrec_filter *f = &d.cfg.side[TRIGREC_ROLE_EVENT].filter;
+		const struct trigrec_filter *r = &d.cfg.side[TRIGREC_ROLE_START].filter;
+
+		CHECK_EQ(d.cfg.nm_clause1, 3); /* d >= 0x10: the third comparison */
+		CHECK_STR(d.nm_desc, "d >= 0x10");
+		CHECK_EQ(f->c[2].op, TRIGREC_OP_GE);
+		CHECK_EQ(f->c[2].imm, 0x10);
+		CHECK_EQ(r->n, f->n);
+		for (uint32_t k = 0; k < f->n; k++) {
+			CHECK_EQ(r->c[k].op, k == 2 ? TRIGREC_OP_TRUE : f->c[k].op);
+			CHECK_EQ(r->c[k].jt, f->c[k].jt);
+			CHECK_EQ(r->c[k].jf, f->c[k].jf);
+		}
+	}
+	if (!compile("test:ev if c >= -5", &d)) {
+		CHECK_EQ(d.cfg.nm_clause1, 1);
+		CHECK_STR(d.nm_desc, "c >= -5");
+	}
+	/* where COND is the condition too. */
+	if (!compile("test:ev where a >= 100", &d))
+		CHECK_EQ(d.cfg.nm_clause1, 1);
+	/* None: <, ==, a string, no condition, latency and rate triggers. */
+	if (!compile("test:ev if a < 3 || a == 9", &d)) {
+		CHECK_EQ(d.cfg.nm_clause1, 0);
+		CHECK_EQ(d.cfg.side[TRIGREC_ROLE_START].filter.n, 0);
+		CHECK_STR(d.nm_desc, "");
+	}
+	if (!compile("test:ev if s == \"x\"", &d))
+		CHECK_EQ(d.cfg.nm_clause1, 0);
+	if (!compile("test:ev", &d))
+		CHECK_EQ(d.cfg.nm_clause1, 0);
+	if (!compile("rate test:ev if a > 3 > 10/1s", &d))
+		CHECK_EQ(d.cfg.nm_clause1, 0);
+	if (!compile("latency test:ev if a > 3 -> test:ev2 > 1ms", &d))
+		CHECK_EQ(d.cfg.nm_clause1, 0);
+	return 0;
+}
+
 RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer),
 	  T(eval_matches_direct_strings), T(eval_random_expressions), T(jump_layout),
 	  T(values_and_types), T(defaults_and_options), T(event_globs), T(syntax_errors),
@@ -2421,4 +2552,5 @@ RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer)
 	  T(live_plain_event), T(live_sched_switch_filter), T(live_openat_count),
 	  T(live_openat_str), T(live_latency_syscall), T(live_latency_runqueue),
 	  T(live_latency_block), T(live_latency_offcpu), T(live_rate), T(live_errors),
-	  T(cgroup_paths), T(learned_thresholds), T(probe_names_lex), T(zz_cleanup), )
+	  T(cgroup_paths), T(learned_thresholds), T(probe_names_lex), T(rate_baselines),
+	  T(event_condition_near_miss), T(zz_cleanup), )
