@@ -19,14 +19,48 @@ static int fmt_index(const struct replay *rp, const char *sys, const char *name)
 	return -1;
 }
 
+struct replay *replay_new(void)
+{
+	return calloc(1, sizeof(struct replay));
+}
+
+int replay_add(struct replay *rp, struct pdr_file *f, const char *name)
+{
+	struct pdr_file **files =
+		realloc(rp->files, (rp->nr_files + 1) * sizeof(struct pdr_file *));
+	const char **paths;
+
+	if (files)
+		rp->files = files;
+	paths = files ? realloc(rp->paths, (rp->nr_files + 1) * sizeof(const char *)) : NULL;
+	if (!paths) {
+		pdr_close(f);
+		return -ENOMEM;
+	}
+	rp->paths = paths;
+	rp->files[rp->nr_files] = f;
+	rp->paths[rp->nr_files++] = name;
+	for (int a = 0; a < f->nr_attrs; a++) {
+		const struct tp_format *fmt = f->attrs[a].fmt;
+		const struct tp_format **nf;
+
+		if (!fmt || fmt_index(rp, fmt->sys, fmt->name) >= 0)
+			continue;
+		nf = realloc(rp->fmts, (rp->nr_fmts + 1) * sizeof(const struct tp_format *));
+		if (!nf)
+			return -ENOMEM;
+		rp->fmts = nf;
+		rp->fmts[rp->nr_fmts++] = fmt;
+	}
+	return 0;
+}
+
 struct replay *replay_open(const char *const *paths, int n, char *err, size_t errlen)
 {
-	struct replay *rp = calloc(1, sizeof(*rp));
+	struct replay *rp = replay_new();
 
-	if (!rp || !(rp->files = calloc(n, sizeof(struct pdr_file *))) ||
-	    !(rp->paths = calloc(n, sizeof(*rp->paths)))) {
+	if (!rp) {
 		snprintf(err, errlen, "out of memory");
-		replay_close(rp);
 		return NULL;
 	}
 	for (int i = 0; i < n; i++) {
@@ -36,23 +70,10 @@ struct replay *replay_open(const char *const *paths, int n, char *err, size_t er
 			replay_close(rp);
 			return NULL;
 		}
-		rp->files[rp->nr_files] = f;
-		rp->paths[rp->nr_files++] = paths[i];
-		for (int a = 0; a < f->nr_attrs; a++) {
-			const struct tp_format *fmt = f->attrs[a].fmt;
-			const struct tp_format **nf;
-
-			if (!fmt || fmt_index(rp, fmt->sys, fmt->name) >= 0)
-				continue;
-			nf = realloc(rp->fmts,
-				     (rp->nr_fmts + 1) * sizeof(const struct tp_format *));
-			if (!nf) {
-				snprintf(err, errlen, "out of memory");
-				replay_close(rp);
-				return NULL;
-			}
-			rp->fmts = nf;
-			rp->fmts[rp->nr_fmts++] = fmt;
+		if (replay_add(rp, f, paths[i])) {
+			snprintf(err, errlen, "out of memory");
+			replay_close(rp);
+			return NULL;
 		}
 	}
 	return rp;

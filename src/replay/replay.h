@@ -43,6 +43,12 @@ struct replay_fire {
 
 /* Read every file. NULL after writing "PATH: what is wrong" into err. */
 struct replay *replay_open(const char *const *paths, int n, char *err, size_t errlen);
+/*
+ * An empty replay, and one more file (read by the caller: pdr_open_mem for
+ * the fuzzer), named name (kept, not copied); f is the replay's. 0 or -ENOMEM.
+ */
+struct replay *replay_new(void);
+int replay_add(struct replay *rp, struct pdr_file *f, const char *name);
 void replay_close(struct replay *rp);
 
 /*
