@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "cli/cli.h"
 #include "lang/script.h"
 #include "capture/tracefs.h"
@@ -29,13 +30,21 @@ static const char test_usage[] =
 	"its rings kept: what the kernel saw before them, the replay did not.\n"
 	"Exit status: 0 when a trigger fired, 1 when none did, 2 on an error (a bad\n"
 	"script, with FILE:LINE:COL; an unreadable file; an event not recorded).\n"
-	"-q prints the summary only.\n"
+	"-q prints the summary only; -v adds how long reading and replaying took.\n"
 	"\n"
 	"Examples:\n"
 	"  # Would this rule have caught last night's stall?\n"
 	"  trigrec test slow-syscalls.trig /var/lib/trigrec/*.data\n"
 	"  # Gate a rule change in CI: fail when it does not fire on the known incident\n"
 	"  trigrec test -q new-rule.trig incident.data || exit 1\n" CLI_MORE_EXAMPLES;
+
+static uint64_t clock_ns(clockid_t id)
+{
+	struct timespec ts;
+
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 
 struct out_ctx {
 	const struct replay *rp;
@@ -99,7 +108,7 @@ int cmd_test(int argc, char **argv)
 	struct script *s = NULL;
 	struct out_ctx o = { 0 };
 	struct eh_opts eo = { 0 };
-	uint64_t total = 0;
+	uint64_t total = 0, t0 = 0, t1, t2, c0 = 0, c1, c2;
 	char err[1024];
 	int nfiles = 0, ret = 2, quiet = 0;
 
@@ -134,6 +143,8 @@ int cmd_test(int argc, char **argv)
 		fputs(test_usage, stderr);
 		goto out;
 	}
+	t0 = clock_ns(CLOCK_MONOTONIC);
+	c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	rp = replay_open(files, nfiles, err, sizeof(err));
 	if (!rp) {
 		elog("%s", err);
@@ -192,10 +203,20 @@ int cmd_test(int argc, char **argv)
 	o.c = &c;
 	o.quiet = quiet;
 	o.fired = calloc(c.nr_trigs, sizeof(*o.fired));
+	t1 = clock_ns(CLOCK_MONOTONIC);
+	c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 	if (!o.fired || replay_run(rp, c.trigs, c.nr_trigs, &eo, print_fire, &o)) {
 		elog("test: out of memory");
 		goto out;
 	}
+	t2 = clock_ns(CLOCK_MONOTONIC);
+	c2 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+	vlog("read %d file%s in %llu ms (CPU %llu ms), replayed %llu records in %llu ms (CPU %llu "
+	     "ms): %llu records/s of wall time",
+	     rp->nr_files, rp->nr_files == 1 ? "" : "s", (unsigned long long)((t1 - t0) / 1000000),
+	     (unsigned long long)((c1 - c0) / 1000000), (unsigned long long)rp->evaluated,
+	     (unsigned long long)((t2 - t1) / 1000000), (unsigned long long)((c2 - c1) / 1000000),
+	     (unsigned long long)(t2 > t0 ? rp->evaluated * 1000000000ull / (t2 - t0) : 0));
 	printf("%s: %llu records of %d file%s evaluated", script__path(s),
 	       (unsigned long long)rp->evaluated, rp->nr_files, rp->nr_files == 1 ? "" : "s");
 	if (rp->duplicates)

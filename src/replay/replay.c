@@ -384,11 +384,13 @@ int replay_run(struct replay *rp, const struct trig_def *trigs, int n, const str
 		if (!r)
 			break;
 		cur[fi]++;
-		if (r->hdr->type == PERF_RECORD_COMM || r->hdr->type == PERF_RECORD_FORK) {
-			comm_note(&cm, r);
+		/* Only samples have raw data: the others' headers are read for names only. */
+		if (!r->raw) {
+			if (r->hdr->type == PERF_RECORD_COMM || r->hdr->type == PERF_RECORD_FORK)
+				comm_note(&cm, r);
 			continue;
 		}
-		if (r->hdr->type != PERF_RECORD_SAMPLE || r->attr < 0 || !r->raw)
+		if (r->attr < 0)
 			continue;
 		h = hook_of[fi] ? hook_of[fi][r->attr] : -1;
 		if (h < 0)
