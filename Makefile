@@ -304,7 +304,7 @@ compile_commands.json: | $(OUTPUT)/.deps-ok
 # One target per name: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput,
 # tests/fuzz/corpus/NAME/ holds its seeds, tests/fuzz/NAME.dict (optional)
 # its dictionary. Adding a target is adding its name here.
-FUZZ_TARGETS := trigger script perfdata sidecar tpformat usdt usdt_args probe_spec hook_argv metrics_addr buildid names webhook cgroup compact
+FUZZ_TARGETS := trigger script perfdata sidecar tpformat usdt usdt_args probe_spec hook_argv metrics_addr buildid names webhook cgroup compact replay
 FUZZ_SECONDS ?= 60
 FUZZ_OUT  := $(OUTPUT)/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -345,7 +345,7 @@ fuzz: fuzz-build
 	$(Q)for t in $(FUZZ_TARGETS); do \
 		mkdir -p $(FUZZ_OUT)/corpus/$$t || exit 1; \
 		echo "  FUZZ     $$t for $(FUZZ_SECONDS) s"; \
-		case $$t in perfdata|compact) ml=65536 ;; *) ml=4096 ;; esac; \
+		case $$t in perfdata|compact|replay) ml=65536 ;; *) ml=4096 ;; esac; \
 		$(FUZZ_OUT)/fuzz_$$t $(FUZZ_ARGS) -max_len=$$ml -max_total_time=$(FUZZ_SECONDS) \
 			-artifact_prefix=$(FUZZ_OUT)/$$t- \
 			$$([ -f tests/fuzz/$$t.dict ] && echo -dict=tests/fuzz/$$t.dict) \

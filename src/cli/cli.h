@@ -12,6 +12,7 @@ int cmd_status(int argc, char **argv); /* cmd_status.c */
 int cmd_run(int argc, char **argv);    /* cmd_script.c */
 int cmd_check(int argc, char **argv);
 int cmd_show(int argc, char **argv); /* cmd_show.c */
+int cmd_test(int argc, char **argv); /* cmd_test.c */
 
 /* The last line of every command's --help: where the worked examples are. */
 #define CLI_MORE_EXAMPLES                                                                      \

@@ -28,6 +28,8 @@ static const struct command {
 	{ "list", cmd_list, "list events, -v with their fields (trigrec list [-v] [GLOB...])" },
 	{ "control", cmd_control, "talk to a running recorder: SOCKET " CONTROL_VERBS },
 	{ "status", cmd_status, "what a running recorder is doing (trigrec status SOCKET|NAME)" },
+	{ "test", cmd_test,
+	  "where a script's triggers fire on recorded snapshots (SCRIPT FILE.data...)" },
 	{ "show", cmd_show, "what a snapshot holds, why it fired; --html page, --chrome-json" },
 	{ "help", cmd_help, "this text, or trigrec help COMMAND" },
 };

@@ -501,6 +501,12 @@ static int is_thread_key(const struct trigrec_keyspec *k)
 	return k->p[0].src == TRIGREC_SRC_TID && !k->p[1].src;
 }
 
+int bpfctl__task_keyed(const struct trigrec_trigger_cfg *tc)
+{
+	return tc->kind == TRIGREC_TRIG_LATENCY && is_thread_key(&tc->side[0].key) &&
+	       is_thread_key(&tc->side[1].key);
+}
+
 static int add_link(struct bpfctl *b, struct bpf_link *l)
 {
 	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers, sized as such */
@@ -915,8 +921,7 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 			}
 
 		/* Spans keyed by the current thread on both sides use task storage. */
-		if (tc->kind == TRIGREC_TRIG_LATENCY && task_keyed < TRIGREC_TASK_SLOTS &&
-		    is_thread_key(&tc->side[0].key) && is_thread_key(&tc->side[1].key)) {
+		if (task_keyed < TRIGREC_TASK_SLOTS && bpfctl__task_keyed(tc)) {
 			tc->flags |= TRIGREC_TF_TASK_KEY;
 			task_keyed++;
 		}

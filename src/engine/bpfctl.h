@@ -70,6 +70,13 @@ struct bpfctl_opts {
 struct bpfctl_carry;
 struct cgsel;
 
+/*
+ * A latency trigger keyed by the current thread on both sides: its spans
+ * live in task storage (TRIGREC_TF_TASK_KEY, for the first
+ * TRIGREC_TASK_SLOTS such triggers of a run). The replay sets it the same way.
+ */
+int bpfctl__task_keyed(const struct trigrec_trigger_cfg *tc);
+
 struct bpfctl {
 	struct trigrec_bpf *skel;
 	struct bpf_link **links;

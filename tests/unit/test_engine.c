@@ -1,0 +1,433 @@
+// SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
+/*
+ * The trigger engine's logic (bpf/engine.bpf.h) run as userspace C
+ * (src/replay/engine_host.c), as the kernel's BPF selftests test program
+ * logic: triggers compiled from text against synthetic formats, records fed
+ * one by one, and the exact record (time, task, data) of each firing
+ * checked against what the side-band message says.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include "check.h"
+#include "capture/tracefs.h"
+#include "engine/bpfctl.h"
+#include "lang/trigger_lang.h"
+#include "replay/engine_host.h"
+#include "replay/replay.h"
+#include "trig_formats.h"
+
+#define MS 1000000ull
+#define S 1000000000ull
+
+/* test:ev's record (trig_formats.h). */
+struct ev_rec {
+	uint16_t type;
+	uint8_t flags, pc;
+	int32_t common_pid;
+	int32_t a;
+	uint8_t b, pad0;
+	int16_t h;
+	int64_t c;
+	uint32_t d;
+	char s[16];
+	uint32_t dl;
+	uint64_t args[2];
+	uint64_t x;
+	int32_t count, key, pid, pad1;
+	uint64_t sysarg, fname;
+};
+_Static_assert(offsetof(struct ev_rec, key) == 76 && sizeof(struct ev_rec) == 104, "test:ev");
+
+static struct tp_format *fmts[3];
+
+static void formats(void)
+{
+	if (!fmts[0]) {
+		fmts[0] = tp_format__parse("test", "ev", fmt_ev, sizeof(fmt_ev) - 1);
+		fmts[1] = tp_format__parse("test", "ev2", fmt_ev2, sizeof(fmt_ev2) - 1);
+		fmts[2] = tp_format__parse("other", "thing", fmt_thing, sizeof(fmt_thing) - 1);
+	}
+	trig_set_formats((const struct tp_format *const *)fmts, 3);
+}
+
+#define MAX_FIRES 64
+static struct trigrec_trigger_msg_learn fires[MAX_FIRES];
+static int nfires;
+
+static void on_fire(const struct trigrec_trigger_msg_learn *m, void *arg)
+{
+	if (nfires < MAX_FIRES)
+		fires[nfires] = *m;
+	nfires++;
+}
+
+static struct trig_def defs[4];
+static struct trigrec_hook_cfg hooks[3];
+
+/* Compile texts into triggers 0..n-1 and load them; 0 or -1 (after saying why). */
+static int load(const char *const *texts, int n, int need_freeze)
+{
+	struct trigrec_trigger_cfg cfgs[4];
+	struct eh_opts o = { .ring_mode = 1, .need_freeze = need_freeze, .on_fire = on_fire };
+
+	formats();
+	for (int i = 0; i < n; i++) {
+		struct tl_error e;
+
+		if (trig_from_text(texts[i], &defs[i], &e)) {
+			fprintf(stderr, "    %s: %d:%d: %s\n", texts[i], e.pos.line, e.pos.col,
+				e.msg);
+			return -1;
+		}
+		cfgs[i] = defs[i].cfg;
+		if (bpfctl__task_keyed(&cfgs[i]))
+			cfgs[i].flags |= TRIGREC_TF_TASK_KEY;
+	}
+	if (replay_plan((const struct tp_format *const *)fmts, 3, defs, n, hooks))
+		return -1;
+	nfires = 0;
+	return eh_reset(cfgs, n, &o);
+}
+
+/* One test:ev record at time t (ns) on cpu, by thread tid of process pid. */
+static int feed(uint64_t t, uint32_t cpu, uint32_t tid, const struct ev_rec *r)
+{
+	struct eh_task k = { .time = t, .pid = 100, .tid = tid, .cpu = cpu };
+
+	snprintf(k.comm, sizeof(k.comm), "w%u", tid);
+	return eh_record(&hooks[0], 0, &k, r, sizeof(*r));
+}
+
+static struct ev_rec ev(int a, int b, int key)
+{
+	struct ev_rec r = { .type = 9001, .a = a, .b = (uint8_t)b, .key = key };
+
+	return r;
+}
+
+static int32_t fired_a(int i)
+{
+	int32_t a;
+
+	memcpy(&a, &fires[i].m.data[8], 4);
+	return a;
+}
+
+TEST(event_conditions)
+{
+	const char *t[] = { "test:ev if a > 5 && b == 1 || s == \"zz\" name e1 limit none" };
+	struct ev_rec r;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	r = ev(3, 1, 0);
+	CHECK_EQ(feed(1 * S, 0, 10, &r), 0);
+	r = ev(7, 0, 0);
+	CHECK_EQ(feed(2 * S, 1, 11, &r), 0);
+	r = ev(7, 1, 0);
+	CHECK_EQ(feed(3 * S, 1, 12, &r), 1);
+	r = ev(1, 0, 0);
+	memcpy(r.s, "zz", 3);
+	CHECK_EQ(feed(4 * S, 0, 13, &r), 1);
+	CHECK_EQ(nfires, 2);
+	/* The exact records: time, task, CPU, comm, the record's bytes (common_pid fixed). */
+	CHECK_EQ(fires[0].m.time_ns, 3 * S);
+	CHECK_EQ(fires[0].m.tid, 12);
+	CHECK_EQ(fires[0].m.pid, 100);
+	CHECK_EQ(fires[0].m.cpu, 1);
+	CHECK_STR(fires[0].m.comm, "w12");
+	CHECK_EQ(fired_a(0), 7);
+	CHECK_EQ(fires[0].m.data_size, TRIGREC_TRIGGER_DATA); /* 104 + 256 read, 256 sent */
+	CHECK_EQ(fires[0].m.data[12], 1);
+	CHECK_EQ(*(int32_t *)&fires[0].m.data[4], 12);
+	CHECK_EQ(fires[0].m.trigger_id, 0);
+	CHECK_EQ(fires[1].m.time_ns, 4 * S);
+	CHECK_EQ(fires[1].m.tid, 13);
+	CHECK_EQ(fired_a(1), 1);
+	return 0;
+}
+
+TEST(count_at_least)
+{
+	const char *t[] = { "test:ev if a == 1 count >= 3 limit none" };
+	int fired[6] = { 0 };
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	for (int i = 0; i < 6; i++) {
+		struct ev_rec r = ev(i == 1 ? 2 : 1, 0, 0); /* the second does not match */
+
+		fired[i] = feed((uint64_t)(i + 1) * S, 0, 20 + i, &r);
+	}
+	/* Matches 1, 2 (records 0, 2) count; the third match (record 3) fires, then every one. */
+	CHECK_EQ(fired[0] + fired[1] + fired[2], 0);
+	CHECK_EQ(fired[3] && fired[4] && fired[5], 1);
+	CHECK_EQ(nfires, 3);
+	CHECK_EQ(fires[0].m.tid, 23);
+	CHECK_EQ(fires[0].m.count, 3);
+	CHECK_EQ(fires[2].m.count, 5);
+	return 0;
+}
+
+TEST(latency_by_key)
+{
+	const char *t[] = { "latency test:ev if b == 0 by key -> test:ev if b == 1 by key > 10ms "
+			    "limit none" };
+	struct ev_rec r;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	r = ev(0, 0, 1);
+	feed(100 * MS, 0, 30, &r); /* key 1 starts */
+	r = ev(0, 0, 2);
+	feed(101 * MS, 1, 31, &r); /* key 2 starts */
+	r = ev(0, 1, 2);
+	CHECK_EQ(feed(105 * MS, 1, 32, &r), 0); /* key 2: 4 ms */
+	r = ev(0, 1, 3);
+	CHECK_EQ(feed(130 * MS, 0, 33, &r), 0); /* key 3 never started */
+	r = ev(5, 1, 1);
+	CHECK_EQ(feed(120 * MS + 1, 0, 34, &r), 1); /* key 1: 20 ms + 1 ns */
+	CHECK_EQ(nfires, 1);
+	CHECK_EQ(fires[0].m.latency_ns, 20 * MS + 1);
+	CHECK_EQ(fires[0].m.start_ns, 100 * MS);
+	CHECK_EQ(fires[0].m.start_tid, 30);
+	CHECK_EQ(fires[0].m.tid, 34);
+	CHECK_EQ(fires[0].m.key[0], 1);
+	CHECK_EQ(fired_a(0), 5);
+	/* The span ended: the same end again finds no start. */
+	CHECK_EQ(feed(140 * MS, 0, 34, &r), 0);
+	/* Near misses: the 4 ms span of key 2. */
+	{
+		struct trigrec_near_miss nm;
+
+		CHECK_EQ(eh_near_miss(0, &nm), 0);
+		CHECK_EQ(nm.all[0], 4 * MS);
+	}
+	return 0;
+}
+
+TEST(rate_by_key)
+{
+	const char *t[] = { "rate test:ev by key > 3/1s limit none" };
+	int f = 0;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	for (int i = 0; i < 3; i++) {
+		struct ev_rec r6 = ev(i, 0, 6);
+
+		f |= feed(S + (uint64_t)i * 100 * MS, 0, 40, &r6); /* key 6: 3 in 1 s */
+	}
+	CHECK_EQ(f, 0);
+	for (int i = 0; i < 4; i++) {
+		struct ev_rec r5 = ev(10 + i, 0, 5);
+
+		f = feed(2 * S + (uint64_t)i * 200 * MS, 1, 41 + i, &r5);
+		CHECK_EQ(f, i == 3);
+	}
+	CHECK_EQ(nfires, 1);
+	CHECK_EQ(fires[0].m.count, 4);
+	CHECK_EQ(fires[0].m.key[0], 5);
+	CHECK_EQ(fires[0].m.start_ns, 2 * S);
+	CHECK_EQ(fires[0].m.tid, 44);
+	CHECK_EQ(fired_a(0), 13);
+	/* Key 5 again, in a new window: 3 more do not fire. */
+	for (int i = 0; i < 3; i++) {
+		struct ev_rec r5 = ev(0, 0, 5);
+
+		CHECK_EQ(feed(4 * S + (uint64_t)i, 1, 45, &r5), 0);
+	}
+	return 0;
+}
+
+TEST(learned_threshold)
+{
+	const char *t[] = {
+		"latency test:ev if b == 0 by tid -> test:ev if b == 1 by tid > p99 * 2 "
+		"after 100 samples limit none"
+	};
+	uint64_t now = S;
+	int early = 0;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	CHECK(defs[0].cfg.learn_pct != 0);
+	/* 300 spans of 1.0-1.9 ms: none is above twice the key's p99, none fires. */
+	for (int i = 0; i < 300; i++) {
+		struct ev_rec st = ev(0, 0, 0), en = ev(i, 1, 0);
+
+		feed(now, 0, 50, &st);
+		now += MS + (uint64_t)(i % 10) * 100000;
+		early += feed(now, 0, 50, &en);
+		now += MS;
+	}
+	CHECK_EQ(early, 0);
+	/* An outlier: 10 ms. */
+	{
+		struct ev_rec st = ev(0, 0, 0), en = ev(777, 1, 0);
+
+		feed(now, 2, 50, &st);
+		CHECK_EQ(feed(now + 10 * MS, 2, 50, &en), 1);
+	}
+	CHECK_EQ(nfires, 1);
+	CHECK_EQ(fired_a(0), 777);
+	CHECK_EQ(fires[0].m.latency_ns, 10 * MS);
+	CHECK_EQ(fires[0].m.cpu, 2);
+	CHECK_EQ(fires[0].samples, 300);
+	/* The key's p99 of 1.0-1.9 ms spans: 1.9 ms within a bucket (3.1 %). */
+	CHECK(fires[0].pct_ns > 1840000 && fires[0].pct_ns < 1970000);
+	CHECK_EQ(fires[0].threshold_ns, fires[0].pct_ns * 2);
+	{
+		uint64_t sum = 0;
+
+		for (unsigned int b = 0; b < TRIGREC_HIST_BUCKETS; b++)
+			sum += fires[0].counts[b];
+		/*
+		 * total is what the key had before the span; the histogram is
+		 * copied at the firing, after learn_sample() added it: one more.
+		 */
+		CHECK_EQ(sum, fires[0].total + 1);
+	}
+	/* A thread that has not warmed up does not fire on its first 10 ms span. */
+	{
+		struct ev_rec st = ev(0, 0, 0), en = ev(1, 1, 0);
+
+		feed(now + S, 0, 51, &st);
+		CHECK_EQ(feed(now + S + 10 * MS, 0, 51, &en), 0);
+	}
+	return 0;
+}
+
+TEST(post_coalesces_in_ring_sets)
+{
+	const char *t[] = { "test:ev if a == 1 post 100ms limit none" };
+	struct ev_rec r = ev(1, 0, 0);
+	struct trigrec_stats st;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	CHECK_EQ(feed(1 * S, 0, 60, &r), 1);
+	CHECK_EQ(feed(1 * S + 100 * MS, 0, 61, &r), 0); /* inside the window: part of it */
+	CHECK_EQ(feed(1 * S + 100 * MS + 1, 0, 62, &r), 1);
+	CHECK_EQ(nfires, 2);
+	CHECK_EQ(fires[0].m.freeze_at, 1 * S + 100 * MS);
+	CHECK_EQ(fires[1].m.tid, 62);
+	CHECK_EQ(eh_stats(0, &st), 0);
+	CHECK_EQ(st.coalesced, 1);
+	CHECK_EQ(st.fired, 2);
+	CHECK_EQ(st.evaluated, 3);
+	return 0;
+}
+
+TEST(post_with_a_freeze)
+{
+	const char *t[] = { "test:ev if a == 1 post 50ms limit none" };
+	struct ev_rec r = ev(1, 0, 0);
+
+	CHECK_EQ(load(t, 1, 1), 0);
+	CHECK_EQ(feed(1 * S, 0, 60, &r), 1);
+	CHECK_EQ(feed(1 * S + 50 * MS, 0, 61, &r), 0); /* frozen until the cut */
+	CHECK_EQ(feed(1 * S + 50 * MS + 1, 0, 62, &r), 1);
+	CHECK_EQ(nfires, 2);
+	return 0;
+}
+
+TEST(policies)
+{
+	const char *t[] = { "test:ev if a == 1 max 2 limit none",
+			    "test:ev if a == 2 cooldown 1s limit none",
+			    "test:ev if a == 3 limit 2/10s" };
+	struct trigrec_stats st;
+	uint64_t now = S;
+	int f[3] = { 0 };
+
+	CHECK_EQ(load(t, 3, 0), 0);
+	for (int i = 0; i < 4; i++) {
+		struct ev_rec r = ev(1, 0, 0);
+
+		f[0] += feed(now += 10 * MS, 0, 70, &r);
+	}
+	CHECK_EQ(f[0], 2); /* max 2 */
+	CHECK_EQ(eh_stats(0, &st), 0);
+	CHECK_EQ(st.suppressed_limit, 2);
+	for (int i = 0; i < 4; i++) {
+		struct ev_rec r = ev(2, 0, 0);
+
+		f[1] += feed(now += 400 * MS, 0, 71, &r); /* 0, 0.4, 0.8, 1.2 s on: 1st and 4th */
+	}
+	CHECK_EQ(f[1], 2);
+	CHECK_EQ(eh_stats(1, &st), 0);
+	CHECK_EQ(st.suppressed_cooldown, 2);
+	for (int i = 0; i < 4; i++) {
+		struct ev_rec r = ev(3, 0, 0);
+
+		f[2] += feed(now += 10 * MS, 0, 72, &r);
+	}
+	CHECK_EQ(f[2], 2); /* limit 2/10s */
+	CHECK_EQ(nfires, 6);
+	return 0;
+}
+
+/* Strings behind pointers are not in a recording: the clause faults, as a bad address does. */
+TEST(str_faults)
+{
+	const char *t[] = { "test:ev if str(fname) == \"x\" limit none" };
+	struct ev_rec r = ev(0, 0, 0);
+	struct trigrec_stats st;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	r.fname = 0x1000;
+	CHECK_EQ(feed(S, 0, 80, &r), 0);
+	CHECK_EQ(eh_stats(0, &st), 0);
+	CHECK_EQ(st.str_faults, 1);
+	return 0;
+}
+
+/* trigrec test refuses what a recording cannot answer, with the trigger's line. */
+TEST(replay_refuses)
+{
+	const char *t[] = { "test:ev if str(fname) == \"x\"", "test:ev if cgroup == 5" };
+	const char *paths[] = { "f.data" };
+	struct replay rp = { .paths = paths, .nr_files = 1 };
+	struct cfg_origin o[1] = { { .file = "s.trig", .line = 7 } };
+	char err[512];
+
+	formats();
+	rp.fmts = (const struct tp_format **)fmts;
+	rp.nr_fmts = 1; /* test:ev only */
+	for (int i = 0; i < 2; i++) {
+		struct tl_error e;
+
+		if (trig_from_text(t[i], &defs[0], &e)) {
+			if (i == 1)
+				continue; /* `cgroup ==` takes a path: the language refuses a number */
+			CHECK(0);
+			continue;
+		}
+		CHECK_EQ(replay_check(&rp, defs, 1, o, err, sizeof(err)), -EINVAL);
+		CHECK(strstr(err, "(s.trig:7)") != NULL);
+		CHECK(strstr(err, "cannot be replayed") != NULL);
+	}
+	CHECK_EQ(trig_from_text("test:ev2 if a == 1", &defs[0], &(struct tl_error){ 0 }), 0);
+	/* trigrec test resolves events against the files' formats only: test:ev here */
+	trig_set_formats((const struct tp_format *const *)fmts, 1);
+	CHECK_EQ(replay_check(&rp, defs, 1, o, err, sizeof(err)), -EINVAL);
+	formats();
+	CHECK(strstr(err, "needs test:ev2, which f.data did not record") != NULL);
+	CHECK(strstr(err, "-e test:ev2") != NULL);
+	CHECK_EQ(trig_from_text("test:ev if a == 1", &defs[0], &(struct tl_error){ 0 }), 0);
+	CHECK_EQ(replay_check(&rp, defs, 1, o, err, sizeof(err)), 0);
+	return 0;
+}
+
+static int cleanup(void)
+{
+	eh_free();
+	trig_set_formats(NULL, 0);
+	for (int i = 0; i < 3; i++)
+		tp_format__free(fmts[i]);
+	return 0;
+}
+TEST(zz_cleanup)
+{
+	return cleanup();
+}
+
+RUN_TESTS(T(event_conditions), T(count_at_least), T(latency_by_key), T(rate_by_key),
+	  T(learned_threshold), T(post_coalesces_in_ring_sets), T(post_with_a_freeze), T(policies),
+	  T(str_faults), T(replay_refuses), T(zz_cleanup))
