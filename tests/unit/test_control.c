@@ -29,20 +29,14 @@ static int calls;
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/trigrec-test-control.XXXXXX");
-	if (!mkdtemp(dir))
-		abort();
+	check_tmpdir(dir, sizeof(dir), "control");
 	snprintf(sock, sizeof(sock), "%s/ctl", dir);
 	calls = 0;
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		fprintf(stderr, "    cannot remove %s\n", dir);
+	check_rmtree(dir);
 }
 
 static void echo(void *ctx, const char *line, char *reply, size_t len)
