@@ -137,11 +137,11 @@ enum run_got {
 
 struct run {
 	const char *text;
-	int col;
+	long col; /* long: the rows' order (text, col, words) and no padding */
 	const char *sub;
-	enum run_got got;
 	unsigned long long num;
 	const char *str;
+	enum run_got got;
 };
 
 /* Every row of a table, each with its assertions; a failing row is named by its number. */
@@ -153,7 +153,7 @@ static void runs(const struct run *r, size_t n, const char *table)
 
 		check_failed_in_test = 0;
 		if (r->col) {
-			CHECK(expect_err_at(r->text, 1, 1, 1, r->col, r->sub, -(int)(i + 1)));
+			CHECK(expect_err_at(r->text, 1, 1, 1, (int)r->col, r->sub, -(int)(i + 1)));
 		} else {
 			CHECK_EQ(compile(r->text, &d), 0);
 			if (!check_failed_in_test) {
