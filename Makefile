@@ -304,7 +304,7 @@ compile_commands.json: | $(OUTPUT)/.deps-ok
 # One target per name: tests/fuzz/fuzz_NAME.c defines LLVMFuzzerTestOneInput,
 # tests/fuzz/corpus/NAME/ holds its seeds, tests/fuzz/NAME.dict (optional)
 # its dictionary. Adding a target is adding its name here.
-FUZZ_TARGETS := trigger script perfdata sidecar tpformat usdt usdt_args probe_spec hook_argv metrics_addr buildid names webhook cgroup compact replay
+FUZZ_TARGETS := trigger script perfdata sidecar tpformat usdt usdt_args probe_spec hook_argv metrics_addr buildid names webhook cgroup compact replay control
 FUZZ_SECONDS ?= 60
 FUZZ_OUT  := $(OUTPUT)/fuzz
 FUZZ_SAN  := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

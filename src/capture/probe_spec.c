@@ -10,7 +10,6 @@
 #include <fnmatch.h>
 #include <inttypes.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -548,22 +547,6 @@ static int translate_fetch(const struct fa_ctx *c, const char *in, char *out, si
 	return -EINVAL;
 }
 
-static int append(char *out, size_t len, size_t *o, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int append(char *out, size_t len, size_t *o, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(out + *o, len - *o, fmt, ap);
-	va_end(ap);
-	if (n < 0 || (size_t)n >= len - *o)
-		return -E2BIG;
-	*o += (size_t)n;
-	return 0;
-}
-
 /* One "NAME=FETCH:TYPE" item of a field list. */
 static int one_field(const struct fa_ctx *c, const char *item, int idx, char *out, size_t len,
 		     size_t *o, char names[][MAX_EVENT_NAME], int *nnames)
@@ -644,7 +627,8 @@ static int one_field(const struct fa_ctx *c, const char *item, int idx, char *ou
 		}
 	if (*nnames < 32)
 		snprintf(names[(*nnames)++], MAX_EVENT_NAME, "%s", name);
-	if (append(out, len, o, "%s%s=%s%s%s", *o ? " " : "", name, kf, type[0] ? ":" : "", type)) {
+	if (str_append(out, len, o, "%s%s=%s%s%s", *o ? " " : "", name, kf, type[0] ? ":" : "",
+		       type)) {
 		seterr(c->err, c->errlen, "the field list is too long");
 		return -E2BIG;
 	}
@@ -668,7 +652,7 @@ int probe_fetchargs(const struct probe_spec *s, const struct usdt_arg *uargs, in
 		switch (s->kind) {
 		case PROBE_KPROBE:
 			if (btf && !s->offset)
-				return append(out, len, &o, "$arg*") ? -E2BIG : 0;
+				return str_append(out, len, &o, "$arg*") ? -E2BIG : 0;
 			snprintf(list, sizeof(list), "%s",
 				 s->offset ? "" : "arg1,arg2,arg3,arg4,arg5,arg6");
 			break;

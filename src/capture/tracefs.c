@@ -64,9 +64,8 @@ static void find_root(void);
 int access_problem(int need_caps, char *out, size_t len)
 {
 	uint64_t eff = caps_effective();
-	int admin = !!(eff & CAP_BIT(CAP_NR_SYS_ADMIN));
-	int no_perf = need_caps && !admin && !(eff & CAP_BIT(CAP_NR_PERFMON));
-	int no_bpf = need_caps && !admin && !(eff & CAP_BIT(CAP_NR_BPF));
+	int no_perf = need_caps && !caps_privileged(eff, 0);
+	int no_bpf = need_caps && !caps_privileged(eff, 1);
 	int closed, caps;
 	char exe[PATH_MAX] = "trigrec";
 	struct stat st;

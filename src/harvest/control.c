@@ -16,7 +16,7 @@
 #include "util/util.h"
 
 struct control {
-	char *path;  /* NULL when adopted: the caller owns the socket */
+	char *path;  /* the socket file, removed by control__free() */
 	int fd;	     /* listening */
 	int stop_fd; /* eventfd: control__free() wakes the thread */
 	uid_t owner;
@@ -370,4 +370,55 @@ int control_client__call_all(const char *path, const char *line, char *reply, si
 			     int timeout_ms)
 {
 	return client_call(path, line, reply, len, timeout_ms, 1);
+}
+
+const struct control_verb *control__find(const struct control_verb *v, int n, const char *line)
+{
+	for (int i = 0; i < n; i++) {
+		size_t k = strlen(v[i].name);
+		const char *arg = line + k;
+
+		if (strncmp(line, v[i].name, k) || (*arg && *arg != ' '))
+			continue;
+		if (!*arg)
+			return &v[i];
+		arg++;
+		if (!v[i].arg || (v[i].word && strcmp(arg, v[i].word)))
+			return NULL;
+		return &v[i];
+	}
+	return NULL;
+}
+
+size_t control__usage(const struct control_verb *v, int n, char *buf, size_t len)
+{
+	size_t o = 0;
+
+	if (len)
+		buf[0] = 0;
+	for (int i = 0; i < n && o < len; i++)
+		o += snprintf(buf + o, len - o, "%s%s%s%s", i ? " | " : "", v[i].name,
+			      v[i].arg ? " " : "", v[i].arg ? v[i].arg : "");
+	return o < len ? o : len ? len - 1 : 0;
+}
+
+void control__dispatch(void *table, const char *line, char *reply, size_t len)
+{
+	const struct control_verbs *t = table;
+	const struct control_verb *v = control__find(t->v, t->n, line);
+	const char *arg;
+
+	if (!v) {
+		char usage[256];
+
+		control__usage(t->v, t->n, usage, sizeof(usage));
+		snprintf(reply, len, "error unknown command '%.64s' (%s)\n", line, usage);
+		return;
+	}
+	arg = line[strlen(v->name)] ? line + strlen(v->name) + 1 : NULL;
+	if (v->locked && t->lock)
+		pthread_mutex_lock(t->lock);
+	v->fn(t->ctx, arg, reply, len);
+	if (v->locked && t->lock)
+		pthread_mutex_unlock(t->lock);
 }

@@ -12,6 +12,7 @@
  */
 #ifndef TRIGREC_CONTROL_H
 #define TRIGREC_CONTROL_H
+#include <pthread.h>
 #include <stddef.h>
 
 struct control;
@@ -19,8 +20,49 @@ struct control;
 /*
  * The requests a recorder answers, as every help text, the man page and the
  * README list them (tests/integration/helpdocs.sh checks that they agree).
+ * The session's verb table (session__control_verbs()) says the same:
+ * tests/unit/test_control.c checks that control__usage() of it is this text.
  */
 #define CONTROL_VERBS "snapshot [NAME] | stats | status [json] | reload | stop"
+
+/*
+ * One verb of the control socket: a request is "NAME" or "NAME ARG".
+ * Answers into reply (NUL-terminated; the newline is added if missing).
+ * arg is NULL when the request has none.
+ */
+typedef void (*control_verb_fn)(void *ctx, const char *arg, char *reply, size_t len);
+
+struct control_verb {
+	const char *name; /* the request's first word */
+	const char *arg;  /* its optional argument as the usage shows it ("[NAME]"); NULL: none */
+	const char *word; /* the one argument accepted ("json"); NULL: any text (when arg is set) */
+	int locked;  /* run holding the table's lock (the session's: reload swaps the triggers) */
+	int wait_ms; /* how long `trigrec control` waits for the reply */
+	int all;     /* a reply of several lines: the client reads until the server closes */
+	control_verb_fn fn;
+	const char *help; /* one line for `trigrec control -h` */
+};
+
+/* A verb table and what its handlers run with. */
+struct control_verbs {
+	const struct control_verb *v;
+	int n;
+	pthread_mutex_t *lock; /* taken around the verbs marked locked */
+	void *ctx;
+};
+
+/*
+ * Answer one request line from the table (a control_handler_fn, with the
+ * table as ctx): the verb, its argument checked, its lock taken. Anything
+ * else gets "error unknown command 'LINE' (USAGE)".
+ */
+void control__dispatch(void *table, const char *line, char *reply, size_t len);
+
+/* The table's verb of this request line, or NULL. */
+const struct control_verb *control__find(const struct control_verb *v, int n, const char *line);
+
+/* "snapshot [NAME] | stats | ..." from the table, into buf; its length. */
+size_t control__usage(const struct control_verb *v, int n, char *buf, size_t len);
 
 /*
  * Validate path and bind the socket, mode 0600: refuses "" (an unset

@@ -12,7 +12,6 @@
 #include <sys/eventfd.h>
 #include <bpf/libbpf.h>
 #include "util/log.h"
-#include "harvest/control.h"
 #include "harvest/sideband.h"
 #include "util/util.h"
 
@@ -708,79 +707,45 @@ int sideband__snapshot_req(struct sideband *s, const char *name, const char *tex
 	return r;
 }
 
-void sideband__control(struct sideband *s, const char *line, char *reply, size_t len)
+void sideband__stats_line(struct sideband *s, char *reply, size_t len)
 {
-	char name[64] = "", path[4096];
+	uint64_t coalesced, gated, skipped;
+	size_t o;
 
-	if (!strncmp(line, "snapshot", 8) && (!line[8] || line[8] == ' ')) {
-		const char *arg = line[8] ? line + 9 : "";
-		int r, k = 0;
+	/* Under mu: a reload swaps s->b under it. */
+	pthread_mutex_lock(&s->mu);
+	sum_counters(s, &coalesced, &gated, &skipped);
+	/* Every counter is since the start; the generation says how many reloads. */
+	o = snprintf(reply, len,
+		     "snapshots %lu coalesced %llu gated %llu recursion_misses %llu "
+		     "generation %u (counters since start)",
+		     __atomic_load_n(&s->st.snapshots, __ATOMIC_RELAXED),
+		     (unsigned long long)coalesced, (unsigned long long)gated,
+		     (unsigned long long)skipped, s->generation);
+	for (int i = 0; i < s->b->nr_trigs && o + 200 < len; i++) {
+		struct trigrec_stats t;
 
-		for (; *arg && k < (int)sizeof(name) - 1; arg++)
-			name[k++] = (*arg == '_' || *arg == '-' || *arg == '.' ||
-				     (*arg >= '0' && *arg <= '9') || (*arg >= 'a' && *arg <= 'z') ||
-				     (*arg >= 'A' && *arg <= 'Z')) ?
-					    *arg :
-					    '_';
-		if (k)
-			name[k] = 0;
-		r = sideband__snapshot_wait(s, name, "control socket", path, sizeof(path));
-		if (r == 1)
-			snprintf(reply, len, "ok %s\n", path);
-		else if (r == 0)
-			snprintf(reply, len, "coalesced\n");
-		else if (r == -ESHUTDOWN)
-			snprintf(reply, len, "error stopping: no more snapshots\n");
-		else
-			snprintf(reply, len, "error %s\n", strerror(-r));
-	} else if (!strcmp(line, "stats")) {
-		uint64_t coalesced, gated, skipped;
-		size_t o;
-
-		/* Under mu: a reload swaps s->b under it. */
-		pthread_mutex_lock(&s->mu);
-		sum_counters(s, &coalesced, &gated, &skipped);
-		/* Every counter is since the start; the generation says how many reloads. */
-		o = snprintf(reply, len,
-			     "snapshots %lu coalesced %llu gated %llu recursion_misses %llu "
-			     "generation %u (counters since start)",
-			     __atomic_load_n(&s->st.snapshots, __ATOMIC_RELAXED),
-			     (unsigned long long)coalesced, (unsigned long long)gated,
-			     (unsigned long long)skipped, s->generation);
-		for (int i = 0; i < s->b->nr_trigs && o + 200 < len; i++) {
-			struct trigrec_stats t;
-
-			if (bpfctl__stats(s->b, i, &t))
-				continue;
-			o += snprintf(
-				reply + o, len - o,
-				"; %s evaluated %llu matched %llu fired %llu coalesced %llu "
-				"cooldown %llu limit %llu budget %llu stale %llu str_faults %llu",
-				s->b->trigs[i].name, (unsigned long long)t.evaluated,
-				(unsigned long long)t.matched, (unsigned long long)t.fired,
-				(unsigned long long)t.coalesced,
-				(unsigned long long)t.suppressed_cooldown,
-				(unsigned long long)t.suppressed_limit,
-				(unsigned long long)t.suppressed_budget,
-				(unsigned long long)t.stale_starts,
-				(unsigned long long)t.str_faults);
-		}
-		pthread_mutex_unlock(&s->mu);
-		if (o < len)
-			snprintf(reply + o, len - o, "\n");
-	} else if (!strcmp(line, "reload")) {
-		if (s->o.reload)
-			s->o.reload(s->o.ctx, reply, len);
-		else
-			snprintf(reply, len,
-				 "error reload: this recorder was not started from a script "
-				 "(trigrec run FILE)\n");
-	} else if (!strcmp(line, "stop")) {
-		snprintf(reply, len, "ok\n");
-		notify_done(s);
-	} else {
-		snprintf(reply, len, "error unknown command '%.64s' (" CONTROL_VERBS ")\n", line);
+		if (bpfctl__stats(s->b, i, &t))
+			continue;
+		o += snprintf(reply + o, len - o,
+			      "; %s evaluated %llu matched %llu fired %llu coalesced %llu "
+			      "cooldown %llu limit %llu budget %llu stale %llu str_faults %llu",
+			      s->b->trigs[i].name, (unsigned long long)t.evaluated,
+			      (unsigned long long)t.matched, (unsigned long long)t.fired,
+			      (unsigned long long)t.coalesced,
+			      (unsigned long long)t.suppressed_cooldown,
+			      (unsigned long long)t.suppressed_limit,
+			      (unsigned long long)t.suppressed_budget,
+			      (unsigned long long)t.stale_starts, (unsigned long long)t.str_faults);
 	}
+	pthread_mutex_unlock(&s->mu);
+	if (o < len)
+		snprintf(reply + o, len - o, "\n");
+}
+
+void sideband__request_done(struct sideband *s)
+{
+	notify_done(s);
 }
 
 /* No job queued or being written: nothing refers to the old trigger table. */

@@ -5,7 +5,8 @@
  * the rings into a free buffer set, resumes and re-arms. It only harvests:
  * a writer thread turns each harvest into files, so the next freeze never
  * waits for disk, and control requests are served on the control thread
- * (harvest/control.h), so no client can delay a freeze.
+ * (the session's verb table, harvest/control.h), so no client can delay a
+ * freeze.
  */
 #ifndef TRIGREC_SIDEBAND_H
 #define TRIGREC_SIDEBAND_H
@@ -34,8 +35,6 @@ typedef void (*snap_written_fn)(void *ctx, const struct snap_report *rep);
  * new one could not be made; *err says why).
  */
 typedef struct bpfctl *(*sideband_swap_fn)(void *ctx, struct bpfctl *old, int *err);
-/* A control client's `reload` (control thread): write the one-line reply. */
-typedef void (*sideband_reload_req_fn)(void *ctx, char *reply, size_t len);
 
 struct sideband_opts {
 	unsigned long max_snapshots; /* --count: stop after this many (0 = no limit) */
@@ -48,7 +47,6 @@ struct sideband_opts {
 	 * cannot delay a freeze; it does delay the next file, so keep it short.
 	 */
 	snap_written_fn written;
-	sideband_reload_req_fn reload; /* NULL: `reload` is refused */
 	/* Post window of a manual snapshot by this name (side-band thread); NULL = none. */
 	uint64_t (*manual_post)(void *ctx, const char *name);
 	/*
@@ -82,12 +80,12 @@ int sideband__snapshot_wait(struct sideband *s, const char *name, const char *te
 int sideband__snapshot_req(struct sideband *s, const char *name, const char *text,
 			   const char *alert, int budgeted, char *path, size_t pathlen);
 /*
- * A control request (control_handler_fn for harvest/control.h):
- *   snapshot [NAME] -> "ok PATH" | "coalesced" | "error MESSAGE"
- *   stats           -> "snapshots N coalesced N gated N; TRIGGER evaluated N ..."
- *   stop            -> "ok" (writes done_fd: the session then stops as on SIGINT)
+ * The control socket's `stats` reply, one line: "snapshots N coalesced N
+ * gated N ...; TRIGGER evaluated N ..." (control thread).
  */
-void sideband__control(struct sideband *s, const char *line, char *reply, size_t len);
+void sideband__stats_line(struct sideband *s, char *reply, size_t len);
+/* Ask the session to stop, as --count does (writes done_fd); returns at once. */
+void sideband__request_done(struct sideband *s);
 /*
  * Swap the BPF object for a new trigger table, keeping the rings and what
  * they hold (see do_reload() for the order). Blocks until done; returns

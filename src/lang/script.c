@@ -84,7 +84,7 @@ static void add_errv(struct script *s, struct tl_pos pos, const char *fmt, va_li
 		s->full = 1;
 		return;
 	}
-	vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
+	vseterr(e->msg, sizeof(e->msg), fmt, ap);
 }
 
 static void __attribute__((format(printf, 3, 4)))
@@ -115,7 +115,7 @@ add_warn(struct script *s, struct tl_pos pos, const char *fmt, ...)
 		return;
 	s->warns[s->nr_warns].pos = pos;
 	va_start(ap, fmt);
-	vsnprintf(s->warns[s->nr_warns].msg, sizeof(s->warns->msg), fmt, ap);
+	vseterr(s->warns[s->nr_warns].msg, sizeof(s->warns->msg), fmt, ap);
 	va_end(ap);
 	s->nr_warns++;
 }
@@ -755,7 +755,7 @@ ff_err(struct ff *ff, size_t at, const char *fmt, ...)
 		return;
 	ff->err = 1;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	vseterr(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	add_err(ff->p->s, ff_pos(ff, at), "%s (kernel filter of %s:%s)", msg, ff->fmt->sys,
 		ff->fmt->name);

@@ -32,7 +32,7 @@ set_err(struct tl_error *err, struct tl_pos pos, const char *fmt, ...)
 		return;
 	err->pos = pos;
 	va_start(ap, fmt);
-	vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+	vseterr(err->msg, sizeof(err->msg), fmt, ap);
 	va_end(ap);
 }
 
@@ -585,7 +585,7 @@ perr(struct parser *ps, struct tl_pos pos, const char *fmt, ...)
 
 	ps->err->pos = pos;
 	va_start(ap, fmt);
-	vsnprintf(ps->err->msg, sizeof(ps->err->msg), fmt, ap);
+	vseterr(ps->err->msg, sizeof(ps->err->msg), fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }

@@ -60,6 +60,7 @@ struct session {
 	pid_t *tids;
 	pid_t child;
 	struct control *ctl;
+	struct control_verbs verbs; /* what the control thread answers (control__dispatch()) */
 	struct hooks *hooks;	    /* on_snapshot runner, NULL = none */
 	struct hook_cred hook_user; /* on_snapshot_user, when hook_user_set */
 	int hook_user_set;
@@ -586,15 +587,6 @@ static const char *manual_default(void *ctx)
 	return s->c->nr_manual ? s->c->manual[0].name : NULL;
 }
 
-/* A control client's `reload` (control thread). */
-static void control_reload(void *ctx, char *reply, size_t len)
-{
-	char msg[1024];
-	int err = session__reload(ctx, msg, sizeof(msg));
-
-	snprintf(reply, len, "%s %s\n", err ? "error" : "ok", msg);
-}
-
 /* Ctrl-C or SIGTERM arrived while setting up: say so and give up. */
 static int cancelled(void)
 {
@@ -762,22 +754,54 @@ static void on_written(void *ctx, const struct snap_report *rep)
 	}
 }
 
-/* `status [json]`: answered here, from the session's view; the rest goes to the side-band. */
-static void session_control(void *ctx, const char *line, char *reply, size_t len)
+/*
+ * The control socket's verbs, each answered on the control thread from here
+ * (control__dispatch()); the side-band thread only harvests.
+ */
+
+/* `snapshot [NAME]`: a manual snapshot, the reply once its file is written. */
+static void verb_snapshot(void *ctx, const char *arg, char *reply, size_t len)
+{
+	struct session *s = ctx;
+	char name[64] = "", path[4096];
+	int r, k = 0;
+
+	for (; arg && *arg && k < (int)sizeof(name) - 1; arg++)
+		name[k++] = (*arg == '_' || *arg == '-' || *arg == '.' ||
+			     (*arg >= '0' && *arg <= '9') || (*arg >= 'a' && *arg <= 'z') ||
+			     (*arg >= 'A' && *arg <= 'Z')) ?
+				    *arg :
+				    '_';
+	r = sideband__snapshot_wait(s->sb, name, "control socket", path, sizeof(path));
+	if (r == 1)
+		snprintf(reply, len, "ok %s\n", path);
+	else if (r == 0)
+		snprintf(reply, len, "coalesced\n");
+	else if (r == -ESHUTDOWN)
+		snprintf(reply, len, "error stopping: no more snapshots\n");
+	else
+		snprintf(reply, len, "error %s\n", strerror(-r));
+}
+
+/* `stats`: the side-band's counters, one line. */
+static void verb_stats(void *ctx, const char *arg, char *reply, size_t len)
+{
+	struct session *s = ctx;
+
+	(void)arg;
+	sideband__stats_line(s->sb, reply, len);
+}
+
+/* `status [json]`, under reload_mu: a reload swaps s->b (and frees the old names). */
+static void verb_status(void *ctx, const char *arg, char *reply, size_t len)
 {
 	struct session *s = ctx;
 	struct status_trigger t[TRIGREC_MAX_TRIGGERS];
-	int json = !strcmp(line, "status json"), n = 0;
+	int json = arg != NULL, n = 0;
 	char *buf = NULL;
 	size_t blen = 0;
 	FILE *f;
 
-	if (strcmp(line, "status") && !json) {
-		sideband__control(s->sb, line, reply, len);
-		return;
-	}
-	/* A reload swaps s->b (and frees the old names): not while they are read. */
-	pthread_mutex_lock(&s->reload_mu);
 	for (int i = 0; s->b && i < s->b->nr_trigs && n < TRIGREC_MAX_TRIGGERS; i++, n++) {
 		t[n].name = s->b->trigs[i].name;
 		t[n].have = !bpfctl__stats(s->b, i, &t[n].stats);
@@ -787,14 +811,12 @@ static void session_control(void *ctx, const char *line, char *reply, size_t len
 	}
 	f = open_memstream(&buf, &blen);
 	if (!f || status__render(s->status, t, n, json, f)) {
-		pthread_mutex_unlock(&s->reload_mu);
 		snprintf(reply, len, "error cannot render the status: %s\n", strerror(errno));
 		if (f)
 			fclose(f);
 		free(buf);
 		return;
 	}
-	pthread_mutex_unlock(&s->reload_mu);
 	fclose(f);
 	if (blen >= len) {
 		/* Cut at a line end: a half line would mislead a grep. */
@@ -805,6 +827,54 @@ static void session_control(void *ctx, const char *line, char *reply, size_t len
 	memcpy(reply, buf, blen);
 	reply[blen] = 0;
 	free(buf);
+}
+
+/* `reload` (session__reload() takes reload_mu itself: SIGHUP comes there too). */
+static void verb_reload(void *ctx, const char *arg, char *reply, size_t len)
+{
+	struct session *s = ctx;
+	char msg[1024];
+	int err;
+
+	(void)arg;
+	if (!s->reload_fn) {
+		snprintf(reply, len,
+			 "error reload: this recorder was not started from a script "
+			 "(trigrec run FILE)\n");
+		return;
+	}
+	err = session__reload(s, msg, sizeof(msg));
+	snprintf(reply, len, "%s %s\n", err ? "error" : "ok", msg);
+}
+
+/* `stop`: as on SIGINT, with the final snapshot. */
+static void verb_stop(void *ctx, const char *arg, char *reply, size_t len)
+{
+	struct session *s = ctx;
+
+	(void)arg;
+	snprintf(reply, len, "ok\n");
+	sideband__request_done(s->sb);
+}
+
+/* The one list of verbs: CONTROL_VERBS, the dispatcher and `trigrec control` follow it. */
+static const struct control_verb verbs[] = {
+	{ "snapshot", "[NAME]", NULL, 0, CONTROL_SNAPSHOT_TIMEOUT_MS, 0, verb_snapshot,
+	  "take a snapshot now (named NAME); replies once it is written" },
+	{ "stats", NULL, NULL, 0, CONTROL_CLIENT_TIMEOUT_MS, 0, verb_stats,
+	  "print the counters (one line): snapshots, each trigger's" },
+	{ "status", "[json]", "json", 1, CONTROL_CLIENT_TIMEOUT_MS, 1, verb_status,
+	  "what it is doing, as trigrec status prints it" },
+	{ "reload", NULL, NULL, 0, CONTROL_SNAPSHOT_TIMEOUT_MS, 0, verb_reload,
+	  "re-read the script (trigrec run only); the history is kept" },
+	{ "stop", NULL, NULL, 0, CONTROL_CLIENT_TIMEOUT_MS, 0, verb_stop,
+	  "stop it, with its final snapshot" },
+};
+
+const struct control_verb *session__control_verbs(int *n)
+{
+	*n = (int)(sizeof(verbs) / sizeof(verbs[0]));
+	return verbs;
 }
 
 int session__start(struct session *s)
@@ -989,7 +1059,6 @@ int session__start(struct session *s)
 					    .done_fd = s->done_fd,
 					    .written = on_written,
 					    .ctx = s,
-					    .reload = s->reload_fn ? control_reload : NULL,
 					    .manual_post = manual_post,
 					    .manual_default = manual_default };
 
@@ -1002,7 +1071,9 @@ int session__start(struct session *s)
 		if (!s->sb)
 			return cancelled() ? -EINTR : -EINVAL;
 		/* Control requests on their own thread: the side-band thread only harvests. */
-		if (s->ctl && (err = control__start(s->ctl, session_control, s)))
+		s->verbs = (struct control_verbs){ verbs, (int)(sizeof(verbs) / sizeof(verbs[0])),
+						   &s->reload_mu, s };
+		if (s->ctl && (err = control__start(s->ctl, control__dispatch, &s->verbs)))
 			return err;
 	}
 	/* From here on signals are read from a signalfd; a pending one is not lost.

@@ -17,6 +17,7 @@
 #include "session/config.h"
 
 struct session;
+struct control_verb;
 
 /*
  * Check what can be checked before anything is opened: capabilities, the
@@ -40,6 +41,12 @@ void session__set_reload(struct session *s, session_reload_fn fn, void *ctx);
  * one running. 0 with a one-line summary in msg, or -errno with why.
  */
 int session__reload(struct session *s, char *msg, size_t len);
+/*
+ * The control socket's verbs (harvest/control.h's struct control_verb):
+ * snapshot, stats, status, reload, stop, as CONTROL_VERBS lists them.
+ * `trigrec control` reads its timeouts and help from it.
+ */
+const struct control_verb *session__control_verbs(int *n);
 /*
  * Open the rings, load and attach BPF, start the side-band thread, start the
  * command, arm the triggers. Ctrl-C during set-up ends it. 0, or -errno after

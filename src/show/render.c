@@ -11,16 +11,6 @@
 #include <string.h>
 #include "show/show.h"
 
-static void rec_fields(const struct show *s, const struct show_rec *r, char *buf, size_t len)
-{
-	const struct pdr_attr *a = &s->pd->attrs[r->attr];
-
-	if (a->fmt && r->pr->raw)
-		pdr_fields_str(a->fmt, r->pr->raw, r->pr->raw_size, buf, len);
-	else
-		snprintf(buf, len, "ip=0x%" PRIx64, r->pr->ip);
-}
-
 static void html_text(FILE *f, const char *s, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
@@ -424,7 +414,7 @@ int show__write_html(const struct show *s, const struct show_view *v, FILE *out,
 	for (size_t i = v->lo; i < v->hi; i++) {
 		const struct show_rec *r = &s->recs[i];
 
-		rec_fields(s, r, f, sizeof(f));
+		show_rec_fields(s, r, f, sizeof(f));
 		fprintf(out, "%s\n[%" PRId64 ",%u,%d,%u,%u,", i > v->lo ? "," : "",
 			(int64_t)(r->time - t0), r->cpu, r->attr, r->pid, r->tid);
 		show_json_str(out, r->comm);

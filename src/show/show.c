@@ -764,7 +764,7 @@ void show__free(struct show *s)
 /* ---- the terminal report ---- */
 
 /* A record's fields, "name=value ...": tracepoint fields, else the sample's ip. */
-static void rec_fields(const struct show *s, const struct show_rec *r, char *buf, size_t len)
+void show_rec_fields(const struct show *s, const struct show_rec *r, char *buf, size_t len)
 {
 	const struct pdr_attr *a = &s->pd->attrs[r->attr];
 
@@ -1146,7 +1146,7 @@ static void print_last(const struct show *s, FILE *out, int nlast)
 	while (n--) {
 		const struct show_rec *r = &s->recs[idx[n]];
 
-		rec_fields(s, r, f, sizeof(f));
+		show_rec_fields(s, r, f, sizeof(f));
 		fprintf(out, "  %-21s %-4u %-32s %s%s\n", show_fmt_time(r->time, a, sizeof(a)),
 			r->cpu, s->pd->attrs[r->attr].name, f,
 			(long)idx[n] == s->trig_rec ? "  <- trigger" : "");

@@ -110,6 +110,8 @@ const char *show_fmt_time(uint64_t ns, char *buf, size_t len);
 const char *show_fmt_dur(uint64_t ns, char *buf, size_t len);
 /* JSON string with '<' '>' '&' escaped too, so it can sit inside <script>. */
 void show_json_str(FILE *f, const char *s);
+/* A record's fields, "name=value ...": tracepoint fields, else the sample's ip (text and --html). */
+void show_rec_fields(const struct show *s, const struct show_rec *r, char *buf, size_t len);
 /*
  * The container of process pid as the sidecar's "tasks" and "cgroups" map it
  * ("docker:0123456789ab", "pod 1f2e3d4c containerd:...", "nginx.service"),

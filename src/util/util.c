@@ -28,14 +28,18 @@
 #define QLEN 60
 #define UNITLEN(p, e) ((e) - (p) > 16 ? 16 : (int)((e) - (p)))
 
+void vseterr(char *err, size_t errlen, const char *fmt, va_list ap)
+{
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+}
+
 void seterr(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err || !errlen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	vseterr(err, errlen, fmt, ap);
 	va_end(ap);
 }
 
@@ -851,6 +855,12 @@ uint64_t caps_effective(void)
 	return eff;
 }
 
+int caps_privileged(uint64_t eff, int bpf)
+{
+	return (eff & CAP_BIT(CAP_NR_SYS_ADMIN)) ||
+	       (eff & CAP_BIT(bpf ? CAP_NR_BPF : CAP_NR_PERFMON));
+}
+
 /* The number in a one-line file (a sysctl); LONG_MIN when unreadable. */
 static long read_long(const char *path)
 {
@@ -861,25 +871,30 @@ static long read_long(const char *path)
 	return strtol(buf, NULL, 10);
 }
 
-void str_append(char *out, size_t len, size_t *o, const char *fmt, ...)
+int str_append(char *out, size_t len, size_t *o, const char *fmt, ...)
 {
 	va_list ap;
 	int n;
 
 	if (*o >= len)
-		return;
+		return -E2BIG;
 	va_start(ap, fmt);
 	n = vsnprintf(out + *o, len - *o, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		*o = *o + (size_t)n < len ? *o + (size_t)n : len - 1;
+	if (n < 0)
+		return -E2BIG;
+	if ((size_t)n >= len - *o) {
+		*o = len - 1;
+		return -E2BIG;
+	}
+	*o += (size_t)n;
+	return 0;
 }
 
 void explain_denied(int bpf, char *out, size_t len)
 {
 	uint64_t eff = caps_effective();
-	int admin = !!(eff & CAP_BIT(CAP_NR_SYS_ADMIN));
-	int priv = admin || (eff & CAP_BIT(bpf ? CAP_NR_BPF : CAP_NR_PERFMON));
+	int priv = caps_privileged(eff, bpf);
 	char ns[64] = "", buf[256] = "", *p;
 	ssize_t n;
 	long v;

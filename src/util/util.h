@@ -2,6 +2,7 @@
 /* Parsing of user-facing values (sizes, durations, cpu lists) and name suggestions. */
 #ifndef TRIGREC_UTIL_H
 #define TRIGREC_UTIL_H
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -80,8 +81,14 @@ const char *fmt_duration_short(uint64_t ns, char *buf, size_t len);
 /* Format a byte count as "512 B", "4 MiB", "1.5 GiB" (one decimal, truncated). */
 const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 
-/* An error message into err (len bytes; nothing when err is NULL or len 0). */
+/*
+ * An error message into err (len bytes; nothing when err is NULL or len 0):
+ * the one helper every error-message writer formats with (script.c's and
+ * trigger_lang.c's add a position, or a list, around it).
+ */
 void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+void vseterr(char *err, size_t len, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 /* Capabilities by number (linux/capability.h), for caps_effective(). */
 #define CAP_NR_IPC_LOCK 14
@@ -92,6 +99,11 @@ void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(p
 /* Our effective capability set (CapEff of /proc/self/status); 0 if unreadable. */
 uint64_t caps_effective(void);
 /*
+ * Does the capability set eff allow perf_event_open (bpf = 0) or bpf()
+ * (bpf = 1) as root would: CAP_SYS_ADMIN, or CAP_PERFMON / CAP_BPF.
+ */
+int caps_privileged(uint64_t eff, int bpf);
+/*
  * Why the kernel may have refused perf_event_open (bpf = 0) or bpf() (bpf = 1)
  * with EACCES/EPERM, as the end of an error message. Without the privilege:
  * "run as root, or grant ...". With it (root, or the capability), "run as
@@ -99,8 +111,11 @@ uint64_t caps_effective(void);
  * (a user namespace, lockdown, seccomp, security modules).
  */
 void explain_denied(int bpf, char *out, size_t len);
-/* printf to out at *o and move *o on, never past len (the text is cut there). */
-void str_append(char *out, size_t len, size_t *o, const char *fmt, ...)
+/*
+ * printf to out at *o and move *o on, never past len (the text is cut
+ * there). 0, or -E2BIG when the text was cut (or there was no room).
+ */
+int str_append(char *out, size_t len, size_t *o, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
 /*

@@ -8,6 +8,7 @@
 #ifndef TRIGREC_CHECK_H
 #define TRIGREC_CHECK_H
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <inttypes.h>
 
@@ -51,6 +52,27 @@ static int check_failed_in_test;
 	} while (0)
 
 #define TEST(name) static int name(void)
+
+/*
+ * A fresh directory /tmp/trigrec-test-NAME.XXXXXX into dir (len bytes; the
+ * test program aborts when it cannot be made), and its removal with all it
+ * holds.
+ */
+static inline void check_tmpdir(char *dir, size_t len, const char *name)
+{
+	snprintf(dir, len, "/tmp/trigrec-test-%s.XXXXXX", name);
+	if (!mkdtemp(dir))
+		abort();
+}
+
+static inline void check_rmtree(const char *dir)
+{
+	char cmd[4200];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	if (system(cmd))
+		fprintf(stderr, "    cannot remove %s\n", dir);
+}
 
 struct check_case {
 	const char *name;

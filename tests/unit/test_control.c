@@ -5,10 +5,14 @@
  * checked on every connection (a stranger gets an error line even when the
  * file mode lets it connect), requests served on the control thread, a
  * silent client dropped, and a client that never gets a reply times out.
+ * The verb table: one dispatcher routes each request to its verb, checks
+ * its argument and takes the lock for the verbs that need it; the
+ * session's table is the list CONTROL_VERBS prints.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <unistd.h>
 #include <sys/socket.h>
@@ -17,6 +21,7 @@
 #include <sys/wait.h>
 #include "check.h"
 #include "harvest/control.h"
+#include "session/session.h"
 #include "util/util.h"
 
 static char dir[64], sock[80];
@@ -24,20 +29,14 @@ static int calls;
 
 static void setup(void)
 {
-	snprintf(dir, sizeof(dir), "/tmp/trigrec-test-control.XXXXXX");
-	if (!mkdtemp(dir))
-		abort();
+	check_tmpdir(dir, sizeof(dir), "control");
 	snprintf(sock, sizeof(sock), "%s/ctl", dir);
 	calls = 0;
 }
 
 static void teardown(void)
 {
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		fprintf(stderr, "    cannot remove %s\n", dir);
+	check_rmtree(dir);
 }
 
 static void echo(void *ctx, const char *line, char *reply, size_t len)
@@ -214,5 +213,123 @@ TEST(client_times_out)
 	return 0;
 }
 
+/* A verb table of the dispatcher's own: each handler says what it got and whether mu was held. */
+static pthread_mutex_t vmu = PTHREAD_MUTEX_INITIALIZER;
+
+static void say(const char *who, const char *arg, char *reply, size_t len)
+{
+	int held = pthread_mutex_trylock(&vmu) == EBUSY;
+
+	if (!held)
+		pthread_mutex_unlock(&vmu);
+	snprintf(reply, len, "%s arg=%s held=%d", who, arg ? arg : "(none)", held);
+}
+static void v_snap(void *ctx, const char *arg, char *reply, size_t len)
+{
+	CHECK_STR((const char *)ctx, "ctx");
+	say("snap", arg, reply, len);
+}
+static void v_status(void *ctx, const char *arg, char *reply, size_t len)
+{
+	(void)ctx;
+	say("status", arg, reply, len);
+}
+static void v_stop(void *ctx, const char *arg, char *reply, size_t len)
+{
+	(void)ctx;
+	say("stop", arg, reply, len);
+}
+
+static const struct control_verb tverbs[] = {
+	{ "snapshot", "[NAME]", NULL, 0, 1, 0, v_snap, "take one" },
+	{ "status", "[json]", "json", 1, 1, 1, v_status, "say what" },
+	{ "stop", NULL, NULL, 0, 1, 0, v_stop, "stop it" },
+};
+
+TEST(dispatch_routes_by_table)
+{
+	struct control_verbs t = { tverbs, 3, &vmu, "ctx" };
+	char r[256];
+	struct {
+		const char *line, *reply;
+	} cases[] = {
+		{ "snapshot", "snap arg=(none) held=0" },
+		{ "snapshot stutter now", "snap arg=stutter now held=0" },
+		{ "snapshot ", "snap arg= held=0" },
+		{ "status", "status arg=(none) held=1" },
+		{ "status json", "status arg=json held=1" },
+		{ "stop", "stop arg=(none) held=0" },
+		/* Arguments a verb does not take, prefixes, case: unknown, with the usage. */
+		{ "status yaml", NULL },
+		{ "status ", NULL },
+		{ "stop now", NULL },
+		{ "stop ", NULL },
+		{ "snapshots", NULL },
+		{ "sto", NULL },
+		{ "STOP", NULL },
+		{ "", NULL },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char want[256];
+
+		if (cases[i].reply)
+			snprintf(want, sizeof(want), "%s", cases[i].reply);
+		else
+			snprintf(want, sizeof(want),
+				 "error unknown command '%s' (snapshot [NAME] | status [json] | "
+				 "stop)\n",
+				 cases[i].line);
+		control__dispatch(&t, cases[i].line, r, sizeof(r));
+		CHECK_STR(r, want);
+	}
+	/* An over-long line is quoted cut at 64 characters. */
+	{
+		char line[200], want[256];
+
+		memset(line, 'x', sizeof(line) - 1);
+		line[sizeof(line) - 1] = 0;
+		snprintf(want, sizeof(want), "error unknown command '%.64s' (%s)\n", line,
+			 "snapshot [NAME] | status [json] | stop");
+		control__dispatch(&t, line, r, sizeof(r));
+		CHECK_STR(r, want);
+	}
+	CHECK(control__find(tverbs, 3, "status json") == &tverbs[1]);
+	CHECK(control__find(tverbs, 3, "status xml") == NULL);
+	return 0;
+}
+
+/* The session's table is the list every help text prints (CONTROL_VERBS). */
+TEST(session_verbs_are_control_verbs)
+{
+	int n;
+	const struct control_verb *v = session__control_verbs(&n);
+	char usage[256];
+
+	CHECK_EQ(n, 5);
+	CHECK_EQ(control__usage(v, n, usage, sizeof(usage)), strlen(CONTROL_VERBS));
+	CHECK_STR(usage, CONTROL_VERBS);
+	for (int i = 0; i < n; i++) {
+		CHECK(v[i].fn != NULL);
+		CHECK(v[i].help && v[i].help[0]);
+		CHECK(v[i].wait_ms >= CONTROL_CLIENT_TIMEOUT_MS);
+		/* Each verb is found by its own name, and only by it. */
+		CHECK(control__find(v, n, v[i].name) == &v[i]);
+	}
+	/* A snapshot and a reload wait for their work; status is read to the end. */
+	CHECK_EQ(control__find(v, n, "snapshot")->wait_ms, CONTROL_SNAPSHOT_TIMEOUT_MS);
+	CHECK_EQ(control__find(v, n, "reload")->wait_ms, CONTROL_SNAPSHOT_TIMEOUT_MS);
+	CHECK_EQ(control__find(v, n, "status")->all, 1);
+	/* status reads the triggers a reload swaps: under the session's lock. */
+	CHECK_EQ(control__find(v, n, "status")->locked, 1);
+	/* snapshot waits for a file: holding the lock would hold a reload that long. */
+	CHECK_EQ(control__find(v, n, "snapshot")->locked, 0);
+	/* A small buffer is cut, not overrun. */
+	CHECK_EQ(control__usage(v, n, usage, 9), 8);
+	CHECK_STR(usage, "snapshot");
+	return 0;
+}
+
 RUN_TESTS(T(bad_paths_refused), T(serves_owner_and_cleans_up), T(stranger_refused),
-	  T(silent_client_dropped), T(client_times_out))
+	  T(silent_client_dropped), T(client_times_out), T(dispatch_routes_by_table),
+	  T(session_verbs_are_control_verbs))

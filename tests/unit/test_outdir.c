@@ -20,22 +20,6 @@
 
 static char dir[64];
 
-static void mkdir_tmp(void)
-{
-	snprintf(dir, sizeof(dir), "/tmp/trigrec-test-outdir.XXXXXX");
-	if (!mkdtemp(dir))
-		abort();
-}
-
-static void rm_tmp(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		fprintf(stderr, "    cannot remove %s\n", dir);
-}
-
 static void touch(const char *name)
 {
 	char p[1024];
@@ -143,7 +127,7 @@ TEST(pair_published_tmpfile)
 {
 	struct outdir *d;
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "outdir");
 	d = outdir__open(dir);
 	CHECK(d != NULL);
 	if (d) {
@@ -152,7 +136,7 @@ TEST(pair_published_tmpfile)
 		CHECK_STR(listing(), "20261201-000000.000001-t.data 20261201-000000.000001-t.json");
 	}
 	outdir__free(d);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -160,7 +144,7 @@ TEST(pair_published_named_tmp)
 {
 	struct outdir *d;
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "outdir");
 	d = outdir__open(dir);
 	CHECK(d != NULL);
 	if (d) {
@@ -168,7 +152,7 @@ TEST(pair_published_named_tmp)
 		CHECK_STR(listing(), "20261201-000000.000001-t.data 20261201-000000.000001-t.json");
 	}
 	outdir__free(d);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -179,7 +163,7 @@ TEST(planted_temporary_names_do_not_matter)
 		struct outdir *d;
 		char name[64];
 
-		mkdir_tmp();
+		check_tmpdir(dir, sizeof(dir), "outdir");
 		for (int i = 0; i < 100; i++) {
 			snprintf(name, sizeof(name), ".trigrec-%d-%d.tmp", (int)getpid(), i);
 			touch(name);
@@ -189,7 +173,7 @@ TEST(planted_temporary_names_do_not_matter)
 		if (d)
 			pair_ok(d, "20261201-000000.000001-planted", named);
 		outdir__free(d);
-		rm_tmp();
+		check_rmtree(dir);
 	}
 	return 0;
 }
@@ -202,7 +186,7 @@ TEST(dangling_symlink_takes_the_next_name)
 		struct outdir *d;
 		struct stat st;
 
-		mkdir_tmp();
+		check_tmpdir(dir, sizeof(dir), "outdir");
 		snprintf(p, sizeof(p), "%s/20261201-000000.000001-t.data", dir);
 		CHECK_EQ(symlink("/tmp/trigrec-test-outdir-target", p), 0);
 		snprintf(p, sizeof(p), "%s/20261201-000000.000001-t-2.json", dir);
@@ -219,7 +203,7 @@ TEST(dangling_symlink_takes_the_next_name)
 		/* Nothing written through the links. */
 		CHECK(lstat("/tmp/trigrec-test-outdir-target", &st) && errno == ENOENT);
 		outdir__free(d);
-		rm_tmp();
+		check_rmtree(dir);
 	}
 	return 0;
 }
@@ -236,7 +220,7 @@ TEST(name_taken_during_publish)
 			char path[PATH_MAX], want[512];
 			struct outdir *d;
 
-			mkdir_tmp();
+			check_tmpdir(dir, sizeof(dir), "outdir");
 			d = outdir__open(dir);
 			if (named)
 				outdir__force_named_tmp(d);
@@ -249,7 +233,7 @@ TEST(name_taken_during_publish)
 				 plant[i]);
 			CHECK_STR(listing(), want);
 			outdir__free(d);
-			rm_tmp();
+			check_rmtree(dir);
 		}
 	return 0;
 }
@@ -271,7 +255,7 @@ TEST(leftovers_of_killed_runs_removed)
 	pid_t dead = dead_pid();
 	struct outdir *d;
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "outdir");
 	snprintf(name, sizeof(name), ".trigrec-%d-0.tmp", (int)dead); /* old format */
 	touch(name);
 	snprintf(name, sizeof(name), ".trigrec-%d-0123456789abcdef.tmp", (int)dead);
@@ -294,7 +278,7 @@ TEST(leftovers_of_killed_runs_removed)
 		 own, (int)dead);
 	CHECK_STR(listing(), name);
 	outdir__free(d);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -307,7 +291,7 @@ TEST(leftovers_of_other_users_kept)
 
 	if (geteuid())
 		SKIP("needs root to make a file owned by another user");
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "outdir");
 	snprintf(name, sizeof(name), ".trigrec-%d-0.tmp", (int)dead);
 	touch(name);
 	snprintf(p, sizeof(p), "%s/%s", dir, name);
@@ -319,7 +303,7 @@ TEST(leftovers_of_other_users_kept)
 	snprintf(p, sizeof(p), "%s 20261201-000000.000001-orphan.json", name);
 	CHECK_STR(listing(), p);
 	outdir__free(d);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -330,7 +314,7 @@ TEST(too_deep_for_snapshot_names_refused)
 	size_t o;
 	struct outdir *d;
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "outdir");
 	o = snprintf(path, sizeof(path), "%s", dir);
 	/* Components of up to 200 bytes until the path is PATH_MAX - 40 bytes long. */
 	while (o < PATH_MAX - 40) {
@@ -351,7 +335,7 @@ TEST(too_deep_for_snapshot_names_refused)
 	d = outdir__open(path);
 	CHECK(d != NULL);
 	outdir__free(d);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -385,7 +369,7 @@ TEST(directory_of_another_user_refused)
 
 	if (geteuid())
 		SKIP("giving the directory to another user (chown) needs root");
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "outdir");
 	CHECK_EQ(chown(dir, 65534, 65534), 0);
 	CHECK_EQ(outdir_check(dir, &fd), -EPERM);
 	CHECK_EQ(fd, -1);
@@ -396,7 +380,7 @@ TEST(directory_of_another_user_refused)
 	CHECK(fd >= 0);
 	if (fd >= 0)
 		close(fd);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -405,7 +389,7 @@ TEST(world_writable_without_sticky_refused)
 {
 	int fd = 0;
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "outdir");
 	CHECK_EQ(chmod(dir, 0777), 0);
 	CHECK_EQ(outdir_check(dir, &fd), -EPERM);
 	CHECK_EQ(fd, -1);
@@ -426,7 +410,7 @@ TEST(world_writable_without_sticky_refused)
 		if (fd >= 0)
 			close(fd);
 	}
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -436,14 +420,14 @@ TEST(symlink_refused)
 	char link[128];
 	int fd = 0;
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "outdir");
 	snprintf(link, sizeof(link), "%s.link", dir);
 	CHECK_EQ(symlink(dir, link), 0);
 	CHECK_EQ(outdir_check(link, &fd), -ELOOP);
 	CHECK_EQ(fd, -1);
 	CHECK(outdir__open(link) == NULL);
 	unlink(link);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -454,7 +438,7 @@ TEST(symlink_swapped_in_after_check_not_followed)
 	struct outdir *d = NULL;
 	int fd = -1;
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "outdir");
 	snprintf(moved, sizeof(moved), "%s.moved", dir);
 	snprintf(elsewhere, sizeof(elsewhere), "%s.elsewhere", dir);
 	CHECK_EQ(mkdir(elsewhere, 0700), 0);
@@ -489,7 +473,7 @@ TEST(directory_appeared_between_check_and_make_refused)
 	struct stat st;
 	int fd = 0;
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "outdir");
 	snprintf(sub, sizeof(sub), "%s/out", dir);
 	snprintf(target, sizeof(target), "%s/target", dir);
 	CHECK_EQ(outdir_check(sub, &fd), 1);
@@ -507,7 +491,7 @@ TEST(directory_appeared_between_check_and_make_refused)
 	CHECK(!stat(sub, &st) && S_ISDIR(st.st_mode) && (st.st_mode & 0777) == 0700);
 	if (fd >= 0)
 		close(fd);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 

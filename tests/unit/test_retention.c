@@ -22,22 +22,6 @@
 
 static char dir[64];
 
-static void mkdir_tmp(void)
-{
-	snprintf(dir, sizeof(dir), "/tmp/trigrec-test-retention.XXXXXX");
-	if (!mkdtemp(dir))
-		abort();
-}
-
-static void rm_tmp(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	if (system(cmd))
-		fprintf(stderr, "    cannot remove %s\n", dir);
-}
-
 /* A file of size bytes in dir. */
 static void put(const char *name, size_t bytes)
 {
@@ -238,7 +222,7 @@ TEST(enforce_counts_and_removes_only_our_pairs)
 	char b[5][128], p[2048], f[1024];
 	time_t now = time(NULL);
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "retention");
 	pair(now - 50, "a", 1000, b[0], sizeof(b[0]));
 	pair(now - 40, "b", 1000, b[1], sizeof(b[1]));
 	pair(now - 30, "c", 1000, b[2], sizeof(b[2]));
@@ -293,7 +277,7 @@ TEST(enforce_counts_and_removes_only_our_pairs)
 	CHECK_EQ(st.files, 2);
 	retention__free(r);
 out:
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -305,7 +289,7 @@ TEST(enforce_bytes_and_age)
 	char b[4][128], f[1024];
 	time_t now = time(NULL);
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "retention");
 	pair(now - 7200, "old", 500, b[0], sizeof(b[0]));
 	pair(now - 60, "x", 900, b[1], sizeof(b[1]));
 	pair(now - 50, "y", 900, b[2], sizeof(b[2]));
@@ -328,7 +312,7 @@ TEST(enforce_bytes_and_age)
 	snprintf(f, sizeof(f), "%s.json", b[0]);
 	CHECK(!exists(f));
 	retention__free(r);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -340,7 +324,7 @@ TEST(enforce_without_limits_only_counts)
 	struct retention *r;
 	char b[128];
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "retention");
 	pair(1000000000, "a", 100, b, sizeof(b));
 	r = retention__new(-1, dir, "t1", &none);
 	CHECK(r && retention__enforce(r, NULL, 0) == 0);
@@ -351,7 +335,7 @@ TEST(enforce_without_limits_only_counts)
 	CHECK_EQ(st.bytes, 500);
 	CHECK_EQ(st.removed, 0);
 	retention__free(r);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -369,7 +353,7 @@ TEST(publish_refuses_a_pair_over_the_budget)
 	struct outdir *d;
 	int json_len;
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "retention");
 	d = outdir__open(dir);
 	CHECK(d != NULL);
 	if (!d)
@@ -396,7 +380,7 @@ TEST(publish_refuses_a_pair_over_the_budget)
 	outdir__discard(d, &f);
 	outdir__free(d);
 out:
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 
@@ -411,7 +395,7 @@ static void cost(int n)
 	uint64_t scan = 0, del = 0;
 	int rounds = 20, lvl = log_level;
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "retention");
 	for (int i = 0; i < n; i++) {
 		char name[16];
 
@@ -441,7 +425,7 @@ static void cost(int n)
 	printf("    cost with %d snapshots: scan %.0f us, scan + remove one %.0f us\n", n,
 	       (double)scan / rounds / 1e3, (double)del / rounds / 1e3);
 out:
-	rm_tmp();
+	check_rmtree(dir);
 }
 
 TEST(cost_50_and_1000)
@@ -525,7 +509,7 @@ TEST(other_instances_pairs_never_removed)
 	char a[3][128], b[3][128], f[1024];
 	time_t now = time(NULL);
 
-	mkdir_tmp();
+	check_tmpdir(dir, sizeof(dir), "retention");
 	for (int i = 0; i < 3; i++) {
 		char n[16];
 
@@ -559,7 +543,7 @@ TEST(other_instances_pairs_never_removed)
 out:
 	retention__free(r1);
 	retention__free(r2);
-	rm_tmp();
+	check_rmtree(dir);
 	return 0;
 }
 

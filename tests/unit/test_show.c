@@ -423,6 +423,13 @@ static int check_snapshot(int zlevel)
 	CHECK_STR(s->spans[0].kind, "rate");
 	CHECK_EQ(s->spans[0].start, T0 + 590);
 
+	{
+		char f[256];
+
+		/* The one formatter of a record's fields (text report and --html). */
+		show_rec_fields(s, &s->recs[s->trig_rec], f, sizeof(f));
+		CHECK_STR(f, "__syscall_nr=121 pid=7");
+	}
 	txt = report(s, 3, &len);
 	CHECK(strstr(txt, "trigger   burst (rate trigger)\n"));
 	CHECK(strstr(txt, "  event   syscalls:sys_enter_getpgid: __syscall_nr=121 pid=7\n"));

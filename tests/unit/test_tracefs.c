@@ -12,113 +12,20 @@
 #include "check.h"
 #include "capture/tracefs.h"
 
-/* sched/sched_switch (kernel 6.18) */
-static const char fmt_sched_switch[] =
-	"name: sched_switch\n"
-	"ID: 372\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:char prev_comm[16];\toffset:8;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t prev_pid;\toffset:24;\tsize:4;\tsigned:1;\n"
-	"\tfield:int prev_prio;\toffset:28;\tsize:4;\tsigned:1;\n"
-	"\tfield:long prev_state;\toffset:32;\tsize:8;\tsigned:1;\n"
-	"\tfield:char next_comm[16];\toffset:40;\tsize:16;\tsigned:0;\n"
-	"\tfield:pid_t next_pid;\toffset:56;\tsize:4;\tsigned:1;\n"
-	"\tfield:int next_prio;\toffset:60;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"print fmt: \"prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s%s ==> next_comm=%s next_p"
-	"id=%d next_prio=%d\", REC->prev_comm, REC->prev_pid, REC->prev_prio, (REC->prev_state & (("
-	"((0x00000000 | 0x00000001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | 0x00000020"
-	" | 0x00000040) + 1) << 1) - 1)) ? __print_flags(REC->prev_state & ((((0x00000000 | 0x00000"
-	"001 | 0x00000002 | 0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) <<"
-	" 1) - 1), \"|\", { 0x00000001, \"S\" }, { 0x00000002, \"D\" }, { 0x00000004, \"T\" }, { 0x"
-	"00000008, \"t\" }, { 0x00000010, \"X\" }, { 0x00000020, \"Z\" }, { 0x00000040, \"P\" }, { "
-	"0x00000080, \"I\" }) : \"R\", REC->prev_state & (((0x00000000 | 0x00000001 | 0x00000002 | "
-	"0x00000004 | 0x00000008 | 0x00000010 | 0x00000020 | 0x00000040) + 1) << 1) ? \"+\" : \"\","
-	" REC->next_comm, REC->next_pid, REC->next_prio\n";
+/*
+ * Real formats (kernel 6.18): the ones tests/fuzz/gen-kernel-formats.sh
+ * wrote from tracefs for the fuzz targets, not a copy of them here.
+ */
+#include "../fuzz/kernel_formats.h"
 
-/* syscalls/sys_enter_openat (kernel 6.18) */
-static const char fmt_openat[] =
-	"name: sys_enter_openat\n"
-	"ID: 782\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:int __syscall_nr;\toffset:8;\tsize:4;\tsigned:1;\n"
-	"\tfield:int dfd;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:const char * filename;\toffset:24;\tsize:8;\tsigned:0;\n"
-	"\tfield:int flags;\toffset:32;\tsize:8;\tsigned:0;\n"
-	"\tfield:umode_t mode;\toffset:40;\tsize:8;\tsigned:0;\n"
-	"\n"
-	"print fmt: \"dfd: 0x%08lx, filename: 0x%08lx, flags: 0x%08lx, mode: 0x%08lx\", ((unsigned "
-	"long)(REC->dfd)), ((unsigned long)(REC->filename)), ((unsigned long)(REC->flags)), ((unsig"
-	"ned long)(REC->mode))\n";
-
-/* raw_syscalls/sys_enter (kernel 6.18) */
-static const char fmt_sys_enter[] =
-	"name: sys_enter\n"
-	"ID: 443\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:long id;\toffset:8;\tsize:8;\tsigned:1;\n"
-	"\tfield:unsigned long args[6];\toffset:16;\tsize:48;\tsigned:0;\n"
-	"\n"
-	"print fmt: \"NR %ld (%lx, %lx, %lx, %lx, %lx, %lx)\", REC->id, REC->args[0], REC->args[1],"
-	" REC->args[2], REC->args[3], REC->args[4], REC->args[5]\n";
-
-/* sched/sched_process_exec (kernel 6.18) */
-static const char fmt_exec[] =
-	"name: sched_process_exec\n"
-	"ID: 365\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
-	"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"print fmt: \"filename=%s pid=%d old_pid=%d\", __get_str(filename), REC->pid, REC->old_pid"
-	"\n";
-
-/* block/block_rq_issue (kernel 6.18) */
-static const char fmt_rq_issue[] =
-	"name: block_rq_issue\n"
-	"ID: 2104\n"
-	"format:\n"
-	"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
-	"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
-	"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
-	"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n"
-	"\n"
-	"\tfield:dev_t dev;\toffset:8;\tsize:4;\tsigned:0;\n"
-	"\tfield:sector_t sector;\toffset:16;\tsize:8;\tsigned:0;\n"
-	"\tfield:unsigned int nr_sector;\toffset:24;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned int bytes;\toffset:28;\tsize:4;\tsigned:0;\n"
-	"\tfield:unsigned short ioprio;\toffset:32;\tsize:2;\tsigned:0;\n"
-	"\tfield:char rwbs[10];\toffset:34;\tsize:10;\tsigned:0;\n"
-	"\tfield:char comm[16];\toffset:44;\tsize:16;\tsigned:0;\n"
-	"\tfield:__data_loc char[] cmd;\toffset:60;\tsize:4;\tsigned:0;\n"
-	"\n"
-	"print fmt: \"%d,%d %s %u (%s) %llu + %u %s,%u,%u [%s]\", ((unsigned int) ((REC->dev) >> 20"
-	")), ((unsigned int) ((REC->dev) & ((1U << 20) - 1))), REC->rwbs, REC->bytes, __get_str(cmd"
-	"), (unsigned long long)REC->sector, REC->nr_sector, __print_symbolic((((REC->ioprio) >> 13"
-	") & (8 - 1)), { IOPRIO_CLASS_NONE, \"none\" }, { IOPRIO_CLASS_RT, \"rt\" }, { IOPRIO_CLASS"
-	"_BE, \"be\" }, { IOPRIO_CLASS_IDLE, \"idle\" }, { IOPRIO_CLASS_INVALID, \"invalid\"}), ((("
-	"REC->ioprio) >> 3) & ((1 << 10) - 1)), ((REC->ioprio) & ((1 << 3) - 1)), REC->comm\n";
+static const char *kfmt(const char *sys, const char *name)
+{
+	for (size_t i = 0; i < sizeof(kernel_formats) / sizeof(kernel_formats[0]); i++)
+		if (!strcmp(kernel_formats[i].sys, sys) && !strcmp(kernel_formats[i].name, name))
+			return kernel_formats[i].text;
+	fprintf(stderr, "    %s:%s is not in tests/fuzz/kernel_formats.h\n", sys, name);
+	abort();
+}
 
 static struct tp_format *parse(const char *sys, const char *name, const char *text)
 {
@@ -154,7 +61,7 @@ static void check_common(const struct tp_format *f)
 
 TEST(parse_sched_switch)
 {
-	struct tp_format *f = parse("sched", "sched_switch", fmt_sched_switch);
+	struct tp_format *f = parse("sched", "sched_switch", kfmt("sched", "sched_switch"));
 
 	CHECK(f != NULL);
 	if (!f)
@@ -176,9 +83,9 @@ TEST(parse_sched_switch)
 	CHECK_STR(f->fields[4].name, "prev_comm");
 	CHECK_STR(f->fields[10].name, "next_prio");
 	/* The text is kept verbatim, NUL-terminated, for perf.data. */
-	CHECK_EQ(f->text_len, strlen(fmt_sched_switch));
-	CHECK(f->text != fmt_sched_switch);
-	CHECK_STR(f->text, fmt_sched_switch);
+	CHECK_EQ(f->text_len, strlen(kfmt("sched", "sched_switch")));
+	CHECK(f->text != kfmt("sched", "sched_switch"));
+	CHECK_STR(f->text, kfmt("sched", "sched_switch"));
 	CHECK(tp_format__field(f, "prev_comm[16]") == NULL);
 	CHECK(tp_format__field(f, "nope") == NULL);
 	CHECK(tp_format__field(f, NULL) == NULL);
@@ -189,7 +96,8 @@ TEST(parse_sched_switch)
 
 TEST(parse_openat_pointer)
 {
-	struct tp_format *f = parse("syscalls", "sys_enter_openat", fmt_openat);
+	struct tp_format *f =
+		parse("syscalls", "sys_enter_openat", kfmt("syscalls", "sys_enter_openat"));
 
 	CHECK(f != NULL);
 	if (!f)
@@ -209,7 +117,7 @@ TEST(parse_openat_pointer)
 
 TEST(parse_raw_sys_enter_array)
 {
-	struct tp_format *f = parse("raw_syscalls", "sys_enter", fmt_sys_enter);
+	struct tp_format *f = parse("raw_syscalls", "sys_enter", kfmt("raw_syscalls", "sys_enter"));
 
 	CHECK(f != NULL);
 	if (!f)
@@ -226,7 +134,8 @@ TEST(parse_raw_sys_enter_array)
 
 TEST(parse_exec_dataloc)
 {
-	struct tp_format *f = parse("sched", "sched_process_exec", fmt_exec);
+	struct tp_format *f =
+		parse("sched", "sched_process_exec", kfmt("sched", "sched_process_exec"));
 
 	CHECK(f != NULL);
 	if (!f)
@@ -244,7 +153,7 @@ TEST(parse_exec_dataloc)
 
 TEST(parse_block_rq_issue)
 {
-	struct tp_format *f = parse("block", "block_rq_issue", fmt_rq_issue);
+	struct tp_format *f = parse("block", "block_rq_issue", kfmt("block", "block_rq_issue"));
 
 	CHECK(f != NULL);
 	if (!f)
@@ -336,9 +245,9 @@ TEST(parse_errors)
 	memset(longname, 'n', sizeof(longname) - 1);
 	longname[sizeof(longname) - 1] = '\0';
 	errno = 0;
-	CHECK(parse("a", longname, fmt_exec) == NULL);
+	CHECK(parse("a", longname, kfmt("sched", "sched_process_exec")) == NULL);
 	CHECK_EQ(errno, ENAMETOOLONG);
-	CHECK(parse(longname, "b", fmt_exec) == NULL);
+	CHECK(parse(longname, "b", kfmt("sched", "sched_process_exec")) == NULL);
 	errno = 0;
 	CHECK(tp_format__parse("a", "b", NULL, 0) == NULL);
 	CHECK_EQ(errno, EINVAL);
@@ -349,9 +258,10 @@ TEST(parse_errors)
 TEST(parse_respects_len)
 {
 	/* Only the first len bytes count, and the text copy is NUL-terminated. */
-	size_t cut =
-		(size_t)(strstr(fmt_sched_switch, "\tfield:pid_t prev_pid") - fmt_sched_switch);
-	struct tp_format *f = tp_format__parse("sched", "sched_switch", fmt_sched_switch, cut);
+	size_t cut = (size_t)(strstr(kfmt("sched", "sched_switch"), "\tfield:pid_t prev_pid") -
+			      kfmt("sched", "sched_switch"));
+	struct tp_format *f =
+		tp_format__parse("sched", "sched_switch", kfmt("sched", "sched_switch"), cut);
 
 	CHECK(f != NULL);
 	if (!f)

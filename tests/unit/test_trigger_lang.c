@@ -88,30 +88,100 @@ static int expect_err_at(const char *text, int first_line, int first_col, int li
 
 	memset(&e, 0, sizeof(e));
 	a = trig_parse(text, first_line, first_col, &e);
+	const char *at = lnum < 0 ? "row" : "line";
+
+	if (lnum < 0)
+		lnum = -lnum;
 	if (a) {
 		int r = trig_compile(a, text, &d, &e);
 
 		trig_ast_free(a);
 		if (!r) {
 			fprintf(stderr,
-				"    line %d: '%s' compiled, expected an error containing "
+				"    %s %d: '%s' compiled, expected an error containing "
 				"\"%s\"\n",
-				lnum, text, sub);
+				at, lnum, text, sub);
 			return 0;
 		}
 	}
 	if (e.pos.line != line || e.pos.col != col) {
-		fprintf(stderr, "    line %d: '%s': error at %d:%d, expected %d:%d (%s)\n", lnum,
+		fprintf(stderr, "    %s %d: '%s': error at %d:%d, expected %d:%d (%s)\n", at, lnum,
 			text, e.pos.line, e.pos.col, line, col, e.msg);
 		ok = 0;
 	}
 	if (!strstr(e.msg, sub)) {
-		fprintf(stderr, "    line %d: '%s': message \"%s\" lacks \"%s\"\n", lnum, text,
+		fprintf(stderr, "    %s %d: '%s': message \"%s\" lacks \"%s\"\n", at, lnum, text,
 			e.msg, sub);
 		ok = 0;
 	}
 	return ok;
 }
+
+/*
+ * One run of the compiler as a table row: a trigger text, then either the
+ * error it must give (at 1:col, its message containing sub) or, col 0, that
+ * it compiles and one value of the definition it gives (got: which; num or
+ * str: what). RG_NONE: only that it compiles.
+ */
+enum run_got {
+	RG_NONE,
+	RG_NAME,	 /* d.name */
+	RG_EVENT,	 /* d.event[0] */
+	RG_STR0,	 /* the event side's first string constant */
+	RG_POST,	 /* cfg.post_ns */
+	RG_THRESHOLD,	 /* cfg.threshold */
+	RG_WINDOW,	 /* cfg.window_ns */
+	RG_LIMIT,	 /* cfg.limit */
+	RG_LIMIT_PERIOD, /* cfg.limit_period_ns */
+};
+
+struct run {
+	const char *text;
+	long col; /* long: the rows' order (text, col, words) and no padding */
+	const char *sub;
+	unsigned long long num;
+	const char *str;
+	enum run_got got;
+};
+
+/* Every row of a table, each with its assertions; a failing row is named by its number. */
+static void runs(const struct run *r, size_t n, const char *table)
+{
+	for (size_t i = 0; i < n; i++, r++) {
+		int was = check_failed_in_test;
+		struct trig_def d;
+
+		check_failed_in_test = 0;
+		if (r->col) {
+			CHECK(expect_err_at(r->text, 1, 1, 1, (int)r->col, r->sub, -(int)(i + 1)));
+		} else {
+			CHECK_EQ(compile(r->text, &d), 0);
+			if (!check_failed_in_test) {
+				switch (r->got) {
+				case RG_NONE: break;
+				case RG_NAME: CHECK_STR(d.name, r->str); break;
+				case RG_EVENT: CHECK_STR(d.event[0], r->str); break;
+				case RG_STR0:
+					CHECK_STR(d.cfg.side[TRIGREC_ROLE_EVENT].filter.str[0],
+						  r->str);
+					break;
+				case RG_POST: CHECK_EQ(d.cfg.post_ns, r->num); break;
+				case RG_THRESHOLD: CHECK_EQ(d.cfg.threshold, r->num); break;
+				case RG_WINDOW: CHECK_EQ(d.cfg.window_ns, r->num); break;
+				case RG_LIMIT: CHECK_EQ(d.cfg.limit, r->num); break;
+				case RG_LIMIT_PERIOD:
+					CHECK_EQ(d.cfg.limit_period_ns, r->num);
+					break;
+				}
+			}
+		}
+		if (check_failed_in_test)
+			fprintf(stderr, "    row %zu of %s: '%s'\n", i + 1, table, r->text);
+		check_failed_in_test |= was;
+	}
+}
+
+#define RUNS(rows) runs(rows, NELEM(rows), #rows)
 
 #define ERR(text, col, sub) CHECK(expect_err_at(text, 1, 1, 1, col, sub, __LINE__))
 #define ERR_AT(text, fl, fc, line, col, sub) \
@@ -807,6 +877,13 @@ TEST(values_and_types)
 
 TEST(defaults_and_options)
 {
+	static const struct run limit_periods[] = {
+		{ "test:ev limit 3/min", .got = RG_LIMIT_PERIOD, .num = 60000000000ULL },
+		{ "test:ev limit 1/s", .got = RG_LIMIT_PERIOD, .num = 1000000000ULL },
+		{ "test:ev limit 7/ms", .got = RG_LIMIT_PERIOD, .num = 1000000ULL },
+		{ "test:ev limit 2/sec", .got = RG_LIMIT_PERIOD, .num = 1000000000ULL },
+		{ "test:ev limit 2/minute", .got = RG_LIMIT_PERIOD, .num = 60000000000ULL },
+	};
 	struct trig_def d;
 
 	FAKE();
@@ -838,20 +915,11 @@ TEST(defaults_and_options)
 			d.text,
 			"event test/ev post 0s cooldown 1.5s limit 5/30s max 3 name \"my trigger!\"");
 	}
-	if (!compile("test:ev limit 3/min", &d))
-		CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
 	if (!compile("test:ev limit 10/hour name my-trig.v2", &d)) {
 		CHECK_EQ(d.cfg.limit_period_ns, 3600000000000ULL);
 		CHECK_STR(d.name, "my-trig.v2");
 	}
-	if (!compile("test:ev limit 1/s", &d))
-		CHECK_EQ(d.cfg.limit_period_ns, 1000000000ULL);
-	if (!compile("test:ev limit 7/ms", &d))
-		CHECK_EQ(d.cfg.limit_period_ns, 1000000ULL);
-	if (!compile("test:ev limit 2/sec", &d))
-		CHECK_EQ(d.cfg.limit_period_ns, 1000000000ULL);
-	if (!compile("test:ev limit 2/minute", &d))
-		CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
+	RUNS(limit_periods);
 	/* Both cooldowns may be given. */
 	if (!compile("rate test:ev by a > 10/1s cooldown 1s cooldown 5s per key", &d)) {
 		CHECK_EQ(d.cfg.cooldown_ns, 1000000000ULL);
@@ -919,6 +987,18 @@ TEST(defaults_and_options)
 
 TEST(event_globs)
 {
+	static const struct run globs[] = {
+		{ "*:* if tid == 3", .got = RG_EVENT, .str = "*:*" },
+		/* A glob matching one tracepoint may use its fields: that one is stored. */
+		{ "test:ev[2] if e == 1", .got = RG_EVENT, .str = "test:ev2" },
+		{ "test:* if a == 1", 11,
+		  "field 'a' needs a single tracepoint, but test:* matches 2" },
+		/* `pid` is a field of test:ev: ambiguous across test:*. */
+		{ "test:* if pid == 1", 11, "'pid' is ambiguous" },
+		{ "test:* if pid == 1", 11, "write PID" },
+		{ "test:nope*", 1, "no tracepoint matches test:nope*" },
+		{ "rate test:* by a > 1/1s", 16, "needs a single tracepoint" },
+	};
 	struct trig_def d;
 
 	FAKE();
@@ -928,21 +1008,11 @@ TEST(event_globs)
 		CHECK_STR(d.name, "test");
 		CHECK_EQ(d.cfg.side[0].filter.c[1].src, TRIGREC_SRC_CPU);
 	}
-	if (!compile("*:* if tid == 3", &d))
-		CHECK_STR(d.event[0], "*:*");
-	/* A glob matching one tracepoint may use its fields: that one is stored. */
-	if (!compile("test:ev[2] if e == 1", &d))
-		CHECK_STR(d.event[0], "test:ev2");
 	if (!compile("test:ev? if comm == bash", &d)) {
 		CHECK_STR(d.event[0], "test:ev?");
 		CHECK_STR(d.name, "ev");
 	}
-	ERR("test:* if a == 1", 11, "field 'a' needs a single tracepoint, but test:* matches 2");
-	/* `pid` is a field of test:ev: ambiguous across test:*. */
-	ERR("test:* if pid == 1", 11, "'pid' is ambiguous");
-	ERR("test:* if pid == 1", 11, "write PID");
-	ERR("test:nope*", 1, "no tracepoint matches test:nope*");
-	ERR("rate test:* by a > 1/1s", 16, "needs a single tracepoint");
+	RUNS(globs);
 	fake_off();
 	return 0;
 }
@@ -952,78 +1022,86 @@ TEST(event_globs)
 
 TEST(syntax_errors)
 {
+	static const struct run syntax[] = {
+		{ "", 1, "empty trigger" },
+		{ "   # only a comment", 20, "empty trigger" },
+		{ "latency", 8, "expected a tracepoint (SYS:NAME) after 'latency'" },
+		{ "rate", 5, "after 'rate'" },
+		{ "test:ev if", 11, "expected a condition" },
+		{ "test:ev if a", 13, "expected a comparison operator" },
+		{ "test:ev if a ==", 16, "expected a value after '=='" },
+		{ "test:ev if a = 1", 14, "use == to compare" },
+		{ "test:ev if a == 1 | b == 2", 19, "use || for" },
+		{ "test:ev if (a == 1", 19, "expected ')' to close the '(' at 1:12" },
+		{ "test:ev if a == 1)", 18, "expected an option" },
+		{ "test:ev if s == \"abc", 17, "unterminated string" },
+		{ "test:ev if s == \"a\\nb\"", 19, "unsupported escape" },
+		{ "test:ev if a == 1 $", 19, "unexpected character '$'" },
+		{ "test:ev if a == -x", 18, "expected a number after '-'" },
+		{ "test:ev if a == 12abc", 17, "not a number" },
+		{ "test:ev if a == 20ms", 17, "whole number" },
+		{ "test:ev if a == 99999999999999999999", 17, "fit in 64 bits" },
+		/* latency structure */
+		{ "latency test:ev test:ev2 > 1ms", 17, "missing '->'" },
+		{ "latency test:ev -> test:ev2", 28, "missing threshold: add '> DURATION'" },
+		{ "latency test:ev -> test:ev2 > 20", 31, "missing unit" },
+		{ "latency test:ev -> test:ev2 > 0ms", 31,
+		  "latency threshold must be longer than 0" },
+		{ "latency test:ev -> test:ev2 > -1ms", 31, "cannot be negative" },
+		{ "latency test:ev -> test:ev2 count >= 3", 29,
+		  "'count >= N' applies to plain event triggers only" },
+		{ "latency test:ev by a if b == 1 -> test:ev2 > 1ms", 22, "'if' is misplaced" },
+		{ "latency test:ev -> test:ev2 > 1ms by a", 35, "'by' is misplaced" },
+		{ "latency -> test:ev2 > 1ms", 9, "expected the start tracepoint" },
+		{ "latency test:ev -> > 1ms", 20, "expected the end tracepoint" },
+		/* rate structure */
+		{ "rate test:ev", 13, "missing threshold: add '> N/DURATION'" },
+		{ "rate test:ev > 5", 17, "expected '/' and a window" },
+		{ "rate test:ev > 5/0s", 18, "rate window must be longer than 0" },
+		{ "rate test:ev > 0/1s", 16, "rate count 0 is out of range" },
+		{ "rate test:ev > 5/fortnight", 18, "unknown period 'fortnight'" },
+		{ "rate test:ev count >= 3", 14,
+		  "'count >= N' applies to plain event triggers only" },
+		/* A plain event's count after `where` (a script block's line order): misplaced, not refused. */
+		{ "test:ev where a == 1 count >= 3", 22, "'count >= N' is misplaced here" },
+		{ "test:ev max 2 count >= 3", 15, "'count >= N' is misplaced here" },
+		{ "rate test:ev by a > 5/1s by b", 26, "duplicate 'by'" },
+		{ "rate test:ev by a,b,c > 5/1s", 21, "at most 2 parts (TRIGREC_MAX_KEY_PARTS)" },
+		{ "rate test:ev by (a, b > 5/1s", 23, "expected ')' to close the key list" },
+		{ "rate test:ev > 5/1s cooldown 1s per key", 33,
+		  "'per key' needs a keyed trigger" },
+		/* plain event */
+		{ "test:ev by a", 9, "'by' applies to latency and rate triggers only" },
+		{ "test:ev count > 3", 15, "expected '>=' after 'count'" },
+		{ "test:ev count >= 0", 18, "count 0 is too small" },
+		{ "test:ev count >= -1", 18, "cannot be negative" },
+		{ "test:ev cooldown 1s per key", 21, "'per key' needs a keyed trigger" },
+		{ "test:ev cooldown 1s per day", 25, "expected 'key' after 'per'" },
+		/* options */
+		{ "test:ev bogus 3", 9, "unknown option 'bogus'" },
+		{ "test:ev and a == 1", 9, "conditions use &&" },
+		{ "test:ev post 1ms post 2ms", 18,
+		  "duplicate option 'post' (already given at 1:9)" },
+		{ "test:ev cooldown 1s cooldown 2s", 21, "duplicate option 'cooldown'" },
+		{ "test:ev max 3 max 4", 15, "duplicate option 'max'" },
+		{ "test:ev name a name b", 16, "duplicate option 'name'" },
+		{ "test:ev limit 3/min limit 1/s", 21, "duplicate option 'limit'" },
+		{ "test:ev post", 13, "expected post" },
+		{ "test:ev post 5", 14, "missing unit" },
+		{ "test:ev post 5parsecs", 14, "unknown unit" },
+		{ "test:ev limit 3", 16, "expected '/' and a period" },
+		{ "test:ev limit 0/min", 15, "limit 0 is out of range: use 1 to" },
+		{ "test:ev limit 3/0s", 17, "limit period must be longer than 0" },
+		{ "test:ev max 0", 13, "max 0 is out of range" },
+		{ "test:ev max 99999999999", 13, "out of range" },
+		{ "test:ev name", 13, "expected a name" },
+		{ "test:ev name ''", 14, "the name cannot be empty" },
+		{ "test:ev if a == 1 if b == 2", 19, "'if' is misplaced" },
+		{ "test:ev -> test:ev2", 9, "'->' belongs to latency triggers" },
+	};
+
 	FAKE();
-	ERR("", 1, "empty trigger");
-	ERR("   # only a comment", 20, "empty trigger");
-	ERR("latency", 8, "expected a tracepoint (SYS:NAME) after 'latency'");
-	ERR("rate", 5, "after 'rate'");
-	ERR("test:ev if", 11, "expected a condition");
-	ERR("test:ev if a", 13, "expected a comparison operator");
-	ERR("test:ev if a ==", 16, "expected a value after '=='");
-	ERR("test:ev if a = 1", 14, "use == to compare");
-	ERR("test:ev if a == 1 | b == 2", 19, "use || for");
-	ERR("test:ev if (a == 1", 19, "expected ')' to close the '(' at 1:12");
-	ERR("test:ev if a == 1)", 18, "expected an option");
-	ERR("test:ev if s == \"abc", 17, "unterminated string");
-	ERR("test:ev if s == \"a\\nb\"", 19, "unsupported escape");
-	ERR("test:ev if a == 1 $", 19, "unexpected character '$'");
-	ERR("test:ev if a == -x", 18, "expected a number after '-'");
-	ERR("test:ev if a == 12abc", 17, "not a number");
-	ERR("test:ev if a == 20ms", 17, "whole number");
-	ERR("test:ev if a == 99999999999999999999", 17, "fit in 64 bits");
-	/* latency structure */
-	ERR("latency test:ev test:ev2 > 1ms", 17, "missing '->'");
-	ERR("latency test:ev -> test:ev2", 28, "missing threshold: add '> DURATION'");
-	ERR("latency test:ev -> test:ev2 > 20", 31, "missing unit");
-	ERR("latency test:ev -> test:ev2 > 0ms", 31, "latency threshold must be longer than 0");
-	ERR("latency test:ev -> test:ev2 > -1ms", 31, "cannot be negative");
-	ERR("latency test:ev -> test:ev2 count >= 3", 29,
-	    "'count >= N' applies to plain event triggers only");
-	ERR("latency test:ev by a if b == 1 -> test:ev2 > 1ms", 22, "'if' is misplaced");
-	ERR("latency test:ev -> test:ev2 > 1ms by a", 35, "'by' is misplaced");
-	ERR("latency -> test:ev2 > 1ms", 9, "expected the start tracepoint");
-	ERR("latency test:ev -> > 1ms", 20, "expected the end tracepoint");
-	/* rate structure */
-	ERR("rate test:ev", 13, "missing threshold: add '> N/DURATION'");
-	ERR("rate test:ev > 5", 17, "expected '/' and a window");
-	ERR("rate test:ev > 5/0s", 18, "rate window must be longer than 0");
-	ERR("rate test:ev > 0/1s", 16, "rate count 0 is out of range");
-	ERR("rate test:ev > 5/fortnight", 18, "unknown period 'fortnight'");
-	ERR("rate test:ev count >= 3", 14, "'count >= N' applies to plain event triggers only");
-	/* A plain event's count after `where` (a script block's line order): misplaced, not refused. */
-	ERR("test:ev where a == 1 count >= 3", 22, "'count >= N' is misplaced here");
-	ERR("test:ev max 2 count >= 3", 15, "'count >= N' is misplaced here");
-	ERR("rate test:ev by a > 5/1s by b", 26, "duplicate 'by'");
-	ERR("rate test:ev by a,b,c > 5/1s", 21, "at most 2 parts (TRIGREC_MAX_KEY_PARTS)");
-	ERR("rate test:ev by (a, b > 5/1s", 23, "expected ')' to close the key list");
-	ERR("rate test:ev > 5/1s cooldown 1s per key", 33, "'per key' needs a keyed trigger");
-	/* plain event */
-	ERR("test:ev by a", 9, "'by' applies to latency and rate triggers only");
-	ERR("test:ev count > 3", 15, "expected '>=' after 'count'");
-	ERR("test:ev count >= 0", 18, "count 0 is too small");
-	ERR("test:ev count >= -1", 18, "cannot be negative");
-	ERR("test:ev cooldown 1s per key", 21, "'per key' needs a keyed trigger");
-	ERR("test:ev cooldown 1s per day", 25, "expected 'key' after 'per'");
-	/* options */
-	ERR("test:ev bogus 3", 9, "unknown option 'bogus'");
-	ERR("test:ev and a == 1", 9, "conditions use &&");
-	ERR("test:ev post 1ms post 2ms", 18, "duplicate option 'post' (already given at 1:9)");
-	ERR("test:ev cooldown 1s cooldown 2s", 21, "duplicate option 'cooldown'");
-	ERR("test:ev max 3 max 4", 15, "duplicate option 'max'");
-	ERR("test:ev name a name b", 16, "duplicate option 'name'");
-	ERR("test:ev limit 3/min limit 1/s", 21, "duplicate option 'limit'");
-	ERR("test:ev post", 13, "expected post");
-	ERR("test:ev post 5", 14, "missing unit");
-	ERR("test:ev post 5parsecs", 14, "unknown unit");
-	ERR("test:ev limit 3", 16, "expected '/' and a period");
-	ERR("test:ev limit 0/min", 15, "limit 0 is out of range: use 1 to");
-	ERR("test:ev limit 3/0s", 17, "limit period must be longer than 0");
-	ERR("test:ev max 0", 13, "max 0 is out of range");
-	ERR("test:ev max 99999999999", 13, "out of range");
-	ERR("test:ev name", 13, "expected a name");
-	ERR("test:ev name ''", 14, "the name cannot be empty");
-	ERR("test:ev if a == 1 if b == 2", 19, "'if' is misplaced");
-	ERR("test:ev -> test:ev2", 9, "'->' belongs to latency triggers");
+	RUNS(syntax);
 	fake_off();
 	return 0;
 }
@@ -1159,58 +1237,65 @@ TEST(str_pointer_text)
 
 TEST(semantic_errors)
 {
+	static const struct run semantic[] = {
+		/* events */
+		{ "test:evv", 1, "unknown tracepoint test:evv (did you mean test:ev?)" },
+		{ "ev", 1, "'ev' is not a tracepoint: give it as SYS:NAME" },
+		{ "test:ev:x", 1, "with one ':'" },
+		{ "latency test:ev -> test:nope > 1ms", 20, "unknown tracepoint test:nope" },
+		{ "latency test:nope -> test:ev > 1ms", 9, "unknown tracepoint test:nope" },
+		/* fields */
+		{ "test:ev if aa == 1", 12, "unknown field 'aa' for test:ev (did you mean 'a'?)" },
+		{ "test:ev if zzzzz == 1", 12, "its fields are: a, b, h, c, d, s, dl, args" },
+		{ "test:ev if args == 1", 12,
+		  "cannot compare array field args (unsigned long[2])" },
+		{ "test:ev if Pid == 1", 12, "unknown field 'Pid'" },
+		/* types */
+		{ "test:ev if s < 3", 14, "'<' compares numbers, but s is a string (char[16])" },
+		{ "test:ev if dl & 3", 15, "but dl is a string" },
+		{ "test:ev if comm >= 3", 17, "but comm is a string" },
+		{ "test:ev if s == 3", 17, "quote the value" },
+		{ "test:ev if a == \"x\"", 17, "a is an integer (int), but \"x\" is a string" },
+		{ "test:ev if a == bash", 17, "'bash' is not a number" },
+		{ "test:ev if a ~ 3", 14, "'~' matches strings, but a is an integer" },
+		{ "test:ev if fname ~ \"/etc*\"", 18, "a pointer" },
+		{ "test:ev if pid ~ x", 16, "'~' matches strings" },
+		/* globs */
+		{ "test:ev if s ~ \"a*b\"", 16,
+		  "~ supports \"abc\", \"abc*\", \"*abc\" and \"*abc*\"" },
+		{ "test:ev if s ~ \"a?\"", 16, "'?' is not supported" },
+		{ "test:ev if dl ~ \"[ab]*\"", 17, "'[' is not supported" },
+		{ "test:ev if s ~ \"**a*\"", 16, "'*' is not supported" },
+		/* ranges */
+		{ "test:ev if b == 300", 17,
+		  "300 does not fit b (unsigned char, 1 byte: at most 255)" },
+		{ "test:ev if b == -1", 17, "b is unsigned" },
+		{ "test:ev if d == -1", 17, "d is unsigned (unsigned int)" },
+		{ "test:ev if a == 2147483648", 17, "at most 2147483647, or a 0x bit pattern" },
+		{ "test:ev if a == -2147483649", 17, "does not fit a" },
+		{ "test:ev if a == 0x1ffffffff", 17, "does not fit a" },
+		{ "test:ev if h == 0x10000", 17, "does not fit h" },
+		{ "test:ev if c == -9223372036854775809", 17, "out of range" },
+		{ "test:ev if PID == -1", 19, "PID is unsigned" },
+		/* strings */
+		{ "test:ev if s == \"0123456789abcdef\"", 17,
+		  "can never match: s (char[16]) holds at most 15" },
+		{ "test:ev if comm ~ \"0123456789abcdef*\"", 19, "comm (string) holds at most 15" },
+		/* keys */
+		{ "rate test:ev by s > 1/1s", 17, "s is a string: a key must be an integer" },
+		{ "rate test:ev by comm > 1/1s", 17, "comm is a string" },
+		{ "rate test:ev by args > 1/1s", 17, "cannot compare array field args" },
+		{ "rate test:ev by nokey > 1/1s", 17, "unknown field 'nokey'" },
+		{ "latency test:ev by a, b -> test:ev2 by a > 1ms", 37,
+		  "the end key has 1 part but the start key has 2" },
+		/* A shared latency filter must hold on both sides. */
+		{ "latency test:ev -> test:ev2 > 1ms if b == 1", 38,
+		  "unknown field 'b' for test:ev2 (did you mean 'a'?) (the condition after the latency threshold applies to both events)" },
+		{ "latency test:ev by b -> test:ev2 > 1ms", 20, "unknown field 'b' for test:ev2" },
+	};
+
 	FAKE();
-	/* events */
-	ERR("test:evv", 1, "unknown tracepoint test:evv (did you mean test:ev?)");
-	ERR("ev", 1, "'ev' is not a tracepoint: give it as SYS:NAME");
-	ERR("test:ev:x", 1, "with one ':'");
-	ERR("latency test:ev -> test:nope > 1ms", 20, "unknown tracepoint test:nope");
-	ERR("latency test:nope -> test:ev > 1ms", 9, "unknown tracepoint test:nope");
-	/* fields */
-	ERR("test:ev if aa == 1", 12, "unknown field 'aa' for test:ev (did you mean 'a'?)");
-	ERR("test:ev if zzzzz == 1", 12, "its fields are: a, b, h, c, d, s, dl, args");
-	ERR("test:ev if args == 1", 12, "cannot compare array field args (unsigned long[2])");
-	ERR("test:ev if Pid == 1", 12, "unknown field 'Pid'");
-	/* types */
-	ERR("test:ev if s < 3", 14, "'<' compares numbers, but s is a string (char[16])");
-	ERR("test:ev if dl & 3", 15, "but dl is a string");
-	ERR("test:ev if comm >= 3", 17, "but comm is a string");
-	ERR("test:ev if s == 3", 17, "quote the value");
-	ERR("test:ev if a == \"x\"", 17, "a is an integer (int), but \"x\" is a string");
-	ERR("test:ev if a == bash", 17, "'bash' is not a number");
-	ERR("test:ev if a ~ 3", 14, "'~' matches strings, but a is an integer");
-	ERR("test:ev if fname ~ \"/etc*\"", 18, "a pointer");
-	ERR("test:ev if pid ~ x", 16, "'~' matches strings");
-	/* globs */
-	ERR("test:ev if s ~ \"a*b\"", 16, "~ supports \"abc\", \"abc*\", \"*abc\" and \"*abc*\"");
-	ERR("test:ev if s ~ \"a?\"", 16, "'?' is not supported");
-	ERR("test:ev if dl ~ \"[ab]*\"", 17, "'[' is not supported");
-	ERR("test:ev if s ~ \"**a*\"", 16, "'*' is not supported");
-	/* ranges */
-	ERR("test:ev if b == 300", 17, "300 does not fit b (unsigned char, 1 byte: at most 255)");
-	ERR("test:ev if b == -1", 17, "b is unsigned");
-	ERR("test:ev if d == -1", 17, "d is unsigned (unsigned int)");
-	ERR("test:ev if a == 2147483648", 17, "at most 2147483647, or a 0x bit pattern");
-	ERR("test:ev if a == -2147483649", 17, "does not fit a");
-	ERR("test:ev if a == 0x1ffffffff", 17, "does not fit a");
-	ERR("test:ev if h == 0x10000", 17, "does not fit h");
-	ERR("test:ev if c == -9223372036854775809", 17, "out of range");
-	ERR("test:ev if PID == -1", 19, "PID is unsigned");
-	/* strings */
-	ERR("test:ev if s == \"0123456789abcdef\"", 17,
-	    "can never match: s (char[16]) holds at most 15");
-	ERR("test:ev if comm ~ \"0123456789abcdef*\"", 19, "comm (string) holds at most 15");
-	/* keys */
-	ERR("rate test:ev by s > 1/1s", 17, "s is a string: a key must be an integer");
-	ERR("rate test:ev by comm > 1/1s", 17, "comm is a string");
-	ERR("rate test:ev by args > 1/1s", 17, "cannot compare array field args");
-	ERR("rate test:ev by nokey > 1/1s", 17, "unknown field 'nokey'");
-	ERR("latency test:ev by a, b -> test:ev2 by a > 1ms", 37,
-	    "the end key has 1 part but the start key has 2");
-	/* A shared latency filter must hold on both sides. */
-	ERR("latency test:ev -> test:ev2 > 1ms if b == 1", 38,
-	    "unknown field 'b' for test:ev2 (did you mean 'a'?) (the condition after the latency threshold applies to both events)");
-	ERR("latency test:ev by b -> test:ev2 > 1ms", 20, "unknown field 'b' for test:ev2");
+	RUNS(semantic);
 	fake_off();
 	return 0;
 }
@@ -1430,6 +1515,17 @@ static double now_s(void)
 
 TEST(default_rate_limit)
 {
+	static const struct run limits[] = {
+		{ "latency test:ev -> test:ev2 > 1ms", .got = RG_LIMIT, .num = 10 },
+		{ "test:ev limit none limit 3/s", 20, "duplicate option 'limit'" },
+		{ "test:ev limit nonee", 15, "limit N/PERIOD (e.g. limit 3/min) or limit none" },
+		{ "test:ev limit none/s", 15, "or limit none, got 'none/s'" },
+		/* A period longer than a year is a typo for `max`. */
+		{ "test:ev limit 1/8760h", .got = RG_LIMIT_PERIOD,
+		  .num = 8760ULL * 3600 * 1000000000ULL },
+		{ "test:ev limit 1/8761h", 17, "longer than a year" },
+		{ "test:ev limit 1/500000h", 17, "use max N" },
+	};
 	struct trig_def d;
 
 	FAKE();
@@ -1446,8 +1542,6 @@ TEST(default_rate_limit)
 		CHECK_EQ(d.cfg.limit, 10);
 		CHECK_EQ(d.cfg.limit_period_ns, 10000000000ULL);
 	}
-	if (!compile("latency test:ev -> test:ev2 > 1ms", &d))
-		CHECK_EQ(d.cfg.limit, 10);
 	/* An explicit limit replaces it. */
 	if (!compile("test:ev limit 3/min", &d)) {
 		CHECK_EQ(d.has_limit, 1);
@@ -1464,14 +1558,7 @@ TEST(default_rate_limit)
 		CHECK_EQ(d.cfg.limit, 0);
 		CHECK_EQ(d.cfg.key_cooldown_ns, 1000000000ULL);
 	}
-	ERR("test:ev limit none limit 3/s", 20, "duplicate option 'limit'");
-	ERR("test:ev limit nonee", 15, "limit N/PERIOD (e.g. limit 3/min) or limit none");
-	ERR("test:ev limit none/s", 15, "or limit none, got 'none/s'");
-	/* A period longer than a year is a typo for `max`. */
-	if (!compile("test:ev limit 1/8760h", &d))
-		CHECK_EQ(d.cfg.limit_period_ns, 8760ULL * 3600 * 1000000000ULL);
-	ERR("test:ev limit 1/8761h", 17, "longer than a year");
-	ERR("test:ev limit 1/500000h", 17, "use max N");
+	RUNS(limits);
 	fake_off();
 	return 0;
 }
@@ -1503,6 +1590,14 @@ TEST(duration_units_as_on_the_command_line)
 		{ "test:ev post 50", 0, 14, "'50': missing unit (add a unit, e.g. 50ms)" },
 		{ "test:ev post 50 name x", 0, 14, "'50': missing unit" },
 	};
+	static const struct run others[] = {
+		{ "latency test:ev -> test:ev2 > 50 ms", .got = RG_THRESHOLD, .num = 50000000 },
+		{ "latency test:ev -> test:ev2 > 1M", 31, "did you mean 1ms or 1min?" },
+		{ "test:ev limit 3/min", .got = RG_LIMIT_PERIOD, .num = 60000000000ULL },
+		{ "test:ev limit 3/1min", .got = RG_LIMIT_PERIOD, .num = 60000000000ULL },
+		{ "rate test:ev > 3/2 min", .got = RG_WINDOW, .num = 120000000000ULL },
+		{ "test:ev limit 3/m", 17, "unknown period 'm'" },
+	};
 	struct trig_def d;
 
 	FAKE();
@@ -1515,75 +1610,87 @@ TEST(duration_units_as_on_the_command_line)
 		CHECK_EQ(d.cfg.post_ns, cases[i].post_ns);
 	}
 	/* The latency threshold and the limit's period read the same way. */
-	CHECK_EQ(compile("latency test:ev -> test:ev2 > 50 ms", &d), 0);
-	CHECK_EQ(d.cfg.threshold, 50000000);
-	ERR("latency test:ev -> test:ev2 > 1M", 31, "did you mean 1ms or 1min?");
-	CHECK_EQ(compile("test:ev limit 3/min", &d), 0);
-	CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
-	CHECK_EQ(compile("test:ev limit 3/1min", &d), 0);
-	CHECK_EQ(d.cfg.limit_period_ns, 60000000000ULL);
-	CHECK_EQ(compile("rate test:ev > 3/2 min", &d), 0);
-	CHECK_EQ(d.cfg.window_ns, 120000000000ULL);
-	ERR("test:ev limit 3/m", 17, "unknown period 'm'");
+	RUNS(others);
 	fake_off();
 	return 0;
 }
 
 TEST(post_capped_at_one_hour)
 {
-	struct trig_def d;
+	static const struct run post[] = {
+		{ "test:ev post 1h", .got = RG_POST, .num = TL_MAX_POST_NS },
+		{ "test:ev post 60min", .got = RG_POST, .num = 3600000000000ULL },
+		/* Both micro signs: U+00B5 and Greek mu U+03BC look the same. */
+		{ "test:ev post 250\xc2\xb5s", .got = RG_POST, .num = 250000 },
+		{ "test:ev post 250\xce\xbcs", .got = RG_POST, .num = 250000 },
+		{ "test:ev post 250\xc2\xb5s\xc2\xa0name x", 20, "no-break space" },
+		{ "test:ev post 2h", 14,
+		  "post 2h is longer than the maximum of 1h (as for --post)" },
+		{ "test:ev post 3600.000000001s", 14, "longer than the maximum of 1h" },
+		{ "latency test:ev -> test:ev2 > 1ms post 1000000h", 40,
+		  "longer than the maximum of 1h" },
+	};
 
 	FAKE();
-	if (!compile("test:ev post 1h", &d))
-		CHECK_EQ(d.cfg.post_ns, TL_MAX_POST_NS);
-	if (!compile("test:ev post 60min", &d))
-		CHECK_EQ(d.cfg.post_ns, 3600000000000ULL);
-	/* Both micro signs: U+00B5 and Greek mu U+03BC look the same. */
-	if (!compile("test:ev post 250\xc2\xb5s", &d))
-		CHECK_EQ(d.cfg.post_ns, 250000);
-	if (!compile("test:ev post 250\xce\xbcs", &d))
-		CHECK_EQ(d.cfg.post_ns, 250000);
-	ERR("test:ev post 250\xc2\xb5s\xc2\xa0name x", 20, "no-break space");
-	ERR("test:ev post 2h", 14, "post 2h is longer than the maximum of 1h (as for --post)");
-	ERR("test:ev post 3600.000000001s", 14, "longer than the maximum of 1h");
-	ERR("latency test:ev -> test:ev2 > 1ms post 1000000h", 40, "longer than the maximum of 1h");
+	RUNS(post);
 	fake_off();
 	return 0;
 }
 
 TEST(count_minimum_is_one)
 {
-	struct trig_def d;
+	static const struct run count[] = {
+		{ "test:ev count >= 0", 18, "the minimum is 1" },
+		{ "test:ev count >= 0", 18,
+		  "count >= 1, like no count at all, fires on every match" },
+		{ "test:ev count >= 00", 18, "the minimum is 1" },
+		{ "test:ev count >= 0x0", 18, "the minimum is 1" },
+		{ "test:ev count >= -1", 18, "the minimum is 1" },
+		{ "test:ev count >= 1", .got = RG_THRESHOLD, .num = 1 },
+	};
 
 	FAKE();
-	ERR("test:ev count >= 0", 18, "the minimum is 1");
-	ERR("test:ev count >= 0", 18, "count >= 1, like no count at all, fires on every match");
-	ERR("test:ev count >= 00", 18, "the minimum is 1");
-	ERR("test:ev count >= 0x0", 18, "the minimum is 1");
-	ERR("test:ev count >= -1", 18, "the minimum is 1");
-	if (!compile("test:ev count >= 1", &d))
-		CHECK_EQ(d.cfg.threshold, 1);
+	RUNS(count);
 	fake_off();
 	return 0;
 }
 
 TEST(names_utf8)
 {
+	static const struct run utf8[] = {
+		/* One `_` per character, not per byte. */
+		{ "test:ev name \xc3\xa9t\xc3\xa9", .got = RG_NAME, .str = "_t_" },
+		{ "test:ev name \"na\xc3\xafve \xe2\x80\x93 v2\"", .got = RG_NAME,
+		  .str = "na_ve___v2" },
+		{ "test:ev name \xe6\x97\xa5\xe6\x9c\xac\xf0\x9f\x98\x80x", .got = RG_NAME,
+		  .str = "___x" },
+		/* Non-ASCII words are values too: a comm is bytes. */
+		{ "test:ev if comm == \xc3\xa9t\xc3\xa9", .got = RG_STR0,
+		  .str = "\xc3\xa9t\xc3\xa9" },
+		{ "test:ev if comm == \"\xc3\xa9t\xc3\xa9\"", .got = RG_STR0,
+		  .str = "\xc3\xa9t\xc3\xa9" },
+	};
+	static const struct run bad_utf8[] = {
+		/* Invalid UTF-8 anywhere: an error at the byte. */
+		{ "test:ev name \xff", 14, "invalid UTF-8 (byte 0xff)" },
+		{ "test:ev name ab\xc3", 16, "invalid UTF-8 (byte 0xc3)" },
+		{ "test:ev if comm == \"a\xc0\xaf\"", 22, "invalid UTF-8 (byte 0xc0)" },
+		{ "test:ev # \xed\xa0\x80 a surrogate\n", 11, "invalid UTF-8 (byte 0xed)" },
+		/* Look-alikes pasted from a word processor. */
+		{ "test:ev if comm == \xe2\x80\x9c"
+		  "bash\xe2\x80\x9d",
+		  20, "typographic quote" },
+		{ "test:ev if comm == \xe2\x80\x9c"
+		  "bash\xe2\x80\x9d",
+		  20, "use \" or '" },
+		{ "test:ev\xc2\xa0if a == 1", 8, "no-break space (U+00A0): use a plain space" },
+		{ "test:ev if a \xe2\x89\xa0 1", 14,
+		  "unexpected character '\xe2\x89\xa0' (U+2260)" },
+	};
 	struct trig_def d;
 
 	FAKE();
-	/* One `_` per character, not per byte. */
-	if (!compile("test:ev name \xc3\xa9t\xc3\xa9", &d))
-		CHECK_STR(d.name, "_t_");
-	if (!compile("test:ev name \"na\xc3\xafve \xe2\x80\x93 v2\"", &d))
-		CHECK_STR(d.name, "na_ve___v2");
-	if (!compile("test:ev name \xe6\x97\xa5\xe6\x9c\xac\xf0\x9f\x98\x80x", &d))
-		CHECK_STR(d.name, "___x");
-	/* Non-ASCII words are values too: a comm is bytes. */
-	if (!compile("test:ev if comm == \xc3\xa9t\xc3\xa9", &d))
-		CHECK_STR(d.cfg.side[0].filter.str[0], "\xc3\xa9t\xc3\xa9");
-	if (!compile("test:ev if comm == \"\xc3\xa9t\xc3\xa9\"", &d))
-		CHECK_STR(d.cfg.side[0].filter.str[0], "\xc3\xa9t\xc3\xa9");
+	RUNS(utf8);
 	/* A name limit counts bytes: 21 three-byte characters fit, 22 do not. */
 	{
 		char t[200] = "test:ev name ";
@@ -1595,21 +1702,8 @@ TEST(names_utf8)
 		strcat(t, "\xe3\x82\xa2");
 		ERR(t, 14, "name too long");
 	}
-	/* Invalid UTF-8 anywhere: an error at the byte. */
-	ERR("test:ev name \xff", 14, "invalid UTF-8 (byte 0xff)");
-	ERR("test:ev name ab\xc3", 16, "invalid UTF-8 (byte 0xc3)");
-	ERR("test:ev if comm == \"a\xc0\xaf\"", 22, "invalid UTF-8 (byte 0xc0)");
-	ERR("test:ev # \xed\xa0\x80 a surrogate\n", 11, "invalid UTF-8 (byte 0xed)");
+	RUNS(bad_utf8);
 	ERR_AT("test:ev\n  name \x80x", 1, 1, 2, 8, "the text must be UTF-8");
-	/* Look-alikes pasted from a word processor. */
-	ERR("test:ev if comm == \xe2\x80\x9c"
-	    "bash\xe2\x80\x9d",
-	    20, "typographic quote");
-	ERR("test:ev if comm == \xe2\x80\x9c"
-	    "bash\xe2\x80\x9d",
-	    20, "use \" or '");
-	ERR("test:ev\xc2\xa0if a == 1", 8, "no-break space (U+00A0): use a plain space");
-	ERR("test:ev if a \xe2\x89\xa0 1", 14, "unexpected character '\xe2\x89\xa0' (U+2260)");
 	fake_off();
 	return 0;
 }

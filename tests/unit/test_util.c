@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <stdarg.h>
 #include "check.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -857,6 +858,73 @@ TEST(utf8_chars)
 	return 0;
 }
 
+/* The one privilege test of access_problem() and explain_denied(). */
+TEST(caps_privileged_cases)
+{
+	static const struct {
+		uint64_t eff;
+		int perf, bpf;
+	} cases[] = {
+		{ 0, 0, 0 },
+		{ CAP_BIT(CAP_NR_SYS_ADMIN), 1, 1 },
+		{ CAP_BIT(CAP_NR_PERFMON), 1, 0 },
+		{ CAP_BIT(CAP_NR_BPF), 0, 1 },
+		{ CAP_BIT(CAP_NR_PERFMON) | CAP_BIT(CAP_NR_BPF), 1, 1 },
+		{ CAP_BIT(CAP_NR_IPC_LOCK), 0, 0 },
+		{ ~(CAP_BIT(CAP_NR_SYS_ADMIN) | CAP_BIT(CAP_NR_PERFMON) | CAP_BIT(CAP_NR_BPF)), 0,
+		  0 },
+	};
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		CHECK_EQ(caps_privileged(cases[i].eff, 0), cases[i].perf);
+		CHECK_EQ(caps_privileged(cases[i].eff, 1), cases[i].bpf);
+	}
+	return 0;
+}
+
+static void vset(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void vset(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vseterr(err, len, fmt, ap);
+	va_end(ap);
+}
+
+/* seterr()/vseterr(): the one error formatter; NULL or no room writes nothing, a long text is cut. */
+TEST(seterr_and_str_append)
+{
+	char b[8] = "xxxxxxx", out[8];
+	size_t o = 0;
+
+	seterr(NULL, 10, "%s", "nothing");
+	vset(NULL, 10, "%s", "nothing");
+	seterr(b, 0, "%s", "nothing");
+	CHECK_STR(b, "xxxxxxx");
+	vset(b, sizeof(b), "bad %d", 42);
+	CHECK_STR(b, "bad 42");
+	seterr(b, sizeof(b), "%s", "far too long");
+	CHECK_STR(b, "far too");
+	/* str_append: 0 while it fits; -E2BIG once cut, *o at the end, and after. */
+	CHECK_EQ(str_append(out, sizeof(out), &o, "%s", "abc"), 0);
+	CHECK_EQ(o, 3);
+	CHECK_EQ(str_append(out, sizeof(out), &o, "%s", "defg"), 0);
+	CHECK_EQ(o, 7);
+	CHECK_STR(out, "abcdefg");
+	CHECK_EQ(str_append(out, sizeof(out), &o, "%s", ""), 0);
+	CHECK_EQ(str_append(out, sizeof(out), &o, "%s", "h"), -E2BIG);
+	CHECK_EQ(o, 7);
+	CHECK_STR(out, "abcdefg");
+	o = 5;
+	CHECK_EQ(str_append(out, sizeof(out), &o, "%s", "XYZ"), -E2BIG);
+	CHECK_EQ(o, 7);
+	CHECK_STR(out, "abcdeXY");
+	o = sizeof(out);
+	CHECK_EQ(str_append(out, sizeof(out), &o, "%s", ""), -E2BIG);
+	return 0;
+}
+
 RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases), T(mmap_pages),
 	  T(mmap_pages_minimum), T(dir_writable_and_mkdir_p), T(mmap_pages_errors),
 	  T(duration_units), T(duration_unit_table), T(period_words), T(duration_errors),
@@ -864,4 +932,4 @@ RUN_TESTS(T(size_plain_and_units), T(size_errors), T(size_err_buffer_edge_cases)
 	  T(cpus_possible_and_online), T(edit_distance_cases), T(fmt_duration_cases),
 	  T(fmt_duration_as_written_cases), T(fmt_duration_short_cases), T(roundtrip_fmt_parse),
 	  T(utf8_chars), T(fmt_size_cases), T(log_short_cases), T(log_long_messages_keep_their_end),
-	  T(explain_denied_text))
+	  T(explain_denied_text), T(caps_privileged_cases), T(seterr_and_str_append))
