@@ -228,6 +228,17 @@ static int add_run(struct show *s, size_t *cap, uint32_t cpu, uint32_t pid, uint
 	return 0;
 }
 
+static int run_end_cmp(const void *a, const void *b)
+{
+	const struct show_run *x = a, *y = b;
+
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
+}
+
 static int u64_cmp(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -235,7 +246,15 @@ static int u64_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Per CPU: before its first switch, prev ran (since the window's start); after its last, next. */
+/*
+ * Per CPU: before its first switch, prev ran (since the window's start);
+ * after its last, next (to the window's end). Not so in a scoped recording
+ * (the sidecar's scope "tasks" or "cgroup"): a CPU's switches between tasks
+ * out of scope are not recorded there, so who ran before the first switch
+ * and after the last is known only as far as that task's own records on the
+ * CPU say (from the first of them in a row up to the switch; from the
+ * switch to the last of them), and the rest is a gap.
+ */
 int show_runs_build(struct show *s)
 {
 	struct last {
@@ -243,7 +262,12 @@ int show_runs_build(struct show *s)
 		uint64_t t;
 		uint32_t tid;
 		char comm[16];
+		uint64_t own;	    /* seen: next's last record on the CPU since t */
+		uint32_t row_tid;   /* not seen: the thread of the CPU's records in a row */
+		uint64_t row_since; /* and the first of them */
 	} * last;
+	const char *scope = jv_str(s->sc, "scope", "system");
+	int scoped = !strcmp(scope, "tasks") || !strcmp(scope, "cgroup");
 	uint32_t maxcpu = 0;
 	size_t cap = 0;
 	int err = 0;
@@ -262,7 +286,15 @@ int show_runs_build(struct show *s)
 		int64_t prev = 0, next = 0;
 		char pc[16], nc[16];
 
-		if (!is_switch(s, r->attr) || !r->pr->raw || r->cpu > maxcpu)
+		if (r->cpu > maxcpu)
+			continue;
+		if (!l->seen && (!l->row_since || l->row_tid != r->tid)) {
+			l->row_tid = r->tid;
+			l->row_since = r->time;
+		} else if (l->seen && r->tid == l->tid) {
+			l->own = r->time;
+		}
+		if (!is_switch(s, r->attr) || !r->pr->raw)
 			continue;
 		s->has_switch = 1;
 		pdr_field_int(a->fmt, r->pr->raw, r->pr->raw_size, "prev_pid", &prev);
@@ -276,18 +308,30 @@ int show_runs_build(struct show *s)
 		 * in between were not recorded, as in a task-scoped recording) leave
 		 * a gap: who ran from the last one on is not known.
 		 */
-		if (!l->seen || l->tid == (uint32_t)prev)
-			err = add_run(s, &cap, r->cpu, prev, prev, pc,
-				      l->seen ? l->t : s->win_start, r->time);
+		if (l->seen && l->tid == (uint32_t)prev)
+			err = add_run(s, &cap, r->cpu, prev, prev, pc, l->t, r->time);
+		else if (!l->seen && !scoped)
+			err = add_run(s, &cap, r->cpu, prev, prev, pc, s->win_start, r->time);
+		else if (!l->seen && l->row_tid == (uint32_t)prev && l->row_since < r->time)
+			err = add_run(s, &cap, r->cpu, prev, prev, pc, l->row_since, r->time);
 		l->seen = 1;
-		l->t = r->time;
+		l->t = l->own = r->time;
 		l->tid = next;
 		snprintf(l->comm, sizeof(l->comm), "%s", nc);
 	}
-	for (uint32_t c = 0; c <= maxcpu && !err; c++)
-		if (last[c].seen)
+	for (uint32_t c = 0; c <= maxcpu && !err; c++) {
+		if (!last[c].seen)
+			continue;
+		if (!scoped)
 			err = add_run(s, &cap, c, last[c].tid, last[c].tid, last[c].comm, last[c].t,
 				      s->win_end);
+		else if (last[c].own > last[c].t)
+			err = add_run(s, &cap, c, last[c].tid, last[c].tid, last[c].comm, last[c].t,
+				      last[c].own);
+	}
+	/* the runs stay in order of their ends (why.c searches them so) */
+	if (!err && scoped && s->nr_runs)
+		qsort(s->runs, s->nr_runs, sizeof(*s->runs), run_end_cmp);
 	/* pids: a thread's process from its own samples (sorted tid -> pid pairs) */
 	if (!err && s->nr_runs) {
 		uint64_t *tp = malloc((s->nr + 1) * sizeof(*tp));

@@ -287,9 +287,10 @@ static int why_walk(struct why_walk *k)
 		if (r->tid == tid && k->st != ST_RUN)
 			to_run(k, r->time, r->cpu);
 	}
-	advance(k, k->t1);
+	/* still runnable at the span's end: who ran instead to there (since, before advance) */
 	if (k->st == ST_RQ && add_rq(k, k->since, k->t1, k->cpu))
 		return -ENOMEM;
+	advance(k, k->t1);
 	return 0;
 }
 
