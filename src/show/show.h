@@ -249,5 +249,10 @@ size_t show_why_ran_on(const struct show *s, uint32_t cpu, uint64_t a, uint64_t 
 		       struct why_task *top, size_t max, uint64_t *none);
 /* `show --json`: what fired, the window and the breakdown, one JSON object. */
 void show_why_json(const struct show *s, const struct show_why *w, FILE *out);
+/*
+ * The "why" object of that JSON alone (no newline): what the snapshot
+ * writer stores in the sidecar as "why" (src/snapshot/snapshot.c).
+ */
+void show_why_json_obj(const struct show_why *w, FILE *out);
 
 #endif

@@ -1246,6 +1246,8 @@ static void json_rate(FILE *out, const struct why_rate *rt)
 	fputs("},", out);
 }
 
+static void show_why_json_body(const struct show_why *w, FILE *out);
+
 void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 {
 	fprintf(out, "{\"snapshot\":");
@@ -1258,12 +1260,25 @@ void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 		",\"time_ns\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u},"
 		"\"window\":{\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 "},\"why\":{",
 		s->trig_time, s->trig_cpu, s->trig_pid, s->trig_tid, s->win_start, s->win_end);
+	show_why_json_body(w, out);
+	fprintf(out, "}\n");
+}
+
+void show_why_json_obj(const struct show_why *w, FILE *out)
+{
+	fputc('{', out);
+	show_why_json_body(w, out);
+}
+
+/* The members of the "why" object and its closing brace. */
+static void show_why_json_body(const struct show_why *w, FILE *out)
+{
 	if (w->rate.done || w->rate.note[0])
 		json_rate(out, &w->rate);
 	if (!w->done) {
 		fprintf(out, "\"reason\":");
 		show_json_str(out, w->reason);
-		fprintf(out, "}}\n");
+		fprintf(out, "}");
 		return;
 	}
 	fprintf(out, "\"tid\":%u,\"pid\":%u,\"comm\":", w->tid, w->pid);
@@ -1322,5 +1337,5 @@ void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 			fputc(',', out);
 		show_json_str(out, w->warn[i]);
 	}
-	fprintf(out, "]}}\n");
+	fprintf(out, "]}");
 }

@@ -14,7 +14,8 @@
 #    stretches summing to the --json breakdown;
 #  - a ring too small for the span: the warning in show and the sidecar;
 #  - a rate trigger's contributors: its key's records in its window are its
-#    count.
+#    count;
+#  - each sidecar's "why" (made by the writer) is show --json's "why".
 . "$(dirname "$0")/lib.sh"
 need_root
 TRIGWORK=$OUTPUT/tests/trigwork
@@ -433,4 +434,35 @@ else
 		check_match "text: by key" "$(grep -m1 '^           by key' "$TMP/rate.show")" '^           by key tid \([12] values?\):$'
 	fi
 fi
+t_end
+
+# ---- 8. the sidecar's why: the analysis stored at write time ----
+
+# Each snapshot's sidecar holds "why", made by the writer from the file it
+# just wrote (src/show/why.c): what `show --json` prints as "why" for the
+# same pair, member for member, on every case above (both ring paths).
+t_begin "why: each sidecar's why equals show --json's why on the same file"
+n=0
+for f in "$F1" "$F2" "$F3" "$F4" "$F5" "$F6" "$F7" "$F9"; do
+	[ -n "$f" ] || continue
+	n=$((n + 1))
+	"$TRIGREC" show --json "$f" >"$TMP/eq.json" 2>"$TMP/eq.err" || t_fail "show --json $f: $(log_tail "$TMP/eq.err")"
+	res=$("$PY" - "${f%.data}.json" "$TMP/eq.json" <<'PYEOF'
+import json, sys
+side = json.load(open(sys.argv[1]))
+show = json.load(open(sys.argv[2]))
+if "why" not in side:
+    print("no why in the sidecar: " + side.get("why_skipped", "(nor why_skipped)"))
+elif side["why"] != show["why"]:
+    d = [k for k in sorted(set(side["why"]) | set(show["why"])) if side["why"].get(k) != show["why"].get(k)]
+    print("they differ in " + " ".join(d))
+elif not isinstance(side["timing"].get("why_ns"), int) or side["timing"]["why_ns"] <= 0:
+    print("timing.why_ns is not a positive integer: %r" % side["timing"].get("why_ns"))
+else:
+    print("equal")
+PYEOF
+)
+	check_eq "$(basename "$f")" "$res" equal
+done
+check_ge "snapshots compared" "$n" 6
 t_end
