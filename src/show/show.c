@@ -362,7 +362,7 @@ int show_runs_build(struct show *s)
 
 			if (i && i < s->nr && tid == s->recs[i - 1].tid &&
 			    s->recs[i].pid == s->recs[i - 1].pid)
-				continue; /* a thread's records come in runs */
+				continue;	      /* a thread's records come in runs */
 			if (2 * (used + 1) > nslot) { /* grow (also the first time, i == 0) */
 				size_t ns = nslot ? nslot * 2 : 1024;
 				struct tp *n = calloc(ns, sizeof(*n));
@@ -818,6 +818,27 @@ void show__free(struct show *s)
 	free(s->runs);
 	free(s->cpus);
 	free(s);
+}
+
+const char *show_scope_note(const struct show *s)
+{
+	const char *scope = jv_str(s->sc, "scope", "system");
+
+	if (!strcmp(scope, "tasks") && !strcmp(jv_str(s->sc, "rings", ""), "perf"))
+		return "recorded through perf's rings in task scope (--rings perf with a command "
+		       "or -p, no -a): perf writes a scheduler event only in the context of a task "
+		       "in scope, so the switches into the scoped tasks and the wake-ups other "
+		       "tasks, interrupts or idle issue for them are not in this snapshot; the "
+		       "stretches only those records would end are unknown (gaps), not running, "
+		       "runnable or blocked. The ring sets (the default, --rings bpf) record them "
+		       "in task scope; so does -a";
+	if (!strcmp(scope, "cgroup"))
+		return "recorded in a cgroup scope (-G): a scheduler event is written only in the "
+		       "context of a task in the cgroup, so the switches into its tasks and the "
+		       "wake-ups issued for them from outside it are not in this snapshot; the "
+		       "stretches only those records would end are unknown (gaps), not running, "
+		       "runnable or blocked. Record system-wide (-a) to see them";
+	return NULL;
 }
 
 /* ---- the terminal report ---- */

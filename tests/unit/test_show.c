@@ -1569,7 +1569,8 @@ TEST(why_of_a_known_latency)
  * "migration/0"), which wakes 400 at 2500 and is never seen switched out:
  * its switch-out was not recorded. 100 waits runnable to the end (9000).
  */
-static int write_scoped(const char *dir, char *data, char *json, const char *scope)
+static int write_scoped(const char *dir, char *data, char *json, const char *scope,
+			const char *rings, int variant)
 {
 	struct pd_event evs[3] = { 0 };
 	struct pd_meta meta = { .hostname = "h",
@@ -1628,9 +1629,16 @@ static int write_scoped(const char *dir, char *data, char *json, const char *sco
 		if (!err)                                              \
 			err = n < 0 ? n : pd_writer__write(w, rec, n); \
 	} while (0)
-	PUT(pg(rec, T0 + 600, 0, 100, 100, 7));
-	PUT(sw_st(rec, T0 + 1000, 0, 100, 0, 300));
-	PUT(wk(rec, T0 + 2500, 0, 300, 400, 1));
+	if (!variant) {
+		PUT(pg(rec, T0 + 600, 0, 100, 100, 7));
+		PUT(sw_st(rec, T0 + 1000, 0, 100, 0, 300));
+		PUT(wk(rec, T0 + 2500, 0, 300, 400, 1));
+	} else {
+		/* 100 runs from 1000, blocks (S) at 2000, its next own record at 6000 */
+		PUT(sw_st(rec, T0 + 1000, 0, 300, 0, 100));
+		PUT(sw_st(rec, T0 + 2000, 0, 100, 1, 0));
+		PUT(pg(rec, T0 + 6000, 0, 100, 100, 7));
+	}
 #undef PUT
 	if (!err)
 		err = pd_writer__finish(w, &meta);
@@ -1648,10 +1656,10 @@ static int write_scoped(const char *dir, char *data, char *json, const char *sco
 		"\"cpu\": 0, \"pid\": 100, \"tid\": 100, \"comm\": \"t100\", \"kind\": \"latency\", "
 		"\"latency\": {\"duration_ns\": 8000, \"start\": {\"time_ns\": %llu, \"tid\": 100}, "
 		"\"end\": {\"time_ns\": %llu, \"tid\": 100}}}, \"window\": {\"start_ns\": %llu, "
-		"\"end_ns\": %llu, \"aligned\": true}, %s%s%s\"cpus\": [{\"cpu\": 0, \"ring\": "
-		"\"set0\", \"wrapped\": false, \"oldest_ns\": %llu}]}\n",
-		T0 + 9000, T0 + 1000, T0 + 9000, T0 + 500, T0 + 9000, scope ? "\"scope\": \"" : "",
-		scope ? scope : "", scope ? "\", " : "", T0 + 500);
+		"\"end_ns\": %llu, \"aligned\": true}, \"rings\": \"%s\", %s%s%s\"cpus\": [{\"cpu\": "
+		"0, \"ring\": \"set0\", \"wrapped\": false, \"oldest_ns\": %llu}]}\n",
+		T0 + 9000, T0 + 1000, T0 + 9000, T0 + 500, T0 + 9000, rings,
+		scope ? "\"scope\": \"" : "", scope ? scope : "", scope ? "\", " : "", T0 + 500);
 	return fclose(f) ? -errno : 0;
 }
 
@@ -1662,6 +1670,70 @@ static const struct show_run *run_of(const struct show *s, uint32_t cpu, uint32_
 		if (s->runs[i].cpu == cpu && s->runs[i].tid == tid)
 			return &s->runs[i];
 	return NULL;
+}
+
+/*
+ * On perf's rings in task scope (or in a cgroup scope) the switch into a
+ * scoped thread and others' wake-ups of it are not recorded: a blocked
+ * stretch its own next record ends is unknown there, and the report, the
+ * --json warnings and the page say why. On the ring sets it is blocked.
+ */
+TEST(blind_scope_says_so_and_leaves_gaps)
+{
+	char dir[] = "/tmp/trigrec-blind-XXXXXX", data[128], json[128], err[512];
+	static const struct {
+		const char *scope, *rings;
+		int blind;
+	} c[] = { { "tasks", "perf", 1 },
+		  { "cgroup", "bpf", 1 },
+		  { "tasks", "bpf", 0 },
+		  { "system", "perf", 0 },
+		  { NULL, "perf", 0 } };
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		struct show_why w;
+		struct show_view v;
+		struct show *s;
+		char *out = NULL;
+		size_t len;
+		FILE *f;
+
+		CHECK_EQ(write_scoped(dir, data, json, c[k].scope, c[k].rings, 1), 0);
+		s = show__open(data, err, sizeof(err));
+		CHECK(s != NULL);
+		if (!s)
+			break;
+		CHECK_EQ(show_scope_note(s) != NULL, c[k].blind);
+		CHECK_EQ(show_why(s, 0, &w), 0);
+		CHECK_EQ(w.running, 4000); /* 1000-2000, and from its record at 6000 */
+		CHECK_EQ(w.sleep_s, c[k].blind ? 0 : 4000);
+		CHECK_EQ(w.unknown, c[k].blind ? 4000 : 0);
+		CHECK_EQ(w.running + w.runnable + w.sleep_s + w.sleep_d + w.other + w.unknown,
+			 8000);
+		CHECK_EQ(w.nr_warn > 0 && strstr(w.warn[0], "not in this snapshot") != NULL,
+			 c[k].blind);
+		if (c[k].blind && !strcmp(c[k].rings, "perf"))
+			CHECK(strstr(w.warn[0], "perf's rings in task scope") &&
+			      strstr(w.warn[0], "--rings bpf"));
+		show_why_free(&w);
+		/* the report and the page say it */
+		out = report(s, 3, &len);
+		CHECK_EQ(strstr(out, "  warning: recorded ") != NULL, c[k].blind);
+		free(out);
+		out = NULL;
+		f = open_memstream(&out, &len);
+		show_view_pick(s, 0, &v);
+		CHECK_EQ(show__write_html(s, &v, f, 3), 0);
+		fclose(f);
+		CHECK_EQ(strstr(out, "<p class=\"cut\" id=\"scope\">This snapshot was recorded ") !=
+				 NULL,
+			 c[k].blind);
+		free(out);
+		show__free(s);
+	}
+	rm_dir(dir);
+	return 0;
 }
 
 TEST(scoped_runs_end_where_the_records_do)
@@ -1680,7 +1752,7 @@ TEST(scoped_runs_end_where_the_records_do)
 		size_t len;
 		FILE *f;
 
-		CHECK_EQ(write_scoped(dir, data, json, scopes[k]), 0);
+		CHECK_EQ(write_scoped(dir, data, json, scopes[k], "bpf", 0), 0);
 		s = show__open(data, err, sizeof(err));
 		CHECK(s != NULL);
 		if (!s) {
@@ -2223,4 +2295,5 @@ RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_ba
 	  T(fifos_are_refused_not_waited_for), T(clean_text_replaces_control_characters),
 	  T(hostile_strings_are_clean), T(chrome_json_of_many_threads_is_not_quadratic),
 	  T(why_of_a_known_latency), T(scoped_runs_end_where_the_records_do),
-	  T(why_syscalls_irqs_softirqs), T(why_rate_contributors))
+	  T(blind_scope_says_so_and_leaves_gaps), T(why_syscalls_irqs_softirqs),
+	  T(why_rate_contributors))
