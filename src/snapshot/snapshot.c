@@ -803,11 +803,12 @@ struct json_ctx {
 	const struct snap_trigger *t;
 	const struct snap_timing *tm;
 	const struct snap_result *res;
-	int fd;		    /* the .data just written (read back for the why) */
-	int why_done;	    /* the why below was made (once, whatever the name) */
-	char *why;	    /* the "why" object, as `show --json` prints it; NULL: none */
-	char why_skip[480]; /* why not, when not */
-	uint64_t why_ns;    /* what making it cost */
+	int fd;		     /* the .data just written (read back for the why) */
+	int why_done;	     /* the why below was made (once, whatever the name) */
+	char *why;	     /* the "why" object, as `show --json` prints it; NULL: none */
+	char why_skip[480];  /* why not, when not */
+	uint64_t why_ns;     /* what making it cost */
+	uint64_t why_cpu_ns; /* of it, CPU time of the writer thread */
 };
 
 /* `, "key_text": "..."` when the key has a str(FIELD) part: the text it hashed. */
@@ -1078,7 +1079,7 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 		"  \"rings\": \"%s\", \"scope\": \"%s\", \"ring_sets\": {\"records\": %" PRIu64
 		", \"older_than_a_gap\": %" PRIu64 ", \"cpus_truncated\": %u},\n  \"cpus\": [",
 		r->nr_bpf_evs ? (r->compact ? "compact" : "bpf") : "perf",
-		r->opts.tids ? "tasks" :
+		r->opts.tids   ? "tasks" :
 		r->opts.cgroup ? "cgroup" :
 				 "system",
 		res->bst.records, res->bst.dropped, res->bst.truncated_cpus);
@@ -1127,6 +1128,14 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 	return 0;
 }
 
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 /*
  * The why section (src/show/why.c) of the file just written, from its own
  * records and the sidecar as rendered so far (json): what `trigrec show
@@ -1134,10 +1143,10 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
  * it without reading the .data. Bounded: a snapshot of more than
  * SNAP_WHY_MAX_RECORDS records is not analysed here (why_skip says so).
  */
-#define SNAP_WHY_MAX_RECORDS 1000000u
+#define SNAP_WHY_MAX_RECORDS 250000u
 static void snap_why(struct json_ctx *c, const char *datapath, const char *json, size_t jlen)
 {
-	uint64_t t0 = mono_ns();
+	uint64_t t0 = mono_ns(), c0 = thread_cpu_ns();
 	struct show *s = NULL;
 	struct show_why *w = NULL;
 	void *map = MAP_FAILED;
@@ -1200,6 +1209,7 @@ out:
 	if (map != MAP_FAILED)
 		munmap(map, st.st_size);
 	c->why_ns = mono_ns() - t0;
+	c->why_cpu_ns = thread_cpu_ns() - c0;
 }
 
 /* The sidecar with its "why": rendered once without, analysed, then again with it. */
@@ -1788,7 +1798,7 @@ static int job_publish(struct snap_job *j, struct out_file *data, const char *ba
 		       const struct snap_timing *tm, struct snap_written *out)
 {
 	struct snapshot_ctx *sc = j->sc;
-	struct json_ctx jc = { sc, j->r, j->h, j->t, tm, &j->res, data->fd, 0, NULL, "", 0 };
+	struct json_ctx jc = { sc, j->r, j->h, j->t, tm, &j->res, data->fd, 0, NULL, "", 0, 0 };
 	struct stat st;
 	size_t n;
 	int err;
@@ -1805,6 +1815,7 @@ static int job_publish(struct snap_job *j, struct out_file *data, const char *ba
 	if (err)
 		return err;
 	out->why_ns = jc.why_ns;
+	out->why_cpu_ns = jc.why_cpu_ns;
 	out->records = j->res.kept;
 	for (int i = 0; i < j->r->nr_rings; i++)
 		out->lost += j->res.rs[i].lost;

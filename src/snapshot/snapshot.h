@@ -123,9 +123,10 @@ struct snap_written {
 	char sidecar[4096];  /* its JSON sidecar */
 	uint64_t data_bytes; /* size of the perf.data file */
 	uint64_t sidecar_bytes;
-	uint64_t records; /* records kept in the window */
-	uint64_t lost;	  /* PERF_RECORD_LOST counts in the window */
-	uint64_t why_ns;  /* the sidecar's why: what making it cost (timing.why_ns) */
+	uint64_t records;    /* records kept in the window */
+	uint64_t lost;	     /* PERF_RECORD_LOST counts in the window */
+	uint64_t why_ns;     /* the sidecar's why: what making it cost (timing.why_ns) */
+	uint64_t why_cpu_ns; /* and of it, the writer thread's CPU time */
 };
 
 /*

@@ -399,8 +399,9 @@ TEST(sidecar_why_is_shows_why)
 				CHECK(strstr(side, "\"why_skipped\"") == NULL);
 			} else {
 				CHECK(strstr(side, "\"why\":") == NULL);
-				CHECK(strstr(side, "\"why_skipped\": \"4 records, more than the 3 the "
-						   "writer analyses: trigrec show --json FILE") != NULL);
+				CHECK(strstr(side,
+					     "\"why_skipped\": \"4 records, more than the 3 the "
+					     "writer analyses: trigrec show --json FILE") != NULL);
 			}
 			CHECK(strstr(side, "\"why_ns\": 0}") == NULL);
 		}
