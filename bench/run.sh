@@ -1178,6 +1178,25 @@ elif want 10; then
 			"${sflag[@]}" > "$W/scale-$mode.md" 2> "$W/scale-$mode.err" ||
 			echo "bench: row 10 ($mode) failed: $(tail -1 "$W/scale-$mode.err")" >&2
 	done
+	# The why analysis at 64 CPUs x 4 MiB (issue 33): the writer's sidecar why
+	# (scale -w: a trigger snapshot's, unbounded; its CPU time) and `trigrec
+	# show --json` against `perf report --sort comm` on the same kept file, in
+	# CPU seconds (user + sys: the VM's other work only adds wall time).
+	rm -rf "$W/scale-why"
+	if "$SCALE" -s -w -k -c 64 -m 4 -r 1 -o "$W/scale-why" > "$W/scale-why.md" 2> "$W/scale-why.err"; then
+		wf=$(sed -n 's/^scale: kept //p' "$W/scale-why.err" | tail -1)
+		rec why.records trigrec "$(grep -m1 '^| 64 | 4 |' "$W/scale-why.md" | awk -F'|' '{ print $5 + 0 }')"
+		rec why.sidecar_s trigrec "$(grep -m1 '^| 64 | 4 |' "$W/scale-why.md" | awk -F'|' '{ split($13, a, /[()]/); print a[2] / 1000 }')"
+		for _ in $(seq "$RUNS"); do
+			/usr/bin/time -f '%U %S' -o "$W/why.t" "$TRIGREC" show --json "$wf" > /dev/null 2>&1 &&
+				rec why.cpu_s trigrec "$(awk '{ print $1 + $2 }' "$W/why.t")"
+			/usr/bin/time -f '%U %S' -o "$W/why.t" "$PERF" report -i "$wf" --sort comm --stdio > /dev/null 2>&1 &&
+				rec why.cpu_s perf "$(awk '{ print $1 + $2 }' "$W/why.t")"
+		done
+		rm -rf "$W/scale-why"
+	else
+		echo "bench: row 10 (why) failed: $(tail -1 "$W/scale-why.err")" >&2
+	fi
 fi
 
 # ======================================================================
@@ -1325,6 +1344,10 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 	if want 9; then
 		echo "| 9 | Dynamic probes: CPU ns per uprobe hit, one s64 field, recorded (perf: perf probe -x + perf record --overwrite; no probe: $(mmm probe.ns base 1) ns per call) | $(mmm probe.hit trigrec 0) | $(mmm probe.hit perf 0) | $(mmm probe.ratio trigrec 2); best runs: $(best probe.ns trigrec base perf) | ≤ 1.15 |"
 		echo "| 9 | … with a trigger on the probe that never fires (probe_hook rebuilds the record from registers on each hit) | $(mmm probe.hit trigger 0) | no equivalent | | |"
+	fi
+	if want 10 && [ -s "$W/scale-why.md" ]; then
+		echo "| 10 | The why analysis of the 64 CPU x 4 MiB ring-set snapshot ($(mmm why.records trigrec 0) records): CPU s, \`trigrec show --json\` (perf: \`perf report --sort comm\`) | $(mmm why.cpu_s trigrec 2) | $(mmm why.cpu_s perf 2) | $(ratio_of_medians why.cpu_s) | ≤ 1.5 |"
+		echo "| 10 | … the same analysis by the writer, into the sidecar's why (scale -w, its thread's CPU s) | $(mmm why.sidecar_s trigrec 2) | no equivalent | | |"
 	fi
 	for mode in sets perf; do
 		if ! want 10 || [ ! -s "$W/scale-$mode.md" ]; then continue; fi

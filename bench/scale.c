@@ -19,7 +19,7 @@
  * least-squares fit of time against kept bytes, and time per byte by CPU
  * count (flat = linear in bytes).
  *
- * usage: scale [-c CPUS] [-m MIBS] [-r RUNS] [-o DIR] [-z LEVEL] [-s] [-k]
+ * usage: scale [-c CPUS] [-m MIBS] [-r RUNS] [-o DIR] [-z LEVEL] [-s] [-w] [-k]
  *   -c 2,16,64      simulated CPU counts
  *   -m 1,4          MiB per CPU
  *   -r 3            runs per configuration (the median is shown)
@@ -30,6 +30,12 @@
  *                   BPF-output rings per CPU of M MiB each, both full, in
  *                   the layout trigrec.bpf.c writes, so the writer's
  *                   conversion (bpfrec.c) is timed too
+ *   -w              the sidecar's why analysis (show/why.c) as a trigger
+ *                   snapshot has it, whatever the size: a triggering thread
+ *                   (this program's, whose syscall loop is in the records)
+ *                   and no record bound; its cost is the "why ms (CPU)"
+ *                   column (part of trigger-to-file). Without -w it is a
+ *                   manual one: its why needs no records
  *   -k              keep each configuration's last snapshot (and sidecar)
  *                   in DIR and name it on stderr: the input for timing
  *                   `trigrec show` and perf on a snapshot of that size
@@ -215,7 +221,7 @@ static int capture(struct capture *c)
 
 /* What a configuration measured, one run. */
 struct result {
-	double ms, cpu_ms, sys_ms, floor_ms;
+	double ms, cpu_ms, sys_ms, floor_ms, why_ms, why_cpu_ms;
 	uint64_t kept_bytes, records, ring_bytes, file_bytes;
 	double hwm_mib;
 };
@@ -336,8 +342,8 @@ static void build_images(const struct capture *c, struct recorder *fr, struct ha
 	}
 }
 
-/* -k: keep the last snapshot of each configuration. */
-static int keep;
+/* -k: keep the last snapshot of each configuration; -w: a trigger snapshot's why, unbounded. */
+static int keep, why;
 
 static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *dir, int zlevel,
 		   int runs, struct result *all)
@@ -348,6 +354,7 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 	struct result *res = all;
 	struct snap_written out;
 	struct snap_trigger t = { .name = "scale", .text = "scale benchmark", .id = -1 };
+	struct trigrec_trigger_msg m = { .tid = (uint32_t)getpid(), .pid = (uint32_t)getpid() };
 	size_t size = (size_t)mib << 20;
 	uint64_t t_end = now_ns(CLOCK_MONOTONIC) - 1000000000ull, t0, c0;
 	struct rec_event evs[16];
@@ -401,6 +408,13 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 	}
 	build_images(c, &fr, &h, ncpu, size, sets, t_end);
 	t.freeze_at = t_end + 1;
+	if (why) {
+		/* fired by this program's thread at the cut: a why over the 100 ms before */
+		m.time_ns = m.freeze_at = t_end;
+		snprintf(m.comm, sizeof(m.comm), "scale");
+		t.msg = &m;
+		sc.why_max_records = SIZE_MAX;
+	}
 	err = snapshot_ctx__init(&sc, &fr);
 	if (err)
 		goto out;
@@ -429,6 +443,8 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 		if (err)
 			break;
 		res->records = out.records;
+		res->why_ms = out.why_ns / 1e6;
+		res->why_cpu_ms = out.why_cpu_ns / 1e6;
 		res->file_bytes = out.data_bytes;
 		for (int i = 0; i < nmain; i++) {
 			res->kept_bytes += h.rings[i].len;
@@ -521,9 +537,10 @@ int main(int argc, char **argv)
 	int npts = 0;
 	char cmd[512];
 
-	while ((opt = getopt(argc, argv, "c:m:r:o:z:sk")) != -1) {
+	while ((opt = getopt(argc, argv, "c:m:r:o:z:swk")) != -1) {
 		switch (opt) {
 		case 's': sets = TRIGREC_RING_SETS; break;
+		case 'w': why = 1; break;
 		case 'k': keep = 1; break;
 		case 'c': ncpus = parse_list(optarg, cpus, MAX_CFG); break;
 		case 'm': nmibs = parse_list(optarg, mibs, MAX_CFG); break;
@@ -532,7 +549,8 @@ int main(int argc, char **argv)
 		case 'z': zlevel = atoi(optarg); break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-c CPUS,..] [-m MIB,..] [-r RUNS] [-o DIR] [-z LEVEL] [-s] [-k]\n",
+				"usage: %s [-c CPUS,..] [-m MIB,..] [-r RUNS] [-o DIR] [-z LEVEL] [-s] [-w] "
+				"[-k]\n",
 				argv[0]);
 			return 2;
 		}
@@ -554,12 +572,13 @@ int main(int argc, char **argv)
 	       sets ? "ring sets: 2 BPF-output rings of MiB/CPU per CPU, both full" :
 		      "perf-written rings: one ring of MiB/CPU per CPU, full");
 	printf("| CPUs | MiB/CPU | ring MiB | records kept | trigger-to-file ms | CPU ms (of it "
-	       "kernel) | page-cache floor ms | GB/s | ns/record | peak RSS MiB | RSS / rings |\n");
-	printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+	       "kernel) | page-cache floor ms | GB/s | ns/record | peak RSS MiB | RSS / rings | "
+	       "why ms (CPU) |\n");
+	printf("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 	for (int i = 0; i < ncpus; i++) {
 		for (int j = 0; j < nmibs; j++) {
 			struct result r[15], med;
-			double ms[15], cpu[15], sys[15], hwm[15], flo[15];
+			double ms[15], cpu[15], sys[15], hwm[15], flo[15], wy[15], wc[15];
 
 			err = run_one(&c, cpus[i], mibs[j], sets, dir, zlevel, runs, r);
 			if (err) {
@@ -573,7 +592,11 @@ int main(int argc, char **argv)
 				sys[k] = r[k].sys_ms;
 				flo[k] = r[k].floor_ms;
 				hwm[k] = r[k].hwm_mib;
+				wy[k] = r[k].why_ms;
+				wc[k] = r[k].why_cpu_ms;
 			}
+			qsort(wy, runs, sizeof(double), cmp_d);
+			qsort(wc, runs, sizeof(double), cmp_d);
 			qsort(ms, runs, sizeof(double), cmp_d);
 			qsort(cpu, runs, sizeof(double), cmp_d);
 			qsort(hwm, runs, sizeof(double), cmp_d);
@@ -585,14 +608,17 @@ int main(int argc, char **argv)
 			med.sys_ms = sys[runs / 2];
 			med.floor_ms = flo[runs / 2];
 			med.hwm_mib = hwm[runs / 2];
+			med.why_ms = wy[runs / 2];
+			med.why_cpu_ms = wc[runs / 2];
 			printf("| %d | %d | %.0f | %" PRIu64
 			       " | %.1f | %.1f (%.1f) | %.1f | %.2f | %.0f | %.0f | "
-			       "%.2f |\n",
+			       "%.2f | %.1f (%.1f) |\n",
 			       cpus[i], mibs[j], med.ring_bytes / 1048576.0, med.records, med.ms,
 			       med.cpu_ms, med.sys_ms, med.floor_ms,
 			       med.kept_bytes / (med.ms * 1e6),
 			       med.ms * 1e6 / (med.records ? med.records : 1), med.hwm_mib,
-			       med.hwm_mib / (med.ring_bytes / 1048576.0));
+			       med.hwm_mib / (med.ring_bytes / 1048576.0), med.why_ms,
+			       med.why_cpu_ms);
 			fflush(stdout);
 			per_mib[i][j] = med.ms / (med.kept_bytes / 1048576.0);
 			sx += med.kept_bytes;

@@ -865,8 +865,11 @@ void pdr_fields_str(const struct tp_format *fmt, const uint8_t *raw, uint32_t ra
 int pdr_field_int(const struct tp_format *fmt, const uint8_t *raw, uint32_t raw_size,
 		  const char *name, int64_t *out)
 {
-	const struct tp_field *fl = fmt ? tp_format__field(fmt, name) : NULL;
+	return pdr_fl_int(fmt ? tp_format__field(fmt, name) : NULL, raw, raw_size, out);
+}
 
+int pdr_fl_int(const struct tp_field *fl, const uint8_t *raw, uint32_t raw_size, int64_t *out)
+{
 	*out = 0;
 	if (!fl || !raw || (fl->kind != TP_FIELD_INT && fl->kind != TP_FIELD_PTR) ||
 	    (uint64_t)fl->offset + fl->size > raw_size || fl->size > 8)

@@ -98,5 +98,7 @@ void pdr_fields_str(const struct tp_format *fmt, const uint8_t *raw, uint32_t ra
 /* A field's integer value (0 when absent or not an integer). */
 int pdr_field_int(const struct tp_format *fmt, const uint8_t *raw, uint32_t raw_size,
 		  const char *name, int64_t *out);
+/* The same, of a field already looked up (fl may be NULL: -ENOENT). */
+int pdr_fl_int(const struct tp_field *fl, const uint8_t *raw, uint32_t raw_size, int64_t *out);
 
 #endif

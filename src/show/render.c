@@ -387,6 +387,13 @@ int show__write_html(const struct show *s, const struct show_view *v, FILE *out,
 	html_text(out, sum, sumlen);
 	free(sum);
 	fputs("</pre></details>\n", out);
+	if (show_scope_note(s)) {
+		const char *note = show_scope_note(s);
+
+		fputs("<p class=\"cut\" id=\"scope\">This snapshot was ", out);
+		html_text(out, note, strlen(note));
+		fputs(".</p>\n", out);
+	}
 	if (v->cut)
 		fprintf(out,
 			"<p class=\"cut\">This page holds the %zu records nearest the trigger, of %zu "

@@ -229,17 +229,16 @@ static int is_switch(const struct show *s, int attr)
 	return f && !strcmp(f->sys, "sched") && !strcmp(f->name, "sched_switch");
 }
 
-static void field_text(const struct show_rec *r, const struct pdr_attr *a, const char *name,
-		       char *buf, size_t len)
-{
-	const struct tp_field *fl = a->fmt ? tp_format__field(a->fmt, name) : NULL;
-
-	buf[0] = 0;
-	if (fl && r->pr->raw)
-		pdr_field_str(fl, r->pr->raw, r->pr->raw_size, buf, len);
-}
-
 /* ---- runs ---- */
+
+/* A task name into a 16-byte field, cut to 15 (snprintf's cost, per record, was the report's). */
+static void cp16(char *dst, const char *src)
+{
+	size_t n = strnlen(src, 15);
+
+	memcpy(dst, src, n);
+	dst[n] = 0;
+}
 
 static int add_run(struct show *s, size_t *cap, uint32_t cpu, uint32_t pid, uint32_t tid,
 		   const char *comm, uint64_t start, uint64_t end)
@@ -259,18 +258,30 @@ static int add_run(struct show *s, size_t *cap, uint32_t cpu, uint32_t pid, uint
 	}
 	r = &s->runs[s->nr_runs++];
 	*r = (struct show_run){ cpu, pid, tid, start, end, "" };
-	snprintf(r->comm, sizeof(r->comm), "%s", comm);
+	cp16(r->comm, comm);
 	return 0;
 }
 
-static int u64_cmp(const void *a, const void *b)
+static int run_end_cmp(const void *a, const void *b)
 {
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	const struct show_run *x = a, *y = b;
 
-	return x < y ? -1 : x > y;
+	if (x->end != y->end)
+		return x->end < y->end ? -1 : 1;
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->cpu > y->cpu) - (x->cpu < y->cpu);
 }
 
-/* Per CPU: before its first switch, prev ran (since the window's start); after its last, next. */
+/*
+ * Per CPU: before its first switch, prev ran (since the window's start);
+ * after its last, next (to the window's end). Not so in a scoped recording
+ * (the sidecar's scope "tasks" or "cgroup"): a CPU's switches between tasks
+ * out of scope are not recorded there, so who ran before the first switch
+ * and after the last is known only as far as that task's own records on the
+ * CPU say (from the first of them in a row up to the switch; from the
+ * switch to the last of them), and the rest is a gap.
+ */
 int show_runs_build(struct show *s)
 {
 	struct last {
@@ -278,32 +289,66 @@ int show_runs_build(struct show *s)
 		uint64_t t;
 		uint32_t tid;
 		char comm[16];
+		uint64_t own;	    /* seen: next's last record on the CPU since t */
+		uint32_t row_tid;   /* not seen: the thread of the CPU's records in a row */
+		uint64_t row_since; /* and the first of them */
 	} * last;
+	const char *scope = jv_str(s->sc, "scope", "system");
+	int scoped = !strcmp(scope, "tasks") || !strcmp(scope, "cgroup");
+	/* sched_switch's fields, per attr: looked up once, not per record */
+	struct swf {
+		const struct tp_field *prev, *next, *pc, *nc;
+	} *swf = calloc((size_t)s->pd->nr_attrs + 1, sizeof(*swf));
 	uint32_t maxcpu = 0;
 	size_t cap = 0;
 	int err = 0;
+
+	if (!swf)
+		return -ENOMEM;
+	for (int i = 0; i < s->pd->nr_attrs; i++) {
+		const struct tp_format *f = s->pd->attrs[i].fmt;
+
+		if (!is_switch(s, i))
+			continue;
+		swf[i] = (struct swf){ tp_format__field(f, "prev_pid"),
+				       tp_format__field(f, "next_pid"),
+				       tp_format__field(f, "prev_comm"),
+				       tp_format__field(f, "next_comm") };
+	}
 
 	/* CPUs are unsigned and below PDR_MAX_CPUS (pdr_open refuses others): never an int */
 	for (size_t i = 0; i < s->nr; i++)
 		if (s->recs[i].cpu > maxcpu && s->recs[i].cpu < PDR_MAX_CPUS)
 			maxcpu = s->recs[i].cpu;
 	last = calloc((size_t)maxcpu + 1, sizeof(*last));
-	if (!last)
+	if (!last) {
+		free(swf);
 		return -ENOMEM;
+	}
 	for (size_t i = 0; i < s->nr && !err; i++) {
 		const struct show_rec *r = &s->recs[i];
-		const struct pdr_attr *a = &s->pd->attrs[r->attr];
+		const struct swf *sf = &swf[r->attr];
 		struct last *l = &last[r->cpu];
 		int64_t prev = 0, next = 0;
-		char pc[16], nc[16];
+		char pc[16] = "", nc[16] = "";
 
-		if (!is_switch(s, r->attr) || !r->pr->raw || r->cpu > maxcpu)
+		if (r->cpu > maxcpu)
+			continue;
+		if (!l->seen && (!l->row_since || l->row_tid != r->tid)) {
+			l->row_tid = r->tid;
+			l->row_since = r->time;
+		} else if (l->seen && r->tid == l->tid) {
+			l->own = r->time;
+		}
+		if (!sf->prev || !r->pr->raw)
 			continue;
 		s->has_switch = 1;
-		pdr_field_int(a->fmt, r->pr->raw, r->pr->raw_size, "prev_pid", &prev);
-		pdr_field_int(a->fmt, r->pr->raw, r->pr->raw_size, "next_pid", &next);
-		field_text(r, a, "prev_comm", pc, sizeof(pc));
-		field_text(r, a, "next_comm", nc, sizeof(nc));
+		pdr_fl_int(sf->prev, r->pr->raw, r->pr->raw_size, &prev);
+		pdr_fl_int(sf->next, r->pr->raw, r->pr->raw_size, &next);
+		if (sf->pc)
+			pdr_field_str(sf->pc, r->pr->raw, r->pr->raw_size, pc, sizeof(pc));
+		if (sf->nc)
+			pdr_field_str(sf->nc, r->pr->raw, r->pr->raw_size, nc, sizeof(nc));
 		/*
 		 * The process of a thread is only known when it has records of its
 		 * own. Two switch records of a CPU that disagree (the last one
@@ -311,55 +356,94 @@ int show_runs_build(struct show *s)
 		 * in between were not recorded, as in a task-scoped recording) leave
 		 * a gap: who ran from the last one on is not known.
 		 */
-		if (!l->seen || l->tid == (uint32_t)prev)
-			err = add_run(s, &cap, r->cpu, prev, prev, pc,
-				      l->seen ? l->t : s->win_start, r->time);
+		if (l->seen && l->tid == (uint32_t)prev)
+			err = add_run(s, &cap, r->cpu, prev, prev, pc, l->t, r->time);
+		else if (!l->seen && !scoped)
+			err = add_run(s, &cap, r->cpu, prev, prev, pc, s->win_start, r->time);
+		else if (!l->seen && l->row_tid == (uint32_t)prev && l->row_since < r->time)
+			err = add_run(s, &cap, r->cpu, prev, prev, pc, l->row_since, r->time);
 		l->seen = 1;
-		l->t = r->time;
+		l->t = l->own = r->time;
 		l->tid = next;
-		snprintf(l->comm, sizeof(l->comm), "%s", nc);
+		cp16(l->comm, nc);
 	}
-	for (uint32_t c = 0; c <= maxcpu && !err; c++)
-		if (last[c].seen)
+	for (uint32_t c = 0; c <= maxcpu && !err; c++) {
+		if (!last[c].seen)
+			continue;
+		if (!scoped)
 			err = add_run(s, &cap, c, last[c].tid, last[c].tid, last[c].comm, last[c].t,
 				      s->win_end);
-	/* pids: a thread's process from its own samples (sorted tid -> pid pairs) */
+		else if (last[c].own > last[c].t)
+			err = add_run(s, &cap, c, last[c].tid, last[c].tid, last[c].comm, last[c].t,
+				      last[c].own);
+	}
+	/* the runs stay in order of their ends (why.c searches them so) */
+	if (!err && scoped && s->nr_runs)
+		qsort(s->runs, s->nr_runs, sizeof(*s->runs), run_end_cmp);
+	/*
+	 * pids: a thread's process from its own samples, the lowest pid they
+	 * carry (perf writes -1 for an exiting task), in a hash of the tids:
+	 * one probe a record, no sort of every record's pair.
+	 */
 	if (!err && s->nr_runs) {
-		uint64_t *tp = malloc((s->nr + 1) * sizeof(*tp));
+		struct tp {
+			uint32_t tid, pid, full; /* full 0: an empty slot */
+		} *tp = NULL;
+		size_t nslot = 0, used = 0;
 
-		if (!tp) {
-			free(last);
-			return -ENOMEM;
-		}
-		size_t ntp = 0;
+		for (size_t i = 0; i <= s->nr && !err; i++) {
+			uint32_t tid = i < s->nr ? s->recs[i].tid : 0, pid;
+			size_t h;
 
-		/* A thread's records come in runs: a pair like the one before adds nothing. */
-		for (size_t i = 0; i < s->nr; i++) {
-			uint64_t v = (uint64_t)s->recs[i].tid << 32 | s->recs[i].pid;
+			if (i && i < s->nr && tid == s->recs[i - 1].tid &&
+			    s->recs[i].pid == s->recs[i - 1].pid)
+				continue;	      /* a thread's records come in runs */
+			if (2 * (used + 1) > nslot) { /* grow (also the first time, i == 0) */
+				size_t ns = nslot ? nslot * 2 : 1024;
+				struct tp *n = calloc(ns, sizeof(*n));
 
-			if (!ntp || tp[ntp - 1] != v)
-				tp[ntp++] = v;
-		}
-		qsort(tp, ntp, sizeof(*tp), u64_cmp);
-		for (size_t i = 0; i < s->nr_runs; i++) {
-			uint64_t key = (uint64_t)s->runs[i].tid << 32;
-			size_t lo = 0, hi = ntp;
-
-			while (lo < hi) {
-				size_t mid = (lo + hi) / 2;
-
-				if (tp[mid] < key)
-					lo = mid + 1;
-				else
-					hi = mid;
+				if (!n) {
+					err = -ENOMEM;
+					break;
+				}
+				for (size_t k = 0; k < nslot; k++) {
+					if (!tp[k].full)
+						continue;
+					for (h = tp[k].tid * 2654435761u & (ns - 1); n[h].full;
+					     h = (h + 1) & (ns - 1))
+						;
+					n[h] = tp[k];
+				}
+				free(tp);
+				tp = n;
+				nslot = ns;
 			}
-			s->runs[i].pid = lo < ntp && tp[lo] >> 32 == s->runs[i].tid ?
-						 (uint32_t)tp[lo] :
-						 s->runs[i].tid;
+			if (i == s->nr)
+				break;
+			pid = s->recs[i].pid;
+			for (h = tid * 2654435761u & (nslot - 1); tp[h].full && tp[h].tid != tid;
+			     h = (h + 1) & (nslot - 1))
+				;
+			if (!tp[h].full) {
+				tp[h] = (struct tp){ tid, pid, 1 };
+				used++;
+			} else if (pid < tp[h].pid) {
+				tp[h].pid = pid;
+			}
+		}
+		for (size_t i = 0; i < s->nr_runs && !err; i++) {
+			uint32_t tid = s->runs[i].tid;
+			size_t h;
+
+			for (h = tid * 2654435761u & (nslot - 1); tp[h].full && tp[h].tid != tid;
+			     h = (h + 1) & (nslot - 1))
+				;
+			s->runs[i].pid = tp[h].full ? tp[h].pid : tid;
 		}
 		free(tp);
 	}
 	free(last);
+	free(swf);
 	return err;
 }
 
@@ -504,8 +588,13 @@ static int analyse(struct show *s)
 			if (t == PERF_RECORD_COMM || t == PERF_RECORD_FORK)
 				names[nn++] = &s->pd->recs[i];
 		}
+		uint32_t last_tid = 0;
+		int named = 0; /* last_name is last_tid's name as of now */
+		char last_name[16] = "";
+
 		for (size_t i = 0; i < n; i++) {
 			for (; k < nn && names[k]->time <= s->recs[i].time; k++) {
+				named = 0; /* a COMM or FORK: names may change */
 				/* pdr_open checked the sizes: COMM 16 bytes at least, FORK 24 */
 				const struct perf_event_header *h = names[k]->hdr;
 				const uint32_t *f = (const uint32_t *)(h + 1);
@@ -526,8 +615,13 @@ static int analyse(struct show *s)
 					comms_set(&cm, f[2],
 						  comms_get(&cm, f[3], tmp, sizeof(tmp)));
 			}
-			snprintf(s->recs[i].comm, sizeof(s->recs[i].comm), "%s",
-				 comms_get(&cm, s->recs[i].tid, tmp, sizeof(tmp)));
+			/* records come in runs of one thread: its name is looked up once a run */
+			if (!named || s->recs[i].tid != last_tid) {
+				last_tid = s->recs[i].tid;
+				cp16(last_name, comms_get(&cm, last_tid, tmp, sizeof(tmp)));
+				named = 1;
+			}
+			memcpy(s->recs[i].comm, last_name, sizeof(last_name));
 		}
 		free(names);
 	}
@@ -759,6 +853,27 @@ void show__free(struct show *s)
 	free(s->runs);
 	free(s->cpus);
 	free(s);
+}
+
+const char *show_scope_note(const struct show *s)
+{
+	const char *scope = jv_str(s->sc, "scope", "system");
+
+	if (!strcmp(scope, "tasks") && !strcmp(jv_str(s->sc, "rings", ""), "perf"))
+		return "recorded through perf's rings in task scope (--rings perf with a command "
+		       "or -p, no -a): perf writes a scheduler event only in the context of a task "
+		       "in scope, so the switches into the scoped tasks and the wake-ups other "
+		       "tasks, interrupts or idle issue for them are not in this snapshot; the "
+		       "stretches only those records would end are unknown (gaps), not running, "
+		       "runnable or blocked. The ring sets (the default, --rings bpf) record them "
+		       "in task scope; so does -a";
+	if (!strcmp(scope, "cgroup"))
+		return "recorded in a cgroup scope (-G): a scheduler event is written only in the "
+		       "context of a task in the cgroup, so the switches into its tasks and the "
+		       "wake-ups issued for them from outside it are not in this snapshot; the "
+		       "stretches only those records would end are unknown (gaps), not running, "
+		       "runnable or blocked. Record system-wide (-a) to see them";
+	return NULL;
 }
 
 /* ---- the terminal report ---- */

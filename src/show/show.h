@@ -75,6 +75,15 @@ struct show *show__open_mem(const void *data, size_t len, const char *json, size
 			    const char *name, char *err, size_t errlen);
 void show__free(struct show *s);
 
+/*
+ * What a scoped snapshot's records cannot hold, as one sentence, or NULL:
+ * recorded through perf's rings in task scope, or in a cgroup scope, a
+ * scheduler event is written only in the context of a task in scope, so
+ * the switches into its tasks and the wake-ups others issue are missing
+ * (the sidecar's "rings" and "scope"). The why section warns with it and
+ * the page prints it.
+ */
+const char *show_scope_note(const struct show *s);
 /* The terminal report; nlast: how many of the triggering thread's records. */
 void show__print(const struct show *s, FILE *out, int nlast);
 /*
@@ -230,7 +239,7 @@ struct show_why {
 	 */
 	struct why_ins sys, irq, softirq;
 	struct why_rate rate; /* rate triggers: filled whether or not done */
-	char warn[WHY_WARNS][400];
+	char warn[WHY_WARNS][640];
 	int nr_warn;
 	struct why_seg *segs; /* in time order; show_why_free() frees them */
 	size_t nr_segs, cap_segs;
@@ -251,5 +260,10 @@ size_t show_why_ran_on(const struct show *s, uint32_t cpu, uint64_t a, uint64_t 
 		       struct why_task *top, size_t max, uint64_t *none);
 /* `show --json`: what fired, the window and the breakdown, one JSON object. */
 void show_why_json(const struct show *s, const struct show_why *w, FILE *out);
+/*
+ * The "why" object of that JSON alone (no newline): what the snapshot
+ * writer stores in the sidecar as "why" (src/snapshot/snapshot.c).
+ */
+void show_why_json_obj(const struct show_why *w, FILE *out);
 
 #endif

@@ -74,8 +74,16 @@ struct rq_span {
 	uint32_t cpu;
 };
 
+/* What the walk reads of each event, looked up once per attr rather than per record. */
+enum { SK_NONE, SK_SWITCH, SK_WAKEUP, SK_WAKEUP_NEW, SK_WAKING };
+struct sched_ev {
+	int kind;
+	const struct tp_field *prev_pid, *next_pid, *prev_state, *pid, *target_cpu;
+};
+
 struct why_walk {
 	const struct show *s;
+	const struct sched_ev *ev; /* per attr */
 	struct show_why *w;
 	uint64_t t0, t1; /* what the records can explain: [max(start, window), end] */
 	uint64_t since;	 /* the current state's start */
@@ -85,6 +93,7 @@ struct why_walk {
 	struct rq_span *rq;
 	size_t nrq, caprq;
 	int last_cpu; /* the CPU it last ran on, -1 */
+	int blind;    /* show_scope_note(): switch-ins and others' wake-ups are not recorded */
 };
 
 static int ev_is(const struct show *s, int attr, const char *sys, const char *name)
@@ -102,6 +111,40 @@ static int64_t field(const struct show *s, const struct show_rec *r, const char 
 	    pdr_field_int(s->pd->attrs[r->attr].fmt, r->pr->raw, r->pr->raw_size, name, &v))
 		return -1;
 	return v;
+}
+
+/* Field fl of record r, -1 when it has none (as field()). */
+static int64_t fld(const struct show_rec *r, const struct tp_field *fl)
+{
+	int64_t v = -1;
+
+	if (!r->pr->raw || pdr_fl_int(fl, r->pr->raw, r->pr->raw_size, &v))
+		return -1;
+	return v;
+}
+
+/* The scheduler events' kinds and fields, per attr. NULL: out of memory. */
+static struct sched_ev *sched_evs(const struct show *s)
+{
+	struct sched_ev *ev = calloc((size_t)s->pd->nr_attrs + 1, sizeof(*ev));
+	static const char *const names[] = { "", "sched_switch", "sched_wakeup", "sched_wakeup_new",
+					     "sched_waking" };
+
+	for (int i = 0; ev && i < s->pd->nr_attrs; i++) {
+		const struct tp_format *f = s->pd->attrs[i].fmt;
+
+		for (int n = SK_SWITCH; f && n <= SK_WAKING; n++)
+			if (ev_is(s, i, "sched", names[n]))
+				ev[i].kind = n;
+		if (!ev[i].kind)
+			continue;
+		ev[i].prev_pid = tp_format__field(f, "prev_pid");
+		ev[i].next_pid = tp_format__field(f, "next_pid");
+		ev[i].prev_state = tp_format__field(f, "prev_state");
+		ev[i].pid = tp_format__field(f, "pid");
+		ev[i].target_cpu = tp_format__field(f, "target_cpu");
+	}
+	return ev;
 }
 
 static void add_cpu_time(struct show_why *w, uint32_t cpu, uint64_t ns)
@@ -174,9 +217,25 @@ static void to_run(struct why_walk *k, uint64_t t, uint32_t cpu)
 	k->cpu = cpu;
 }
 
-/* Who woke tid: one level back, what the waker itself was doing before it woke tid. */
-static void waker_before(const struct show *s, size_t idx, uint32_t waker, struct why_wake *wk)
+/*
+ * A record of the thread's own at t: it was running. Where the scope does
+ * not record its switch-ins and others' wake-ups (blind), a blocked or
+ * runnable stretch that only this record ends did not end here but at
+ * some moment the records do not hold: its time is unknown, not blocked or
+ * runnable, and no task is said to have run instead.
+ */
+static void own_record(struct why_walk *k, uint64_t t, uint32_t cpu)
 {
+	if (k->blind && k->st != ST_RUN)
+		k->st = ST_UNK;
+	to_run(k, t, cpu);
+}
+
+/* Who woke tid: one level back, what the waker itself was doing before it woke tid. */
+static void waker_before(const struct why_walk *k, size_t idx, uint32_t waker, struct why_wake *wk)
+{
+	const struct show *s = k->s;
+
 	/*
 	 * Backwards: the wake-up that ended its last wait, then the switch-out
 	 * that began it (preemptions skipped: it was runnable then, not waiting).
@@ -184,9 +243,12 @@ static void waker_before(const struct show *s, size_t idx, uint32_t waker, struc
 	for (size_t i = idx; i-- > 0;) {
 		const struct show_rec *r = &s->recs[i];
 
-		if (ev_is(s, r->attr, "sched", "sched_switch") &&
-		    field(s, r, "prev_pid") == (int64_t)waker) {
-			int64_t ps = field(s, r, "prev_state");
+		const struct sched_ev *e = r->attr >= 0 ? &k->ev[r->attr] : NULL;
+
+		if (!e || e->kind == SK_NONE)
+			continue;
+		if (e->kind == SK_SWITCH && fld(r, e->prev_pid) == (int64_t)waker) {
+			int64_t ps = fld(r, e->prev_state);
 
 			if (ps < 0 || !(ps & 0xff))
 				continue;
@@ -194,9 +256,8 @@ static void waker_before(const struct show *s, size_t idx, uint32_t waker, struc
 			wk->w_state = ps & 1 ? 'S' : ps & 2 ? 'D' : '?';
 			return;
 		}
-		if ((ev_is(s, r->attr, "sched", "sched_wakeup") ||
-		     ev_is(s, r->attr, "sched", "sched_waking")) &&
-		    field(s, r, "pid") == (int64_t)waker) {
+		if ((e->kind == SK_WAKEUP || e->kind == SK_WAKING) &&
+		    fld(r, e->pid) == (int64_t)waker) {
 			/* the earliest of sched_waking and sched_wakeup of that wake-up */
 			wk->w_woken_at = r->time;
 			wk->w_woken_by = r->tid;
@@ -219,11 +280,13 @@ static int why_walk(struct why_walk *k)
 
 		if (r->time > k->t1)
 			break;
-		if (ev_is(s, r->attr, "sched", "sched_switch")) {
-			int64_t prev = field(s, r, "prev_pid"), next = field(s, r, "next_pid");
+		const struct sched_ev *e = r->attr >= 0 ? &k->ev[r->attr] : NULL;
+
+		if (e && e->kind == SK_SWITCH) {
+			int64_t prev = fld(r, e->prev_pid), next = fld(r, e->next_pid);
 
 			if (prev == (int64_t)tid) {
-				int64_t ps = field(s, r, "prev_state");
+				int64_t ps = fld(r, e->prev_state);
 
 				advance(k, r->time);
 				k->last_cpu = (int)r->cpu;
@@ -244,14 +307,13 @@ static int why_walk(struct why_walk *k)
 			}
 			continue;
 		}
-		if (ev_is(s, r->attr, "sched", "sched_wakeup") ||
-		    ev_is(s, r->attr, "sched", "sched_wakeup_new") ||
-		    ev_is(s, r->attr, "sched", "sched_waking")) {
+		if (e && e->kind != SK_NONE) {
 			int64_t cpu;
 
-			if (field(s, r, "pid") != (int64_t)tid) {
+			if (fld(r, e->pid) != (int64_t)tid) {
 				if (r->tid == tid && k->st != ST_RUN)
-					to_run(k, r->time, r->cpu); /* it woke another: it runs */
+					own_record(k, r->time,
+						   r->cpu); /* it woke another: it runs */
 				continue;
 			}
 			if (k->st == ST_RUN || k->st == ST_RQ)
@@ -269,27 +331,28 @@ static int why_walk(struct why_walk *k)
 					wk->state = k->st == ST_S ? 'S' : k->st == ST_D ? 'D' : '?';
 					wk->cpu = r->cpu;
 					wk->waker = r->tid;
-					wk->waking = ev_is(s, r->attr, "sched", "sched_waking");
+					wk->waking = e->kind == SK_WAKING;
 					snprintf(wk->comm, sizeof(wk->comm), "%s",
 						 r->tid ? r->comm : "<idle>");
 					if (r->tid)
-						waker_before(s, i, r->tid, wk);
+						waker_before(k, i, r->tid, wk);
 					w->nr_wakes++;
 				}
 			}
 			advance(k, r->time);
-			cpu = field(s, r, "target_cpu");
+			cpu = fld(r, e->target_cpu);
 			k->st = ST_RQ;
 			k->cpu = cpu >= 0 ? (uint32_t)cpu : r->cpu;
 			continue;
 		}
 		/* Any other record of the thread's own: it was running, there and then. */
 		if (r->tid == tid && k->st != ST_RUN)
-			to_run(k, r->time, r->cpu);
+			own_record(k, r->time, r->cpu);
 	}
-	advance(k, k->t1);
+	/* still runnable at the span's end: who ran instead to there (since, before advance) */
 	if (k->st == ST_RQ && add_rq(k, k->since, k->t1, k->cpu))
 		return -ENOMEM;
+	advance(k, k->t1);
 	return 0;
 }
 
@@ -950,6 +1013,10 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 		return 0;
 	}
 	w->done = 1;
+	if (show_scope_note(s)) {
+		k.blind = 1;
+		warn(w, "%s", show_scope_note(s));
+	}
 	k.t0 = w->start > s->win_start ? w->start : s->win_start;
 	k.t1 = w->end;
 	if (k.t0 > k.t1)
@@ -1000,12 +1067,14 @@ int show_why(const struct show *s, uint64_t span_ns, struct show_why *w)
 	w->unknown = k.t0 - w->start;
 	if (k.t0 > w->start)
 		add_seg(w, w->start, k.t0, ST_UNK, 0);
-	err = why_walk(&k);
+	k.ev = sched_evs(s);
+	err = k.ev ? why_walk(&k) : -ENOMEM;
 	if (!err)
 		err = instead(&k);
 	if (!err)
 		err = why_ins_pass(&k);
 	free(k.rq);
+	free((void *)k.ev);
 	if (err)
 		return err;
 	if (w->end > w->start && w->unknown * 10 > w->end - w->start)
@@ -1245,6 +1314,8 @@ static void json_rate(FILE *out, const struct why_rate *rt)
 	fputs("},", out);
 }
 
+static void show_why_json_body(const struct show_why *w, FILE *out);
+
 void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 {
 	fprintf(out, "{\"snapshot\":");
@@ -1257,12 +1328,25 @@ void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 		",\"time_ns\":%" PRIu64 ",\"cpu\":%u,\"pid\":%u,\"tid\":%u},"
 		"\"window\":{\"start_ns\":%" PRIu64 ",\"end_ns\":%" PRIu64 "},\"why\":{",
 		s->trig_time, s->trig_cpu, s->trig_pid, s->trig_tid, s->win_start, s->win_end);
+	show_why_json_body(w, out);
+	fprintf(out, "}\n");
+}
+
+void show_why_json_obj(const struct show_why *w, FILE *out)
+{
+	fputc('{', out);
+	show_why_json_body(w, out);
+}
+
+/* The members of the "why" object and its closing brace. */
+static void show_why_json_body(const struct show_why *w, FILE *out)
+{
 	if (w->rate.done || w->rate.note[0])
 		json_rate(out, &w->rate);
 	if (!w->done) {
 		fprintf(out, "\"reason\":");
 		show_json_str(out, w->reason);
-		fprintf(out, "}}\n");
+		fprintf(out, "}");
 		return;
 	}
 	fprintf(out, "\"tid\":%u,\"pid\":%u,\"comm\":", w->tid, w->pid);
@@ -1321,5 +1405,5 @@ void show_why_json(const struct show *s, const struct show_why *w, FILE *out)
 			fputc(',', out);
 		show_json_str(out, w->warn[i]);
 	}
-	fprintf(out, "]}}\n");
+	fprintf(out, "]}");
 }

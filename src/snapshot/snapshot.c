@@ -21,6 +21,7 @@
 #include "snapshot/cgroups.h"
 #include "snapshot/bpfrec.h"
 #include "snapshot/tpsample.h"
+#include "show/show.h"
 #include "util/util.h"
 
 /*
@@ -802,6 +803,12 @@ struct json_ctx {
 	const struct snap_trigger *t;
 	const struct snap_timing *tm;
 	const struct snap_result *res;
+	int fd;		     /* the .data just written (read back for the why) */
+	int why_done;	     /* the why below was made (once, whatever the name) */
+	char *why;	     /* the "why" object, as `show --json` prints it; NULL: none */
+	char why_skip[480];  /* why not, when not */
+	uint64_t why_ns;     /* what making it cost */
+	uint64_t why_cpu_ns; /* of it, CPU time of the writer thread */
 };
 
 /* `, "key_text": "..."` when the key has a str(FIELD) part: the text it hashed. */
@@ -1107,10 +1114,13 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 	fprintf(f, "  \"lost_while_frozen\": %" PRIu64 ",\n", t->gated);
 	fprintf(f, "  \"lost_to_bpf_recursion\": %" PRIu64 ",\n", t->skipped);
 	fprintf(f,
-		"  \"rings\": \"%s\", \"ring_sets\": {\"records\": %" PRIu64
+		"  \"rings\": \"%s\", \"scope\": \"%s\", \"ring_sets\": {\"records\": %" PRIu64
 		", \"older_than_a_gap\": %" PRIu64 ", \"cpus_truncated\": %u},\n  \"cpus\": [",
-		r->nr_bpf_evs ? (r->compact ? "compact" : "bpf") : "perf", res->bst.records,
-		res->bst.dropped, res->bst.truncated_cpus);
+		r->nr_bpf_evs ? (r->compact ? "compact" : "bpf") : "perf",
+		r->opts.tids   ? "tasks" :
+		r->opts.cgroup ? "cgroup" :
+				 "system",
+		res->bst.records, res->bst.dropped, res->bst.truncated_cpus);
 	for (int i = 0; i < r->nr_rings; i++) {
 		const struct rec_ring *ring = &r->rings[i];
 		const struct ring_stat *s = &res->rs[i];
@@ -1134,19 +1144,128 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 	}
 	fprintf(f, "\n  ],\n");
 	render_tasks(f, &sc->procs);
+	if (c->why) { /* made by show/why.c from this file: well-formed JSON */
+		fprintf(f, "  \"why\": %s,\n", c->why);
+	} else if (c->why_skip[0]) {
+		fprintf(f, "  \"why_skipped\": ");
+		json_str(f, c->why_skip, sizeof(c->why_skip));
+		fprintf(f, ",\n");
+	}
 	fprintf(f,
 		"  \"timing\": {\"trigger_to_wake_ns\": %" PRIu64
 		", \"freeze_to_resume_ns\": %" PRIu64 ", \"pause_to_resume_ns\": %" PRIu64
-		", \"resume_to_file_ns\": %" PRIu64 "}\n}\n",
+		", \"resume_to_file_ns\": %" PRIu64 ", \"why_ns\": %" PRIu64 "}\n}\n",
 		tm->woke > t0 ? tm->woke - t0 : (uint64_t)0,
 		tm->resume > t->freeze_at ? tm->resume - t->freeze_at : (uint64_t)0,
-		tm->resume - tm->pause, mono_ns() - tm->resume);
+		tm->resume - tm->pause, mono_ns() - tm->resume, c->why_ns);
 	if (fclose(f)) {
 		free(*out);
 		*out = NULL;
 		return -ENOMEM;
 	}
 	return 0;
+}
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
+/*
+ * The why section (src/show/why.c) of the file just written, from its own
+ * records and the sidecar as rendered so far (json): what `trigrec show
+ * --json` prints as "why" for the same pair, so an on_snapshot hook reads
+ * it without reading the .data. Bounded: a snapshot of more than
+ * SNAP_WHY_MAX_RECORDS records is not analysed here (why_skip says so).
+ */
+#define SNAP_WHY_MAX_RECORDS 250000u
+static void snap_why(struct json_ctx *c, const char *datapath, const char *json, size_t jlen)
+{
+	uint64_t t0 = mono_ns(), c0 = thread_cpu_ns();
+	struct show *s = NULL;
+	struct show_why *w = NULL;
+	void *map = MAP_FAILED;
+	char err[400];
+	struct stat st;
+	size_t len = 0;
+	FILE *f;
+
+	size_t max = c->sc->why_max_records ? c->sc->why_max_records : SNAP_WHY_MAX_RECORDS;
+
+	c->why_done = 1;
+	if (c->res->kept > max) {
+		snprintf(c->why_skip, sizeof(c->why_skip),
+			 "%zu records, more than the %zu the writer analyses: trigrec show --json "
+			 "FILE prints the why of this snapshot",
+			 c->res->kept, max);
+		goto out;
+	}
+	if (!c->t->msg) {
+		/* No triggering thread (manual, final): the why says so without the records. */
+		s = calloc(1, sizeof(*s));
+		w = s ? malloc(sizeof(*w)) : NULL;
+		if (w && !show_why(s, 0, w))
+			goto render;
+		snprintf(c->why_skip, sizeof(c->why_skip), "the analysis failed: out of memory");
+		goto out;
+	}
+	if (fstat(c->fd, &st) || st.st_size <= 0 ||
+	    (map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, c->fd, 0)) == MAP_FAILED) {
+		snprintf(c->why_skip, sizeof(c->why_skip),
+			 "the written .data could not be read back: %s; trigrec show --json FILE "
+			 "prints the why of this snapshot",
+			 strerror(errno ? errno : EIO));
+		goto out;
+	}
+	s = show__open_mem(map, st.st_size, json, jlen, datapath, err, sizeof(err));
+	w = s ? malloc(sizeof(*w)) : NULL;
+	if (!s || !w || show_why(s, 0, w)) {
+		snprintf(c->why_skip, sizeof(c->why_skip), "the analysis failed: %s",
+			 !s ? err : "out of memory");
+		if (w && s)
+			show_why_free(w);
+		goto out;
+	}
+render:
+	f = open_memstream(&c->why, &len);
+	if (f) {
+		show_why_json_obj(w, f);
+		if (fclose(f)) {
+			free(c->why);
+			c->why = NULL;
+		}
+	}
+	if (!c->why)
+		snprintf(c->why_skip, sizeof(c->why_skip), "the analysis failed: out of memory");
+	show_why_free(w);
+out:
+	free(w);
+	show__free(s);
+	if (map != MAP_FAILED)
+		munmap(map, st.st_size);
+	c->why_ns = mono_ns() - t0;
+	c->why_cpu_ns = thread_cpu_ns() - c0;
+}
+
+/* The sidecar with its "why": rendered once without, analysed, then again with it. */
+static int render_json_why(void *ctx, const char *datapath, char **out, size_t *outlen)
+{
+	struct json_ctx *c = ctx;
+	char *first = NULL;
+	size_t flen = 0;
+	int err;
+
+	if (!c->why_done) {
+		err = render_json(ctx, datapath, &first, &flen);
+		if (err)
+			return err;
+		snap_why(c, datapath, first, flen);
+		free(first);
+	}
+	return render_json(ctx, datapath, out, outlen);
 }
 
 static int write_synth(struct pd_writer *w, const void *buf, int len)
@@ -1717,7 +1836,7 @@ static int job_publish(struct snap_job *j, struct out_file *data, const char *ba
 		       const struct snap_timing *tm, struct snap_written *out)
 {
 	struct snapshot_ctx *sc = j->sc;
-	struct json_ctx jc = { sc, j->r, j->h, j->t, tm, &j->res };
+	struct json_ctx jc = { sc, j->r, j->h, j->t, tm, &j->res, data->fd, 0, NULL, "", 0, 0 };
 	struct stat st;
 	size_t n;
 	int err;
@@ -1728,10 +1847,13 @@ static int job_publish(struct snap_job *j, struct out_file *data, const char *ba
 	if (!fstat(data->fd, &st))
 		out->data_bytes = st.st_size;
 	outdir__set_max_pair(sc->od, sc->max_bytes);
-	err = outdir__publish_pair(sc->od, data, base, render_json, &jc, out->path,
+	err = outdir__publish_pair(sc->od, data, base, render_json_why, &jc, out->path,
 				   sizeof(out->path));
+	free(jc.why);
 	if (err)
 		return err;
+	out->why_ns = jc.why_ns;
+	out->why_cpu_ns = jc.why_cpu_ns;
 	out->records = j->res.kept;
 	for (int i = 0; i < j->r->nr_rings; i++)
 		out->lost += j->res.rs[i].lost;

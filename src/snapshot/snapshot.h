@@ -69,6 +69,11 @@ struct snapshot_ctx {
 	uint64_t max_bytes;	 /* retention byte budget: a bigger snapshot (.data + .json)
 				  * is refused (-EFBIG) before it gets a name; 0 = none */
 	char **cmdline;		 /* CMDLINE: this executable's path, then argv[1..] */
+	/*
+	 * The sidecar's "why" (show/why.c on the written file) only for
+	 * snapshots of at most this many records; 0: SNAP_WHY_MAX_RECORDS.
+	 */
+	size_t why_max_records;
 	struct {
 		uint16_t off[4];
 		int n;
@@ -118,8 +123,10 @@ struct snap_written {
 	char sidecar[4096];  /* its JSON sidecar */
 	uint64_t data_bytes; /* size of the perf.data file */
 	uint64_t sidecar_bytes;
-	uint64_t records; /* records kept in the window */
-	uint64_t lost;	  /* PERF_RECORD_LOST counts in the window */
+	uint64_t records;    /* records kept in the window */
+	uint64_t lost;	     /* PERF_RECORD_LOST counts in the window */
+	uint64_t why_ns;     /* the sidecar's why: what making it cost (timing.why_ns) */
+	uint64_t why_cpu_ns; /* and of it, the writer thread's CPU time */
 };
 
 /*

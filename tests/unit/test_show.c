@@ -1568,6 +1568,282 @@ TEST(why_of_a_known_latency)
 	return 0;
 }
 
+/* ----------------------------------------- runs in a scoped recording -- */
+
+/*
+ * A task-scoped recording (sidecar scope: scope, or none): on CPU 0 thread
+ * 100 writes a record at 600, is preempted at 1000 for 300 (out of scope,
+ * "migration/0"), which wakes 400 at 2500 and is never seen switched out:
+ * its switch-out was not recorded. 100 waits runnable to the end (9000).
+ */
+static int write_scoped(const char *dir, char *data, char *json, const char *scope,
+			const char *rings, int variant)
+{
+	struct pd_event evs[3] = { 0 };
+	struct pd_meta meta = { .hostname = "h",
+				.osrelease = "6.0",
+				.version = "t",
+				.arch = "x",
+				.cpudesc = "",
+				.cpuid = "" };
+	struct pd_buf b = tracing_head();
+	uint8_t rec[512];
+	struct pd_writer *w;
+	int fd, n, err;
+	FILE *f;
+
+	pd_buf__u32(&b, 2);
+	put(&b, "sched", 6);
+	pd_buf__u32(&b, 2);
+	pd_buf__u64(&b, strlen(fmt_sw));
+	put(&b, fmt_sw, strlen(fmt_sw));
+	pd_buf__u64(&b, strlen(fmt_wk));
+	put(&b, fmt_wk, strlen(fmt_wk));
+	put(&b, "syscalls", 9);
+	pd_buf__u32(&b, 1);
+	pd_buf__u64(&b, strlen(fmt_pg));
+	put(&b, fmt_pg, strlen(fmt_pg));
+	pd_buf__u32(&b, 0);
+	pd_buf__u32(&b, 0);
+	pd_buf__u64(&b, 0);
+	for (int i = 0; i < 3; i++) {
+		evs[i].attr.size = sizeof(evs[i].attr);
+		evs[i].attr.sample_period = 1;
+		evs[i].attr.sample_id_all = 1;
+		evs[i].attr.sample_type = ST_TP;
+		evs[i].attr.type = PERF_TYPE_TRACEPOINT;
+		evs[i].nr_ids = 2;
+	}
+	evs[0].attr.config = 316;
+	evs[0].ids = ids_sw;
+	strcpy(evs[0].name, "sched:sched_switch");
+	evs[1].attr.config = 317;
+	evs[1].ids = ids_wk;
+	strcpy(evs[1].name, "sched:sched_wakeup");
+	evs[2].attr.config = 700;
+	evs[2].ids = ids_pg;
+	strcpy(evs[2].name, "syscalls:sys_enter_getpgid");
+	meta.tracing_data = b.p;
+	meta.tracing_data_len = b.len;
+	sprintf(data, "%s/scoped.data", dir);
+	sprintf(json, "%s/scoped.json", dir);
+	fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	w = fd >= 0 ? pd_writer__new(fd, evs, 3) : NULL;
+	err = w ? pd_writer__begin(w) : -EIO;
+#define PUT(expr)                                                      \
+	do {                                                           \
+		n = (expr);                                            \
+		if (!err)                                              \
+			err = n < 0 ? n : pd_writer__write(w, rec, n); \
+	} while (0)
+	if (!variant) {
+		PUT(pg(rec, T0 + 600, 0, 100, 100, 7));
+		PUT(sw_st(rec, T0 + 1000, 0, 100, 0, 300));
+		PUT(wk(rec, T0 + 2500, 0, 300, 400, 1));
+	} else {
+		/* 100 runs from 1000, blocks (S) at 2000, its next own record at 6000 */
+		PUT(sw_st(rec, T0 + 1000, 0, 300, 0, 100));
+		PUT(sw_st(rec, T0 + 2000, 0, 100, 1, 0));
+		PUT(pg(rec, T0 + 6000, 0, 100, 100, 7));
+	}
+#undef PUT
+	if (!err)
+		err = pd_writer__finish(w, &meta);
+	pd_writer__free(w);
+	if (fd >= 0)
+		close(fd);
+	free(b.p);
+	if (err)
+		return err;
+	f = fopen(json, "w");
+	if (!f)
+		return -errno;
+	fprintf(f,
+		"{\"trigger\": {\"name\": \"slow\", \"text\": \"latency\", \"time_ns\": %llu, "
+		"\"cpu\": 0, \"pid\": 100, \"tid\": 100, \"comm\": \"t100\", \"kind\": \"latency\", "
+		"\"latency\": {\"duration_ns\": 8000, \"start\": {\"time_ns\": %llu, \"tid\": 100}, "
+		"\"end\": {\"time_ns\": %llu, \"tid\": 100}}}, \"window\": {\"start_ns\": %llu, "
+		"\"end_ns\": %llu, \"aligned\": true}, \"rings\": \"%s\", %s%s%s\"cpus\": [{\"cpu\": "
+		"0, \"ring\": \"set0\", \"wrapped\": false, \"oldest_ns\": %llu}]}\n",
+		T0 + 9000, T0 + 1000, T0 + 9000, T0 + 500, T0 + 9000, rings,
+		scope ? "\"scope\": \"" : "", scope ? scope : "", scope ? "\", " : "", T0 + 500);
+	return fclose(f) ? -errno : 0;
+}
+
+/* The run of tid on cpu, or NULL. */
+static const struct show_run *run_of(const struct show *s, uint32_t cpu, uint32_t tid)
+{
+	for (size_t i = 0; i < s->nr_runs; i++)
+		if (s->runs[i].cpu == cpu && s->runs[i].tid == tid)
+			return &s->runs[i];
+	return NULL;
+}
+
+/*
+ * On perf's rings in task scope (or in a cgroup scope) the switch into a
+ * scoped thread and others' wake-ups of it are not recorded: a blocked
+ * stretch its own next record ends is unknown there, and the report, the
+ * --json warnings and the page say why. On the ring sets it is blocked.
+ */
+TEST(blind_scope_says_so_and_leaves_gaps)
+{
+	char dir[] = "/tmp/trigrec-blind-XXXXXX", data[128], json[128], err[512];
+	static const struct {
+		const char *scope, *rings;
+		int blind;
+	} c[] = { { "tasks", "perf", 1 },
+		  { "cgroup", "bpf", 1 },
+		  { "tasks", "bpf", 0 },
+		  { "system", "perf", 0 },
+		  { NULL, "perf", 0 } };
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (size_t k = 0; k < sizeof(c) / sizeof(c[0]); k++) {
+		struct show_why w;
+		struct show_view v;
+		struct show *s;
+		char *out = NULL;
+		size_t len;
+		FILE *f;
+
+		CHECK_EQ(write_scoped(dir, data, json, c[k].scope, c[k].rings, 1), 0);
+		s = show__open(data, err, sizeof(err));
+		CHECK(s != NULL);
+		if (!s)
+			break;
+		CHECK_EQ(show_scope_note(s) != NULL, c[k].blind);
+		CHECK_EQ(show_why(s, 0, &w), 0);
+		CHECK_EQ(w.running, 4000); /* 1000-2000, and from its record at 6000 */
+		CHECK_EQ(w.sleep_s, c[k].blind ? 0 : 4000);
+		CHECK_EQ(w.unknown, c[k].blind ? 4000 : 0);
+		CHECK_EQ(w.running + w.runnable + w.sleep_s + w.sleep_d + w.other + w.unknown,
+			 8000);
+		CHECK_EQ(w.nr_warn > 0 && strstr(w.warn[0], "not in this snapshot") != NULL,
+			 c[k].blind);
+		if (c[k].blind && !strcmp(c[k].rings, "perf"))
+			CHECK(strstr(w.warn[0], "perf's rings in task scope") &&
+			      strstr(w.warn[0], "--rings bpf"));
+		show_why_free(&w);
+		/* the report and the page say it */
+		out = report(s, 3, &len);
+		CHECK_EQ(strstr(out, "  warning: recorded ") != NULL, c[k].blind);
+		free(out);
+		out = NULL;
+		f = open_memstream(&out, &len);
+		show_view_pick(s, 0, &v);
+		CHECK_EQ(show__write_html(s, &v, f, 3), 0);
+		fclose(f);
+		CHECK_EQ(strstr(out, "<p class=\"cut\" id=\"scope\">This snapshot was recorded ") !=
+				 NULL,
+			 c[k].blind);
+		free(out);
+		show__free(s);
+	}
+	rm_dir(dir);
+	return 0;
+}
+
+TEST(scoped_runs_end_where_the_records_do)
+{
+	char dir[] = "/tmp/trigrec-scoped-XXXXXX", data[128], json[128], err[512];
+	static const char *const scopes[] = { "tasks", "cgroup", NULL, "system" };
+
+	CHECK(mkdtemp(dir) != NULL);
+	for (int k = 0; k < 4; k++) {
+		int scoped = k < 2;
+		const struct show_run *r;
+		struct show_why w;
+		struct show_view v;
+		struct show *s;
+		char *txt, *out = NULL, want[160];
+		size_t len;
+		FILE *f;
+
+		CHECK_EQ(write_scoped(dir, data, json, scopes[k], "bpf", 0), 0);
+		s = show__open(data, err, sizeof(err));
+		CHECK(s != NULL);
+		if (!s) {
+			fprintf(stderr, "    %s\n", err);
+			break;
+		}
+		/* 300: from its switch-in to its own last record (scoped), else to the end */
+		r = run_of(s, 0, 300);
+		CHECK(r != NULL);
+		if (r) {
+			CHECK_EQ(r->start, T0 + 1000);
+			CHECK_EQ(r->end, scoped ? T0 + 2500 : T0 + 9000);
+		}
+		/* 100 before the first switch: since its first record in a row (scoped) */
+		r = run_of(s, 0, 100);
+		CHECK(r != NULL);
+		if (r) {
+			CHECK_EQ(r->start, scoped ? T0 + 600 : T0 + 500);
+			CHECK_EQ(r->end, T0 + 1000);
+		}
+		/* the why breakdown: who ran instead of the runnable 100 */
+		CHECK_EQ(show_why(s, 0, &w), 0);
+		CHECK_EQ(w.runnable, 8000);
+		CHECK_EQ(w.nr_instead, 1);
+		CHECK_EQ(w.instead[0].tid, 300);
+		CHECK_EQ(w.instead[0].ns, scoped ? 1500 : 8000);
+		CHECK_EQ(w.runnable_unexplained, scoped ? 6500 : 0);
+		f = open_memstream(&out, &len);
+		show_why_json(s, &w, f);
+		fclose(f);
+		snprintf(want, sizeof(want),
+			 "\"ran_instead\":[{\"tid\":300,\"comm\":\"t300\",\"ns\":%d}],"
+			 "\"runnable_no_task_ns\":%d",
+			 scoped ? 1500 : 8000, scoped ? 6500 : 0);
+		CHECK(strstr(out, want) != NULL);
+		free(out);
+		show_why_free(&w);
+		/* the text: busiest tasks' on-CPU time */
+		txt = report(s, 3, &len);
+		snprintf(want, sizeof(want), "  %-12s %-15s %s", scoped ? "1.500 us" : "8.000 us",
+			 "300/300", ":300");
+		CHECK(strstr(txt, want) != NULL);
+		free(txt);
+		/* --chrome-json: 300's run on CPU 0 */
+		out = NULL;
+		f = open_memstream(&out, &len);
+		show_view_pick(s, 0, &v);
+		CHECK_EQ(show__write_chrome(s, &v, f), 0);
+		fclose(f);
+		snprintf(want, sizeof(want), "\"dur\":%s,\"name\":\"t300 300\"",
+			 scoped ? "1.500" : "8.000");
+		CHECK(strstr(out, want) != NULL);
+		free(out);
+		/* --html: the run, relative to the page's start */
+		{
+			struct jv *d;
+			int64_t t0;
+
+			out = NULL;
+			f = open_memstream(&out, &len);
+			CHECK_EQ(show__write_html(s, &v, f, 3), 0);
+			fclose(f);
+			d = page_data(out, err, sizeof(err));
+			CHECK(d != NULL);
+			for (int i = 0; d && jv_get(d, "runs") && i < jv_get(d, "runs")->n; i++) {
+				char p[32];
+
+				snprintf(p, sizeof(p), "runs.%d.4", i);
+				if (jv_i64(d, p, -1) != 300)
+					continue;
+				snprintf(p, sizeof(p), "runs.%d.1", i);
+				t0 = jv_i64(d, p, -1);
+				snprintf(p, sizeof(p), "runs.%d.2", i);
+				CHECK_EQ(jv_i64(d, p, -1) - t0, scoped ? 1500 : 8000);
+			}
+			jv_free(d);
+			free(out);
+		}
+		show__free(s);
+	}
+	rm_dir(dir);
+	return 0;
+}
+
 /* ------------------------------------- why: syscalls, irqs, softirqs -- */
 
 static const char fmt_rse[] = "name: sys_enter\nID: 20\nformat:\n" COMMON
@@ -2025,4 +2301,6 @@ RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_ba
 	  T(crafted_overlapping_id_tables_are_refused), T(crafted_zstd_bomb_is_refused),
 	  T(fifos_are_refused_not_waited_for), T(clean_text_replaces_control_characters),
 	  T(hostile_strings_are_clean), T(chrome_json_of_many_threads_is_not_quadratic),
-	  T(why_of_a_known_latency), T(why_syscalls_irqs_softirqs), T(why_rate_contributors))
+	  T(why_of_a_known_latency), T(scoped_runs_end_where_the_records_do),
+	  T(blind_scope_says_so_and_leaves_gaps), T(why_syscalls_irqs_softirqs),
+	  T(why_rate_contributors))

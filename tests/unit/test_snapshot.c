@@ -16,6 +16,7 @@
 #include "check.h"
 #include "capture/recorder.h"
 #include "show/pdread.h"
+#include "show/show.h"
 #include "snapshot/snapshot.h"
 #include "trigrec_abi.h"
 
@@ -313,6 +314,108 @@ TEST(cut_at_the_triggers_record_on_another_cpu)
 	return 0;
 }
 
+/* The whole of a file, NUL-terminated; NULL on error. */
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *b = NULL;
+	size_t cap = 0, n = 0, r;
+
+	if (!f)
+		return NULL;
+	do {
+		if (cap - n < 4096) {
+			char *nb = realloc(b, cap += 65536);
+
+			if (!nb) {
+				free(b);
+				fclose(f);
+				return NULL;
+			}
+			b = nb;
+		}
+		r = fread(b + n, 1, cap - n - 1, f);
+		n += r;
+	} while (r);
+	fclose(f);
+	b[n] = 0;
+	return b;
+}
+
+/*
+ * The sidecar holds the why section as `show --json` prints it for the same
+ * pair (show/why.c on the file just written), and what it cost; past the
+ * records bound, why_skipped says why it is not there.
+ */
+TEST(sidecar_why_is_shows_why)
+{
+	static const struct plant p[] = {
+		{ 100, 0, 1, 5 }, { 200, 1, 2, 77 }, { 300, 2, 3, 77 }, { 470, 1, 4, 77 }
+	};
+	struct trigrec_trigger_msg m = {
+		.time_ns = 455, .freeze_at = 455, .cpu = 1, .tid = 77, .pid = 77, .hook_recorded = 1
+	};
+	struct snap_trigger t = {
+		.name = "unit", .text = "unit", .id = -1, .msg = &m, .freeze_at = 455
+	};
+	struct rig g;
+
+	RIG_START(&g);
+	rig_plant(&g, p, sizeof(p) / sizeof(p[0]));
+	for (int bound = 0; bound < 2; bound++) {
+		struct snapshot_ctx sc = { .outdir = g.dir,
+					   .no_buildid_cache = 1,
+					   .why_max_records = bound ? 3 : 0 };
+		struct snap_written w;
+		char err[256], *side = NULL, *why = NULL, *want = NULL;
+		struct show_why sw;
+		struct show *s = NULL;
+		size_t len;
+		FILE *f;
+		int e;
+
+		e = snapshot_ctx__init(&sc, &g.r);
+		if (!e)
+			e = snapshot__write(&sc, &g.r, &g.h, &t, &(struct snap_timing){ 0 }, &w);
+		snapshot_ctx__fini(&sc);
+		CHECK_EQ(e, 0);
+		if (e)
+			break;
+		side = slurp(w.sidecar);
+		CHECK(side != NULL);
+		s = show__open(w.path, err, sizeof(err));
+		CHECK(s != NULL);
+		if (s && side && !show_why(s, 0, &sw)) {
+			f = open_memstream(&why, &len);
+			show_why_json_obj(&sw, f);
+			fclose(f);
+			show_why_free(&sw);
+			CHECK(strstr(why, "\"tid\":77") != NULL);
+			len = strlen(why) + 16;
+			want = malloc(len);
+			snprintf(want, len, "\n  \"why\": %s,\n", why);
+			if (!bound) {
+				CHECK(strstr(side, want) != NULL);
+				CHECK(strstr(side, "\"why_skipped\"") == NULL);
+			} else {
+				CHECK(strstr(side, "\"why\":") == NULL);
+				CHECK(strstr(side,
+					     "\"why_skipped\": \"4 records, more than the 3 the "
+					     "writer analyses: trigrec show --json FILE") != NULL);
+			}
+			CHECK(strstr(side, "\"why_ns\": 0}") == NULL);
+		}
+		free(want);
+		free(why);
+		free(side);
+		show__free(s);
+		unlink(w.path);
+		unlink(w.sidecar);
+	}
+	rig_free(&g);
+	return 0;
+}
+
 /* A ring walked newest first with many displaced records comes out in time order. */
 TEST(many_displaced_records_in_one_ring)
 {
@@ -427,4 +530,5 @@ TEST(ring_sets_joined_by_record_number_up_to_the_first_gap)
 RUN_TESTS(T(merged_in_time_order_ties_by_cpu_then_age),
 	  T(ring_sets_joined_by_record_number_up_to_the_first_gap),
 	  T(cut_at_the_triggers_record_and_window_from_the_newest_wrap),
-	  T(cut_at_the_triggers_record_on_another_cpu), T(many_displaced_records_in_one_ring))
+	  T(cut_at_the_triggers_record_on_another_cpu), T(sidecar_why_is_shows_why),
+	  T(many_displaced_records_in_one_ring))
