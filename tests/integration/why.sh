@@ -325,7 +325,12 @@ else
 	check_eq "the parent's thread" "$(j why.tid)" "$P"
 	d=$(j why.blocked_d_ns)
 	check_ge "blocked D ($d) >= the child's life ($life) - 5 %" "$d" "$((life - tol))"
-	check_le "blocked D ($d) <= the child's life ($life) + 5 %" "$d" "$((life + tol))"
+	# At most from the parent's vfork to its wake-up: the child's exit after
+	# its last mark (mm_release) can be preempted on a busy host (9 ms once
+	# in a run beside compilers), so the child's life + 5 % is no bound.
+	woke=$(j why.wakeups.0.time_ns)
+	check_le "blocked D ($d) <= from the parent's vfork to its wake-up" "$d" "$((woke - $(mark start "$vf")))"
+	check_le "blocked D ($d) <= the child's life ($life) + 5 % + its exit (woken $((woke - $(mark cend "$vf"))) ns after its last mark)" "$d" "$((life + tol + woke - $(mark cend "$vf")))"
 	check_le "blocked S is not where it went ($(j why.blocked_s_ns))" "$(j why.blocked_s_ns)" "$tol"
 	check_eq "one wake-up" "$(j why.wakeups_total)" 1
 	check_eq "of a D wait" "$(j why.wakeups.0.state)" D
