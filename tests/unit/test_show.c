@@ -1306,6 +1306,84 @@ static int wk(uint8_t *buf, uint64_t t, uint32_t cpu, uint32_t by, int32_t pid, 
 static uint64_t ids_wk[] = { 401, 402 };
 
 /*
+ * A perf.data being written for the why tests: sched_switch (getpgid in its
+ * place without with_sw), sched_wakeup and getpgid, two CPUs' ids each.
+ */
+struct why_file {
+	struct pd_event evs[3];
+	struct pd_meta meta;
+	struct pd_buf b;
+	struct pd_writer *w;
+	int fd, err;
+};
+
+static void why_file__open(struct why_file *wf, const char *data, int with_sw)
+{
+	memset(wf, 0, sizeof(*wf));
+	wf->meta = (struct pd_meta){ .hostname = "h",
+				     .osrelease = "6.0",
+				     .version = "t",
+				     .arch = "x",
+				     .cpudesc = "",
+				     .cpuid = "" };
+	wf->b = tracing_head();
+	pd_buf__u32(&wf->b, 2);
+	put(&wf->b, "sched", 6);
+	pd_buf__u32(&wf->b, 2);
+	pd_buf__u64(&wf->b, strlen(fmt_sw));
+	put(&wf->b, fmt_sw, strlen(fmt_sw));
+	pd_buf__u64(&wf->b, strlen(fmt_wk));
+	put(&wf->b, fmt_wk, strlen(fmt_wk));
+	put(&wf->b, "syscalls", 9);
+	pd_buf__u32(&wf->b, 1);
+	pd_buf__u64(&wf->b, strlen(fmt_pg));
+	put(&wf->b, fmt_pg, strlen(fmt_pg));
+	pd_buf__u32(&wf->b, 0);
+	pd_buf__u32(&wf->b, 0);
+	pd_buf__u64(&wf->b, 0);
+	for (int i = 0; i < 3; i++) {
+		wf->evs[i].attr.size = sizeof(wf->evs[i].attr);
+		wf->evs[i].attr.sample_period = 1;
+		wf->evs[i].attr.sample_id_all = 1;
+		wf->evs[i].attr.sample_type = ST_TP;
+		wf->evs[i].attr.type = PERF_TYPE_TRACEPOINT;
+		wf->evs[i].nr_ids = 2;
+	}
+	wf->evs[0].attr.config = with_sw ? 316 : 700;
+	wf->evs[0].ids = ids_sw;
+	strcpy(wf->evs[0].name, with_sw ? "sched:sched_switch" : "syscalls:sys_enter_getpgid");
+	wf->evs[1].attr.config = 317;
+	wf->evs[1].ids = ids_wk;
+	strcpy(wf->evs[1].name, "sched:sched_wakeup");
+	wf->evs[2].attr.config = 700;
+	wf->evs[2].ids = ids_pg;
+	strcpy(wf->evs[2].name, "syscalls:sys_enter_getpgid");
+	wf->meta.tracing_data = wf->b.p;
+	wf->meta.tracing_data_len = wf->b.len;
+	wf->fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	wf->w = wf->fd >= 0 ? pd_writer__new(wf->fd, wf->evs, 3) : NULL;
+	wf->err = wf->w ? pd_writer__begin(wf->w) : -EIO;
+}
+
+/* One record of n bytes (n < 0: building it failed); the first error stays. */
+static void why_file__put(struct why_file *wf, const uint8_t *rec, int n)
+{
+	if (!wf->err)
+		wf->err = n < 0 ? n : pd_writer__write(wf->w, rec, n);
+}
+
+static int why_file__close(struct why_file *wf)
+{
+	if (!wf->err)
+		wf->err = pd_writer__finish(wf->w, &wf->meta);
+	pd_writer__free(wf->w);
+	if (wf->fd >= 0)
+		close(wf->fd);
+	free(wf->b.p);
+	return wf->err;
+}
+
+/*
  * A latency of thread 100 from T0+1000 to T0+9000 with a known answer:
  * running on CPU 0 to 2000, blocked (S) to 5000, woken by 200 from CPU 1
  * (200 itself blocked from 1200, woken by idle at 4800), runnable on CPU 0
@@ -1315,85 +1393,30 @@ static uint64_t ids_wk[] = { 401, 402 };
  */
 static int write_why(const char *dir, char *data, char *json, uint64_t win, int with_sw)
 {
-	struct pd_event evs[3] = { 0 };
-	struct pd_meta meta = { .hostname = "h",
-				.osrelease = "6.0",
-				.version = "t",
-				.arch = "x",
-				.cpudesc = "",
-				.cpuid = "" };
-	struct pd_buf b = tracing_head();
+	struct why_file wf;
 	uint8_t rec[512];
-	struct pd_writer *w;
-	int fd, n, err;
+	int err;
 	FILE *f;
 
-	pd_buf__u32(&b, 2);
-	put(&b, "sched", 6);
-	pd_buf__u32(&b, 2);
-	pd_buf__u64(&b, strlen(fmt_sw));
-	put(&b, fmt_sw, strlen(fmt_sw));
-	pd_buf__u64(&b, strlen(fmt_wk));
-	put(&b, fmt_wk, strlen(fmt_wk));
-	put(&b, "syscalls", 9);
-	pd_buf__u32(&b, 1);
-	pd_buf__u64(&b, strlen(fmt_pg));
-	put(&b, fmt_pg, strlen(fmt_pg));
-	pd_buf__u32(&b, 0);
-	pd_buf__u32(&b, 0);
-	pd_buf__u64(&b, 0);
-	for (int i = 0; i < 3; i++) {
-		evs[i].attr.size = sizeof(evs[i].attr);
-		evs[i].attr.sample_period = 1;
-		evs[i].attr.sample_id_all = 1;
-		evs[i].attr.sample_type = ST_TP;
-		evs[i].attr.type = PERF_TYPE_TRACEPOINT;
-		evs[i].nr_ids = 2;
-	}
-	evs[0].attr.config = with_sw ? 316 : 700;
-	evs[0].ids = ids_sw;
-	strcpy(evs[0].name, with_sw ? "sched:sched_switch" : "syscalls:sys_enter_getpgid");
-	evs[1].attr.config = 317;
-	evs[1].ids = ids_wk;
-	strcpy(evs[1].name, "sched:sched_wakeup");
-	evs[2].attr.config = 700;
-	evs[2].ids = ids_pg;
-	strcpy(evs[2].name, "syscalls:sys_enter_getpgid");
-	meta.tracing_data = b.p;
-	meta.tracing_data_len = b.len;
 	sprintf(data, "%s/why.data", dir);
 	sprintf(json, "%s/why.json", dir);
-	fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	w = fd >= 0 ? pd_writer__new(fd, evs, 3) : NULL;
-	err = w ? pd_writer__begin(w) : -EIO;
-#define PUT(expr)                                                      \
-	do {                                                           \
-		n = (expr);                                            \
-		if (!err)                                              \
-			err = n < 0 ? n : pd_writer__write(w, rec, n); \
-	} while (0)
+	why_file__open(&wf, data, with_sw);
 	if (with_sw) {
-		PUT(sw_st(rec, T0 + 500, 0, 0, 0, 100));
-		PUT(sw_st(rec, T0 + 1200, 1, 200, 1, 0));
-		PUT(sw_st(rec, T0 + 2000, 0, 100, 1, 0));
-		PUT(sw_st(rec, T0 + 4000, 0, 0, 0, 300));
+		why_file__put(&wf, rec, sw_st(rec, T0 + 500, 0, 0, 0, 100));
+		why_file__put(&wf, rec, sw_st(rec, T0 + 1200, 1, 200, 1, 0));
+		why_file__put(&wf, rec, sw_st(rec, T0 + 2000, 0, 100, 1, 0));
+		why_file__put(&wf, rec, sw_st(rec, T0 + 4000, 0, 0, 0, 300));
 	}
-	PUT(wk(rec, T0 + 4800, 1, 0, 200, 1));
+	why_file__put(&wf, rec, wk(rec, T0 + 4800, 1, 0, 200, 1));
 	if (with_sw)
-		PUT(sw_st(rec, T0 + 4900, 1, 0, 0, 200));
-	PUT(wk(rec, T0 + 5000, 1, 200, 100, 0));
+		why_file__put(&wf, rec, sw_st(rec, T0 + 4900, 1, 0, 0, 200));
+	why_file__put(&wf, rec, wk(rec, T0 + 5000, 1, 200, 100, 0));
 	if (with_sw) {
-		PUT(sw_st(rec, T0 + 7000, 0, 300, 0x100, 100));
-		PUT(sw_st(rec, T0 + 8000, 1, 400, 1, 0));
+		why_file__put(&wf, rec, sw_st(rec, T0 + 7000, 0, 300, 0x100, 100));
+		why_file__put(&wf, rec, sw_st(rec, T0 + 8000, 1, 400, 1, 0));
 	}
-	PUT(pg(rec, T0 + 9000, 0, 100, 100, 7));
-#undef PUT
-	if (!err)
-		err = pd_writer__finish(w, &meta);
-	pd_writer__free(w);
-	if (fd >= 0)
-		close(fd);
-	free(b.p);
+	why_file__put(&wf, rec, pg(rec, T0 + 9000, 0, 100, 100, 7));
+	err = why_file__close(&wf);
 	if (err)
 		return err;
 	f = fopen(json, "w");
@@ -1579,80 +1602,25 @@ TEST(why_of_a_known_latency)
 static int write_scoped(const char *dir, char *data, char *json, const char *scope,
 			const char *rings, int variant)
 {
-	struct pd_event evs[3] = { 0 };
-	struct pd_meta meta = { .hostname = "h",
-				.osrelease = "6.0",
-				.version = "t",
-				.arch = "x",
-				.cpudesc = "",
-				.cpuid = "" };
-	struct pd_buf b = tracing_head();
+	struct why_file wf;
 	uint8_t rec[512];
-	struct pd_writer *w;
-	int fd, n, err;
+	int err;
 	FILE *f;
 
-	pd_buf__u32(&b, 2);
-	put(&b, "sched", 6);
-	pd_buf__u32(&b, 2);
-	pd_buf__u64(&b, strlen(fmt_sw));
-	put(&b, fmt_sw, strlen(fmt_sw));
-	pd_buf__u64(&b, strlen(fmt_wk));
-	put(&b, fmt_wk, strlen(fmt_wk));
-	put(&b, "syscalls", 9);
-	pd_buf__u32(&b, 1);
-	pd_buf__u64(&b, strlen(fmt_pg));
-	put(&b, fmt_pg, strlen(fmt_pg));
-	pd_buf__u32(&b, 0);
-	pd_buf__u32(&b, 0);
-	pd_buf__u64(&b, 0);
-	for (int i = 0; i < 3; i++) {
-		evs[i].attr.size = sizeof(evs[i].attr);
-		evs[i].attr.sample_period = 1;
-		evs[i].attr.sample_id_all = 1;
-		evs[i].attr.sample_type = ST_TP;
-		evs[i].attr.type = PERF_TYPE_TRACEPOINT;
-		evs[i].nr_ids = 2;
-	}
-	evs[0].attr.config = 316;
-	evs[0].ids = ids_sw;
-	strcpy(evs[0].name, "sched:sched_switch");
-	evs[1].attr.config = 317;
-	evs[1].ids = ids_wk;
-	strcpy(evs[1].name, "sched:sched_wakeup");
-	evs[2].attr.config = 700;
-	evs[2].ids = ids_pg;
-	strcpy(evs[2].name, "syscalls:sys_enter_getpgid");
-	meta.tracing_data = b.p;
-	meta.tracing_data_len = b.len;
 	sprintf(data, "%s/scoped.data", dir);
 	sprintf(json, "%s/scoped.json", dir);
-	fd = open(data, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-	w = fd >= 0 ? pd_writer__new(fd, evs, 3) : NULL;
-	err = w ? pd_writer__begin(w) : -EIO;
-#define PUT(expr)                                                      \
-	do {                                                           \
-		n = (expr);                                            \
-		if (!err)                                              \
-			err = n < 0 ? n : pd_writer__write(w, rec, n); \
-	} while (0)
+	why_file__open(&wf, data, 1);
 	if (!variant) {
-		PUT(pg(rec, T0 + 600, 0, 100, 100, 7));
-		PUT(sw_st(rec, T0 + 1000, 0, 100, 0, 300));
-		PUT(wk(rec, T0 + 2500, 0, 300, 400, 1));
+		why_file__put(&wf, rec, pg(rec, T0 + 600, 0, 100, 100, 7));
+		why_file__put(&wf, rec, sw_st(rec, T0 + 1000, 0, 100, 0, 300));
+		why_file__put(&wf, rec, wk(rec, T0 + 2500, 0, 300, 400, 1));
 	} else {
 		/* 100 runs from 1000, blocks (S) at 2000, its next own record at 6000 */
-		PUT(sw_st(rec, T0 + 1000, 0, 300, 0, 100));
-		PUT(sw_st(rec, T0 + 2000, 0, 100, 1, 0));
-		PUT(pg(rec, T0 + 6000, 0, 100, 100, 7));
+		why_file__put(&wf, rec, sw_st(rec, T0 + 1000, 0, 300, 0, 100));
+		why_file__put(&wf, rec, sw_st(rec, T0 + 2000, 0, 100, 1, 0));
+		why_file__put(&wf, rec, pg(rec, T0 + 6000, 0, 100, 100, 7));
 	}
-#undef PUT
-	if (!err)
-		err = pd_writer__finish(w, &meta);
-	pd_writer__free(w);
-	if (fd >= 0)
-		close(fd);
-	free(b.p);
+	err = why_file__close(&wf);
 	if (err)
 		return err;
 	f = fopen(json, "w");

@@ -46,7 +46,7 @@ TEST(file_filter)
 
 TEST(text_and_json)
 {
-	char dir[] = "/tmp/trigrec-test-status.XXXXXX", sub[64];
+	char dir[64], sub[128];
 	struct trigrec_config c;
 	struct status *st;
 	struct status_trigger t[2] = {
@@ -68,7 +68,7 @@ TEST(text_and_json)
 	struct snap_report bad = { .trigger = 0, .name = "slow", .err = -28 };
 	char *out;
 
-	CHECK(mkdtemp(dir));
+	check_tmpdir(dir, sizeof(dir), "status");
 	put(dir, "a-slow.data", 1000);
 	put(dir, "a-slow.json", 24);
 	put(dir, ".trigrec-1-x.tmp", 5000);
@@ -152,15 +152,14 @@ TEST(text_and_json)
 	status__free(st);
 	config__fini(&c);
 
-	snprintf(sub, sizeof(sub), "rm -rf '%s'", dir);
-	CHECK_EQ(system(sub), 0);
+	check_rmtree(dir);
 	return 0;
 }
 
 /* A latency trigger's near misses: the status line and the JSON object. */
 TEST(near_miss)
 {
-	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64];
+	char dir[64];
 	struct trigrec_config c;
 	struct status *st;
 	struct trig_def lat = { .kind = TRIGREC_TRIG_LATENCY, .cfg = { .threshold = 20000000 } };
@@ -178,7 +177,7 @@ TEST(near_miss)
 	};
 	char *out;
 
-	CHECK(mkdtemp(dir));
+	check_tmpdir(dir, sizeof(dir), "status");
 	config__init(&c);
 	config__set_str(&c.outdir, dir);
 	st = status__new(&c);
@@ -200,15 +199,14 @@ TEST(near_miss)
 	free(out);
 	status__free(st);
 	config__fini(&c);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK_EQ(system(cmd), 0);
+	check_rmtree(dir);
 	return 0;
 }
 
 /* A learned threshold: how it is said, its learning counted, its near misses. */
 TEST(learned)
 {
-	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64], b[48];
+	char dir[64], b[48];
 	struct trigrec_config c;
 	struct status *st;
 	struct trig_def lat = {
@@ -243,7 +241,7 @@ TEST(learned)
 	lat.cfg.learn_pct = 99900;
 	lat.cfg.learn_mult = 200;
 
-	CHECK(mkdtemp(dir));
+	check_tmpdir(dir, sizeof(dir), "status");
 	config__init(&c);
 	config__set_str(&c.outdir, dir);
 	st = status__new(&c);
@@ -265,15 +263,14 @@ TEST(learned)
 	free(out);
 	status__free(st);
 	config__fini(&c);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK_EQ(system(cmd), 0);
+	check_rmtree(dir);
 	return 0;
 }
 
 /* A rate baseline: how it is said, its windows counted, its near misses. */
 TEST(rate_baseline)
 {
-	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64], b[64];
+	char dir[64], b[64];
 	struct trigrec_config c;
 	struct status *st;
 	struct trig_def rb = { .kind = TRIGREC_TRIG_RATE,
@@ -301,7 +298,7 @@ TEST(rate_baseline)
 	rb.cfg.learn_mult = 500;
 	rb.cfg.window_ns = 1000000000ull;
 	/* Without `by`: one baseline for all its events; with it, per key. */
-	CHECK(mkdtemp(dir));
+	check_tmpdir(dir, sizeof(dir), "status");
 	config__init(&c);
 	config__set_str(&c.outdir, dir);
 	st = status__new(&c);
@@ -322,15 +319,14 @@ TEST(rate_baseline)
 	free(out);
 	status__free(st);
 	config__fini(&c);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK_EQ(system(cmd), 0);
+	check_rmtree(dir);
 	return 0;
 }
 
 /* An event trigger's `FIELD > N`: its near misses said against the comparison. */
 TEST(event_condition)
 {
-	char dir[] = "/tmp/trigrec-test-status.XXXXXX", cmd[64], b[160];
+	char dir[64], b[160];
 	struct trigrec_config c;
 	struct status *st;
 	struct trig_def ev = { .kind = TRIGREC_TRIG_EVENT,
@@ -347,7 +343,7 @@ TEST(event_condition)
 	CHECK_STR(status__near_miss_text(&ev, t[0].nm.all, b, sizeof(b)),
 		  "max 99 against ret > -5");
 	CHECK_STR(status__near_miss_text(&ev, t[0].nm.last, b, sizeof(b)), "none against ret > -5");
-	CHECK(mkdtemp(dir));
+	check_tmpdir(dir, sizeof(dir), "status");
 	config__init(&c);
 	config__set_str(&c.outdir, dir);
 	st = status__new(&c);
@@ -365,8 +361,7 @@ TEST(event_condition)
 	CHECK_STR(status__near_miss_text(&ev, t[0].nm.all, b, sizeof(b)), "");
 	status__free(st);
 	config__fini(&c);
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	CHECK_EQ(system(cmd), 0);
+	check_rmtree(dir);
 	return 0;
 }
 
