@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "capture/probes.h"
 #include "capture/tracefs.h"
 #include "session/config.h"
 #include "util/util.h"
@@ -385,6 +386,21 @@ int config__finalize(struct trigrec_config *c, char *err, size_t errlen)
 	return 0;
 }
 
+/* Does one -e argument (a comma list, globs) name ev? Probes' "(a, b)" do not split it. */
+static int spec_records(const char *spec, const char *ev)
+{
+	size_t len = strlen(spec) + 1;
+	char *item = malloc(len);
+	int rec = 0;
+
+	if (!item)
+		return 1; /* not worth a false warning */
+	for (const char *p = spec; !rec && probe_list_next(&p, item, len) > 0;)
+		rec = !strcmp(item, ev) || !fnmatch(item, ev, 0);
+	free(item);
+	return rec;
+}
+
 int config__unrecorded(const struct trigrec_config *c, int k, char *buf, size_t len)
 {
 	for (int i = 0; i < c->nr_trigs; i++) {
@@ -393,8 +409,7 @@ int config__unrecorded(const struct trigrec_config *c, int k, char *buf, size_t 
 			int rec = 0;
 
 			for (int e = 0; e < c->nr_events && !rec; e++)
-				rec = !strcmp(c->events[e].spec, ev) ||
-				      !fnmatch(c->events[e].spec, ev, 0);
+				rec = spec_records(c->events[e].spec, ev);
 			if (!*ev || rec || k--)
 				continue;
 			if (side == TRIGREC_ROLE_EVENT)

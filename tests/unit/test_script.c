@@ -1309,6 +1309,27 @@ TEST(unrecorded_trigger_events)
 	CHECK_EQ(config__unrecorded(&c, 1, note, sizeof(note)), 0);
 	config__fini(&c);
 
+	/*
+	 * One -e with a comma list records every event in it: no note for either
+	 * (it once compared the whole list with each event's name).
+	 */
+	PARSE_OK("record sched:sched_wakeup\n"
+		 "trigger l { latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit > 1ms }\n",
+		 &c);
+	CHECK_EQ(config__add_event(
+			 &c, "sched:sched_switch,raw_syscalls:sys_e*,raw_syscalls:sys_exit", NULL),
+		 0);
+	CHECK_EQ(config__unrecorded(&c, 0, note, sizeof(note)), 0);
+	config__fini(&c);
+	PARSE_OK("record sched:sched_wakeup\n"
+		 "trigger l { latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit > 1ms }\n",
+		 &c);
+	CHECK_EQ(config__add_event(&c, "sched:sched_switch,raw_syscalls:sys_exit", NULL), 0);
+	CHECK_EQ(config__unrecorded(&c, 0, note, sizeof(note)), 1);
+	CHECK(!strncmp(note, "raw_syscalls:sys_enter is not recorded", 38));
+	CHECK_EQ(config__unrecorded(&c, 1, note, sizeof(note)), 0);
+	config__fini(&c);
+
 	/* No record line: the default set starts with the triggers' own events. */
 	PARSE_OK("trigger crash { on signal:signal_deliver }\n", &c);
 	CHECK_EQ(config__unrecorded(&c, 0, note, sizeof(note)), 0);
