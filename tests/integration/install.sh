@@ -150,7 +150,7 @@ out=$(bash --norc -c '
 	echo "complete: $(complete -p trigrec)"
 ' _ "$P/share/bash-completion/completions/trigrec" "$P/bin/trigrec" 2>&1)
 check_eq "commands" "$(sed -n 's/^cmds: //p' <<<"$out")" "$("$P/bin/trigrec" --help | sed -n '/^Commands:/,/^$/s/^  \([a-z]*\) .*/\1/p' | tr '\n' ' ' | sed 's/ $//')"
-check_eq "commands: the full list" "$(sed -n 's/^cmds: //p' <<<"$out")" "record run check list control status show help"
+check_eq "commands: the full list" "$(sed -n 's/^cmds: //p' <<<"$out")" "record run check list control status test show help"
 check_eq "a prefix" "$(sed -n 's/^st: //p' <<<"$out")" status
 check_eq "after global options" "$(sed -n 's/^global: //p' <<<"$out")" record
 want=$("$P/bin/trigrec" record -h | sed -nE 's/^ +(-[A-Za-z0-9], )?(--[a-z][a-z0-9-]*).*/\1 \2/p' | tr -d ',' | xargs -n1 printf '%s\n' | sort)

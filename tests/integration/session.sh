@@ -24,7 +24,7 @@ usage() {
 }
 
 usage "unknown command lists every command" \
-	"unknown command 'recrd' \(did you mean record\? commands: record, run, check, list, control, status, show, help" recrd
+	"unknown command 'recrd' \(did you mean record\? commands: record, run, check, list, control, status, test, show, help" recrd
 usage "unknown option" "unknown option --bogus" record --bogus
 usage "option without its value" "option -e/--event needs a value" record -e
 usage "bad value names the option" "invalid --count: .*at least 1|invalid --count" record "${EV[@]}" --count 0
