@@ -305,12 +305,16 @@ static void near_miss_out(struct metrics *m, FILE *f, int n)
 			"# HELP %s The threshold a near miss is measured against.\n"
 			"# TYPE %s gauge\n",
 			th, th);
-		/* A rate baseline's threshold is per key (its sidecars have it): none here. */
+		/*
+		 * A learned latency threshold and a rate baseline's are per key (the
+		 * sidecars have each firing's): none here, rather than a 0.
+		 */
 		for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++) {
 			const struct trigrec_trigger_cfg *c = &m->b->trigs[i].cfg;
 			double v = (double)c->threshold / div;
 
-			if (kind[i] != want || (c->flags & TRIGREC_TF_RATE_BASELINE))
+			if (kind[i] != want || (c->flags & TRIGREC_TF_RATE_BASELINE) ||
+			    (want == TRIGREC_TRIG_LATENCY && c->learn_pct))
 				continue;
 			if (want == TRIGREC_TRIG_EVENT) {
 				const struct trigrec_clause *cl =

@@ -24,10 +24,12 @@ F=1
 N=60 A_MS=1 B_MS=10 A_OUT=$((10 * F)) B_OUT=$((60 * F))
 D=$TMP/out
 SOCK=$TMP/ctl.sock
+PORT=$("$PY" -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+scrape() { "$PY" -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1], timeout=5).read().decode())' "$1" 2>/dev/null; }
 
 t_begin "learn: each key fires on its own outlier, not on the other key's normal"
 if tw_start "$TMP/log" "$D" -e raw_syscalls:sys_enter,raw_syscalls:sys_exit --no-final-snapshot \
-	--control "$SOCK" \
+	--control "$SOCK" --metrics "127.0.0.1:$PORT" \
 	--trigger "latency raw_syscalls:sys_enter -> raw_syscalls:sys_exit by tid > p90 * 3 if id == $NR_NANOSLEEP after 50 samples name learn"; then
 	# Key A: 60 sleeps of 1 ms, then 10 ms (key B's normal): fires.
 	tw lsleep $N $A_MS "$A_OUT"
@@ -43,6 +45,10 @@ if tw_start "$TMP/log" "$D" -e raw_syscalls:sys_enter,raw_syscalls:sys_exit --no
 		"^trigger learn: learns p90 x 3 per key, after 50 samples: 2 keys \(of the 1024 all learned triggers share\), 122 spans learned from, 100 while their key was warming up$"
 	check_match "status: near misses under the learned threshold" "$(grep '^trigger learn: near misses ' <<<"$st")" \
 		"^trigger learn: near misses max [0-9.]+ ms under its key's learned p90 x 3; "
+	# The threshold is per key: the gauge leaves it out rather than say 0.
+	body=$(scrape "http://127.0.0.1:$PORT/metrics")
+	check_match "metrics: the near-miss gauge" "$(grep '^trigrec_trigger_near_miss_seconds{trigger="learn",window="start"} ' <<<"$body")" ' [0-9.e-]+$'
+	check_eq "metrics: no threshold gauge for a learned trigger" "$(grep -c '^trigrec_trigger_threshold_seconds{trigger="learn"}' <<<"$body")" 0
 	tw_end
 	check_eq "trigrec exit code (log: $(log_tail "$TMP/log"))" "$TR_RC" 0
 	stats_load "$TMP/log"
