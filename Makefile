@@ -106,7 +106,7 @@ help:
 	@echo 'make demo       build, capture a demo snapshot, show it with perf script'
 	@echo 'make check      build and run every test (root; installs the test-only packages; ends with "N passed, N failed")'
 	@echo 'make check SAN=1  the same under ASan/UBSan'
-	@echo 'make check T=PATTERN  only the tests whose names contain PATTERN (also check-unit; V=1 shows each command; RINGS=bpf or perf: one recording path)'
+	@echo 'make check T=PATTERN  only the tests whose names contain PATTERN (also check-unit; V=1 shows each command; RINGS=compact, bpf or perf: one recording path)'
 	@echo 'make lint       shellcheck, clang-tidy (.clang-tidy) and the BPF verifier budget (bpf/verifier-budget.txt)'
 	@echo 'make format     clang-format the C the project wrote; make format-check only reports (CI)'
 	@echo 'make compile_commands.json  the compile database for editors and clang-tidy'

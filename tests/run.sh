@@ -11,9 +11,10 @@
 # select tests. Prints each case as ok/FAIL/skip and ends with one line
 # "N passed, N failed[, N skipped]". Exit status 1 if anything failed.
 # OUTPUT (default .output) is the build directory; V=1 prints each command.
-# RINGS (default "bpf perf"): the integration files run once per recording
-# path (TRIGREC_RINGS=bpf, then =perf; files that need no root run once);
-# the second path's names carry "[perf]".
+# RINGS (default "compact bpf perf"): the integration files run once per
+# recording path (TRIGREC_RINGS=compact, the default's choice here, then the
+# ring sets, then perf's rings; files that need no root run once); the
+# later paths' names carry "[bpf]" and "[perf]".
 set -u
 export LC_ALL=C
 
@@ -118,7 +119,7 @@ if [ "$unit_only" -eq 0 ]; then
 	# files only (tests/run.sh contributing) never waits for it.
 	. "$ROOT/tests/trace-lock.sh"
 	locked=0
-	read -r -a modes <<<"${RINGS:-bpf perf}"
+	read -r -a modes <<<"${RINGS:-compact bpf perf}"
 	for mode in "${modes[@]}"; do
 		for t in "$ROOT"/tests/integration/*.sh; do
 			[ -e "$t" ] || continue

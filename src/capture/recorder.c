@@ -162,48 +162,77 @@ static const char *ring_sets_unsupported(const struct recorder *r, char *buf, si
  * rings=compact: the main ring of a CPU is -m's bytes, in 8 or more
  * segments of at most TRIGREC_CR_MAX_SEG (one BPF map element each: an
  * element is at most what kmalloc gives, 4 MiB); the spare is 1/8 of it.
+ * NULL if that layout fits here, else why not (into buf).
  */
-static int compact_layout(struct recorder *r)
+static const char *compact_unsupported(const struct recorder *r, char *buf, size_t len)
 {
-	uint64_t bytes = r->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE), seg;
+	uint64_t bytes = r->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
 	int n = cpus_possible();
 
+	if (getenv("TRIGREC_TEST_NO_COMPACT")) { /* tests: a machine where it does not fit */
+		snprintf(buf, len, "TRIGREC_TEST_NO_COMPACT is set");
+		return buf;
+	}
 	if (n > TRIGREC_MAX_CPUS) {
-		elog("--rings compact: %d possible CPUs, the rings know at most %d: use --rings bpf",
-		     n, TRIGREC_MAX_CPUS);
-		return -E2BIG;
+		snprintf(buf, len, "%d possible CPUs, the compact rings know at most %d", n,
+			 TRIGREC_MAX_CPUS);
+		return buf;
 	}
 	if (bytes < 8 * TRIGREC_CR_BLOCK || (bytes & (bytes - 1))) {
-		elog("--rings compact: -m %" PRIu64 " pages is %" PRIu64
-		     " bytes per CPU; the compact rings need a power of two of at least 32 KiB "
-		     "(-m 8 or more)",
-		     (uint64_t)r->opts.mmap_pages, bytes);
-		return -EINVAL;
+		snprintf(buf, len,
+			 "-m %" PRIu64 " pages is %" PRIu64 " bytes per CPU; the compact rings "
+			 "need a power of two of at least 32 KiB (-m 8 or more)",
+			 (uint64_t)r->opts.mmap_pages, bytes);
+		return buf;
 	}
-	seg = bytes / TRIGREC_CR_SPARE_DIV;
+#if !defined(__x86_64__)
+	/*
+	 * The length byte is ordered after the record by a compiler barrier
+	 * only: a live copy on a CPU that reorders stores (arm64) could read a
+	 * record before its bytes (docs/design.md, "Limits, this version").
+	 * auto keeps such machines on the ring sets; --rings compact may insist.
+	 */
+	if (r->opts.rings == REC_RINGS_AUTO) {
+		snprintf(buf, len, "their live copy relies on x86's store order");
+		return buf;
+	}
+#endif
+	if (r->nr_bpf_evs > TRIGREC_CR_MAX_EVS) {
+		snprintf(buf, len,
+			 "%d tracepoints written by BPF, the compact encoding numbers at most %d",
+			 r->nr_bpf_evs, TRIGREC_CR_MAX_EVS);
+		return buf;
+	}
+	return NULL;
+}
+
+static void compact_layout(struct recorder *r)
+{
+	uint64_t bytes = r->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
+	uint64_t seg = bytes / TRIGREC_CR_SPARE_DIV;
+
 	if (seg > TRIGREC_CR_MAX_SEG)
 		seg = TRIGREC_CR_MAX_SEG;
 	r->cr_shift = (uint32_t)__builtin_ctzll(seg);
 	r->cr_nseg = (uint32_t)(bytes / seg);
 	r->cr_elem = TRIGREC_CR_ELEM(seg);
 	r->compact = 1;
-	return 0;
 }
 
+/*
+ * auto (the default) and compact: the compact rings where they fit (-m,
+ * the number of events, the CPUs); auto then falls back to the ring sets,
+ * and from there to perf's rings, saying why under -v. --rings compact
+ * refuses with the reason instead.
+ */
 static int choose_rings(struct recorder *r)
 {
-	const char *why = NULL;
+	const char *why = NULL, *no;
 	int mode = r->opts.rings;
-	char nosets[160];
+	char nosets[160], nocompact[200];
 
-	if (mode == REC_RINGS_COMPACT) {
-		int err = compact_layout(r);
-
-		if (err)
-			return err;
-	} else if (mode != REC_RINGS_PERF) {
-		const char *no = ring_sets_unsupported(r, nosets, sizeof(nosets));
-
+	if (mode != REC_RINGS_PERF && mode != REC_RINGS_COMPACT) {
+		no = ring_sets_unsupported(r, nosets, sizeof(nosets));
 		if (no && mode == REC_RINGS_BPF) {
 			elog("--rings bpf: %s: use --rings perf (or auto, which falls back by itself)",
 			     no);
@@ -248,11 +277,18 @@ static int choose_rings(struct recorder *r)
 		else
 			vlog("rings: %s is written by perf (%s)", e->pd.name, why);
 	}
-	if (r->compact && r->nr_bpf_evs > TRIGREC_CR_MAX_EVS) {
-		elog("--rings compact: %d tracepoints written by BPF, the compact encoding numbers "
-		     "at most %d: record fewer (narrow the -e globs) or use --rings bpf",
-		     r->nr_bpf_evs, TRIGREC_CR_MAX_EVS);
-		return -E2BIG;
+	if (mode == REC_RINGS_COMPACT || (mode == REC_RINGS_AUTO && r->nr_bpf_evs)) {
+		no = compact_unsupported(r, nocompact, sizeof(nocompact));
+		if (no && mode == REC_RINGS_COMPACT) {
+			elog("--rings compact: %s: use --rings bpf (or auto, which falls back by "
+			     "itself)",
+			     no);
+			return -EINVAL;
+		}
+		if (no)
+			vlog("rings: not the compact rings: %s; the ring sets instead", no);
+		else
+			compact_layout(r);
 	}
 	if (r->compact) {
 		vlog("rings: %d tracepoint%s written by BPF into compact byte rings (%u x %u KiB "

@@ -18,9 +18,9 @@ static const char record_head[] =
 	"usage: trigrec record [options] [-- command [args]]\n"
 	"\n"
 	"Record events into overwritable per-CPU rings. When a trigger fires, BPF\n"
-	"cuts the history in the kernel at that instant (tracepoints switch to a\n"
-	"second ring set and recording goes on; perf-written rings are frozen, see\n"
-	"--rings); the side-band thread copies the rings out and writes\n"
+	"cuts the history in the kernel at that instant (BPF-written tracepoints\n"
+	"switch to a spare ring and recording goes on; perf-written rings are\n"
+	"frozen, see --rings); the side-band thread copies the rings out and writes\n"
 	"<YYYYmmdd-HHMMSS.uuuuuu>-<trigger>.data (perf.data, read it with\n"
 	"perf script / perf report) and a .json sidecar.\n";
 
@@ -482,13 +482,14 @@ const struct opt_spec record_opts[] = {
 	{ 0, "max-starts", "N", "latency starts in flight, LRU (default 65536, max 4M)",
 	  o_max_starts },
 	{ 0, "max-keys", "N", "rate buckets / per-key cooldowns, LRU (default 16384)", o_max_keys },
-	{ 0, "rings", "bpf|perf|compact|auto",
-	  "who writes tracepoint records: bpf (default where\n"
-	  "it can: ring sets switch at a trigger, recording\n"
-	  "never stops, other perf users lose nothing), perf\n"
-	  "(one ring per CPU, frozen at a trigger) or compact\n"
-	  "(opt-in: BPF writes trigrec's own encoding into byte\n"
-	  "rings plus a 1/8 spare; no reload); env TRIGREC_RINGS",
+	{ 0, "rings", "auto|compact|bpf|perf",
+	  "who writes tracepoint records: auto (the default):\n"
+	  "compact where it fits, else bpf, else perf; compact\n"
+	  "(BPF writes trigrec's own encoding into byte rings\n"
+	  "plus a 1/8 spare: about 5.5x the history of bpf\n"
+	  "per MiB), bpf (BPF writes perf's layout into two ring\n"
+	  "sets per CPU), perf (one ring per CPU, frozen at a\n"
+	  "trigger); env TRIGREC_RINGS",
 	  o_rings },
 	{ 0, "no-gates", NULL,
 	  "no freeze gates: cheaper, but records after a trigger\n"

@@ -2257,7 +2257,7 @@ static const struct stmt {
 	{ "record", ST_RECORD, st_record },
 	{ "buffer", ST_BUFFER, NULL, "buffer SIZE (e.g. buffer 8M), per CPU", v_buffer },
 	{ "callgraph", ST_CALLGRAPH, st_callgraph },
-	{ "rings", ST_RINGS, NULL, "rings bpf|perf|compact|auto", v_rings },
+	{ "rings", ST_RINGS, NULL, "rings auto|compact|bpf|perf", v_rings },
 	{ "frequency", ST_FREQUENCY, NULL, "frequency HZ (e.g. frequency 99)", v_frequency },
 	{ "period", ST_PERIOD, NULL, "period N (sample every N events)", v_period },
 	{ "cpus", ST_CPUS, st_cpus },

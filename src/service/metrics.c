@@ -331,7 +331,7 @@ int metrics__render(struct metrics *m, FILE *f)
 {
 	int n = m->nr_trigs;
 	struct trigrec_stats *st = NULL, g = { 0 };
-	uint64_t ring_bytes[3] = { 0, 0, 0 }; /* main, tracking, ring sets */
+	uint64_t ring_bytes[4] = { 0 }; /* main, tracking, ring sets, compact */
 	uint64_t recursion;
 
 	pthread_mutex_lock(&m->mu);
@@ -344,11 +344,15 @@ int metrics__render(struct metrics *m, FILE *f)
 			bpfctl__stats(m->b, i, &st[i]);
 		bpfctl__stats(m->b, TRIGREC_MAX_TRIGGERS, &g);
 	}
-	if (m->r)
+	if (m->r) {
 		for (int i = 0; i < m->r->nr_rings; i++)
-			ring_bytes[m->r->rings[i].tracking ? 1 :
-				   m->r->rings[i].set >= 0 ? 2 :
-							     0] += m->r->rings[i].size;
+			if (!m->r->rings[i].compact) /* a carry is ours, not the kernel's */
+				ring_bytes[m->r->rings[i].tracking ? 1 :
+					   m->r->rings[i].set >= 0 ? 2 :
+								     0] += m->r->rings[i].size;
+		/* The compact map: every possible CPU's ring and spare, as mapped. */
+		ring_bytes[3] = m->r->cr_len;
+	}
 
 	fprintf(f,
 		"# HELP trigrec_build_info trigrec's version (always 1).\n"
@@ -425,8 +429,9 @@ int metrics__render(struct metrics *m, FILE *f)
 		"# TYPE trigrec_ring_bytes gauge\n"
 		"trigrec_ring_bytes{ring=\"main\"} %llu\n"
 		"trigrec_ring_bytes{ring=\"tracking\"} %llu\n"
-		"trigrec_ring_bytes{ring=\"sets\"} %llu\n",
-		U(ring_bytes[0]), U(ring_bytes[1]), U(ring_bytes[2]));
+		"trigrec_ring_bytes{ring=\"sets\"} %llu\n"
+		"trigrec_ring_bytes{ring=\"compact\"} %llu\n",
+		U(ring_bytes[0]), U(ring_bytes[1]), U(ring_bytes[2]), U(ring_bytes[3]));
 	fprintf(f,
 		"# HELP trigrec_output_bytes_total Bytes of snapshot files written.\n"
 		"# TYPE trigrec_output_bytes_total counter\n"

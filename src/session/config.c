@@ -101,10 +101,10 @@ int config__parse_rings(const char *s, int *mode, char *err, size_t errlen)
 		if (err)
 			snprintf(
 				err, errlen,
-				"'%s': say bpf (BPF writes tracepoint records into ring sets that "
-				"switch at a trigger), perf (perf writes them, frozen at a trigger), "
-				"compact (BPF writes them in trigrec's own encoding into byte "
-				"rings, opt-in) or auto (bpf where it can)",
+				"'%s': say auto (the default: compact where it fits, else bpf, else perf), "
+				"compact (BPF writes trigrec's own encoding into byte rings), bpf "
+				"(BPF writes perf's layout into ring sets that switch at a "
+				"trigger) or perf (perf writes them, frozen at a trigger)",
 				s);
 		return -EINVAL;
 	}

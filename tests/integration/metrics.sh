@@ -73,10 +73,21 @@ if wait_snaps "$D" probe $N; then
 	check_eq "freeze under 0.1 s (le=0.1 bucket)" "$(metric "$body" 'trigrec_freeze_seconds_bucket{le="0.1"}')" $N
 	bytes=$(cat "$D"/*-probe*.data "$D"/*-probe*.json | wc -c)
 	check_eq "output_bytes_total = size of the files" "$(metric "$body" trigrec_output_bytes_total)" "$bytes"
-	# perf's one main ring per CPU, or the two ring sets of rings=bpf
+	# perf's one main ring per CPU, the two ring sets of rings=bpf, or the
+	# compact map: per possible CPU 8 segments of 8 KiB and a spare of one,
+	# each 8 KiB + 512 slack + 128 guard + 2 block headers of 24 bytes,
+	# rounded up to a page.
 	if [ "${TRIGREC_RINGS:-auto}" = perf ]; then
 		check_eq "ring_bytes main = 64K x CPUs" "$(metric "$body" 'trigrec_ring_bytes{ring="main"}')" $((65536 * $(nproc)))
 		check_eq "ring_bytes sets" "$(metric "$body" 'trigrec_ring_bytes{ring="sets"}')" 0
+		check_eq "ring_bytes compact" "$(metric "$body" 'trigrec_ring_bytes{ring="compact"}')" 0
+	elif [ "${TRIGREC_RINGS:-auto}" = compact ]; then
+		possible=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))
+		check_eq "ring_bytes main" "$(metric "$body" 'trigrec_ring_bytes{ring="main"}')" 0
+		check_eq "ring_bytes sets" "$(metric "$body" 'trigrec_ring_bytes{ring="sets"}')" 0
+		check_eq "ring_bytes compact = 9 x 8880 x possible CPUs, in pages" \
+			"$(metric "$body" 'trigrec_ring_bytes{ring="compact"}')" \
+			$(((9 * 8880 * possible + 4095) / 4096 * 4096))
 	else
 		check_eq "ring_bytes main" "$(metric "$body" 'trigrec_ring_bytes{ring="main"}')" 0
 		check_eq "ring_bytes sets = 2 x 64K x CPUs" "$(metric "$body" 'trigrec_ring_bytes{ring="sets"}')" $((2 * 65536 * $(nproc)))

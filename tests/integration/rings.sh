@@ -236,6 +236,47 @@ check_match "--rings bpf without ring sets: message" "$(cat "$TMP/fb2.log")" \
 	"--rings bpf: TRIGREC_TEST_NO_RING_SETS is set: use --rings perf"
 t_end
 
+t_begin "rings: auto takes the compact rings where they fit, else the ring sets, and says why"
+# auto (the default) picks the compact rings; a ring too small for them
+# (-m 4: 16 KiB, they need 32 KiB) or TRIGREC_TEST_NO_COMPACT (a machine
+# where they do not fit) falls back to the ring sets, said under -v, and
+# the snapshot is as exact; --rings compact refuses the same -m with the
+# reason and the way out.
+B8=$((BASE + 900000))
+for c in "compact::compact rings \\(8 x 128 KiB per CPU, spare 1 x 128 KiB\\)" \
+	"bpf:-m 4:not the compact rings: -m 4 pages is 16384 bytes per CPU; the compact rings need a power of two of at least 32 KiB \\(-m 8 or more\\); the ring sets instead" \
+	"bpf:nocompact:not the compact rings: TRIGREC_TEST_NO_COMPACT is set; the ring sets instead"; do
+	want=${c%%:*} rest=${c#*:} opt=${rest%%:*} msg=${rest#*:}
+	case $opt in
+	nocompact) env=(TRIGREC_TEST_NO_COMPACT=1) args=() ;;
+	"") env=() args=() ;;
+	*) env=() read -r -a args <<<"$opt" ;;
+	esac
+	rm -rf "$TMP/au"
+	env "${env[@]}" TRIGREC_RINGS=auto "$TRIGREC" record -v "${args[@]}" \
+		-e syscalls:sys_enter_getpgid,syscalls:sys_enter_getsid \
+		--trigger syscalls:sys_enter_getsid -o "$TMP/au" --no-final -- \
+		"$SEQGEN" -n 300 -t 200 -b "$B8" >"$TMP/au.log" 2>&1
+	check_eq "auto ${opt:-default}: exit code (log: $(log_tail "$TMP/au.log"))" "$?" 0
+	check_match "auto ${opt:-default}: -v says which rings and why" "$(cat "$TMP/au.log")" "$msg"
+	F=$(snaps "$TMP/au" sys_enter_getsid | head -1)
+	if [ -n "$F" ]; then
+		json_load "${F%.data}.json"
+		check_eq "auto ${opt:-default}: sidecar rings" "$(j rings)" "$want"
+		decode "$F" >"$TMP/au.tsv"
+		c=$(seq_check "$TMP/au.tsv" "$B8")
+		check_eq "auto ${opt:-default}: every getpgid before the trigger, in order" \
+			"$(cut -d' ' -f2-5 <<<"$c")" "0 199 0 0"
+	else
+		t_fail "auto ${opt:-default}: no snapshot"
+	fi
+done
+"$TRIGREC" record --rings compact -m 4 -e sched:sched_switch -o "$TMP/au2" -- true >"$TMP/au2.log" 2>&1
+check_ne "--rings compact -m 4: exit code" "$?" 0
+check_match "--rings compact -m 4: message" "$(cat "$TMP/au2.log")" \
+	"--rings compact: -m 4 pages is 16384 bytes per CPU; the compact rings need a power of two of at least 32 KiB \\(-m 8 or more\\): use --rings bpf"
+t_end
+
 t_begin "rings: -a with a command records every task, as perf does; its triggers stay the command's"
 # Outside the command: getpgid(B6 + i) every 5 ms for 2 s, and a getsid that
 # must not fire (triggers are scoped to the command). The command:

@@ -98,10 +98,11 @@ for h in seqgen burn trigwork probework; do
 	copy_libs "$OUTPUT/tests/$h"
 done
 cp "$ROOT/tests/kernels/init" "$tree/init"
-# The recording path the guest's tests take (tests/run.sh's RINGS): bpf
-# unless KERNEL_RINGS says otherwise (KERNEL_RINGS=compact for rings=compact).
-case ${KERNEL_RINGS:-bpf} in
-bpf | perf | compact) echo "${KERNEL_RINGS:-bpf}" >"$tree/trigrec/.rings" ;;
+# The recording path the guest's tests take (tests/run.sh's RINGS): compact
+# (the default's choice on x86) unless KERNEL_RINGS says otherwise
+# (KERNEL_RINGS=bpf for the ring sets).
+case ${KERNEL_RINGS:-compact} in
+bpf | perf | compact) echo "${KERNEL_RINGS:-compact}" >"$tree/trigrec/.rings" ;;
 *) die "KERNEL_RINGS=$KERNEL_RINGS: say bpf, perf or compact" ;;
 esac
 chmod +x "$tree/init"
