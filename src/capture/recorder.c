@@ -199,7 +199,8 @@ static const char *compact_unsupported(const struct recorder *r, char *buf, size
 #endif
 	if (r->nr_bpf_evs > TRIGREC_CR_MAX_EVS) {
 		snprintf(buf, len,
-			 "%d tracepoints written by BPF, the compact encoding numbers at most %d",
+			 "%d tracepoints written by BPF, the compact encoding numbers at most %d "
+			 "(narrow the -e globs)",
 			 r->nr_bpf_evs, TRIGREC_CR_MAX_EVS);
 		return buf;
 	}

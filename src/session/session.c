@@ -635,14 +635,18 @@ static void announce(struct session *s)
 	for (int i = 0; i < r->nr_evs; i++)
 		ntp += r->evs[i].kind != REC_EV_TRACKING;
 	char kv[1024] = "event=start", url[128];
-	/* -m: each ring set (rings=bpf) and perf's ring have it; rings[0] may be a tracking ring. */
+	/*
+	 * -m: each compact ring, each ring set (rings=bpf) and perf's ring have
+	 * it; rings[0] may be a tracking ring.
+	 */
 	uint64_t ring = r->opts.mmap_pages * (uint64_t)sysconf(_SC_PAGESIZE);
 
 	log_kv_add(kv, sizeof(kv), "script", s->c->script_path);
 	log_kv_addu(kv, sizeof(kv), "events", ntp);
 	log_kv_addu(kv, sizeof(kv), "cpus", r->nr_cpus);
 	log_kv_addu(kv, sizeof(kv), "ring_bytes", ring);
-	log_kv_add(kv, sizeof(kv), "rings", r->nr_bpf_evs ? "bpf" : "perf");
+	log_kv_add(kv, sizeof(kv), "rings",
+		   !r->nr_bpf_evs ? "perf" : r->compact ? "compact" : "bpf");
 	log_kv_addu(kv, sizeof(kv), "triggers", s->c->nr_trigs);
 	log_kv_add(kv, sizeof(kv), "outdir", s->c->outdir);
 	if (s->c->control)
@@ -654,7 +658,8 @@ static void announce(struct session *s)
 		  "recording %d event%s on %d CPU%s (%llu KiB ring per CPU%s), %d trigger%s%s; "
 		  "snapshots go to %s%s%s%s%s",
 		  ntp, ntp == 1 ? "" : "s", r->nr_cpus, r->nr_cpus == 1 ? "" : "s",
-		  (unsigned long long)ring / 1024, r->nr_bpf_evs ? " and ring set" : "",
+		  (unsigned long long)ring / 1024,
+		  !r->nr_bpf_evs ? "" : r->compact ? ", compact, and a 1/8 spare" : " and ring set",
 		  s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
 		  s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir,
 		  s->c->control ? "; control socket " : "", s->c->control ? s->c->control : "",

@@ -420,15 +420,16 @@ walk([], json.load(open(sys.argv[1])))' "$1" 2>&1) || { J[error]=$out; return 1;
 j() { printf '%s' "${J[$1]-}"; } # j KEY: a field of the last json_load
 
 # main_rings: sum of "records"/"bytes" over the main (non-tracking) rings of
-# the last json_load (perf's "main" ring, or rings=bpf's "set0"/"set1"), and
-# the ring size. Prints "records bytes ring_bytes".
+# the last json_load (perf's "main" ring, rings=bpf's "set0"/"set1", or
+# rings=compact's "compact" and its "carry"), and the ring size (-m's: not a
+# carry's, 1/8 of it). Prints "records bytes ring_bytes".
 main_rings() {
 	local i n=${J[cpus#]:-0} rec=0 by=0 rb=0
 	for ((i = 0; i < n; i++)); do
 		[ "${J[cpus.$i.ring]}" != tracking ] || continue
 		rec=$((rec + ${J[cpus.$i.records]:-0}))
 		by=$((by + ${J[cpus.$i.bytes]:-0}))
-		rb=${J[cpus.$i.ring_bytes]}
+		[ "${J[cpus.$i.ring]}" = carry ] || rb=${J[cpus.$i.ring_bytes]}
 	done
 	echo "$rec $by $rb"
 }

@@ -81,7 +81,7 @@ if wait_snaps "$D" probe $N; then
 		check_eq "ring_bytes main = 64K x CPUs" "$(metric "$body" 'trigrec_ring_bytes{ring="main"}')" $((65536 * $(nproc)))
 		check_eq "ring_bytes sets" "$(metric "$body" 'trigrec_ring_bytes{ring="sets"}')" 0
 		check_eq "ring_bytes compact" "$(metric "$body" 'trigrec_ring_bytes{ring="compact"}')" 0
-	elif [ "${TRIGREC_RINGS:-auto}" = compact ]; then
+	elif [ "${TRIGREC_RINGS:-auto}" = compact ] || [ "${TRIGREC_RINGS:-auto}" = auto ]; then
 		possible=$(($(sed 's/.*-//' /sys/devices/system/cpu/possible) + 1))
 		check_eq "ring_bytes main" "$(metric "$body" 'trigrec_ring_bytes{ring="main"}')" 0
 		check_eq "ring_bytes sets" "$(metric "$body" 'trigrec_ring_bytes{ring="sets"}')" 0

@@ -74,7 +74,7 @@ nrec=$(wc -l <"$TMP/lat.tsv")
 check_match "window line" "$(line '^window')" \
 	"^window    $(fmt_ns "$(j window.start_ns)") \.\. $(fmt_ns "$(j window.end_ns)") \(.*\), aligned, $nrec records \(samples\)$"
 ncpu=0
-# A row per CPU: perf's one main ring, or rings=bpf's two sets (any wrapped, lost summed).
+# A row per CPU: perf's one main ring, rings=bpf's two sets, or a compact ring and its carry (any wrapped, lost summed).
 declare -A wrap=() lostc=()
 for ((i = 0; i < ${J[cpus#]}; i++)); do
 	[ "$(j cpus.$i.ring)" != tracking ] || continue
@@ -83,7 +83,7 @@ for ((i = 0; i < ${J[cpus#]}; i++)); do
 	lostc[$c]=$((${lostc[$c]:-0} + $(j cpus.$i.lost)))
 done
 for ((i = 0; i < ${J[cpus#]}; i++)); do
-	[ "$(j cpus.$i.ring)" = main ] || [ "$(j cpus.$i.ring)" = set0 ] || continue
+	[ "$(j cpus.$i.ring)" = main ] || [ "$(j cpus.$i.ring)" = set0 ] || [ "$(j cpus.$i.ring)" = compact ] || continue
 	c=$(j cpus.$i.cpu)
 	ncpu=$((ncpu + 1))
 	n=$(awk -F'\t' -v c="$c" '$2 == c' "$TMP/lat.tsv" | wc -l)

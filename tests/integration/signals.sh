@@ -43,9 +43,9 @@ if tr_start "$TMP/a.log" -a -o "$D" "${EV[@]}"; then
 		decode "$G" >"$TMP/g.tsv"
 		check_eq "final: second seqgen's records" "$(seq_check "$TMP/g.tsv" "$BASE2" 100000)" "500 0 499 0 0"
 		json_load "${G%.data}.json"
-		if [ "$(j rings)" = bpf ]; then
-			# Ring sets never stop recording: the final one holds the whole history.
-			check_eq "final: first seqgen's records (the whole history, rings=bpf)" \
+		if [ "$(j rings)" = bpf ] || [ "$(j rings)" = compact ]; then
+			# Ring sets and compact rings never stop recording: the final one holds the whole history.
+			check_eq "final: first seqgen's records (the whole history, rings=$(j rings))" \
 				"$(seq_check "$TMP/g.tsv" "$BASE" 100000 | cut -d' ' -f1,4,5)" "1000 0 0"
 		else
 			check_eq "final: first seqgen's records (taken by the manual snapshot)" \
