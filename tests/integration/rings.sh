@@ -202,7 +202,7 @@ check_match "log" "$(cat "$TMP/perfmode.log")" "rings: 0 tracepoints written by 
 F=$(snaps "$TMP/pm" sys_enter_getsid | head -1)
 [ -n "$F" ] && json_load "${F%.data}.json" && check_eq "--rings perf: sidecar" "$(j rings)" perf
 check_cmd "--rings bogus is refused" sh -c "! '$TRIGREC' record --rings bogus -e sched:sched_switch -- true 2>'$TMP/bogus.err'"
-check_match "--rings bogus: message" "$(cat "$TMP/bogus.err")" "say bpf .* perf .* or auto"
+check_match "--rings bogus: message" "$(cat "$TMP/bogus.err")" "say auto .* compact .* bpf .* or perf"
 t_end
 
 t_begin "rings: auto falls back to perf's rings where ring sets cannot open; --rings bpf refuses"
@@ -243,7 +243,7 @@ t_begin "rings: auto takes the compact rings where they fit, else the ring sets,
 # the snapshot is as exact; --rings compact refuses the same -m with the
 # reason and the way out.
 B8=$((BASE + 900000))
-for c in "compact::compact rings \\(8 x 128 KiB per CPU, spare 1 x 128 KiB\\)" \
+for c in "compact::compact byte rings \\(8 x 128 KiB per CPU, spare 1 x 128 KiB\\)" \
 	"bpf:-m 4:not the compact rings: -m 4 pages is 16384 bytes per CPU; the compact rings need a power of two of at least 32 KiB \\(-m 8 or more\\); the ring sets instead" \
 	"bpf:nocompact:not the compact rings: TRIGREC_TEST_NO_COMPACT is set; the ring sets instead"; do
 	want=${c%%:*} rest=${c#*:} opt=${rest%%:*} msg=${rest#*:}
