@@ -278,7 +278,13 @@ static int choose_rings(struct recorder *r)
 		else
 			vlog("rings: %s is written by perf (%s)", e->pd.name, why);
 	}
-	if (mode == REC_RINGS_COMPACT || (mode == REC_RINGS_AUTO && r->nr_bpf_evs)) {
+	/*
+	 * Nothing BPF-written (only sampling events, all under -g): no compact
+	 * rings to lay out, also when asked for; the object then keeps its
+	 * placeholder ring map (engine/bpfctl.c open_load()), which 6.1's
+	 * verifier needs.
+	 */
+	if ((mode == REC_RINGS_COMPACT || mode == REC_RINGS_AUTO) && r->nr_bpf_evs) {
 		no = compact_unsupported(r, nocompact, sizeof(nocompact));
 		if (no && mode == REC_RINGS_COMPACT) {
 			elog("--rings compact: %s: use --rings bpf (or auto, which falls back by "
