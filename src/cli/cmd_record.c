@@ -488,7 +488,7 @@ const struct opt_spec record_opts[] = {
 	  "never stops, other perf users lose nothing), perf\n"
 	  "(one ring per CPU, frozen at a trigger) or compact\n"
 	  "(opt-in: BPF writes trigrec's own encoding into byte\n"
-	  "rings plus a 1/8 spare; no reload); env TRIGREC_RINGS",
+	  "rings plus a 1/8 spare); env TRIGREC_RINGS",
 	  o_rings },
 	{ 0, "no-gates", NULL,
 	  "no freeze gates: cheaper, but records after a trigger\n"
