@@ -660,6 +660,7 @@ struct recorder *recorder__new(const struct recorder_opts *opts)
 	r->opts = *opts;
 	r->cgroup_fd = -1;
 	r->rec_cpu_fd = -1;
+	r->cr_fd = -1;
 	for (int i = 0; i < opts->nr_events; i++) {
 		/* An item is never longer than the whole -e argument: a 10 KB name is reported, not dropped. */
 		size_t len = strlen(opts->events[i].spec) + 1;
@@ -1370,6 +1371,8 @@ void recorder__free(struct recorder *r)
 	}
 	if (r->cr_mem)
 		munmap(r->cr_mem, r->cr_len);
+	if (r->cr_fd >= 0)
+		close(r->cr_fd);
 	if (r->rec_cpu)
 		munmap(r->rec_cpu, r->rec_cpu_len);
 	if (r->rec_cpu_fd >= 0)

@@ -155,6 +155,7 @@ struct recorder {
 	size_t cr_elem;
 	void *cr_mem;
 	size_t cr_len;
+	int cr_fd; /* the cr_rings map, for a reload's object to write (-1 until loaded) */
 	/*
 	 * The BPF objects' shared per-CPU state (trigrec_rec_cpu: record numbers,
 	 * the live generation), kept across reloads: engine/ creates and uses

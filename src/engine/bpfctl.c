@@ -692,14 +692,20 @@ static int map_compact(struct bpfctl *b, struct recorder *r)
 	void *mem;
 
 	len = (len + psz - 1) / psz * psz;
-	mem = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, bpf_map__fd(m), 0);
+	int fd = fcntl(bpf_map__fd(m), F_DUPFD_CLOEXEC, 3);
+
+	mem = fd < 0 ? MAP_FAILED : mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (mem == MAP_FAILED) {
 		int err = -errno;
 
 		elog("--rings compact: cannot map the byte rings (%zu bytes): %s", len,
 		     strerror(-err));
+		if (fd >= 0)
+			close(fd);
 		return err;
 	}
+	/* Kept for the objects reloads bring: they write the same rings. */
+	r->cr_fd = fd;
 	r->cr_mem = mem;
 	r->cr_len = len;
 	return 0;
@@ -779,6 +785,17 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 			    bpf_map__set_max_entries(b->skel->maps.cr_rings, per_cpu * slots)) {
 				elog("--rings compact: cannot size the ring map");
 				return -EINVAL;
+			}
+			/*
+			 * A reload: the first object's rings (the recorder's map of
+			 * them stays valid), heads, times and pids in rec_cpu.
+			 */
+			if (r->cr_fd >= 0 && bpf_map__reuse_fd(b->skel->maps.cr_rings, r->cr_fd)) {
+				err = -errno;
+				elog("reload: cannot share the compact rings with the running "
+				     "object: %s",
+				     strerror(errno));
+				return err;
 			}
 		}
 	}
@@ -1152,6 +1169,33 @@ void bpfctl__block(struct bpfctl *b)
 	__atomic_store_n(&b->skel->bss->armed, 0, __ATOMIC_SEQ_CST);
 }
 
+/*
+ * rings=compact: both objects write one set of rings, and a record goes to
+ * the spare when its object's flip_at says so. A snapshot of the old object
+ * may still be on its way (a firing after the reload's last read of its
+ * messages: it is harvested after the hand-over, against the old table):
+ * its cut (flip_at), its claim of the spare (spare_free 0, until the spare
+ * is copied into the carry) and its window go on in the new object, which
+ * is live nowhere yet, so it sends what comes after that cut to the spare
+ * as the old one does, and its firings inside that window are part of that
+ * snapshot. That snapshot's settle and spare_back then act on the heir.
+ */
+static void hand_cut(struct bpfctl *nb, struct bpfctl *old)
+{
+	__u64 fa = __atomic_load_n(&old->skel->bss->flip_at, __ATOMIC_SEQ_CST);
+	__u64 we = __atomic_load_n(&old->skel->bss->window_end, __ATOMIC_SEQ_CST);
+	__u32 sf = __atomic_load_n(&old->skel->data->spare_free, __ATOMIC_SEQ_CST);
+
+	__atomic_store_n(&nb->skel->bss->window_end, we, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&nb->skel->data->spare_free, sf, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&nb->skel->bss->flip_at, fa, __ATOMIC_SEQ_CST);
+	old->heir = nb;
+	if (!sf)
+		vlog("reload: a snapshot of generation %u holds the compact spare (cut at %llu); "
+		     "generation %u goes on from it",
+		     old->opts.generation, (unsigned long long)fa, nb->opts.generation);
+}
+
 void bpfctl__take_over(struct bpfctl *nb, struct bpfctl *old, struct recorder *r)
 {
 	struct trigrec_rec_cpu *rc = r->rec_cpu;
@@ -1168,6 +1212,8 @@ void bpfctl__take_over(struct bpfctl *nb, struct bpfctl *old, struct recorder *r
 		nb->skel->bss->set_before = old->skel->bss->set_before;
 		nb->skel->data->set_after = old->skel->data->set_after;
 	}
+	if (bpfctl__compact(old) && bpfctl__compact(nb))
+		hand_cut(nb, old);
 	if (sched_getaffinity(0, sizeof(mask), &mask))
 		CPU_ZERO(&mask);
 	for (int c = 0; c < ncpu && c < TRIGREC_MAX_CPUS; c++) {
@@ -1233,6 +1279,8 @@ void bpfctl__settle(struct bpfctl *b)
 	if (b->skel->rodata->compact) {
 		/* Back to the main rings; the spare stays taken until its carry is copied. */
 		__atomic_store_n(&v->flip_at, 0, __ATOMIC_SEQ_CST);
+		if (b->heir)
+			bpfctl__settle(b->heir);
 		return;
 	}
 	/* In this order: a program between two stores still picks a set safe to write. */
@@ -1250,6 +1298,8 @@ int bpfctl__compact(const struct bpfctl *b)
 void bpfctl__spare_back(struct bpfctl *b)
 {
 	__atomic_store_n(&b->skel->data->spare_free, 1, __ATOMIC_SEQ_CST);
+	if (b->heir)
+		bpfctl__spare_back(b->heir);
 }
 
 void bpfctl__thaw(struct bpfctl *b)

@@ -95,6 +95,12 @@ struct bpfctl {
 	struct trigrec_stats retired;
 	uint64_t recursion_base;
 	const struct bpfctl_carry *carry; /* bpfctl__set_carry(), applied by attach */
+	/*
+	 * rings=compact: the object that took over from this one (a reload),
+	 * which writes the same rings: a snapshot of this object harvested
+	 * after the hand-over settles the cut and gives the spare back there.
+	 */
+	struct bpfctl *heir;
 };
 
 /*
@@ -187,7 +193,9 @@ void bpfctl__block(struct bpfctl *b);
 /*
  * A reload ends: nb (attached, and thawed if its triggers may fire) takes
  * over recording and firing from old on every CPU, with no event lost or
- * recorded twice, and old is detached. Record numbers go on (one map).
+ * recorded twice, and old is detached. Record numbers go on (one map);
+ * rings=compact: so do the rings (one map), and nb starts with old's cut
+ * and spare (a snapshot of old not yet harvested keeps them).
  */
 void bpfctl__take_over(struct bpfctl *nb, struct bpfctl *old, struct recorder *r);
 /* Resume recording and re-arm the triggers. */

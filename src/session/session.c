@@ -495,12 +495,6 @@ int session__reload(struct session *s, char *msg, size_t len)
 			 "this recorder was not started from a script (trigrec run FILE)");
 		return -ENOTSUP;
 	}
-	if (s->r && s->r->compact) {
-		snprintf(msg, len,
-			 "--rings compact cannot reload yet: restart trigrec with the new script, "
-			 "or record with --rings bpf to reload in place");
-		return -ENOTSUP;
-	}
 	pthread_mutex_lock(&s->reload_mu);
 	config__init(&nc);
 	ret = s->reload_fn(s->reload_ctx, &nc, err, sizeof(err));

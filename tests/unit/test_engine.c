@@ -10,12 +10,14 @@
 #include <stddef.h>
 #include <stdlib.h>
 #include "check.h"
+#include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "engine/bpfctl.h"
 #include "lang/trigger_lang.h"
 #include "replay/engine_host.h"
 #include "replay/replay.h"
 #include "trig_formats.h"
+#include "trigrec.skel.h"
 
 #define MS 1000000ull
 #define S 1000000000ull
@@ -423,6 +425,86 @@ static int cleanup(void)
 		tp_format__free(fmts[i]);
 	return 0;
 }
+/*
+ * rings=compact, a reload (bpfctl__take_over()): both objects write one
+ * set of rings, so a snapshot of the old object still on its way (its cut
+ * set, the spare held until its carry is copied) must go on in the new
+ * one, and that snapshot's settle and spare_back must reach the new one.
+ * Only the objects' globals are used: opened, never loaded.
+ */
+static int hand_over(__u64 flip_at, __u32 spare_free, __u64 window_end, struct bpfctl *nb,
+		     struct bpfctl *old)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	struct recorder r = { .rec_cpu_fd = -1, .cr_fd = -1 };
+	struct trigrec_rec_cpu *rc;
+
+	if (ncpu <= 0)
+		return -1;
+	rc = calloc((size_t)ncpu, sizeof(*rc));
+	old->skel = trigrec_bpf__open();
+	nb->skel = trigrec_bpf__open();
+	if (!rc || !old->skel || !nb->skel) {
+		free(rc);
+		return -1;
+	}
+	r.rec_cpu = rc;
+	old->skel->rodata->ring_mode = nb->skel->rodata->ring_mode = 1;
+	old->skel->rodata->compact = nb->skel->rodata->compact = 1;
+	old->opts.generation = 0;
+	nb->opts.generation = 1;
+	old->skel->bss->flip_at = flip_at;
+	old->skel->data->spare_free = spare_free;
+	old->skel->bss->window_end = window_end;
+	bpfctl__take_over(nb, old, &r);
+	for (int c = 0; c < ncpu && c < TRIGREC_MAX_CPUS; c++)
+		CHECK_EQ(rc[c].live, 1);
+	free(rc);
+	return 0;
+}
+
+TEST(compact_reload_keeps_the_cut)
+{
+	struct bpfctl old = { 0 }, nb = { 0 };
+
+	/* A snapshot of the old object not yet taken: cut at 5 s, the spare held. */
+	CHECK_EQ(hand_over(5 * S, 0, 5 * S, &nb, &old), 0);
+	if (nb.skel) {
+		CHECK_EQ(nb.skel->bss->flip_at, 5 * S);
+		CHECK_EQ(nb.skel->data->spare_free, 0);
+		CHECK_EQ(nb.skel->bss->window_end, 5 * S);
+		/* No second claim of the held spare, from userspace either. */
+		CHECK_EQ(bpfctl__flip_now(&nb, 6 * S), 0);
+		/* That snapshot is taken on the old object: the new one follows. */
+		bpfctl__settle(&old);
+		CHECK_EQ(nb.skel->bss->flip_at, 0);
+		CHECK_EQ(nb.skel->data->spare_free, 0); /* until the carry is copied */
+		bpfctl__spare_back(&old);
+		CHECK_EQ(nb.skel->data->spare_free, 1);
+		CHECK_EQ(bpfctl__flip_now(&nb, 7 * S), 1);
+		CHECK_EQ(nb.skel->bss->flip_at, 7 * S);
+	}
+	trigrec_bpf__destroy(old.skel);
+	trigrec_bpf__destroy(nb.skel);
+	return 0;
+}
+
+TEST(compact_reload_with_the_spare_free)
+{
+	struct bpfctl old = { 0 }, nb = { 0 };
+
+	CHECK_EQ(hand_over(0, 1, 3 * S, &nb, &old), 0);
+	if (nb.skel) {
+		CHECK_EQ(nb.skel->bss->flip_at, 0);
+		CHECK_EQ(nb.skel->data->spare_free, 1);
+		/* A firing of the new object inside the old one's last window is part of it. */
+		CHECK_EQ(nb.skel->bss->window_end, 3 * S);
+	}
+	trigrec_bpf__destroy(old.skel);
+	trigrec_bpf__destroy(nb.skel);
+	return 0;
+}
+
 TEST(zz_cleanup)
 {
 	return cleanup();
@@ -430,4 +512,5 @@ TEST(zz_cleanup)
 
 RUN_TESTS(T(event_conditions), T(count_at_least), T(latency_by_key), T(rate_by_key),
 	  T(learned_threshold), T(post_coalesces_in_ring_sets), T(post_with_a_freeze), T(policies),
-	  T(str_faults), T(replay_refuses), T(zz_cleanup))
+	  T(str_faults), T(replay_refuses), T(compact_reload_keeps_the_cut),
+	  T(compact_reload_with_the_spare_free), T(zz_cleanup))
