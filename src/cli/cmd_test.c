@@ -205,8 +205,16 @@ int cmd_test(int argc, char **argv)
 	o.fired = calloc(c.nr_trigs, sizeof(*o.fired));
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-	if (!o.fired || replay_run(rp, c.trigs, c.nr_trigs, &eo, print_fire, &o)) {
+	if (!o.fired) {
 		elog("test: out of memory");
+		goto out;
+	}
+	if (replay_run(rp, c.trigs, c.nr_trigs, &eo, print_fire, &o)) {
+		/* found on the way: what was printed came from the records before it */
+		fflush(stdout);
+		elog("%s; the replay stopped there: any firing printed came from the %llu "
+		     "records evaluated before it",
+		     rp->err, (unsigned long long)rp->evaluated);
 		goto out;
 	}
 	t2 = clock_ns(CLOCK_MONOTONIC);
