@@ -30,6 +30,8 @@ static const char test_usage[] =
 	"its rings kept: what the kernel saw before them, the replay did not.\n"
 	"Exit status: 0 when a trigger fired, 1 when none did, 2 on an error (a bad\n"
 	"script, with FILE:LINE:COL; an unreadable file; an event not recorded).\n"
+	"Each file is read once, as the replay goes: a record found damaged on the\n"
+	"way stops it there, after the firings of the records before it (status 2).\n"
 	"-q prints the summary only; -v adds how long reading and replaying took.\n"
 	"\n"
 	"Examples:\n"
