@@ -146,14 +146,19 @@ int replay_check(const struct replay *rp, const struct trig_def *trigs, int n,
 			m = trig_event_glob(t->event[role], &tps);
 			free(tps);
 			if (m <= 0) {
-				snprintf(
-					err, errlen,
-					"trigger %s%s needs %s, which %s did not record: record it "
-					"too (-e %s, or `record EVENT` in the script) and test a "
-					"snapshot of that run",
-					t->name, at, t->event[role],
-					rp->nr_files == 1 ? rp->paths[0] : "none of the files",
-					t->event[role]);
+				char which[300];
+
+				if (rp->nr_files == 1)
+					snprintf(which, sizeof(which), "%s did not record",
+						 rp->paths[0]);
+				else
+					snprintf(which, sizeof(which),
+						 "none of the %d files recorded", rp->nr_files);
+				snprintf(err, errlen,
+					 "trigger %s%s needs %s, which %s: record it too (-e %s, "
+					 "or `record EVENT` in the script) and test a snapshot of "
+					 "that run",
+					 t->name, at, t->event[role], which, t->event[role]);
 				return -EINVAL;
 			}
 		}

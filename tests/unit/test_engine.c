@@ -412,6 +412,13 @@ TEST(replay_refuses)
 	formats();
 	CHECK(strstr(err, "needs test:ev2, which f.data did not record") != NULL);
 	CHECK(strstr(err, "-e test:ev2") != NULL);
+	/* two files: said once, not "none of the files did not record" */
+	rp.nr_files = 2;
+	trig_set_formats((const struct tp_format *const *)fmts, 1);
+	CHECK_EQ(replay_check(&rp, defs, 1, o, err, sizeof(err)), -EINVAL);
+	formats();
+	CHECK(strstr(err, "needs test:ev2, which none of the 2 files recorded: record it") != NULL);
+	rp.nr_files = 1;
 	CHECK_EQ(trig_from_text("test:ev if a == 1", &defs[0], &(struct tl_error){ 0 }), 0);
 	CHECK_EQ(replay_check(&rp, defs, 1, o, err, sizeof(err)), 0);
 	return 0;
