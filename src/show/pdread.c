@@ -817,6 +817,20 @@ struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t err
 	return pdr_open_mem_flags(buf, len, 0, err, errlen);
 }
 
+/*
+ * A file read in one pass is mapped whole at once (no page fault per 64 KiB
+ * as the pass goes: about a tenth of `trigrec test`'s time on a 475 MB
+ * snapshot), unless it is more than half of the memory free now: then the
+ * pages read first would be evicted before their turn and read twice.
+ */
+static int stream_populate(const struct stat *st, int flags)
+{
+	long pages = sysconf(_SC_AVPHYS_PAGES), psz = sysconf(_SC_PAGESIZE);
+
+	return (flags & PDR_STREAM) && pages > 0 && psz > 0 &&
+	       (uint64_t)st->st_size <= (uint64_t)pages * (uint64_t)psz / 2;
+}
+
 struct pdr_file *pdr_open_flags(const char *path, int flags, char *err, size_t errlen)
 {
 	struct pdr_file *f;
@@ -839,8 +853,8 @@ struct pdr_file *pdr_open_flags(const char *path, int flags, char *err, size_t e
 		close(fd);
 		return NULL;
 	}
-	m = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE | (flags & PDR_STREAM ? MAP_POPULATE : 0),
-		 fd, 0);
+	m = mmap(NULL, st.st_size, PROT_READ,
+		 MAP_PRIVATE | (stream_populate(&st, flags) ? MAP_POPULATE : 0), fd, 0);
 	close(fd);
 	if (m == MAP_FAILED) {
 		snprintf(err, errlen, "%s: mmap: %s", path, strerror(errno));

@@ -87,8 +87,9 @@ struct pdr_file {
  * PDR_STREAM: read the header, attrs, formats and names, and check the
  * data section's place, but build no index of its records (recs stays
  * NULL), nor scan them for compression: the caller walks them once with
- * pdr_next(). The file is mapped for a sequential read. `trigrec test`
- * reads this way.
+ * pdr_next(). The file is mapped for a sequential read (and populated at
+ * once when it is at most half of the free memory). `trigrec test` reads
+ * this way.
  */
 #define PDR_STREAM 1
 
