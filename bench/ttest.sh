@@ -48,8 +48,8 @@ for ((i = 1; i <= RUNS; i++)); do
 	rates+=("$r")
 	printf 'run %d: %d.%03d s, %d records evaluated, %d.%02d M records/s\n' "$i" \
 		$((ns / 1000000000)) $((ns / 1000000 % 1000)) "$n" $((r / 1000000)) $((r / 10000 % 100))
-	sed -n 's/^trigrec: \(read .* ms)\).*/  \1/p' "$S.err"
-	cpu=$(sed -n 's/^trigrec: read .*(CPU \([0-9]*\) ms).*(CPU \([0-9]*\) ms).*/\1 \2/p' "$S.err")
+	sed -n 's/^trigrec: \(opened .* ms)\).*/  \1/p' "$S.err"
+	cpu=$(sed -n 's/^trigrec: opened .*(CPU \([0-9]*\) ms).*(CPU \([0-9]*\) ms).*/\1 \2/p' "$S.err")
 	read -r c1 c2 <<<"${cpu:-0 0}"
 	cr=$((n * 1000 / (c1 + c2 > 0 ? c1 + c2 : 1)))
 	cpurates+=("$cr")
