@@ -30,7 +30,9 @@ static const char test_usage[] =
 	"its rings kept: what the kernel saw before them, the replay did not.\n"
 	"Exit status: 0 when a trigger fired, 1 when none did, 2 on an error (a bad\n"
 	"script, with FILE:LINE:COL; an unreadable file; an event not recorded).\n"
-	"-q prints the summary only; -v adds how long reading and replaying took.\n"
+	"Each file is read once, as the replay goes: a record found damaged on the\n"
+	"way stops it there, after the firings of the records before it (status 2).\n"
+	"-q prints the summary only; -v adds how long opening and replaying took.\n"
 	"\n"
 	"Examples:\n"
 	"  # Would this rule have caught last night's stall?\n"
@@ -205,14 +207,23 @@ int cmd_test(int argc, char **argv)
 	o.fired = calloc(c.nr_trigs, sizeof(*o.fired));
 	t1 = clock_ns(CLOCK_MONOTONIC);
 	c1 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-	if (!o.fired || replay_run(rp, c.trigs, c.nr_trigs, &eo, print_fire, &o)) {
+	if (!o.fired) {
 		elog("test: out of memory");
+		goto out;
+	}
+	if (replay_run(rp, c.trigs, c.nr_trigs, &eo, print_fire, &o)) {
+		/* found on the way: what was printed came from the records before it */
+		fflush(stdout);
+		elog("%s; the replay stopped there: any firing printed came from the %llu "
+		     "records evaluated before it",
+		     rp->err, (unsigned long long)rp->evaluated);
 		goto out;
 	}
 	t2 = clock_ns(CLOCK_MONOTONIC);
 	c2 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-	vlog("read %d file%s in %llu ms (CPU %llu ms), replayed %llu records in %llu ms (CPU %llu "
-	     "ms): %llu records/s of wall time",
+	/* the records are read as they are replayed: the first part is the files' headers */
+	vlog("opened %d file%s and compiled the script in %llu ms (CPU %llu ms), read and "
+	     "replayed %llu records in %llu ms (CPU %llu ms): %llu records/s of wall time",
 	     rp->nr_files, rp->nr_files == 1 ? "" : "s", (unsigned long long)((t1 - t0) / 1000000),
 	     (unsigned long long)((c1 - c0) / 1000000), (unsigned long long)rp->evaluated,
 	     (unsigned long long)((t2 - t1) / 1000000), (unsigned long long)((c2 - c1) / 1000000),

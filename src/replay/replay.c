@@ -64,7 +64,8 @@ struct replay *replay_open(const char *const *paths, int n, char *err, size_t er
 		return NULL;
 	}
 	for (int i = 0; i < n; i++) {
-		struct pdr_file *f = pdr_open(paths[i], err, errlen);
+		/* headers, formats and names now; the records once, as replay_run() walks them */
+		struct pdr_file *f = pdr_open_flags(paths[i], PDR_STREAM, err, errlen);
 
 		if (!f) {
 			replay_close(rp);
@@ -145,14 +146,19 @@ int replay_check(const struct replay *rp, const struct trig_def *trigs, int n,
 			m = trig_event_glob(t->event[role], &tps);
 			free(tps);
 			if (m <= 0) {
-				snprintf(
-					err, errlen,
-					"trigger %s%s needs %s, which %s did not record: record it "
-					"too (-e %s, or `record EVENT` in the script) and test a "
-					"snapshot of that run",
-					t->name, at, t->event[role],
-					rp->nr_files == 1 ? rp->paths[0] : "none of the files",
-					t->event[role]);
+				char which[300];
+
+				if (rp->nr_files == 1)
+					snprintf(which, sizeof(which), "%s did not record",
+						 rp->paths[0]);
+				else
+					snprintf(which, sizeof(which),
+						 "none of the %d files recorded", rp->nr_files);
+				snprintf(err, errlen,
+					 "trigger %s%s needs %s, which %s: record it too (-e %s, "
+					 "or `record EVENT` in the script) and test a snapshot of "
+					 "that run",
+					 t->name, at, t->event[role], which, t->event[role]);
 				return -EINVAL;
 			}
 		}
@@ -311,30 +317,50 @@ static int same_rec(const struct replay *rp, int fa, const struct pdr_rec *a, in
 	       !memcmp(a->raw, b->raw, a->raw_size);
 }
 
+/* Each file's next record, read as the merge needs it. */
+struct head {
+	struct pdr_rec r;
+	size_t off;
+	int live; /* r holds a record not yet merged */
+};
+
+/* The next record of file fi into its head; 0 (at the end: not live) or -errno with rp->err. */
+static int advance(struct replay *rp, struct head *hd, int fi)
+{
+	char why[400];
+	int rc = pdr_next(rp->files[fi], &hd->off, &hd->r, why, sizeof(why));
+
+	hd->live = rc > 0;
+	if (rc < 0)
+		snprintf(rp->err, sizeof(rp->err), "%s: %s", rp->paths[fi], why);
+	return rc < 0 ? rc : 0;
+}
+
 int replay_run(struct replay *rp, const struct trig_def *trigs, int n, const struct eh_opts *opts,
 	       void (*on_fire)(const struct replay_fire *f, void *arg), void *arg)
 {
 	struct trigrec_trigger_cfg cfgs[TRIGREC_MAX_TRIGGERS];
 	struct trigrec_hook_cfg *hooks = calloc(rp->nr_fmts + 1, sizeof(*hooks));
 	int **hook_of = calloc(rp->nr_files, sizeof(*hook_of));
-	size_t *cur = calloc(rp->nr_files, sizeof(*cur));
+	struct head *heads = calloc(rp->nr_files, sizeof(*heads));
 	struct run_ctx x = { .rp = rp, .on_fire = on_fire, .arg = arg };
 	struct eh_opts o = *opts;
 	/* Records already evaluated at the current time, for the duplicate test. */
 	struct {
 		int file;
-		const struct pdr_rec *rec;
+		struct pdr_rec rec;
 	} *same = NULL;
 	size_t nsame = 0, capsame = 0;
 	uint64_t same_time = 0;
 	struct comms cm = { 0 };
 	int ret = -ENOMEM, task_keyed = 0;
 
+	rp->err[0] = 0;
 	if (n > TRIGREC_MAX_TRIGGERS || rp->nr_files < 1) {
 		ret = -EINVAL;
 		goto out;
 	}
-	if (!hooks || !hook_of || !cur)
+	if (!hooks || !hook_of || !heads)
 		goto out;
 	for (int i = 0; i < n; i++) {
 		cfgs[i] = trigs[i].cfg;
@@ -366,35 +392,41 @@ int replay_run(struct replay *rp, const struct trig_def *trigs, int n, const str
 	ret = eh_reset(cfgs, n, &o);
 	if (ret)
 		goto out;
-	/* A k-way merge: each file is in time order already (trigrec writes it sorted). */
+	/*
+	 * A k-way merge of the files' records, read in one pass each (no index:
+	 * pdr_next() decodes the next record as it is needed). Each file is in
+	 * time order already (trigrec writes it sorted); the earliest head
+	 * goes first, on a tie the earlier file's.
+	 */
+	for (int fi = 0; fi < rp->nr_files; fi++) {
+		ret = advance(rp, &heads[fi], fi);
+		if (ret)
+			goto out;
+	}
 	for (;;) {
 		const struct pdr_rec *r = NULL;
 		struct eh_task t;
 		struct comm_ent *ce;
 		int fi = -1, h, dup = 0;
 
-		for (int k = 0; k < rp->nr_files; k++) {
-			const struct pdr_file *f = rp->files[k];
-
-			if (cur[k] < f->nr_recs && (!r || f->recs[cur[k]].time < r->time)) {
-				r = &f->recs[cur[k]];
+		for (int k = 0; k < rp->nr_files; k++)
+			if (heads[k].live && (!r || heads[k].r.time < r->time)) {
+				r = &heads[k].r;
 				fi = k;
 			}
-		}
 		if (!r)
 			break;
-		cur[fi]++;
 		/* Only samples have raw data: the others' headers are read for names only. */
 		if (!r->raw) {
 			if (r->hdr->type == PERF_RECORD_COMM || r->hdr->type == PERF_RECORD_FORK)
 				comm_note(&cm, r);
-			continue;
+			goto next;
 		}
 		if (r->attr < 0)
-			continue;
+			goto next;
 		h = hook_of[fi] ? hook_of[fi][r->attr] : -1;
 		if (h < 0)
-			continue;
+			goto next;
 		if (rp->nr_files > 1) {
 			if (r->time != same_time) {
 				nsame = 0;
@@ -402,21 +434,22 @@ int replay_run(struct replay *rp, const struct trig_def *trigs, int n, const str
 			}
 			for (size_t k = 0; k < nsame && !dup; k++)
 				dup = same[k].file != fi &&
-				      same_rec(rp, fi, r, same[k].file, same[k].rec);
+				      same_rec(rp, fi, r, same[k].file, &same[k].rec);
 			if (dup) {
 				rp->duplicates++;
-				continue;
+				goto next;
 			}
 			if (nsame == capsame) {
 				void *g = realloc(same, (capsame = capsame ? capsame * 2 : 16) *
 								sizeof(*same));
 
+				ret = -ENOMEM;
 				if (!g)
 					goto out;
 				same = g;
 			}
 			same[nsame].file = fi;
-			same[nsame++].rec = r;
+			same[nsame++].rec = *r;
 		}
 		memset(&t, 0, sizeof(t));
 		t.time = r->time;
@@ -431,15 +464,21 @@ int replay_run(struct replay *rp, const struct trig_def *trigs, int n, const str
 		x.comm = ce ? ce->comm : "";
 		rp->evaluated++;
 		eh_record(&hooks[h], (uint32_t)h, &t, r->raw, r->raw_size);
+next:
+		ret = advance(rp, &heads[fi], fi);
+		if (ret)
+			goto out;
 	}
 	ret = 0;
 out:
+	if (ret == -ENOMEM && !rp->err[0])
+		snprintf(rp->err, sizeof(rp->err), "out of memory");
 	if (hook_of)
 		for (int fi = 0; fi < rp->nr_files; fi++)
 			free(hook_of[fi]);
 	free(hook_of);
 	free(hooks);
-	free(cur);
+	free(heads);
 	free(same);
 	free(cm.e);
 	return ret;

@@ -6,10 +6,10 @@
  * hold counts once) and each is evaluated as tp_hook would, with the
  * per-record pid, tid, cpu, comm and time the file holds.
  *
- *	rp = replay_open(paths, n, err, sizeof(err));      read every file
+ *	rp = replay_open(paths, n, err, sizeof(err));      open every file
  *	trig_set_formats(rp->fmts, rp->nr_fmts);          compile against them
  *	replay_check(rp, trigs, n, origins, err, ...);     what can be replayed
- *	replay_run(rp, trigs, n, &opts, on_fire, arg);     every record, in order
+ *	replay_run(rp, trigs, n, &opts, on_fire, arg);     every record, in order, read once
  *	replay_close(rp);
  */
 #ifndef TRIGREC_REPLAY_H
@@ -30,18 +30,22 @@ struct replay {
 	int nr_fmts;
 	uint64_t evaluated;  /* records handed to the engine by replay_run() */
 	uint64_t duplicates; /* records left out: another file held them already */
+	char err[512];	     /* why replay_run() failed: "PATH: what is wrong and where" */
 };
 
 /* The record that fired, with where it came from. */
 struct replay_fire {
 	int file;		   /* index in paths */
-	const struct pdr_rec *rec; /* the record being evaluated when the trigger fired */
+	const struct pdr_rec *rec; /* the record being evaluated (valid during the call only) */
 	const char *event;	   /* "sys:name" */
 	const char *comm;	   /* the thread's name at that time, "" if unknown */
 	const struct trigrec_trigger_msg_learn *m;
 };
 
-/* Read every file. NULL after writing "PATH: what is wrong" into err. */
+/*
+ * Open every file: headers, attrs, formats and names (the records are read
+ * by replay_run(), once). NULL after writing "PATH: what is wrong" into err.
+ */
 struct replay *replay_open(const char *const *paths, int n, char *err, size_t errlen);
 /*
  * An empty replay, and one more file (read by the caller: pdr_open_mem for
@@ -70,9 +74,12 @@ int replay_plan(const struct tp_format *const *fmts, int nr_fmts, const struct t
 		int n, struct trigrec_hook_cfg *hooks);
 
 /*
- * Evaluate every tracepoint record of the files, in time order; on_fire for
- * each firing. opts: the recording path and budget (its on_fire is
- * replay_run's). 0 or -errno.
+ * Evaluate every tracepoint record of the files, in time order: one pass
+ * over each file's data section (pdr_next()), a k-way merge across files;
+ * on_fire for each firing. opts: the recording path and budget (its
+ * on_fire is replay_run's). 0, or -errno with rp->err: a record found
+ * damaged on the way ends the run there (the firings before it were
+ * reported, once each; nothing after it is evaluated).
  */
 int replay_run(struct replay *rp, const struct trig_def *trigs, int n, const struct eh_opts *opts,
 	       void (*on_fire)(const struct replay_fire *f, void *arg), void *arg);

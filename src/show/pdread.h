@@ -48,21 +48,50 @@ struct pdr_rec {
 	uint32_t raw_size;
 };
 
+/* An id of the attrs' tables, to its attr (attr + 1; 0: a free slot). */
+struct pdr_id {
+	uint64_t id;
+	int attr;
+};
+
 struct pdr_file {
 	struct pdr_attr *attrs;
 	int nr_attrs;
-	struct pdr_rec *recs; /* in file order (trigrec writes them sorted) */
+	struct pdr_rec *recs; /* in file order (trigrec writes them sorted); NULL: PDR_STREAM */
 	size_t nr_recs;
+	/*
+	 * The data section the records are read from (in the file, or
+	 * decompressed or realigned: then offsets count from data_base), as
+	 * pdr_next() walks it.
+	 */
+	const uint8_t *data;
+	size_t data_len;
+	uint64_t data_base;
 	uint64_t first_time, last_time;		      /* SAMPLE_TIME feature, 0 when absent */
 	char hostname[128], osrelease[128], arch[32]; /* arch: uname -m of the host */
 	int compressed; /* the data section held PERF_RECORD_COMPRESSED */
 	/* private */
 	void *map;
 	size_t map_len;
-	uint8_t *plain; /* decompressed data section */
+	uint8_t *plain;	    /* decompressed data section */
+	uint8_t *plain_old; /* PDR_STREAM: the realigned copy decompression replaced */
 	struct tp_format **fmts;
 	int nr_fmts;
+	struct pdr_id *idtab; /* sample ids to attrs: open addressing, idmask + 1 slots */
+	const uint8_t *sect;  /* the data section as the file has it */
+	size_t sect_len;
+	uint32_t idmask;
 };
+
+/*
+ * PDR_STREAM: read the header, attrs, formats and names, and check the
+ * data section's place, but build no index of its records (recs stays
+ * NULL), nor scan them for compression: the caller walks them once with
+ * pdr_next(). The file is mapped for a sequential read (and populated at
+ * once when it is at most half of the free memory). `trigrec test` reads
+ * this way.
+ */
+#define PDR_STREAM 1
 
 /*
  * Read a whole file. NULL with the reason in err: the path, then what is
@@ -73,7 +102,21 @@ struct pdr_file {
 struct pdr_file *pdr_open(const char *path, char *err, size_t errlen);
 /* The same from memory (not copied; buf must outlive the result). */
 struct pdr_file *pdr_open_mem(const void *buf, size_t len, char *err, size_t errlen);
+struct pdr_file *pdr_open_flags(const char *path, int flags, char *err, size_t errlen);
+struct pdr_file *pdr_open_mem_flags(const void *buf, size_t len, int flags, char *err,
+				    size_t errlen);
 void pdr_close(struct pdr_file *f);
+
+/*
+ * The next record of f's data section from *off (0 at the start), decoded
+ * and checked as pdr_open() does (perf's own user records are passed
+ * over): 1 with rec filled and *off past it, 0 at the end, or -errno with
+ * err saying what is wrong and where (the offset in the file or the
+ * decompressed data; the path is the caller's to add). rec points into f.
+ * A compressed section is decompressed when its first compressed record
+ * comes (the memory bound of pdr_open() holds).
+ */
+int pdr_next(struct pdr_file *f, size_t *off, struct pdr_rec *rec, char *err, size_t errlen);
 
 /*
  * Make text from a file safe for a terminal, in place: control characters

@@ -6,7 +6,8 @@
 #    for an event trigger with a condition and a latency by tid;
 #  - exit 0 when one fired, 1 when none, 2 on errors: a bad script with
 #    FILE:LINE:COL, an event the file did not record (named, with its -e),
-#    an unreadable or cut file (str() on a pointer: test_engine.c);
+#    an unreadable or cut file (str() on a pointer: test_engine.c); a record
+#    damaged mid-file: the firings before it, once, then where it is;
 #  - the same file given twice: every record evaluated once.
 # Reads files only (no BPF, no perf events):
 # trigrec-test: no-root
@@ -71,6 +72,19 @@ check_eq "cut file: exit" "$?" 2
 "$TRIGREC" test "$TMP/a.trig" >"$TMP/o" 2>"$TMP/e"
 check_eq "no file: exit" "$?" 2
 check_match "no file: usage" "$(cat "$TMP/e")" "give a trigger script and at least one snapshot"
+t_end
+
+t_begin "replay: a record damaged mid-file: the firings before it once, then where; exit 2"
+# test_engine.c's replay_stops_at_a_damaged_record wrote it: the fixture with
+# its third sched_switch record's size set to 4 (at file offset 2432)
+"$TRIGREC" test "$TMP/a.trig" "$ROOT/tests/fuzz/corpus/replay/damaged-third-switch" >"$TMP/o" 2>"$TMP/e"
+check_eq "exit" "$?" 2
+check_eq "the firing before it" "$(grep -c ': trigger .* fired' "$TMP/o")" 1
+check_match "its record" "$(cat "$TMP/o")" "damaged-third-switch: 7000\\.000000500 cpu=0 \\?/0 sched:sched_switch: trigger sw fired"
+check_eq "each line once" "$(sort "$TMP/o" | uniq -d | wc -l)" 0
+check_eq "no summary" "$(grep -c 'records of 1 file evaluated' "$TMP/o")" 0
+check_match "where and what" "$(cat "$TMP/e")" \
+	"damaged-third-switch: record at file offset 2432 has size 4 but 560 bytes are left: the file is cut short or corrupt; the replay stopped there: any firing printed came from the 3 records evaluated before it"
 t_end
 
 t_begin "replay: an event the file did not record is named with its -e"

@@ -9,6 +9,8 @@
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 #include "check.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
@@ -412,8 +414,340 @@ TEST(replay_refuses)
 	formats();
 	CHECK(strstr(err, "needs test:ev2, which f.data did not record") != NULL);
 	CHECK(strstr(err, "-e test:ev2") != NULL);
+	/* two files: said once, not "none of the files did not record" */
+	rp.nr_files = 2;
+	trig_set_formats((const struct tp_format *const *)fmts, 1);
+	CHECK_EQ(replay_check(&rp, defs, 1, o, err, sizeof(err)), -EINVAL);
+	formats();
+	CHECK(strstr(err, "needs test:ev2, which none of the 2 files recorded: record it") != NULL);
+	rp.nr_files = 1;
 	CHECK_EQ(trig_from_text("test:ev if a == 1", &defs[0], &(struct tl_error){ 0 }), 0);
 	CHECK_EQ(replay_check(&rp, defs, 1, o, err, sizeof(err)), 0);
+	return 0;
+}
+
+/* ---- trigrec test's reader: one pass per file, merged in time order ---- */
+
+#define FIXTURE "tests/fuzz/corpus/perfdata/fixture-why-ins" /* 15 records, 8 events */
+#define FIXTURE_ZSTD "tests/fuzz/corpus/perfdata/fixture-zstd"
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *b = NULL;
+	long n;
+
+	if (!f)
+		return NULL;
+	if (!fseek(f, 0, SEEK_END) && (n = ftell(f)) > 0 && !fseek(f, 0, SEEK_SET) &&
+	    (b = malloc(n)) && fread(b, 1, n, f) != (size_t)n) {
+		free(b);
+		b = NULL;
+	}
+	*len = b ? (size_t)n : 0;
+	fclose(f);
+	return b;
+}
+
+/* With TRIGREC_FUZZ_SEEDS=DIR, a file this test made into DIR (fuzz_replay's seeds). */
+static void seed(const char *name, const uint8_t *b, size_t len)
+{
+	const char *dir = getenv("TRIGREC_FUZZ_SEEDS");
+	char path[4096];
+	FILE *f;
+
+	if (!dir)
+		return;
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "wb");
+	CHECK(f != NULL);
+	if (f) {
+		CHECK_EQ(fwrite(b, 1, len, f), len);
+		fclose(f);
+	}
+}
+
+/* Every sample of the file in buf one ns later (patched in place), so two copies interleave. */
+static int shift_times(uint8_t *buf, size_t len)
+{
+	char err[512];
+	struct pdr_file *f = pdr_open_mem(buf, len, err, sizeof(err));
+	int n = 0;
+
+	if (!f)
+		return -1;
+	for (size_t i = 0; i < f->nr_recs; i++) {
+		const uint8_t *h = (const uint8_t *)f->recs[i].hdr;
+		size_t sz = f->recs[i].hdr->size;
+
+		if (!f->recs[i].raw || h < buf || h >= buf + len)
+			continue;
+		/* the TIME field: after the header and the IDENTIFIER, the first u64 equal to it */
+		for (size_t o = 16; o + 8 <= sz; o += 8) {
+			uint64_t v;
+
+			memcpy(&v, h + o, 8);
+			if (v == f->recs[i].time) {
+				v++;
+				memcpy(buf + (h - buf) + o, &v, 8);
+				n++;
+				break;
+			}
+		}
+	}
+	pdr_close(f);
+	return n;
+}
+
+struct seen {
+	int n;
+	int file[64];
+	uint64_t time[64];
+};
+
+static void seen_fire(const struct replay_fire *f, void *arg)
+{
+	struct seen *s = arg;
+
+	if (s->n < 64) {
+		s->file[s->n] = f->file;
+		s->time[s->n] = f->m->m.time_ns;
+	}
+	s->n++;
+}
+
+/* Streams of the given buffers (each opened with PDR_STREAM), through "every record fires". */
+static struct replay *stream_of(uint8_t *const *bufs, const size_t *lens, int n, char *err,
+				size_t errlen)
+{
+	static const char *const names[] = { "a.data", "b.data", "c.data" };
+	struct replay *rp = replay_new();
+
+	for (int i = 0; rp && i < n; i++) {
+		struct pdr_file *f = pdr_open_mem_flags(bufs[i], lens[i], PDR_STREAM, err, errlen);
+
+		if (!f || replay_add(rp, f, names[i])) {
+			replay_close(rp);
+			return NULL;
+		}
+		CHECK(f->recs == NULL); /* no index: the records are read as they are merged */
+	}
+	return rp;
+}
+
+static int run_all(struct replay *rp, const char *text, struct seen *s)
+{
+	struct eh_opts o = { .ring_mode = 1 };
+	struct tl_error e;
+	int ret;
+
+	trig_set_formats(rp->fmts, rp->nr_fmts);
+	memset(s, 0, sizeof(*s));
+	ret = trig_from_text(text, &defs[0], &e) ? -1 : replay_run(rp, defs, 1, &o, seen_fire, s);
+	trig_set_formats(NULL, 0);
+	return ret;
+}
+
+/* replay_open() reads no record: the run walks each file once (no index of every record). */
+TEST(replay_open_builds_no_index)
+{
+	const char *paths[] = { FIXTURE };
+	char err[512];
+	struct replay *rp;
+	struct seen s;
+
+	if (access(FIXTURE, R_OK))
+		SKIP("no " FIXTURE " here (run from the source tree)");
+	rp = replay_open(paths, 1, err, sizeof(err));
+	CHECK(rp != NULL);
+	if (!rp)
+		return 0;
+	CHECK(rp->files[0]->recs == NULL);
+	CHECK_EQ(rp->files[0]->nr_recs, 0);
+	CHECK_EQ(run_all(rp, "raw_syscalls:sys_enter limit none", &s), 0);
+	CHECK_EQ(s.n, 3); /* the fixture's three system call entries, each once */
+	CHECK_EQ(rp->evaluated, 3);
+	replay_close(rp);
+	eh_free();
+	return 0;
+}
+
+/* Two files whose records interleave: evaluated in time order, alternating, each once. */
+TEST(replay_merges_files_in_time_order)
+{
+	uint8_t *b[2];
+	size_t len[2];
+	char err[512];
+	struct replay *rp;
+	struct seen s;
+
+	b[0] = slurp(FIXTURE, &len[0]);
+	b[1] = slurp(FIXTURE, &len[1]);
+	if (!b[0] || !b[1]) {
+		free(b[0]);
+		free(b[1]);
+		SKIP("no " FIXTURE " here (run from the source tree)");
+	}
+	CHECK_EQ(shift_times(b[1], len[1]), 15);
+	rp = stream_of(b, len, 2, err, sizeof(err));
+	CHECK(rp != NULL);
+	if (rp) {
+		CHECK_EQ(run_all(rp, "sched:sched_switch limit none", &s), 0);
+		CHECK_EQ(s.n, 6);
+		for (int i = 0; i < 6 && i < s.n; i++) {
+			CHECK_EQ(s.file[i], i % 2); /* a.data's record, then b.data's 1 ns later */
+			if (i)
+				CHECK(s.time[i] > s.time[i - 1]);
+		}
+		CHECK_EQ(rp->duplicates, 0);
+		CHECK_EQ(rp->evaluated, 6);
+	}
+	replay_close(rp);
+	eh_free();
+	free(b[0]);
+	free(b[1]);
+	return 0;
+}
+
+/* Records two (or three) snapshots both hold are evaluated once; a shifted copy is not one. */
+TEST(replay_counts_duplicates_once)
+{
+	uint8_t *b[3];
+	size_t len[3];
+	char err[512];
+	struct replay *rp;
+	struct seen s;
+
+	for (int i = 0; i < 3; i++)
+		b[i] = slurp(FIXTURE, &len[i]);
+	if (!b[0] || !b[1] || !b[2]) {
+		for (int i = 0; i < 3; i++)
+			free(b[i]);
+		SKIP("no " FIXTURE " here (run from the source tree)");
+	}
+	rp = stream_of(b, len, 3, err, sizeof(err));
+	CHECK(rp != NULL);
+	if (rp) {
+		CHECK_EQ(run_all(rp, "sched:sched_switch limit none", &s), 0);
+		CHECK_EQ(s.n, 3);
+		CHECK_EQ(rp->evaluated, 3);
+		CHECK_EQ(rp->duplicates, 6);
+		for (int i = 0; i < 3 && i < s.n; i++)
+			CHECK_EQ(s.file[i], 0); /* the first file's copy is the one evaluated */
+	}
+	replay_close(rp);
+	eh_free();
+	/* the third file shifted by 1 ns: its records are new ones */
+	CHECK_EQ(shift_times(b[2], len[2]), 15);
+	rp = stream_of(b, len, 3, err, sizeof(err));
+	CHECK(rp != NULL);
+	if (rp) {
+		CHECK_EQ(run_all(rp, "sched:sched_switch limit none", &s), 0);
+		CHECK_EQ(s.n, 6);
+		CHECK_EQ(rp->duplicates, 3);
+	}
+	replay_close(rp);
+	eh_free();
+	for (int i = 0; i < 3; i++)
+		free(b[i]);
+	return 0;
+}
+
+/*
+ * A record damaged in the middle of a file: the run stops there with the
+ * file, the offset and what is wrong; the firings before it were reported
+ * once each, none after it.
+ */
+TEST(replay_stops_at_a_damaged_record)
+{
+	uint8_t *b[1];
+	size_t len[1], off_bad = 0;
+	char err[512];
+	struct pdr_file *f;
+	struct replay *rp;
+	struct seen s;
+	int before = 0, k = 0;
+
+	b[0] = slurp(FIXTURE, &len[0]);
+	if (!b[0])
+		SKIP("no " FIXTURE " here (run from the source tree)");
+	/* the size of the third sched_switch record: 4 (shorter than a header) */
+	f = pdr_open_mem(b[0], len[0], err, sizeof(err));
+	CHECK(f != NULL);
+	for (size_t i = 0; f && i < f->nr_recs; i++) {
+		const char *ev = f->recs[i].attr >= 0 ? f->attrs[f->recs[i].attr].name : "";
+
+		if (strcmp(ev, "sched:sched_switch"))
+			continue;
+		if (++k == 3) {
+			off_bad = (const uint8_t *)f->recs[i].hdr - b[0];
+			break;
+		}
+		before++;
+	}
+	pdr_close(f);
+	CHECK_EQ(before, 2);
+	CHECK(off_bad > 0);
+	if (off_bad) {
+		uint16_t four = 4;
+
+		memcpy(b[0] + off_bad + 6, &four, 2);
+		seed("damaged-third-switch", b[0], len[0]); /* replay.sh runs trigrec test on it */
+		CHECK(pdr_open_mem(b[0], len[0], err, sizeof(err)) ==
+		      NULL); /* the index refuses it */
+		rp = stream_of(b, len, 1, err, sizeof(err));
+		CHECK(rp != NULL);
+		if (rp) {
+			char want[64];
+
+			CHECK_EQ(run_all(rp, "sched:sched_switch limit none", &s), -EINVAL);
+			CHECK_EQ(s.n, 2);
+			CHECK(s.n < 2 || s.time[0] < s.time[1]);
+			CHECK(strncmp(rp->err, "a.data: ", 8) == 0);
+			snprintf(want, sizeof(want), "file offset %zu has size 4", off_bad);
+			CHECK(strstr(rp->err, want) != NULL);
+			CHECK(strstr(rp->err, "cut short or corrupt") != NULL);
+		}
+		replay_close(rp);
+		eh_free();
+	}
+	free(b[0]);
+	return 0;
+}
+
+/* A zstd file streamed: decompressed when its first compressed record comes, read as the index reads it. */
+TEST(replay_streams_compressed)
+{
+	uint8_t *b[1];
+	size_t len[1];
+	char err[512];
+	struct pdr_file *f;
+	struct replay *rp;
+	struct seen s;
+	int want = 0;
+
+	b[0] = slurp(FIXTURE_ZSTD, &len[0]);
+	if (!b[0])
+		SKIP("no " FIXTURE_ZSTD " here (run from the source tree)");
+	f = pdr_open_mem(b[0], len[0], err, sizeof(err));
+	CHECK(f != NULL && f->compressed);
+	for (size_t i = 0; f && i < f->nr_recs; i++)
+		want += f->recs[i].attr >= 0 && f->recs[i].raw &&
+			!strcmp(f->attrs[f->recs[i].attr].name, "syscalls:sys_enter_getpgid");
+	pdr_close(f);
+	CHECK_EQ(want, 5);
+	rp = stream_of(b, len, 1, err, sizeof(err));
+	CHECK(rp != NULL);
+	if (rp) {
+		CHECK(!rp->files[0]->compressed); /* not known until a compressed record comes */
+		CHECK_EQ(run_all(rp, "syscalls:sys_enter_getpgid limit none", &s), 0);
+		CHECK(rp->files[0]->compressed);
+		CHECK_EQ(s.n, want);
+		CHECK_EQ(rp->evaluated, (uint64_t)want);
+	}
+	replay_close(rp);
+	eh_free();
+	free(b[0]);
 	return 0;
 }
 
@@ -513,4 +847,6 @@ TEST(zz_cleanup)
 RUN_TESTS(T(event_conditions), T(count_at_least), T(latency_by_key), T(rate_by_key),
 	  T(learned_threshold), T(post_coalesces_in_ring_sets), T(post_with_a_freeze), T(policies),
 	  T(str_faults), T(replay_refuses), T(compact_reload_keeps_the_cut),
-	  T(compact_reload_with_the_spare_free), T(zz_cleanup))
+	  T(compact_reload_with_the_spare_free), T(replay_open_builds_no_index),
+	  T(replay_merges_files_in_time_order), T(replay_counts_duplicates_once),
+	  T(replay_stops_at_a_damaged_record), T(replay_streams_compressed), T(zz_cleanup))
