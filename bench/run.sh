@@ -694,8 +694,9 @@ fi
 # 4l. Learned against fixed latency thresholds (issue 29): getppid in a
 #     loop, enter -> exit by tid, never firing: a fixed `> 10s` (task
 #     storage), the same `> p99.9 * 1000` learned per key (`by tid`: the
-#     key's histogram in the learn_hist LRU, updated on every span) and
-#     without `by` (one histogram). ROWS=4l runs it alone (row 4 runs it too).
+#     key's histogram in the learn_hist LRU and all keys' in the learn_all
+#     array, both updated on every span) and without `by` (one histogram,
+#     learn_all's). ROWS=4l runs it alone (row 4 runs it too).
 # ======================================================================
 TLF='latency syscalls:sys_enter_getppid by tid -> syscalls:sys_exit_getppid by tid > 10s'
 TLK='latency syscalls:sys_enter_getppid by tid -> syscalls:sys_exit_getppid by tid > p99.9 * 1000'

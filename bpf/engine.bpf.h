@@ -410,62 +410,43 @@ static __noinline void learn_halve(struct trigrec_learn *l, __u32 shift)
 }
 
 /*
- * 1: the span dur exceeds its key's learned threshold (and the key is warm).
- * A global function: the verifier checks it once, not once per path of
- * run_trigger that reaches it, and its stack is not run_trigger's.
+ * One histogram at a span's end: age it, say what it had learned (*seen),
+ * then add the span. 1: the span is above its threshold, 0: it is not,
+ * -1: the histogram has not seen learn_after spans yet (it cannot judge).
+ * A global function: verified once, for a key's histogram (learn_hist) and
+ * for all keys' (learn_all) alike.
+ *
+ * Ageing: the counts halve once per half-life (by more when several went
+ * by), by the one CPU whose compare-and-swap moves halved_ns: all keys'
+ * histogram is shared by every CPU. Signed: a CPU's span may end before
+ * the time another CPU just stored; unsigned, that difference wrapped to
+ * "31 half-lives" and emptied the histogram.
  */
-__noinline int learn_sample(__u32 id, struct trigrec_trigger_cfg *tc, const struct tkey *k,
-			    struct learn_out *out)
+__noinline int learn_one(struct trigrec_learn *l, struct trigrec_trigger_cfg *tc,
+			 struct learn_seen *seen, __u64 dur, __u64 now)
 {
-	__u64 dur, now;
-	struct tkey lk;
-	struct trigrec_learn *l;
-	struct trigrec_learn_stat *ls = bpf_map_lookup_elem(&learn_stat, &id);
-	__u32 zero = 0, b;
-	int hot = 0;
+	__u64 h;
+	__u32 b;
+	int hot = -1;
 
-	if (!tc || !k || !out)
+	if (!l || !tc || !seen)
 		return 0;
-	dur = out->dur;
-	now = out->now;
-	lk = *k;
-	lk.kind = 5;
-	if (tc->flags & TRIGREC_TF_LEARN_ALL) {
-		lk.k[0] = 0;
-		lk.k[1] = 0;
-	}
-	l = bpf_map_lookup_elem(&learn_hist, &lk);
-	if (!l) {
-		struct trigrec_learn *z = bpf_map_lookup_elem(&learn_zero, &zero);
-
-		if (!z)
-			return 0;
-		bpf_map_update_elem(&learn_hist, &lk, z, BPF_NOEXIST);
-		l = bpf_map_lookup_elem(&learn_hist, &lk);
-		if (!l)
-			return 0;
-		if (ls)
-			__sync_fetch_and_add(&ls->keys, 1);
-	}
-	/* Ageing: halve the counts once per half-life (by more when several went by). */
-	if (!l->halved_ns) {
+	h = l->halved_ns;
+	if (!h) {
 		l->halved_ns = now;
-	} else if (tc->learn_halflife_ns && now - l->halved_ns >= tc->learn_halflife_ns) {
-		__u64 n = (now - l->halved_ns) / tc->learn_halflife_ns;
+	} else if (tc->learn_halflife_ns && (__s64)(now - h) >= (__s64)tc->learn_halflife_ns &&
+		   __sync_val_compare_and_swap(&l->halved_ns, h, now) == h) {
+		__u64 n = (now - h) / tc->learn_halflife_ns;
 
 		learn_halve(l, n > 31 ? 31 : (__u32)n);
-		l->halved_ns = now;
 		learn_recompute(l, tc->learn_pct);
 	}
-	out->pct_ns = l->pct_ns;
-	out->samples = l->samples;
-	out->total = l->total;
-	out->threshold_ns = l->pct_ns * tc->learn_mult / 100;
-	out->l = l;
+	seen->pct_ns = l->pct_ns;
+	seen->samples = l->samples;
+	seen->total = l->total;
+	seen->threshold_ns = l->pct_ns * tc->learn_mult / 100;
 	if (l->samples >= tc->learn_after && l->pct_ns)
-		hot = dur > out->threshold_ns;
-	else if (ls)
-		__sync_fetch_and_add(&ls->warming, 1);
+		hot = dur > seen->threshold_ns;
 	b = trigrec_hist_bucket(dur);
 	if (b < TRIGREC_HIST_BUCKETS) {
 		/*
@@ -484,11 +465,73 @@ __noinline int learn_sample(__u32 id, struct trigrec_trigger_cfg *tc, const stru
 		l->hi = b;
 	l->total++;
 	l->samples++;
-	if (ls)
-		ls->samples++;
 	if (l->total >= l->next_at)
 		learn_recompute(l, tc->learn_pct);
 	return hot;
+}
+
+/*
+ * 1: the span dur exceeds its key's learned threshold (and the key is warm).
+ * With `by`, the span also goes into the histogram of all the trigger's
+ * keys (learn_all), which only reports: a key is judged by its own
+ * histogram alone, and stays quiet until its own warm-up, whatever all
+ * keys learned (keys differ: a slow key's normal is above all keys' p99.9,
+ * and a new key, a new thread, comes every moment). Without `by`, all
+ * spans' histogram is learn_all's and judges. A global function: the
+ * verifier checks it once, not once per path of run_trigger that reaches
+ * it, and its stack is not run_trigger's.
+ */
+__noinline int learn_sample(__u32 id, struct trigrec_trigger_cfg *tc, const struct tkey *k,
+			    struct learn_out *out)
+{
+	struct tkey lk;
+	struct trigrec_learn *l, *la;
+	struct trigrec_learn_stat *ls = bpf_map_lookup_elem(&learn_stat, &id);
+	__u32 zero = 0;
+	int hot;
+
+	if (!tc || !k || !out)
+		return 0;
+	la = bpf_map_lookup_elem(&learn_all, &id);
+	if (!la)
+		return 0;
+	out->a.threshold_ns = 0;
+	out->a.pct_ns = 0;
+	out->a.samples = 0;
+	out->a.total = 0;
+	out->la = NULL;
+	if (tc->flags & TRIGREC_TF_LEARN_ALL) {
+		if (!la->samples && ls)
+			__sync_fetch_and_add(&ls->keys, 1);
+		hot = learn_one(la, tc, &out->k, out->dur, out->now);
+		out->l = la;
+	} else {
+		lk = *k;
+		lk.kind = 5;
+		l = bpf_map_lookup_elem(&learn_hist, &lk);
+		if (!l) {
+			struct trigrec_learn *z = bpf_map_lookup_elem(&learn_zero, &zero);
+
+			if (!z)
+				return 0;
+			bpf_map_update_elem(&learn_hist, &lk, z, BPF_NOEXIST);
+			l = bpf_map_lookup_elem(&learn_hist, &lk);
+			if (!l)
+				return 0;
+			if (ls)
+				__sync_fetch_and_add(&ls->keys, 1);
+		}
+		hot = learn_one(l, tc, &out->k, out->dur, out->now);
+		out->l = l;
+		learn_one(la, tc, &out->a, out->dur, out->now);
+		out->la = la;
+	}
+	if (ls) {
+		if (hot < 0)
+			__sync_fetch_and_add(&ls->warming, 1);
+		ls->samples++;
+	}
+	return hot > 0;
 }
 
 /* (7/8)^k in 1/65536, k < TRIGREC_RATE_IDLE_MAX: k idle windows in one multiply, no loop. */
@@ -565,22 +608,32 @@ __noinline int rate_learn(__u32 id, struct trigrec_trigger_cfg *tc, struct rate_
 /* A firing of a fixed threshold: nothing learned to send. */
 static __always_inline void learn_none(struct learn_out *lo)
 {
-	lo->threshold_ns = 0;
-	lo->pct_ns = 0;
-	lo->samples = 0;
-	lo->total = 0;
+	lo->k.threshold_ns = 0;
+	lo->k.pct_ns = 0;
+	lo->k.samples = 0;
+	lo->k.total = 0;
 	lo->l = NULL;
+	lo->a.threshold_ns = 0;
+	lo->a.pct_ns = 0;
+	lo->a.samples = 0;
+	lo->a.total = 0;
+	lo->la = NULL;
 }
 
 /* A rate baseline's firing: what its key had learned (trigrec_trigger_msg_learn). */
 static __always_inline void rate_learn_out(struct learn_out *lo, const struct rate_bucket *b,
 					   __u64 thr)
 {
-	lo->threshold_ns = thr;
-	lo->pct_ns = b->base;
-	lo->samples = b->windows;
-	lo->total = 0;
+	lo->k.threshold_ns = thr;
+	lo->k.pct_ns = b->base;
+	lo->k.samples = b->windows;
+	lo->k.total = 0;
 	lo->l = NULL;
+	lo->a.threshold_ns = 0;
+	lo->a.pct_ns = 0;
+	lo->a.samples = 0;
+	lo->a.total = 0;
+	lo->la = NULL;
 }
 
 static __always_inline void rate_key_new(__u32 id)
@@ -760,18 +813,26 @@ static __always_inline int fire_body(struct scratch *s, __u32 id, struct trigrec
 		__builtin_memset(m->nm_last, 0, sizeof(m->nm_last));
 		__builtin_memset(m->nm_all, 0, sizeof(m->nm_all));
 	}
-	ml->threshold_ns = lo->threshold_ns;
-	ml->pct_ns = lo->pct_ns;
-	ml->samples = lo->samples;
-	ml->total = lo->total;
+	ml->threshold_ns = lo->k.threshold_ns;
+	ml->pct_ns = lo->k.pct_ns;
+	ml->samples = lo->k.samples;
+	ml->total = lo->k.total;
+	ml->all_threshold_ns = lo->a.threshold_ns;
+	ml->all_pct_ns = lo->a.pct_ns;
+	ml->all_samples = lo->a.samples;
+	ml->all_total = lo->a.total;
 	/*
-	 * The histogram only for a learned threshold: userspace reads counts
-	 * only then (the trigger's learn_pct), so a fixed threshold's firing
-	 * does not zero 4.6 KiB while it holds the cut. A failed read zeroes.
+	 * The histograms only for a learned threshold: userspace reads counts
+	 * only then (the trigger's learn_pct; all_counts only with all_samples),
+	 * so a fixed threshold's firing does not zero 9 KiB while it holds the
+	 * cut. A failed read zeroes.
 	 */
 	if (lo->l)
 		bpf_probe_read_kernel(ml->counts, sizeof(ml->counts),
 				      ((struct trigrec_learn *)lo->l)->counts);
+	if (lo->la)
+		bpf_probe_read_kernel(ml->all_counts, sizeof(ml->all_counts),
+				      ((struct trigrec_learn *)lo->la)->counts);
 	bpf_ringbuf_submit(ml, 0);
 	return 1;
 }

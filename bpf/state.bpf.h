@@ -268,6 +268,19 @@ struct {
 	__type(value, struct trigrec_learn);
 } learn_zero SEC(".maps");
 
+/*
+ * Per learned latency trigger, the histogram of all its keys' spans
+ * (index = trigger id; without `by`, the one that judges). An array: one
+ * inlined lookup per span, never evicted. Userspace sizes it (1 entry when
+ * no trigger learns).
+ */
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, TRIGREC_MAX_TRIGGERS);
+	__type(key, __u32);
+	__type(value, struct trigrec_learn);
+} learn_all SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
 	__uint(max_entries, TRIGREC_MAX_TRIGGERS);
@@ -279,15 +292,22 @@ struct str64 {
 	char c[TRIGREC_FIELD_STR_LEN];
 };
 
-/* A learned threshold at a span's end (engine.bpf.h, learn_sample()). */
-struct learn_out {
-	__u64 dur, now; /* in: the span, the time */
-	__u64 threshold_ns;
+/* What one histogram had learned before a span (engine.bpf.h, learn_one()). */
+struct learn_seen {
+	__u64 threshold_ns; /* pct_ns x learn_mult / 100 */
 	__u64 pct_ns;
 	__u64 samples;
 	__u64 total;
+};
+
+/* A learned threshold at a span's end (engine.bpf.h, learn_sample()). */
+struct learn_out {
+	__u64 dur, now;	     /* in: the span, the time */
+	struct learn_seen k; /* the key's histogram (without `by`: all spans') */
 	/* The key's struct trigrec_learn (void: a pointer member made clang 14 emit it as a FWD). */
 	void *l;
+	struct learn_seen a; /* with `by`: all keys' (learn_all), reported beside it; else 0 */
+	void *la;	     /* ... and its struct trigrec_learn, else NULL */
 };
 
 /*

@@ -445,6 +445,14 @@ struct trigrec_learn {
 };
 
 /*
+ * Per learned latency trigger (`learn_all` array, index = trigger id): one
+ * more trigrec_learn, the histogram of the spans of all its keys, aged as
+ * the keys' are. Without `by` it is the trigger's only histogram and
+ * judges; with `by` each key is judged by its own, and this one is
+ * reported beside it (the firing's message, status, metrics).
+ */
+
+/*
  * Per trigger (`learn_stat` array): keys given a histogram, and spans learned
  * from. A rate baseline: keys given a bucket, windows closed, windows closed
  * while their key was warming up.
@@ -534,6 +542,17 @@ struct trigrec_trigger_msg_learn {
 	__u64 samples;
 	__u64 total;
 	__u32 counts[TRIGREC_HIST_BUCKETS];
+	/*
+	 * A learned latency trigger with `by` (per key): the same for the
+	 * histogram of all its keys (`learn_all`), before the span was added.
+	 * It does not judge the span: it is the context ("of all keys 3 ms").
+	 * 0 (all_samples 0) for other firings.
+	 */
+	__u64 all_threshold_ns;
+	__u64 all_pct_ns;
+	__u64 all_samples;
+	__u64 all_total;
+	__u32 all_counts[TRIGREC_HIST_BUCKETS];
 };
 
 /*
@@ -558,7 +577,7 @@ _Static_assert(sizeof(struct trigrec_keyspec) == 16, "keyspec layout");
 _Static_assert(sizeof(struct trigrec_learn) == 48 + 4 * TRIGREC_HIST_BUCKETS, "learn layout");
 _Static_assert(sizeof(struct trigrec_learn_stat) == 32, "learn_stat layout");
 _Static_assert(sizeof(struct trigrec_trigger_msg_learn) ==
-		       sizeof(struct trigrec_trigger_msg) + 32 + 4 * TRIGREC_HIST_BUCKETS,
+		       sizeof(struct trigrec_trigger_msg) + 2 * (32 + 4 * TRIGREC_HIST_BUCKETS),
 	       "trigger_msg_learn layout");
 _Static_assert(sizeof(struct trigrec_trigger_cfg) == 104 + 2 * sizeof(struct trigrec_side),
 	       "trigger_cfg layout");

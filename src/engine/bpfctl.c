@@ -815,11 +815,20 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 		bpf_map__set_max_entries(b->skel->maps.rate_buckets, b->opts.keys);
 		bpf_map__set_max_entries(b->skel->maps.key_cooldown, b->opts.keys);
 	}
-	/* Learned thresholds' histograms (4.6 KiB a key): none unless a trigger learns. */
+	/*
+	 * Learned thresholds' histograms (4.6 KiB each): per key only for a
+	 * trigger with `by`; all keys' (learn_all, by trigger id) for every
+	 * learned latency trigger. One entry each when none learns.
+	 */
 	bpf_map__set_max_entries(b->skel->maps.learn_hist, 1);
-	for (int i = 0; i < b->nr_trigs; i++)
-		if (b->trigs[i].cfg.learn_pct)
+	bpf_map__set_max_entries(b->skel->maps.learn_all, 1);
+	for (int i = 0; i < b->nr_trigs; i++) {
+		if (!b->trigs[i].cfg.learn_pct)
+			continue;
+		bpf_map__set_max_entries(b->skel->maps.learn_all, (uint32_t)b->nr_trigs);
+		if (!(b->trigs[i].cfg.flags & TRIGREC_TF_LEARN_ALL))
 			bpf_map__set_max_entries(b->skel->maps.learn_hist, TRIGREC_LEARN_KEYS);
+	}
 	for (int i = 0; i < b->nr_hooks; i++)
 		if (b->hooks[i].fp >= 0)
 			bpf_program__set_autoload(fp_prog(b, b->hooks[i].fp), true);
@@ -1378,6 +1387,14 @@ int bpfctl__learn_stat(struct bpfctl *b, uint32_t id, struct trigrec_learn_stat 
 		return -EINVAL;
 	return bpf_map__lookup_elem(b->skel->maps.learn_stat, &id, sizeof(id), out, sizeof(*out),
 				    0);
+}
+
+int bpfctl__learn_all(struct bpfctl *b, uint32_t id, struct trigrec_learn *out)
+{
+	memset(out, 0, sizeof(*out));
+	if (!b || !b->skel || id >= (uint32_t)b->nr_trigs || !b->trigs[id].cfg.learn_pct)
+		return -EINVAL;
+	return bpf_map__lookup_elem(b->skel->maps.learn_all, &id, sizeof(id), out, sizeof(*out), 0);
 }
 
 int bpfctl__near_miss(struct bpfctl *b, uint32_t id, struct trigrec_near_miss *out)

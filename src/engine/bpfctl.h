@@ -213,6 +213,12 @@ int bpfctl__near_miss(struct bpfctl *b, uint32_t id, struct trigrec_near_miss *o
 /* Trigger `id`'s learning: keys given a histogram, spans learned from, spans while warming. */
 int bpfctl__learn_stat(struct bpfctl *b, uint32_t id, struct trigrec_learn_stat *out);
 /*
+ * A learned latency trigger's histogram of all its keys' spans (learn_all;
+ * without `by`, the one that judges): samples, total, the percentile as last
+ * computed and the counts. 0, or -EINVAL for a trigger that does not learn.
+ */
+int bpfctl__learn_all(struct bpfctl *b, uint32_t id, struct trigrec_learn *out);
+/*
  * Tracepoint and probe records the kernel did not hand to our programs
  * because another BPF program was running on that CPU (the kernel's
  * recursion guard, bpftool's recursion_misses), summed over every program

@@ -17,6 +17,7 @@
 #define eval_filter eh_eval_filter
 #define str_hash eh_str_hash
 #define build_key eh_build_key
+#define learn_one eh_learn_one
 #define learn_sample eh_learn_sample
 #define run_trigger eh_run_trigger
 

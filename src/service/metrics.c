@@ -327,6 +327,36 @@ static void near_miss_out(struct metrics *m, FILE *f, int n)
 	}
 }
 
+/*
+ * A learned latency trigger's threshold over all its keys (percentile x
+ * multiplier of learn_all; without `by`, the trigger's own): the per-key
+ * thresholds are in the sidecars, this one is one number per trigger.
+ */
+static void all_keys_out(struct metrics *m, FILE *f, int n)
+{
+	static struct trigrec_learn la; /* 4.6 KiB; under m->mu */
+	int any = 0;
+
+	for (int i = 0; i < n && i < m->b->nr_trigs; i++) {
+		const struct trigrec_trigger_cfg *c = &m->b->trigs[i].cfg;
+		uint64_t th;
+
+		if (m->b->trigs[i].kind != TRIGREC_TRIG_LATENCY || !c->learn_pct ||
+		    bpfctl__learn_all(m->b, (uint32_t)i, &la))
+			continue;
+		if (!any)
+			fprintf(f,
+				"# HELP trigrec_trigger_learned_all_keys_threshold_seconds A learned latency trigger's percentile x multiplier over all its keys' spans (0: not learned yet).\n"
+				"# TYPE trigrec_trigger_learned_all_keys_threshold_seconds gauge\n");
+		any = 1;
+		/* In whole ns, as BPF computes it (and status and the sidecar say it). */
+		th = la.pct_ns * c->learn_mult / 100;
+		fprintf(f,
+			"trigrec_trigger_learned_all_keys_threshold_seconds{trigger=\"%s\"} %.9g\n",
+			slot_name(m, i), (double)th / 1e9);
+	}
+}
+
 int metrics__render(struct metrics *m, FILE *f)
 {
 	int n = m->nr_trigs;
@@ -412,6 +442,7 @@ int metrics__render(struct metrics *m, FILE *f)
 					slot_name(m, i), why[k], U(v[k]));
 		}
 		near_miss_out(m, f, n);
+		all_keys_out(m, f, n);
 	}
 	fprintf(f,
 		"# HELP trigrec_records_lost_total Records lost: dropped while frozen, or reported lost by the kernel in written snapshots.\n"

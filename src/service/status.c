@@ -272,6 +272,31 @@ const char *status__baseline_text(const struct trig_def *d, char *out, size_t le
 	return out;
 }
 
+const char *status__all_keys_text(const struct status_trigger *t, char *out, size_t len)
+{
+	char pct[48], th[32], p[32];
+	const struct trig_def *d = t->def;
+
+	status__learned_text(d, pct, sizeof(pct));
+	if (!t->la_pct_ns) {
+		snprintf(out, len, "%s of all %s: not learned yet (%llu spans)", pct,
+			 d->cfg.flags & TRIGREC_TF_LEARN_ALL ? "spans" : "keys",
+			 (unsigned long long)t->la_samples);
+		return out;
+	}
+	fmt_duration_short(t->la_pct_ns * d->cfg.learn_mult / 100, th, sizeof(th));
+	fmt_duration_short(t->la_pct_ns, p, sizeof(p));
+	if (d->cfg.learn_mult == 100)
+		snprintf(out, len, "%s of all %s: %s over %llu spans", pct,
+			 d->cfg.flags & TRIGREC_TF_LEARN_ALL ? "spans" : "keys", th,
+			 (unsigned long long)t->la_samples);
+	else
+		snprintf(out, len, "%s of all %s: %s (p%g %s over %llu spans)", pct,
+			 d->cfg.flags & TRIGREC_TF_LEARN_ALL ? "spans" : "keys", th,
+			 d->cfg.learn_pct / 1000.0, p, (unsigned long long)t->la_samples);
+	return out;
+}
+
 const char *status__learned_text(const struct trig_def *d, char *out, size_t len)
 {
 	unsigned p = d->cfg.learn_pct, m = d->cfg.learn_mult;
@@ -408,6 +433,15 @@ static void render_text(struct status *st, const struct status_trigger *trigs, i
 				TRIGREC_LEARN_KEYS, ULL(trigs[i].ls.samples),
 				ULL(trigs[i].ls.warming));
 		}
+		if (trigs[i].have_la && trigs[i].def && trigs[i].def->cfg.learn_pct) {
+			char al[160];
+
+			fprintf(out, "trigger %s: %s%s\n", trigs[i].name,
+				status__all_keys_text(&trigs[i], al, sizeof(al)),
+				trigs[i].def->cfg.flags & TRIGREC_TF_LEARN_ALL ?
+					"" :
+					" (reported only: a key fires on its own threshold)");
+		}
 	}
 }
 
@@ -530,11 +564,22 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 				 sizeof(pct));
 			fprintf(out,
 				",\"per_key\":%s,\"after\":%llu,\"keys\":%llu,\"max_keys\":%u,"
-				"\"samples\":%llu,\"warming\":%llu}",
+				"\"samples\":%llu,\"warming\":%llu",
 				trigs[i].def->cfg.flags & TRIGREC_TF_LEARN_ALL ? "false" : "true",
 				ULL(trigs[i].def->cfg.learn_after), ULL(trigs[i].ls.keys),
 				TRIGREC_LEARN_KEYS, ULL(trigs[i].ls.samples),
 				ULL(trigs[i].ls.warming));
+			/* All keys' histogram (without `by`, the one that judges). */
+			if (trigs[i].have_la)
+				fprintf(out,
+					",\"all_keys\":{\"percentile_ns\":%llu,"
+					"\"threshold_ns\":%llu,\"samples\":%llu,"
+					"\"histogram_total\":%llu}",
+					ULL(trigs[i].la_pct_ns),
+					ULL(trigs[i].la_pct_ns * trigs[i].def->cfg.learn_mult /
+					    100),
+					ULL(trigs[i].la_samples), ULL(trigs[i].la_total));
+			fputc('}', out);
 		}
 		fputc('}', out);
 	}

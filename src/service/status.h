@@ -44,7 +44,16 @@ struct status_trigger {
 	int have_nm;
 	struct trigrec_learn_stat ls; /* a learned threshold's keys and spans (have_ls) */
 	int have_ls;
+	/* A learned latency trigger's histogram of all its keys (have_la): its figures. */
+	uint64_t la_pct_ns, la_samples, la_total;
+	int have_la;
 };
+
+/*
+ * "p90 x 3 of all keys: 29.4 ms (p90 9.8 ms over 122 spans)", or "... not
+ * learned yet (12 spans)", for a learned latency trigger t (have_la). Returns out.
+ */
+const char *status__all_keys_text(const struct status_trigger *t, char *out, size_t len);
 
 /*
  * "max 19.6 ms against a threshold of 20 ms" for a latency or rate trigger

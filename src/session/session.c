@@ -796,6 +796,8 @@ static void verb_status(void *ctx, const char *arg, char *reply, size_t len)
 {
 	struct session *s = ctx;
 	struct status_trigger t[TRIGREC_MAX_TRIGGERS];
+	static struct trigrec_learn la_buf; /* 4.6 KiB: the control thread's alone */
+	struct trigrec_learn *la = &la_buf;
 	int json = arg != NULL, n = 0;
 	char *buf = NULL;
 	size_t blen = 0;
@@ -807,6 +809,10 @@ static void verb_status(void *ctx, const char *arg, char *reply, size_t len)
 		t[n].def = &s->b->trigs[i];
 		t[n].have_nm = !bpfctl__near_miss(s->b, i, &t[n].nm);
 		t[n].have_ls = !bpfctl__learn_stat(s->b, i, &t[n].ls);
+		t[n].have_la = !bpfctl__learn_all(s->b, i, la);
+		t[n].la_pct_ns = la->pct_ns;
+		t[n].la_samples = la->samples;
+		t[n].la_total = la->total;
 	}
 	f = open_memstream(&buf, &blen);
 	if (!f || status__render(s->status, t, n, json, f)) {

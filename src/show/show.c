@@ -138,7 +138,8 @@ static const char *group3(uint64_t v, char *buf, size_t len)
 
 /*
  * A learned threshold's firing: "latency 47.2 ms, p99.9 of this key was
- * 8.1 ms over 12 340 samples" (and the multiplier when there is one).
+ * 8.1 ms over 12 340 samples; of all keys 3 ms over 98 000" (and the
+ * multiplier when there is one).
  */
 static void show_learned(FILE *out, const struct jv *sc)
 {
@@ -159,6 +160,14 @@ static void show_learned(FILE *out, const struct jv *sc)
 		fprintf(out, " (threshold x %g: %s)", mult,
 			fmt_duration_short(jv_u64(sc, "trigger.latency.learned.threshold_ns", 0), a,
 					   sizeof(a)));
+	/* With `by`: all keys' percentile beside the key's ("; of all keys 3 ms over 98 000"). */
+	if (jv_get(sc, "trigger.latency.learned.all_keys"))
+		fprintf(out, "; of all keys %s over %s",
+			fmt_duration_short(
+				jv_u64(sc, "trigger.latency.learned.all_keys.percentile_ns", 0), b,
+				sizeof(b)),
+			group3(jv_u64(sc, "trigger.latency.learned.all_keys.samples", 0), c,
+			       sizeof(c)));
 	fputc('\n', out);
 }
 

@@ -913,34 +913,52 @@ static void near_miss_json(FILE *f, const struct trigrec_trigger_msg *m)
 	fputs("]}", f);
 }
 
+/* A histogram's buckets that hold a count, as [lower bound ns, count] (trigrec_hist.h). */
+static void hist_json(FILE *f, const __u32 *counts)
+{
+	int first = 1;
+
+	fputc('[', f);
+	for (uint32_t b = 0; b < TRIGREC_HIST_BUCKETS; b++) {
+		if (!counts[b])
+			continue;
+		fprintf(f, "%s[%llu, %u]", first ? "" : ", ",
+			(unsigned long long)trigrec_hist_lower(b), counts[b]);
+		first = 0;
+	}
+	fputc(']', f);
+}
+
 /*
  * A learned threshold at the firing: what the key had learned before this
- * span (its percentile, the threshold, its spans) and its histogram, the
- * buckets that hold a count as [lower bound ns, count] (trigrec_hist.h).
+ * span (its percentile, the threshold, its spans) and its histogram; with
+ * `by`, the same of all the trigger's keys (`all_keys`), which did not
+ * judge the span.
  */
 static void learned_json(FILE *f, const struct trig_def *d,
 			 const struct trigrec_trigger_msg_learn *l)
 {
-	int first = 1;
-
 	fprintf(f,
 		", \"learned\": {\"percentile\": %u.%03u, \"multiplier\": %u.%02u"
 		", \"per_key\": %s, \"after_samples\": %llu, \"percentile_ns\": %llu"
 		", \"threshold_ns\": %llu, \"samples\": %llu, \"histogram_total\": %llu"
-		", \"bucket_width_max\": %.4f, \"histogram\": [",
+		", \"bucket_width_max\": %.4f, \"histogram\": ",
 		d->cfg.learn_pct / 1000, d->cfg.learn_pct % 1000, d->cfg.learn_mult / 100,
 		d->cfg.learn_mult % 100, d->cfg.flags & TRIGREC_TF_LEARN_ALL ? "false" : "true",
 		(unsigned long long)d->cfg.learn_after, (unsigned long long)l->pct_ns,
 		(unsigned long long)l->threshold_ns, (unsigned long long)l->samples,
 		(unsigned long long)l->total, 1.0 / TRIGREC_HIST_SUB);
-	for (uint32_t b = 0; b < TRIGREC_HIST_BUCKETS; b++) {
-		if (!l->counts[b])
-			continue;
-		fprintf(f, "%s[%llu, %u]", first ? "" : ", ",
-			(unsigned long long)trigrec_hist_lower(b), l->counts[b]);
-		first = 0;
+	hist_json(f, l->counts);
+	if (!(d->cfg.flags & TRIGREC_TF_LEARN_ALL) && l->all_samples) {
+		fprintf(f,
+			", \"all_keys\": {\"percentile_ns\": %llu, \"threshold_ns\": %llu"
+			", \"samples\": %llu, \"histogram_total\": %llu, \"histogram\": ",
+			(unsigned long long)l->all_pct_ns, (unsigned long long)l->all_threshold_ns,
+			(unsigned long long)l->all_samples, (unsigned long long)l->all_total);
+		hist_json(f, l->all_counts);
+		fputc('}', f);
 	}
-	fputs("]}", f);
+	fputc('}', f);
 }
 
 /*

@@ -298,6 +298,140 @@ TEST(learned_threshold)
 	return 0;
 }
 
+/* One span of thread tid: start at *now, end dur later on cpu; 1 = it fired. */
+static int span(uint64_t *now, uint32_t tid, uint64_t dur, int a)
+{
+	struct ev_rec st = ev(0, 0, 0), en = ev(a, 1, 0);
+	int r;
+
+	feed(*now, 0, tid, &st);
+	r = feed(*now + dur, 0, tid, &en);
+	*now += dur + MS;
+	return r;
+}
+
+/*
+ * With `by`, all keys' spans also go into one histogram (learn_all) that
+ * the firing reports beside the key's, and that judges no key: key 50 at
+ * 1 ms and key 51 at 10 ms learn apart, 50 fires on 5 ms (its own
+ * outlier, under all keys' p99), 51 does not on 15 ms, and a new key does
+ * not fire on 50 ms (far above all keys' threshold) before its own warm-up.
+ */
+TEST(learned_all_keys)
+{
+	const char *t[] = {
+		"latency test:ev if b == 0 by tid -> test:ev if b == 1 by tid > p99 * 2 "
+		"after 100 samples limit none"
+	};
+	uint32_t want[TRIGREC_HIST_BUCKETS] = { 0 };
+	uint64_t now = S, sum = 0;
+	int early = 0;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	for (int i = 0; i < 200; i++) {
+		early += span(&now, 50, 1 * MS, i);
+		early += span(&now, 51, 10 * MS, i);
+	}
+	CHECK_EQ(early, 0);
+	/* A new key: 50 ms, above all keys' p99 x 2 (~20 ms), still warming up. */
+	CHECK_EQ(span(&now, 52, 50 * MS, 1), 0);
+	/* Key 51: 15 ms, under its own p99 x 2 (~20 ms). */
+	CHECK_EQ(span(&now, 51, 15 * MS, 2), 0);
+	/* Key 50: 5 ms, above its own 2 ms, under all keys' 20 ms: fires. */
+	CHECK_EQ(span(&now, 50, 5 * MS, 777), 1);
+	CHECK_EQ(nfires, 1);
+	CHECK_EQ(fired_a(0), 777);
+	CHECK_EQ(fires[0].samples, 200);
+	/* The key's p99, computed at its 1st span and every 16 after: last at 193 of 1 ms. */
+	want[trigrec_hist_bucket(MS)] = 193;
+	CHECK_EQ(fires[0].pct_ns, trigrec_hist_percentile(want, 99000));
+	/* All keys: 402 spans before this one, the last recompute at 401 (the 50 ms one in). */
+	CHECK_EQ(fires[0].all_samples, 402);
+	CHECK_EQ(fires[0].all_total, 402);
+	want[trigrec_hist_bucket(MS)] = 200;
+	want[trigrec_hist_bucket(10 * MS)] = 200;
+	want[trigrec_hist_bucket(50 * MS)] = 1;
+	CHECK_EQ(fires[0].all_pct_ns, trigrec_hist_percentile(want, 99000));
+	CHECK(fires[0].all_pct_ns >= 10 * MS && fires[0].all_pct_ns < 10 * MS + 10 * MS / 32);
+	CHECK_EQ(fires[0].all_threshold_ns, fires[0].all_pct_ns * 2);
+	/* The histogram at the firing: every span, the firing one included. */
+	want[trigrec_hist_bucket(15 * MS)]++;
+	want[trigrec_hist_bucket(5 * MS)]++;
+	for (unsigned int b = 0; b < TRIGREC_HIST_BUCKETS; b++) {
+		if (fires[0].all_counts[b] != want[b])
+			fprintf(stderr, "    bucket %u: %u, want %u\n", b, fires[0].all_counts[b],
+				want[b]);
+		CHECK_EQ(fires[0].all_counts[b], want[b]);
+		sum += fires[0].counts[b];
+	}
+	CHECK_EQ(sum, 201);
+	return 0;
+}
+
+/*
+ * All keys' histogram is fed by every CPU: a span that ends on one CPU
+ * stamped a moment before the time another CPU just halved it at is no
+ * reason to halve it again. Unsigned, that difference wrapped to 31
+ * half-lives and emptied it.
+ */
+TEST(learned_all_keys_halving)
+{
+	const char *t[] = {
+		"latency test:ev if b == 0 by tid -> test:ev if b == 1 by tid > p99 * 2 "
+		"after 100 samples limit none"
+	};
+	uint64_t now = S;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	for (int i = 0; i < 200; i++)
+		CHECK_EQ(span(&now, 50, MS, i), 0);
+	/* 60 s on: key 50's span halves both its histogram and all keys' (200 -> 100). */
+	now = 62 * S;
+	CHECK_EQ(span(&now, 50, MS, 1), 0);
+	/* Key 51's span, stamped 1 ms before that halving, on another CPU. */
+	{
+		struct ev_rec st = ev(0, 0, 0), en = ev(2, 1, 0);
+
+		feed(62 * S - 5 * MS, 1, 51, &st);
+		CHECK_EQ(feed(62 * S, 1, 51, &en), 0);
+	}
+	/* Key 50's outlier fires; all keys had 100 + 1 + 1 spans, not a wiped histogram. */
+	CHECK_EQ(span(&now, 50, 10 * MS, 777), 1);
+	CHECK_EQ(nfires, 1);
+	CHECK_EQ(fires[0].all_samples, 202);
+	CHECK_EQ(fires[0].all_total, 102);
+	CHECK_EQ(fires[0].total, 101);
+	return 0;
+}
+
+/*
+ * Without `by`: one histogram for all spans (learn_all), which judges; the
+ * firing carries it as the key's and nothing beside it.
+ */
+TEST(learned_unkeyed)
+{
+	const char *t[] = { "latency test:ev if b == 0 -> test:ev if b == 1 > p99 * 2 "
+			    "after 100 samples limit none" };
+	uint64_t now = S;
+	int early = 0;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	CHECK(defs[0].cfg.flags & TRIGREC_TF_LEARN_ALL);
+	for (int i = 0; i < 100; i++) {
+		early += span(&now, 50, 1 * MS, i);
+		early += span(&now, 51, 10 * MS, i);
+	}
+	/* 51's 10 ms spans before the first recompute at 16 (p99 1 ms) are not judged: warm-up. */
+	CHECK_EQ(early, 0);
+	CHECK_EQ(span(&now, 52, 25 * MS, 777), 1);
+	CHECK_EQ(nfires, 1);
+	CHECK_EQ(fires[0].samples, 200);
+	CHECK(fires[0].pct_ns >= 10 * MS && fires[0].pct_ns < 10 * MS + 10 * MS / 32);
+	CHECK_EQ(fires[0].all_samples, 0);
+	CHECK_EQ(fires[0].all_pct_ns, 0);
+	return 0;
+}
+
 TEST(post_coalesces_in_ring_sets)
 {
 	const char *t[] = { "test:ev if a == 1 post 100ms limit none" };
@@ -845,7 +979,8 @@ TEST(zz_cleanup)
 }
 
 RUN_TESTS(T(event_conditions), T(count_at_least), T(latency_by_key), T(rate_by_key),
-	  T(learned_threshold), T(post_coalesces_in_ring_sets), T(post_with_a_freeze), T(policies),
+	  T(learned_threshold), T(learned_all_keys), T(learned_all_keys_halving),
+	  T(learned_unkeyed), T(post_coalesces_in_ring_sets), T(post_with_a_freeze), T(policies),
 	  T(str_faults), T(replay_refuses), T(compact_reload_keeps_the_cut),
 	  T(compact_reload_with_the_spare_free), T(replay_open_builds_no_index),
 	  T(replay_merges_files_in_time_order), T(replay_counts_duplicates_once),

@@ -225,8 +225,18 @@ TEST(learned)
 		  .have_nm = 1,
 		  .nm = { .all = { 8100000 } },
 		  .have_ls = 1,
-		  .ls = { .keys = 3, .samples = 12340, .warming = 1500 } },
-		{ .name = "all", .have = 1, .def = &all, .have_nm = 1, .have_ls = 1 },
+		  .ls = { .keys = 3, .samples = 12340, .warming = 1500 },
+		  .have_la = 1,
+		  .la_pct_ns = 3000000,
+		  .la_samples = 98000,
+		  .la_total = 60000 },
+		{ .name = "all",
+		  .have = 1,
+		  .def = &all,
+		  .have_nm = 1,
+		  .have_ls = 1,
+		  .have_la = 1,
+		  .la_samples = 12 },
 	};
 	char *out;
 
@@ -254,11 +264,17 @@ TEST(learned)
 			  "while their key was warming up\n"));
 	CHECK(strstr(out,
 		     "\ntrigger all: learns p50 x 1.5 of all spans, after 1000 samples: 0 keys"));
+	/* All keys' threshold: beside the keys' with `by`, not learned yet, the one without. */
+	CHECK(strstr(out, "\ntrigger slow: p99.9 x 2 of all keys: 6 ms (p99.9 3 ms over 98000 "
+			  "spans) (reported only: a key fires on its own threshold)\n"));
+	CHECK(strstr(out, "\ntrigger all: p50 x 1.5 of all spans: not learned yet (12 spans)\n"));
 	free(out);
 	out = render(st, t, 2, 1);
-	CHECK(strstr(out, "\"learned\":{\"threshold\":\"p99.9 x 2\",\"per_key\":true,"
-			  "\"after\":500,\"keys\":3,\"max_keys\":1024,\"samples\":12340,"
-			  "\"warming\":1500}"));
+	CHECK(strstr(out,
+		     "\"learned\":{\"threshold\":\"p99.9 x 2\",\"per_key\":true,"
+		     "\"after\":500,\"keys\":3,\"max_keys\":1024,\"samples\":12340,"
+		     "\"warming\":1500,\"all_keys\":{\"percentile_ns\":3000000,"
+		     "\"threshold_ns\":6000000,\"samples\":98000,\"histogram_total\":60000}}"));
 	CHECK(strstr(out, "\"learned\":{\"threshold\":\"p50 x 1.5\",\"per_key\":false,"));
 	free(out);
 	status__free(st);
