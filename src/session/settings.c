@@ -339,6 +339,32 @@ static void pr_buildid(const struct trigrec_config *c, const struct setting *s, 
 
 const struct setting settings[] = {
 	{
+		.name = "mmap-pages",
+		.short_name = 'm',
+		.arg = "N|SIZE",
+		.group = G_EVENTS,
+		.run = 1,
+		.help = "ring per CPU: pages (power of two) or a size\n"
+			"(512K, 4M); default 1M, at least 16K",
+		.kw = "buffer",
+		.form = SETF_UNIT,
+		.what = "buffer: ",
+		.usage = "buffer SIZE (e.g. buffer 8M), per CPU",
+		.off = OFF(mmap_pages),
+		.type = SETT_U64,
+		.def = 256, /* 1 MiB with 4 KiB pages */
+		.parse = p_mmap,
+		.print = pr_buffer,
+		.reload = "buffer",
+	},
+	{
+		/* The tracking ring (COMM/FORK/EXIT): small, and rarely wraps. No flag. */
+		.off = OFF(track_pages),
+		.type = SETT_U64,
+		.def = 16,
+		.reload = "buffer",
+	},
+	{
 		.name = "freq",
 		.short_name = 'F',
 		.arg = "HZ",
@@ -387,32 +413,6 @@ const struct setting settings[] = {
 		.parse = p_flag,
 		.print = pr_flag,
 		.reload = "sampling (-F, -c, -g)",
-	},
-	{
-		.name = "mmap-pages",
-		.short_name = 'm',
-		.arg = "N|SIZE",
-		.group = G_EVENTS,
-		.run = 1,
-		.help = "ring per CPU: pages (power of two) or a size\n"
-			"(512K, 4M); default 1M, at least 16K",
-		.kw = "buffer",
-		.form = SETF_UNIT,
-		.what = "buffer: ",
-		.usage = "buffer SIZE (e.g. buffer 8M), per CPU",
-		.off = OFF(mmap_pages),
-		.type = SETT_U64,
-		.def = 256, /* 1 MiB with 4 KiB pages */
-		.parse = p_mmap,
-		.print = pr_buffer,
-		.reload = "buffer",
-	},
-	{
-		/* The tracking ring (COMM/FORK/EXIT): small, and rarely wraps. No flag. */
-		.off = OFF(track_pages),
-		.type = SETT_U64,
-		.def = 16,
-		.reload = "buffer",
 	},
 	{
 		.name = "cgroup",
