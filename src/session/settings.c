@@ -340,6 +340,7 @@ static void pr_buildid(const struct trigrec_config *c, const struct setting *s, 
 const struct setting settings[] = {
 	{
 		.name = "mmap-pages",
+		.example = "4M",
 		.short_name = 'm',
 		.arg = "N|SIZE",
 		.group = G_EVENTS,
@@ -366,6 +367,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "freq",
+		.example = "99",
 		.short_name = 'F',
 		.arg = "HZ",
 		.group = G_EVENTS,
@@ -384,6 +386,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "period",
+		.example = "10007",
 		.short_name = 'c',
 		.arg = "N",
 		.group = G_EVENTS,
@@ -416,6 +419,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "cgroup",
+		.example = "/sys/fs/cgroup/web.slice",
 		.short_name = 'G',
 		.arg = "PATH",
 		.group = G_SCOPE,
@@ -433,6 +437,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "pid",
+		.example = "4242",
 		.short_name = 'p',
 		.arg = "PID",
 		.group = G_SCOPE,
@@ -450,6 +455,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "post",
+		.example = "10ms",
 		.arg = "DURATION",
 		.group = G_TRIG,
 		.help = "keep recording this long after the trigger\n"
@@ -465,6 +471,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "count",
+		.example = "3",
 		.arg = "N",
 		.group = G_TRIG,
 		.run = 1,
@@ -477,6 +484,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "count-kill",
+		.example = "INT",
 		.arg = "SIGNAL",
 		.group = G_TRIG,
 		.run = 1,
@@ -502,6 +510,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "control",
+		.example = "/run/trigrec.sock",
 		.arg = "PATH",
 		.group = G_TRIG,
 		.run = 1,
@@ -519,6 +528,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "max-starts",
+		.example = "100000",
 		.arg = "N",
 		.group = G_TRIG,
 		.help = "latency starts in flight, LRU (default 65536, max 4M)",
@@ -533,6 +543,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "max-keys",
+		.example = "2048",
 		.arg = "N",
 		.group = G_TRIG,
 		.help = "rate buckets / per-key cooldowns, LRU (default 16384)",
@@ -547,6 +558,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "rings",
+		.example = "perf",
 		.arg = "bpf|perf|compact|auto",
 		.group = G_TRIG,
 		.help = "who writes tracepoint records: bpf (default where\n"
@@ -624,6 +636,7 @@ const struct setting settings[] = {
 	},
 	{
 		.kw = "name",
+		.example = "web",
 		.form = SETF_VALUE,
 		.what = "name ",
 		.usage = "name PREFIX",
@@ -653,6 +666,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "instance",
+		.example = "web",
 		.arg = "ID",
 		.group = G_TRIG,
 		.help = "this recorder's name in its sidecars: retention\n"
@@ -665,6 +679,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "on-snapshot-timeout",
+		.example = "2min",
 		.arg = "DURATION",
 		.group = G_SHIP,
 		.run = 1,
@@ -682,6 +697,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "on-snapshot-jobs",
+		.example = "4",
 		.arg = "K",
 		.group = G_SHIP,
 		.run = 1,
@@ -700,6 +716,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "on-snapshot-user",
+		.example = "nobody",
 		.arg = "USER",
 		.group = G_SHIP,
 		.run = 1,
@@ -720,6 +737,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "metrics",
+		.example = "127.0.0.1:9464",
 		.arg = "ADDR",
 		.group = G_MON,
 		.help = "serve Prometheus metrics on http://ADDR/metrics\n"
@@ -735,6 +753,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "metrics-file",
+		.example = "/var/lib/node_exporter/trigrec.prom",
 		.arg = "PATH",
 		.group = G_MON,
 		.help = "node_exporter textfile, rewritten atomically at\n"
@@ -750,6 +769,7 @@ const struct setting settings[] = {
 	},
 	{
 		.name = "http-token-file",
+		.example = "/etc/trigrec/token",
 		.arg = "FILE",
 		.group = G_MON,
 		.help = "serve POST /snapshot (Alertmanager's webhook) on\n"
@@ -757,6 +777,7 @@ const struct setting settings[] = {
 			"\"Authorization: Bearer TOKEN\", TOKEN the first line\n"
 			"of FILE (mode 0600, owned by trigrec's user or root)",
 		.kw = "http_token_file",
+		.requires = "metrics",
 		.form = SETF_PATH,
 		.usage = "http_token_file PATH",
 		.off = OFF(http_token_file),

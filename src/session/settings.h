@@ -52,7 +52,10 @@ struct setting {
 	const char *name;
 	char short_name;
 	const char *arg;
-	const char *help;  /* --help and the man page; lines after the first are indented */
+	const char *help; /* --help and the man page; lines after the first are indented */
+	/* A value other than the default, as the flag (or the statement) takes it: the
+	 * round-trip test (tests/unit/test_settings.c) runs every row with it. */
+	const char *example;
 	const char *group; /* --help section */
 	int run;	   /* `trigrec run FILE` takes it after FILE, over the script's */
 
@@ -66,6 +69,7 @@ struct setting {
 	const char *aliases;  /* more words answered with kw, blank-separated */
 	const char *excludes; /* a statement it cannot go with, and what to do instead */
 	const char *excl_why;
+	const char *requires; /* a statement it needs (config__finalize() checks), or NULL */
 
 	/* The config. */
 	size_t off;
