@@ -902,3 +902,47 @@ void settings__dump(const struct trigrec_config *c, FILE *out)
 		if (settings[i].kw && settings[i].print)
 			settings[i].print(c, &settings[i], out);
 }
+
+/* s with '-' as roff's minus (\-), as flags and arguments are written in the page. */
+static void man_put(FILE *out, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n && s[i]; i++) {
+		if (s[i] == '-')
+			fputc('\\', out);
+		fputc(s[i], out);
+	}
+}
+
+void settings__man_statements(FILE *out)
+{
+	for (int i = 0; i < nr_settings; i++) {
+		const struct setting *st = &settings[i];
+		const char *arg, *end;
+		int flags = st->short_name || st->name;
+
+		if (!st->kw || !st->usage)
+			continue;
+		arg = st->usage + strlen(st->kw);
+		/* The usage's argument: after the keyword, up to a " (" that explains it. */
+		arg += strspn(arg, " ");
+		end = arg[0] == '(' ? arg : strstr(arg, " (");
+		end = end ? end : arg + strlen(arg);
+		fprintf(out, ".BR %s \"", st->kw);
+		if (end > arg) {
+			fputc(' ', out);
+			man_put(out, arg, (size_t)(end - arg));
+		}
+		if (!flags) {
+			fputs(",\"\n", out);
+			continue;
+		}
+		fputs(" (\" ", out);
+		if (st->short_name)
+			fprintf(out, "\\-%c%s", st->short_name, st->name ? " \", \" " : "");
+		if (st->name) {
+			fputs("\\-\\-", out);
+			man_put(out, st->name, strlen(st->name));
+		}
+		fputs(" ),\n", out);
+	}
+}

@@ -110,6 +110,16 @@ void settings__free(struct trigrec_config *c);
 /* --dump-script's part: each row's statement, in table order. */
 void settings__dump(const struct trigrec_config *c, FILE *out);
 
+/*
+ * The man page's list of these statements (docs/trigrec.1, SCRIPTS), one
+ * .BR line per row: "keyword ARG (flags),". `make man-settings` writes it
+ * between the page's "settings: begin/end" comment lines; test_settings
+ * checks that the page is current.
+ */
+void settings__man_statements(FILE *out);
+#define SETTINGS_MAN_BEGIN ".\\\" settings: begin (make man-settings writes these lines)"
+#define SETTINGS_MAN_END ".\\\" settings: end"
+
 /* A word as the script lexer reads it back; sizes and durations as the script writes them. */
 void settings__put_word(FILE *out, const char *w);
 void settings__put_size(FILE *out, uint64_t bytes);
