@@ -97,7 +97,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 .SECONDARY: $(BPF_OBJS)
 .PHONY: all deps test-deps check check-unit check-integration demo install uninstall vmlinux clean help bench bench-scale \
 	fuzz fuzz-build fuzz-deps test-kernels lint lint-deps lint-sh lint-c lint-bpf verifier-budget format \
-	format-check compile_commands.json
+	format-check compile_commands.json man-settings
 
 all: deps $(BIN)
 
@@ -109,6 +109,7 @@ help:
 	@echo 'make check T=PATTERN  only the tests whose names contain PATTERN (also check-unit; V=1 shows each command; RINGS=compact, bpf or perf: one recording path)'
 	@echo 'make lint       shellcheck, clang-tidy (.clang-tidy) and the BPF verifier budget (bpf/verifier-budget.txt)'
 	@echo 'make format     clang-format the C the project wrote; make format-check only reports (CI)'
+	@echo 'make man-settings  rewrite docs/trigrec.1'"'"'s statement list from the settings table'
 	@echo 'make compile_commands.json  the compile database for editors and clang-tidy'
 	@echo 'make bench      side-by-side benchmarks against ftrace and perf'
 	@echo 'make bench-scale the snapshot write path for 2-256 simulated CPUs x 1-16 MiB (bench/scale.c)'
@@ -267,6 +268,16 @@ lint-bpf: $(VERIFIER_STATS)
 # After a change that makes a program legitimately cheaper or dearer to verify.
 verifier-budget: $(VERIFIER_STATS)
 	$(Q)./tools/verifier-budget.sh $(VERIFIER_STATS) bpf/verifier-budget.txt --update
+
+# The man page's statement lines from the settings table (src/session/settings.c);
+# test_settings fails when docs/trigrec.1 was not regenerated.
+$(OUTPUT)/tools/man-settings: tools/man-settings.c $(LIB_OBJS)
+	$(call msg,CC,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(LIB_OBJS) $(LIBS) -o $@
+
+man-settings: $(OUTPUT)/tools/man-settings
+	$(Q)$< docs/trigrec.1
 
 $(OUTPUT)/tools/%: tools/%.c $(SKELS) | $(OUTPUT)/.deps-ok
 	$(call msg,CC,$@)

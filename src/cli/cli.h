@@ -19,9 +19,12 @@ int cmd_test(int argc, char **argv); /* cmd_test.c */
 	"More: examples/*.trig in trigrec's source, one commented script per common problem\n" \
 	"(crash, oom-kill, slow-syscalls, runq-latency, ...): trigrec run examples/crash.trig\n"
 
-/* Options shared by commands that run a session (record, run). */
-extern const struct opt_spec record_opts[];
-extern const int nr_record_opts;
+/*
+ * record's options: its own (events, triggers, ...) and the settings table's
+ * rows (session/settings.h), merged by help section; *n their number. `run`
+ * takes its overrides from them.
+ */
+const struct opt_spec *record_opts(int *n);
 
 /* Run a filled config through a session; the process exit status. */
 int cli_run_session(struct trigrec_config *c, session_reload_fn reload, void *ctx);

@@ -62,44 +62,35 @@ static const char run_tail[] =
 	"  trigrec run web.trig --control /run/web.sock   # then: trigrec control /run/web.sock reload\n"
 	"  #!/usr/local/bin/trigrec run     (first line of an executable script)\n" CLI_MORE_EXAMPLES;
 
-/* The record options that `run` takes to override a script; each is declared once, there. */
-static const char *const run_names[] = {
-	"output",
-	"keep-files",
-	"keep-bytes",
-	"keep-age",
-	"mmap-pages",
-	"compression-level",
-	"no-buildid-cache",
-	"count",
-	"count-kill",
-	"no-final-snapshot",
-	"include-self",
-	"control",
-	"budget",
-	"on-snapshot",
-	"on-snapshot-timeout",
-	"on-snapshot-jobs",
-	"on-snapshot-user",
-	"verbose",
-	"quiet",
-	"log-format",
+/*
+ * run's options: the settings rows marked run (session/settings.c), and these
+ * of record's own, each declared once, there.
+ */
+static const char *const run_own[] = {
+	"output", "keep-files",	 "keep-bytes", "keep-age", "compression-level",
+	"budget", "on-snapshot", "verbose",    "quiet",	   "log-format",
 	"help",
 };
-#define NR_RUN_OPTS (int)(sizeof(run_names) / sizeof(run_names[0]))
-static struct opt_spec run_opts[NR_RUN_OPTS];
+#define NR_RUN_OWN (int)(sizeof(run_own) / sizeof(run_own[0]))
+static struct opt_spec run_opts[NR_RUN_OWN + SETTINGS_MAX];
+static int nr_run_opts;
 
 static void run_opts_init(void)
 {
-	for (int i = 0; i < NR_RUN_OPTS; i++) {
-		for (int k = 0; k < nr_record_opts; k++) {
-			if (!strcmp(record_opts[k].long_name, run_names[i])) {
-				run_opts[i] = record_opts[k];
-				run_opts[i].group = NULL;
-			}
-		}
+	int n;
+	const struct opt_spec *rec = record_opts(&n);
+
+	nr_run_opts = 0;
+	for (int k = 0; k < n; k++) {
+		int take = rec[k].setting && rec[k].setting->run;
+
+		for (int i = 0; !take && i < NR_RUN_OWN; i++)
+			take = !rec[k].setting && !strcmp(rec[k].long_name, run_own[i]);
+		if (!take)
+			continue;
+		run_opts[nr_run_opts] = rec[k];
+		run_opts[nr_run_opts++].group = "Options (after FILE, they override the script):";
 	}
-	run_opts[0].group = "Options (after FILE, they override the script):";
 }
 
 /* Read and parse; NULL after printing why. *status: 2 for a bad script, 1 otherwise. */
@@ -247,25 +238,21 @@ out:
 	return ret;
 }
 
-/* The command-line overrides (o) over a parsed script's config (c). 0 or -ENOMEM. */
-static int apply_overrides(struct trigrec_config *c, const struct trigrec_config *o)
+/*
+ * The command-line overrides (o; given[i]: settings[i] was given) over a
+ * parsed script's config (c). 0 or -ENOMEM.
+ */
+static int apply_overrides(struct trigrec_config *c, const struct trigrec_config *o,
+			   const unsigned char *given)
 {
+	for (int i = 0; i < nr_settings; i++)
+		if (given[i] && settings__copy(c, o, &settings[i]))
+			return -ENOMEM;
+	/* Those with a syntax of their own; "not given" is a value no option sets. */
 	if (o->outdir && config__set_str(&c->outdir, o->outdir))
 		return -ENOMEM;
-	if (o->control && config__set_str(&c->control, o->control))
-		return -ENOMEM;
-	if (o->mmap_pages)
-		c->mmap_pages = o->mmap_pages;
 	if (o->zstd_level >= 0)
 		c->zstd_level = o->zstd_level;
-	if (o->count)
-		c->count = o->count;
-	if (o->count_kill_set)
-		c->count_kill = o->count_kill;
-	if (o->no_final)
-		c->no_final = 1;
-	if (o->no_buildid_cache)
-		c->no_buildid_cache = 1;
 	if (o->cmd) {
 		char **cmd = config__argv_dup(o->cmd, -1);
 
@@ -274,19 +261,11 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 		hook_argv_free(c->cmd);
 		c->cmd = cmd;
 	}
-	if (o->bpf.include_self)
-		c->bpf.include_self = 1;
 	if (o->on_snapshot) {
 		hook_argv_free(c->on_snapshot);
 		if (!(c->on_snapshot = config__argv_dup(o->on_snapshot, -1)))
 			return -ENOMEM;
 	}
-	if (o->on_snapshot_timeout_ns)
-		c->on_snapshot_timeout_ns = o->on_snapshot_timeout_ns;
-	if (o->on_snapshot_jobs)
-		c->on_snapshot_jobs = o->on_snapshot_jobs;
-	if (o->on_snapshot_user && config__set_str(&c->on_snapshot_user, o->on_snapshot_user))
-		return -ENOMEM;
 	if (o->keep_files != UINT64_MAX)
 		c->keep_files = o->keep_files;
 	if (o->keep_bytes != UINT64_MAX)
@@ -305,6 +284,7 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 struct run_reload {
 	const char *file;
 	const struct trigrec_config *overrides;
+	const unsigned char *given;
 };
 
 static int reload_script(void *ctx, struct trigrec_config *c, char *err, size_t len)
@@ -340,7 +320,7 @@ static int reload_script(void *ctx, struct trigrec_config *c, char *err, size_t 
 			err[strlen(err) - 1] = 0;
 		free(buf);
 		ret = -EINVAL;
-	} else if (apply_overrides(c, rr->overrides)) {
+	} else if (apply_overrides(c, rr->overrides, rr->given)) {
 		snprintf(err, len, "out of memory");
 		ret = -ENOMEM;
 	} else if (config__finalize(c, err, len)) {
@@ -363,20 +343,15 @@ int cmd_run(int argc, char **argv)
 	run_opts_init();
 	config__init(&c);
 	config__init(&o);
-	o.mmap_pages = 0; /* 0 = not given */
-	o.on_snapshot_timeout_ns = 0;
-	o.on_snapshot_jobs = 0;
-	free(o.on_snapshot_user); /* the environment's default is the script's, not an override */
-	o.on_snapshot_user = NULL;
 	o.zstd_level = -1;
 	/* Not given; 0 is a value here: it lifts the script's limit. */
 	o.keep_files = o.keep_bytes = o.keep_age_ns = UINT64_MAX;
 	/* Options may come before FILE (e.g. -h) and after it (overrides). */
-	first = opts__parse(run_opts, NR_RUN_OPTS, "run", argc, argv, &x);
+	first = opts__parse(run_opts, nr_run_opts, "run", argc, argv, &x);
 	if (first < 0)
 		goto out;
 	if (!x.help && first < argc) {
-		more = opts__parse(run_opts, NR_RUN_OPTS, "run", argc - first, argv + first, &x);
+		more = opts__parse(run_opts, nr_run_opts, "run", argc - first, argv + first, &x);
 		if (more < 0)
 			goto out;
 		/* What follows the options is the command, as for record: it
@@ -387,7 +362,7 @@ int cmd_run(int argc, char **argv)
 	}
 	if (x.help) {
 		fputs(run_head, stdout);
-		opts__help(stdout, run_opts, NR_RUN_OPTS);
+		opts__help(stdout, run_opts, nr_run_opts);
 		fputs(run_tail, stdout);
 		ret = 0;
 		goto out;
@@ -408,7 +383,7 @@ int cmd_run(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	if (apply_overrides(&c, &o))
+	if (apply_overrides(&c, &o, x.given))
 		goto nomem;
 	if (config__finalize(&c, err, sizeof(err))) {
 		elog("%s", err);
@@ -416,6 +391,7 @@ int cmd_run(int argc, char **argv)
 	}
 	rr.file = file;
 	rr.overrides = &o;
+	rr.given = x.given;
 	ret = cli_run_session(&c, reload_script, &rr);
 	goto out;
 nomem:

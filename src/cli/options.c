@@ -94,12 +94,16 @@ int opts__parse(const struct opt_spec *tab, int n, const char *cmd, int argc, ch
 		/* getopt only takes an optional value attached (-z3, --x=3): take "-z 3" too */
 		if (opt_optional(&tab[idx]) && !optarg && optind < argc && is_number(argv[optind]))
 			optarg = argv[optind++];
-		if (tab[idx].set(ctx, optarg, err, sizeof(err))) {
+		if (tab[idx].setting ?
+			    settings__set(ctx->cfg, tab[idx].setting, optarg, err, sizeof(err)) :
+			    tab[idx].set(ctx, optarg, err, sizeof(err))) {
 			if (err[0])
 				elog("invalid %s: %s", opt_name(&tab[idx], name, sizeof(name)),
 				     err);
 			goto out;
 		}
+		if (tab[idx].setting)
+			ctx->given[tab[idx].setting - settings] = 1;
 		if (ctx->help)
 			break;
 	}
@@ -107,6 +111,16 @@ int opts__parse(const struct opt_spec *tab, int n, const char *cmd, int argc, ch
 out:
 	free(lo);
 	return ret;
+}
+
+struct opt_spec opts__of_setting(const struct setting *s)
+{
+	return (struct opt_spec){ .short_name = s->short_name,
+				  .long_name = s->name,
+				  .arg = s->arg,
+				  .help = s->help,
+				  .group = s->group,
+				  .setting = s };
 }
 
 void opts__help(FILE *f, const struct opt_spec *tab, int n)
@@ -117,7 +131,8 @@ void opts__help(FILE *f, const struct opt_spec *tab, int n)
 		const char *h = tab[i].help, *nl;
 		int w;
 
-		if (tab[i].group)
+		if (tab[i].group &&
+		    (!i || !tab[i - 1].group || strcmp(tab[i].group, tab[i - 1].group)))
 			fprintf(f, "\n%s\n", tab[i].group);
 		w = opt_title(&tab[i], title, sizeof(title));
 		fprintf(f, "  %s", title);

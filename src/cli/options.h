@@ -8,11 +8,13 @@
 #define TRIGREC_OPTIONS_H
 #include <stdio.h>
 #include "session/config.h"
+#include "session/settings.h"
 
 struct opt_ctx {
 	struct trigrec_config *cfg;
-	int help;	 /* -h given */
-	int dump_script; /* --dump-script given */
+	int help;			   /* -h given */
+	int dump_script;		   /* --dump-script given */
+	unsigned char given[SETTINGS_MAX]; /* settings[i] given (run: it overrides the script) */
 };
 
 struct opt_spec {
@@ -23,8 +25,13 @@ struct opt_spec {
 	const char *help; /* lines after the first are indented under it */
 	/* 0, or -errno after writing the reason to err (the caller names the option). */
 	int (*set)(struct opt_ctx *ctx, const char *arg, char *err, size_t errlen);
-	const char *group; /* starts a help section with this heading */
+	const char *group; /* its help section: a heading where it changes */
+	/* A setting's row (set is then NULL): settings__set(), and given[] marked. */
+	const struct setting *setting;
 };
+
+/* The option of a setting's row (its --name, help and group). */
+struct opt_spec opts__of_setting(const struct setting *s);
 
 /*
  * Parse argv[1..] (argv[0] is the command name) until the first non-option,

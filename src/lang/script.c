@@ -19,18 +19,16 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/vfs.h>
 #include "capture/probes.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "engine/cgsel.h"
 #include "lang/script.h"
+#include "session/settings.h"
 #include "service/hooks.h"
 #include "snapshot/outdir.h"
 #include "util/util.h"
-#include "util/netaddr.h"
 
 #ifndef CGROUP2_SUPER_MAGIC
 #define CGROUP2_SUPER_MAGIC 0x63677270
@@ -50,8 +48,8 @@ struct script {
 	int absent_ok; /* script__absent_binaries_ok(): a probe's absent binary is a warning */
 	int nr_absent; /* ... warnings of that kind */
 	/* Where host-dependent settings were written (line 0 = not in the script). */
-	struct tl_pos outdir_pos, cgroup_pos, cmd_pos, pid_pos, onsnap_pos, control_pos, mfile_pos,
-		onsnap_user_pos;
+	struct tl_pos outdir_pos, cmd_pos, onsnap_pos;
+	struct tl_pos val_pos[SETTINGS_MAX]; /* settings[i]'s value */
 };
 
 /* ------------------------------------------------------------------ */
@@ -443,36 +441,20 @@ struct stok {
 	char *val;	 /* WORD, STR: the value (malloc'ed) */
 };
 
-/* Statements given at most once; record, trigger are repeatable. */
+/*
+ * Statements with a syntax of their own, given at most once (record, trigger
+ * are repeatable); the settings table's rows (session/settings.h) are
+ * statements NR_STMT + their index.
+ */
 enum stmt_id {
 	ST_RECORD,
-	ST_BUFFER,
-	ST_CALLGRAPH,
-	ST_RINGS,
-	ST_FREQUENCY,
-	ST_PERIOD,
 	ST_CPUS,
-	ST_CGROUP,
 	ST_COMMAND,
-	ST_PID,
 	ST_OUTPUT,
 	ST_KEEP,
-	ST_NAME,
 	ST_ON_SNAPSHOT,
-	ST_ON_SNAPSHOT_TIMEOUT,
-	ST_ON_SNAPSHOT_JOBS,
-	ST_ON_SNAPSHOT_USER,
-	ST_POST,
-	ST_CONTROL,
-	ST_MAX_STARTS,
-	ST_MAX_KEYS,
-	ST_METRICS,
-	ST_METRICS_FILE,
-	ST_HTTP_TOKEN_FILE,
 	ST_BUDGET,
 	ST_COMPRESS,
-	ST_BUILDID_CACHE,
-	ST_INCLUDE_SELF,
 	ST_TRIGGER,
 	NR_STMT
 };
@@ -490,7 +472,7 @@ struct sp {
 	const char *t;
 	size_t i;
 	int line, col;
-	struct tl_pos seen[NR_STMT];
+	struct tl_pos seen[NR_STMT + SETTINGS_MAX];
 	struct {
 		char name[64];
 		struct tl_pos pos;
@@ -1072,7 +1054,7 @@ static int count_hooks(struct sp *p, const char *pattern, int trig, int rec, con
 /* Statements                                                           */
 
 /* Positions of statements that may be given once. */
-static int once(struct sp *p, enum stmt_id id, const struct stok *kw)
+static int once(struct sp *p, int id, const struct stok *kw)
 {
 	char d[64];
 
@@ -1301,139 +1283,6 @@ static int join_unit(struct sp *p, struct stok *v)
 	return 1;
 }
 
-static int v_buffer(struct sp *p, const struct stok *v);
-static int v_post(struct sp *p, const struct stok *v);
-static int v_onsnap_timeout(struct sp *p, const struct stok *v);
-
-/* statement VALUE, with VALUE checked by parse(). */
-static int one_value(struct sp *p, const struct stok *kw, enum stmt_id id, const char *usage,
-		     int (*parse)(struct sp *p, const struct stok *v))
-{
-	struct stok v;
-	int r;
-
-	if (once(p, id, kw) || arg(p, M_LIST, &v, kw->val, usage))
-		return -EINVAL;
-	/* Sizes and durations take their unit as the command line does. */
-	if (parse == v_buffer || parse == v_post || parse == v_onsnap_timeout)
-		join_unit(p, &v);
-	r = parse(p, &v);
-	stok_free(&v);
-	if (r) {
-		skip_line(p);
-		return r;
-	}
-	return expect_eol(p, usage);
-}
-
-static int v_buffer(struct sp *p, const struct stok *v)
-{
-	char err[256];
-
-	if (parse_mmap_pages(v->val, &p->c->mmap_pages, err, sizeof(err))) {
-		add_err(p->s, v->pos, "buffer: %s", err);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int v_frequency(struct sp *p, const struct stok *v)
-{
-	char err[256];
-
-	if (p->seen[ST_PERIOD].line) {
-		add_err(p->s, v->pos,
-			"frequency and period (at %d:%d) exclude each other: sample "
-			"by frequency or by period",
-			p->seen[ST_PERIOD].line, p->seen[ST_PERIOD].col);
-		return -EINVAL;
-	}
-	if (parse_u64(v->val, 1, 1000000, &p->c->freq, err, sizeof(err))) {
-		add_err(p->s, v->pos, "frequency (Hz): %s", err);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int v_period(struct sp *p, const struct stok *v)
-{
-	char err[256];
-
-	if (p->seen[ST_FREQUENCY].line) {
-		add_err(p->s, v->pos,
-			"period and frequency (at %d:%d) exclude each other: sample "
-			"by frequency or by period",
-			p->seen[ST_FREQUENCY].line, p->seen[ST_FREQUENCY].col);
-		return -EINVAL;
-	}
-	if (parse_u64(v->val, 1, UINT64_MAX >> 1, &p->c->period, err, sizeof(err))) {
-		add_err(p->s, v->pos, "period (events per sample): %s", err);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int v_pid(struct sp *p, const struct stok *v)
-{
-	char err[256];
-	uint64_t pid;
-
-	if (p->seen[ST_COMMAND].line) {
-		add_err(p->s, v->pos,
-			"pid and command (at %d:%d) exclude each other: record one "
-			"or the other",
-			p->seen[ST_COMMAND].line, p->seen[ST_COMMAND].col);
-		return -EINVAL;
-	}
-	if (parse_u64(v->val, 1, 1u << 30, &pid, err, sizeof(err))) {
-		add_err(p->s, v->pos, "pid: %s", err);
-		return -EINVAL;
-	}
-	p->c->pid = (pid_t)pid;
-	p->s->pid_pos = v->pos;
-	return 0;
-}
-
-static int v_post(struct sp *p, const struct stok *v)
-{
-	char err[256];
-	uint64_t ns;
-
-	if (parse_duration(v->val, &ns, err, sizeof(err))) {
-		add_err(p->s, v->pos, "post: %s", err);
-		return -EINVAL;
-	}
-	if (ns > TL_MAX_POST_NS) {
-		add_err(p->s, v->pos, "post %s is longer than an hour, the most it may be", v->val);
-		return -EINVAL;
-	}
-	p->c->post_ns = ns;
-	return 0;
-}
-
-static int v_lru(struct sp *p, const struct stok *v, uint32_t *dst, const char *what)
-{
-	char err[256];
-	uint64_t n;
-
-	if (parse_u64(v->val, 1024, 1u << 22, &n, err, sizeof(err))) {
-		add_err(p->s, v->pos, "%s: %s", what, err);
-		return -EINVAL;
-	}
-	*dst = (uint32_t)n;
-	return 0;
-}
-
-static int v_max_starts(struct sp *p, const struct stok *v)
-{
-	return v_lru(p, v, &p->c->bpf.lat_starts, "max_starts (latency starts in flight)");
-}
-
-static int v_max_keys(struct sp *p, const struct stok *v)
-{
-	return v_lru(p, v, &p->c->bpf.keys, "max_keys (rate buckets and per-key cooldowns)");
-}
-
 static int valid_name(const char *s, size_t max)
 {
 	size_t n = strlen(s);
@@ -1443,161 +1292,50 @@ static int valid_name(const char *s, size_t max)
 	return strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") == n;
 }
 
-static int v_name(struct sp *p, const struct stok *v)
+/* Where statement kw (a row's or one of stmts[]) was first given; line 0 = not yet. */
+static struct tl_pos stmt_seen(const struct sp *p, const char *kw);
+
+/* A statement of the settings table: its keyword, then its value as the row's form says. */
+static int st_setting(struct sp *p, const struct stok *kw, const struct setting *st)
 {
-	if (!valid_name(v->val, 63)) {
-		add_err(p->s, v->pos,
-			"name '%.*s': a file name prefix of 1 to 63 characters from "
-			"A-Z a-z 0-9 _ . -",
-			64, v->val);
-		return -EINVAL;
-	}
-	return config__set_str(&p->c->name_prefix, v->val) ? nomem(p, v->pos) : 0;
-}
-
-static int v_rings(struct sp *p, const struct stok *v)
-{
-	char err[256];
-
-	if (config__parse_rings(v->val, &p->c->rings, err, sizeof(err))) {
-		add_err(p->s, v->pos, "rings %s", err);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int v_cgroup(struct sp *p, const struct stok *v)
-{
-	if (v->val[0] != '/') {
-		add_err(p->s, v->pos,
-			"cgroup '%s': give the cgroup's directory as an absolute path "
-			"(e.g. /sys/fs/cgroup/system.slice/nginx.service)",
-			v->val);
-		return -EINVAL;
-	}
-	p->s->cgroup_pos = v->pos;
-	return config__set_str(&p->c->cgroup, v->val) ? nomem(p, v->pos) : 0;
-}
-
-static int v_control(struct sp *p, const struct stok *v)
-{
-	if (strlen(v->val) >= sizeof(((struct sockaddr_un *)0)->sun_path)) {
-		add_err(p->s, v->pos,
-			"control %s: path too long for a UNIX socket (at most %zu "
-			"bytes)",
-			v->val, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
-		return -EINVAL;
-	}
-	p->s->control_pos = v->pos;
-	return config__set_str(&p->c->control, v->val) ? nomem(p, v->pos) : 0;
-}
-
-static int v_metrics(struct sp *p, const struct stok *v)
-{
-	struct sockaddr_storage ss;
-	char err[256];
-
-	if (netaddr_parse(v->val, &ss, err, sizeof(err))) {
-		add_err(p->s, v->pos, "metrics: %s", err);
-		return -EINVAL;
-	}
-	return config__set_str(&p->c->metrics_addr, v->val) ? nomem(p, v->pos) : 0;
-}
-
-static int v_metrics_file(struct sp *p, const struct stok *v)
-{
-	if (!v->val[0]) {
-		add_err(p->s, v->pos, "metrics_file: empty path");
-		return -EINVAL;
-	}
-	p->s->mfile_pos = v->pos;
-	return config__set_str(&p->c->metrics_file, v->val) ? nomem(p, v->pos) : 0;
-}
-
-static int v_onsnap_timeout(struct sp *p, const struct stok *v)
-{
-	char err[256];
-
-	if (config__parse_on_snapshot_timeout(v->val, &p->c->on_snapshot_timeout_ns, err,
-					      sizeof(err))) {
-		add_err(p->s, v->pos, "on_snapshot_timeout: %s", err);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int v_onsnap_jobs(struct sp *p, const struct stok *v)
-{
-	char err[256];
-
-	if (config__parse_on_snapshot_jobs(v->val, &p->c->on_snapshot_jobs, err, sizeof(err))) {
-		add_err(p->s, v->pos, "on_snapshot_jobs (commands running at once): %s", err);
-		return -EINVAL;
-	}
-	return 0;
-}
-
-static int v_onsnap_user(struct sp *p, const struct stok *v)
-{
-	char err[256];
-
-	if (config__parse_on_snapshot_user(v->val, err, sizeof(err))) {
-		add_err(p->s, v->pos, "on_snapshot_user: %s", err);
-		return -EINVAL;
-	}
-	p->s->onsnap_user_pos = v->pos;
-	return config__set_str(&p->c->on_snapshot_user, v->val) ? nomem(p, v->pos) : 0;
-}
-
-static int path_value(struct sp *p, const struct stok *kw, enum stmt_id id, const char *usage,
-		      int (*parse)(struct sp *p, const struct stok *v))
-{
+	int i = (int)(st - settings), r;
+	struct tl_pos other;
 	struct stok v;
-	int r;
+	char err[256];
 
-	if (once(p, id, kw) || arg(p, M_ARGV, &v, kw->val, usage))
+	if (once(p, NR_STMT + i, kw))
 		return -EINVAL;
-	r = parse(p, &v);
+	if (st->form == SETF_FLAG) {
+		settings__set(p->c, st, NULL, err, sizeof(err));
+		return expect_eol(p, st->usage);
+	}
+	if (arg(p, st->form == SETF_PATH ? M_ARGV : M_LIST, &v, kw->val, st->usage))
+		return -EINVAL;
+	/* Sizes and durations take their unit as the command line does. */
+	if (st->form == SETF_UNIT)
+		join_unit(p, &v);
+	other = st->excludes ? stmt_seen(p, st->excludes) : (struct tl_pos){ 0 };
+	err[0] = 0;
+	if (other.line) {
+		add_err(p->s, v.pos, "%s and %s (at %d:%d) exclude each other: %s", st->kw,
+			st->excludes, other.line, other.col, st->excl_why);
+		r = -EINVAL;
+	} else if ((r = settings__set(p->c, st, v.val, err, sizeof(err))) == -ENOMEM) {
+		nomem(p, v.pos);
+	} else if (r) {
+		if (st->what)
+			add_err(p->s, v.pos, "%s%s", st->what, err);
+		else
+			add_err(p->s, v.pos, "%s: %s", st->kw, err);
+	} else {
+		p->s->val_pos[i] = v.pos;
+	}
 	stok_free(&v);
 	if (r) {
 		skip_line(p);
 		return r;
 	}
-	return expect_eol(p, usage);
-}
-
-static int st_cgroup(struct sp *p, const struct stok *kw)
-{
-	return path_value(p, kw, ST_CGROUP, "cgroup PATH", v_cgroup);
-}
-
-static int st_control(struct sp *p, const struct stok *kw)
-{
-	return path_value(p, kw, ST_CONTROL, "control SOCKET-PATH", v_control);
-}
-
-static int st_metrics(struct sp *p, const struct stok *kw)
-{
-	return path_value(p, kw, ST_METRICS, "metrics [HOST:]PORT", v_metrics);
-}
-
-static int v_http_token_file(struct sp *p, const struct stok *v)
-{
-	if (!v->val[0]) {
-		add_err(p->s, v->pos, "http_token_file: empty path");
-		return -EINVAL;
-	}
-	return config__set_str(&p->c->http_token_file, v->val) ? nomem(p, v->pos) : 0;
-}
-
-static int st_http_token_file(struct sp *p, const struct stok *kw)
-{
-	return path_value(p, kw, ST_HTTP_TOKEN_FILE, "http_token_file PATH", v_http_token_file);
-}
-
-static int st_metrics_file(struct sp *p, const struct stok *kw)
-{
-	return path_value(p, kw, ST_METRICS_FILE, "metrics_file PATH", v_metrics_file);
+	return expect_eol(p, st->usage);
 }
 
 /* compress zstd [LEVEL] | compress none */
@@ -1631,48 +1369,6 @@ static int st_compress(struct sp *p, const struct stok *kw)
 	}
 	p->c->zstd_level = level;
 	return expect_eol(p, usage);
-}
-
-/* include_self: record trigrec's own threads and on_snapshot commands too (--include-self) */
-static int st_include_self(struct sp *p, const struct stok *kw)
-{
-	if (once(p, ST_INCLUDE_SELF, kw))
-		return -EINVAL;
-	p->c->bpf.include_self = 1;
-	return expect_eol(p, "include_self (no value: trigrec's own records are kept)");
-}
-
-/* buildid_cache on | off: whether snapshots fill perf's build-id cache (~/.debug) */
-static int st_buildid_cache(struct sp *p, const struct stok *kw)
-{
-	static const char usage[] = "buildid_cache on|off (off: leave perf's ~/.debug alone)";
-	struct stok m;
-	int r = 0;
-
-	if (once(p, ST_BUILDID_CACHE, kw) || arg(p, M_LIST, &m, kw->val, usage))
-		return -EINVAL;
-	if (!strcmp(m.val, "off") || !strcmp(m.val, "none"))
-		p->c->no_buildid_cache = 1;
-	else if (!strcmp(m.val, "on"))
-		p->c->no_buildid_cache = 0;
-	else {
-		add_err(p->s, m.pos, "buildid_cache %s: say on or off (%s)", m.val, usage);
-		r = -EINVAL;
-	}
-	stok_free(&m);
-	if (r) {
-		skip_line(p);
-		return r;
-	}
-	return expect_eol(p, usage);
-}
-
-static int st_callgraph(struct sp *p, const struct stok *kw)
-{
-	if (once(p, ST_CALLGRAPH, kw))
-		return -EINVAL;
-	p->c->callgraph = 1;
-	return expect_eol(p, "callgraph");
 }
 
 static int st_cpus(struct sp *p, const struct stok *kw)
@@ -1774,11 +1470,11 @@ static int st_command(struct sp *p, const struct stok *kw)
 
 	if (once(p, ST_COMMAND, kw))
 		return -EINVAL;
-	if (p->seen[ST_PID].line) {
+	if (stmt_seen(p, "pid").line) {
 		add_err(p->s, kw->pos,
 			"command and pid (at %d:%d) exclude each other: record one "
 			"or the other",
-			p->seen[ST_PID].line, p->seen[ST_PID].col);
+			stmt_seen(p, "pid").line, stmt_seen(p, "pid").col);
 		skip_line(p);
 		return -EINVAL;
 	}
@@ -2245,48 +1941,46 @@ static int st_budget(struct sp *p, const struct stok *kw)
 	return expect_eol(p, usage);
 }
 
-/* A statement is parsed by fn, or, when it takes one value, by one_value()
- * with its usage line and the value's check. */
+/* The statements with a syntax of their own; the settings table's rows are the others. */
 static const struct stmt {
 	const char *kw;
 	enum stmt_id id;
 	int (*fn)(struct sp *p, const struct stok *kw);
-	const char *usage;
-	int (*value)(struct sp *p, const struct stok *v);
 } stmts[] = {
-	{ "record", ST_RECORD, st_record },
-	{ "buffer", ST_BUFFER, NULL, "buffer SIZE (e.g. buffer 8M), per CPU", v_buffer },
-	{ "callgraph", ST_CALLGRAPH, st_callgraph },
-	{ "rings", ST_RINGS, NULL, "rings auto|compact|bpf|perf", v_rings },
-	{ "frequency", ST_FREQUENCY, NULL, "frequency HZ (e.g. frequency 99)", v_frequency },
-	{ "period", ST_PERIOD, NULL, "period N (sample every N events)", v_period },
-	{ "cpus", ST_CPUS, st_cpus },
-	{ "cgroup", ST_CGROUP, st_cgroup },
-	{ "command", ST_COMMAND, st_command },
-	{ "pid", ST_PID, NULL, "pid PID", v_pid },
-	{ "output", ST_OUTPUT, st_output },
-	{ "keep", ST_KEEP, st_keep },
-	{ "name", ST_NAME, NULL, "name PREFIX", v_name },
-	{ "on_snapshot", ST_ON_SNAPSHOT, st_on_snapshot },
-	{ "on_snapshot_timeout", ST_ON_SNAPSHOT_TIMEOUT, NULL,
-	  "on_snapshot_timeout DURATION (e.g. 60s)", v_onsnap_timeout },
-	{ "on_snapshot_jobs", ST_ON_SNAPSHOT_JOBS, NULL, "on_snapshot_jobs N (e.g. 2)",
-	  v_onsnap_jobs },
-	{ "on_snapshot_user", ST_ON_SNAPSHOT_USER, NULL,
-	  "on_snapshot_user USER (e.g. on_snapshot_user trigrec)", v_onsnap_user },
-	{ "post", ST_POST, NULL, "post DURATION (e.g. post 10ms)", v_post },
-	{ "control", ST_CONTROL, st_control },
-	{ "max_starts", ST_MAX_STARTS, NULL, "max_starts N", v_max_starts },
-	{ "max_keys", ST_MAX_KEYS, NULL, "max_keys N", v_max_keys },
-	{ "metrics", ST_METRICS, st_metrics },
-	{ "metrics_file", ST_METRICS_FILE, st_metrics_file },
-	{ "http_token_file", ST_HTTP_TOKEN_FILE, st_http_token_file },
-	{ "budget", ST_BUDGET, st_budget },
-	{ "compress", ST_COMPRESS, st_compress },
-	{ "buildid_cache", ST_BUILDID_CACHE, st_buildid_cache },
-	{ "include_self", ST_INCLUDE_SELF, st_include_self },
+	{ "record", ST_RECORD, st_record },    { "cpus", ST_CPUS, st_cpus },
+	{ "command", ST_COMMAND, st_command }, { "output", ST_OUTPUT, st_output },
+	{ "keep", ST_KEEP, st_keep },	       { "on_snapshot", ST_ON_SNAPSHOT, st_on_snapshot },
+	{ "budget", ST_BUDGET, st_budget },    { "compress", ST_COMPRESS, st_compress },
 	{ "trigger", ST_TRIGGER, st_trigger },
 };
+#define NR_STMTS (sizeof(stmts) / sizeof(stmts[0]))
+
+static struct tl_pos stmt_seen(const struct sp *p, const char *kw)
+{
+	const struct setting *st = settings__by_kw(kw);
+
+	if (st)
+		return p->seen[NR_STMT + (st - settings)];
+	for (size_t i = 0; i < NR_STMTS; i++)
+		if (!strcmp(stmts[i].kw, kw))
+			return p->seen[stmts[i].id];
+	return (struct tl_pos){ 0 };
+}
+
+/*
+ * The k-th statement keyword in the order the language lists them: record,
+ * the table's rows, then the others; NULL past the last.
+ */
+static const char *stmt_kw(int k)
+{
+	if (k == 0)
+		return stmts[0].kw;
+	k--;
+	for (int i = 0; i < nr_settings; i++)
+		if (settings[i].kw && !k--)
+			return settings[i].kw;
+	return k + 1 < (int)NR_STMTS ? stmts[k + 1].kw : NULL;
+}
 
 /* Words people bring from the command line or other tools. */
 static const struct {
@@ -2297,59 +1991,53 @@ static const struct {
 	{ "--event", "record" },
 	{ "event", "record" },
 	{ "events", "record" },
-	{ "-m", "buffer" },
-	{ "--mmap-pages", "buffer" },
-	{ "mmap_pages", "buffer" },
-	{ "-g", "callgraph" },
-	{ "--call-graph", "callgraph" },
-	{ "call_graph", "callgraph" },
-	{ "-F", "frequency" },
-	{ "--freq", "frequency" },
-	{ "freq", "frequency" },
-	{ "-c", "period" },
-	{ "--period", "period" },
 	{ "-C", "cpus" },
 	{ "--cpu", "cpus" },
 	{ "cpu", "cpus" },
 	{ "-a", "cpus all" },
-	{ "-p", "pid" },
-	{ "--pid", "pid" },
-	{ "-G", "cgroup" },
-	{ "--cgroup", "cgroup" },
 	{ "-o", "output" },
 	{ "--output", "output" },
-	{ "--post", "post" },
 	{ "--trigger", "trigger NAME { ... }" },
-	{ "--control", "control" },
-	{ "--max-starts", "max_starts" },
-	{ "--max-keys", "max_keys" },
 	{ "on-snapshot", "on_snapshot" },
 	{ "--on-snapshot", "on_snapshot" },
-	{ "--on-snapshot-timeout", "on_snapshot_timeout" },
-	{ "on-snapshot-timeout", "on_snapshot_timeout" },
-	{ "--on-snapshot-jobs", "on_snapshot_jobs" },
-	{ "on-snapshot-jobs", "on_snapshot_jobs" },
-	{ "--on-snapshot-user", "on_snapshot_user" },
-	{ "on-snapshot-user", "on_snapshot_user" },
-	{ "max-starts", "max_starts" },
-	{ "max-keys", "max_keys" },
 	{ "--budget", "budget" },
-	{ "call-graph", "callgraph" },
-	{ "--metrics", "metrics" },
-	{ "--metrics-file", "metrics_file" },
-	{ "metrics-file", "metrics_file" },
-	{ "--http-token-file", "http_token_file" },
-	{ "http-token-file", "http_token_file" },
 	{ "-z", "compress zstd" },
 	{ "--compression-level", "compress zstd LEVEL" },
 	{ "compression", "compress zstd" },
 	{ "zstd", "compress zstd" },
-	{ "--no-buildid-cache", "buildid_cache off" },
-	{ "no-buildid-cache", "buildid_cache off" },
-	{ "buildid-cache", "buildid_cache" },
-	{ "--include-self", "include_self" },
-	{ "include-self", "include_self" },
 };
+
+/*
+ * What a row tells a word brought from the command line to write instead:
+ * its flag's spellings (-F, --freq, freq; mmap-pages, mmap_pages) the row's
+ * alias_to or keyword, its more aliases the keyword. NULL when w is none.
+ */
+static const char *setting_alias(const struct setting *st, const char *w)
+{
+	const char *to = st->alias_to ? st->alias_to : st->kw;
+	size_t n = strlen(w), k = 0;
+
+	if (!st->kw)
+		return NULL;
+	if (st->short_name && w[0] == '-' && w[1] == st->short_name && !w[2])
+		return to;
+	if (st->name && !strncmp(w, "--", 2) && !strcmp(w + 2, st->name))
+		return to;
+	/* The long name without its dashes, '-' or '_' between words. */
+	while (st->name && st->name[k] &&
+	       (w[k] == st->name[k] || (w[k] == '_' && st->name[k] == '-')))
+		k++;
+	if (st->name && !st->name[k] && !w[k])
+		return to;
+	for (const char *a = st->aliases; a && *a; a += strspn(a, " ")) {
+		size_t l = strcspn(a, " ");
+
+		if (l == n && !strncmp(a, w, n))
+			return st->kw;
+		a += l;
+	}
+	return NULL;
+}
 
 static void unknown_statement(struct sp *p, const struct stok *t)
 {
@@ -2384,26 +2072,55 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 			return;
 		}
 	}
-	for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++) {
-		int dd = edit_distance(t->val, stmts[i].kw);
+	for (int i = 0; i < nr_settings; i++) {
+		const struct setting *st = &settings[i];
+		const char *to = setting_alias(st, t->val);
+
+		if (!st->kw && st->name &&
+		    !strcmp(t->val + (strncmp(t->val, "--", 2) ? 0 : 2), st->name)) {
+			if (st->run)
+				add_err(p->s, t->pos,
+					"'%s' has no statement: give it on the command line, "
+					"trigrec run FILE --%s%s%s",
+					t->val, st->name, st->arg ? " " : "",
+					st->arg ? st->arg : "");
+			else
+				add_err(p->s, t->pos,
+					"'%s' has no statement: it is an option of trigrec record "
+					"only (--%s)",
+					t->val, st->name);
+			return;
+		}
+		if (to) {
+			add_err(p->s, t->pos, "unknown statement '%s': in a script, write '%s'",
+				t->val, to);
+			return;
+		}
+	}
+	for (int k = 0; stmt_kw(k); k++) {
+		int dd = edit_distance(t->val, stmt_kw(k));
 
 		if (dd < bestd) {
 			bestd = dd;
-			best = stmts[i].kw;
+			best = stmt_kw(k);
 		}
 	}
-	if (best)
+	if (best) {
 		add_err(p->s, t->pos, "unknown statement %s (did you mean '%s'?)",
 			desc(t, p, d, sizeof(d)), best);
-	else
-		add_err(p->s, t->pos,
-			"unknown statement %s: statements are record, buffer, "
-			"callgraph, rings, frequency, period, cpus, cgroup, command, pid, output, keep, name, "
-			"on_snapshot, on_snapshot_timeout, on_snapshot_jobs, on_snapshot_user, post, "
-			"control, max_starts, "
-			"max_keys, metrics, metrics_file, http_token_file, budget, compress, buildid_cache, include_self "
-			"and trigger",
-			desc(t, p, d, sizeof(d)));
+	} else {
+		char list[1024] = "";
+		size_t o = 0;
+
+		for (int k = 0; stmt_kw(k) && o < sizeof(list); k++)
+			o += (size_t)snprintf(list + o, sizeof(list) - o, "%s%s",
+					      !k	     ? "" :
+					      stmt_kw(k + 1) ? ", " :
+							       " and ",
+					      stmt_kw(k));
+		add_err(p->s, t->pos, "unknown statement %s: statements are %s",
+			desc(t, p, d, sizeof(d)), list);
+	}
 }
 
 int script__parse(struct script *s, struct trigrec_config *c)
@@ -2419,6 +2136,7 @@ int script__parse(struct script *s, struct trigrec_config *c)
 	}
 	while (!s->full) {
 		const struct stmt *st = NULL;
+		const struct setting *row;
 		struct stok t;
 		char d[64];
 
@@ -2438,14 +2156,14 @@ int script__parse(struct script *s, struct trigrec_config *c)
 			skip_line(&p);
 			continue;
 		}
-		for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
+		for (size_t i = 0; i < NR_STMTS; i++)
 			if (!strcmp(t.val, stmts[i].kw))
 				st = &stmts[i];
-		if (!st) {
+		row = st ? NULL : settings__by_kw(t.val);
+		if (!st && !row) {
 			unknown_statement(&p, &t);
 			skip_line(&p);
-		} else if ((st->fn ? st->fn(&p, &t) :
-				     one_value(&p, &t, st->id, st->usage, st->value)) == -ENOMEM) {
+		} else if ((st ? st->fn(&p, &t) : st_setting(&p, &t, row)) == -ENOMEM) {
 			stok_free(&t);
 			break;
 		}
@@ -2496,6 +2214,14 @@ static const char *runnable(const char *cmd, char *why, size_t len)
 	}
 	snprintf(why, len, "not found in PATH");
 	return why;
+}
+
+/* Where the value of the settings row of statement kw was written (line 0: not in the script). */
+static struct tl_pos row_pos(const struct script *s, const char *kw)
+{
+	const struct setting *st = settings__by_kw(kw);
+
+	return st ? s->val_pos[st - settings] : (struct tl_pos){ 0 };
 }
 
 static struct tl_pos pos_or_top(struct tl_pos p)
@@ -2618,11 +2344,11 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 		struct statfs sf;
 
 		if (stat(c->cgroup, &st) || !S_ISDIR(st.st_mode))
-			add_err(s, pos_or_top(s->cgroup_pos), "cgroup %s: %s", c->cgroup,
+			add_err(s, pos_or_top(row_pos(s, "cgroup")), "cgroup %s: %s", c->cgroup,
 				errno && !S_ISDIR(st.st_mode) ? "not a directory" :
 								strerror(errno));
 		else if (statfs(c->cgroup, &sf) || sf.f_type != CGROUP2_SUPER_MAGIC)
-			add_err(s, pos_or_top(s->cgroup_pos),
+			add_err(s, pos_or_top(row_pos(s, "cgroup")),
 				"cgroup %s is not in a cgroup v2 "
 				"hierarchy (cgroup2 is usually mounted at /sys/fs/cgroup)",
 				c->cgroup);
@@ -2636,19 +2362,21 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 		struct hook_cred hc;
 
 		if (hook_user_resolve(c->on_snapshot_user, &hc, why, sizeof(why)))
-			add_err(s, pos_or_top(s->onsnap_user_pos), "on_snapshot_user: %s", why);
+			add_err(s, pos_or_top(row_pos(s, "on_snapshot_user")),
+				"on_snapshot_user: %s", why);
 	}
 	if (c->pid) {
 		char path[64];
 
 		snprintf(path, sizeof(path), "/proc/%d", (int)c->pid);
 		if (access(path, F_OK))
-			add_err(s, pos_or_top(s->pid_pos), "pid %d: no such process", (int)c->pid);
+			add_err(s, pos_or_top(row_pos(s, "pid")), "pid %d: no such process",
+				(int)c->pid);
 	}
 	if (c->control)
-		dir_exists(s, c->control, s->control_pos, "control socket");
+		dir_exists(s, c->control, row_pos(s, "control"), "control socket");
 	if (c->metrics_file)
-		dir_exists(s, c->metrics_file, s->mfile_pos, "metrics_file");
+		dir_exists(s, c->metrics_file, row_pos(s, "metrics_file"), "metrics_file");
 	check_cgroup_paths(s, c);
 	return s->nr_errs - before;
 }

@@ -10,30 +10,15 @@
 #include "capture/probes.h"
 #include "capture/tracefs.h"
 #include "session/config.h"
+#include "session/settings.h"
 #include "util/util.h"
 
-#define DEFAULT_MMAP_PAGES 256 /* 1 MiB per CPU with 4 KiB pages */
-#define DEFAULT_TRACK_PAGES 16 /* COMM/FORK/EXIT: small, and rarely wraps */
-
+/* Every default is a row's, in session/settings.c: the fields the table does not
+ * hold start at zero. */
 void config__init(struct trigrec_config *c)
 {
-	const char *env;
-
 	memset(c, 0, sizeof(*c));
-	c->mmap_pages = DEFAULT_MMAP_PAGES;
-	c->track_pages = DEFAULT_TRACK_PAGES;
-	c->on_snapshot_timeout_ns = ON_SNAPSHOT_TIMEOUT_DEFAULT_NS;
-	c->on_snapshot_jobs = ON_SNAPSHOT_JOBS_DEFAULT;
-	/* --count ends the run; the command trigrec started ends with it, as at Ctrl-C. */
-	c->count_kill = SIGTERM;
-	/* The default of --rings, so a whole test suite can run on either path. */
-	env = getenv("TRIGREC_RINGS");
-	if (env && config__parse_rings(env, &c->rings, NULL, 0))
-		c->rings = -1; /* config__finalize() says what is wrong */
-	/* The hooks' user under the systemd units (contrib/trigrec*.service). */
-	env = getenv("TRIGREC_ON_SNAPSHOT_USER");
-	if (env && *env)
-		c->on_snapshot_user = strdup(env); /* NULL when out of memory: as trigrec */
+	settings__defaults(c);
 }
 
 int config__parse_on_snapshot_user(const char *s, char *err, size_t errlen)
@@ -147,22 +132,15 @@ void config__fini(struct trigrec_config *c)
 	}
 	free(c->events);
 	free(c->cpumask);
-	free(c->cgroup);
 	free_argv(c->cmd);
 	free(c->trigs);
 	free(c->trig_origin);
 	free(c->manual);
 	free(c->outdir);
-	free(c->name_prefix);
-	free(c->instance);
-	free(c->control);
-	free(c->metrics_addr);
-	free(c->metrics_file);
-	free(c->http_token_file);
 	free_argv(c->on_snapshot);
-	free(c->on_snapshot_user);
 	free(c->script_path);
 	free(c->default_missing);
+	settings__free(c);
 	config__init(c);
 }
 
@@ -430,51 +408,13 @@ int config__unrecorded(const struct trigrec_config *c, int k, char *buf, size_t 
 	return 0;
 }
 
-/* A word as the script lexer reads it back: bare when it is plain, quoted otherwise. */
-static void put_word(FILE *out, const char *w)
-{
-	int bare = *w != 0;
+#define put_word settings__put_word
+#define put_size settings__put_size
+#define put_duration settings__put_duration
 
-	for (const char *p = w; *p && bare; p++)
-		bare = (*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		       (*p >= '0' && *p <= '9') || strchr("_-./:*+,=@%", *p);
-	if (bare) {
-		fputs(w, out);
-		return;
-	}
-	fputc('"', out);
-	for (const char *p = w; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fputc('\\', out);
-		fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
-static void put_size(FILE *out, uint64_t bytes)
-{
-	if (bytes && !(bytes % (1ull << 30)))
-		fprintf(out, "%lluG", (unsigned long long)(bytes >> 30));
-	else if (bytes && !(bytes % (1ull << 20)))
-		fprintf(out, "%lluM", (unsigned long long)(bytes >> 20));
-	else if (bytes && !(bytes % 1024))
-		fprintf(out, "%lluK", (unsigned long long)(bytes >> 10));
-	else
-		fprintf(out, "%lluB",
-			(unsigned long long)bytes); /* a bare number is pages to `buffer` */
-}
-
-static void put_duration(FILE *out, uint64_t ns)
-{
-	char buf[32];
-
-	fputs(fmt_duration_as_written(ns, buf, sizeof(buf)), out);
-}
-
+/* The table's settings (settings__dump()), then those with a syntax of their own. */
 int config__dump_script(const struct trigrec_config *c, FILE *out)
 {
-	long page = sysconf(_SC_PAGESIZE);
-
 	fprintf(out,
 		"# trigrec script (trigrec run FILE); written by trigrec record --dump-script\n");
 	if (c->default_set)
@@ -490,17 +430,7 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 			fprintf(out, " if %s", c->events[i].filter);
 		fputc('\n', out);
 	}
-	fputs("buffer ", out);
-	put_size(out, c->mmap_pages * (uint64_t)(page > 0 ? page : 4096));
-	fputc('\n', out);
-	if (c->freq)
-		fprintf(out, "frequency %llu\n", (unsigned long long)c->freq);
-	if (c->period)
-		fprintf(out, "period %llu\n", (unsigned long long)c->period);
-	if (c->callgraph)
-		fputs("callgraph\n", out);
-	if (c->rings)
-		fprintf(out, "rings %s\n", rec_rings_name(c->rings));
+	settings__dump(c, out);
 	/* -C with a command already records system-wide, as -a does. */
 	if (c->all_cpus && !c->cpumask)
 		fputs("cpus all\n", out);
@@ -510,13 +440,6 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		format_cpulist(c->cpumask, c->nr_cpumask, buf, sizeof(buf));
 		fprintf(out, "cpus %s\n", buf);
 	}
-	if (c->cgroup) {
-		fputs("cgroup ", out);
-		put_word(out, c->cgroup);
-		fputc('\n', out);
-	}
-	if (c->pid)
-		fprintf(out, "pid %d\n", (int)c->pid);
 	if (c->cmd) {
 		fputs("command", out);
 		for (char **a = c->cmd; *a; a++) {
@@ -545,27 +468,8 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		}
 	}
 	fputc('\n', out);
-	if (c->name_prefix) {
-		fputs("name ", out);
-		put_word(out, c->name_prefix);
-		fputc('\n', out);
-	}
-	if (c->post_ns) {
-		fputs("post ", out);
-		put_duration(out, c->post_ns);
-		fputc('\n', out);
-	}
 	if (c->zstd_level)
 		fprintf(out, "compress zstd %d\n", c->zstd_level);
-	if (c->no_buildid_cache)
-		fputs("buildid_cache off\n", out);
-	if (c->bpf.include_self)
-		fputs("include_self\n", out);
-	if (c->control) {
-		fputs("control ", out);
-		put_word(out, c->control);
-		fputc('\n', out);
-	}
 	if (c->bpf.budget_n[0]) {
 		fputs("budget ", out);
 		for (int i = 0; i < 2 && c->bpf.budget_n[i]; i++) {
@@ -582,43 +486,12 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		}
 		fputc('\n', out);
 	}
-	if (c->bpf.lat_starts)
-		fprintf(out, "max_starts %u\n", c->bpf.lat_starts);
-	if (c->bpf.keys)
-		fprintf(out, "max_keys %u\n", c->bpf.keys);
-	if (c->metrics_addr) {
-		fputs("metrics ", out);
-		put_word(out, c->metrics_addr);
-		fputc('\n', out);
-	}
-	if (c->metrics_file) {
-		fputs("metrics_file ", out);
-		put_word(out, c->metrics_file);
-		fputc('\n', out);
-	}
-	if (c->http_token_file) {
-		fputs("http_token_file ", out);
-		put_word(out, c->http_token_file);
-		fputc('\n', out);
-	}
 	if (c->on_snapshot) {
 		fputs("on_snapshot", out);
 		for (char **a = c->on_snapshot; *a; a++) {
 			fputc(' ', out);
 			put_word(out, *a);
 		}
-		fputc('\n', out);
-	}
-	if (c->on_snapshot_timeout_ns != ON_SNAPSHOT_TIMEOUT_DEFAULT_NS) {
-		fputs("on_snapshot_timeout ", out);
-		put_duration(out, c->on_snapshot_timeout_ns);
-		fputc('\n', out);
-	}
-	if (c->on_snapshot_jobs != ON_SNAPSHOT_JOBS_DEFAULT)
-		fprintf(out, "on_snapshot_jobs %u\n", c->on_snapshot_jobs);
-	if (c->on_snapshot_user) {
-		fputs("on_snapshot_user ", out);
-		put_word(out, c->on_snapshot_user);
 		fputc('\n', out);
 	}
 	for (int i = 0; i < c->nr_manual; i++) {

@@ -3,8 +3,9 @@
  * One run of trigrec, as data. Every front end (`trigrec record` options, a
  * trigger script for `trigrec run`/`check`, the service) only fills a
  * struct trigrec_config; the session (session/session.h) is the one thing
- * that turns it into a running recorder. config__init() is the one place
- * that sets defaults.
+ * that turns it into a running recorder. Most fields are a row of the
+ * settings table (session/settings.h), which holds their defaults, flags,
+ * statements and printers; config__init() applies the defaults.
  *
  * The config owns everything it points to (strings are copies), so a script
  * buffer or argv may go away once it is filled.
@@ -65,7 +66,6 @@ struct trigrec_config {
 			       * a random ID per run, service/retention.h) */
 	unsigned long count;  /* --count: stop after N snapshots written (0 = no limit) */
 	int count_kill;	      /* --count-kill: signal for the command at --count (0 = none) */
-	int count_kill_set;   /* --count-kill given (run: overrides) */
 	int no_final;	      /* --no-final-snapshot */
 	int no_align;	      /* --no-align */
 	char *control;	      /* --control PATH, NULL = none */
@@ -136,7 +136,7 @@ int config__parse_on_snapshot_jobs(const char *s, unsigned int *jobs, char *err,
 /* on_snapshot_user's spelling (its existence is checked where it is used); 0 or -EINVAL. */
 int config__parse_on_snapshot_user(const char *s, char *err, size_t errlen);
 
-/* Every default, in one place. */
+/* Every default: zero, or the settings table's (session/settings.c). */
 void config__init(struct trigrec_config *c);
 /* Free what the config owns and leave it as config__init() left it. */
 void config__fini(struct trigrec_config *c);

@@ -39,6 +39,7 @@
 #include "service/retention.h"
 #include "snapshot/outdir.h"
 #include "session/session.h"
+#include "session/settings.h"
 #include "snapshot/snapshot.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -299,52 +300,48 @@ static int argv_differ(char *const *a, char *const *b)
 	return *a || *b;
 }
 
-/* Settings a reload does not apply (they need new rings or a new run): their names, comma-separated. */
+/* Adds name to the comma-separated list in out unless it is there (no name is part of another). */
+static void add_name(char *out, size_t len, const char *name)
+{
+	size_t o = strlen(out);
+
+	if (strstr(out, name))
+		return;
+	if (o < len)
+		snprintf(out + o, len - o, "%s%s", o ? ", " : "", name);
+}
+
+/*
+ * Settings a reload does not apply (they need new rings or a new run): their
+ * names, comma-separated. The table's rows say theirs (settings[].reload).
+ */
 static void not_reloadable(const struct trigrec_config *a, const struct trigrec_config *b,
 			   char *out, size_t len)
 {
 	int ev = a->nr_events != b->nr_events;
-	size_t o = 0;
 
 	for (int i = 0; !ev && i < a->nr_events; i++)
 		ev = str_differ(a->events[i].spec, b->events[i].spec) ||
 		     str_differ(a->events[i].filter, b->events[i].filter);
-#define DIFF(cond, name)                                                              \
-	do {                                                                          \
-		if ((cond) && o < len)                                                \
-			o += snprintf(out + o, len - o, "%s%s", o ? ", " : "", name); \
-	} while (0)
 	out[0] = 0;
-	DIFF(ev, "record (events, filters)");
-	DIFF(a->mmap_pages != b->mmap_pages || a->track_pages != b->track_pages, "buffer");
-	DIFF(a->rings != b->rings, "rings");
-	DIFF(a->freq != b->freq || a->period != b->period || a->callgraph != b->callgraph,
-	     "sampling (-F, -c, -g)");
-	DIFF(a->all_cpus != b->all_cpus || a->nr_cpumask != b->nr_cpumask ||
-		     (a->nr_cpumask && memcmp(a->cpumask, b->cpumask, a->nr_cpumask)) ||
-		     a->pid != b->pid || str_differ(a->cgroup, b->cgroup) ||
-		     argv_differ(a->cmd, b->cmd),
-	     "scope (cpus, cgroup, command)");
-	DIFF(str_differ(a->outdir, b->outdir) || str_differ(a->name_prefix, b->name_prefix),
-	     "output");
-	DIFF(a->keep_files != b->keep_files || a->keep_bytes != b->keep_bytes ||
-		     a->keep_age_ns != b->keep_age_ns,
-	     "keep");
-	DIFF(str_differ(a->metrics_addr, b->metrics_addr) ||
-		     str_differ(a->metrics_file, b->metrics_file) ||
-		     str_differ(a->http_token_file, b->http_token_file),
-	     "metrics");
-	DIFF(argv_differ(a->on_snapshot, b->on_snapshot) ||
-		     a->on_snapshot_timeout_ns != b->on_snapshot_timeout_ns ||
-		     a->on_snapshot_jobs != b->on_snapshot_jobs ||
-		     str_differ(a->on_snapshot_user, b->on_snapshot_user),
-	     "on_snapshot");
-	DIFF(a->zstd_level != b->zstd_level, "compress");
-	DIFF(a->no_buildid_cache != b->no_buildid_cache, "buildid_cache");
-	DIFF(str_differ(a->control, b->control) || a->count != b->count ||
-		     a->no_final != b->no_final || a->no_align != b->no_align,
-	     "run options");
-#undef DIFF
+	if (ev)
+		add_name(out, len, "record (events, filters)");
+	for (int i = 0; i < nr_settings; i++)
+		if (settings[i].reload && settings__differ(a, b, &settings[i]))
+			add_name(out, len, settings[i].reload);
+	if (a->all_cpus != b->all_cpus || a->nr_cpumask != b->nr_cpumask ||
+	    (a->nr_cpumask && memcmp(a->cpumask, b->cpumask, a->nr_cpumask)) ||
+	    argv_differ(a->cmd, b->cmd))
+		add_name(out, len, "scope (cpus, cgroup, command)");
+	if (str_differ(a->outdir, b->outdir))
+		add_name(out, len, "output");
+	if (a->keep_files != b->keep_files || a->keep_bytes != b->keep_bytes ||
+	    a->keep_age_ns != b->keep_age_ns)
+		add_name(out, len, "keep");
+	if (argv_differ(a->on_snapshot, b->on_snapshot))
+		add_name(out, len, "on_snapshot");
+	if (a->zstd_level != b->zstd_level)
+		add_name(out, len, "compress");
 }
 
 /* Collects resolve_cgroups()'s errors: logged at start, into the reply on reload. */

@@ -39,6 +39,19 @@ man_block() {
 		!f && /^\.B[IR]? / && index($0, o) { f = 1; print }' "$MAN" | sed 's/\\f[BIRP]//g; s/\\-/-/g'
 }
 
+# opts_of FILE: the long options a help text lists, one per line, sorted.
+opts_of() { sed -nE 's/^(  -[A-Za-z0-9], |      )--([a-z][a-z0-9-]*).*/\2/p' "$1" | sort -u; }
+
+t_begin "helpdocs: every option of record -h and run -h has its paragraph in the man page"
+# record's options are the settings table's rows (src/session/settings.c) and
+# record's own; -v, -q and -h are the global options the man page describes once.
+man_opts=$(awk '/^\.SH OPTIONS/ {f = 1; next} /^\.SH/ {f = 0} f && /^\.B[IR]? /' "$MAN" |
+	sed 's/\\-/-/g' | grep -o -- '--[a-z][a-z0-9-]*' | sed 's/^--//' | sort -u)
+missing=$(cat "$TMP/record.txt" "$TMP/run.txt" >"$TMP/both.txt" && opts_of "$TMP/both.txt" |
+	grep -vxE 'verbose|quiet|help' | comm -23 - <(printf '%s\n' "$man_opts") | tr '\n' ' ')
+check_eq "options of record -h / run -h without a man page paragraph" "$missing" ""
+t_end
+
 t_begin "helpdocs: control -h names the verbs"
 check_eq "verbs" "$VERBS" "snapshot stats status reload stop "
 t_end

@@ -458,6 +458,25 @@ TEST(statement_errors)
 	ERRS("record sched:sched_switch\n-e sched:sched_wakeup\n",
 	     "2:1:in a script, write 'record'");
 	ERRS("record sched:sched_switch\nfoo bar\n", "2:1:statements are record, buffer");
+	/* Every keyword the settings table has is in the list, the others after it. */
+	ERRS("record sched:sched_switch\nfoo bar\n",
+	     "2:1:statements are record, buffer, frequency, period, callgraph, cgroup, pid, "
+	     "post, control, max_starts, max_keys, rings, include_self, name, buildid_cache, "
+	     "on_snapshot_timeout, on_snapshot_jobs, on_snapshot_user, metrics, metrics_file, "
+	     "http_token_file, cpus, command, output, keep, on_snapshot, budget, compress and "
+	     "trigger");
+	/* A setting with no statement says where it goes instead. */
+	ERRS("record sched:sched_switch\n--count 3\n",
+	     "2:1:'--count' has no statement: give it on the command line, trigrec run FILE "
+	     "--count N");
+	ERRS("record sched:sched_switch\nno-gates\n",
+	     "2:1:'no-gates' has no statement: it is an option of trigrec record only "
+	     "(--no-gates)");
+	/* The flag spellings of a row (short, long, dashes or underscores) name its statement. */
+	ERRS("record sched:sched_switch\n-F 99\n", "2:1:in a script, write 'frequency'");
+	ERRS("record sched:sched_switch\nmmap_pages 8M\n", "2:1:in a script, write 'buffer'");
+	ERRS("record sched:sched_switch\nno_buildid_cache\n",
+	     "2:1:in a script, write 'buildid_cache off'");
 	/* compress: zstd only, levels 0-22, once. */
 	ERRS("record sched:sched_switch\ncompress zstd 23\n",
 	     "2:15:compress zstd '23': zstd levels are 1 (fastest, the default of perf record -z) "
