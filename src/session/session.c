@@ -637,7 +637,9 @@ static void announce(struct session *s)
 	log_kv_addu(kv, sizeof(kv), "cpus", r->nr_cpus);
 	log_kv_addu(kv, sizeof(kv), "ring_bytes", ring);
 	log_kv_add(kv, sizeof(kv), "rings",
-		   !r->nr_bpf_evs ? "perf" : r->compact ? "compact" : "bpf");
+		   !r->nr_bpf_evs ? "perf" :
+		   r->compact	  ? "compact" :
+				    "bpf");
 	log_kv_addu(kv, sizeof(kv), "triggers", s->c->nr_trigs);
 	log_kv_add(kv, sizeof(kv), "outdir", s->c->outdir);
 	if (s->c->control)
@@ -650,7 +652,9 @@ static void announce(struct session *s)
 		  "snapshots go to %s%s%s%s%s",
 		  ntp, ntp == 1 ? "" : "s", r->nr_cpus, r->nr_cpus == 1 ? "" : "s",
 		  (unsigned long long)ring / 1024,
-		  !r->nr_bpf_evs ? "" : r->compact ? ", compact, and a 1/8 spare" : " and ring set",
+		  !r->nr_bpf_evs ? "" :
+		  r->compact	 ? ", compact, and a 1/8 spare" :
+				   " and ring set",
 		  s->c->nr_trigs, s->c->nr_trigs == 1 ? "" : "s",
 		  s->c->cmd ? "" : "; Ctrl-C to stop", s->c->outdir,
 		  s->c->control ? "; control socket " : "", s->c->control ? s->c->control : "",
