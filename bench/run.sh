@@ -1270,7 +1270,7 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			# Which programs write the records by default (design.md "Fast paths").
 			path="per-call tracepoint programs (tp_rec)"
 			[ $wl = ctxsw ] && path="tp_btf fast paths"
-			echo "| 3 | Overhead, $what: CPU $u (no recorder: $(mmm ovh.$wl.ns base 0)); trigrec: ring sets written by BPF, $path | $(mmm ovh.$wl.ns trigrec 0) | $(mmm ovh.$wl.ns ftrace 0) | $(mmm ovh.$wl.ns perf 0) | added cost $(mmm ovh.$wl.vsft trigrec 2); best runs: $(best ovh.$wl.ns trigrec base ftrace) | added cost $(mmm ovh.$wl.vsperf trigrec 2); best runs: $(best ovh.$wl.ns trigrec base perf) | ≤ 1.0 × ftrace (issue 32); ≤ 0.6 × perf |"
+			echo "| 3 | Overhead, $what: CPU $u (no recorder: $(mmm ovh.$wl.ns base 0)); trigrec: ${TRIGREC_RINGS:-the default rings (compact on x86)} written by BPF, $path | $(mmm ovh.$wl.ns trigrec 0) | $(mmm ovh.$wl.ns ftrace 0) | $(mmm ovh.$wl.ns perf 0) | added cost $(mmm ovh.$wl.vsft trigrec 2); best runs: $(best ovh.$wl.ns trigrec base ftrace) | added cost $(mmm ovh.$wl.vsperf trigrec 2); best runs: $(best ovh.$wl.ns trigrec base perf) | ≤ 1.0 × ftrace (issue 32); ≤ 0.6 × perf |"
 			echo "| 3 | … added ns per op over no recorder (perf's ÷ ftrace's, per round: $(mmm ovh.$wl.vsft perf 2)) | $(mmm ovh.$wl.added trigrec 0) | $(mmm ovh.$wl.added ftrace 0) | $(mmm ovh.$wl.added perf 0) | | | |"
 			case " $OVH_VARIANTS " in *" nofp "*)
 				echo "| 3 | … same, trigrec --no-fast-paths (tp_rec copies every record) | $(mmm ovh.$wl.ns nofp 0) | | | added cost $(mmm ovh.$wl.vsft nofp 2); best runs: $(best ovh.$wl.ns nofp base ftrace) | added cost $(mmm ovh.$wl.vsperf nofp 2); best runs: $(best ovh.$wl.ns nofp base perf) | ≤ 0.9 × perf |" ;;
