@@ -351,6 +351,39 @@ static __always_inline void near_miss_note(__u32 id, __u64 v)
 }
 
 /*
+ * The same for one key of a keyed trigger (trigrec_key_nm): one LRU lookup
+ * per value that did not fire; a write only for a new top value of the key
+ * or the first since the trigger last fired (epoch, its fired_total). A
+ * global function: verified once, its 80-byte new entry off the callers'
+ * stacks.
+ */
+__noinline int key_nm_note(__u32 id, __u64 k0, __u64 k1, __u64 epoch, __u64 v)
+{
+	/* The key on this stack: 6.1's verifier takes no argument pointer as a map key. */
+	struct tkey k = { .trig = id, .kind = 6, .k = { k0, k1 } };
+	struct trigrec_key_nm *e, ne = {};
+
+	if (!v)
+		return 0;
+	e = bpf_map_lookup_elem(&key_nm, &k);
+	if (!e) {
+		ne.epoch = epoch;
+		ne.all[0] = v;
+		ne.last[0] = v;
+		bpf_map_update_elem(&key_nm, &k, &ne, BPF_NOEXIST);
+	} else if (e->epoch != epoch) {
+		__builtin_memset(e->last, 0, sizeof(e->last));
+		e->epoch = epoch;
+		e->last[0] = v;
+		nm_put(e->all, v);
+	} else if (v > e->last[TRIGREC_NEAR_MISS - 1]) {
+		nm_put(e->last, v);
+		nm_put(e->all, v);
+	}
+	return 0;
+}
+
+/*
  * Learned thresholds (`latency ... > p99.9`). Per key a trigrec_learn
  * histogram (trigrec_hist.h); a span is judged against what the key had
  * learned before it, then added. The percentile is recomputed every
@@ -968,10 +1001,12 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 	const struct trigrec_side *side;
 	struct str64 *str;
 	__u64 now;
-	int res;
+	int res, keyed;
 
 	if (!s || !tc || !ts || !st || role > TRIGREC_ROLE_START)
 		return 0;
+	/* `by KEY` (by tid too): near misses per key as well (key_nm_note()). */
+	keyed = tc->side[TRIGREC_ROLE_EVENT].key.p[0].src != 0;
 	str = &s->str;
 	side = &tc->side[role];
 	st->evaluated++;
@@ -1021,10 +1056,15 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 			s->lo.now = now;
 			if (!learn_sample(id, tc, &k, &s->lo)) {
 				near_miss_note(id, now - v.ts);
+				if (keyed)
+					key_nm_note(id, k.k[0], k.k[1], ts->fired_total,
+						    now - v.ts);
 				return 0;
 			}
 		} else if (now - v.ts <= tc->threshold) {
 			near_miss_note(id, now - v.ts);
+			if (keyed)
+				key_nm_note(id, k.k[0], k.k[1], ts->fired_total, now - v.ts);
 			return 0;
 		} else {
 			learn_none(&s->lo);
@@ -1069,10 +1109,17 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 			if (__sync_val_compare_and_swap(&b->win_start, ws, now) == ws) {
 				__sync_fetch_and_sub(&b->count, old);
 				/* The window that closed: a near miss if it stayed at or under N. */
-				if (learn)
+				if (learn) {
+					if (keyed && b->windows >= tc->learn_after && old <= b->thr)
+						key_nm_note(id, k.k[0], k.k[1], ts->fired_total,
+							    old);
 					rate_learn(id, tc, b, old, now - ws);
-				else if (old <= tc->threshold)
+				} else if (old <= tc->threshold) {
 					near_miss_note(id, old);
+					if (keyed)
+						key_nm_note(id, k.k[0], k.k[1], ts->fired_total,
+							    old);
+				}
 			}
 			ws = b->win_start;
 		}

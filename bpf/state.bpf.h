@@ -248,6 +248,14 @@ struct {
 	__type(value, __u64);
 } key_cooldown SEC(".maps");
 
+/* Per-key near misses of keyed triggers (tkey kind 6, trigrec_key_nm); sized like key_cooldown. */
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 16384);
+	__type(key, struct tkey);
+	__type(value, struct trigrec_key_nm);
+} key_nm SEC(".maps");
+
 /*
  * Learned thresholds: a histogram per key (tkey kind 5), LRU like the rate
  * buckets; userspace sizes it (1 entry when no trigger learns). learn_zero

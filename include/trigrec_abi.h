@@ -429,6 +429,22 @@ struct trigrec_near_miss {
 };
 
 /*
+ * Per-key near misses of a keyed trigger (`by KEY`: LATENCY, RATE), in the
+ * `key_nm` LRU hash (the engine's struct tkey, kind 6; sized like the rate
+ * buckets). The same values as trigrec_near_miss, for one key; last[] holds
+ * only while epoch equals the trigger's fired_total (trigrec_trig_state):
+ * a firing makes every key's last[] stale at once, and the key's next near
+ * miss clears it. A value writes only if it beats last[3] (or last[] is
+ * stale), so a key costs one lookup per value that did not fire.
+ */
+struct trigrec_key_nm {
+	__u64 epoch; /* the trigger's fired_total when last[] was last written */
+	__u64 pad;
+	__u64 all[TRIGREC_NEAR_MISS];
+	__u64 last[TRIGREC_NEAR_MISS];
+};
+
+/*
  * A learned threshold's state for one key (`learn_hist` LRU hash, key kind
  * 5): the histogram of its span durations (trigrec_hist.h) and the
  * percentile as last computed, recomputed every max(16, total / 32) spans.
@@ -584,6 +600,7 @@ _Static_assert(sizeof(struct trigrec_trigger_cfg) == 104 + 2 * sizeof(struct tri
 _Static_assert(sizeof(struct trigrec_trig_state) == 40, "trig_state layout");
 _Static_assert(sizeof(struct trigrec_stats) == 104, "stats layout");
 _Static_assert(sizeof(struct trigrec_near_miss) == 16 * TRIGREC_NEAR_MISS, "near_miss layout");
+_Static_assert(sizeof(struct trigrec_key_nm) == 16 + 16 * TRIGREC_NEAR_MISS, "key_nm layout");
 _Static_assert(sizeof(struct trigrec_trigger_msg) ==
 		       384 + TRIGREC_FIELD_STR_LEN + 16 * TRIGREC_NEAR_MISS,
 	       "trigger_msg layout");

@@ -822,6 +822,12 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 	 */
 	bpf_map__set_max_entries(b->skel->maps.learn_hist, 1);
 	bpf_map__set_max_entries(b->skel->maps.learn_all, 1);
+	/* Per-key near misses: as many keys as a rate's buckets, one entry when nothing is keyed. */
+	bpf_map__set_max_entries(b->skel->maps.key_nm, 1);
+	for (int i = 0; i < b->nr_trigs; i++)
+		if (bpfctl__keyed_nm(&b->trigs[i].cfg))
+			bpf_map__set_max_entries(b->skel->maps.key_nm,
+						 b->opts.keys ? b->opts.keys : 16384);
 	for (int i = 0; i < b->nr_trigs; i++) {
 		if (!b->trigs[i].cfg.learn_pct)
 			continue;
@@ -1403,6 +1409,93 @@ int bpfctl__near_miss(struct bpfctl *b, uint32_t id, struct trigrec_near_miss *o
 	if (!b || !b->skel || id >= TRIGREC_MAX_TRIGGERS)
 		return -EINVAL;
 	return bpf_map__lookup_elem(b->skel->maps.near_miss, &id, sizeof(id), out, sizeof(*out), 0);
+}
+
+int bpfctl__keyed_nm(const struct trigrec_trigger_cfg *tc)
+{
+	return (tc->kind == TRIGREC_TRIG_LATENCY || tc->kind == TRIGREC_TRIG_RATE) &&
+	       tc->side[TRIGREC_ROLE_EVENT].key.p[0].src;
+}
+
+const char *bpfctl__key_nm_text(const struct trigrec_trigger_cfg *tc, const uint64_t *key,
+				char *out, size_t len)
+{
+	size_t o = 0;
+
+	out[0] = 0;
+	for (int i = 0; i < TRIGREC_MAX_KEY_PARTS && o < len; i++) {
+		const struct trigrec_key_part *p = &tc->side[TRIGREC_ROLE_EVENT].key.p[i];
+		int str = p->src == TRIGREC_SRC_USTR || p->src == TRIGREC_SRC_KSTR;
+		int w;
+
+		if (i && !p->src)
+			break;
+		w = snprintf(out + o, len - o, str ? "%s0x%llx" : "%s%llu", i ? "/" : "",
+			     (unsigned long long)key[i]);
+		if (w < 0)
+			break;
+		o += (size_t)w;
+	}
+	return out;
+}
+
+void bpfctl__key_nm_add(struct bpfctl_key_nm *top, int *n, const uint64_t *key,
+			const struct trigrec_key_nm *e, uint64_t fired_total)
+{
+	int i = *n;
+
+	if (!e->all[0] || (i == BPF_NM_KEYS && e->all[0] <= top[BPF_NM_KEYS - 1].all[0]))
+		return;
+	if (i == BPF_NM_KEYS)
+		i--;
+	else
+		(*n)++;
+	for (; i > 0 && top[i - 1].all[0] < e->all[0]; i--)
+		top[i] = top[i - 1];
+	memcpy(top[i].key, key, sizeof(top[i].key));
+	memcpy(top[i].all, e->all, sizeof(top[i].all));
+	if (e->epoch == fired_total)
+		memcpy(top[i].last, e->last, sizeof(top[i].last));
+	else
+		memset(top[i].last, 0, sizeof(top[i].last));
+}
+
+/* The key of key_nm (struct tkey in state.bpf.h, kind 6). */
+struct nm_tkey {
+	uint32_t trig;
+	uint32_t kind;
+	uint64_t k[TRIGREC_MAX_KEY_PARTS];
+};
+
+int bpfctl__key_near_miss(struct bpfctl *b, uint32_t id, struct bpfctl_key_nm *top, int at_firing)
+{
+	struct trigrec_trig_state ts;
+	struct nm_tkey k, next;
+	struct bpf_map *map;
+	int n = 0, err;
+
+	if (!b || !b->skel || id >= (uint32_t)b->nr_trigs)
+		return -EINVAL;
+	if (!bpfctl__keyed_nm(&b->trigs[id].cfg))
+		return 0;
+	err = bpf_map__lookup_elem(b->skel->maps.trig_state, &id, sizeof(id), &ts, sizeof(ts), 0);
+	if (err)
+		return err;
+	map = b->skel->maps.key_nm;
+	/* A walk of the whole LRU (--max-keys entries at most), under no lock: a statistic. */
+	for (err = bpf_map__get_next_key(map, NULL, &next, sizeof(next)); !err;
+	     err = bpf_map__get_next_key(map, &k, &next, sizeof(next))) {
+		struct trigrec_key_nm e;
+
+		k = next;
+		if (k.trig != id || k.kind != 6 ||
+		    bpf_map__lookup_elem(map, &k, sizeof(k), &e, sizeof(e), 0))
+			continue;
+		bpfctl__key_nm_add(top, &n, k.k, &e,
+				   at_firing && ts.fired_total ? ts.fired_total - 1 :
+								 ts.fired_total);
+	}
+	return n;
 }
 
 void bpfctl__stats_retired(const struct bpfctl *b, struct trigrec_stats *out)

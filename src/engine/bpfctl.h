@@ -210,6 +210,39 @@ int bpfctl__stats(struct bpfctl *b, uint32_t id, struct trigrec_stats *out);
  * this object's start and since the trigger's last firing). 0 or -errno.
  */
 int bpfctl__near_miss(struct bpfctl *b, uint32_t id, struct trigrec_near_miss *out);
+/*
+ * Per-key near misses of a keyed trigger (`by KEY`): the BPF_NM_KEYS keys
+ * with the largest near miss since the start, largest first. Four, as the
+ * values per key: a bounded status line, sidecar list and metric cardinality.
+ */
+#define BPF_NM_KEYS 4
+struct bpfctl_key_nm {
+	uint64_t key[TRIGREC_MAX_KEY_PARTS];
+	__u64 all[TRIGREC_NEAR_MISS];  /* since the start, largest first */
+	__u64 last[TRIGREC_NEAR_MISS]; /* since the trigger's last snapshot (0: none) */
+};
+/*
+ * Keep entry e of key `key` in top[] (*n of BPF_NM_KEYS used, by all[0],
+ * largest first) if it is among the largest; its last[] counts only if
+ * e->epoch is the trigger's fired_total now (else it is from before a firing).
+ */
+void bpfctl__key_nm_add(struct bpfctl_key_nm *top, int *n, const uint64_t *key,
+			const struct trigrec_key_nm *e, uint64_t fired_total);
+/*
+ * Trigger id's top keys into top[BPF_NM_KEYS]: how many (0: none or not
+ * keyed), or -errno. last[] is since the trigger's last firing; at_firing
+ * (its message just came): since the one before, i.e. up to that firing
+ * (a key with a near miss since the firing has none left from before it).
+ */
+int bpfctl__key_near_miss(struct bpfctl *b, uint32_t id, struct bpfctl_key_nm *top, int at_firing);
+/*
+ * A key as the near-miss lists print it: its parts' values joined by "/"
+ * ("42", "42/7"); a str() part is its hash in hex ("0x1f..."). Returns out.
+ */
+const char *bpfctl__key_nm_text(const struct trigrec_trigger_cfg *tc, const uint64_t *key,
+				char *out, size_t len);
+/* 1 if a trigger keeps near misses per key (a LATENCY or RATE with `by`). */
+int bpfctl__keyed_nm(const struct trigrec_trigger_cfg *tc);
 /* Trigger `id`'s learning: keys given a histogram, spans learned from, spans while warming. */
 int bpfctl__learn_stat(struct bpfctl *b, uint32_t id, struct trigrec_learn_stat *out);
 /*

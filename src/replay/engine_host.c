@@ -455,6 +455,23 @@ int eh_near_miss(uint32_t id, struct trigrec_near_miss *out)
 	return 0;
 }
 
+int eh_key_near_miss(uint32_t id, const uint64_t *key, struct trigrec_key_nm *out)
+{
+	struct tkey k;
+	struct trigrec_key_nm *e;
+
+	memset(&k, 0, sizeof(k));
+	k.trig = id;
+	k.kind = 6;
+	memcpy(k.k, key, sizeof(k.k));
+	e = bpf_map_lookup_elem(&key_nm, &k);
+
+	if (!e)
+		return -ENOENT;
+	*out = *e;
+	return 0;
+}
+
 void eh_free(void)
 {
 	host_maps_reset();

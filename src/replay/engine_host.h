@@ -54,6 +54,8 @@ int eh_record(const struct trigrec_hook_cfg *hc, uint32_t hook, const struct eh_
 /* Trigger id's counters (the per-CPU slots are one here). 0, or -ENOENT. */
 int eh_stats(uint32_t id, struct trigrec_stats *out);
 int eh_near_miss(uint32_t id, struct trigrec_near_miss *out);
+/* Trigger id's near misses for key key[TRIGREC_MAX_KEY_PARTS] (key_nm); 0 or -ENOENT. */
+int eh_key_near_miss(uint32_t id, const uint64_t *key, struct trigrec_key_nm *out);
 /* Drop every table (valgrind-clean exit). */
 void eh_free(void);
 

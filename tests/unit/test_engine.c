@@ -241,6 +241,127 @@ TEST(rate_by_key)
 	return 0;
 }
 
+/* One key's near misses (key_nm) as kept, or all zero. */
+static struct trigrec_key_nm key_nm(uint64_t key)
+{
+	struct trigrec_key_nm e;
+	uint64_t k[TRIGREC_MAX_KEY_PARTS] = { key, 0 };
+
+	if (eh_key_near_miss(0, k, &e))
+		memset(&e, 0, sizeof(e));
+	return e;
+}
+
+TEST(latency_near_misses_per_key)
+{
+	const char *t[] = { "latency test:ev if b == 0 by key -> test:ev if b == 1 by key > 10ms "
+			    "limit none" };
+	static const struct {
+		uint64_t start, end;
+		int key, fires;
+	} spans[] = {
+		{ 100, 104, 1, 0 }, { 110, 116, 1, 0 }, { 120, 123, 1, 0 }, { 130, 138, 2, 0 },
+		{ 140, 142, 2, 0 }, { 150, 162, 1, 1 }, /* 12 ms: fires, not a near miss */
+		{ 170, 175, 2, 0 }, { 180, 181, 1, 0 },
+	};
+	struct bpfctl_key_nm top[BPF_NM_KEYS];
+	struct trigrec_key_nm k1, k2;
+	int n = 0;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	for (size_t i = 0; i < sizeof(spans) / sizeof(spans[0]); i++) {
+		struct ev_rec r = ev(0, 0, spans[i].key);
+
+		feed(spans[i].start * MS, 0, 30, &r);
+		r = ev(0, 1, spans[i].key);
+		CHECK_EQ(feed(spans[i].end * MS, 0, 31, &r), spans[i].fires);
+	}
+	CHECK_EQ(nfires, 1);
+	k1 = key_nm(1);
+	k2 = key_nm(2);
+	/* Since the start, largest first; the 12 ms that fired is in neither. */
+	CHECK_EQ(k1.all[0], 6 * MS);
+	CHECK_EQ(k1.all[1], 4 * MS);
+	CHECK_EQ(k1.all[2], 3 * MS);
+	CHECK_EQ(k1.all[3], 1 * MS);
+	CHECK_EQ(k2.all[0], 8 * MS);
+	CHECK_EQ(k2.all[1], 5 * MS);
+	CHECK_EQ(k2.all[2], 2 * MS);
+	CHECK_EQ(k2.all[3], 0);
+	/* Since the firing (epoch 1): only what came after it. */
+	CHECK_EQ(k1.epoch, 1);
+	CHECK_EQ(k1.last[0], 1 * MS);
+	CHECK_EQ(k1.last[1], 0);
+	CHECK_EQ(k2.epoch, 1);
+	CHECK_EQ(k2.last[0], 5 * MS);
+	CHECK_EQ(k2.last[1], 0);
+	/* The per-trigger near misses still see every key. */
+	{
+		struct trigrec_near_miss nm;
+
+		CHECK_EQ(eh_near_miss(0, &nm), 0);
+		CHECK_EQ(nm.all[0], 8 * MS);
+		CHECK_EQ(nm.all[1], 6 * MS);
+	}
+	/* The top keys, as status lists them: key 2 (8 ms) first. */
+	{
+		uint64_t key1[2] = { 1, 0 }, key2[2] = { 2, 0 };
+
+		bpfctl__key_nm_add(top, &n, key1, &k1, 1);
+		bpfctl__key_nm_add(top, &n, key2, &k2, 1);
+	}
+	CHECK_EQ(n, 2);
+	CHECK_EQ(top[0].key[0], 2);
+	CHECK_EQ(top[0].all[0], 8 * MS);
+	CHECK_EQ(top[0].last[0], 5 * MS);
+	CHECK_EQ(top[1].key[0], 1);
+	CHECK_EQ(top[1].last[0], 1 * MS);
+	/* Read after another firing: last[] of an older epoch is empty. */
+	n = 0;
+	bpfctl__key_nm_add(top, &n, top[1].key, &k1, 2);
+	CHECK_EQ(top[0].all[0], 6 * MS);
+	CHECK_EQ(top[0].last[0], 0);
+	return 0;
+}
+
+TEST(rate_near_misses_per_key)
+{
+	const char *t[] = { "rate test:ev by key > 3/1s limit none" };
+	static const struct {
+		uint64_t ms;
+		int key, fires;
+	} evs[] = {
+		{ 1000, 6, 0 }, { 1100, 6, 0 }, /* key 6: 2 in its window */
+		{ 2500, 6, 0 },			/* closes it: 2, a near miss */
+		{ 3000, 5, 0 }, { 3100, 5, 0 },
+		{ 3200, 5, 0 }, { 3300, 5, 1 }, /* 4 > 3: fires, not a near miss */
+		{ 5000, 5, 0 }, { 5100, 5, 0 }, /* key 5: 2 in a window after the firing */
+		{ 6500, 5, 0 },			/* closes it: 2 */
+		{ 7000, 6, 0 },			/* closes key 6's window from 2.5 s: 1 */
+	};
+	struct trigrec_key_nm k5, k6;
+
+	CHECK_EQ(load(t, 1, 0), 0);
+	for (size_t i = 0; i < sizeof(evs) / sizeof(evs[0]); i++) {
+		struct ev_rec r = ev((int)i, 0, evs[i].key);
+
+		CHECK_EQ(feed(evs[i].ms * MS, 0, 40, &r), evs[i].fires);
+	}
+	CHECK_EQ(nfires, 1);
+	k5 = key_nm(5);
+	k6 = key_nm(6);
+	CHECK_EQ(k5.all[0], 2);
+	CHECK_EQ(k5.all[1], 0);
+	CHECK_EQ(k5.epoch, 1);
+	CHECK_EQ(k5.last[0], 2);
+	CHECK_EQ(k6.all[0], 2);
+	CHECK_EQ(k6.all[1], 1);
+	CHECK_EQ(k6.epoch, 1);
+	CHECK_EQ(k6.last[0], 1);
+	CHECK_EQ(k6.last[1], 0);
+	return 0;
+}
+
 TEST(learned_threshold)
 {
 	const char *t[] = {
@@ -294,6 +415,22 @@ TEST(learned_threshold)
 
 		feed(now + S, 0, 51, &st);
 		CHECK_EQ(feed(now + S + 10 * MS, 0, 51, &en), 0);
+	}
+	/*
+	 * Per key (the thread): 50's largest spans, from before the firing
+	 * (epoch 0: its "since the last snapshot" list is stale); 51's warm-up
+	 * span, after it.
+	 */
+	{
+		struct trigrec_key_nm k50 = key_nm(50), k51 = key_nm(51);
+
+		for (int i = 0; i < TRIGREC_NEAR_MISS; i++)
+			CHECK_EQ(k50.all[i], 1900000);
+		CHECK_EQ(k50.epoch, 0);
+		CHECK_EQ(k51.all[0], 10 * MS);
+		CHECK_EQ(k51.all[1], 0);
+		CHECK_EQ(k51.epoch, 1);
+		CHECK_EQ(k51.last[0], 10 * MS);
 	}
 	return 0;
 }
@@ -979,9 +1116,10 @@ TEST(zz_cleanup)
 }
 
 RUN_TESTS(T(event_conditions), T(count_at_least), T(latency_by_key), T(rate_by_key),
-	  T(learned_threshold), T(learned_all_keys), T(learned_all_keys_halving),
-	  T(learned_unkeyed), T(post_coalesces_in_ring_sets), T(post_with_a_freeze), T(policies),
-	  T(str_faults), T(replay_refuses), T(compact_reload_keeps_the_cut),
-	  T(compact_reload_with_the_spare_free), T(replay_open_builds_no_index),
-	  T(replay_merges_files_in_time_order), T(replay_counts_duplicates_once),
-	  T(replay_stops_at_a_damaged_record), T(replay_streams_compressed), T(zz_cleanup))
+	  T(latency_near_misses_per_key), T(rate_near_misses_per_key), T(learned_threshold),
+	  T(learned_all_keys), T(learned_all_keys_halving), T(learned_unkeyed),
+	  T(post_coalesces_in_ring_sets), T(post_with_a_freeze), T(policies), T(str_faults),
+	  T(replay_refuses), T(compact_reload_keeps_the_cut), T(compact_reload_with_the_spare_free),
+	  T(replay_open_builds_no_index), T(replay_merges_files_in_time_order),
+	  T(replay_counts_duplicates_once), T(replay_stops_at_a_damaged_record),
+	  T(replay_streams_compressed), T(zz_cleanup))
