@@ -460,8 +460,12 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg_lea
 	int nofreeze = !bpfctl__needs_freeze(s->b);
 	uint64_t coalesced, gated, skipped;
 	struct job *j = NULL;
-	int err;
+	struct bpfctl_key_nm keys[BPF_NM_KEYS];
+	int err, nk = 0;
 
+	/* Per-key near misses up to the firing: read before its post window adds more. */
+	if (m)
+		nk = bpfctl__key_near_miss(s->b, m->trigger_id, keys, 1);
 	/*
 	 * A post window (a trigger's, or a named manual snapshot's): returns at
 	 * once without one. With ring sets alone nothing is frozen meanwhile,
@@ -506,6 +510,10 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg_lea
 	j->has_msg = !!ml;
 	if (ml)
 		j->msg = *ml;
+	if (nk > 0) {
+		memcpy(j->t.keys, keys, sizeof(keys[0]) * (size_t)nk);
+		j->t.nr_keys = nk;
+	}
 	snprintf(j->name, sizeof(j->name), "%s", name);
 	snprintf(j->text, sizeof(j->text), "%s", text);
 	j->alert = alert;

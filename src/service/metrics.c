@@ -253,6 +253,26 @@ static void hist_out(FILE *f, const char *name, const char *help, const struct h
  * in a window) trigger that did not fire, since the start and since the
  * trigger's last snapshot, with the threshold it missed.
  */
+/*
+ * A keyed trigger's largest near miss of each of its BPF_NM_KEYS keys with
+ * the largest ones, with a key label: at most 2 x 4 series per trigger.
+ */
+static void keys_out(struct metrics *m, FILE *f, int i, const char *name, double div)
+{
+	struct bpfctl_key_nm top[BPF_NM_KEYS];
+	int nk = bpfctl__key_near_miss(m->b, (uint32_t)i, top, 0);
+
+	for (int k = 0; k < nk; k++) {
+		char kt[64];
+
+		bpfctl__key_nm_text(&m->b->trigs[i].cfg, top[k].key, kt, sizeof(kt));
+		fprintf(f, "%s{trigger=\"%s\",key=\"%s\",window=\"start\"} %.9g\n", name,
+			slot_name(m, i), kt, (double)top[k].all[0] / div);
+		fprintf(f, "%s{trigger=\"%s\",key=\"%s\",window=\"snapshot\"} %.9g\n", name,
+			slot_name(m, i), kt, (double)top[k].last[0] / div);
+	}
+}
+
 static void near_miss_out(struct metrics *m, FILE *f, int n)
 {
 	struct trigrec_near_miss nm[TRIGREC_MAX_TRIGGERS];
@@ -290,7 +310,7 @@ static void near_miss_out(struct metrics *m, FILE *f, int n)
 		if (!any)
 			continue;
 		fprintf(f,
-			"# HELP %s The largest %s that did not fire, since the start or since the trigger's last snapshot (0: none).\n"
+			"# HELP %s The largest %s that did not fire, since the start or since the trigger's last snapshot (0: none); with key, of one of the 4 keys with the largest.\n"
 			"# TYPE %s gauge\n",
 			name, what[u], name);
 		for (int i = 0; i < n && i < TRIGREC_MAX_TRIGGERS; i++) {
@@ -300,6 +320,7 @@ static void near_miss_out(struct metrics *m, FILE *f, int n)
 				slot_name(m, i), (double)nm[i].all[0] / div);
 			fprintf(f, "%s{trigger=\"%s\",window=\"snapshot\"} %.9g\n", name,
 				slot_name(m, i), (double)nm[i].last[0] / div);
+			keys_out(m, f, i, name, div);
 		}
 		fprintf(f,
 			"# HELP %s The threshold a near miss is measured against.\n"

@@ -352,6 +352,42 @@ static void near_miss_line(FILE *out, const struct status_trigger *t)
 	fputs("; since its last snapshot: ", out);
 	nm_list(out, t->def, t->nm.last);
 	fputc('\n', out);
+	/* "trigger NAME: near misses of key 42: 19.6 ms, 3 ms; since its last snapshot: none" */
+	for (int i = 0; i < t->nr_keys && i < BPF_NM_KEYS; i++) {
+		char k[64];
+
+		fprintf(out, "trigger %s: near misses of key %s: ", t->name,
+			bpfctl__key_nm_text(&t->def->cfg, t->keys[i].key, k, sizeof(k)));
+		nm_list(out, t->def, t->keys[i].all);
+		fputs("; since its last snapshot: ", out);
+		nm_list(out, t->def, t->keys[i].last);
+		fputc('\n', out);
+	}
+}
+
+/* ,"keys":[{"key":"42","key_values":[42,0],"since_start":[..],"since_snapshot":[..]}] */
+static void keys_json(FILE *out, const struct status_trigger *t)
+{
+	fputs(",\"keys\":[", out);
+	for (int i = 0; i < t->nr_keys && i < BPF_NM_KEYS; i++) {
+		const struct bpfctl_key_nm *e = &t->keys[i];
+		char k[64];
+
+		fprintf(out, "%s{\"key\":", i ? "," : "");
+		bpfctl__key_nm_text(&t->def->cfg, e->key, k, sizeof(k));
+		json_str(out, k, sizeof(k));
+		fprintf(out, ",\"key_values\":[%llu,%llu]", ULL(e->key[0]), ULL(e->key[1]));
+		for (int w = 0; w < 2; w++) {
+			const __u64 *a = w ? e->last : e->all;
+
+			fputs(w ? ",\"since_snapshot\":[" : ",\"since_start\":[", out);
+			for (int j = 0; j < TRIGREC_NEAR_MISS && a[j]; j++)
+				fprintf(out, "%s%llu", j ? "," : "", ULL(a[j]));
+			fputc(']', out);
+		}
+		fputc('}', out);
+	}
+	fputc(']', out);
 }
 
 static void render_text(struct status *st, const struct status_trigger *trigs, int nr_trigs,
@@ -539,6 +575,8 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 					fprintf(out, "%s%llu", k ? "," : "", ULL(a[k]));
 				fputc(']', out);
 			}
+			if (bpfctl__keyed_nm(&d->cfg))
+				keys_json(out, &trigs[i]);
 			fputc('}', out);
 		}
 		if (trigs[i].have_ls && trigs[i].def &&

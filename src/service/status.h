@@ -17,6 +17,7 @@
 #define TRIGREC_STATUS_H
 #include <stdint.h>
 #include <stdio.h>
+#include "engine/bpfctl.h"
 #include "trigrec_abi.h"
 
 struct status;
@@ -42,6 +43,9 @@ struct status_trigger {
 	const struct trig_def *def;
 	struct trigrec_near_miss nm;
 	int have_nm;
+	/* A keyed trigger's keys with the largest near misses (bpfctl__key_near_miss()). */
+	struct bpfctl_key_nm keys[BPF_NM_KEYS];
+	int nr_keys;
 	struct trigrec_learn_stat ls; /* a learned threshold's keys and spans (have_ls) */
 	int have_ls;
 	/* A learned latency trigger's histogram of all its keys (have_la): its figures. */

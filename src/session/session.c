@@ -809,6 +809,9 @@ static void verb_status(void *ctx, const char *arg, char *reply, size_t len)
 		t[n].have = !bpfctl__stats(s->b, i, &t[n].stats);
 		t[n].def = &s->b->trigs[i];
 		t[n].have_nm = !bpfctl__near_miss(s->b, i, &t[n].nm);
+		t[n].nr_keys = bpfctl__key_near_miss(s->b, i, t[n].keys, 0);
+		if (t[n].nr_keys < 0)
+			t[n].nr_keys = 0;
 		t[n].have_ls = !bpfctl__learn_stat(s->b, i, &t[n].ls);
 		t[n].have_la = !bpfctl__learn_all(s->b, i, la);
 		t[n].la_pct_ns = la->pct_ns;

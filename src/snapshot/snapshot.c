@@ -902,15 +902,44 @@ static void render_tasks(FILE *f, struct procs *p)
  * The trigger's near misses at the firing (largest first, in its unit: ns
  * or events): since its previous snapshot, and since the start.
  */
-static void near_miss_json(FILE *f, const struct trigrec_trigger_msg *m)
+static void nm_array(FILE *f, const char *name, const __u64 *a)
 {
-	fputs(", \"near_miss\": {\"since_snapshot\": [", f);
-	for (int i = 0; i < TRIGREC_NEAR_MISS && m->nm_last[i]; i++)
-		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)m->nm_last[i]);
-	fputs("], \"since_start\": [", f);
-	for (int i = 0; i < TRIGREC_NEAR_MISS && m->nm_all[i]; i++)
-		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)m->nm_all[i]);
-	fputs("]}", f);
+	fprintf(f, "\"%s\": [", name);
+	for (int i = 0; i < TRIGREC_NEAR_MISS && a[i]; i++)
+		fprintf(f, "%s%llu", i ? ", " : "", (unsigned long long)a[i]);
+	fputc(']', f);
+}
+
+/*
+ * ... and a keyed trigger's (`by KEY`) per key: the keys with the largest
+ * since the start (t->keys, at most BPF_NM_KEYS), the same two lists each.
+ */
+static void near_miss_json(FILE *f, const struct trigrec_trigger_msg *m,
+			   const struct snap_trigger *t)
+{
+	fputs(", \"near_miss\": {", f);
+	nm_array(f, "since_snapshot", m->nm_last);
+	fputs(", ", f);
+	nm_array(f, "since_start", m->nm_all);
+	if (t->def && bpfctl__keyed_nm(&t->def->cfg)) {
+		fputs(", \"keys\": [", f);
+		for (int i = 0; i < t->nr_keys && i < BPF_NM_KEYS; i++) {
+			char k[64];
+
+			fputs(i ? ", {\"key\": " : "{\"key\": ", f);
+			bpfctl__key_nm_text(&t->def->cfg, t->keys[i].key, k, sizeof(k));
+			json_str(f, k, sizeof(k));
+			fprintf(f, ", \"key_values\": [%llu, %llu], ",
+				(unsigned long long)t->keys[i].key[0],
+				(unsigned long long)t->keys[i].key[1]);
+			nm_array(f, "since_snapshot", t->keys[i].last);
+			fputs(", ", f);
+			nm_array(f, "since_start", t->keys[i].all);
+			fputc('}', f);
+		}
+		fputc(']', f);
+	}
+	fputc('}', f);
 }
 
 /* A histogram's buckets that hold a count, as [lower bound ns, count] (trigrec_hist.h). */
@@ -1054,7 +1083,7 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			fprintf(f, "}, \"key_values\": [%" PRIu64 ", %" PRIu64 "]",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
 			key_text(f, &d->cfg.side[TRIGREC_ROLE_EVENT].key, m);
-			near_miss_json(f, m);
+			near_miss_json(f, m, t);
 			if (d->cfg.learn_pct && t->learn)
 				learned_json(f, d, t->learn);
 			fputs("}", f);
@@ -1072,7 +1101,7 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			fprintf(f, ", \"key_values\": [%" PRIu64 ", %" PRIu64 "]",
 				(uint64_t)m->key[0], (uint64_t)m->key[1]);
 			key_text(f, &d->cfg.side[TRIGREC_ROLE_EVENT].key, m);
-			near_miss_json(f, m);
+			near_miss_json(f, m, t);
 			if ((d->cfg.flags & TRIGREC_TF_RATE_BASELINE) && t->learn)
 				baseline_json(f, d, t->learn);
 			fputs("}", f);
@@ -1082,7 +1111,7 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 			if (d->cfg.nm_clause1) {
 				fprintf(f, ", \"condition\": {\"comparison\": ");
 				json_str(f, d->nm_desc, sizeof(d->nm_desc));
-				near_miss_json(f, m);
+				near_miss_json(f, m, t);
 				fputs("}", f);
 			}
 		}

@@ -14,6 +14,7 @@
 #include "snapshot/procs.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
+#include "engine/bpfctl.h"
 #include "lang/trigger_lang.h"
 #include "util/log.h"
 #include "trigrec_abi.h"
@@ -34,6 +35,9 @@ struct snap_trigger {
 	uint64_t gated;		     /* records the gates dropped while frozen */
 	uint64_t skipped; /* records the kernel's BPF recursion guard dropped since the last snapshot */
 	uint64_t floor; /* previous snapshot's resume: windows never reach past a freeze */
+	/* A keyed trigger's keys with the largest near misses, read when its message came. */
+	struct bpfctl_key_nm keys[BPF_NM_KEYS];
+	int nr_keys;
 };
 
 struct snap_timing {

@@ -5,7 +5,8 @@
 # `trigrec status` (text and JSON), in the Prometheus gauge (which promtool
 # accepts), and in the sidecar of the next snapshot, which a 70 ms sleep
 # takes; after that snapshot the "since the last snapshot" list is empty
-# again and the one since the start still holds the miss.
+# again and the one since the start still holds the miss. Then the same per
+# key, and an event condition's comparison.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/trig_lib.sh"
 need_root
@@ -37,7 +38,7 @@ if tw_start "$TMP/log" "$D" -e raw_syscalls:sys_enter,raw_syscalls:sys_exit --no
 	tw tsleep "$NEAR"
 	tw tsleep 5
 	out=$(timeout 10 "$TRIGREC" status "$SOCK" 2>&1)
-	line=$(grep '^trigger nm: near misses ' <<<"$out")
+	line=$(grep '^trigger nm: near misses ' <<<"$out" | grep -v '^trigger nm: near misses of key ')
 	check_match "status line" "$line" "^trigger nm: near misses max [0-9.]+ ms against a threshold of ${TH} ms; largest since start: [0-9.]+ ms(, [0-9.]+ ms)+; since its last snapshot: "
 	json=$(timeout 10 "$TRIGREC" status --json "$SOCK" 2>&1)
 	nm=$(sj triggers.0.near_miss.since_start.0 <<<"$json")
@@ -122,5 +123,54 @@ if tw_start "$TMP/log2" "$D2" -e syscalls:sys_enter_getpgid --no-final-snapshot 
 	fi
 else
 	t_fail "trigrec did not start: $(log_tail "$TMP/log2")"
+fi
+t_end
+
+# Per key: `rate getpgid by pid > 3/1s` (pid: getpgid's argument). Key 111
+# counts 2 calls in its window, key 222 3; the next call of each, 1.2 s
+# later, closes its window: near misses 2 and 3, each under its own key.
+# Key 333's 4 calls fire: not a near miss. Status (JSON), the gauge (a key
+# label) and the sidecar list the two keys, largest first, with exact counts;
+# after the snapshot their "since the last snapshot" lists are empty.
+D3=$TMP/out3
+PORT3=$(free_port)
+PAUSE=$((1200 * F))
+t_begin "near miss per key: two keys' window counts in status, the gauge and the sidecar"
+if tw_start "$TMP/log3" "$D3" -e syscalls:sys_enter_getpgid --no-final-snapshot \
+	--control "$SOCK.3" --metrics "127.0.0.1:$PORT3" \
+	--trigger 'rate syscalls:sys_enter_getpgid if comm == "trigwork" by pid > 3/1s name pk'; then
+	tw getpgid 111 2 getpgid 222 3 pause "$PAUSE" getpgid 111 1 getpgid 222 1
+	json=$(timeout 10 "$TRIGREC" status --json "$SOCK.3" 2>&1)
+	check_eq "status json: keys, largest first" \
+		"$(sj triggers.0.near_miss.keys <<<"$json")" \
+		"[{'key': '222', 'key_values': [222, 0], 'since_start': [3], 'since_snapshot': [3]}, {'key': '111', 'key_values': [111, 0], 'since_start': [2], 'since_snapshot': [2]}]"
+	out=$(timeout 10 "$TRIGREC" status "$SOCK.3" 2>&1)
+	check_eq "status text: per key" "$(grep '^trigger pk: near misses of key' <<<"$out")" \
+		"trigger pk: near misses of key 222: 3; since its last snapshot: 3
+trigger pk: near misses of key 111: 2; since its last snapshot: 2"
+	body=$(scrape "http://127.0.0.1:$PORT3/metrics")
+	check_eq "gauge: key 222 (start, snapshot)" \
+		"$(metric "$body" 'trigrec_trigger_near_miss_events{trigger="pk",key="222",window="start"}') $(metric "$body" 'trigrec_trigger_near_miss_events{trigger="pk",key="222",window="snapshot"}')" "3 3"
+	check_eq "gauge: key 111 (start, snapshot)" \
+		"$(metric "$body" 'trigrec_trigger_near_miss_events{trigger="pk",key="111",window="start"}') $(metric "$body" 'trigrec_trigger_near_miss_events{trigger="pk",key="111",window="snapshot"}')" "2 2"
+	check_eq "gauge: the key series, no more" "$(grep -c '^trigrec_trigger_near_miss_events{trigger="pk",key=' <<<"$body")" 4
+	printf '%s\n' "$body" >"$TMP/scrape3.txt"
+	check_cmd "promtool check metrics" sh -c "promtool check metrics <'$TMP/scrape3.txt'"
+	tw getpgid 333 4
+	wait_snaps "$D3" pk 1 || t_fail "no snapshot after 4 getpgid(333)"
+	json2=$(timeout 10 "$TRIGREC" status --json "$SOCK.3" 2>&1)
+	check_eq "after the snapshot: since_snapshot empty, since_start kept" \
+		"$(sj triggers.0.near_miss.keys <<<"$json2")" \
+		"[{'key': '222', 'key_values': [222, 0], 'since_start': [3], 'since_snapshot': []}, {'key': '111', 'key_values': [111, 0], 'since_start': [2], 'since_snapshot': []}]"
+	tw_end
+	check_eq "trigrec exit code (log: $(log_tail "$TMP/log3"))" "$TR_RC" 0
+	if one_snap "$D3" pk; then
+		check_eq "sidecar: the firing" "$(j trigger.rate.count) $(j trigger.rate.key_values.0)" "4 333"
+		check_eq "sidecar: key 222" "$(j trigger.rate.near_miss.keys.0.key) $(j trigger.rate.near_miss.keys.0.since_start.0) $(j trigger.rate.near_miss.keys.0.since_snapshot.0)" "222 3 3"
+		check_eq "sidecar: key 111" "$(j trigger.rate.near_miss.keys.1.key) $(j trigger.rate.near_miss.keys.1.since_start.0) $(j trigger.rate.near_miss.keys.1.since_snapshot.0)" "111 2 2"
+		check_eq "sidecar: two keys (333 fired: not a near miss)" "$(j 'trigger.rate.near_miss.keys#')" 2
+	fi
+else
+	t_fail "trigrec did not start: $(log_tail "$TMP/log3")"
 fi
 t_end

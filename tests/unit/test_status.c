@@ -203,6 +203,69 @@ TEST(near_miss)
 	return 0;
 }
 
+/* A keyed trigger: its keys with the largest near misses, each with both lists. */
+TEST(near_miss_per_key)
+{
+	char dir[64];
+	struct trigrec_config c;
+	struct status *st;
+	struct trig_def lat = { .kind = TRIGREC_TRIG_LATENCY, .cfg = { .threshold = 20000000 } };
+	struct trig_def rate = { .kind = TRIGREC_TRIG_RATE,
+				 .cfg = { .threshold = 100, .window_ns = 1000000000 } };
+	struct status_trigger t[2] = {
+		{ .name = "slow",
+		  .have = 1,
+		  .def = &lat,
+		  .have_nm = 1,
+		  .nm = { .all = { 19600000, 18000000 }, .last = { 18000000 } },
+		  .keys = { { .key = { 42 }, .all = { 19600000, 5000 } },
+			    { .key = { 7 }, .all = { 18000000 }, .last = { 18000000 } } },
+		  .nr_keys = 2 },
+		{ .name = "burst",
+		  .have = 1,
+		  .def = &rate,
+		  .have_nm = 1,
+		  .nm = { .all = { 97 } },
+		  .keys = { { .key = { 3, 0xab }, .all = { 97, 2 }, .last = { 2 } } },
+		  .nr_keys = 1 },
+	};
+	char *out;
+
+	lat.cfg.kind = TRIGREC_TRIG_LATENCY;
+	rate.cfg.kind = TRIGREC_TRIG_RATE;
+	lat.cfg.side[TRIGREC_ROLE_EVENT].key.p[0].src = TRIGREC_SRC_FIELD;
+	rate.cfg.side[TRIGREC_ROLE_EVENT].key.p[0].src = TRIGREC_SRC_FIELD;
+	rate.cfg.side[TRIGREC_ROLE_EVENT].key.p[1].src = TRIGREC_SRC_USTR;
+	check_tmpdir(dir, sizeof(dir), "status");
+	config__init(&c);
+	config__set_str(&c.outdir, dir);
+	st = status__new(&c);
+	out = render(st, t, 2, 0);
+	CHECK(strstr(out, "\ntrigger slow: near misses of key 42: 19.6 ms, 5 us; since its last "
+			  "snapshot: none\ntrigger slow: near misses of key 7: 18 ms; since its "
+			  "last snapshot: 18 ms\n"));
+	CHECK(strstr(out, "\ntrigger burst: near misses of key 3/0xab: 97, 2; since its last "
+			  "snapshot: 2\n"));
+	free(out);
+	out = render(st, t, 2, 1);
+	CHECK(strstr(out, "\"since_start\":[19600000,18000000],\"since_snapshot\":[18000000],"
+			  "\"keys\":[{\"key\":\"42\",\"key_values\":[42,0],\"since_start\":"
+			  "[19600000,5000],\"since_snapshot\":[]},{\"key\":\"7\",\"key_values\":"
+			  "[7,0],\"since_start\":[18000000],\"since_snapshot\":[18000000]}]}"));
+	CHECK(strstr(out, "\"keys\":[{\"key\":\"3/0xab\",\"key_values\":[3,171],"
+			  "\"since_start\":[97,2],\"since_snapshot\":[2]}]}"));
+	free(out);
+	/* No key has a near miss yet: an empty list. */
+	t[1].nr_keys = 0;
+	out = render(st, t, 2, 1);
+	CHECK(strstr(out, "\"since_start\":[97],\"since_snapshot\":[],\"keys\":[]}"));
+	free(out);
+	status__free(st);
+	config__fini(&c);
+	check_rmtree(dir);
+	return 0;
+}
+
 /* A learned threshold: how it is said, its learning counted, its near misses. */
 TEST(learned)
 {
@@ -381,5 +444,5 @@ TEST(event_condition)
 	return 0;
 }
 
-RUN_TESTS(T(file_filter), T(text_and_json), T(near_miss), T(learned), T(rate_baseline),
-	  T(event_condition))
+RUN_TESTS(T(file_filter), T(text_and_json), T(near_miss), T(near_miss_per_key), T(learned),
+	  T(rate_baseline), T(event_condition))
