@@ -503,6 +503,15 @@ __noinline int learn_one(struct trigrec_learn *l, struct trigrec_trigger_cfg *tc
 	return hot;
 }
 
+/* Nothing learned: a fixed threshold's firing, or no all-keys histogram. */
+static __always_inline void seen_none(struct learn_seen *s)
+{
+	s->threshold_ns = 0;
+	s->pct_ns = 0;
+	s->samples = 0;
+	s->total = 0;
+}
+
 /*
  * 1: the span dur exceeds its key's learned threshold (and the key is warm).
  * With `by`, the span also goes into the histogram of all the trigger's
@@ -528,10 +537,7 @@ __noinline int learn_sample(__u32 id, struct trigrec_trigger_cfg *tc, const stru
 	la = bpf_map_lookup_elem(&learn_all, &id);
 	if (!la)
 		return 0;
-	out->a.threshold_ns = 0;
-	out->a.pct_ns = 0;
-	out->a.samples = 0;
-	out->a.total = 0;
+	seen_none(&out->a);
 	out->la = NULL;
 	if (tc->flags & TRIGREC_TF_LEARN_ALL) {
 		if (!la->samples && ls)
@@ -641,15 +647,9 @@ __noinline int rate_learn(__u32 id, struct trigrec_trigger_cfg *tc, struct rate_
 /* A firing of a fixed threshold: nothing learned to send. */
 static __always_inline void learn_none(struct learn_out *lo)
 {
-	lo->k.threshold_ns = 0;
-	lo->k.pct_ns = 0;
-	lo->k.samples = 0;
-	lo->k.total = 0;
+	seen_none(&lo->k);
 	lo->l = NULL;
-	lo->a.threshold_ns = 0;
-	lo->a.pct_ns = 0;
-	lo->a.samples = 0;
-	lo->a.total = 0;
+	seen_none(&lo->a);
 	lo->la = NULL;
 }
 
@@ -662,10 +662,7 @@ static __always_inline void rate_learn_out(struct learn_out *lo, const struct ra
 	lo->k.samples = b->windows;
 	lo->k.total = 0;
 	lo->l = NULL;
-	lo->a.threshold_ns = 0;
-	lo->a.pct_ns = 0;
-	lo->a.samples = 0;
-	lo->a.total = 0;
+	seen_none(&lo->a);
 	lo->la = NULL;
 }
 
