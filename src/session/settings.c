@@ -1367,9 +1367,10 @@ void settings__man_statements(FILE *out)
 	for (int i = 0; i < nr_settings; i++) {
 		const struct setting *st = &settings[i];
 		const char *arg, *end;
+		const char *kw = st->kw;
 		int flags = st->short_name || st->name; /* in_stmt rows have a flag */
 
-		if (!st->kw || !st->usage)
+		if (!kw || !st->usage)
 			continue;
 		arg = st->usage + strlen(st->kw);
 		/* The usage's argument: after the keyword, up to a " (" that explains it. */
@@ -1388,12 +1389,14 @@ void settings__man_statements(FILE *out)
 		fputs(" (\" ", out);
 		man_flags(out, st);
 		/* The rows this statement carries that have none of their own (-a, --keep-age). */
-		for (int j = 0; j < nr_settings; j++)
-			if (!settings[j].kw && settings[j].in_stmt &&
-			    !strcmp(settings[j].in_stmt, st->kw)) {
+		for (int j = 0; j < nr_settings; j++) {
+			const char *in = settings[j].in_stmt;
+
+			if (!settings[j].kw && in && !strcmp(in, kw)) {
 				fputs(" \", \" ", out);
 				man_flags(out, &settings[j]);
 			}
+		}
 		fputs(" ),\n", out);
 	}
 }

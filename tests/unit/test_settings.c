@@ -183,7 +183,7 @@ TEST(all_rows_together)
 		/* frequency and period exclude each other in a script; -C already
 		 * records every task, as -a does, so `cpus 0` says both. */
 		if ((!st->kw && !st->in_stmt) || !st->parse ||
-		    (st->excludes && !strcmp(st->kw, "period")) ||
+		    (st->kw && st->excludes && !strcmp(st->kw, "period")) ||
 		    (st->name && !strcmp(st->name, "all-cpus")))
 			continue;
 		CHECK_EQ(settings__set(&a, st, st->arg || !st->name ? st->example : NULL, err,
