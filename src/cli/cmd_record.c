@@ -4,7 +4,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
-#include "service/hooks.h"
 #include "session/session.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -88,35 +87,6 @@ SET(o_filter)
 	return last->filter ? 0 : -ENOMEM;
 }
 
-SET(o_all)
-{
-	CFG->all_cpus = 1;
-	return 0;
-}
-
-SET(o_cpu)
-{
-	int ncpu = cpus_possible();
-
-	if (ncpu <= 0)
-		ncpu = 1;
-	free(CFG->cpumask);
-	CFG->cpumask = calloc(ncpu, 1);
-	CFG->nr_cpumask = ncpu;
-	if (!CFG->cpumask)
-		return -ENOMEM;
-	return parse_cpulist(a, CFG->cpumask, ncpu, err, len);
-}
-
-SET(o_output)
-{
-	if (!*a) {
-		snprintf(err, len, "empty path (give a directory, e.g. -o .)");
-		return -EINVAL;
-	}
-	return config__set_str(&CFG->outdir, a);
-}
-
 SET(o_trigger)
 {
 	struct trig_def t;
@@ -137,48 +107,6 @@ SET(o_trigger)
 	return ret;
 }
 
-/* "0" lifts a limit (for `run`, over the script's `keep`). */
-SET(o_keep_files)
-{
-	return parse_u64(a, 0, 1000000000, &CFG->keep_files, err, len);
-}
-
-SET(o_keep_bytes)
-{
-	if (!strcmp(a, "0"))
-		return CFG->keep_bytes = 0, 0;
-	return parse_size(a, &CFG->keep_bytes, err, len);
-}
-
-SET(o_keep_age)
-{
-	if (!strcmp(a, "0"))
-		return CFG->keep_age_ns = 0, 0;
-	return parse_duration(a, &CFG->keep_age_ns, err, len);
-}
-
-SET(o_on_snapshot)
-{
-	char **v;
-	int e = hook_argv_split(a, &v, err, len);
-
-	if (e)
-		return e;
-	hook_argv_free(CFG->on_snapshot);
-	CFG->on_snapshot = v;
-	return 0;
-}
-
-SET(o_compress)
-{
-	int level = 1; /* -z alone: perf record's default */
-
-	if (a && config__parse_zstd_level(a, &level, err, len))
-		return -EINVAL;
-	CFG->zstd_level = level;
-	return 0;
-}
-
 SET(o_dump_script)
 {
 	x->dump_script = 1;
@@ -195,13 +123,6 @@ SET(o_quiet)
 {
 	log_level = LOG_QUIET;
 	return 0;
-}
-
-SET(o_budget)
-{
-	int n = parse_budget(a, CFG->bpf.budget_n, CFG->bpf.budget_period_ns, 2, err, len);
-
-	return n < 0 ? n : 0;
 }
 
 SET(o_log_format)
@@ -235,39 +156,8 @@ static const struct opt_spec own_opts[] = {
 	  o_event, G_EVENTS },
 	{ 0, "filter", "FILTER", "ftrace filter for the preceding -e (in the kernel)", o_filter,
 	  G_EVENTS },
-	{ 'a', "all-cpus", NULL,
-	  "every CPU, every task (with a command: system-wide\n"
-	  "while it runs; its triggers still only fire in it)",
-	  o_all, G_SCOPE },
-	{ 'C', "cpu", "LIST", "only these CPUs (0-3,5)", o_cpu, G_SCOPE },
 	{ 0, "trigger", "TRIGGER", "snapshot when TRIGGER holds (repeatable; below)", o_trigger,
 	  G_TRIG },
-	{ 0, "budget", "N/PERIOD[,N/PERIOD]",
-	  "at most N snapshots per PERIOD across all\n"
-	  "triggers (storm control, e.g. 10/min,60/hour);\non top of each trigger's limit",
-	  o_budget, G_TRIG },
-	{ 'o', "output", "DIR",
-	  "where snapshots go (default .; created if missing,\nits parent must exist; checked by a test file at start)",
-	  o_output, G_TRIG },
-	{ 'z', "compression-level", "[N]",
-	  "compress snapshots with zstd, as perf record -z:\n"
-	  "level N from 1 (fastest, the default) to 22\n(smallest); 0 = off",
-	  o_compress, G_TRIG },
-	{ 0, "keep-files", "N",
-	  "retention in -o: keep at most N snapshots (a .data\n"
-	  "and its .json each), removing the oldest; 0 = no limit",
-	  o_keep_files, G_TRIG },
-	{ 0, "keep-bytes", "SIZE",
-	  "keep at most SIZE of snapshots (2G); a snapshot\n"
-	  "bigger than that alone is refused",
-	  o_keep_bytes, G_TRIG },
-	{ 0, "keep-age", "AGE", "remove snapshots older than AGE (7d, 12h)", o_keep_age, G_TRIG },
-	{ 0, "on-snapshot", "'CMD ARG...'",
-	  "run CMD for each snapshot written, with its .data\n"
-	  "and .json paths appended, or put where {data},\n"
-	  "{json}, {dir}, {name}, {trigger}, {host} appear.\n"
-	  "Split on blanks, '...' and \"...\" quote; no shell",
-	  o_on_snapshot, G_SHIP },
 	{ 0, "dump-script", NULL, "print these options as a trigger script and exit", o_dump_script,
 	  G_OTHER },
 	{ 'v', "verbose", NULL, "more messages (repeat for more)", o_verbose, G_OTHER },

@@ -66,11 +66,7 @@ static const char run_tail[] =
  * run's options: the settings rows marked run (session/settings.c), and these
  * of record's own, each declared once, there.
  */
-static const char *const run_own[] = {
-	"output", "keep-files",	 "keep-bytes", "keep-age", "compression-level",
-	"budget", "on-snapshot", "verbose",    "quiet",	   "log-format",
-	"help",
-};
+static const char *const run_own[] = { "verbose", "quiet", "log-format", "help" };
 #define NR_RUN_OWN (int)(sizeof(run_own) / sizeof(run_own[0]))
 static struct opt_spec run_opts[NR_RUN_OWN + SETTINGS_MAX];
 static int nr_run_opts;
@@ -248,11 +244,7 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 	for (int i = 0; i < nr_settings; i++)
 		if (given[i] && settings__copy(c, o, &settings[i]))
 			return -ENOMEM;
-	/* Those with a syntax of their own; "not given" is a value no option sets. */
-	if (o->outdir && config__set_str(&c->outdir, o->outdir))
-		return -ENOMEM;
-	if (o->zstd_level >= 0)
-		c->zstd_level = o->zstd_level;
+	/* The command is not a setting: given, it replaces the script's. */
 	if (o->cmd) {
 		char **cmd = config__argv_dup(o->cmd, -1);
 
@@ -260,22 +252,6 @@ static int apply_overrides(struct trigrec_config *c, const struct trigrec_config
 			return -ENOMEM;
 		hook_argv_free(c->cmd);
 		c->cmd = cmd;
-	}
-	if (o->on_snapshot) {
-		hook_argv_free(c->on_snapshot);
-		if (!(c->on_snapshot = config__argv_dup(o->on_snapshot, -1)))
-			return -ENOMEM;
-	}
-	if (o->keep_files != UINT64_MAX)
-		c->keep_files = o->keep_files;
-	if (o->keep_bytes != UINT64_MAX)
-		c->keep_bytes = o->keep_bytes;
-	if (o->keep_age_ns != UINT64_MAX)
-		c->keep_age_ns = o->keep_age_ns;
-	if (o->bpf.budget_n[0]) {
-		memcpy(c->bpf.budget_n, o->bpf.budget_n, sizeof(c->bpf.budget_n));
-		memcpy(c->bpf.budget_period_ns, o->bpf.budget_period_ns,
-		       sizeof(c->bpf.budget_period_ns));
 	}
 	return 0;
 }
@@ -343,9 +319,6 @@ int cmd_run(int argc, char **argv)
 	run_opts_init();
 	config__init(&c);
 	config__init(&o);
-	o.zstd_level = -1;
-	/* Not given; 0 is a value here: it lifts the script's limit. */
-	o.keep_files = o.keep_bytes = o.keep_age_ns = UINT64_MAX;
 	/* Options may come before FILE (e.g. -h) and after it (overrides). */
 	first = opts__parse(run_opts, nr_run_opts, "run", argc, argv, &x);
 	if (first < 0)

@@ -48,7 +48,7 @@ struct script {
 	int absent_ok; /* script__absent_binaries_ok(): a probe's absent binary is a warning */
 	int nr_absent; /* ... warnings of that kind */
 	/* Where host-dependent settings were written (line 0 = not in the script). */
-	struct tl_pos outdir_pos, cmd_pos, onsnap_pos;
+	struct tl_pos outdir_pos, cmd_pos;
 	struct tl_pos val_pos[SETTINGS_MAX]; /* settings[i]'s value */
 };
 
@@ -442,22 +442,11 @@ struct stok {
 };
 
 /*
- * Statements with a syntax of their own, given at most once (record, trigger
- * are repeatable); the settings table's rows (session/settings.h) are
- * statements NR_STMT + their index.
+ * The script's body, not settings: record and trigger (repeatable) and
+ * command (once). Every other statement is a row of the settings table
+ * (session/settings.h), statement NR_STMT + its index.
  */
-enum stmt_id {
-	ST_RECORD,
-	ST_CPUS,
-	ST_COMMAND,
-	ST_OUTPUT,
-	ST_KEEP,
-	ST_ON_SNAPSHOT,
-	ST_BUDGET,
-	ST_COMPRESS,
-	ST_TRIGGER,
-	NR_STMT
-};
+enum stmt_id { ST_RECORD, ST_COMMAND, ST_TRIGGER, NR_STMT };
 
 struct hook_use {
 	char tp[192]; /* "sys:name" */
@@ -1295,6 +1284,14 @@ static int valid_name(const char *s, size_t max)
 /* Where statement kw (a row's or one of stmts[]) was first given; line 0 = not yet. */
 static struct tl_pos stmt_seen(const struct sp *p, const char *kw);
 
+/* The statements of the rows whose syntax is their own (settings.h: SETF_LINE and after). */
+static int form_line(struct sp *p, const struct stok *kw, const struct setting *st);
+static int form_words(struct sp *p, const struct stok *kw, const struct setting *st);
+static int form_argv(struct sp *p, const struct stok *kw, const struct setting *st);
+static int form_output(struct sp *p, const struct stok *kw, const struct setting *st);
+static int form_compress(struct sp *p, const struct stok *kw, const struct setting *st);
+static int keep_list(struct sp *p);
+
 /* A statement of the settings table: its keyword, then its value as the row's form says. */
 static int st_setting(struct sp *p, const struct stok *kw, const struct setting *st)
 {
@@ -1305,6 +1302,15 @@ static int st_setting(struct sp *p, const struct stok *kw, const struct setting 
 
 	if (once(p, NR_STMT + i, kw))
 		return -EINVAL;
+	switch (st->form) {
+	case SETF_LINE: return form_line(p, kw, st);
+	case SETF_WORDS: return form_words(p, kw, st);
+	case SETF_ARGV: return form_argv(p, kw, st);
+	case SETF_OUTPUT: return form_output(p, kw, st);
+	case SETF_KEEP: return keep_list(p);
+	case SETF_COMPRESS: return form_compress(p, kw, st);
+	default: break;
+	}
 	if (st->form == SETF_FLAG) {
 		settings__set(p->c, st, NULL, err, sizeof(err));
 		return expect_eol(p, st->usage);
@@ -1339,20 +1345,19 @@ static int st_setting(struct sp *p, const struct stok *kw, const struct setting 
 }
 
 /* compress zstd [LEVEL] | compress none */
-static int st_compress(struct sp *p, const struct stok *kw)
+static int form_compress(struct sp *p, const struct stok *kw, const struct setting *st)
 {
-	static const char usage[] = "compress zstd [LEVEL] (1 fastest to 22 smallest; or none)";
 	struct stok m, v;
-	char err[256];
+	char err[256], lv[16];
 	int level = 1, r = 0;
 
-	if (once(p, ST_COMPRESS, kw) || arg(p, M_LIST, &m, kw->val, usage))
+	if (arg(p, M_LIST, &m, kw->val, st->usage))
 		return -EINVAL;
 	if (!strcmp(m.val, "none") || !strcmp(m.val, "off")) {
 		level = 0;
 	} else if (strcmp(m.val, "zstd")) {
 		add_err(p->s, m.pos, "compress %s: perf.data compresses only with zstd (%s)", m.val,
-			usage);
+			st->usage);
 		r = -EINVAL;
 	} else if (peek(p, M_LIST, NULL) == S_WORD) {
 		next(p, M_LIST, &v);
@@ -1362,24 +1367,28 @@ static int st_compress(struct sp *p, const struct stok *kw)
 		}
 		stok_free(&v);
 	}
+	if (!r) {
+		p->s->val_pos[st - settings] = m.pos;
+		snprintf(lv, sizeof(lv), "%d", level);
+		r = settings__set(p->c, st, lv, err, sizeof(err));
+	}
 	stok_free(&m);
 	if (r) {
 		skip_line(p);
 		return r;
 	}
-	p->c->zstd_level = level;
-	return expect_eol(p, usage);
+	return expect_eol(p, st->usage);
 }
 
-static int st_cpus(struct sp *p, const struct stok *kw)
+/* The rest of the line as written, up to a comment, into the row's statement parser. */
+static int form_line(struct sp *p, const struct stok *kw, const struct setting *st)
 {
+	setting_parse_fn parse = st->stmt_parse ? st->stmt_parse : st->parse;
 	struct tl_pos pos;
 	size_t s, e;
 	char err[256], *list;
-	int ncpu = cpus_possible(), r = 0;
+	int r;
 
-	if (once(p, ST_CPUS, kw))
-		return -EINVAL;
 	skip_blank(p);
 	pos = here(p);
 	s = p->i;
@@ -1389,29 +1398,20 @@ static int st_cpus(struct sp *p, const struct stok *kw)
 	while (e > s && is_hspace((unsigned char)p->t[e - 1]))
 		e--;
 	skip_line(p);
-	if (e == s) {
-		add_err(p->s, pos,
-			"expected a CPU list after 'cpus' (e.g. cpus 0-3,5, or cpus all)");
-		return -EINVAL;
-	}
 	list = strndup(p->t + s, e - s);
 	if (!list)
 		return nomem(p, pos);
-	if (!strcmp(list, "all")) {
-		p->c->all_cpus = 1;
-	} else {
-		if (ncpu <= 0)
-			ncpu = 1;
-		free(p->c->cpumask);
-		p->c->cpumask = calloc((size_t)ncpu, 1);
-		p->c->nr_cpumask = ncpu;
-		if (!p->c->cpumask) {
-			r = nomem(p, pos);
-		} else if (parse_cpulist(list, p->c->cpumask, ncpu, err, sizeof(err))) {
-			add_err(p->s, pos, "cpus: %s", err);
-			r = -EINVAL;
-		}
-	}
+	err[0] = 0;
+	r = parse(p->c, st, list, err, sizeof(err));
+	if (r == -ENOMEM)
+		nomem(p, pos);
+	else if (r && e == s)
+		add_err(p->s, pos, "%s", err); /* says what to write after the keyword */
+	else if (r)
+		add_err(p->s, pos, "%s%s%s", st->what ? st->what : kw->val, st->what ? "" : ": ",
+			err);
+	else
+		p->s->val_pos[st - settings] = pos;
 	free(list);
 	return r;
 }
@@ -1484,15 +1484,16 @@ static int st_command(struct sp *p, const struct stok *kw)
 	return 0;
 }
 
-static int st_on_snapshot(struct sp *p, const struct stok *kw)
+/* A program and its arguments, into a SETT_ARGV row. */
+static int form_argv(struct sp *p, const struct stok *kw, const struct setting *st)
 {
 	struct tl_pos pos;
+	char **v = NULL;
 
-	if (once(p, ST_ON_SNAPSHOT, kw))
+	if (argv_line(p, kw, &v, &pos))
 		return -EINVAL;
-	if (argv_line(p, kw, &p->c->on_snapshot, &pos))
-		return -EINVAL;
-	p->s->onsnap_pos = pos;
+	settings__put_argv(p->c, st, v);
+	p->s->val_pos[st - settings] = pos;
 	return 0;
 }
 
@@ -1611,40 +1612,41 @@ static int keep_list(struct sp *p)
 	}
 }
 
-static int st_keep(struct sp *p, const struct stok *kw)
+static int form_output(struct sp *p, const struct stok *kw, const struct setting *st)
 {
-	if (once(p, ST_KEEP, kw))
-		return -EINVAL;
-	return keep_list(p);
-}
-
-static int st_output(struct sp *p, const struct stok *kw)
-{
-	static const char usage[] = "output DIR [keep N files, SIZE, AGE]";
+	const struct setting *keep = settings__by_kw("keep");
+	struct tl_pos *keep_seen = &p->seen[NR_STMT + (keep - settings)];
 	struct stok v, t;
-	char d[64];
+	char d[64], err[256];
 	int r = 0;
 
-	if (once(p, ST_OUTPUT, kw) || arg(p, M_ARGV, &v, "output", usage))
+	if (arg(p, M_ARGV, &v, kw->val, st->usage))
 		return -EINVAL;
 	p->s->outdir_pos = v.pos;
-	if (config__set_str(&p->c->outdir, v.val))
-		r = nomem(p, v.pos);
+	p->s->val_pos[st - settings] = v.pos;
+	err[0] = 0;
+	r = settings__set(p->c, st, v.val, err, sizeof(err));
+	if (r == -ENOMEM)
+		nomem(p, v.pos);
+	else if (r)
+		add_err(p->s, v.pos, "%s: %s", kw->val, err);
 	stok_free(&v);
-	if (r)
+	if (r) {
+		skip_line(p);
 		return r;
+	}
 	next(p, M_LIST, &t);
 	if (t.k == S_EOL || t.k == S_EOF)
 		return 0;
 	if (t.k == S_WORD && !strcmp(t.val, "keep")) {
-		if (p->seen[ST_KEEP].line) {
+		if (keep_seen->line) {
 			add_err(p->s, t.pos, "keep given twice (first at %d:%d): give it once",
-				p->seen[ST_KEEP].line, p->seen[ST_KEEP].col);
+				keep_seen->line, keep_seen->col);
 			stok_free(&t);
 			skip_line(p);
 			return -EINVAL;
 		}
-		p->seen[ST_KEEP] = t.pos;
+		*keep_seen = t.pos;
 		stok_free(&t);
 		return keep_list(p);
 	}
@@ -1652,10 +1654,47 @@ static int st_output(struct sp *p, const struct stok *kw)
 		add_err(p->s, t.pos,
 			"unexpected %s after the output directory: the statement is "
 			"'%s' (quote a directory with spaces)",
-			desc(&t, p, d, sizeof(d)), usage);
+			desc(&t, p, d, sizeof(d)), st->usage);
 	stok_free(&t);
 	skip_line(p);
 	return -EINVAL;
+}
+
+/* The line's words (and strings) joined by blanks, into the row's parser: budget 10/min, 60/hour. */
+static int form_words(struct sp *p, const struct stok *kw, const struct setting *st)
+{
+	char joined[256] = "", err[256];
+	struct stok v;
+	struct tl_pos at;
+	int r;
+
+	if (arg(p, M_ARGV, &v, kw->val, st->usage))
+		return -EINVAL;
+	at = v.pos;
+	for (;;) {
+		if (strlen(joined) + strlen(v.val) + 2 < sizeof(joined)) {
+			strcat(joined, v.val);
+			strcat(joined, " ");
+		}
+		stok_free(&v);
+		if (peek(p, M_ARGV, NULL) == S_EOL || peek(p, M_ARGV, NULL) == S_EOF)
+			break;
+		if (arg(p, M_ARGV, &v, kw->val, st->usage))
+			return -EINVAL;
+	}
+	err[0] = 0;
+	r = settings__set(p->c, st, joined, err, sizeof(err));
+	if (r == -ENOMEM)
+		nomem(p, at);
+	else if (r)
+		add_err(p->s, at, "%s%s%s", st->what ? st->what : kw->val, st->what ? "" : ": ",
+			err);
+	if (r) {
+		skip_line(p);
+		return r;
+	}
+	p->s->val_pos[st - settings] = at;
+	return expect_eol(p, st->usage);
 }
 
 /* A trigger body for reports: one line, comments dropped, blanks squeezed. */
@@ -1910,47 +1949,14 @@ out:
 	return r;
 }
 
-/* budget N/PERIOD[, N/PERIOD]: the rest of the line, commas included. */
-static int st_budget(struct sp *p, const struct stok *kw)
-{
-	static const char usage[] = "budget N/PERIOD[, N/PERIOD] (e.g. budget 10/min, 60/hour)";
-	char joined[256] = "", err[256];
-	struct stok v;
-	struct tl_pos at;
-
-	if (once(p, ST_BUDGET, kw) || arg(p, M_ARGV, &v, kw->val, usage))
-		return -EINVAL;
-	at = v.pos;
-	for (;;) {
-		if (strlen(joined) + strlen(v.val) + 2 < sizeof(joined)) {
-			strcat(joined, v.val);
-			strcat(joined, " ");
-		}
-		stok_free(&v);
-		if (peek(p, M_ARGV, NULL) == S_EOL || peek(p, M_ARGV, NULL) == S_EOF)
-			break;
-		if (arg(p, M_ARGV, &v, kw->val, usage))
-			return -EINVAL;
-	}
-	if (parse_budget(joined, p->c->bpf.budget_n, p->c->bpf.budget_period_ns, 2, err,
-			 sizeof(err)) < 0) {
-		add_err(p->s, at, "budget: %s", err);
-		skip_line(p);
-		return -EINVAL;
-	}
-	return expect_eol(p, usage);
-}
-
-/* The statements with a syntax of their own; the settings table's rows are the others. */
+/* The script's body (not settings); the settings table's rows are the other statements. */
 static const struct stmt {
 	const char *kw;
 	enum stmt_id id;
 	int (*fn)(struct sp *p, const struct stok *kw);
 } stmts[] = {
-	{ "record", ST_RECORD, st_record },    { "cpus", ST_CPUS, st_cpus },
-	{ "command", ST_COMMAND, st_command }, { "output", ST_OUTPUT, st_output },
-	{ "keep", ST_KEEP, st_keep },	       { "on_snapshot", ST_ON_SNAPSHOT, st_on_snapshot },
-	{ "budget", ST_BUDGET, st_budget },    { "compress", ST_COMPRESS, st_compress },
+	{ "record", ST_RECORD, st_record },
+	{ "command", ST_COMMAND, st_command },
 	{ "trigger", ST_TRIGGER, st_trigger },
 };
 #define NR_STMTS (sizeof(stmts) / sizeof(stmts[0]))
@@ -1991,17 +1997,7 @@ static const struct {
 	{ "--event", "record" },
 	{ "event", "record" },
 	{ "events", "record" },
-	{ "-C", "cpus" },
-	{ "--cpu", "cpus" },
-	{ "cpu", "cpus" },
-	{ "-a", "cpus all" },
-	{ "-o", "output" },
-	{ "--output", "output" },
 	{ "--trigger", "trigger NAME { ... }" },
-	{ "on-snapshot", "on_snapshot" },
-	{ "--on-snapshot", "on_snapshot" },
-	{ "--budget", "budget" },
-	{ "-z", "compress zstd" },
 	{ "--compression-level", "compress zstd LEVEL" },
 	{ "compression", "compress zstd" },
 	{ "zstd", "compress zstd" },
@@ -2014,10 +2010,10 @@ static const struct {
  */
 static const char *setting_alias(const struct setting *st, const char *w)
 {
-	const char *to = st->alias_to ? st->alias_to : st->kw;
+	const char *to = st->alias_to ? st->alias_to : st->kw ? st->kw : st->in_stmt;
 	size_t n = strlen(w), k = 0;
 
-	if (!st->kw)
+	if (!to)
 		return NULL;
 	if (st->short_name && w[0] == '-' && w[1] == st->short_name && !w[2])
 		return to;
@@ -2076,7 +2072,7 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 		const struct setting *st = &settings[i];
 		const char *to = setting_alias(st, t->val);
 
-		if (!st->kw && st->name &&
+		if (!st->kw && !st->in_stmt && st->name &&
 		    !strcmp(t->val + (strncmp(t->val, "--", 2) ? 0 : 2), st->name)) {
 			if (st->run)
 				add_err(p->s, t->pos,
@@ -2356,7 +2352,7 @@ int script__check_host(struct script *s, const struct trigrec_config *c)
 	if (c->cmd && c->cmd[0] && runnable(c->cmd[0], why, sizeof(why))[0])
 		add_err(s, pos_or_top(s->cmd_pos), "cannot run %s: %s", c->cmd[0], why);
 	if (c->on_snapshot && c->on_snapshot[0] && runnable(c->on_snapshot[0], why, sizeof(why))[0])
-		add_err(s, pos_or_top(s->onsnap_pos), "on_snapshot: cannot run %s: %s",
+		add_err(s, pos_or_top(row_pos(s, "on_snapshot")), "on_snapshot: cannot run %s: %s",
 			c->on_snapshot[0], why);
 	if (c->on_snapshot && c->on_snapshot_user) {
 		struct hook_cred hc;

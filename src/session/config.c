@@ -131,13 +131,10 @@ void config__fini(struct trigrec_config *c)
 		free((char *)c->events[i].filter);
 	}
 	free(c->events);
-	free(c->cpumask);
 	free_argv(c->cmd);
 	free(c->trigs);
 	free(c->trig_origin);
 	free(c->manual);
-	free(c->outdir);
-	free_argv(c->on_snapshot);
 	free(c->script_path);
 	free(c->default_missing);
 	settings__free(c);
@@ -409,10 +406,9 @@ int config__unrecorded(const struct trigrec_config *c, int k, char *buf, size_t 
 }
 
 #define put_word settings__put_word
-#define put_size settings__put_size
 #define put_duration settings__put_duration
 
-/* The table's settings (settings__dump()), then those with a syntax of their own. */
+/* The events, the table's settings (settings__dump()), the command, then the triggers. */
 int config__dump_script(const struct trigrec_config *c, FILE *out)
 {
 	fprintf(out,
@@ -431,64 +427,9 @@ int config__dump_script(const struct trigrec_config *c, FILE *out)
 		fputc('\n', out);
 	}
 	settings__dump(c, out);
-	/* -C with a command already records system-wide, as -a does. */
-	if (c->all_cpus && !c->cpumask)
-		fputs("cpus all\n", out);
-	if (c->cpumask) {
-		char buf[4096];
-
-		format_cpulist(c->cpumask, c->nr_cpumask, buf, sizeof(buf));
-		fprintf(out, "cpus %s\n", buf);
-	}
 	if (c->cmd) {
 		fputs("command", out);
 		for (char **a = c->cmd; *a; a++) {
-			fputc(' ', out);
-			put_word(out, *a);
-		}
-		fputc('\n', out);
-	}
-	fputs("output ", out);
-	put_word(out, c->outdir ? c->outdir : ".");
-	if (c->keep_files || c->keep_bytes || c->keep_age_ns) {
-		const char *sep = " keep ";
-
-		if (c->keep_files) {
-			fprintf(out, "%s%llu files", sep, (unsigned long long)c->keep_files);
-			sep = ", ";
-		}
-		if (c->keep_bytes) {
-			fputs(sep, out);
-			put_size(out, c->keep_bytes);
-			sep = ", ";
-		}
-		if (c->keep_age_ns) {
-			fputs(sep, out);
-			put_duration(out, c->keep_age_ns);
-		}
-	}
-	fputc('\n', out);
-	if (c->zstd_level)
-		fprintf(out, "compress zstd %d\n", c->zstd_level);
-	if (c->bpf.budget_n[0]) {
-		fputs("budget ", out);
-		for (int i = 0; i < 2 && c->bpf.budget_n[i]; i++) {
-			uint64_t p = c->bpf.budget_period_ns[i];
-			char d[32];
-
-			fprintf(out, "%s%llu/%s", i ? ", " : "",
-				(unsigned long long)c->bpf.budget_n[i],
-				p == 86400000000000ULL ? "day" :
-				p == 3600000000000ULL  ? "hour" :
-				p == 60000000000ULL    ? "min" :
-				p == 1000000000ULL     ? "s" :
-							 fmt_duration(p, d, sizeof(d)));
-		}
-		fputc('\n', out);
-	}
-	if (c->on_snapshot) {
-		fputs("on_snapshot", out);
-		for (char **a = c->on_snapshot; *a; a++) {
 			fputc(' ', out);
 			put_word(out, *a);
 		}

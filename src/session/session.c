@@ -329,19 +329,9 @@ static void not_reloadable(const struct trigrec_config *a, const struct trigrec_
 	for (int i = 0; i < nr_settings; i++)
 		if (settings[i].reload && settings__differ(a, b, &settings[i]))
 			add_name(out, len, settings[i].reload);
-	if (a->all_cpus != b->all_cpus || a->nr_cpumask != b->nr_cpumask ||
-	    (a->nr_cpumask && memcmp(a->cpumask, b->cpumask, a->nr_cpumask)) ||
-	    argv_differ(a->cmd, b->cmd))
+	/* The command is not a row (settings.c): it is a part of the scope. */
+	if (argv_differ(a->cmd, b->cmd))
 		add_name(out, len, "scope (cpus, cgroup, command)");
-	if (str_differ(a->outdir, b->outdir))
-		add_name(out, len, "output");
-	if (a->keep_files != b->keep_files || a->keep_bytes != b->keep_bytes ||
-	    a->keep_age_ns != b->keep_age_ns)
-		add_name(out, len, "keep");
-	if (argv_differ(a->on_snapshot, b->on_snapshot))
-		add_name(out, len, "on_snapshot");
-	if (a->zstd_level != b->zstd_level)
-		add_name(out, len, "compress");
 }
 
 /* Collects resolve_cgroups()'s errors: logged at start, into the reply on reload. */

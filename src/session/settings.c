@@ -1,5 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* The settings table (settings.h): one row per setting, and what is made from it. */
+/*
+ * The settings table (settings.h): one row per setting, and what is made from it.
+ *
+ * A setting is a value of the run: how big, how often, where, who, what to
+ * do with a snapshot. Adding or changing one is its field in config.h and
+ * one row here; a new kind of value (a list, a command, a pair of limits) is
+ * a type (enum setting_type) and a parser/printer pair beside the others.
+ *
+ * Not settings, and so not rows: -e/--filter (`record EVENT [if FILTER]`),
+ * --trigger (`trigger NAME { ... }`) and the command (`-- CMD`, `command`).
+ * They are the script's body, what is recorded and when it is cut, kept in
+ * their own lists (events[], trigs[], cmd) with their own syntax, parsed in
+ * cli/cmd_record.c and lang/script.c, printed by config__dump_script().
+ */
 #include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -8,6 +21,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 #include "harvest/control.h"
+#include "service/hooks.h"
 #include "service/retention.h"
 #include "session/settings.h"
 #include "util/netaddr.h"
@@ -15,6 +29,7 @@
 
 #define FIELD(c, s, T) (*(T *)((char *)(c) + (s)->off))
 #define CFIELD(c, s, T) (*(const T *)((const char *)(c) + (s)->off))
+typedef char **argv_t; /* SETT_ARGV's field, for CFIELD() */
 
 /* ------------------------------------------------------------------ */
 /* Parsers: a value (NULL for a flag) into the row's field              */
@@ -230,6 +245,107 @@ static int p_buildid(struct trigrec_config *c, const struct setting *s, const ch
 	return 0;
 }
 
+/* -C LIST: a fresh mask of the possible CPUs. */
+static int p_cpulist(struct trigrec_config *c, const struct setting *s, const char *a, char *err,
+		     size_t len)
+{
+	int ncpu = cpus_possible();
+	unsigned char **mask = &FIELD(c, s, unsigned char *);
+
+	if (ncpu <= 0)
+		ncpu = 1;
+	free(*mask);
+	*mask = calloc((size_t)ncpu, 1);
+	*(int *)((char *)c + s->off2) = ncpu;
+	if (!*mask)
+		return -ENOMEM;
+	return parse_cpulist(a, *mask, ncpu, err, len);
+}
+
+/* `cpus all` (as -a) or `cpus LIST` (as -C); "" says what to write. */
+static int p_cpus_stmt(struct trigrec_config *c, const struct setting *s, const char *a, char *err,
+		       size_t len)
+{
+	if (!*a) {
+		snprintf(err, len,
+			 "expected a CPU list after 'cpus' (e.g. cpus 0-3,5, or cpus all)");
+		return -EINVAL;
+	}
+	if (!strcmp(a, "all")) {
+		c->all_cpus = 1;
+		return 0;
+	}
+	return p_cpulist(c, s, a, err, len);
+}
+
+static int p_output(struct trigrec_config *c, const struct setting *s, const char *a, char *err,
+		    size_t len)
+{
+	if (!*a) {
+		snprintf(err, len, "empty path (give a directory, e.g. -o .)");
+		return -EINVAL;
+	}
+	return set_str(c, s, a);
+}
+
+/* --keep-*: "0" lifts a limit (for `run`, over the script's `keep`). */
+static int p_keep_files(struct trigrec_config *c, const struct setting *s, const char *a, char *err,
+			size_t len)
+{
+	return parse_u64(a, 0, 1000000000, &FIELD(c, s, uint64_t), err, len);
+}
+
+static int p_keep_bytes(struct trigrec_config *c, const struct setting *s, const char *a, char *err,
+			size_t len)
+{
+	if (!strcmp(a, "0"))
+		return FIELD(c, s, uint64_t) = 0, 0;
+	return parse_size(a, &FIELD(c, s, uint64_t), err, len);
+}
+
+static int p_keep_age(struct trigrec_config *c, const struct setting *s, const char *a, char *err,
+		      size_t len)
+{
+	if (!strcmp(a, "0"))
+		return FIELD(c, s, uint64_t) = 0, 0;
+	return parse_duration(a, &FIELD(c, s, uint64_t), err, len);
+}
+
+/* -z [N]: alone, level 1 (perf record's default). */
+static int p_zstd(struct trigrec_config *c, const struct setting *s, const char *a, char *err,
+		  size_t len)
+{
+	int level = 1;
+
+	if (a && config__parse_zstd_level(a, &level, err, len))
+		return -EINVAL;
+	FIELD(c, s, int) = level;
+	return 0;
+}
+
+/* N/PERIOD[,N/PERIOD] into the pair of arrays. */
+static int p_budget(struct trigrec_config *c, const struct setting *s, const char *a, char *err,
+		    size_t len)
+{
+	int n = parse_budget(a, &FIELD(c, s, uint64_t), (uint64_t *)((char *)c + s->off2), 2, err,
+			     len);
+
+	return n < 0 ? n : 0;
+}
+
+/* 'CMD ARG...': split as hooks split it (blanks, '...' and "..." quote; no shell). */
+static int p_argv(struct trigrec_config *c, const struct setting *s, const char *a, char *err,
+		  size_t len)
+{
+	char **v;
+	int e = hook_argv_split(a, &v, err, len);
+
+	if (e)
+		return e;
+	settings__put_argv(c, s, v);
+	return 0;
+}
+
 /* ------------------------------------------------------------------ */
 /* Printers: the statement, or nothing at the default                   */
 
@@ -319,6 +435,89 @@ static void pr_rings(const struct trigrec_config *c, const struct setting *s, FI
 {
 	if (CFIELD(c, s, int))
 		fprintf(out, "%s %s\n", s->kw, rec_rings_name(CFIELD(c, s, int)));
+}
+
+/* -C's row prints -a's value too: `cpus all`, or the list (-C with a command
+ * already records system-wide, as -a does). */
+static void pr_cpus(const struct trigrec_config *c, const struct setting *s, FILE *out)
+{
+	const unsigned char *mask = CFIELD(c, s, unsigned char *);
+	char buf[4096];
+
+	if (!mask) {
+		if (c->all_cpus)
+			fprintf(out, "%s all\n", s->kw);
+		return;
+	}
+	format_cpulist(mask, *(const int *)((const char *)c + s->off2), buf, sizeof(buf));
+	fprintf(out, "%s %s\n", s->kw, buf);
+}
+
+/* output DIR, and on the same line the keep rows' limits (their in_stmt). */
+static void pr_output(const struct trigrec_config *c, const struct setting *s, FILE *out)
+{
+	const char *sep = " keep ";
+
+	if (!CFIELD(c, s, char *))
+		return; /* config__finalize() makes it "." */
+	fprintf(out, "%s ", s->kw);
+	settings__put_word(out, CFIELD(c, s, char *));
+	if (c->keep_files) {
+		fprintf(out, "%s%llu files", sep, (unsigned long long)c->keep_files);
+		sep = ", ";
+	}
+	if (c->keep_bytes) {
+		fputs(sep, out);
+		settings__put_size(out, c->keep_bytes);
+		sep = ", ";
+	}
+	if (c->keep_age_ns) {
+		fputs(sep, out);
+		settings__put_duration(out, c->keep_age_ns);
+	}
+	fputc('\n', out);
+}
+
+static void pr_compress(const struct trigrec_config *c, const struct setting *s, FILE *out)
+{
+	if (CFIELD(c, s, int))
+		fprintf(out, "%s zstd %d\n", s->kw, CFIELD(c, s, int));
+}
+
+static void pr_budget(const struct trigrec_config *c, const struct setting *s, FILE *out)
+{
+	const uint64_t *n = &CFIELD(c, s, uint64_t);
+	const uint64_t *per = (const uint64_t *)((const char *)c + s->off2);
+
+	if (!n[0])
+		return;
+	fprintf(out, "%s ", s->kw);
+	for (int i = 0; i < 2 && n[i]; i++) {
+		uint64_t p = per[i];
+		char d[32];
+
+		fprintf(out, "%s%llu/%s", i ? ", " : "", (unsigned long long)n[i],
+			p == 86400000000000ULL ? "day" :
+			p == 3600000000000ULL  ? "hour" :
+			p == 60000000000ULL    ? "min" :
+			p == 1000000000ULL     ? "s" :
+						 fmt_duration(p, d, sizeof(d)));
+	}
+	fputc('\n', out);
+}
+
+static void pr_argv(const struct trigrec_config *c, const struct setting *s, FILE *out)
+{
+	char *const *v = CFIELD(c, s, argv_t);
+
+	if (!v)
+		return;
+	fputs(s->kw, out);
+	for (; *v; v++) {
+		fputc(' ', out);
+		settings__put_word(out, *v);
+	}
+	fputc('\n', out);
 }
 
 static void pr_buildid(const struct trigrec_config *c, const struct setting *s, FILE *out)
@@ -418,6 +617,37 @@ const struct setting settings[] = {
 		.reload = "sampling (-F, -c, -g)",
 	},
 	{
+		.name = "all-cpus",
+		.short_name = 'a',
+		.group = G_SCOPE,
+		.help = "every CPU, every task (with a command: system-wide\n"
+			"while it runs; its triggers still only fire in it)",
+		.alias_to = "cpus all",
+		.in_stmt = "cpus",
+		.off = OFF(all_cpus),
+		.type = SETT_INT,
+		.parse = p_flag,
+		.reload = "scope (cpus, cgroup, command)",
+	},
+	{
+		.name = "cpu",
+		.example = "0",
+		.short_name = 'C',
+		.arg = "LIST",
+		.group = G_SCOPE,
+		.help = "only these CPUs (0-3,5)",
+		.kw = "cpus",
+		.form = SETF_LINE,
+		.usage = "cpus LIST|all (e.g. cpus 0-3,5)",
+		.off = OFF(cpumask),
+		.off2 = OFF(nr_cpumask),
+		.type = SETT_CPUMASK,
+		.parse = p_cpulist,
+		.stmt_parse = p_cpus_stmt,
+		.print = pr_cpus,
+		.reload = "scope (cpus, cgroup, command)",
+	},
+	{
 		.name = "cgroup",
 		.example = "/sys/fs/cgroup/web.slice",
 		.short_name = 'G',
@@ -452,6 +682,108 @@ const struct setting settings[] = {
 		.parse = p_pid,
 		.print = pr_num,
 		.reload = "scope (cpus, cgroup, command)",
+	},
+	{
+		.name = "budget",
+		.example = "10/min,60/hour",
+		.arg = "N/PERIOD[,N/PERIOD]",
+		.group = G_TRIG,
+		.run = 1,
+		.help = "at most N snapshots per PERIOD across all\n"
+			"triggers (storm control, e.g. 10/min,60/hour);\non top of each trigger's limit",
+		.kw = "budget",
+		.form = SETF_WORDS,
+		.usage = "budget N/PERIOD[, N/PERIOD] (e.g. budget 10/min, 60/hour)",
+		/* A reload applies it: the new BPF object gets the new buckets. */
+		.off = OFF(bpf.budget_n),
+		.off2 = OFF(bpf.budget_period_ns),
+		.type = SETT_PAIRS,
+		.parse = p_budget,
+		.print = pr_budget,
+	},
+	{
+		.name = "output",
+		.example = "/tmp/snaps",
+		.short_name = 'o',
+		.arg = "DIR",
+		.group = G_TRIG,
+		.run = 1,
+		.help = "where snapshots go (default .; created if missing,\nits parent must exist; checked by a test file at start)",
+		.kw = "output",
+		.form = SETF_OUTPUT,
+		.usage = "output DIR [keep N files, SIZE, AGE]",
+		/* NULL until config__finalize() makes it ".". */
+		.off = OFF(outdir),
+		.type = SETT_STR,
+		.parse = p_output,
+		.print = pr_output,
+		.reload = "output",
+	},
+	{
+		.name = "compression-level",
+		.example = "7",
+		.short_name = 'z',
+		.arg = "[N]",
+		.group = G_TRIG,
+		.run = 1,
+		.help = "compress snapshots with zstd, as perf record -z:\n"
+			"level N from 1 (fastest, the default) to 22\n(smallest); 0 = off",
+		.kw = "compress",
+		.form = SETF_COMPRESS,
+		.usage = "compress zstd [LEVEL] (1 fastest to 22 smallest; or none)",
+		.alias_to = "compress zstd",
+		.off = OFF(zstd_level),
+		.type = SETT_INT,
+		.parse = p_zstd,
+		.print = pr_compress,
+		.reload = "compress",
+	},
+	{
+		.name = "keep-files",
+		.example = "5",
+		.arg = "N",
+		.group = G_TRIG,
+		.run = 1,
+		.help = "retention in -o: keep at most N snapshots (a .data\n"
+			"and its .json each), removing the oldest; 0 = no limit",
+		/* `keep` sets the three keep rows; `output DIR keep ...` prints them. */
+		.kw = "keep",
+		.form = SETF_KEEP,
+		.usage = "keep N files, SIZE, AGE (e.g. keep 50 files, 2G, 7d)",
+		.in_stmt = "output",
+		.off = OFF(keep_files),
+		.type = SETT_U64,
+		.parse = p_keep_files,
+		.reload = "keep",
+	},
+	{
+		.name = "keep-bytes",
+		.example = "1G",
+		.arg = "SIZE",
+		.group = G_TRIG,
+		.run = 1,
+		.help = "keep at most SIZE of snapshots (2G); a snapshot\n"
+			"bigger than that alone is refused",
+		.alias_to = "keep",
+		.in_stmt = "keep",
+		.off = OFF(keep_bytes),
+		.type = SETT_U64,
+		.parse = p_keep_bytes,
+		.reload = "keep",
+	},
+	{
+		.name = "keep-age",
+		.example = "2d",
+		.arg = "AGE",
+		.group = G_TRIG,
+		.run = 1,
+		.help = "remove snapshots older than AGE (7d, 12h)",
+		.alias_to = "keep",
+		.in_stmt = "keep",
+		.off = OFF(keep_age_ns),
+		.type = SETT_U64,
+		.parse = p_keep_age,
+		.reload = "keep",
 	},
 	{
 		.name = "post",
@@ -680,6 +1012,25 @@ const struct setting settings[] = {
 		.parse = p_instance,
 	},
 	{
+		.name = "on-snapshot",
+		.example = "/bin/echo hi {data} 'a b'",
+		.arg = "'CMD ARG...'",
+		.group = G_SHIP,
+		.run = 1,
+		.help = "run CMD for each snapshot written, with its .data\n"
+			"and .json paths appended, or put where {data},\n"
+			"{json}, {dir}, {name}, {trigger}, {host} appear.\n"
+			"Split on blanks, '...' and \"...\" quote; no shell",
+		.kw = "on_snapshot",
+		.form = SETF_ARGV,
+		.usage = "on_snapshot PROGRAM [ARG...]",
+		.off = OFF(on_snapshot),
+		.type = SETT_ARGV,
+		.parse = p_argv,
+		.print = pr_argv,
+		.reload = "on_snapshot",
+	},
+	{
 		.name = "on-snapshot-timeout",
 		.example = "2min",
 		.arg = "DURATION",
@@ -818,7 +1169,8 @@ int settings__set(struct trigrec_config *c, const struct setting *s, const char 
 		snprintf(err, len, "this setting has no parser");
 		return -EINVAL;
 	}
-	if (!a && s->arg) {
+	/* "[N]": the value may be left out (-z alone). */
+	if (!a && s->arg && s->arg[0] != '[') {
 		snprintf(err, len, "give a value (%s)", s->arg);
 		return -EINVAL;
 	}
@@ -833,8 +1185,44 @@ uint64_t settings__get(const struct trigrec_config *c, const struct setting *s)
 	case SETT_ULONG: return CFIELD(c, s, unsigned long);
 	case SETT_PID: return (uint64_t)(int64_t)CFIELD(c, s, pid_t);
 	case SETT_STR: return CFIELD(c, s, char *) != NULL;
-	default: return CFIELD(c, s, uint64_t);
+	case SETT_ARGV: return CFIELD(c, s, argv_t) != NULL;
+	case SETT_CPUMASK: return CFIELD(c, s, unsigned char *) != NULL;
+	default: return CFIELD(c, s, uint64_t); /* SETT_PAIRS: [0] */
 	}
+}
+
+static void free_argv(char **v)
+{
+	for (char **a = v; a && *a; a++)
+		free(*a);
+	free(v);
+}
+
+void settings__put_argv(struct trigrec_config *c, const struct setting *s, char **v)
+{
+	free_argv(FIELD(c, s, char **));
+	FIELD(c, s, char **) = v;
+}
+
+#define FIELD2(c, s, T) (*(T *)((char *)(c) + (s)->off2))
+#define CFIELD2(c, s, T) (*(const T *)((const char *)(c) + (s)->off2))
+#define PAIRS_SIZE (2 * sizeof(uint64_t))
+
+static int copy_cpumask(struct trigrec_config *dst, const struct trigrec_config *src,
+			const struct setting *s)
+{
+	const unsigned char *m = CFIELD(src, s, unsigned char *);
+	int n = CFIELD2(src, s, int);
+	unsigned char *cp = NULL;
+
+	if (m && !(cp = malloc(n > 0 ? (size_t)n : 1)))
+		return -ENOMEM;
+	if (m && n > 0)
+		memcpy(cp, m, (size_t)n);
+	free(FIELD(dst, s, unsigned char *));
+	FIELD(dst, s, unsigned char *) = cp;
+	FIELD2(dst, s, int) = m ? n : 0;
+	return 0;
 }
 
 int settings__copy(struct trigrec_config *dst, const struct trigrec_config *src,
@@ -846,6 +1234,19 @@ int settings__copy(struct trigrec_config *dst, const struct trigrec_config *src,
 	case SETT_ULONG: FIELD(dst, s, unsigned long) = CFIELD(src, s, unsigned long); return 0;
 	case SETT_PID: FIELD(dst, s, pid_t) = CFIELD(src, s, pid_t); return 0;
 	case SETT_STR: return config__set_str(&FIELD(dst, s, char *), CFIELD(src, s, char *));
+	case SETT_ARGV: {
+		char **v = NULL;
+
+		if (CFIELD(src, s, argv_t) && !(v = config__argv_dup(CFIELD(src, s, argv_t), -1)))
+			return -ENOMEM;
+		settings__put_argv(dst, s, v);
+		return 0;
+	}
+	case SETT_CPUMASK: return copy_cpumask(dst, src, s);
+	case SETT_PAIRS:
+		memcpy(&FIELD(dst, s, uint64_t), &CFIELD(src, s, uint64_t), PAIRS_SIZE);
+		memcpy(&FIELD2(dst, s, uint64_t), &CFIELD2(src, s, uint64_t), PAIRS_SIZE);
+		return 0;
 	default: FIELD(dst, s, uint64_t) = CFIELD(src, s, uint64_t); return 0;
 	}
 }
@@ -858,6 +1259,28 @@ int settings__differ(const struct trigrec_config *a, const struct trigrec_config
 
 		return (!x || !y) ? x != y : strcmp(x, y) != 0;
 	}
+	if (s->type == SETT_ARGV) {
+		char *const *x = CFIELD(a, s, argv_t), *const *y = CFIELD(b, s, argv_t);
+
+		if (!x || !y)
+			return x != y;
+		for (; *x && *y; x++, y++)
+			if (strcmp(*x, *y))
+				return 1;
+		return *x || *y;
+	}
+	if (s->type == SETT_CPUMASK) {
+		const unsigned char *x = CFIELD(a, s, unsigned char *),
+				    *y = CFIELD(b, s, unsigned char *);
+		int n = CFIELD2(a, s, int);
+
+		if (!x || !y)
+			return x != y;
+		return n != CFIELD2(b, s, int) || (n > 0 && memcmp(x, y, (size_t)n));
+	}
+	if (s->type == SETT_PAIRS)
+		return memcmp(&CFIELD(a, s, uint64_t), &CFIELD(b, s, uint64_t), PAIRS_SIZE) ||
+		       memcmp(&CFIELD2(a, s, uint64_t), &CFIELD2(b, s, uint64_t), PAIRS_SIZE);
 	return settings__get(a, s) != settings__get(b, s);
 }
 
@@ -874,6 +1297,15 @@ void settings__defaults(struct trigrec_config *c)
 		case SETT_ULONG: FIELD(c, s, unsigned long) = (unsigned long)s->def; break;
 		case SETT_PID: FIELD(c, s, pid_t) = (pid_t)s->def; break;
 		case SETT_STR: FIELD(c, s, char *) = NULL; break;
+		case SETT_ARGV: FIELD(c, s, char **) = NULL; break;
+		case SETT_CPUMASK:
+			FIELD(c, s, unsigned char *) = NULL;
+			FIELD2(c, s, int) = 0;
+			break;
+		case SETT_PAIRS:
+			memset(&FIELD(c, s, uint64_t), 0, PAIRS_SIZE);
+			memset(&FIELD2(c, s, uint64_t), 0, PAIRS_SIZE);
+			break;
 		default: FIELD(c, s, uint64_t) = s->def;
 		}
 		if (!env)
@@ -891,9 +1323,13 @@ void settings__defaults(struct trigrec_config *c)
 void settings__free(struct trigrec_config *c)
 {
 	for (int i = 0; i < nr_settings; i++) {
-		if (settings[i].type == SETT_STR) {
-			free(FIELD(c, &settings[i], char *));
-			FIELD(c, &settings[i], char *) = NULL;
+		const struct setting *s = &settings[i];
+
+		if (s->type == SETT_STR || s->type == SETT_CPUMASK) {
+			free(FIELD(c, s, char *));
+			FIELD(c, s, char *) = NULL;
+		} else if (s->type == SETT_ARGV) {
+			settings__put_argv(c, s, NULL);
 		}
 	}
 }
@@ -915,14 +1351,26 @@ static void man_put(FILE *out, const char *s, size_t n)
 	}
 }
 
+/* "-a", "--all-cpus" as the page writes them. */
+static void man_flags(FILE *out, const struct setting *st)
+{
+	if (st->short_name)
+		fprintf(out, "\\-%c%s", st->short_name, st->name ? " \", \" " : "");
+	if (st->name) {
+		fputs("\\-\\-", out);
+		man_put(out, st->name, strlen(st->name));
+	}
+}
+
 void settings__man_statements(FILE *out)
 {
 	for (int i = 0; i < nr_settings; i++) {
 		const struct setting *st = &settings[i];
 		const char *arg, *end;
-		int flags = st->short_name || st->name;
+		const char *kw = st->kw;
+		int flags = st->short_name || st->name; /* in_stmt rows have a flag */
 
-		if (!st->kw || !st->usage)
+		if (!kw || !st->usage)
 			continue;
 		arg = st->usage + strlen(st->kw);
 		/* The usage's argument: after the keyword, up to a " (" that explains it. */
@@ -939,11 +1387,15 @@ void settings__man_statements(FILE *out)
 			continue;
 		}
 		fputs(" (\" ", out);
-		if (st->short_name)
-			fprintf(out, "\\-%c%s", st->short_name, st->name ? " \", \" " : "");
-		if (st->name) {
-			fputs("\\-\\-", out);
-			man_put(out, st->name, strlen(st->name));
+		man_flags(out, st);
+		/* The rows this statement carries that have none of their own (-a, --keep-age). */
+		for (int j = 0; j < nr_settings; j++) {
+			const char *in = settings[j].in_stmt;
+
+			if (!settings[j].kw && in && !strcmp(in, kw)) {
+				fputs(" \", \" ", out);
+				man_flags(out, &settings[j]);
+			}
 		}
 		fputs(" ),\n", out);
 	}

@@ -8,10 +8,10 @@
  * override merge and the reload diff (session/session.c) are all made from
  * settings[]. Adding a setting is its field in config.h and one row here.
  *
- * What is not a row yet (their syntax is their own): events and --filter,
- * triggers, cpus (-a, -C), command, output and keep (-o, --keep-*),
- * on_snapshot, budget and compress (-z). They are parsed, printed, merged
- * and compared where they always were.
+ * Not rows, and not to be: events and --filter (`record`), triggers
+ * (--trigger, `trigger NAME { }`) and the command. They are the script's
+ * body, what is recorded and when, not settings of the run (see the top of
+ * settings.c).
  */
 #ifndef TRIGREC_SETTINGS_H
 #define TRIGREC_SETTINGS_H
@@ -22,12 +22,15 @@
 
 /* How the field is stored. */
 enum setting_type {
-	SETT_INT,   /* int: a flag (1 = given), a mode, a signal */
-	SETT_U32,   /* uint32_t / unsigned int */
-	SETT_U64,   /* uint64_t */
-	SETT_ULONG, /* unsigned long */
-	SETT_PID,   /* pid_t */
-	SETT_STR,   /* char *, owned (NULL = not set) */
+	SETT_INT,     /* int: a flag (1 = given), a mode, a signal */
+	SETT_U32,     /* uint32_t / unsigned int */
+	SETT_U64,     /* uint64_t */
+	SETT_ULONG,   /* unsigned long */
+	SETT_PID,     /* pid_t */
+	SETT_STR,     /* char *, owned (NULL = not set) */
+	SETT_ARGV,    /* char **, owned, NULL-terminated (NULL = not set) */
+	SETT_CPUMASK, /* unsigned char * (owned, 1 = record) and its int length at off2 */
+	SETT_PAIRS,   /* uint64_t[2] and a second uint64_t[2] at off2 (0 in [0] = not set) */
 };
 
 /* How the script writes it. */
@@ -37,6 +40,13 @@ enum setting_form {
 	SETF_VALUE, /* keyword VALUE (a word) */
 	SETF_UNIT,  /* keyword VALUE, a unit may stand apart ("post 10 ms") */
 	SETF_PATH,  /* keyword VALUE, a word or a "quoted string" */
+	SETF_LINE,  /* keyword, then the rest of the line as written (cpus 0-3,5) */
+	SETF_WORDS, /* keyword, then the line's words joined by blanks (budget 10/min, 1/s) */
+	SETF_ARGV,  /* keyword, then a program and its arguments (SETT_ARGV) */
+	/* Syntaxes of their own, each parsed by its handler in lang/script.c: */
+	SETF_OUTPUT,   /* output DIR [keep LIMITS] */
+	SETF_KEEP,     /* keep N files, SIZE, AGE: the three rows whose in_stmt is "output" */
+	SETF_COMPRESS, /* compress zstd [LEVEL] | none */
 };
 
 struct setting;
@@ -70,9 +80,15 @@ struct setting {
 	const char *excludes; /* a statement it cannot go with, and what to do instead */
 	const char *excl_why;
 	const char *requires; /* a statement it needs (config__finalize() checks), or NULL */
+	/* No statement of its own (kw NULL) or not only its own: the statement that
+	 * carries its value, whose row prints it (-a: "cpus", --keep-bytes: "output"). */
+	const char *in_stmt;
+	/* The statement's parser when it differs from the flag's (`cpus all`); NULL: parse. */
+	setting_parse_fn stmt_parse;
 
 	/* The config. */
 	size_t off;
+	size_t off2; /* SETT_CPUMASK, SETT_PAIRS: the second field */
 	enum setting_type type;
 	uint64_t def;	     /* config__init()'s value (strings: NULL) */
 	const char *def_env; /* config__init(): else this environment variable, parsed */
@@ -100,7 +116,9 @@ int settings__copy(struct trigrec_config *dst, const struct trigrec_config *src,
 /* 1 when the field differs between a and b. */
 int settings__differ(const struct trigrec_config *a, const struct trigrec_config *b,
 		     const struct setting *s);
-/* The field as a number (strings: 0 for NULL, else 1), for tests and printers. */
+/* SETT_ARGV: the field takes v (owned from now on; the old one is freed). */
+void settings__put_argv(struct trigrec_config *c, const struct setting *s, char **v);
+/* The field as a number (pointers: 0 for NULL, else 1; pairs: [0]), for tests and printers. */
 uint64_t settings__get(const struct trigrec_config *c, const struct setting *s);
 
 /* config__init()'s part: every row's default. */

@@ -460,11 +460,11 @@ TEST(statement_errors)
 	ERRS("record sched:sched_switch\nfoo bar\n", "2:1:statements are record, buffer");
 	/* Every keyword the settings table has is in the list, the others after it. */
 	ERRS("record sched:sched_switch\nfoo bar\n",
-	     "2:1:statements are record, buffer, frequency, period, callgraph, cgroup, pid, "
-	     "post, control, max_starts, max_keys, rings, include_self, name, buildid_cache, "
-	     "on_snapshot_timeout, on_snapshot_jobs, on_snapshot_user, metrics, metrics_file, "
-	     "http_token_file, cpus, command, output, keep, on_snapshot, budget, compress and "
-	     "trigger");
+	     "2:1:statements are record, buffer, frequency, period, callgraph, cpus, cgroup, "
+	     "pid, budget, output, compress, keep, post, control, max_starts, max_keys, rings, "
+	     "include_self, name, buildid_cache, on_snapshot, on_snapshot_timeout, "
+	     "on_snapshot_jobs, on_snapshot_user, metrics, metrics_file, http_token_file, "
+	     "command and trigger");
 	/* A setting with no statement says where it goes instead. */
 	ERRS("record sched:sched_switch\n--count 3\n",
 	     "2:1:'--count' has no statement: give it on the command line, trigrec run FILE "
@@ -488,6 +488,12 @@ TEST(statement_errors)
 	ERRS("record sched:sched_switch\ncompress zstd\ncompress none\n",
 	     "3:1:'compress' given twice (first at 2:1)");
 	ERRS("record sched:sched_switch\n-z\n", "2:1:in a script, write 'compress zstd'");
+	/* Every spelling of a flag whose row another statement carries says which. */
+	ERRS("record sched:sched_switch\nall-cpus\n", "2:1:in a script, write 'cpus all'");
+	ERRS("record sched:sched_switch\n--keep-age 7d\n", "2:1:in a script, write 'keep'");
+	ERRS("record sched:sched_switch\nkeep_bytes 1G\n", "2:1:in a script, write 'keep'");
+	/* output's row parser: an empty directory is refused where it is written. */
+	ERRS("record sched:sched_switch\noutput \"\"\n", "2:8:output: empty path");
 	/* buildid_cache: on or off, once */
 	ERRS("record sched:sched_switch\nbuildid_cache maybe\n",
 	     "2:15:buildid_cache maybe: say on or off (buildid_cache on|off (off: leave perf's ~/.debug alone))");
