@@ -119,6 +119,36 @@ static __always_inline __u64 cr_word(const __u8 *d, __u32 i, __u64 valid, __u32 
 }
 
 /*
+ * rings=compact: the encoded record (n bytes, 5 to 254 past its length
+ * byte) from its per-CPU buffer src into the ring at dst, in 8-byte stores
+ * (the last one ending at the record's end, over bytes already written),
+ * or two 4-byte ones below 8 bytes. Nothing past dst + n is written: a
+ * program that interrupted this one may already have a record there. A
+ * bpf_probe_read_kernel() call did this; it cost more than the stores.
+ */
+static __always_inline void cr_copy(__u8 *dst, const __u8 *src, __u64 n)
+{
+	__u64 at;
+
+	n = cr_mask(n, 255);
+	if (n < 8) {
+		*(__u32 *)dst = *(const __u32 *)src;
+		at = cr_mask(n - 4, 3);
+		*(__u32 *)(dst + at) = *(const __u32 *)(src + at);
+		return;
+	}
+#pragma clang loop unroll(disable)
+	for (__u32 j = 0; j < 31; j++) {
+		at = 8 * j;
+		if (at + 8 > n)
+			break;
+		*(__u64 *)(dst + at) = *(const __u64 *)(src + at);
+	}
+	at = cr_mask(n - 8, 255);
+	*(__u64 *)(dst + at) = *(const __u64 *)(src + at);
+}
+
+/*
  * rings=compact: the record d (sz bytes, the format's fixed part is
  * hc->rec_size; max: what d holds) written into this CPU's main ring, or
  * after a cut into its spare, in the encoding of trigrec_abi.h
@@ -202,7 +232,9 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	c = cr_nz(ad >> 22) + cr_nz(ad >> 30) + cr_nz(ad >> 38);
 	c |= 3 * (cr_nz(last) ^ 1);
 	codes = c;
-	o = 3 + c + (c >> 1) * (c & 1) * 2; /* 3, 4, 5, 8 */
+	/* The values from CR_VAL on, each 8 bytes wide: the next one overwrites what it spilled. */
+	*(__u64 *)&b[CR_VAL] = now;
+	o = CR_VAL + 3 + c + (c >> 1) * (c & 1) * 2; /* 3, 4, 5, 8 */
 	/*
 	 * The pid only on a change of task in this ring: code 3 (a pid is never
 	 * 8 bytes wide) says "the previous record's". Safe because nothing of
@@ -215,8 +247,12 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	same = cr_same_pid & (cr_nz((pid + 1) ^ rc->cr_pid[k & 1]) ^ 1) & (cr_nz(pid >> 24) ^ 1);
 	c = cr_pcode(pid) | 3 * same;
 	codes |= c << 2;
+	*(__u64 *)&b[cr_mask(o, 255)] = pid;
 	o += (1ull << c) & (same - 1);
-	/* Widths first: the header (and where it starts) depends on the length. */
+	/*
+	 * One pass: each word's width and its store. The header goes before
+	 * CR_VAL once the length is known, so the values do not wait for it.
+	 */
 #pragma clang loop unroll(disable)
 	for (__u32 i = 0; i < TRIGREC_CR_WORDS; i++) {
 		if (8 + 8 * i + 8 > max || i >= nw)
@@ -226,10 +262,11 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 		c = cr_wcode(v);
 		asm volatile("" : "+r"(c));
 		codes |= c << (4 + 2 * i);
+		*(__u64 *)&b[cr_mask(o, 255)] = v;
 		o = cr_mask(o + CR_WW(c), 255);
 	}
 	ntag = (2 + nw + 3) / 4;
-	len = 2 + ntag + 2 * sized + o + tail;
+	len = 2 + ntag + 2 * sized + (o - CR_VAL) + tail;
 	lf = (254 - len) >> 63; /* longer than 254: a u16 length follows */
 	len += 2 * lf;
 	start = CR_VAL - ntag - 2 * sized - 2 * lf - 2;
@@ -239,23 +276,11 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	 */
 	*(volatile __u64 *)&enc->codes = codes;
 	codes = *(volatile __u64 *)&enc->codes;
-	/* Tags, then the values over what the tag store spilled; each value 8 wide, the next overwrites. */
-	*(__u64 *)&b[cr_mask(CR_VAL - ntag, 15)] = codes;
-	*(__u64 *)&b[CR_VAL] = now;
-	c = codes & 3;
-	o = CR_VAL + 3 + c + (c >> 1) * (c & 1) * 2;
-	*(__u64 *)&b[cr_mask(o, 255)] = pid;
-	c = (codes >> 2) & 3;
-	o += (1ull << c) & -cr_nz(c ^ TRIGREC_CR_SAME_PID);
-#pragma clang loop unroll(disable)
-	for (__u32 i = 0; i < TRIGREC_CR_WORDS; i++) {
-		if (8 + 8 * i + 8 > max || i >= nw)
-			break;
-		valid = (vmask >> i) & 1;
-		v = cr_zig(cr_word(d, i, valid, nw, lastmask), zz, i);
-		*(__u64 *)&b[cr_mask(o, 255)] = v;
-		o = cr_mask(o + CR_WW((codes >> (4 + 2 * i)) & 3), 255);
-	}
+	/*
+	 * The tags end at CR_VAL: one store of the bytes before it (the header,
+	 * written next, goes over its low bytes), none into the values.
+	 */
+	*(__u64 *)&b[CR_VAL - 8] = codes << cr_mask(8 * (8 - ntag), 63);
 	if (sized)
 		*(__u16 *)&b[cr_mask(CR_VAL - ntag - 2, 15)] = sz;
 	if (lf)
@@ -270,7 +295,7 @@ static __always_inline int cr_body(const __u8 *d, __u32 max, __u64 now, __u64 in
 	if (!base)
 		goto fail;
 	p = base + (pos & segmask);
-	bpf_probe_read_kernel(p + 1, cr_mask(hl - 1, 255), &b[cr_mask(start + 1, 15)]);
+	cr_copy(p + 1, &b[cr_mask(start + 1, 15)], hl - 1);
 	tl = cr_mask(tail, 511);
 	if (tl > CR_TAIL_MAX)
 		tl = CR_TAIL_MAX;
