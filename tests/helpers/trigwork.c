@@ -55,6 +55,12 @@
  *                      sched_switch reports as D) and the exiting child wakes
  *                      it (complete_vfork_done() from mm_release()).
  *                      "vforkd parent= child= ms= start= cstart= cend= end="
+ *   udpsend N          N 64-byte UDP datagrams from this thread to a socket of
+ *                      its own on 127.0.0.1 (never read: the full ones drop).
+ *                      Loopback delivery raises NET_RX and runs it when the
+ *                      send re-enables bottom halves: softirqs in this
+ *                      thread's context, as many as the kernel chose to run.
+ *                      "udpsend tid= n= sent= start= end="
  *   mark NAME          "mark NAME t="
  *   openat MODE PATH   openat(AT_FDCWD, P, O_RDONLY) where P holds PATH in a page
  *                      that is, by MODE: fresh: anonymous, just mapped and
@@ -74,7 +80,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -293,6 +302,31 @@ static int pipestall(long ms)
 	return 0;
 }
 
+static int udpsend(long n)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+	socklen_t alen = sizeof(a);
+	char buf[64] = { 0 };
+	long long start, end;
+	long sent = 0;
+	int rx = socket(AF_INET, SOCK_DGRAM, 0), tx = socket(AF_INET, SOCK_DGRAM, 0);
+
+	if (rx < 0 || tx < 0 || bind(rx, (struct sockaddr *)&a, sizeof(a)) ||
+	    getsockname(rx, (struct sockaddr *)&a, &alen)) {
+		perror("trigwork: udpsend: socket");
+		return 1;
+	}
+	start = now_ns();
+	for (long i = 0; i < n; i++)
+		sent += sendto(tx, buf, sizeof(buf), 0, (struct sockaddr *)&a, sizeof(a)) > 0;
+	end = now_ns();
+	close(tx);
+	close(rx);
+	fprintf(out, "udpsend tid=%d n=%ld sent=%ld start=%lld end=%lld\n", gettid_(), n, sent,
+		start, end);
+	return 0;
+}
+
 /* Written by the vfork(2) child, which shares this memory until it exits. */
 static volatile pid_t vf_child;
 static volatile long long vf_cstart, vf_cend;
@@ -472,6 +506,8 @@ static int step(char **a, int n)
 		pipestall(num(a, n, 1, 100));
 	} else if (!strcmp(s, "vforkd")) {
 		vforkd(num(a, n, 1, 50));
+	} else if (!strcmp(s, "udpsend")) {
+		udpsend(num(a, n, 1, 1000));
 	} else if (!strcmp(s, "openat")) {
 		const char *mode = n > 1 ? a[1] : "fresh", *path = n > 2 ? a[2] : "/";
 		size_t len = strlen(path) + 1, pg = (size_t)sysconf(_SC_PAGESIZE);
@@ -525,9 +561,10 @@ static int step(char **a, int n)
 
 static int is_step(const char *s)
 {
-	static const char *names[] = { "getsid", "getpgid",   "setpgid", "seq", "spread", "mix",
-				       "nsleep", "tsleep",    "pause",	 "par", "rqlat",  "mark",
-				       "openat", "pipestall", "vforkd",	 "exit" };
+	static const char *names[] = { "getsid",  "getpgid", "setpgid", "seq",	     "spread",
+				       "mix",	  "nsleep",  "tsleep",	"pause",     "par",
+				       "rqlat",	  "mark",    "openat",	"pipestall", "vforkd",
+				       "udpsend", "exit" };
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 		if (!strcmp(s, names[i]))

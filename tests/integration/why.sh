@@ -10,6 +10,8 @@
 #    spinning on the woken thread's CPU);
 #  - blocked D and its waker (vforkd: a vfork(2) parent waits for its child);
 #  - the span's system calls where raw_syscalls are recorded;
+#  - softirqs provoked in the thread's context (udpsend: loopback UDP runs
+#    NET_RX in the sender), counted and timed as perf script shows them;
 #  - the --html lane of the thread's states in headless Chromium, its
 #    stretches summing to the --json breakdown;
 #  - a ring too small for the span: the warning in show and the sidecar;
@@ -378,6 +380,54 @@ else
 	"$TRIGREC" show "$F7" >"$TMP/sys.show" 2>&1
 	check_match "text: the syscalls line" "$(grep -m1 '^  syscalls' "$TMP/sys.show")" '^  syscalls +[0-9.]+ ms +(99\.[0-9]|100\.0)%  [0-9]+ calls?, .* of it running; by time:$'
 	check_match "text: read first" "$(sed -n '/^  syscalls/{n;p}' "$TMP/sys.show")" ' read x1 \(running [0-9.]+ (ns|us|ms)\)$'
+fi
+t_end
+
+# ---- 3d. softirqs provoked in the thread's context ----
+
+# 3000 UDP datagrams to a socket of its own on 127.0.0.1, between a
+# getsid(778) and a getpgid(778) that open and close the span: loopback
+# delivery runs NET_RX when each send re-enables bottom halves, in the
+# sender's context. The span's softirqs must be exactly the softirq_entry
+# records `perf script` shows in that thread within the span, and their time
+# entry to exit on the same CPU.
+D8=$TMP/softirq
+tr_run "$TMP/softirq.log" -m 4M --no-final-snapshot -o "$D8" \
+	-e sched:sched_switch,sched:sched_wakeup,irq:softirq_entry,irq:softirq_exit \
+	--trigger 'latency syscalls:sys_enter_getsid if pid == 778 by tid -> syscalls:sys_enter_getpgid if pid == 778 by tid > 1ms name udp' \
+	-- "$TRIGWORK" -o "$TMP/softirq.marks" getsid 778 udpsend 3000 getpgid 778
+rc=$?
+F8=$(snaps "$D8" udp | head -1)
+t_begin "why: softirqs provoked in the thread's context (loopback UDP: NET_RX), as perf script counts them"
+check_eq "trigrec exit ($(log_tail "$TMP/softirq.log"))" "$rc" 0
+UTID=$(sed -n 's/^udpsend tid=\([0-9]*\) .*/\1/p' "$TMP/softirq.marks")
+check_match "the workload sent its datagrams" "$(grep '^udpsend ' "$TMP/softirq.marks")" ' n=3000 sent=3000 '
+if [ -z "$F8" ] || ! why_json "$F8"; then
+	t_fail "no snapshot or no --json: $(ls "$D8" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
+elif ! "$PERF" script -i "$F8" --ns -F tid,cpu,time,event,trace >"$TMP/softirq.script" 2>"$TMP/softirq.script.err"; then
+	t_fail "perf script: $(log_tail "$TMP/softirq.script.err")"
+else
+	check_eq "the thread" "$(j why.tid)" "$UTID"
+	# perf's count and time of NET_RX (vec 3) entered in the thread's context
+	# within the span, each closed by the next softirq_exit of vec 3 on its CPU.
+	want=$(awk -v tid="$UTID" -v s="$(j why.start_ns)" -v e="$(j why.end_ns)" '
+		{ t = $3; sub(/:$/, "", t); split(t, p, "."); ns = p[1] * 1000000000 + p[2] }
+		$4 == "irq:softirq_entry:" && $5 == "vec=3" && $1 == tid && ns >= s && ns <= e { open[$2] = ns; n++ }
+		$4 == "irq:softirq_exit:" && $5 == "vec=3" && ($2 in open) { sum += ns - open[$2]; delete open[$2] }
+		END { printf "%d %d\n", n, sum }' "$TMP/softirq.script")
+	check_ge "perf script shows NET_RX entered in the thread's context ($want)" "${want%% *}" 1
+	check_eq "the top softirq" "$(j why.softirq.top.0.name)" NET_RX
+	check_eq "its vector" "$(j why.softirq.top.0.vec)" 3
+	check_eq "NET_RX runs = perf script's count" "$(j why.softirq.top.0.count)" "${want%% *}"
+	got=$(j why.softirq.top.0.ns)
+	check_ge "NET_RX time ($got ns) >= perf script's ($want) - 1 %" "$((got * 100))" "$((${want#* } * 99))"
+	check_le "NET_RX time <= perf script's + 1 %" "$((got * 100))" "$((${want#* } * 101))"
+	check_le "softirq time <= the running time" "$(j why.softirq.ns)" "$(j why.running_ns)"
+	"$TRIGREC" show "$F8" >"$TMP/softirq.show" 2>&1
+	check_match "text: the softirq line" "$(grep -m1 '^  in softirq' "$TMP/softirq.show")" \
+		"of the running time, [0-9]+ softirq run\\(s\\); by time:$"
+	check_match "text: NET_RX first" "$(sed -n '/^  in softirq/{n;p}' "$TMP/softirq.show")" \
+		" NET_RX x$(j why.softirq.top.0.count)$"
 fi
 t_end
 
