@@ -533,7 +533,7 @@ static void args(FILE *out, const struct show *s, const struct show_rec *r)
 		n++;
 	}
 	if (!a->fmt)
-		fprintf(out, ",\"ip\":\"0x%" PRIx64 "\"", r->pr->ip);
+		fprintf(out, ",\"ip\":\"0x%" PRIx64 "\"", pdr_rec_ip(s->pd, r->pr));
 	fputc('}', out);
 }
 

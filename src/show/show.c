@@ -563,7 +563,7 @@ static int analyse(struct show *s)
 	for (size_t i = 0; i < s->pd->nr_recs; i++) {
 		const struct pdr_rec *pr = &s->pd->recs[i];
 
-		if (pr->hdr->type == PERF_RECORD_SAMPLE && pr->attr >= 0) {
+		if (pr->type == PERF_RECORD_SAMPLE && pr->attr >= 0) {
 			struct show_rec *r = &s->recs[n++];
 
 			r->time = pr->time;
@@ -592,7 +592,7 @@ static int analyse(struct show *s)
 		if (!names)
 			return -ENOMEM;
 		for (size_t i = 0; i < s->pd->nr_recs; i++) {
-			uint32_t t = s->pd->recs[i].hdr->type;
+			uint32_t t = s->pd->recs[i].type;
 
 			if (t == PERF_RECORD_COMM || t == PERF_RECORD_FORK)
 				names[nn++] = &s->pd->recs[i];
@@ -895,7 +895,7 @@ void show_rec_fields(const struct show *s, const struct show_rec *r, char *buf, 
 	if (a->fmt && r->pr->raw)
 		pdr_fields_str(a->fmt, r->pr->raw, r->pr->raw_size, buf, len);
 	else
-		snprintf(buf, len, "ip=0x%" PRIx64, r->pr->ip);
+		snprintf(buf, len, "ip=0x%" PRIx64, pdr_rec_ip(s->pd, r->pr));
 }
 
 static void json_scalar(const struct jv *v, char *buf, size_t len)
