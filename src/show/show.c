@@ -325,11 +325,12 @@ int show_runs_build(struct show *s)
 				       tp_format__field(f, "next_comm") };
 	}
 
-	/* CPUs are unsigned and below PDR_MAX_CPUS (pdr_open refuses others): never an int */
-	for (size_t i = 0; i < s->nr; i++)
-		if (s->recs[i].cpu > maxcpu && s->recs[i].cpu < PDR_MAX_CPUS)
-			maxcpu = s->recs[i].cpu;
-	last = calloc((size_t)maxcpu + 1, sizeof(*last));
+	/*
+	 * CPUs are unsigned and below PDR_MAX_CPUS (pdr_open refuses others):
+	 * never an int. A slot for each (calloc'd: only those used are
+	 * touched), not a pass over the records for the highest.
+	 */
+	last = calloc(PDR_MAX_CPUS, sizeof(*last));
 	if (!last) {
 		free(swf);
 		return -ENOMEM;
@@ -341,8 +342,10 @@ int show_runs_build(struct show *s)
 		int64_t prev = 0, next = 0;
 		char pc[16] = "", nc[16] = "";
 
-		if (r->cpu > maxcpu)
+		if (r->cpu >= PDR_MAX_CPUS)
 			continue;
+		if (r->cpu > maxcpu)
+			maxcpu = r->cpu;
 		if (!l->seen && (!l->row_since || l->row_tid != r->tid)) {
 			l->row_tid = r->tid;
 			l->row_since = r->time;
@@ -556,10 +559,23 @@ static int analyse(struct show *s)
 	size_t n = 0;
 	int err = 0;
 
+	/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
+	const struct pdr_rec **names = malloc((s->pd->nr_recs + 1) * sizeof(*names));
+	size_t nn = 0;
+	/* the CPUs the records name (lanes, below): seen while their names are set */
+	unsigned char *rec_cpu = calloc(PDR_MAX_CPUS, 1);
+
 	s->recs = calloc(s->pd->nr_recs + 1, sizeof(*s->recs));
-	if (!s->recs)
+	if (!s->recs || !names || !rec_cpu) {
+		free(names);
+		free(rec_cpu);
 		return -ENOMEM;
-	/* Names first from time-0 COMMs, then in time order (trigrec writes sorted files). */
+	}
+	/*
+	 * One pass over the index: the samples, and the COMM/FORK records
+	 * that name their threads. Names come first from time-0 COMMs, then
+	 * in time order (trigrec writes sorted files).
+	 */
 	for (size_t i = 0; i < s->pd->nr_recs; i++) {
 		const struct pdr_rec *pr = &s->pd->recs[i];
 
@@ -572,6 +588,8 @@ static int analyse(struct show *s)
 			r->tid = pr->tid;
 			r->attr = pr->attr;
 			r->pr = pr;
+		} else if (pr->type == PERF_RECORD_COMM || pr->type == PERF_RECORD_FORK) {
+			names[nn++] = pr;
 		}
 	}
 	s->nr = n;
@@ -584,19 +602,8 @@ static int analyse(struct show *s)
 	}
 	/* COMM/FORK records interleaved by time with the samples: a name as of each record. */
 	{
-		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-		const struct pdr_rec **names = malloc((s->pd->nr_recs + 1) * sizeof(*names));
-		size_t nn = 0, k = 0;
+		size_t k = 0;
 		char tmp[16];
-
-		if (!names)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->pd->nr_recs; i++) {
-			uint32_t t = s->pd->recs[i].type;
-
-			if (t == PERF_RECORD_COMM || t == PERF_RECORD_FORK)
-				names[nn++] = &s->pd->recs[i];
-		}
 		uint32_t last_tid = 0;
 		int named = 0; /* last_name is last_tid's name as of now */
 		char last_name[16] = "";
@@ -631,6 +638,8 @@ static int analyse(struct show *s)
 				named = 1;
 			}
 			memcpy(s->recs[i].comm, last_name, sizeof(last_name));
+			if (s->recs[i].cpu < PDR_MAX_CPUS)
+				rec_cpu[s->recs[i].cpu] = 1;
 		}
 		free(names);
 	}
@@ -656,14 +665,14 @@ static int analyse(struct show *s)
 			seen[c] = 1;
 			err = add_cpu(s, (int)c);
 		}
-		for (size_t i = 0; i < n && !err; i++) {
-			uint32_t c = s->recs[i].cpu;
-
-			if (c >= PDR_MAX_CPUS || seen[c])
+		for (uint32_t c = 0; c < PDR_MAX_CPUS && !err; c++) {
+			if (!rec_cpu[c] || seen[c])
 				continue;
 			seen[c] = 1;
 			err = add_cpu(s, (int)c);
 		}
+		free(rec_cpu);
+		rec_cpu = NULL;
 		if (err)
 			return err;
 		if (s->nr_cpus) /* qsort(NULL, 0) is UB */
@@ -678,8 +687,22 @@ static int analyse(struct show *s)
 		s->trig_cpu = jv_u64(s->sc, "trigger.cpu", 0);
 		s->trig_pid = jv_u64(s->sc, "trigger.pid", 0);
 		s->trig_tid = jv_u64(s->sc, "trigger.tid", 0);
-		/* perf stamps the record a little after the BPF program: the first at or after */
-		for (size_t i = 0; i < n; i++) {
+		/*
+		 * perf stamps the record a little after the BPF program: the first
+		 * at or after (the records are in time order: from the first at
+		 * the trigger's time, found by bisection, not a pass over all)
+		 */
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (s->recs[mid].time < s->trig_time)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t i = lo; i < n; i++) {
 			const struct show_rec *r = &s->recs[i];
 
 			if (r->time >= s->trig_time && r->cpu == s->trig_cpu &&
