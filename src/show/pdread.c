@@ -430,14 +430,14 @@ static long decode_one(const struct pdr_file *f, const uint8_t *p, size_t len, u
 /* the index of a 4 M record snapshot is 200 MB: every byte of it is written and read twice */
 _Static_assert(sizeof(void *) != 8 || sizeof(struct pdr_rec) == 48, "struct pdr_rec grew");
 
-uint64_t pdr_rec_ip(const struct pdr_file *f, const struct pdr_rec *rec)
+uint64_t pdr_sample_ip(const struct pdr_file *f, int attr, const struct perf_event_header *hdr)
 {
 	struct pdr_rec tmp;
 	uint64_t ip = 0;
 
 	/* decoded once already (decode_one): it fits in the record */
-	if (rec->type == PERF_RECORD_SAMPLE && rec->attr >= 0 && rec->attr < f->nr_attrs)
-		decode_sample(&f->attrs[rec->attr], rec->hdr, &tmp, &ip);
+	if (hdr && hdr->type == PERF_RECORD_SAMPLE && attr >= 0 && attr < f->nr_attrs)
+		decode_sample(&f->attrs[attr], hdr, &tmp, &ip);
 	return ip;
 }
 

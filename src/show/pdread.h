@@ -41,7 +41,7 @@ struct pdr_attr {
  * One record of the data section, decoded as far as show needs: 48 bytes,
  * one per record of a file that may hold millions (a sample's ip, which
  * only samples of non-tracepoint events print, is read back from the
- * record by pdr_rec_ip()).
+ * record by pdr_sample_ip()).
  */
 struct pdr_rec {
 	const struct perf_event_header *hdr;
@@ -122,8 +122,8 @@ void pdr_close(struct pdr_file *f);
  * comes (the memory bound of pdr_open() holds).
  */
 int pdr_next(struct pdr_file *f, size_t *off, struct pdr_rec *rec, char *err, size_t errlen);
-/* A sample's PERF_SAMPLE_IP, read from the record (0: none, or not a sample). */
-uint64_t pdr_rec_ip(const struct pdr_file *f, const struct pdr_rec *rec);
+/* A sample's PERF_SAMPLE_IP, read from the record (its attr, as decoded; 0: none). */
+uint64_t pdr_sample_ip(const struct pdr_file *f, int attr, const struct perf_event_header *hdr);
 
 /*
  * Make text from a file safe for a terminal, in place: control characters
