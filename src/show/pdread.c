@@ -472,7 +472,7 @@ static int walk_records(struct pdr_file *f, char *err, size_t errlen)
 {
 	size_t cap = 0;
 
-	for (size_t o = 0; o < f->data_len;) {
+	for (size_t o = 0; f->data && o < f->data_len;) {
 		struct pdr_rec rec;
 		long n;
 
