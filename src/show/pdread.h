@@ -62,7 +62,11 @@ struct pdr_id {
 struct pdr_file {
 	struct pdr_attr *attrs;
 	int nr_attrs;
-	struct pdr_rec *recs; /* in file order (trigrec writes them sorted); NULL: PDR_STREAM */
+	/*
+	 * In file order (trigrec writes them sorted); NULL: PDR_STREAM, or
+	 * taken over by show (analyse() turns it into its records in place)
+	 */
+	struct pdr_rec *recs;
 	size_t nr_recs;
 	/*
 	 * The data section the records are read from (in the file, or
