@@ -9,7 +9,10 @@
 # IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8 9 10"), MAX_WAIT (seconds
 # to wait for other recorders to finish, in all; default 120), PERF
 # (default perf), TRACEFS (default /sys/kernel/tracing), QUICK=1 (3 runs,
-# 10 s idle: a smoke test, not for publishing).
+# 10 s idle: a smoke test, not for publishing), TRIGREC (the binary,
+# default ./trigrec), TRIGREC_BEFORE (row 10: another build's binary,
+# timed in the same loop as TRIGREC, alternating: a change's before and
+# after side by side).
 # Benchmarks are not tests: noisy timings never make this script fail.
 set -u
 export LC_ALL=C
@@ -1189,6 +1192,10 @@ elif want 10; then
 		rec why.records trigrec "$(grep -m1 '^| 64 | 4 |' "$W/scale-why.md" | awk -F'|' '{ print $5 + 0 }')"
 		rec why.sidecar_s trigrec "$(grep -m1 '^| 64 | 4 |' "$W/scale-why.md" | awk -F'|' '{ split($13, a, /[()]/); print a[2] / 1000 }')"
 		for _ in $(seq "$RUNS"); do
+			if [ -n "${TRIGREC_BEFORE:-}" ]; then
+				/usr/bin/time -f '%U %S' -o "$W/why.t" "$TRIGREC_BEFORE" show --json "$wf" > /dev/null 2>&1 &&
+					rec why.cpu_s before "$(awk '{ print $1 + $2 }' "$W/why.t")"
+			fi
 			/usr/bin/time -f '%U %S' -o "$W/why.t" "$TRIGREC" show --json "$wf" > /dev/null 2>&1 &&
 				rec why.cpu_s trigrec "$(awk '{ print $1 + $2 }' "$W/why.t")"
 			/usr/bin/time -f '%U %S' -o "$W/why.t" "$PERF" report -i "$wf" --sort comm --stdio > /dev/null 2>&1 &&
@@ -1349,6 +1356,11 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 	if want 10 && [ -s "$W/scale-why.md" ]; then
 		echo "| 10 | The why analysis of the 64 CPU x 4 MiB ring-set snapshot ($(mmm why.records trigrec 0) records): CPU s, \`trigrec show --json\` (perf: \`perf report --sort comm\`) | $(mmm why.cpu_s trigrec 2) | $(mmm why.cpu_s perf 2) | $(ratio_of_medians why.cpu_s) | ≤ 1.5 |"
 		echo "| 10 | … the same analysis by the writer, into the sidecar's why (scale -w, its thread's CPU s) | $(mmm why.sidecar_s trigrec 2) | no equivalent | | |"
+		if [ -n "${TRIGREC_BEFORE:-}" ]; then
+			b=$(med why.cpu_s before)
+			p=$(med why.cpu_s perf)
+			echo "| 10 | … \`trigrec show --json\` of TRIGREC_BEFORE ($TRIGREC_BEFORE), in the same loop | $(mmm why.cpu_s before 2) | $(mmm why.cpu_s perf 2) | $([ -n "$b" ] && [ -n "$p" ] && calc "$b / $p" 2 || echo n/a) | |"
+		fi
 	fi
 	for mode in sets perf; do
 		if ! want 10 || [ ! -s "$W/scale-$mode.md" ]; then continue; fi

@@ -37,14 +37,19 @@ struct pdr_attr {
 	const struct tp_format *fmt; /* tracepoint format, or NULL */
 };
 
-/* One record of the data section, decoded as far as show needs. */
+/*
+ * One record of the data section, decoded as far as show needs: 48 bytes,
+ * one per record of a file that may hold millions (a sample's ip, which
+ * only samples of non-tracepoint events print, is read back from the
+ * record by pdr_sample_ip()).
+ */
 struct pdr_rec {
 	const struct perf_event_header *hdr;
-	int attr;      /* index in attrs, -1: unknown id */
-	uint64_t time; /* 0 when the record has none */
-	uint32_t pid, tid, cpu;
-	uint64_t ip;
 	const uint8_t *raw; /* SAMPLE with RAW: the tracepoint entry */
+	uint64_t time;	    /* 0 when the record has none */
+	int attr;	    /* index in attrs, -1: unknown id */
+	uint32_t type;	    /* hdr->type, so a pass over the records need not touch the file */
+	uint32_t pid, tid, cpu;
 	uint32_t raw_size;
 };
 
@@ -57,7 +62,11 @@ struct pdr_id {
 struct pdr_file {
 	struct pdr_attr *attrs;
 	int nr_attrs;
-	struct pdr_rec *recs; /* in file order (trigrec writes them sorted); NULL: PDR_STREAM */
+	/*
+	 * In file order (trigrec writes them sorted); NULL: PDR_STREAM, or
+	 * taken over by show (analyse() turns it into its records in place)
+	 */
+	struct pdr_rec *recs;
 	size_t nr_recs;
 	/*
 	 * The data section the records are read from (in the file, or
@@ -117,6 +126,8 @@ void pdr_close(struct pdr_file *f);
  * comes (the memory bound of pdr_open() holds).
  */
 int pdr_next(struct pdr_file *f, size_t *off, struct pdr_rec *rec, char *err, size_t errlen);
+/* A sample's PERF_SAMPLE_IP, read from the record (its attr, as decoded; 0: none). */
+uint64_t pdr_sample_ip(const struct pdr_file *f, int attr, const struct perf_event_header *hdr);
 
 /*
  * Make text from a file safe for a terminal, in place: control characters

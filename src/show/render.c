@@ -517,12 +517,12 @@ static void args(FILE *out, const struct show *s, const struct show_rec *r)
 	int n = 0;
 
 	fprintf(out, "{\"cpu\":%u", r->cpu);
-	for (int i = 0; a->fmt && r->pr->raw && i < a->fmt->nr_fields; i++) {
+	for (int i = 0; a->fmt && show_raw(r) && i < a->fmt->nr_fields; i++) {
 		const struct tp_field *fl = &a->fmt->fields[i];
 
 		if (fl->is_common)
 			continue;
-		pdr_field_str(fl, r->pr->raw, r->pr->raw_size, v, sizeof(v));
+		pdr_field_str(fl, show_raw(r), r->raw_size, v, sizeof(v));
 		fputc(',', out);
 		show_json_str(out, fl->name);
 		fputc(':', out);
@@ -533,7 +533,7 @@ static void args(FILE *out, const struct show *s, const struct show_rec *r)
 		n++;
 	}
 	if (!a->fmt)
-		fprintf(out, ",\"ip\":\"0x%" PRIx64 "\"", r->pr->ip);
+		fprintf(out, ",\"ip\":\"0x%" PRIx64 "\"", pdr_sample_ip(s->pd, r->attr, r->hdr));
 	fputc('}', out);
 }
 

@@ -16,6 +16,7 @@
 struct comm_ent {
 	uint32_t tid;
 	char comm[16];
+	const char *pooled; /* comm in the show's pool, once a record has it; NULL: not yet */
 };
 struct comms {
 	struct comm_ent *e;
@@ -66,6 +67,7 @@ static void comms_set(struct comms *c, uint32_t tid, const char *comm)
 	if (e) {
 		snprintf(e->comm, sizeof(e->comm), "%s", comm);
 		pdr_clean_text(e->comm); /* a process names itself: no escapes to a terminal */
+		e->pooled = NULL;	 /* a new name: records from now on get a new copy */
 	}
 }
 
@@ -81,6 +83,72 @@ static const char *comms_get(struct comms *c, uint32_t tid, char *buf, size_t le
 	else
 		snprintf(buf, len, "swapper");
 	return buf;
+}
+
+/*
+ * The records' names: each name a thread had, once, in chunks that never
+ * move (recs[].comm point into them), however many records carry it.
+ */
+#define NAMES_CHUNK 1024
+struct show_names {
+	struct show_names *next;
+	size_t n;
+	char name[NAMES_CHUNK][16];
+};
+
+static void names_free(struct show_names *p)
+{
+	while (p) {
+		struct show_names *next = p->next;
+
+		free(p);
+		p = next;
+	}
+}
+
+/* A copy of name (cut to 15 bytes) in s's pool; NULL: out of memory. */
+static const char *names_add(struct show *s, const char *name)
+{
+	struct show_names *c = s->names;
+	size_t n = strnlen(name, 15);
+
+	if (!c || c->n == NAMES_CHUNK) {
+		c = malloc(sizeof(*c));
+		if (!c)
+			return NULL;
+		c->next = s->names;
+		c->n = 0;
+		s->names = c;
+	}
+	memcpy(c->name[c->n], name, n);
+	c->name[c->n][n] = 0;
+	return c->name[c->n++];
+}
+
+/*
+ * tid's name as of now, in the pool: its COMM/FORK name, else as perf
+ * script names it (":TID", "swapper"), one copy per table entry.
+ */
+static const char *comm_pooled(struct show *s, struct comms *cm, struct comms *unnamed,
+			       uint32_t tid)
+{
+	struct comm_ent *e = comms_slot(cm, tid, 0);
+
+	if (!e) {
+		e = comms_slot(unnamed, tid, 0);
+		if (!e) {
+			char buf[16];
+
+			comms_get(cm, tid, buf, sizeof(buf));
+			e = comms_slot(unnamed, tid, 1);
+			if (!e)
+				return NULL;
+			snprintf(e->comm, sizeof(e->comm), "%s", buf);
+		}
+	}
+	if (!e->pooled)
+		e->pooled = names_add(s, e->comm);
+	return e->pooled;
 }
 
 /* ---- helpers ---- */
@@ -228,7 +296,8 @@ static int rec_cmp(const void *a, const void *b)
 
 	if (x->time != y->time)
 		return x->time < y->time ? -1 : 1;
-	return x->pr < y->pr ? -1 : x->pr > y->pr; /* file order among equal times */
+	/* file order among equal times: the records are in one buffer (the file's, or all decompressed) */
+	return x->hdr < y->hdr ? -1 : x->hdr > y->hdr;
 }
 
 static int is_switch(const struct show *s, int attr)
@@ -325,11 +394,12 @@ int show_runs_build(struct show *s)
 				       tp_format__field(f, "next_comm") };
 	}
 
-	/* CPUs are unsigned and below PDR_MAX_CPUS (pdr_open refuses others): never an int */
-	for (size_t i = 0; i < s->nr; i++)
-		if (s->recs[i].cpu > maxcpu && s->recs[i].cpu < PDR_MAX_CPUS)
-			maxcpu = s->recs[i].cpu;
-	last = calloc((size_t)maxcpu + 1, sizeof(*last));
+	/*
+	 * CPUs are unsigned and below PDR_MAX_CPUS (pdr_open refuses others):
+	 * never an int. A slot for each (calloc'd: only those used are
+	 * touched), not a pass over the records for the highest.
+	 */
+	last = calloc(PDR_MAX_CPUS, sizeof(*last));
 	if (!last) {
 		free(swf);
 		return -ENOMEM;
@@ -341,23 +411,27 @@ int show_runs_build(struct show *s)
 		int64_t prev = 0, next = 0;
 		char pc[16] = "", nc[16] = "";
 
-		if (r->cpu > maxcpu)
+		if (r->cpu >= PDR_MAX_CPUS)
 			continue;
+		if (r->cpu > maxcpu)
+			maxcpu = r->cpu;
 		if (!l->seen && (!l->row_since || l->row_tid != r->tid)) {
 			l->row_tid = r->tid;
 			l->row_since = r->time;
 		} else if (l->seen && r->tid == l->tid) {
 			l->own = r->time;
 		}
-		if (!sf->prev || !r->pr->raw)
+		const uint8_t *raw = show_raw(r);
+
+		if (!sf->prev || !raw)
 			continue;
 		s->has_switch = 1;
-		pdr_fl_int(sf->prev, r->pr->raw, r->pr->raw_size, &prev);
-		pdr_fl_int(sf->next, r->pr->raw, r->pr->raw_size, &next);
+		pdr_fl_int(sf->prev, raw, r->raw_size, &prev);
+		pdr_fl_int(sf->next, raw, r->raw_size, &next);
 		if (sf->pc)
-			pdr_field_str(sf->pc, r->pr->raw, r->pr->raw_size, pc, sizeof(pc));
+			pdr_field_str(sf->pc, raw, r->raw_size, pc, sizeof(pc));
 		if (sf->nc)
-			pdr_field_str(sf->nc, r->pr->raw, r->pr->raw_size, nc, sizeof(nc));
+			pdr_field_str(sf->nc, raw, r->raw_size, nc, sizeof(nc));
 		/*
 		 * The process of a thread is only known when it has records of its
 		 * own. Two switch records of a CPU that disagree (the last one
@@ -556,25 +630,72 @@ static int analyse(struct show *s)
 	size_t n = 0;
 	int err = 0;
 
-	s->recs = calloc(s->pd->nr_recs + 1, sizeof(*s->recs));
-	if (!s->recs)
+	/* the COMM/FORK records, as found (the index they are in is rewritten below) */
+	struct nm {
+		uint64_t time;
+		const struct perf_event_header *hdr;
+	} *names = NULL;
+	size_t nn = 0, ncap = 0;
+	struct comms unnamed = { 0 };
+	/* the CPUs the records name (lanes, below): seen while their names are set */
+	unsigned char *rec_cpu = calloc(PDR_MAX_CPUS, 1);
+
+	if (!rec_cpu)
 		return -ENOMEM;
-	/* Names first from time-0 COMMs, then in time order (trigrec writes sorted files). */
-	for (size_t i = 0; i < s->pd->nr_recs; i++) {
-		const struct pdr_rec *pr = &s->pd->recs[i];
+	/*
+	 * One pass over the index: the samples, and the COMM/FORK records
+	 * that name their threads. A sample becomes a struct show_rec in the
+	 * index's own memory (the same size; the n-th sample is written over
+	 * record n or an earlier one, after record i is read): this is the
+	 * only copy of the records, and it moves to s->recs. Names come
+	 * first from time-0 COMMs, then in time order (trigrec writes sorted
+	 * files).
+	 */
+	_Static_assert(sizeof(struct show_rec) == sizeof(struct pdr_rec) &&
+			       _Alignof(struct show_rec) <= _Alignof(struct pdr_rec),
+		       "a show_rec is written in place of a pdr_rec");
+	s->recs = (struct show_rec *)s->pd->recs;
+	for (size_t i = 0; i < s->pd->nr_recs && !err; i++) {
+		const struct pdr_rec pr = s->pd->recs[i];
 
-		if (pr->hdr->type == PERF_RECORD_SAMPLE && pr->attr >= 0) {
-			struct show_rec *r = &s->recs[n++];
+		if (pr.type == PERF_RECORD_SAMPLE && pr.attr >= 0) {
+			s->recs[n++] = (struct show_rec){
+				.time = pr.time,
+				.hdr = pr.hdr,
+				.cpu = pr.cpu,
+				.pid = pr.pid,
+				.tid = pr.tid,
+				.attr = pr.attr,
+				.raw_size = pr.raw ? pr.raw_size : 0,
+				.raw_off =
+					pr.raw ? (uint32_t)(pr.raw - (const uint8_t *)pr.hdr) : 0,
+			};
+		} else if (pr.type == PERF_RECORD_COMM || pr.type == PERF_RECORD_FORK) {
+			if (nn == ncap) {
+				size_t nc = ncap ? ncap * 2 : 256;
+				struct nm *nb = realloc(names, nc * sizeof(*nb));
 
-			r->time = pr->time;
-			r->cpu = pr->cpu;
-			r->pid = pr->pid;
-			r->tid = pr->tid;
-			r->attr = pr->attr;
-			r->pr = pr;
+				if (!nb) {
+					err = -ENOMEM;
+					break;
+				}
+				names = nb;
+				ncap = nc;
+			}
+			names[nn++] = (struct nm){ pr.time, pr.hdr };
 		}
 	}
+	/* the index is s->recs now (pdr_close must not free it) */
+	s->pd->recs = NULL;
+	s->pd->nr_recs = 0;
+	if (!s->recs && !err && !(s->recs = calloc(1, sizeof(*s->recs))))
+		err = -ENOMEM;
 	s->nr = n;
+	if (err) {
+		free(names);
+		free(rec_cpu);
+		return err;
+	}
 	/* trigrec writes its files in time order: sort only a file that is not (perf's own). */
 	for (size_t i = 1; i < n; i++) {
 		if (rec_cmp(&s->recs[i - 1], &s->recs[i]) > 0) {
@@ -584,28 +705,16 @@ static int analyse(struct show *s)
 	}
 	/* COMM/FORK records interleaved by time with the samples: a name as of each record. */
 	{
-		/* NOLINTNEXTLINE(bugprone-sizeof-expression): an array of pointers */
-		const struct pdr_rec **names = malloc((s->pd->nr_recs + 1) * sizeof(*names));
-		size_t nn = 0, k = 0;
+		size_t k = 0;
 		char tmp[16];
-
-		if (!names)
-			return -ENOMEM;
-		for (size_t i = 0; i < s->pd->nr_recs; i++) {
-			uint32_t t = s->pd->recs[i].hdr->type;
-
-			if (t == PERF_RECORD_COMM || t == PERF_RECORD_FORK)
-				names[nn++] = &s->pd->recs[i];
-		}
 		uint32_t last_tid = 0;
-		int named = 0; /* last_name is last_tid's name as of now */
-		char last_name[16] = "";
+		const char *last_name = NULL; /* last_tid's name as of now; NULL: to look up */
 
-		for (size_t i = 0; i < n; i++) {
-			for (; k < nn && names[k]->time <= s->recs[i].time; k++) {
-				named = 0; /* a COMM or FORK: names may change */
+		for (size_t i = 0; i < n && !err; i++) {
+			for (; k < nn && names[k].time <= s->recs[i].time; k++) {
+				last_name = NULL; /* a COMM or FORK: names may change */
 				/* pdr_open checked the sizes: COMM 16 bytes at least, FORK 24 */
-				const struct perf_event_header *h = names[k]->hdr;
+				const struct perf_event_header *h = names[k].hdr;
 				const uint32_t *f = (const uint32_t *)(h + 1);
 
 				if (h->type == PERF_RECORD_COMM) {
@@ -625,16 +734,24 @@ static int analyse(struct show *s)
 						  comms_get(&cm, f[3], tmp, sizeof(tmp)));
 			}
 			/* records come in runs of one thread: its name is looked up once a run */
-			if (!named || s->recs[i].tid != last_tid) {
+			if (!last_name || s->recs[i].tid != last_tid) {
 				last_tid = s->recs[i].tid;
-				cp16(last_name, comms_get(&cm, last_tid, tmp, sizeof(tmp)));
-				named = 1;
+				last_name = comm_pooled(s, &cm, &unnamed, last_tid);
+				if (!last_name)
+					err = -ENOMEM;
 			}
-			memcpy(s->recs[i].comm, last_name, sizeof(last_name));
+			s->recs[i].comm = last_name;
+			if (s->recs[i].cpu < PDR_MAX_CPUS)
+				rec_cpu[s->recs[i].cpu] = 1;
 		}
 		free(names);
 	}
 	free(cm.e);
+	free(unnamed.e);
+	if (err) {
+		free(rec_cpu);
+		return err;
+	}
 
 	/* The window: the sidecar's, else the records'. */
 	s->win_start = jv_u64(s->sc, "window.start_ns", n ? s->recs[0].time : 0);
@@ -656,14 +773,14 @@ static int analyse(struct show *s)
 			seen[c] = 1;
 			err = add_cpu(s, (int)c);
 		}
-		for (size_t i = 0; i < n && !err; i++) {
-			uint32_t c = s->recs[i].cpu;
-
-			if (c >= PDR_MAX_CPUS || seen[c])
+		for (uint32_t c = 0; c < PDR_MAX_CPUS && !err; c++) {
+			if (!rec_cpu[c] || seen[c])
 				continue;
 			seen[c] = 1;
 			err = add_cpu(s, (int)c);
 		}
+		free(rec_cpu);
+		rec_cpu = NULL;
 		if (err)
 			return err;
 		if (s->nr_cpus) /* qsort(NULL, 0) is UB */
@@ -678,8 +795,22 @@ static int analyse(struct show *s)
 		s->trig_cpu = jv_u64(s->sc, "trigger.cpu", 0);
 		s->trig_pid = jv_u64(s->sc, "trigger.pid", 0);
 		s->trig_tid = jv_u64(s->sc, "trigger.tid", 0);
-		/* perf stamps the record a little after the BPF program: the first at or after */
-		for (size_t i = 0; i < n; i++) {
+		/*
+		 * perf stamps the record a little after the BPF program: the first
+		 * at or after (the records are in time order: from the first at
+		 * the trigger's time, found by bisection, not a pass over all)
+		 */
+		size_t lo = 0, hi = n;
+
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+
+			if (s->recs[mid].time < s->trig_time)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (size_t i = lo; i < n; i++) {
 			const struct show_rec *r = &s->recs[i];
 
 			if (r->time >= s->trig_time && r->cpu == s->trig_cpu &&
@@ -859,6 +990,7 @@ void show__free(struct show *s)
 	jv_free(s->sc);
 	pdr_close(s->pd);
 	free(s->recs);
+	names_free(s->names);
 	free(s->runs);
 	free(s->cpus);
 	free(s);
@@ -892,10 +1024,10 @@ void show_rec_fields(const struct show *s, const struct show_rec *r, char *buf, 
 {
 	const struct pdr_attr *a = &s->pd->attrs[r->attr];
 
-	if (a->fmt && r->pr->raw)
-		pdr_fields_str(a->fmt, r->pr->raw, r->pr->raw_size, buf, len);
+	if (a->fmt && show_raw(r))
+		pdr_fields_str(a->fmt, show_raw(r), r->raw_size, buf, len);
 	else
-		snprintf(buf, len, "ip=0x%" PRIx64, r->pr->ip);
+		snprintf(buf, len, "ip=0x%" PRIx64, pdr_sample_ip(s->pd, r->attr, r->hdr));
 }
 
 static void json_scalar(const struct jv *v, char *buf, size_t len)

@@ -107,8 +107,8 @@ static int64_t field(const struct show *s, const struct show_rec *r, const char 
 {
 	int64_t v = -1;
 
-	if (!r->pr->raw ||
-	    pdr_field_int(s->pd->attrs[r->attr].fmt, r->pr->raw, r->pr->raw_size, name, &v))
+	if (!show_raw(r) ||
+	    pdr_field_int(s->pd->attrs[r->attr].fmt, show_raw(r), r->raw_size, name, &v))
 		return -1;
 	return v;
 }
@@ -118,7 +118,7 @@ static int64_t fld(const struct show_rec *r, const struct tp_field *fl)
 {
 	int64_t v = -1;
 
-	if (!r->pr->raw || pdr_fl_int(fl, r->pr->raw, r->pr->raw_size, &v))
+	if (!show_raw(r) || pdr_fl_int(fl, show_raw(r), r->raw_size, &v))
 		return -1;
 	return v;
 }
@@ -724,8 +724,8 @@ static int why_ins_pass(struct why_walk *k)
 				const struct tp_field *fl =
 					tp_format__field(s->pd->attrs[r->attr].fmt, "name");
 
-				if (fl && r->pr->raw)
-					pdr_field_str(fl, r->pr->raw, r->pr->raw_size, o->name,
+				if (fl && show_raw(r))
+					pdr_field_str(fl, show_raw(r), r->raw_size, o->name,
 						      sizeof(o->name));
 			} else if (o->nr >= 0 && o->nr < 10) {
 				snprintf(o->name, sizeof(o->name), "%s", softirq_names[o->nr]);
@@ -840,9 +840,9 @@ static int rate_key_of(const struct show *s, const struct show_rec *r, const cha
 		return -1;
 	}
 	fl = s->pd->attrs[r->attr].fmt ? tp_format__field(s->pd->attrs[r->attr].fmt, f) : NULL;
-	if (!fl || !r->pr->raw)
+	if (!fl || !show_raw(r))
 		return -1;
-	pdr_field_str(fl, r->pr->raw, r->pr->raw_size, buf, len);
+	pdr_field_str(fl, show_raw(r), r->raw_size, buf, len);
 	pdr_clean_text(buf);
 	return 0;
 }

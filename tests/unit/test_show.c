@@ -653,10 +653,10 @@ TEST(zstd_many_payloads)
 		CHECK_EQ(p->nr, 8 + bulk);
 		CHECK_EQ(z->nr, p->nr);
 		for (size_t i = 0; i < p->nr && i < z->nr; i += 997) {
-			pdr_fields_str(p->pd->attrs[p->recs[i].attr].fmt, p->recs[i].pr->raw,
-				       p->recs[i].pr->raw_size, a, sizeof(a));
-			pdr_fields_str(z->pd->attrs[z->recs[i].attr].fmt, z->recs[i].pr->raw,
-				       z->recs[i].pr->raw_size, b, sizeof(b));
+			pdr_fields_str(p->pd->attrs[p->recs[i].attr].fmt, show_raw(&p->recs[i]),
+				       p->recs[i].raw_size, a, sizeof(a));
+			pdr_fields_str(z->pd->attrs[z->recs[i].attr].fmt, show_raw(&z->recs[i]),
+				       z->recs[i].raw_size, b, sizeof(b));
 			CHECK_STR(a, b);
 			CHECK_EQ(p->recs[i].time, z->recs[i].time);
 			CHECK_EQ(p->recs[i].tid, z->recs[i].tid);
@@ -683,8 +683,8 @@ TEST(zstd_many_payloads)
 			free(buf);
 		}
 		snprintf(a, sizeof(a), "__syscall_nr=121 pid=%d", 1000000 + bulk - 1);
-		pdr_fields_str(z->pd->attrs[1].fmt, z->recs[z->nr - 1].pr->raw,
-			       z->recs[z->nr - 1].pr->raw_size, b, sizeof(b));
+		pdr_fields_str(z->pd->attrs[1].fmt, show_raw(&z->recs[z->nr - 1]),
+			       z->recs[z->nr - 1].raw_size, b, sizeof(b));
 		CHECK_STR(b, a);
 	} else {
 		fprintf(stderr, "    %s\n", err);
@@ -1068,6 +1068,114 @@ TEST(crafted_zstd_bomb_is_refused)
 	CHECK(strstr(err, "(256 times and 64 MiB): a crafted or corrupt file"));
 	free(b);
 	free(rec);
+	return 0;
+}
+
+/*
+ * The index is built in one walk of the file (no scan for compression
+ * first): plain samples, then a PERF_RECORD_COMPRESSED holding more, read
+ * as the same records, each once, as when all of them are plain; and a bad
+ * record before a compressed one is reported as it was when the scan came
+ * first (in the decompressed data).
+ */
+TEST(index_of_plain_then_compressed_records)
+{
+	uint8_t plain[8 * 64], bad[16], raw[8] = { 0 }, *z, *b;
+	size_t pl = 0, sz, zl, len, zcap = ZSTD_compressBound(sizeof(plain));
+	struct perf_event_header ch = { 81, 0, 0 }, bh = { PERF_RECORD_SAMPLE, 0, 12 };
+	struct show *p, *m;
+	char err[512];
+
+	for (int i = 0; i < 8; i++) /* 8 samples of sz bytes, tids 7..14 */
+		pl += tp_sample(plain + pl, 500, 7 + i, 7 + i, T0 + i, 0, raw, sizeof(raw));
+	sz = pl / 8;
+	z = malloc(pl + 8 + zcap);
+	CHECK(z);
+	if (!z)
+		return 1;
+	/* all 8 plain: the reference */
+	b = craft(ST_TP, 1, 1, plain, pl, &len);
+	p = show__open_mem(b, len, NULL, 0, "plain.data", err, sizeof(err));
+	CHECK(p);
+	/* the first 3 plain, the other 5 in one COMPRESSED record at the end */
+	memcpy(z, plain, 3 * sz);
+	zl = ZSTD_compress(z + 3 * sz + 8, zcap, plain + 3 * sz, 5 * sz, 1);
+	CHECK(!ZSTD_isError(zl));
+	ch.size = (uint16_t)(zl + 8);
+	memcpy(z + 3 * sz, &ch, 8);
+	free(b);
+	b = craft(ST_TP, 1, 1, z, 3 * sz + 8 + zl, &len);
+	m = show__open_mem(b, len, NULL, 0, "mixed.data", err, sizeof(err));
+	CHECK(m);
+	if (p && m) {
+		CHECK_EQ(p->pd->compressed, 0);
+		CHECK_EQ(m->pd->compressed, 1);
+		CHECK_EQ(p->nr, 8);
+		CHECK_EQ(m->nr, 8);
+		for (size_t i = 0; i < m->nr && i < 8; i++) {
+			CHECK_EQ(m->recs[i].tid, 7 + i);
+			CHECK_EQ(m->recs[i].time, p->recs[i].time);
+			CHECK_EQ(m->recs[i].hdr->type, PERF_RECORD_SAMPLE);
+		}
+	} else {
+		fprintf(stderr, "    %s\n", err);
+	}
+	show__free(p);
+	show__free(m);
+	free(b);
+	/* a sample, a record of 12 bytes, then the COMPRESSED one right after it */
+	memcpy(z, plain, sz);
+	memset(bad, 0, sizeof(bad));
+	memcpy(bad, &bh, 8);
+	memcpy(z + sz, bad, 12);
+	zl = ZSTD_compress(z + sz + 12 + 8, zcap, plain + sz, sz, 1);
+	CHECK(!ZSTD_isError(zl));
+	ch.size = (uint16_t)(zl + 8);
+	memcpy(z + sz + 12, &ch, 8);
+	b = craft(ST_TP, 1, 1, z, sz + 12 + 8 + zl, &len);
+	CHECK(!show__open_mem(b, len, NULL, 0, "bad.data", err, sizeof(err)));
+	CHECK_EQ((int)sz, 56);
+	CHECK(strstr(err, "decompressed offset 56: record type 9 of 12 bytes, not a multiple "
+			  "of 8: the file is corrupt"));
+	free(b);
+	free(z);
+	return 0;
+}
+
+/* A sample without a tracepoint: its ip, read back from the record, is its fields. */
+TEST(sample_ip_is_read_from_the_record)
+{
+	uint8_t rec[48], *b;
+	struct perf_event_header h = { PERF_RECORD_SAMPLE, 0, sizeof(rec) };
+	uint64_t id = 500, ip = 0xffffffff81234567ull, t = T0;
+	uint32_t pt[2] = { 7, 8 }, cpu[2] = { 1, 0 };
+	struct show *s;
+	char err[512], f[128];
+	size_t len;
+
+	memcpy(rec, &h, 8);
+	memcpy(rec + 8, &id, 8);
+	memcpy(rec + 16, &ip, 8);
+	memcpy(rec + 24, pt, 8);
+	memcpy(rec + 32, &t, 8);
+	memcpy(rec + 40, cpu, 8);
+	b = craft(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |
+			  PERF_SAMPLE_CPU,
+		  1, 1, rec, sizeof(rec), &len);
+	s = show__open_mem(b, len, NULL, 0, "ip.data", err, sizeof(err));
+	CHECK(s);
+	if (s) {
+		CHECK_EQ(s->nr, 1);
+		CHECK_EQ(s->recs[0].tid, 8);
+		CHECK_EQ(s->recs[0].cpu, 1);
+		CHECK_EQ(pdr_sample_ip(s->pd, s->recs[0].attr, s->recs[0].hdr), ip);
+		show_rec_fields(s, &s->recs[0], f, sizeof(f));
+		CHECK_STR(f, "ip=0xffffffff81234567");
+	} else {
+		fprintf(stderr, "    %s\n", err);
+	}
+	show__free(s);
+	free(b);
 	return 0;
 }
 
@@ -2267,6 +2375,7 @@ RUN_TESTS(T(json_values_and_paths), T(json_errors_say_where), T(snapshot_read_ba
 	  T(crafted_format_at_the_section_end_is_read_inside_it),
 	  T(crafted_record_of_odd_size_is_refused), T(fuzz_findings_open_or_say_why),
 	  T(crafted_overlapping_id_tables_are_refused), T(crafted_zstd_bomb_is_refused),
+	  T(index_of_plain_then_compressed_records), T(sample_ip_is_read_from_the_record),
 	  T(fifos_are_refused_not_waited_for), T(clean_text_replaces_control_characters),
 	  T(hostile_strings_are_clean), T(chrome_json_of_many_threads_is_not_quadratic),
 	  T(why_of_a_known_latency), T(scoped_runs_end_where_the_records_do),
