@@ -17,6 +17,7 @@
 #include <string.h>
 #include "capture/probes.h"
 #include "capture/tracefs.h"
+#include "lang/lexer.h"
 #include "lang/trigger_lang.h"
 #include "util/util.h"
 
@@ -37,420 +38,47 @@ set_err(struct tl_error *err, struct tl_pos pos, const char *fmt, ...)
 }
 
 /* ------------------------------------------------------------------ */
-/* Lexer                                                                */
+/* Tokens (lang/lexer.c, LEX_TRIGGER)                                   */
 
-enum tok_kind { TK_EOF, TK_WORD, TK_NUM, TK_STR, TK_PUNCT };
-
-enum punct {
-	P_NONE,
-	P_LPAREN,
-	P_RPAREN,
-	P_COMMA,
-	P_SLASH,
-	P_ARROW,
-	P_MINUS,
-	P_NOT,
-	P_AND,
-	P_OR,
-	P_BITAND,
-	P_TILDE,
-	P_EQ,
-	P_NE,
-	P_LT,
-	P_LE,
-	P_GT,
-	P_GE,
-	P_NTILDE, /* !~: not matching the glob */
-};
-
-static const char *const punct_text[] = {
-	[P_NONE] = "",	  [P_LPAREN] = "(", [P_RPAREN] = ")", [P_COMMA] = ",",	 [P_SLASH] = "/",
-	[P_ARROW] = "->", [P_MINUS] = "-",  [P_NOT] = "!",    [P_AND] = "&&",	 [P_OR] = "||",
-	[P_BITAND] = "&", [P_TILDE] = "~",  [P_EQ] = "==",    [P_NE] = "!=",	 [P_LT] = "<",
-	[P_LE] = "<=",	  [P_GT] = ">",	    [P_GE] = ">=",    [P_NTILDE] = "!~",
-};
-
-struct tok {
-	enum tok_kind kind;
-	enum punct p; /* TK_PUNCT */
-	struct tl_pos pos;
-	const char *s; /* source text of the token */
-	size_t len;
-	char *str; /* TK_STR: the decoded string (malloc'ed) */
-};
-
-struct lexer {
-	const char *text;
-	size_t i;
-	int line, col; /* of text[i] */
-	struct tok *t;
+/* The whole trigger's tokens, ending with LX_EOF: the parser looks ahead freely. */
+struct toks {
+	struct lex_tok *t;
 	int n, cap;
 };
 
-/* Positions saturate: a script may start a trigger at INT_MAX. */
-static int sat_inc(int v)
-{
-	return v < INT_MAX ? v + 1 : v;
-}
-
-static void pos_advance(struct tl_pos *p, char c)
-{
-	if (c == '\n') {
-		p->line = sat_inc(p->line);
-		p->col = 1;
-	} else {
-		p->col = sat_inc(p->col);
-	}
-}
-
-static void lx_advance(struct lexer *lx)
-{
-	struct tl_pos p = { lx->line, lx->col };
-
-	pos_advance(&p, lx->text[lx->i]);
-	lx->line = p.line;
-	lx->col = p.col;
-	lx->i++;
-}
-
-/*
- * Non-ASCII characters that look like syntax: pasted from a word processor,
- * they would otherwise end up inside words and strings and match nothing.
- */
-static const char *lookalike(uint32_t cp, const char **fix)
-{
-	*fix = "use a plain space";
-	if (cp == 0xa0 || cp == 0x2007 || cp == 0x202f)
-		return "no-break space";
-	if ((cp >= 0x2000 && cp <= 0x200b) || cp == 0x3000 || cp == 0xfeff)
-		return "Unicode space";
-	*fix = "use \" or ' around strings";
-	if (cp == 0x2018 || cp == 0x2019 || cp == 0x201a || cp == 0x201c || cp == 0x201d ||
-	    cp == 0x201e || cp == 0xab || cp == 0xbb)
-		return "typographic quote";
-	*fix = "use '-' (and '->' in latency triggers)";
-	if (cp == 0x2010 || cp == 0x2011 || cp == 0x2013 || cp == 0x2014 || cp == 0x2212)
-		return "dash";
-	return NULL;
-}
-
-/*
- * Letters of other scripts belong in words (`name été`, `comm == ô`); the
- * punctuation and symbol blocks do not (U+2000-U+2BFF, CJK and full-width
- * punctuation, Latin-1 symbols), so '≠' or '→' is an error, not a name.
- */
-static int is_word_cp(uint32_t cp)
-{
-	return cp >= 0xc0 && cp != 0xd7 && cp != 0xf7 && !(cp >= 0x2000 && cp <= 0x2bff) &&
-	       !(cp >= 0x3000 && cp <= 0x303f) && !(cp >= 0xfe00 && cp <= 0xfeff) &&
-	       !(cp >= 0xff00 && cp <= 0xff20);
-}
-
-/* Bytes of the non-ASCII word character at s, or 0. */
-static int word_utf8(const char *s)
-{
-	uint32_t cp;
-	int n = utf8_char(s, &cp);
-
-	return n > 1 && is_word_cp(cp) ? n : 0;
-}
-
-/* Bytes of the word-starting character at s, or 0. */
-static int word_start_len(const char *s)
-{
-	int c = (unsigned char)*s;
-
-	if (c >= 0x80)
-		return word_utf8(s);
-	return isalpha(c) || c == '_' || c == '*' || c == '?' || c == '[';
-}
-
-/* Bytes of the word character at s, or 0. '-' continues a word ("my-trigger") unless it starts "->". */
-static int word_char_len(const char *s)
-{
-	int c = (unsigned char)*s;
-
-	if (c >= 0x80)
-		return word_utf8(s);
-	return isalnum(c) || c == '_' || c == '*' || c == '?' || c == '[' || c == ']' || c == ':' ||
-	       c == '/' || c == '.' ||
-	       (c == '-' && s[1] != '>' && s[1] &&
-		(isalnum((unsigned char)s[1]) || s[1] == '_' || (unsigned char)s[1] >= 0x80));
-}
-
-static struct tok *lx_push(struct lexer *lx, enum tok_kind k, struct tl_pos pos, size_t start)
-{
-	struct tok *t;
-
-	if (lx->n == lx->cap) {
-		int cap = lx->cap ? lx->cap * 2 : 32;
-
-		t = realloc(lx->t, (size_t)cap * sizeof(*t));
-		if (!t)
-			return NULL;
-		lx->t = t;
-		lx->cap = cap;
-	}
-	t = &lx->t[lx->n++];
-	memset(t, 0, sizeof(*t));
-	t->kind = k;
-	t->pos = pos;
-	t->s = lx->text + start;
-	t->len = lx->i - start;
-	return t;
-}
-
-static void toks_free(struct tok *t, int n)
+static void toks_free(struct lex_tok *t, int n)
 {
 	for (int i = 0; i < n; i++)
-		free(t[i].str);
+		lex_tok_free(&t[i]);
 	free(t);
 }
 
-static int lex_string(struct lexer *lx, struct tl_error *err)
-{
-	struct tl_pos pos = { lx->line, lx->col };
-	size_t start = lx->i, cap = 16, n = 0;
-	char q = lx->text[lx->i], *buf = malloc(cap), *nb;
-	struct tok *t;
-
-	if (!buf)
-		goto nomem;
-	lx_advance(lx);
-	for (;;) {
-		char c = lx->text[lx->i];
-
-		if (!c || c == '\n') {
-			set_err(err, pos, "unterminated string: add the closing %c", q);
-			free(buf);
-			return -EINVAL;
-		}
-		if (c == q) {
-			lx_advance(lx);
-			break;
-		}
-		if (c == '\\') {
-			char e = lx->text[lx->i + 1];
-
-			if (e != '"' && e != '\'' && e != '\\') {
-				struct tl_pos ep = { lx->line, lx->col };
-
-				set_err(err, ep,
-					"unsupported escape '\\%c' in string: only \\\", \\' "
-					"and \\\\ are recognized",
-					e && e != '\n' ? e : ' ');
-				free(buf);
-				return -EINVAL;
-			}
-			lx_advance(lx);
-			c = e;
-		}
-		if (n + 2 > cap) {
-			cap *= 2;
-			nb = realloc(buf, cap);
-			if (!nb)
-				goto nomem;
-			buf = nb;
-		}
-		buf[n++] = c;
-		lx_advance(lx);
-	}
-	buf[n] = '\0';
-	t = lx_push(lx, TK_STR, pos, start);
-	if (!t)
-		goto nomem;
-	t->str = buf;
-	return 0;
-nomem:
-	free(buf);
-	set_err(err, pos, "out of memory");
-	return -ENOMEM;
-}
-
-/* After a probe's name: "+0x10" and a balanced "(...)" on the same line belong to it. */
-static void lex_probe_tail(struct lexer *lx)
-{
-	int depth = 0;
-
-	while (lx->text[lx->i] == '+' && isalnum((unsigned char)lx->text[lx->i + 1])) {
-		lx_advance(lx);
-		while (isalnum((unsigned char)lx->text[lx->i]))
-			lx_advance(lx);
-	}
-	if (lx->text[lx->i] != '(')
-		return;
-	do {
-		char c = lx->text[lx->i];
-
-		if (!c || c == '\n')
-			return;
-		if (c == '(')
-			depth++;
-		else if (c == ')')
-			depth--;
-		lx_advance(lx);
-	} while (depth > 0);
-}
-
-static int lex(const char *text, int first_line, int first_col, struct lexer *lx,
+static int lex(const char *text, int first_line, int first_col, struct toks *tk,
 	       struct tl_error *err)
 {
-	memset(lx, 0, sizeof(*lx));
-	lx->text = text;
-	lx->line = first_line > 0 ? first_line : 1;
-	lx->col = first_col > 0 ? first_col : 1;
+	struct lexer lx;
+	int ret;
 
+	memset(tk, 0, sizeof(*tk));
+	lexer__init(&lx, text, strlen(text), first_line, first_col, LEX_TRIGGER);
 	for (;;) {
-		const char *s = text + lx->i;
-		struct tl_pos pos = { lx->line, lx->col };
-		size_t start = lx->i;
-		enum punct p = P_NONE;
-		int c = (unsigned char)*s, plen = 1;
+		if (tk->n == tk->cap) {
+			int cap = tk->cap ? tk->cap * 2 : 32;
+			struct lex_tok *t = realloc(tk->t, (size_t)cap * sizeof(*t));
 
-		if (!c)
-			break;
-		if (isspace(c)) {
-			lx_advance(lx);
-			continue;
-		}
-		if (c == '#') {
-			while (text[lx->i] && text[lx->i] != '\n')
-				lx_advance(lx);
-			continue;
-		}
-		if (c == '"' || c == '\'') {
-			if (lex_string(lx, err))
-				return -EINVAL;
-			continue;
-		}
-		if (isdigit(c)) {
-			/* Numbers and durations: "42", "0x40", "20ms", "1.5s", "2µs". */
-			if (c == '0' && (s[1] == 'x' || s[1] == 'X')) {
-				lx_advance(lx);
-				lx_advance(lx);
+			if (!t) {
+				set_err(err, lexer__pos(&lx), "out of memory");
+				return -ENOMEM;
 			}
-			for (;;) {
-				const char *q = text + lx->i;
-				int k = isalnum((unsigned char)*q) || *q == '.' || *q == '_';
-
-				/* The micro signs of "2µs": U+00B5 and U+03BC. */
-				if (!k &&
-				    (!strncmp(q, "\xc2\xb5", 2) || !strncmp(q, "\xce\xbc", 2)))
-					k = 2;
-				if (!k)
-					break;
-				while (k--)
-					lx_advance(lx);
-			}
-			if (!lx_push(lx, TK_NUM, pos, start))
-				goto nomem;
-			continue;
+			tk->t = t;
+			tk->cap = cap;
 		}
-		if (word_start_len(s)) {
-			int k;
-
-			while ((k = word_char_len(text + lx->i)))
-				while (k--)
-					lx_advance(lx);
-			/* A probe's name goes on through "+OFFSET" and its "(field, ...)". */
-			if (probe_kind_of(s))
-				lex_probe_tail(lx);
-			if (!lx_push(lx, TK_WORD, pos, start))
-				goto nomem;
-			continue;
-		}
-		switch (c) {
-		case '(': p = P_LPAREN; break;
-		case ')': p = P_RPAREN; break;
-		case ',': p = P_COMMA; break;
-		case '/': p = P_SLASH; break;
-		case '~': p = P_TILDE; break;
-		case '-':
-			if (s[1] == '>')
-				p = P_ARROW, plen = 2;
-			else
-				p = P_MINUS;
-			break;
-		case '!':
-			if (s[1] == '=')
-				p = P_NE, plen = 2;
-			else if (s[1] == '~')
-				p = P_NTILDE, plen = 2;
-			else
-				p = P_NOT;
-			break;
-		case '&':
-			if (s[1] == '&')
-				p = P_AND, plen = 2;
-			else
-				p = P_BITAND;
-			break;
-		case '|':
-			if (s[1] == '|') {
-				p = P_OR, plen = 2;
-				break;
-			}
-			set_err(err, pos, "'|' is not an operator: use || for \"or\"");
-			return -EINVAL;
-		case '=':
-			if (s[1] == '=') {
-				p = P_EQ, plen = 2;
-				break;
-			}
-			set_err(err, pos, "'=' is not an operator: use == to compare");
-			return -EINVAL;
-		case '<':
-			if (s[1] == '=')
-				p = P_LE, plen = 2;
-			else
-				p = P_LT;
-			break;
-		case '>':
-			if (s[1] == '=')
-				p = P_GE, plen = 2;
-			else
-				p = P_GT;
-			break;
-		default: {
-			const char *what, *fix;
-			uint32_t cp;
-			int k = utf8_char(s, &cp);
-
-			if (isprint(c))
-				set_err(err, pos, "unexpected character '%c'", c);
-			else if (c < 0x80 || !k)
-				set_err(err, pos, "unexpected byte 0x%02x", c);
-			else if ((what = lookalike(cp, &fix)) && strstr(what, "space"))
-				set_err(err, pos, "%s (U+%04X): %s", what, (unsigned)cp, fix);
-			else if (what)
-				set_err(err, pos, "%s '%.*s' (U+%04X): %s", what, k, s,
-					(unsigned)cp, fix);
-			else
-				set_err(err, pos, "unexpected character '%.*s' (U+%04X)", k, s,
-					(unsigned)cp);
-			return -EINVAL;
-		}
-		}
-		while (plen--)
-			lx_advance(lx);
-		{
-			struct tok *t = lx_push(lx, TK_PUNCT, pos, start);
-
-			if (!t)
-				goto nomem;
-			t->p = p;
-		}
+		ret = lexer__next(&lx, &tk->t[tk->n], err);
+		if (ret)
+			return ret;
+		if (tk->t[tk->n++].kind == LX_EOF)
+			return 0;
 	}
-	{
-		struct tl_pos pos = { lx->line, lx->col };
-
-		if (!lx_push(lx, TK_EOF, pos, lx->i))
-			goto nomem;
-	}
-	return 0;
-nomem:
-	set_err(err, (struct tl_pos){ lx->line, lx->col }, "out of memory");
-	return -ENOMEM;
 }
 
 /* ------------------------------------------------------------------ */
@@ -467,7 +95,7 @@ struct tl_node {
 	struct tl_pos field_pos;
 	int strfn;		 /* str(field): the text behind a pointer field */
 	struct tl_pos strfn_pos; /* of the word `str` */
-	enum punct op;
+	enum lex_punct op;
 	struct tl_pos op_pos;
 	int ntilde; /* written !~ (op is P_TILDE under an N_NOT) */
 	enum vkind vk;
@@ -539,39 +167,39 @@ void trig_ast_free(struct trig_ast *a)
 /* Parser                                                               */
 
 struct parser {
-	struct tok *t;
+	struct lex_tok *t;
 	int n, i;
 	struct tl_error *err;
 	int depth;
 	int nodes; /* allocated so far, against TL_MAX_NODES */
 };
 
-static struct tok *cur(struct parser *ps)
+static struct lex_tok *cur(struct parser *ps)
 {
 	return &ps->t[ps->i];
 }
 
-static struct tok *peek(struct parser *ps, int k)
+static struct lex_tok *peek(struct parser *ps, int k)
 {
 	int j = ps->i + k;
 
 	return &ps->t[j < ps->n ? j : ps->n - 1];
 }
 
-static int is_punct(const struct tok *t, enum punct p)
+static int is_punct(const struct lex_tok *t, enum lex_punct p)
 {
-	return t->kind == TK_PUNCT && t->p == p;
+	return t->kind == LX_PUNCT && t->p == p;
 }
 
-static int is_word(const struct tok *t, const char *w)
+static int is_word(const struct lex_tok *t, const char *w)
 {
-	return t->kind == TK_WORD && strlen(w) == t->len && !memcmp(t->s, w, t->len);
+	return t->kind == LX_WORD && strlen(w) == t->len && !memcmp(t->s, w, t->len);
 }
 
 /* A short quote of a token for messages. */
-static const char *tok_desc(const struct tok *t, char *buf, size_t len)
+static const char *tok_desc(const struct lex_tok *t, char *buf, size_t len)
 {
-	if (t->kind == TK_EOF)
+	if (t->kind == LX_EOF)
 		snprintf(buf, len, "the end of the trigger");
 	else
 		snprintf(buf, len, "'%.*s'", t->len > 40 ? 40 : (int)t->len, t->s);
@@ -591,7 +219,7 @@ perr(struct parser *ps, struct tl_pos pos, const char *fmt, ...)
 }
 
 /* Copy a WORD token into dst (size len); error if it does not fit. */
-static int word_copy(struct parser *ps, const struct tok *t, char *dst, size_t len,
+static int word_copy(struct parser *ps, const struct lex_tok *t, char *dst, size_t len,
 		     const char *what)
 {
 	if (t->len >= len)
@@ -603,11 +231,11 @@ static int word_copy(struct parser *ps, const struct tok *t, char *dst, size_t l
 }
 
 /* INT token: decimal or 0x hex, into *v. Errors name `what`. */
-static int parse_int_tok(struct parser *ps, const struct tok *t, uint64_t *v, const char *what)
+static int parse_int_tok(struct parser *ps, const struct lex_tok *t, uint64_t *v, const char *what)
 {
 	char buf[64], err[160];
 
-	if (t->kind != TK_NUM) {
+	if (t->kind != LX_NUM) {
 		char d[64];
 
 		return perr(ps, t->pos, "expected %s (a number), got %s", what,
@@ -629,7 +257,7 @@ static int parse_int_tok(struct parser *ps, const struct tok *t, uint64_t *v, co
 static int parse_int_range(struct parser *ps, uint64_t min, uint64_t max, uint64_t *v,
 			   const char *what)
 {
-	struct tok *t = cur(ps);
+	struct lex_tok *t = cur(ps);
 
 	if (is_punct(t, P_MINUS))
 		return perr(ps, t->pos, "%s cannot be negative (at least %llu)", what,
@@ -653,12 +281,12 @@ static int parse_int_range(struct parser *ps, uint64_t min, uint64_t max, uint64
  * knows (or refuses by name, as "M"), so "> 50 post 10ms" still says that
  * 50 lacks a unit.
  */
-static int is_unit_word(const struct tok *u)
+static int is_unit_word(const struct lex_tok *u)
 {
 	char one[32];
 	uint64_t ns;
 
-	if (u->kind != TK_WORD || u->len > 20)
+	if (u->kind != LX_WORD || u->len > 20)
 		return 0;
 	if (u->len == 1 && (u->s[0] == 'm' || u->s[0] == 'M'))
 		return 1;
@@ -670,9 +298,9 @@ static int is_unit_word(const struct tok *u)
 	return !parse_duration(one, &ns, NULL, 0);
 }
 
-static int dur_text(struct parser *ps, struct tok *t, char *buf, size_t len, int *ntok)
+static int dur_text(struct parser *ps, struct lex_tok *t, char *buf, size_t len, int *ntok)
 {
-	struct tok *u = peek(ps, 1);
+	struct lex_tok *u = peek(ps, 1);
 
 	*ntok = 1;
 	if (t->len >= len)
@@ -691,13 +319,13 @@ static int dur_text(struct parser *ps, struct tok *t, char *buf, size_t len, int
 /* DURATION token(s), via parse_duration so units match the command line. */
 static int parse_dur(struct parser *ps, uint64_t *ns, const char *what)
 {
-	struct tok *t = cur(ps);
+	struct lex_tok *t = cur(ps);
 	char buf[64], err[200], d[64];
 	int ntok;
 
 	if (is_punct(t, P_MINUS))
 		return perr(ps, t->pos, "%s cannot be negative", what);
-	if (t->kind != TK_NUM)
+	if (t->kind != LX_NUM)
 		return perr(ps, t->pos,
 			    "expected %s (a duration such as 10ms, 1.5s or 2min), got %s", what,
 			    tok_desc(t, d, sizeof(d)));
@@ -712,10 +340,10 @@ static int parse_dur(struct parser *ps, uint64_t *ns, const char *what)
 /* PERIOD: a duration, or a unit word meaning one of it ("min", "hour", "s"). */
 static int parse_period_tok(struct parser *ps, uint64_t *ns, const char *what)
 {
-	struct tok *t = cur(ps);
+	struct lex_tok *t = cur(ps);
 	char buf[32], err[200];
 
-	if (t->kind == TK_WORD) {
+	if (t->kind == LX_WORD) {
 		if (t->len >= sizeof(buf))
 			return perr(ps, t->pos,
 				    "%s: unknown period '%.*s' (use a duration such as "
@@ -758,9 +386,9 @@ static struct tl_node *node_new(struct parser *ps, enum nkind k)
 	return n;
 }
 
-static int is_cmp_op(const struct tok *t)
+static int is_cmp_op(const struct lex_tok *t)
 {
-	if (t->kind != TK_PUNCT)
+	if (t->kind != LX_PUNCT)
 		return 0;
 	switch (t->p) {
 	case P_EQ:
@@ -782,13 +410,13 @@ static struct tl_node *parse_or(struct parser *ps);
  * `str ( FIELD )` at the cursor: *skip = tokens before FIELD's closing ')'
  * and *field = FIELD. 0 = not a call (skip 0), 1 = str(FIELD), -EINVAL.
  */
-static int parse_call(struct parser *ps, struct tok **field, int *skip)
+static int parse_call(struct parser *ps, struct lex_tok **field, int *skip)
 {
-	struct tok *fn = cur(ps), *f, *close;
+	struct lex_tok *fn = cur(ps), *f, *close;
 	char d[64];
 
 	*skip = 0;
-	if (fn->kind != TK_WORD || !is_punct(peek(ps, 1), P_LPAREN))
+	if (fn->kind != LX_WORD || !is_punct(peek(ps, 1), P_LPAREN))
 		return 0;
 	if (!is_word(fn, "str"))
 		return perr(ps, fn->pos,
@@ -796,7 +424,7 @@ static int parse_call(struct parser *ps, struct tok **field, int *skip)
 			    "char * field points to (e.g. str(filename) ~ \"/etc/*\")",
 			    fn->len > 40 ? 40 : (int)fn->len, fn->s);
 	f = peek(ps, 2);
-	if (f->kind != TK_WORD)
+	if (f->kind != LX_WORD)
 		return perr(ps, f->pos,
 			    "expected a field name in str( ), e.g. str(filename), got %s",
 			    tok_desc(f, d, sizeof(d)));
@@ -812,13 +440,13 @@ static int parse_call(struct parser *ps, struct tok **field, int *skip)
 
 static struct tl_node *parse_cmp(struct parser *ps)
 {
-	struct tok *f = cur(ps), *fn = cur(ps), *op, *v;
+	struct lex_tok *f = cur(ps), *fn = cur(ps), *op, *v;
 	struct tl_node *n;
 	char d[64];
 	int call, skip;
 
-	if (f->kind != TK_WORD) {
-		if (f->kind == TK_EOF)
+	if (f->kind != LX_WORD) {
+		if (f->kind == LX_EOF)
 			perr(ps, f->pos,
 			     "expected a condition (FIELD OP VALUE, e.g. pid == 42) "
 			     "but the trigger ends here");
@@ -854,9 +482,9 @@ static struct tl_node *parse_cmp(struct parser *ps)
 	v = cur(ps);
 	n->val_pos = v->pos;
 	if (is_punct(v, P_MINUS)) {
-		struct tok *num = peek(ps, 1);
+		struct lex_tok *num = peek(ps, 1);
 
-		if (num->kind != TK_NUM) {
+		if (num->kind != LX_NUM) {
 			perr(ps, num->pos, "expected a number after '-'");
 			goto fail;
 		}
@@ -870,15 +498,15 @@ static struct tl_node *parse_cmp(struct parser *ps)
 		n->neg = n->mag != 0;
 		n->vk = V_INT;
 		ps->i += 2;
-	} else if (v->kind == TK_NUM) {
+	} else if (v->kind == LX_NUM) {
 		if (parse_int_tok(ps, v, &n->mag, "the value"))
 			goto fail;
 		n->hex = v->len > 2 && v->s[0] == '0' && (v->s[1] == 'x' || v->s[1] == 'X');
 		n->vk = V_INT;
 		ps->i++;
-	} else if (v->kind == TK_STR || v->kind == TK_WORD) {
-		n->vk = v->kind == TK_STR ? V_STR : V_WORD;
-		n->sval = v->kind == TK_STR ? strdup(v->str) : strndup(v->s, v->len);
+	} else if (v->kind == LX_STR || v->kind == LX_WORD) {
+		n->vk = v->kind == LX_STR ? V_STR : V_WORD;
+		n->sval = v->kind == LX_STR ? strdup(v->val) : strndup(v->s, v->len);
 		if (!n->sval) {
 			perr(ps, v->pos, "out of memory");
 			goto fail;
@@ -886,7 +514,7 @@ static struct tl_node *parse_cmp(struct parser *ps)
 		ps->i++;
 	} else {
 		perr(ps, v->pos, "expected a value after '%s' (a number, or a \"string\"), got %s",
-		     punct_text[op->p], tok_desc(v, d, sizeof(d)));
+		     lex_punct_text[op->p], tok_desc(v, d, sizeof(d)));
 		goto fail;
 	}
 	if (n->op == P_NTILDE) {
@@ -908,7 +536,7 @@ fail:
 
 static struct tl_node *parse_unary(struct parser *ps)
 {
-	struct tok *t = cur(ps);
+	struct lex_tok *t = cur(ps);
 	struct tl_node *n;
 
 	if (++ps->depth > TL_MAX_DEPTH) {
@@ -929,7 +557,7 @@ static struct tl_node *parse_unary(struct parser *ps)
 			return NULL;
 		}
 	} else if (is_punct(t, P_LPAREN)) {
-		struct tok *close;
+		struct lex_tok *close;
 
 		ps->i++;
 		n = parse_or(ps);
@@ -952,7 +580,7 @@ static struct tl_node *parse_unary(struct parser *ps)
 	return n;
 }
 
-static struct tl_node *parse_binary(struct parser *ps, enum punct op)
+static struct tl_node *parse_binary(struct parser *ps, enum lex_punct op)
 {
 	struct tl_node *l = op == P_OR ? parse_binary(ps, P_AND) : parse_unary(ps), *r, *n;
 
@@ -984,10 +612,10 @@ static struct tl_node *parse_or(struct parser *ps)
 
 static int parse_event(struct parser *ps, struct tl_side *s, const char *what)
 {
-	struct tok *t = cur(ps);
+	struct lex_tok *t = cur(ps);
 	char d[64];
 
-	if (t->kind != TK_WORD)
+	if (t->kind != LX_WORD)
 		return perr(ps, t->pos, "expected %s as SYS:NAME (e.g. sched:sched_switch), got %s",
 			    what, tok_desc(t, d, sizeof(d)));
 	if (word_copy(ps, t, s->event, sizeof(s->event), "tracepoint name"))
@@ -999,7 +627,7 @@ static int parse_event(struct parser *ps, struct tl_side *s, const char *what)
 
 static int parse_key(struct parser *ps, struct tl_key *k)
 {
-	struct tok *by = cur(ps);
+	struct lex_tok *by = cur(ps);
 	int paren = 0;
 
 	k->given = 1;
@@ -1010,10 +638,10 @@ static int parse_key(struct parser *ps, struct tl_key *k)
 		ps->i++;
 	}
 	for (;;) {
-		struct tok *t = cur(ps);
+		struct lex_tok *t = cur(ps);
 		char d[64];
 
-		if (t->kind != TK_WORD)
+		if (t->kind != LX_WORD)
 			return perr(ps, t->pos,
 				    "expected a key field after '%s' (e.g. by pid, or "
 				    "by dev, sector), got %s",
@@ -1027,7 +655,7 @@ static int parse_key(struct parser *ps, struct tl_key *k)
 				    "(TRIGREC_MAX_KEY_PARTS)",
 				    TRIGREC_MAX_KEY_PARTS);
 		{
-			struct tok *f = t;
+			struct lex_tok *f = t;
 			int skip, call = parse_call(ps, &f, &skip);
 
 			if (call < 0)
@@ -1044,7 +672,7 @@ static int parse_key(struct parser *ps, struct tl_key *k)
 		ps->i++;
 	}
 	if (paren) {
-		struct tok *t = cur(ps);
+		struct lex_tok *t = cur(ps);
 		char d[64];
 
 		if (!is_punct(t, P_RPAREN))
@@ -1068,7 +696,7 @@ static int parse_opt_filter(struct parser *ps, struct tl_node **out)
 /* A clear message for a keyword in the wrong place. */
 static int misplaced(struct parser *ps, const struct trig_ast *a, const char *expected)
 {
-	struct tok *t = cur(ps);
+	struct lex_tok *t = cur(ps);
 	char d[64];
 
 	if (is_word(t, "count"))
@@ -1105,7 +733,7 @@ static const char *const option_words[] = { "post", "cooldown", "limit", "max",
 static const char *const kind_words[] = { "latency", "rate", "manual", "event", NULL };
 
 /* The word of `words` one or two edits from the token (about one per three letters), or NULL. */
-static const char *closest_word(const struct tok *t, const char *const *words)
+static const char *closest_word(const struct lex_tok *t, const char *const *words)
 {
 	char w[32];
 	const char *best = NULL;
@@ -1127,7 +755,7 @@ static const char *closest_word(const struct tok *t, const char *const *words)
 	return best;
 }
 
-static int dup_opt(struct parser *ps, struct trig_ast *a, int *has, int which, struct tok *t,
+static int dup_opt(struct parser *ps, struct trig_ast *a, int *has, int which, struct lex_tok *t,
 		   const char *what)
 {
 	if (*has)
@@ -1145,7 +773,7 @@ static int dup_opt(struct parser *ps, struct trig_ast *a, int *has, int which, s
  * optional `* M` (M > 0, two decimals at most), written `p99 * 2`, `p99*2`
  * or `p99 *2`. The percentile's token is cur(ps).
  */
-static int parse_number_x100(struct parser *ps, const struct tok *t, const char *s, size_t len,
+static int parse_number_x100(struct parser *ps, const struct lex_tok *t, const char *s, size_t len,
 			     uint32_t *out)
 {
 	uint64_t whole = 0, frac = 0;
@@ -1183,7 +811,7 @@ static int parse_number_x100(struct parser *ps, const struct tok *t, const char 
 
 static int parse_learned(struct parser *ps, struct trig_ast *a)
 {
-	struct tok *t = cur(ps), *m;
+	struct lex_tok *t = cur(ps), *m;
 	const char *s = t->s + 1, *star;
 	size_t len, i = 0, nf = 0;
 	uint64_t whole = 0, frac = 0;
@@ -1227,7 +855,7 @@ static int parse_learned(struct parser *ps, struct trig_ast *a)
 		m = cur(ps);
 		if (is_punct(m, P_MINUS))
 			return perr(ps, m->pos, "multiplier must be more than 0 (e.g. * 2)");
-		if (m->kind != TK_NUM)
+		if (m->kind != LX_NUM)
 			return perr(ps, m->pos,
 				    "expected a multiplier after '*' (e.g. > p99 * 2), got %s",
 				    tok_desc(m, d, sizeof(d)));
@@ -1235,8 +863,8 @@ static int parse_learned(struct parser *ps, struct trig_ast *a)
 		return parse_number_x100(ps, m, m->s, m->len, &a->learn_mult);
 	}
 	m = cur(ps);
-	if (m->kind == TK_WORD && m->s[0] == '*') {
-		struct tok *n;
+	if (m->kind == LX_WORD && m->s[0] == '*') {
+		struct lex_tok *n;
 
 		if (m->len > 1)
 			return parse_number_x100(ps, m, m->s + 1, m->len - 1, &a->learn_mult) ||
@@ -1245,7 +873,7 @@ static int parse_learned(struct parser *ps, struct trig_ast *a)
 		n = cur(ps);
 		if (is_punct(n, P_MINUS))
 			return perr(ps, n->pos, "multiplier must be more than 0 (e.g. * 2)");
-		if (n->kind != TK_NUM)
+		if (n->kind != LX_NUM)
 			return perr(ps, n->pos,
 				    "expected a multiplier after '*' (e.g. > p99 * 2), got %s",
 				    tok_desc(n, d, sizeof(d)));
@@ -1256,7 +884,7 @@ static int parse_learned(struct parser *ps, struct trig_ast *a)
 }
 
 /* `Nx` (N > 1, two decimals at most) of `> Nx baseline`, from the token t, into x 100. */
-static int parse_baseline_mult(struct parser *ps, const struct tok *t, uint32_t *out)
+static int parse_baseline_mult(struct parser *ps, const struct lex_tok *t, uint32_t *out)
 {
 	uint64_t whole = 0, frac = 0;
 	size_t i = 0, nf = 0, len = t->len;
@@ -1302,13 +930,13 @@ static int parse_baseline_mult(struct parser *ps, const struct tok *t, uint32_t 
 /* Is the threshold at cur(ps) a baseline's (`5x baseline`, or a number before `baseline`)? */
 static int at_baseline(struct parser *ps)
 {
-	struct tok *t = cur(ps), *n = peek(ps, 1);
+	struct lex_tok *t = cur(ps), *n = peek(ps, 1);
 
 	if (is_punct(t, P_MINUS)) {
 		t = n;
 		n = peek(ps, 2);
 	}
-	if (t->kind != TK_NUM)
+	if (t->kind != LX_NUM)
 		return 0;
 	return is_word(n, "baseline") ||
 	       (t->len >= 2 && (t->s[t->len - 1] == 'x' || t->s[t->len - 1] == 'X'));
@@ -1317,7 +945,7 @@ static int at_baseline(struct parser *ps)
 /* `Nx baseline [per PERIOD]`, after the rate's '>'. */
 static int parse_baseline(struct parser *ps, struct trig_ast *a)
 {
-	struct tok *t = cur(ps), *m = t;
+	struct lex_tok *t = cur(ps), *m = t;
 	char d[64];
 
 	if (is_punct(t, P_MINUS))
@@ -1328,7 +956,7 @@ static int parse_baseline(struct parser *ps, struct trig_ast *a)
 		return -EINVAL;
 	ps->i++;
 	t = cur(ps);
-	if (t->kind == TK_WORD && t->len > 9 && !strncmp(t->s, "baseline/", 9))
+	if (t->kind == LX_WORD && t->len > 9 && !strncmp(t->s, "baseline/", 9))
 		return perr(ps, t->pos,
 			    "a baseline's window is written with 'per': > %.*s baseline per %.*s",
 			    (int)m->len, m->s, (int)(t->len - 9 > 20 ? 20 : t->len - 9), t->s + 9);
@@ -1361,10 +989,10 @@ static int parse_baseline(struct parser *ps, struct trig_ast *a)
 static int parse_options(struct parser *ps, struct trig_ast *a)
 {
 	for (;;) {
-		struct tok *t = cur(ps);
+		struct lex_tok *t = cur(ps);
 		char d[64];
 
-		if (t->kind == TK_EOF)
+		if (t->kind == LX_EOF)
 			return 0;
 		if (a->manual && (is_word(t, "cooldown") || is_word(t, "limit") ||
 				  is_word(t, "max") || is_word(t, "where")))
@@ -1391,7 +1019,7 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			if (parse_dur(ps, &ns, "cooldown"))
 				return -EINVAL;
 			if (is_word(cur(ps), "per")) {
-				struct tok *k = peek(ps, 1);
+				struct lex_tok *k = peek(ps, 1);
 
 				if (!is_word(k, "key"))
 					return perr(ps, k->pos,
@@ -1420,7 +1048,7 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 				a->cooldown_ns = ns;
 			}
 		} else if (is_word(t, "limit")) {
-			struct tok *pt;
+			struct lex_tok *pt;
 
 			if (dup_opt(ps, a, &a->has_limit, O_LIMIT, t, "limit"))
 				return -EINVAL;
@@ -1431,7 +1059,7 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 				ps->i++;
 				continue;
 			}
-			if (cur(ps)->kind == TK_WORD)
+			if (cur(ps)->kind == LX_WORD)
 				return perr(ps, cur(ps)->pos,
 					    "expected limit N/PERIOD (e.g. limit 3/min) "
 					    "or limit none, got %s",
@@ -1484,7 +1112,7 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			}
 			*dst = w;
 		} else if (is_word(t, "after")) {
-			struct tok *n;
+			struct lex_tok *n;
 
 			if (a->has_after)
 				return perr(
@@ -1503,7 +1131,7 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			a->after_pos = t->pos;
 			ps->i++;
 			n = cur(ps);
-			if (n->kind == TK_NUM && n->len == 1 && n->s[0] == '0')
+			if (n->kind == LX_NUM && n->len == 1 && n->s[0] == '0')
 				return perr(
 					ps, n->pos,
 					a->baseline ?
@@ -1541,20 +1169,20 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 					tok_desc(n, d, sizeof(d)));
 			ps->i++;
 		} else if (is_word(t, "name")) {
-			struct tok *n;
+			struct lex_tok *n;
 
 			if (dup_opt(ps, a, &a->has_name, O_NAME, t, "name"))
 				return -EINVAL;
 			ps->i++;
 			n = cur(ps);
-			if (n->kind == TK_STR) {
-				if (strlen(n->str) >= sizeof(a->name))
+			if (n->kind == LX_STR) {
+				if (strlen(n->val) >= sizeof(a->name))
 					return perr(ps, n->pos,
 						    "name too long (at most %zu "
 						    "characters)",
 						    sizeof(a->name) - 1);
-				strcpy(a->name, n->str);
-			} else if (n->kind == TK_WORD || n->kind == TK_NUM) {
+				strcpy(a->name, n->val);
+			} else if (n->kind == LX_WORD || n->kind == LX_NUM) {
 				if (word_copy(ps, n, a->name, sizeof(a->name), "name"))
 					return -EINVAL;
 			} else {
@@ -1566,7 +1194,7 @@ static int parse_options(struct parser *ps, struct trig_ast *a)
 			if (!a->name[0])
 				return perr(ps, n->pos, "the name cannot be empty");
 			ps->i++;
-		} else if (t->kind == TK_WORD) {
+		} else if (t->kind == LX_WORD) {
 			const char *hint = "";
 
 			if (is_word(t, "count") || is_word(t, "by") || is_word(t, "if"))
@@ -1610,7 +1238,7 @@ static int parse_side(struct parser *ps, struct tl_side *side, const char *what)
 static int expect_after_side(struct parser *ps, const struct trig_ast *a, int punct,
 			     int arrow_misplaced, const char *missing)
 {
-	struct tok *t = cur(ps);
+	struct lex_tok *t = cur(ps);
 	char d[64];
 
 	if (is_punct(t, punct)) {
@@ -1625,13 +1253,13 @@ static int expect_after_side(struct parser *ps, const struct trig_ast *a, int pu
 
 static int parse_trigger(struct parser *ps, struct trig_ast *a)
 {
-	struct tok *t = cur(ps), *nx = peek(ps, 1);
+	struct lex_tok *t = cur(ps), *nx = peek(ps, 1);
 	struct tl_side *ev = &a->side[TRIGREC_ROLE_EVENT];
 	struct tl_side *st = &a->side[TRIGREC_ROLE_START];
 	char d[64];
 
 	a->kind_pos = t->pos;
-	if (t->kind == TK_EOF)
+	if (t->kind == LX_EOF)
 		return perr(ps, t->pos,
 			    "empty trigger: give a tracepoint (e.g. "
 			    "sched:sched_process_exit), latency, rate or manual");
@@ -1643,7 +1271,7 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 		return parse_options(ps, a);
 	}
 	/* A tracepoint has a ':' or '/': a bare word close to a kind is a misspelled kind. */
-	if (t->kind == TK_WORD && !memchr(t->s, ':', t->len) && !memchr(t->s, '/', t->len)) {
+	if (t->kind == LX_WORD && !memchr(t->s, ':', t->len) && !memchr(t->s, '/', t->len)) {
 		const char *k = closest_word(t, kind_words);
 
 		if (k)
@@ -1656,7 +1284,7 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 		a->kind = TRIGREC_TRIG_RATE;
 	if (a->kind != TRIGREC_TRIG_EVENT || is_word(t, "event") || is_word(t, "on")) {
 		ps->i++;
-		if (nx->kind == TK_EOF)
+		if (nx->kind == LX_EOF)
 			return perr(ps, nx->pos, "expected a tracepoint (SYS:NAME) after '%.*s'",
 				    (int)t->len, t->s);
 	}
@@ -1677,7 +1305,7 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 				ps, t->pos,
 				"a baseline is learned by rate triggers (rate EVENT > 5x baseline); "
 				"a latency learns a percentile: write > p99 * N (e.g. > p99 * 5)");
-		if (t->kind == TK_WORD && t->len >= 1 && t->s[0] == 'p' &&
+		if (t->kind == LX_WORD && t->len >= 1 && t->s[0] == 'p' &&
 		    (t->len == 1 || isdigit((unsigned char)t->s[1]) || t->s[1] == '.' ||
 		     t->s[1] == '*')) {
 			if (parse_learned(ps, a))
@@ -1740,12 +1368,12 @@ static int parse_trigger(struct parser *ps, struct trig_ast *a)
 					    "(count >= N fires on the Nth match)");
 			ps->i += 2;
 			t = cur(ps);
-			if (is_punct(t, P_MINUS) && peek(ps, 1)->kind == TK_NUM)
+			if (is_punct(t, P_MINUS) && peek(ps, 1)->kind == LX_NUM)
 				return perr(
 					ps, t->pos,
 					"count cannot be negative: the minimum is 1 "
 					"(count >= 1, like no count at all, fires on every match)");
-			if (t->kind == TK_NUM && !parse_int_tok(ps, t, &a->threshold, "count") &&
+			if (t->kind == LX_NUM && !parse_int_tok(ps, t, &a->threshold, "count") &&
 			    !a->threshold)
 				return perr(
 					ps, t->pos,
@@ -1771,7 +1399,7 @@ static int check_utf8(const char *text, struct tl_pos pos, struct tl_error *err)
 			return -EINVAL;
 		}
 		while (n--)
-			pos_advance(&pos, *p++);
+			tl_pos_advance(&pos, *p++);
 	}
 	return 0;
 }
@@ -1780,7 +1408,7 @@ struct trig_ast *trig_parse(const char *text, int first_line, int first_col, str
 {
 	struct tl_error dummy;
 	struct parser ps = { 0 };
-	struct lexer lx;
+	struct toks tk;
 	struct trig_ast *a;
 
 	if (!err)
@@ -1803,24 +1431,24 @@ struct trig_ast *trig_parse(const char *text, int first_line, int first_col, str
 	}
 	if (check_utf8(text, (struct tl_pos){ first_line, first_col }, err))
 		return NULL;
-	if (lex(text, first_line, first_col, &lx, err)) {
-		toks_free(lx.t, lx.n);
+	if (lex(text, first_line, first_col, &tk, err)) {
+		toks_free(tk.t, tk.n);
 		return NULL;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a) {
-		toks_free(lx.t, lx.n);
+		toks_free(tk.t, tk.n);
 		set_err(err, (struct tl_pos){ 1, 1 }, "out of memory");
 		return NULL;
 	}
-	ps.t = lx.t;
-	ps.n = lx.n;
+	ps.t = tk.t;
+	ps.n = tk.n;
 	ps.err = err;
 	if (parse_trigger(&ps, a)) {
 		trig_ast_free(a);
 		a = NULL;
 	}
-	toks_free(lx.t, lx.n);
+	toks_free(tk.t, tk.n);
 	return a;
 }
 
@@ -2564,7 +2192,7 @@ static int str_ref(const struct side_ctx *sc, const char *name, struct tl_pos po
 static int cg_clause(struct fbuild *fb, const struct tl_node *n, struct trigrec_clause *c)
 {
 	struct trig_def *d = fb->def;
-	const char *op = n->ntilde ? "!~" : punct_text[n->op];
+	const char *op = n->ntilde ? "!~" : lex_punct_text[n->op];
 	char *lit = NULL;
 	int form, i, ret = -EINVAL;
 	size_t len;
@@ -2687,7 +2315,7 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 			set_err(fb->err, n->op_pos,
 				"'%s' compares numbers, but %s is a string (%s): "
 				"use ==, != or ~ (glob)%s",
-				punct_text[n->op], disp, src_type_desc(&r, ty, sizeof(ty)),
+				lex_punct_text[n->op], disp, src_type_desc(&r, ty, sizeof(ty)),
 				n->strfn ? "; without str() the field is the address" : "");
 			return -EINVAL;
 		}
@@ -2695,8 +2323,9 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 			set_err(fb->err, n->val_pos,
 				"%s is a string (%s): quote the value, e.g. "
 				"%s %s \"%s%llu\"",
-				disp, src_type_desc(&r, ty, sizeof(ty)), disp, punct_text[n->op],
-				n->neg ? "-" : "", (unsigned long long)n->mag);
+				disp, src_type_desc(&r, ty, sizeof(ty)), disp,
+				lex_punct_text[n->op], n->neg ? "-" : "",
+				(unsigned long long)n->mag);
 			return -EINVAL;
 		}
 		if (n->op == P_TILDE) {
@@ -2728,7 +2357,7 @@ static int leaf_clause(struct fbuild *fb, const struct tl_node *n, struct trigre
 		set_err(fb->err, n->op == P_TILDE ? n->op_pos : n->val_pos,
 			"%s is a pointer (%s): the record holds the address, not the text; "
 			"write str(%s) %s \"%s\" to compare the text it points to",
-			n->field, r.field->type, n->field, punct_text[n->op],
+			n->field, r.field->type, n->field, lex_punct_text[n->op],
 			n->vk == V_STR ? n->sval : "...");
 		return -EINVAL;
 	}
@@ -3013,10 +2642,11 @@ static void event_near_miss_setup(const struct tl_node *filter, struct trig_def 
 		out->cfg.side[TRIGREC_ROLE_START].filter.c[k].op = TRIGREC_OP_TRUE;
 		if (n->hex)
 			snprintf(out->nm_desc, sizeof(out->nm_desc), "%s %s 0x%llx", n->field,
-				 punct_text[n->op], (unsigned long long)n->mag);
+				 lex_punct_text[n->op], (unsigned long long)n->mag);
 		else
 			snprintf(out->nm_desc, sizeof(out->nm_desc), "%s %s %s%llu", n->field,
-				 punct_text[n->op], n->neg ? "-" : "", (unsigned long long)n->mag);
+				 lex_punct_text[n->op], n->neg ? "-" : "",
+				 (unsigned long long)n->mag);
 		return;
 	}
 }
