@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The trigger language: one grammar for `--trigger` and trigger scripts.
- * Lexer with positions -> AST -> compiled trigrec_trigger_cfg tables that
- * bpf/trigrec.bpf.c evaluates. Errors carry line:col and print with a caret.
+ * lang/lexer.c's tokens -> AST (trigger_parse.c) -> trigrec_trigger_cfg
+ * tables (trigger_compile.c) that bpf/trigrec.bpf.c evaluates. Errors carry
+ * line:col and print with a caret.
  * Grammar and semantics: docs/triggers.md.
  */
 #ifndef TRIGREC_TRIGGER_LANG_H
