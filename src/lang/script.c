@@ -24,6 +24,7 @@
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
 #include "engine/cgsel.h"
+#include "lang/lexer.h"
 #include "lang/script.h"
 #include "session/settings.h"
 #include "service/hooks.h"
@@ -429,17 +430,7 @@ static int check_text(struct script *s)
 }
 
 /* ------------------------------------------------------------------ */
-/* Tokens                                                               */
-
-enum stk { S_EOF, S_EOL, S_WORD, S_STR, S_COMMA, S_LBRACE, S_RBRACE, S_BAD };
-enum { M_LIST, M_ARGV }; /* ARGV: only whitespace separates words */
-
-struct stok {
-	enum stk k;
-	struct tl_pos pos;
-	size_t off, len; /* source text */
-	char *val;	 /* WORD, STR: the value (malloc'ed) */
-};
+/* Tokens (lang/lexer.c, LEX_SCRIPT; LEX_SCRIPT_ARGV: only blanks separate words) */
 
 /*
  * The script's body, not settings: record and trigger (repeatable) and
@@ -458,9 +449,7 @@ struct hook_use {
 struct sp {
 	struct script *s;
 	struct trigrec_config *c;
-	const char *t;
-	size_t i;
-	int line, col;
+	struct lexer lx; /* the cursor: statements read tokens, filters and bodies raw text */
 	struct tl_pos seen[NR_STMT + SETTINGS_MAX];
 	struct {
 		char name[64];
@@ -473,26 +462,21 @@ struct sp {
 	struct tl_pos keep_pos[3]; /* files, bytes, age */
 };
 
-static void adv(struct sp *p)
+/* The next token; LX_BAD after an error was recorded. */
+static void next(struct sp *p, enum lex_mode mode, struct lex_tok *t)
 {
-	if (p->t[p->i] == '\n') {
-		p->line++;
-		p->col = 1;
-	} else {
-		p->col++;
-	}
-	p->i++;
+	struct tl_error e;
+
+	p->lx.mode = mode;
+	if (lexer__next(&p->lx, t, &e))
+		add_tl_err(p->s, &e);
 }
 
-static struct tl_pos here(const struct sp *p)
+/* Look at the next token without taking it. */
+static enum lex_kind peek(struct sp *p, enum lex_mode mode, struct lex_tok *out)
 {
-	return (struct tl_pos){ p->line, p->col };
-}
-
-static void stok_free(struct stok *t)
-{
-	free(t->val);
-	t->val = NULL;
+	p->lx.mode = mode;
+	return lexer__peek(&p->lx, out);
 }
 
 static int is_hspace(int c)
@@ -500,157 +484,19 @@ static int is_hspace(int c)
 	return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f';
 }
 
-/* Spaces, tabs, a UTF-8 BOM at the very start, and comments; never a newline. */
-static void skip_blank(struct sp *p)
+static int is_punct(const struct lex_tok *t, enum lex_punct c)
 {
-	for (;;) {
-		char c = p->t[p->i];
-
-		if (p->i == 0 && !strncmp(p->t, "\xef\xbb\xbf", 3)) {
-			adv(p), adv(p), adv(p);
-		} else if (is_hspace((unsigned char)c)) {
-			adv(p);
-		} else if (c == '#') {
-			while (p->t[p->i] && p->t[p->i] != '\n')
-				adv(p);
-		} else {
-			return;
-		}
-	}
-}
-
-/* "..." or '...' with \" \' \\ escapes, as in the trigger language. */
-static int lex_str(struct sp *p, struct stok *t)
-{
-	char q = p->t[p->i], *v = malloc(SCRIPT_MAX_LINE + 1);
-	size_t n = 0;
-
-	if (!v) {
-		add_err(p->s, t->pos, "out of memory");
-		return -ENOMEM;
-	}
-	adv(p);
-	for (;;) {
-		char c = p->t[p->i];
-
-		if (!c || c == '\n') {
-			add_err(p->s, t->pos, "unterminated string: add the closing %c", q);
-			free(v);
-			return -EINVAL;
-		}
-		if (c == q) {
-			adv(p);
-			break;
-		}
-		if (c == '\\') {
-			char e = p->t[p->i + 1];
-
-			if (e != '"' && e != '\'' && e != '\\') {
-				add_err(p->s, here(p),
-					"unsupported escape '\\%c' in string: only \\\", "
-					"\\' and \\\\ are recognized",
-					e && e != '\n' ? e : ' ');
-				free(v);
-				return -EINVAL;
-			}
-			adv(p);
-			c = e;
-		}
-		/* Lines are at most SCRIPT_MAX_LINE bytes, so this always fits. */
-		if (n < SCRIPT_MAX_LINE)
-			v[n++] = c;
-		adv(p);
-	}
-	v[n] = '\0';
-	t->k = S_STR;
-	t->val = v;
-	return 0;
-}
-
-/* The next token; S_BAD after an error was recorded. */
-static void next(struct sp *p, int mode, struct stok *t)
-{
-	char c;
-
-	memset(t, 0, sizeof(*t));
-	skip_blank(p);
-	t->pos = here(p);
-	t->off = p->i;
-	c = p->t[p->i];
-	if (!c) {
-		t->k = S_EOF;
-		return;
-	}
-	if (c == '\n') {
-		adv(p);
-		t->k = S_EOL;
-	} else if (c == '"' || c == '\'') {
-		if (lex_str(p, t))
-			t->k = S_BAD;
-	} else if (mode == M_LIST && (c == ',' || c == '{' || c == '}')) {
-		adv(p);
-		t->k = c == ',' ? S_COMMA : c == '{' ? S_LBRACE : S_RBRACE;
-	} else {
-		int depth = 0;
-
-		/* A probe's "(field, ...)" is part of its name: its commas do not end the word. */
-		while ((c = p->t[p->i]) && c != '\n' && (depth || !is_hspace((unsigned char)c)) &&
-		       !(mode == M_LIST && !depth &&
-			 (c == ',' || c == '{' || c == '}' || c == '#'))) {
-			if (c == '(')
-				depth++;
-			else if (c == ')' && depth)
-				depth--;
-			adv(p);
-		}
-		t->k = S_WORD;
-		t->val = strndup(p->t + t->off, p->i - t->off);
-		if (!t->val) {
-			add_err(p->s, t->pos, "out of memory");
-			t->k = S_BAD;
-		}
-	}
-	t->len = p->i - t->off;
-}
-
-/* Look at the next token without taking it. */
-static enum stk peek(struct sp *p, int mode, struct stok *out)
-{
-	size_t i = p->i;
-	int line = p->line, col = p->col, nerr = p->s->nr_errs, full = p->s->full;
-	struct stok t;
-
-	next(p, mode, &t);
-	p->i = i;
-	p->line = line;
-	p->col = col;
-	/* Errors found while peeking are found again when the token is taken. */
-	p->s->nr_errs = nerr;
-	p->s->full = full;
-	if (out)
-		*out = t;
-	else
-		stok_free(&t);
-	return t.k;
-}
-
-/* Skip to the start of the next line. */
-static void skip_line(struct sp *p)
-{
-	while (p->t[p->i] && p->t[p->i] != '\n')
-		adv(p);
-	if (p->t[p->i])
-		adv(p);
+	return t->kind == LX_PUNCT && t->p == c;
 }
 
 /* A token quoted for a message. */
-static const char *desc(const struct stok *t, const struct sp *p, char *buf, size_t len)
+static const char *desc(const struct lex_tok *t, const struct sp *p, char *buf, size_t len)
 {
-	switch (t->k) {
-	case S_EOF: return "the end of the file";
-	case S_EOL: return "the end of the line";
+	switch (t->kind) {
+	case LX_EOF: return "the end of the file";
+	case LX_EOL: return "the end of the line";
 	default:
-		snprintf(buf, len, "'%.*s'", t->len > 40 ? 40 : (int)t->len, p->t + t->off);
+		snprintf(buf, len, "'%.*s'", t->len > 40 ? 40 : (int)t->len, t->s);
 		if (t->len > 40)
 			snprintf(buf + strlen(buf) - 1, len - (strlen(buf) - 1), "...'");
 		return buf;
@@ -660,36 +506,36 @@ static const char *desc(const struct stok *t, const struct sp *p, char *buf, siz
 /* The statement is over: nothing but a comment may follow. */
 static int expect_eol(struct sp *p, const char *usage)
 {
-	struct stok t;
+	struct lex_tok t;
 	char d[64];
 
-	next(p, M_LIST, &t);
-	if (t.k == S_EOL || t.k == S_EOF) {
-		stok_free(&t);
+	next(p, LEX_SCRIPT, &t);
+	if (t.kind == LX_EOL || t.kind == LX_EOF) {
+		lex_tok_free(&t);
 		return 0;
 	}
-	if (t.k != S_BAD)
+	if (t.kind != LX_BAD)
 		add_err(p->s, t.pos, "unexpected %s: the statement is '%s'",
 			desc(&t, p, d, sizeof(d)), usage);
-	stok_free(&t);
-	skip_line(p);
+	lex_tok_free(&t);
+	lexer__skip_line(&p->lx);
 	return -EINVAL;
 }
 
 /* One value: a word or a string. */
-static int arg(struct sp *p, int mode, struct stok *t, const char *kw, const char *usage)
+static int arg(struct sp *p, int mode, struct lex_tok *t, const char *kw, const char *usage)
 {
 	char d[64];
 
 	next(p, mode, t);
-	if (t->k == S_WORD || t->k == S_STR)
+	if (t->kind == LX_WORD || t->kind == LX_STR)
 		return 0;
-	if (t->k != S_BAD)
+	if (t->kind != LX_BAD)
 		add_err(p->s, t->pos, "expected a value after '%s', got %s: the statement is '%s'",
 			kw, desc(t, p, d, sizeof(d)), usage);
-	stok_free(t);
-	if (t->k != S_EOL)
-		skip_line(p);
+	lex_tok_free(t);
+	if (t->kind != LX_EOL)
+		lexer__skip_line(&p->lx);
 	return -EINVAL;
 }
 
@@ -1043,14 +889,14 @@ static int count_hooks(struct sp *p, const char *pattern, int trig, int rec, con
 /* Statements                                                           */
 
 /* Positions of statements that may be given once. */
-static int once(struct sp *p, int id, const struct stok *kw)
+static int once(struct sp *p, int id, const struct lex_tok *kw)
 {
 	char d[64];
 
 	if (p->seen[id].line) {
 		add_err(p->s, kw->pos, "%s given twice (first at %d:%d): give it once",
 			desc(kw, p, d, sizeof(d)), p->seen[id].line, p->seen[id].col);
-		skip_line(p);
+		lexer__skip_line(&p->lx);
 		return -EINVAL;
 	}
 	p->seen[id] = kw->pos;
@@ -1064,36 +910,36 @@ static int nomem(struct sp *p, struct tl_pos pos)
 }
 
 /* One record item: EVENT [if FILTER]. */
-static int record_item(struct sp *p, const struct stok *ev)
+static int record_item(struct sp *p, const struct lex_tok *ev)
 {
 	struct tl_pos fpos = { 0 };
 	struct tp_name *tps = NULL;
 	char *filter = NULL, sugg[400] = "";
 	const char *name = ev->val;
-	struct stok t;
+	struct lex_tok t;
 	int n = 0, ret = 0;
 
-	if (peek(p, M_LIST, &t) == S_WORD && !strcmp(t.val, "if")) {
+	if (peek(p, LEX_SCRIPT, &t) == LX_WORD && !strcmp(t.val, "if")) {
 		size_t fs, fe;
 		char q = 0;
 
-		stok_free(&t);
-		next(p, M_LIST, &t);
-		stok_free(&t);
-		skip_blank(p);
+		lex_tok_free(&t);
+		next(p, LEX_SCRIPT, &t);
+		lex_tok_free(&t);
+		lexer__skip_blank(&p->lx);
 		/* The filter runs to a ',' or the end of the line, outside quotes. */
-		fpos = here(p);
-		fs = p->i;
-		while (p->t[p->i] && p->t[p->i] != '\n' &&
-		       (q || (p->t[p->i] != ',' && p->t[p->i] != '#'))) {
-			if (q && p->t[p->i] == q)
+		fpos = lexer__pos(&p->lx);
+		fs = p->lx.i;
+		while (p->lx.text[p->lx.i] && p->lx.text[p->lx.i] != '\n' &&
+		       (q || (p->lx.text[p->lx.i] != ',' && p->lx.text[p->lx.i] != '#'))) {
+			if (q && p->lx.text[p->lx.i] == q)
 				q = 0;
-			else if (!q && (p->t[p->i] == '"' || p->t[p->i] == '\''))
-				q = p->t[p->i];
-			adv(p);
+			else if (!q && (p->lx.text[p->lx.i] == '"' || p->lx.text[p->lx.i] == '\''))
+				q = p->lx.text[p->lx.i];
+			lexer__advance(&p->lx);
 		}
-		fe = p->i;
-		while (fe > fs && is_hspace((unsigned char)p->t[fe - 1]))
+		fe = p->lx.i;
+		while (fe > fs && is_hspace((unsigned char)p->lx.text[fe - 1]))
 			fe--;
 		if (fe == fs) {
 			add_err(p->s, fpos,
@@ -1102,13 +948,13 @@ static int record_item(struct sp *p, const struct stok *ev)
 			ret = -EINVAL;
 			goto out;
 		}
-		filter = strndup(p->t + fs, fe - fs);
+		filter = strndup(p->lx.text + fs, fe - fs);
 		if (!filter) {
 			ret = nomem(p, fpos);
 			goto out;
 		}
 	}
-	stok_free(&t);
+	lex_tok_free(&t);
 
 	if (rec_sw_event_find(name) >= 0) {
 		if (filter) {
@@ -1199,7 +1045,7 @@ out:
 	return ret;
 }
 
-static int st_record(struct sp *p, const struct stok *kw)
+static int st_record(struct sp *p, const struct lex_tok *kw)
 {
 	static const char usage[] = "record EVENT [if FILTER], ...";
 	char d[64];
@@ -1207,42 +1053,42 @@ static int st_record(struct sp *p, const struct stok *kw)
 	if (!p->seen[ST_RECORD].line)
 		p->seen[ST_RECORD] = kw->pos;
 	for (;;) {
-		struct stok ev, t;
+		struct lex_tok ev, t;
 		int r;
 
-		next(p, M_LIST, &ev);
-		if (ev.k != S_WORD && ev.k != S_STR) {
-			if (ev.k != S_BAD)
+		next(p, LEX_SCRIPT, &ev);
+		if (ev.kind != LX_WORD && ev.kind != LX_STR) {
+			if (ev.kind != LX_BAD)
 				add_err(p->s, ev.pos,
 					"expected an event (SYS:NAME, a glob such as "
 					"sched:*, or a software event such as cpu-clock), got %s",
 					desc(&ev, p, d, sizeof(d)));
-			if (ev.k != S_EOL)
-				skip_line(p);
-			stok_free(&ev);
+			if (ev.kind != LX_EOL)
+				lexer__skip_line(&p->lx);
+			lex_tok_free(&ev);
 			return -EINVAL;
 		}
 		r = record_item(p, &ev);
-		stok_free(&ev);
+		lex_tok_free(&ev);
 		if (r == -ENOMEM)
 			return r;
 		/* After an error in one item, the next items are still checked. */
-		next(p, M_LIST, &t);
-		if (t.k == S_COMMA) {
+		next(p, LEX_SCRIPT, &t);
+		if (is_punct(&t, P_COMMA)) {
 			/* A trailing comma continues the list on the next line. */
-			while (peek(p, M_LIST, NULL) == S_EOL)
-				skip_line(p);
+			while (peek(p, LEX_SCRIPT, NULL) == LX_EOL)
+				lexer__skip_line(&p->lx);
 			continue;
 		}
-		if (t.k == S_EOL || t.k == S_EOF)
+		if (t.kind == LX_EOL || t.kind == LX_EOF)
 			return r;
-		if (t.k != S_BAD)
+		if (t.kind != LX_BAD)
 			add_err(p->s, t.pos,
 				"expected ',' or the end of the line after the event, "
 				"got %s: separate events with commas (%s)",
 				desc(&t, p, d, sizeof(d)), usage);
-		stok_free(&t);
-		skip_line(p);
+		lex_tok_free(&t);
+		lexer__skip_line(&p->lx);
 		return -EINVAL;
 	}
 }
@@ -1252,15 +1098,15 @@ static int st_record(struct sp *p, const struct stok *kw)
  * word of the line joins v, as the command line's "--post '10 ms'" is one
  * value. Returns 1 when it joined one.
  */
-static int join_unit(struct sp *p, struct stok *v)
+static int join_unit(struct sp *p, struct lex_tok *v)
 {
-	struct stok u;
+	struct lex_tok u;
 	char *j;
 
-	if (v->k != S_WORD || !v->val[0] || v->val[strspn(v->val, "0123456789.")] ||
-	    peek(p, M_LIST, NULL) != S_WORD)
+	if (v->kind != LX_WORD || !v->val[0] || v->val[strspn(v->val, "0123456789.")] ||
+	    peek(p, LEX_SCRIPT, NULL) != LX_WORD)
 		return 0;
-	next(p, M_LIST, &u);
+	next(p, LEX_SCRIPT, &u);
 	j = malloc(strlen(v->val) + strlen(u.val) + 2);
 	if (j) {
 		sprintf(j, "%s %s", v->val, u.val);
@@ -1268,7 +1114,7 @@ static int join_unit(struct sp *p, struct stok *v)
 		v->val = j;
 		v->len = u.off + u.len - v->off;
 	}
-	stok_free(&u);
+	lex_tok_free(&u);
 	return 1;
 }
 
@@ -1285,19 +1131,19 @@ static int valid_name(const char *s, size_t max)
 static struct tl_pos stmt_seen(const struct sp *p, const char *kw);
 
 /* The statements of the rows whose syntax is their own (settings.h: SETF_LINE and after). */
-static int form_line(struct sp *p, const struct stok *kw, const struct setting *st);
-static int form_words(struct sp *p, const struct stok *kw, const struct setting *st);
-static int form_argv(struct sp *p, const struct stok *kw, const struct setting *st);
-static int form_output(struct sp *p, const struct stok *kw, const struct setting *st);
-static int form_compress(struct sp *p, const struct stok *kw, const struct setting *st);
+static int form_line(struct sp *p, const struct lex_tok *kw, const struct setting *st);
+static int form_words(struct sp *p, const struct lex_tok *kw, const struct setting *st);
+static int form_argv(struct sp *p, const struct lex_tok *kw, const struct setting *st);
+static int form_output(struct sp *p, const struct lex_tok *kw, const struct setting *st);
+static int form_compress(struct sp *p, const struct lex_tok *kw, const struct setting *st);
 static int keep_list(struct sp *p);
 
 /* A statement of the settings table: its keyword, then its value as the row's form says. */
-static int st_setting(struct sp *p, const struct stok *kw, const struct setting *st)
+static int st_setting(struct sp *p, const struct lex_tok *kw, const struct setting *st)
 {
 	int i = (int)(st - settings), r;
 	struct tl_pos other;
-	struct stok v;
+	struct lex_tok v;
 	char err[256];
 
 	if (once(p, NR_STMT + i, kw))
@@ -1315,7 +1161,7 @@ static int st_setting(struct sp *p, const struct stok *kw, const struct setting 
 		settings__set(p->c, st, NULL, err, sizeof(err));
 		return expect_eol(p, st->usage);
 	}
-	if (arg(p, st->form == SETF_PATH ? M_ARGV : M_LIST, &v, kw->val, st->usage))
+	if (arg(p, st->form == SETF_PATH ? LEX_SCRIPT_ARGV : LEX_SCRIPT, &v, kw->val, st->usage))
 		return -EINVAL;
 	/* Sizes and durations take their unit as the command line does. */
 	if (st->form == SETF_UNIT)
@@ -1336,22 +1182,22 @@ static int st_setting(struct sp *p, const struct stok *kw, const struct setting 
 	} else {
 		p->s->val_pos[i] = v.pos;
 	}
-	stok_free(&v);
+	lex_tok_free(&v);
 	if (r) {
-		skip_line(p);
+		lexer__skip_line(&p->lx);
 		return r;
 	}
 	return expect_eol(p, st->usage);
 }
 
 /* compress zstd [LEVEL] | compress none */
-static int form_compress(struct sp *p, const struct stok *kw, const struct setting *st)
+static int form_compress(struct sp *p, const struct lex_tok *kw, const struct setting *st)
 {
-	struct stok m, v;
+	struct lex_tok m, v;
 	char err[256], lv[16];
 	int level = 1, r = 0;
 
-	if (arg(p, M_LIST, &m, kw->val, st->usage))
+	if (arg(p, LEX_SCRIPT, &m, kw->val, st->usage))
 		return -EINVAL;
 	if (!strcmp(m.val, "none") || !strcmp(m.val, "off")) {
 		level = 0;
@@ -1359,29 +1205,29 @@ static int form_compress(struct sp *p, const struct stok *kw, const struct setti
 		add_err(p->s, m.pos, "compress %s: perf.data compresses only with zstd (%s)", m.val,
 			st->usage);
 		r = -EINVAL;
-	} else if (peek(p, M_LIST, NULL) == S_WORD) {
-		next(p, M_LIST, &v);
+	} else if (peek(p, LEX_SCRIPT, NULL) == LX_WORD) {
+		next(p, LEX_SCRIPT, &v);
 		if (config__parse_zstd_level(v.val, &level, err, sizeof(err))) {
 			add_err(p->s, v.pos, "compress zstd %s", err);
 			r = -EINVAL;
 		}
-		stok_free(&v);
+		lex_tok_free(&v);
 	}
 	if (!r) {
 		p->s->val_pos[st - settings] = m.pos;
 		snprintf(lv, sizeof(lv), "%d", level);
 		r = settings__set(p->c, st, lv, err, sizeof(err));
 	}
-	stok_free(&m);
+	lex_tok_free(&m);
 	if (r) {
-		skip_line(p);
+		lexer__skip_line(&p->lx);
 		return r;
 	}
 	return expect_eol(p, st->usage);
 }
 
 /* The rest of the line as written, up to a comment, into the row's statement parser. */
-static int form_line(struct sp *p, const struct stok *kw, const struct setting *st)
+static int form_line(struct sp *p, const struct lex_tok *kw, const struct setting *st)
 {
 	setting_parse_fn parse = st->stmt_parse ? st->stmt_parse : st->parse;
 	struct tl_pos pos;
@@ -1389,16 +1235,16 @@ static int form_line(struct sp *p, const struct stok *kw, const struct setting *
 	char err[256], *list;
 	int r;
 
-	skip_blank(p);
-	pos = here(p);
-	s = p->i;
-	while (p->t[p->i] && p->t[p->i] != '\n' && p->t[p->i] != '#')
-		adv(p);
-	e = p->i;
-	while (e > s && is_hspace((unsigned char)p->t[e - 1]))
+	lexer__skip_blank(&p->lx);
+	pos = lexer__pos(&p->lx);
+	s = p->lx.i;
+	while (p->lx.text[p->lx.i] && p->lx.text[p->lx.i] != '\n' && p->lx.text[p->lx.i] != '#')
+		lexer__advance(&p->lx);
+	e = p->lx.i;
+	while (e > s && is_hspace((unsigned char)p->lx.text[e - 1]))
 		e--;
-	skip_line(p);
-	list = strndup(p->t + s, e - s);
+	lexer__skip_line(&p->lx);
+	list = strndup(p->lx.text + s, e - s);
 	if (!list)
 		return nomem(p, pos);
 	err[0] = 0;
@@ -1417,23 +1263,23 @@ static int form_line(struct sp *p, const struct stok *kw, const struct setting *
 }
 
 /* The rest of the line as argv (words and strings, whitespace separated). */
-static int argv_line(struct sp *p, const struct stok *kw, char ***out, struct tl_pos *pos)
+static int argv_line(struct sp *p, const struct lex_tok *kw, char ***out, struct tl_pos *pos)
 {
 	struct tl_pos end = { 0 };
 	char **v = NULL;
 	int n = 0, r = 0;
 
 	for (;;) {
-		struct stok t;
+		struct lex_tok t;
 		char **nv;
 
-		next(p, M_ARGV, &t);
-		if (t.k == S_EOL || t.k == S_EOF) {
+		next(p, LEX_SCRIPT_ARGV, &t);
+		if (t.kind == LX_EOL || t.kind == LX_EOF) {
 			end = t.pos;
 			break;
 		}
-		if (t.k == S_BAD) {
-			skip_line(p);
+		if (t.kind == LX_BAD) {
+			lexer__skip_line(&p->lx);
 			r = -EINVAL;
 			break;
 		}
@@ -1441,7 +1287,7 @@ static int argv_line(struct sp *p, const struct stok *kw, char ***out, struct tl
 			*pos = t.pos;
 		nv = realloc(v, (size_t)(n + 2) * sizeof(*v));
 		if (!nv) {
-			stok_free(&t);
+			lex_tok_free(&t);
 			r = nomem(p, t.pos);
 			break;
 		}
@@ -1464,7 +1310,7 @@ static int argv_line(struct sp *p, const struct stok *kw, char ***out, struct tl
 	return r;
 }
 
-static int st_command(struct sp *p, const struct stok *kw)
+static int st_command(struct sp *p, const struct lex_tok *kw)
 {
 	struct tl_pos pos;
 
@@ -1475,7 +1321,7 @@ static int st_command(struct sp *p, const struct stok *kw)
 			"command and pid (at %d:%d) exclude each other: record one "
 			"or the other",
 			stmt_seen(p, "pid").line, stmt_seen(p, "pid").col);
-		skip_line(p);
+		lexer__skip_line(&p->lx);
 		return -EINVAL;
 	}
 	if (argv_line(p, kw, &p->c->cmd, &pos))
@@ -1485,7 +1331,7 @@ static int st_command(struct sp *p, const struct stok *kw)
 }
 
 /* A program and its arguments, into a SETT_ARGV row. */
-static int form_argv(struct sp *p, const struct stok *kw, const struct setting *st)
+static int form_argv(struct sp *p, const struct lex_tok *kw, const struct setting *st)
 {
 	struct tl_pos pos;
 	char **v = NULL;
@@ -1505,42 +1351,43 @@ static int keep_list(struct sp *p)
 	char d[64];
 
 	for (;;) {
-		struct stok v, u = { 0 };
+		struct lex_tok v, u = { 0 };
 		char err[256], word[40];
 		uint64_t x;
 		int kind, r = 0;
 		size_t n;
 
-		if (arg(p, M_LIST, &v, "keep", usage))
+		if (arg(p, LEX_SCRIPT, &v, "keep", usage))
 			return -EINVAL;
 		n = strlen(v.val);
 		word[0] = '\0';
-		if (v.val[strspn(v.val, "0123456789")] == '\0' && peek(p, M_LIST, &u) == S_WORD &&
-		    strcmp(u.val, "files") && strcmp(u.val, "file")) {
+		if (v.val[strspn(v.val, "0123456789")] == '\0' &&
+		    peek(p, LEX_SCRIPT, &u) == LX_WORD && strcmp(u.val, "files") &&
+		    strcmp(u.val, "file")) {
 			/* "500 M", "7 d": a unit apart; "5 fils" is named if it is none. */
 			snprintf(word, sizeof(word), "%s", u.val);
-			stok_free(&u);
+			lex_tok_free(&u);
 			join_unit(p, &v);
 			n = strlen(v.val);
 		} else {
-			stok_free(&u);
+			lex_tok_free(&u);
 		}
 		if (v.val[strspn(v.val, "0123456789")] == '\0') {
 			/* A bare number must say what it counts. */
-			if (peek(p, M_LIST, &u) != S_WORD ||
+			if (peek(p, LEX_SCRIPT, &u) != LX_WORD ||
 			    (strcmp(u.val, "files") && strcmp(u.val, "file"))) {
 				add_err(p->s, v.pos,
 					"'%s' alone: say what to keep: %s files, a size "
 					"(%sM, %sG) or an age (%sh, %sd)",
 					v.val, v.val, v.val, v.val, v.val, v.val);
-				stok_free(&u);
-				stok_free(&v);
-				skip_line(p);
+				lex_tok_free(&u);
+				lex_tok_free(&v);
+				lexer__skip_line(&p->lx);
 				return -EINVAL;
 			}
-			stok_free(&u);
-			next(p, M_LIST, &u);
-			stok_free(&u);
+			lex_tok_free(&u);
+			next(p, LEX_SCRIPT, &u);
+			lex_tok_free(&u);
 			kind = 0;
 			if (parse_u64(v.val, 1, 1000000000, &x, err, sizeof(err))) {
 				add_err(p->s, v.pos, "keep files: %s", err);
@@ -1589,38 +1436,38 @@ static int keep_list(struct sp *p)
 				p->keep_pos[kind] = v.pos;
 			}
 		}
-		stok_free(&v);
+		lex_tok_free(&v);
 		if (r) {
-			skip_line(p);
+			lexer__skip_line(&p->lx);
 			return r;
 		}
-		next(p, M_LIST, &u);
-		if (u.k == S_COMMA) {
-			while (peek(p, M_LIST, NULL) == S_EOL)
-				skip_line(p);
+		next(p, LEX_SCRIPT, &u);
+		if (is_punct(&u, P_COMMA)) {
+			while (peek(p, LEX_SCRIPT, NULL) == LX_EOL)
+				lexer__skip_line(&p->lx);
 			continue;
 		}
-		if (u.k == S_EOL || u.k == S_EOF)
+		if (u.kind == LX_EOL || u.kind == LX_EOF)
 			return 0;
-		if (u.k != S_BAD)
+		if (u.kind != LX_BAD)
 			add_err(p->s, u.pos,
 				"expected ',' or the end of the line in keep, got %s (%s)",
 				desc(&u, p, d, sizeof(d)), usage);
-		stok_free(&u);
-		skip_line(p);
+		lex_tok_free(&u);
+		lexer__skip_line(&p->lx);
 		return -EINVAL;
 	}
 }
 
-static int form_output(struct sp *p, const struct stok *kw, const struct setting *st)
+static int form_output(struct sp *p, const struct lex_tok *kw, const struct setting *st)
 {
 	const struct setting *keep = settings__by_kw("keep");
 	struct tl_pos *keep_seen = &p->seen[NR_STMT + (keep - settings)];
-	struct stok v, t;
+	struct lex_tok v, t;
 	char d[64], err[256];
 	int r = 0;
 
-	if (arg(p, M_ARGV, &v, kw->val, st->usage))
+	if (arg(p, LEX_SCRIPT_ARGV, &v, kw->val, st->usage))
 		return -EINVAL;
 	p->s->outdir_pos = v.pos;
 	p->s->val_pos[st - settings] = v.pos;
@@ -1630,45 +1477,45 @@ static int form_output(struct sp *p, const struct stok *kw, const struct setting
 		nomem(p, v.pos);
 	else if (r)
 		add_err(p->s, v.pos, "%s: %s", kw->val, err);
-	stok_free(&v);
+	lex_tok_free(&v);
 	if (r) {
-		skip_line(p);
+		lexer__skip_line(&p->lx);
 		return r;
 	}
-	next(p, M_LIST, &t);
-	if (t.k == S_EOL || t.k == S_EOF)
+	next(p, LEX_SCRIPT, &t);
+	if (t.kind == LX_EOL || t.kind == LX_EOF)
 		return 0;
-	if (t.k == S_WORD && !strcmp(t.val, "keep")) {
+	if (t.kind == LX_WORD && !strcmp(t.val, "keep")) {
 		if (keep_seen->line) {
 			add_err(p->s, t.pos, "keep given twice (first at %d:%d): give it once",
 				keep_seen->line, keep_seen->col);
-			stok_free(&t);
-			skip_line(p);
+			lex_tok_free(&t);
+			lexer__skip_line(&p->lx);
 			return -EINVAL;
 		}
 		*keep_seen = t.pos;
-		stok_free(&t);
+		lex_tok_free(&t);
 		return keep_list(p);
 	}
-	if (t.k != S_BAD)
+	if (t.kind != LX_BAD)
 		add_err(p->s, t.pos,
 			"unexpected %s after the output directory: the statement is "
 			"'%s' (quote a directory with spaces)",
 			desc(&t, p, d, sizeof(d)), st->usage);
-	stok_free(&t);
-	skip_line(p);
+	lex_tok_free(&t);
+	lexer__skip_line(&p->lx);
 	return -EINVAL;
 }
 
 /* The line's words (and strings) joined by blanks, into the row's parser: budget 10/min, 60/hour. */
-static int form_words(struct sp *p, const struct stok *kw, const struct setting *st)
+static int form_words(struct sp *p, const struct lex_tok *kw, const struct setting *st)
 {
 	char joined[256] = "", err[256];
-	struct stok v;
+	struct lex_tok v;
 	struct tl_pos at;
 	int r;
 
-	if (arg(p, M_ARGV, &v, kw->val, st->usage))
+	if (arg(p, LEX_SCRIPT_ARGV, &v, kw->val, st->usage))
 		return -EINVAL;
 	at = v.pos;
 	for (;;) {
@@ -1676,10 +1523,11 @@ static int form_words(struct sp *p, const struct stok *kw, const struct setting 
 			strcat(joined, v.val);
 			strcat(joined, " ");
 		}
-		stok_free(&v);
-		if (peek(p, M_ARGV, NULL) == S_EOL || peek(p, M_ARGV, NULL) == S_EOF)
+		lex_tok_free(&v);
+		if (peek(p, LEX_SCRIPT_ARGV, NULL) == LX_EOL ||
+		    peek(p, LEX_SCRIPT_ARGV, NULL) == LX_EOF)
 			break;
-		if (arg(p, M_ARGV, &v, kw->val, st->usage))
+		if (arg(p, LEX_SCRIPT_ARGV, &v, kw->val, st->usage))
 			return -EINVAL;
 	}
 	err[0] = 0;
@@ -1690,7 +1538,7 @@ static int form_words(struct sp *p, const struct stok *kw, const struct setting 
 		add_err(p->s, at, "%s%s%s", st->what ? st->what : kw->val, st->what ? "" : ": ",
 			err);
 	if (r) {
-		skip_line(p);
+		lexer__skip_line(&p->lx);
 		return r;
 	}
 	p->s->val_pos[st - settings] = at;
@@ -1744,21 +1592,21 @@ static int find_close(struct sp *p, const struct tl_pos *open, const char *name)
 	int depth = 0, nested = 0;
 
 	for (;;) {
-		char c = p->t[p->i];
+		char c = p->lx.text[p->lx.i];
 
 		if (!c)
 			return -1;
 		if (q) {
-			if (c == '\\' && p->t[p->i + 1] && p->t[p->i + 1] != '\n')
-				adv(p);
+			if (c == '\\' && p->lx.text[p->lx.i + 1] && p->lx.text[p->lx.i + 1] != '\n')
+				lexer__advance(&p->lx);
 			else if (c == q || c == '\n')
 				q = 0;
-			adv(p);
+			lexer__advance(&p->lx);
 			continue;
 		}
 		if (c == '#') {
-			while (p->t[p->i] && p->t[p->i] != '\n')
-				adv(p);
+			while (p->lx.text[p->lx.i] && p->lx.text[p->lx.i] != '\n')
+				lexer__advance(&p->lx);
 			continue;
 		}
 		if (c == '"' || c == '\'')
@@ -1768,13 +1616,13 @@ static int find_close(struct sp *p, const struct tl_pos *open, const char *name)
 		else if (c == '}')
 			depth--;
 		else if (c == '{' && !nested++ && ++depth)
-			add_err(p->s, here(p),
+			add_err(p->s, lexer__pos(&p->lx),
 				"'{' inside trigger '%s' (opened at %d:%d): triggers do "
 				"not nest, and a trigger has no braces of its own",
 				name, open->line, open->col);
 		else if (c == '{')
 			depth++;
-		adv(p);
+		lexer__advance(&p->lx);
 	}
 }
 
@@ -1801,7 +1649,7 @@ static int trigger_name_seen(struct sp *p, const char *name, struct tl_pos pos)
 }
 
 /* The compiled trigger into the config, with the run's limits. */
-static int add_trigger(struct sp *p, struct trig_def *d, const struct stok *nm)
+static int add_trigger(struct sp *p, struct trig_def *d, const struct lex_tok *nm)
 {
 	struct cfg_origin o = { .file = p->c->script_path,
 				.line = nm->pos.line,
@@ -1823,10 +1671,10 @@ static int add_trigger(struct sp *p, struct trig_def *d, const struct stok *nm)
 	return config__add_trigger(p->c, d, &o) ? nomem(p, nm->pos) : 0;
 }
 
-static int st_trigger(struct sp *p, const struct stok *kw)
+static int st_trigger(struct sp *p, const struct lex_tok *kw)
 {
 	static const char usage[] = "trigger NAME { TRIGGER }";
-	struct stok nm, br;
+	struct lex_tok nm, br;
 	struct tl_pos open, body_pos, npos;
 	struct tl_error e;
 	struct trig_ast *a = NULL;
@@ -1835,20 +1683,20 @@ static int st_trigger(struct sp *p, const struct stok *kw)
 	size_t bs, be;
 	int r = -EINVAL, closed;
 
-	next(p, M_LIST, &nm);
-	if (nm.k != S_WORD && nm.k != S_STR) {
-		if (nm.k != S_BAD)
+	next(p, LEX_SCRIPT, &nm);
+	if (nm.kind != LX_WORD && nm.kind != LX_STR) {
+		if (nm.kind != LX_BAD)
 			add_err(p->s, nm.pos,
 				"expected the trigger's name after 'trigger', got %s: "
 				"%s",
 				desc(&nm, p, d, sizeof(d)),
-				nm.k == S_LBRACE ?
+				is_punct(&nm, P_LBRACE) ?
 					"a trigger needs a name (it names the snapshot files)" :
 					usage);
-		if (nm.k != S_LBRACE) {
-			stok_free(&nm);
-			if (nm.k != S_EOL)
-				skip_line(p);
+		if (!is_punct(&nm, P_LBRACE)) {
+			lex_tok_free(&nm);
+			if (nm.kind != LX_EOL)
+				lexer__skip_line(&p->lx);
 			return -EINVAL;
 		}
 		br = nm;
@@ -1862,29 +1710,33 @@ static int st_trigger(struct sp *p, const struct stok *kw)
 			64, nm.val);
 	else
 		trigger_name_seen(p, nm.val, nm.pos);
-	next(p, M_LIST, &br);
+	next(p, LEX_SCRIPT, &br);
 	/* The '{' may start the next line. */
-	while (br.k == S_EOL) {
-		if (peek(p, M_LIST, NULL) != S_LBRACE)
+	while (br.kind == LX_EOL) {
+		struct lex_tok nx;
+		int brace = peek(p, LEX_SCRIPT, &nx) == LX_PUNCT && nx.p == P_LBRACE;
+
+		lex_tok_free(&nx);
+		if (!brace)
 			break;
-		next(p, M_LIST, &br);
+		next(p, LEX_SCRIPT, &br);
 	}
 body:
-	if (br.k != S_LBRACE) {
-		if (br.k != S_BAD)
+	if (!is_punct(&br, P_LBRACE)) {
+		if (br.kind != LX_BAD)
 			add_err(p->s, br.pos,
 				"expected '{' after 'trigger %s', got %s: the statement "
 				"is '%s'",
 				nm.val ? nm.val : "", desc(&br, p, d, sizeof(d)), usage);
-		if (br.k != S_EOL)
-			skip_line(p);
+		if (br.kind != LX_EOL)
+			lexer__skip_line(&p->lx);
 		goto out;
 	}
 	open = br.pos;
-	body_pos = here(p);
-	bs = p->i;
+	body_pos = lexer__pos(&p->lx);
+	bs = p->lx.i;
 	closed = find_close(p, &open, nm.val ? nm.val : "");
-	be = p->i;
+	be = p->lx.i;
 	if (closed < 0) {
 		add_err(p->s, open,
 			"the '{' of trigger '%s' is never closed: add '}' after its "
@@ -1892,20 +1744,20 @@ body:
 			nm.val ? nm.val : "");
 		goto out;
 	}
-	adv(p); /* '}' */
+	lexer__advance(&p->lx); /* '}' */
 	{
-		struct stok t;
+		struct lex_tok t;
 
-		next(p, M_LIST, &t);
-		if (t.k != S_EOL && t.k != S_EOF) {
-			if (t.k != S_BAD)
+		next(p, LEX_SCRIPT, &t);
+		if (t.kind != LX_EOL && t.kind != LX_EOF) {
+			if (t.kind != LX_BAD)
 				add_err(p->s, t.pos,
 					"unexpected %s after the '}' of trigger '%s': start "
 					"the next statement on a new line",
 					desc(&t, p, d, sizeof(d)), nm.val ? nm.val : "");
-			skip_line(p);
+			lexer__skip_line(&p->lx);
 		}
-		stok_free(&t);
+		lex_tok_free(&t);
 	}
 	if (closed || !nm.val)
 		goto out;
@@ -1914,7 +1766,7 @@ body:
 			be - bs, SCRIPT_MAX_TRIGGER);
 		goto out;
 	}
-	body = strndup(p->t + bs, be - bs);
+	body = strndup(p->lx.text + bs, be - bs);
 	flat = body ? flatten(body) : NULL;
 	if (!flat) {
 		r = nomem(p, open);
@@ -1944,8 +1796,8 @@ out:
 	trig_ast_free(a);
 	free(body);
 	free(flat);
-	stok_free(&nm);
-	stok_free(&br);
+	lex_tok_free(&nm);
+	lex_tok_free(&br);
 	return r;
 }
 
@@ -1953,7 +1805,7 @@ out:
 static const struct stmt {
 	const char *kw;
 	enum stmt_id id;
-	int (*fn)(struct sp *p, const struct stok *kw);
+	int (*fn)(struct sp *p, const struct lex_tok *kw);
 } stmts[] = {
 	{ "record", ST_RECORD, st_record },
 	{ "command", ST_COMMAND, st_command },
@@ -2035,7 +1887,7 @@ static const char *setting_alias(const struct setting *st, const char *w)
 	return NULL;
 }
 
-static void unknown_statement(struct sp *p, const struct stok *t)
+static void unknown_statement(struct sp *p, const struct lex_tok *t)
 {
 	const char *best = NULL;
 	int bestd = 1 + ((int)strlen(t->val) / 3 > 1 ? (int)strlen(t->val) / 3 : 1);
@@ -2121,9 +1973,10 @@ static void unknown_statement(struct sp *p, const struct stok *t)
 
 int script__parse(struct script *s, struct trigrec_config *c)
 {
-	struct sp p = { .s = s, .c = c, .t = s->text, .line = 1, .col = 1 };
+	struct sp p = { .s = s, .c = c };
 	char err[512];
 
+	lexer__init(&p.lx, s->text, s->len, 1, 1, LEX_SCRIPT);
 	if (check_text(s))
 		return s->nr_errs;
 	if (config__set_str(&c->script_path, s->path)) {
@@ -2133,23 +1986,23 @@ int script__parse(struct script *s, struct trigrec_config *c)
 	while (!s->full) {
 		const struct stmt *st = NULL;
 		const struct setting *row;
-		struct stok t;
+		struct lex_tok t;
 		char d[64];
 
-		next(&p, M_LIST, &t);
-		if (t.k == S_EOF)
+		next(&p, LEX_SCRIPT, &t);
+		if (t.kind == LX_EOF)
 			break;
-		if (t.k == S_EOL || t.k == S_BAD) {
-			if (t.k == S_BAD)
-				skip_line(&p);
+		if (t.kind == LX_EOL || t.kind == LX_BAD) {
+			if (t.kind == LX_BAD)
+				lexer__skip_line(&p.lx);
 			continue;
 		}
-		if (t.k != S_WORD) {
+		if (t.kind != LX_WORD) {
 			add_err(s, t.pos,
 				"expected a statement (record, trigger, output, ...), got %s",
 				desc(&t, &p, d, sizeof(d)));
-			stok_free(&t);
-			skip_line(&p);
+			lex_tok_free(&t);
+			lexer__skip_line(&p.lx);
 			continue;
 		}
 		for (size_t i = 0; i < NR_STMTS; i++)
@@ -2158,12 +2011,12 @@ int script__parse(struct script *s, struct trigrec_config *c)
 		row = st ? NULL : settings__by_kw(t.val);
 		if (!st && !row) {
 			unknown_statement(&p, &t);
-			skip_line(&p);
+			lexer__skip_line(&p.lx);
 		} else if ((st ? st->fn(&p, &t) : st_setting(&p, &t, row)) == -ENOMEM) {
-			stok_free(&t);
+			lex_tok_free(&t);
 			break;
 		}
-		stok_free(&t);
+		lex_tok_free(&t);
 	}
 	/* Without a `record` line, config__finalize() records the default set. */
 	if (!s->nr_errs && config__finalize(c, err, sizeof(err)))

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause */
 /*
  * The trigger language: one grammar for `--trigger` and trigger scripts.
- * Lexer with positions -> AST -> compiled trigrec_trigger_cfg tables that
- * bpf/trigrec.bpf.c evaluates. Errors carry line:col and print with a caret.
+ * lang/lexer.c's tokens -> AST (trigger_parse.c) -> trigrec_trigger_cfg
+ * tables (trigger_compile.c) that bpf/trigrec.bpf.c evaluates. Errors carry
+ * line:col and print with a caret.
  * Grammar and semantics: docs/triggers.md.
  */
 #ifndef TRIGREC_TRIGGER_LANG_H
@@ -10,11 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "trigrec_abi.h"
-
-struct tl_pos {
-	int line; /* 1-based; saturates at INT_MAX */
-	int col;  /* 1-based, in bytes; saturates at INT_MAX */
-};
+#include "lang/lexer.h" /* struct tl_pos, struct tl_error */
 
 /*
  * Limits that keep hostile or broken input cheap: each is an error naming
@@ -47,11 +44,6 @@ struct tl_pos {
 #define TL_DEFAULT_BASELINE_WINDOW_NS 1000000000ULL
 #define TL_DEFAULT_BASELINE_AFTER 10u
 #define TL_MAX_BASELINE_MULT 100000u
-
-struct tl_error {
-	struct tl_pos pos;
-	char msg[512];
-};
 
 /*
  * A cgroup path condition: `cgroup == "/system.slice/nginx.service"` (or

@@ -84,7 +84,7 @@ const char *fmt_size(uint64_t bytes, char *buf, size_t len);
 /*
  * An error message into err (len bytes; nothing when err is NULL or len 0):
  * the one helper every error-message writer formats with (script.c's and
- * trigger_lang.c's add a position, or a list, around it).
+ * the trigger language's add a position, or a list, around it).
  */
 void seterr(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 void vseterr(char *err, size_t len, const char *fmt, va_list ap)

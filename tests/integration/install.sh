@@ -141,6 +141,8 @@ out=$(bash --norc -c '
 	echo "st: $(c "$2" st)"
 	echo "global: $(c "$2" -v re)"
 	echo "record: $(c "$2" record -)"
+	echo "run: $(c "$2" run -)"
+	echo "show: $(c "$2" show -)"
 	echo "status: $(c "$2" status --)"
 	echo "control: $(c "$2" control /x s)"
 	echo "reload: $(c "$2" control /x re)"
@@ -153,8 +155,16 @@ check_eq "commands" "$(sed -n 's/^cmds: //p' <<<"$out")" "$("$P/bin/trigrec" --h
 check_eq "commands: the full list" "$(sed -n 's/^cmds: //p' <<<"$out")" "record run check list control status test show help"
 check_eq "a prefix" "$(sed -n 's/^st: //p' <<<"$out")" status
 check_eq "after global options" "$(sed -n 's/^global: //p' <<<"$out")" record
-want=$("$P/bin/trigrec" record -h | sed -nE 's/^ +(-[A-Za-z0-9], )?(--[a-z][a-z0-9-]*).*/\1 \2/p' | tr -d ',' | xargs -n1 printf '%s\n' | sort)
+# Option lines: '-' indented 2 to 6 blanks, outside "Examples"; the rest is
+# help text.
+optlines() { "$P/bin/trigrec" "$1" -h | awk '/^[^ ]/ { ex = /^Examples/; next } !ex && /^ +-/ && !/^       /'; }
+want=$(optlines record | sed -nE 's/^ +(-[A-Za-z0-9], )?(--[a-z][a-z0-9-]*).*/\1 \2/p' | tr -d ',' | xargs -n1 printf '%s\n' | sort)
 check_eq "record: every option of record -h" "$(sed -n 's/^record: //p' <<<"$out" | tr ' ' '\n' | sort)" "$want"
+# Help text that starts a line with an option ("--metrics's listener", an
+# example's "--trigger '...'") once offered that option a second time.
+for w in record run show; do
+	check_eq "$w: no option offered twice" "$(sed -n "s/^$w: //p" <<<"$out" | tr ' ' '\n' | sort | uniq -d | tr '\n' ' ')" ""
+done
 check_match "record: some known ones" "$(sed -n 's/^record: //p' <<<"$out")" "(^| )-e --event --filter .*--trigger .*--control "
 check_eq "status options" "$(sed -n 's/^status: //p' <<<"$out")" "--json --help"
 check_eq "control requests" "$(sed -n 's/^control: //p' <<<"$out")" "snapshot stats status stop"
@@ -176,7 +186,7 @@ else
 		check_match "synopsis has trigrec $c" "$(sed -n '/^SYNOPSIS/,/^DESCRIPTION/p' <<<"$page")" "^ +trigrec $c( |$)"
 		check_match "described: trigrec $c" "$(sed -n '/^DESCRIPTION/,/^OPTIONS/p' <<<"$page")" "trigrec +$c "
 	done
-	for o in $("$P/bin/trigrec" record -h | sed -nE 's/^ +(-[A-Za-z0-9], )?--([a-z][a-z0-9-]*).*/\2/p'); do
+	for o in $(optlines record | sed -nE 's/^ +(-[A-Za-z0-9], )?--([a-z][a-z0-9-]*).*/\2/p'); do
 		[ "$o" = help ] || [ "$o" = verbose ] || [ "$o" = quiet ] && continue
 		grep -qF -- "\\-\\-${o//-/\\-}" "$P/share/man/man1/trigrec.1" || t_fail "record --$o is not in the man page"
 	done

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for src/lang/trigger_lang.c.
+ * Unit tests for the trigger language (src/lang/trigger_parse.c,
+ * trigger_compile.c, trigger_lang.c).
  *
  * - Synthetic formats (trig_set_formats) make the error, limit and
  *   evaluation tests independent of the running kernel.
