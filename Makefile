@@ -96,7 +96,7 @@ BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
 .DELETE_ON_ERROR:
 .SECONDARY: $(BPF_OBJS)
 .PHONY: all deps test-deps check check-unit check-integration demo install uninstall vmlinux clean help bench bench-scale \
-	fuzz fuzz-build fuzz-deps test-kernels lint lint-deps lint-sh lint-c lint-bpf verifier-budget format \
+	fuzz fuzz-build fuzz-deps test-kernels lint lint-deps lint-sh lint-c lint-bpf lint-layers verifier-budget format \
 	format-check compile_commands.json man-settings
 
 all: deps $(BIN)
@@ -107,7 +107,7 @@ help:
 	@echo 'make check      build and run every test (root; installs the test-only packages; ends with "N passed, N failed")'
 	@echo 'make check SAN=1  the same under ASan/UBSan'
 	@echo 'make check T=PATTERN  only the tests whose names contain PATTERN (also check-unit; V=1 shows each command; RINGS=compact, bpf or perf: one recording path)'
-	@echo 'make lint       shellcheck, clang-tidy (.clang-tidy) and the BPF verifier budget (bpf/verifier-budget.txt)'
+	@echo 'make lint       shellcheck, the layers of src/ (tools/layers.sh), clang-tidy (.clang-tidy) and the BPF verifier budget (bpf/verifier-budget.txt)'
 	@echo 'make format     clang-format the C the project wrote; make format-check only reports (CI)'
 	@echo 'make man-settings  rewrite docs/trigrec.1'"'"'s statement list from the settings table'
 	@echo 'make compile_commands.json  the compile database for editors and clang-tidy'
@@ -250,11 +250,16 @@ $(OUTPUT)/.deps-lint-ok: Makefile | $(OUTPUT)/.deps-ok
 	$(Q)./tools/install-deps.sh $(LINT_PKGS)
 	$(Q)touch $@
 
-lint: lint-sh lint-c lint-bpf
+lint: lint-sh lint-layers lint-c lint-bpf
 
 lint-sh: lint-deps
 	$(call msg,SHCHECK,$(words $(SH_SRCS)) scripts)
 	$(Q)shellcheck -x $(SH_SRCS)
+
+# Every #include goes down the folders' order in docs/CONTRIBUTING.md's map, no cycle.
+lint-layers:
+	$(call msg,LAYERS,src/)
+	$(Q)./tools/layers.sh
 
 # clang-tidy with .clang-tidy's checks, two files at a time (tools/clang-tidy.sh).
 lint-c: lint-deps compile_commands.json $(SKELS) $(OUTPUT)/syscall_names.h

@@ -12,7 +12,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
-#include "snapshot/perfdata.h"
+#include "capture/pdevent.h"
 #include "capture/recspec.h"
 #include "capture/tracefs.h"
 

@@ -7,7 +7,6 @@
 #include "cli/cli.h"
 #include "harvest/control.h"
 #include "session/session.h"
-#include "util/log.h"
 
 static const char control_usage[] = "usage: trigrec control SOCKET " CONTROL_VERBS "\n"
 				    "\n"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
  * `trigrec check FILE` and `trigrec run FILE`: a trigger script
- * (lang/script.h, docs/script-language.md) into a config, checked, or run
+ * (script/script.h, docs/script-language.md) into a config, checked, or run
  * through the same session as `record`.
  */
 #include <errno.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include "capture/tracefs.h"
 #include "cli/cli.h"
-#include "lang/script.h"
+#include "script/script.h"
 #include "service/hooks.h"
 #include "service/status.h"
 #include "util/log.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli/cli.h"
-#include "lang/script.h"
+#include "script/script.h"
 #include "capture/tracefs.h"
 #include "replay/replay.h"
 #include "util/log.h"

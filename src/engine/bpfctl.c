@@ -16,7 +16,7 @@
 #include "engine/bpfctl.h"
 #include "engine/cgsel.h"
 #include "engine/features.h"
-#include "snapshot/compact.h"
+#include "engine/crwords.h"
 #include "util/log.h"
 #include "util/util.h"
 #include "trigrec.skel.h"

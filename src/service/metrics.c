@@ -19,7 +19,6 @@
 #include "service/metrics.h"
 #include "service/webhook.h"
 #include "snapshot/json.h"
-#include "session/config.h"
 #include "util/log.h"
 #include "util/netaddr.h"
 
@@ -86,12 +85,12 @@ static void names_free(char **names, int n)
 }
 
 /* Copies of the triggers' names (a reload frees the config's); NULL when out of memory. */
-static char **names_dup(const struct trigrec_config *c)
+static char **names_dup(const struct trig_def *trigs, int nr_trigs)
 {
-	char **names = calloc(c->nr_trigs + 1, sizeof(*names));
+	char **names = calloc(nr_trigs + 1, sizeof(*names));
 
-	for (int i = 0; names && i < c->nr_trigs; i++) {
-		if (!(names[i] = strdup(c->trigs[i].name))) {
+	for (int i = 0; names && i < nr_trigs; i++) {
+		if (!(names[i] = strdup(trigs[i].name))) {
 			names_free(names, i);
 			return NULL;
 		}
@@ -99,17 +98,17 @@ static char **names_dup(const struct trigrec_config *c)
 	return names;
 }
 
-struct metrics *metrics__new(const struct trigrec_config *c)
+struct metrics *metrics__new(const struct trig_def *trigs, int nr_trigs, int on_snapshot)
 {
 	struct metrics *m = calloc(1, sizeof(*m));
 	struct timespec ts;
 
 	if (!m)
 		return NULL;
-	m->nr_trigs = c->nr_trigs;
-	m->on_snapshot = c->on_snapshot != NULL;
-	m->tc = calloc(c->nr_trigs + 2, sizeof(*m->tc));
-	m->names = names_dup(c);
+	m->nr_trigs = nr_trigs;
+	m->on_snapshot = on_snapshot;
+	m->tc = calloc(nr_trigs + 2, sizeof(*m->tc));
+	m->names = names_dup(trigs, nr_trigs);
 	if (!m->tc || !m->names) {
 		names_free(m->names, m->nr_trigs);
 		free(m->tc);
@@ -158,29 +157,30 @@ static void hist_add(struct hist *h, const double *le, double v)
 	h->sum += v;
 }
 
-int metrics__set_triggers(struct metrics *m, const struct trigrec_config *c, struct bpfctl *b)
+int metrics__set_triggers(struct metrics *m, const struct trig_def *trigs, int nr_trigs,
+			  struct bpfctl *b)
 {
-	struct trig_counts *tc = calloc(c->nr_trigs + 2, sizeof(*tc));
-	char **names = names_dup(c);
+	struct trig_counts *tc = calloc(nr_trigs + 2, sizeof(*tc));
+	char **names = names_dup(trigs, nr_trigs);
 
 	if (!tc || !names) {
-		names_free(names, c->nr_trigs);
+		names_free(names, nr_trigs);
 		free(tc);
 		return -ENOMEM;
 	}
 	pthread_mutex_lock(&m->mu);
 	/* Counters follow a trigger by name; manual and final carry over. */
-	for (int i = 0; i < c->nr_trigs; i++)
+	for (int i = 0; i < nr_trigs; i++)
 		for (int k = 0; k < m->nr_trigs; k++)
 			if (!strcmp(names[i], m->names[k]))
 				tc[i] = m->tc[k];
-	tc[c->nr_trigs] = m->tc[m->nr_trigs];
-	tc[c->nr_trigs + 1] = m->tc[m->nr_trigs + 1];
+	tc[nr_trigs] = m->tc[m->nr_trigs];
+	tc[nr_trigs + 1] = m->tc[m->nr_trigs + 1];
 	names_free(m->names, m->nr_trigs);
 	free(m->tc);
 	m->names = names;
 	m->tc = tc;
-	m->nr_trigs = c->nr_trigs;
+	m->nr_trigs = nr_trigs;
 	m->b = b;
 	m->reloads++;
 	pthread_mutex_unlock(&m->mu);

@@ -14,7 +14,7 @@
 struct metrics;
 struct bpfctl;
 struct recorder;
-struct trigrec_config;
+struct trig_def;
 
 /* What a snapshot came to, for the counters and histograms. */
 struct metrics_snapshot {
@@ -26,7 +26,11 @@ struct metrics_snapshot {
 	uint64_t lost;	  /* PERF_RECORD_LOST counts in the window */
 };
 
-struct metrics *metrics__new(const struct trigrec_config *c);
+/*
+ * The run's triggers (names copied: a reload frees them) and whether an
+ * on_snapshot command is configured.
+ */
+struct metrics *metrics__new(const struct trig_def *trigs, int nr_trigs, int on_snapshot);
 /* The live sources, once the session has them (either may be NULL before). */
 void metrics__attach(struct metrics *m, struct bpfctl *b, struct recorder *r);
 /*
@@ -45,7 +49,8 @@ void metrics__retention(struct metrics *m, uint64_t removed, uint64_t files, uin
  * triggers by name (a renamed trigger starts from 0). 0 or -ENOMEM (then
  * nothing changed).
  */
-int metrics__set_triggers(struct metrics *m, const struct trigrec_config *c, struct bpfctl *b);
+int metrics__set_triggers(struct metrics *m, const struct trig_def *trigs, int nr_trigs,
+			  struct bpfctl *b);
 void metrics__reload_failed(struct metrics *m);
 /* Prometheus text exposition format 0.0.4. */
 int metrics__render(struct metrics *m, FILE *out);

@@ -11,7 +11,6 @@
 #include "harvest/sideband.h"
 #include "lang/trigger_lang.h"
 #include "service/status.h"
-#include "session/config.h"
 #include "snapshot/json.h"
 #include "util/util.h"
 
@@ -47,18 +46,18 @@ struct status {
 	struct timespec fail_at;
 };
 
-struct status *status__new(const struct trigrec_config *c)
+struct status *status__new(const char *script_path, const char *outdir)
 {
 	struct status *st = calloc(1, sizeof(*st));
 
 	if (!st)
 		return NULL;
 	pthread_mutex_init(&st->mu, NULL);
-	st->script = c->script_path ? strdup(c->script_path) : NULL;
-	st->outdir = strdup(c->outdir ? c->outdir : ".");
+	st->script = script_path ? strdup(script_path) : NULL;
+	st->outdir = strdup(outdir ? outdir : ".");
 	clock_gettime(CLOCK_REALTIME, &st->started);
 	st->started_mono = mono_ns();
-	if ((c->script_path && !st->script) || !st->outdir) {
+	if ((script_path && !st->script) || !st->outdir) {
 		status__free(st);
 		return NULL;
 	}

@@ -22,10 +22,9 @@
 
 struct status;
 struct snap_report;
-struct trigrec_config;
 
-/* The run as configured (script path, output directory); started = now. */
-struct status *status__new(const struct trigrec_config *c);
+/* The run as configured (its script, or NULL; its output directory, NULL: "."); started = now. */
+struct status *status__new(const char *script_path, const char *outdir);
 void status__free(struct status *st);
 
 /* One finished snapshot, written or failed (writer thread). */

@@ -463,7 +463,7 @@ static struct bpfctl *swap_bpf(void *ctx, struct bpfctl *old, int *err)
 	status__set_generation(s->status, s->generation);
 	s->b = nb;
 	if (s->m)
-		metrics__set_triggers(s->m, s->c, nb);
+		metrics__set_triggers(s->m, s->c->trigs, s->c->nr_trigs, nb);
 	return nb;
 }
 
@@ -932,7 +932,7 @@ int session__start(struct session *s)
 		s->ro.nr_tids = n;
 	}
 	if (c->metrics_addr || c->metrics_file) {
-		s->m = metrics__new(c);
+		s->m = metrics__new(c->trigs, c->nr_trigs, c->on_snapshot != NULL);
 		if (!s->m)
 			return -ENOMEM;
 		if (c->http_token_file &&
@@ -1061,7 +1061,7 @@ int session__start(struct session *s)
 					    .manual_post = manual_post,
 					    .manual_default = manual_default };
 
-		s->status = status__new(c);
+		s->status = status__new(c->script_path, c->outdir);
 		if (!s->status) {
 			elog("out of memory");
 			return -ENOMEM;

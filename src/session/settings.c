@@ -11,7 +11,7 @@
  * --trigger (`trigger NAME { ... }`) and the command (`-- CMD`, `command`).
  * They are the script's body, what is recorded and when it is cut, kept in
  * their own lists (events[], trigs[], cmd) with their own syntax, parsed in
- * cli/cmd_record.c and lang/script.c, printed by config__dump_script().
+ * cli/cmd_record.c and script/script.c, printed by config__dump_script().
  */
 #include <errno.h>
 #include <signal.h>

@@ -4,7 +4,7 @@
  * statement, the config field, how a value is parsed and printed, the
  * default, whether a reload may change it, and the help line. The record
  * and run option tables and --help (cli/), the script's statements and
- * aliases (lang/script.c), config__init()'s defaults, --dump-script, run's
+ * aliases (script/script.c), config__init()'s defaults, --dump-script, run's
  * override merge and the reload diff (session/session.c) are all made from
  * settings[]. Adding a setting is its field in config.h and one row here.
  *
@@ -43,7 +43,7 @@ enum setting_form {
 	SETF_LINE,  /* keyword, then the rest of the line as written (cpus 0-3,5) */
 	SETF_WORDS, /* keyword, then the line's words joined by blanks (budget 10/min, 1/s) */
 	SETF_ARGV,  /* keyword, then a program and its arguments (SETT_ARGV) */
-	/* Syntaxes of their own, each parsed by its handler in lang/script.c: */
+	/* Syntaxes of their own, each parsed by its handler in script/script.c: */
 	SETF_OUTPUT,   /* output DIR [keep LIMITS] */
 	SETF_KEEP,     /* keep N files, SIZE, AGE: the three rows whose in_stmt is "output" */
 	SETF_COMPRESS, /* compress zstd [LEVEL] | none */

@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "show/show.h"
-#include "snapshot/cgroups.h"
+#include "util/cgroups.h"
 #include "util/util.h"
 
 /* ---- names: tid -> comm, as the COMM and FORK records say, in time order ---- */

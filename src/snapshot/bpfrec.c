@@ -29,6 +29,7 @@
 #include <string.h>
 #include "capture/ring_reader.h"
 #include "snapshot/bpfrec.h"
+#include "engine/crwords.h"
 #include "snapshot/compact.h"
 #include "snapshot/procs.h"
 #include "util/log.h"

@@ -31,20 +31,6 @@ struct cr_event {
 	uint8_t zz;    /* hook_cfg.cr_zz: bit i, word i is one signed field, zigzagged */
 };
 
-struct tp_format;
-/*
- * The words of a record of this format the BPF side leaves out (bit i:
- * record bytes 8 + 8i..16 + 8i), for the expansion to fill in: sched_switch's
- * prev_comm and next_comm (names by time, cr_fill_comms()). 0 for the rest.
- */
-uint16_t cr_skip_words(const struct tp_format *f);
-/*
- * The words of a record of this format that are one signed 8-byte field
- * each (bit i: word i, the first 8 words): written zigzagged, so that a
- * small negative value (sys_exit's -ESRCH) takes one byte, not eight.
- */
-uint8_t cr_zz_words(const struct tp_format *f);
-
 /* A record, rebuilt: common fields (type, flags and preempt_count 0, pid), then the rest. */
 typedef int (*cr_rec_fn)(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
 			 uint32_t size);

@@ -9,19 +9,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <linux/perf_event.h>
+#include "capture/pdevent.h" /* struct pd_event */
 
 /* ---- decoding records by the attr their id belongs to ---- */
-
-/* An attr as it will appear in the file, with the kernel ids of its fds. */
-struct pd_event {
-	struct perf_event_attr attr; /* attr.size is forced to 128 when written */
-	char name[160];		     /* "sched:sched_switch", "cpu-clock", "dummy:tracking" */
-	uint64_t *ids;		     /* PERF_EVENT_IOC_ID of every fd of this event */
-	uint32_t nr_ids;
-	/* For tracepoints: system and name, to put their format in TRACING_DATA. */
-	char tp_sys[64];
-	char tp_name[128];
-};
 
 /* What trigrec needs to know of any record (sample or not). */
 struct pd_rec_info {

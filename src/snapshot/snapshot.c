@@ -18,7 +18,7 @@
 #include "snapshot/json.h"
 #include "snapshot/outdir.h"
 #include "snapshot/snapshot.h"
-#include "snapshot/cgroups.h"
+#include "util/cgroups.h"
 #include "snapshot/bpfrec.h"
 #include "snapshot/tpsample.h"
 #include "show/show.h"
@@ -833,7 +833,7 @@ static int cmp_u32(const void *a, const void *b)
 /*
  * `"cgroups": [...], "tasks": [...]`: each process with a thread named in
  * the snapshot (procs' used bit 0), its cgroup v2 path read now and what the
- * path shows of its container (snapshot/cgroups.h). A process gone by now
+ * path shows of its container (util/cgroups.h). A process gone by now
  * is left out. Writer thread: after the file, never in the freeze.
  */
 static void render_tasks(FILE *f, struct procs *p)

@@ -15,7 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "snapshot/cgroups.h"
+#include "util/cgroups.h"
 
 #define REQUIRE(cond)                                                                       \
 	do {                                                                                \

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "capture/tracefs.h"
-#include "lang/script.h"
+#include "script/script.h"
 #include "lang/trigger_lang.h"
 #include "session/config.h"
 #include "kernel_formats.h"

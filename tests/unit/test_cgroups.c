@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
-/* Unit tests for src/snapshot/cgroups.c: cgroup v2 paths as each runtime makes them. */
+/* Unit tests for src/util/cgroups.c: cgroup v2 paths as each runtime makes them. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 #include "check.h"
-#include "snapshot/cgroups.h"
+#include "util/cgroups.h"
 
 #define H64 "4f1c2a8e9b7d6c5e3a2b1c0d9e8f7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f"
 #define UID "0d6f3b8a-1c2e-4f5a-9b8c-7d6e5f4a3b2c"

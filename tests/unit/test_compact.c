@@ -13,6 +13,7 @@
 #include "check.h"
 #include "capture/recorder.h"
 #include "capture/tracefs.h"
+#include "engine/crwords.h"
 #include "snapshot/bpfrec.h"
 #include "snapshot/compact.h"
 #include "trigrec_abi.h"

@@ -122,7 +122,7 @@ TEST(counters_and_histograms)
 
 	config__init(&c);
 	config__add_trigger(&c, &t, NULL);
-	m = metrics__new(&c);
+	m = metrics__new(c.trigs, c.nr_trigs, c.on_snapshot != NULL);
 	metrics__observe(m, &s1);
 	metrics__observe(m, &s2);
 	out = render(m);
@@ -159,7 +159,7 @@ TEST(bpf_recursion_misses)
 	char *out;
 
 	config__init(&c);
-	m = metrics__new(&c);
+	m = metrics__new(c.trigs, c.nr_trigs, c.on_snapshot != NULL);
 	out = render(m);
 	/* No BPF object yet (or none loaded): 0, and still exposed. */
 	CHECK(strstr(out, help));
@@ -174,7 +174,7 @@ TEST(bpf_recursion_misses)
 	CHECK_EQ(exposition_problems(out), 0);
 	free(out);
 	/* A reload keeps it as the trigger counters' files do: after set_triggers too. */
-	CHECK_EQ(metrics__set_triggers(m, &c, NULL), 0);
+	CHECK_EQ(metrics__set_triggers(m, c.trigs, c.nr_trigs, NULL), 0);
 	out = render(m);
 	CHECK(strstr(out, "\ntrigrec_bpf_recursion_misses_total 7\n"));
 	CHECK(strstr(out, "trigrec_reloads_total{result=\"ok\"} 1\n"));
@@ -348,7 +348,7 @@ TEST(serve_host_and_limits)
 	if (port < 0)
 		SKIP("no free loopback port");
 	config__init(&c);
-	m = metrics__new(&c);
+	m = metrics__new(c.trigs, c.nr_trigs, c.on_snapshot != NULL);
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
 	CHECK_EQ(metrics__serve(m, addr), 0);
 	snprintf(host, sizeof(host), "localhost:%d", port);
@@ -459,14 +459,14 @@ TEST(post_snapshot)
 	snprintf(addr, sizeof(addr), "127.0.0.1:%d", port);
 
 	/* No token file, no endpoint. */
-	m = metrics__new(&c);
+	m = metrics__new(c.trigs, c.nr_trigs, c.on_snapshot != NULL);
 	CHECK_EQ(metrics__serve(m, addr), 0);
 	CHECK_EQ(http(port, "POST", "/snapshot", AUTH, plain, strlen(plain), out, sizeof(out)),
 		 404);
 	CHECK(strstr(out, "--http-token-file") != NULL);
 	metrics__free(m);
 
-	m = metrics__new(&c);
+	m = metrics__new(c.trigs, c.nr_trigs, c.on_snapshot != NULL);
 	CHECK_EQ(metrics__enable_snapshot(m, tokf, fake_snapshot, NULL), 0);
 	CHECK_EQ(metrics__serve(m, addr), 0);
 	fake_calls = 0;

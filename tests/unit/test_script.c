@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0 OR BSD-2-Clause
 /*
- * Unit tests for src/lang/script.c: every statement into the config it
+ * Unit tests for src/script/script.c: every statement into the config it
  * fills, trigger blocks compiled exactly as the same text through
  * --trigger, every error with its exact LINE:COL, many errors in one pass,
  * and pathological input (each answered quickly with a clear error).
@@ -17,7 +17,7 @@
 #include "check.h"
 #include "capture/tracefs.h"
 #include "engine/cgsel.h"
-#include "lang/script.h"
+#include "script/script.h"
 #include "lang/trigger_lang.h"
 #include "session/config.h"
 #include "util/util.h"

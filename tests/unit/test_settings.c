@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include "check.h"
-#include "lang/script.h"
+#include "script/script.h"
 #include "session/config.h"
 #include "session/settings.h"
 

@@ -78,7 +78,7 @@ TEST(text_and_json)
 	config__init(&c);
 	config__set_str(&c.outdir, dir);
 	config__set_str(&c.script_path, "/etc/trigrec/web.trig");
-	st = status__new(&c);
+	st = status__new(c.script_path, c.outdir);
 	CHECK(st);
 
 	out = render(st, t, 2, 0);
@@ -137,7 +137,7 @@ TEST(text_and_json)
 	free(c.script_path);
 	c.script_path = NULL;
 	config__set_str(&c.outdir, "/nonexistent/trigrec-status");
-	st = status__new(&c);
+	st = status__new(c.script_path, c.outdir);
 	out = render(st, NULL, 0, 0);
 	CHECK(strstr(out, "script:         none (trigrec record)\n"));
 	CHECK(strstr(out,
@@ -180,7 +180,7 @@ TEST(near_miss)
 	check_tmpdir(dir, sizeof(dir), "status");
 	config__init(&c);
 	config__set_str(&c.outdir, dir);
-	st = status__new(&c);
+	st = status__new(c.script_path, c.outdir);
 	out = render(st, t, 3, 0);
 	CHECK(strstr(out, "\ntrigger slow: near misses max 19.6 ms against a threshold of 20 ms; "
 			  "largest since start: 19.6 ms, 18 ms, 5 us; since its last snapshot: "
@@ -239,7 +239,7 @@ TEST(near_miss_per_key)
 	check_tmpdir(dir, sizeof(dir), "status");
 	config__init(&c);
 	config__set_str(&c.outdir, dir);
-	st = status__new(&c);
+	st = status__new(c.script_path, c.outdir);
 	out = render(st, t, 2, 0);
 	CHECK(strstr(out, "\ntrigger slow: near misses of key 42: 19.6 ms, 5 us; since its last "
 			  "snapshot: none\ntrigger slow: near misses of key 7: 18 ms; since its "
@@ -317,7 +317,7 @@ TEST(learned)
 	check_tmpdir(dir, sizeof(dir), "status");
 	config__init(&c);
 	config__set_str(&c.outdir, dir);
-	st = status__new(&c);
+	st = status__new(c.script_path, c.outdir);
 	out = render(st, t, 2, 0);
 	CHECK(strstr(out,
 		     "\ntrigger slow: near misses max 8.1 ms under its key's learned p99.9 x 2; "
@@ -380,7 +380,7 @@ TEST(rate_baseline)
 	check_tmpdir(dir, sizeof(dir), "status");
 	config__init(&c);
 	config__set_str(&c.outdir, dir);
-	st = status__new(&c);
+	st = status__new(c.script_path, c.outdir);
 	out = render(st, t, 1, 0);
 	CHECK(strstr(out, "\ntrigger burst: near misses max 612 events in 1 s under its key's 5x "
 			  "baseline per 1 s; largest since start: 612, 580; since its last "
@@ -425,7 +425,7 @@ TEST(event_condition)
 	check_tmpdir(dir, sizeof(dir), "status");
 	config__init(&c);
 	config__set_str(&c.outdir, dir);
-	st = status__new(&c);
+	st = status__new(c.script_path, c.outdir);
 	out = render(st, t, 1, 0);
 	CHECK(strstr(out,
 		     "\ntrigger big: near misses max 99 against ret > -5; largest since start: "

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-#include "snapshot/cgroups.h"
+#include "util/cgroups.h"
 
 static int is_hex(const char *s, size_t n)
 {

@@ -25,7 +25,7 @@
 #include "capture/tracefs.h"
 #include "engine/cgsel.h"
 #include "lang/lexer.h"
-#include "lang/script.h"
+#include "script/script.h"
 #include "session/settings.h"
 #include "service/hooks.h"
 #include "snapshot/outdir.h"
