@@ -1053,12 +1053,46 @@ static void raise_nofile(size_t need)
 	setrlimit(RLIMIT_NOFILE, &rl);
 }
 
+/*
+ * A scheduler tracepoint that perf writes in task scope. perf writes an
+ * event of a task only in that task's context, and a switch into a task
+ * happens in the context of the task switched out (a wake-up, in the
+ * waker's, an interrupt's or idle's): opened per task, the records that end
+ * a scoped task's off-CPU stretches would never be written. These open per
+ * CPU for every task instead (as the ring sets record both sides of them
+ * in task scope), at the price of other tasks' switches in the ring.
+ */
+static int sched_wide(const struct recorder *r, const struct rec_event *e)
+{
+	static const char *const wide[] = { "sched_switch", "sched_wakeup", "sched_wakeup_new",
+					    "sched_waking" };
+
+	if (!r->opts.tids || e->kind != REC_EV_TRACEPOINT || e->bpf_rec ||
+	    strcmp(e->pd.tp_sys, "sched"))
+		return 0;
+	for (size_t i = 0; i < sizeof(wide) / sizeof(wide[0]); i++)
+		if (!strcmp(e->pd.tp_name, wide[i]))
+			return 1;
+	return 0;
+}
+
 int recorder__open(struct recorder *r)
 {
 	int ntasks = r->opts.tids ? r->opts.nr_tids : 1;
 	int err;
 
 	raise_nofile((size_t)r->nr_evs * r->nr_cpus * ntasks);
+	for (int i = 0; i < r->nr_evs; i++) {
+		struct rec_event *e = &r->evs[i];
+
+		if (!sched_wide(r, e))
+			continue;
+		/* Per CPU, no task: nothing to inherit, no exec to wait for (enabled now). */
+		e->pd.attr.inherit = 0;
+		e->pd.attr.enable_on_exec = 0;
+		e->pd.attr.disabled = 0;
+		r->sched_wide = 1;
+	}
 	for (int c = 0; c < r->nr_cpus; c++) {
 		int cpu = r->cpus[c], leader = -1, tleader = -1;
 
@@ -1071,9 +1105,10 @@ int recorder__open(struct recorder *r)
 
 				if (cancelled(&r->opts))
 					return -EINTR;
-				if (e->bpf_rec)
+				if (e->bpf_rec || (t > 0 && sched_wide(r, e)))
 					continue;
-				err = open_one(r, e, pid, cpu, tracking ? &tleader : &leader,
+				err = open_one(r, e, sched_wide(r, e) ? -1 : pid, cpu,
+					       tracking ? &tleader : &leader,
 					       tracking ? r->opts.track_pages : r->opts.mmap_pages);
 				if (err)
 					return err;

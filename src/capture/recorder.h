@@ -164,7 +164,14 @@ struct recorder {
 	int rec_cpu_fd; /* -1 until the first object is loaded */
 	void *rec_cpu;	/* its mmap, TRIGREC_MAX_CPUS entries */
 	size_t rec_cpu_len;
-	int cgroup_fd;		/* opts.cgroup opened, or -1 */
+	int cgroup_fd; /* opts.cgroup opened, or -1 */
+	/*
+	 * Task scope on perf's rings: the scheduler tracepoints perf writes are
+	 * opened per CPU for every task (recorder__open, sched_wide()), so the
+	 * switches into the scoped tasks and others' wake-ups of them are
+	 * recorded; the sidecar's "sched_scope" says so.
+	 */
+	int sched_wide;
 	char cgroup_path[4096]; /* ... resolved to a full path */
 	struct recorder_opts opts;
 };

@@ -1000,7 +1000,9 @@ const char *show_scope_note(const struct show *s)
 {
 	const char *scope = jv_str(s->sc, "scope", "system");
 
-	if (!strcmp(scope, "tasks") && !strcmp(jv_str(s->sc, "rings", ""), "perf"))
+	/* Since sched_scope (recorder.c, sched_wide()), perf's rings record both sides too. */
+	if (!strcmp(scope, "tasks") && !strcmp(jv_str(s->sc, "rings", ""), "perf") &&
+	    strcmp(jv_str(s->sc, "sched_scope", ""), "system"))
 		return "recorded through perf's rings in task scope (--rings perf with a command "
 		       "or -p, no -a): perf writes a scheduler event only in the context of a task "
 		       "in scope, so the switches into the scoped tasks and the wake-ups other "

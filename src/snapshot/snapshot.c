@@ -1161,13 +1161,14 @@ static int render_json(void *ctx, const char *datapath, char **out, size_t *outl
 	fprintf(f, "  \"lost_while_frozen\": %" PRIu64 ",\n", t->gated);
 	fprintf(f, "  \"lost_to_bpf_recursion\": %" PRIu64 ",\n", t->skipped);
 	fprintf(f,
-		"  \"rings\": \"%s\", \"scope\": \"%s\", \"ring_sets\": {\"records\": %" PRIu64
+		"  \"rings\": \"%s\", \"scope\": \"%s\",%s \"ring_sets\": {\"records\": %" PRIu64
 		", \"older_than_a_gap\": %" PRIu64 ", \"cpus_truncated\": %u},\n  \"cpus\": [",
 		r->nr_bpf_evs ? (r->compact ? "compact" : "bpf") : "perf",
 		r->opts.tids   ? "tasks" :
 		r->opts.cgroup ? "cgroup" :
 				 "system",
-		res->bst.records, res->bst.dropped, res->bst.truncated_cpus);
+		r->sched_wide ? " \"sched_scope\": \"system\"," : "", res->bst.records,
+		res->bst.dropped, res->bst.truncated_cpus);
 	for (int i = 0; i < r->nr_rings; i++) {
 		const struct rec_ring *ring = &r->rings[i];
 		const struct ring_stat *s = &res->rs[i];

@@ -18,9 +18,9 @@
 #  - a rate trigger's contributors: its key's records in its window are its
 #    count;
 #  - each sidecar's "why" (made by the writer) is show --json's "why";
-#  - on perf's rings (TRIGREC_RINGS=perf) in command scope, where the
-#    switch-ins and others' wake-ups are not recorded, show, --json and the
-#    page say so (instead of the cases above that need those records).
+#  - on perf's rings (TRIGREC_RINGS=perf) the same answers in command scope:
+#    perf's scheduler tracepoints open per CPU for every task there (the
+#    sidecar's sched_scope), so the switch-ins and others' wake-ups are in.
 . "$(dirname "$0")/lib.sh"
 need_root
 TRIGWORK=$OUTPUT/tests/trigwork
@@ -34,32 +34,6 @@ why_json() {
 	local f=$1
 	shift
 	"$TRIGREC" show --json "$@" "$f" >"$TMP/why.json" 2>"$TMP/why.err" && json_load "$TMP/why.json"
-}
-
-# blind_says FILE NAME: on perf's rings in command scope (TRIGREC_RINGS=perf)
-# the switches into the command's tasks and the wake-ups others issue are
-# not recorded (docs/show.md, "Limits"): the sidecar says the scope, and
-# show's text, --json and --html say what that leaves out; the parts still
-# add up to the span (what no record ends is unknown)
-blind_says() {
-	local msg="recorded through perf's rings in task scope" sum
-	if ! json_load "${1%.data}.json"; then
-		t_fail "no sidecar for $1"
-		return
-	fi
-	check_eq "sidecar rings" "$(j rings)" perf
-	check_eq "sidecar scope" "$(j scope)" tasks
-	"$TRIGREC" show "$1" >"$TMP/$2.blind" 2>&1
-	check_match "show: the warning" "$(grep -m1 '^  warning: recorded' "$TMP/$2.blind")" "$msg .*not in this snapshot.*--rings bpf"
-	if ! why_json "$1"; then
-		t_fail "show --json: $(log_tail "$TMP/why.err")"
-		return
-	fi
-	check_match "--json: the first warning" "$(j why.warnings.0)" "$msg"
-	sum=$(($(j why.running_ns) + $(j why.runnable_ns) + $(j why.blocked_s_ns) + $(j why.blocked_d_ns) + $(j why.other_ns) + $(j why.unknown_ns)))
-	check_eq "the parts add up to the span" "$sum" "$(j why.span_ns)"
-	"$TRIGREC" show --html "$TMP/$2.blind.html" "$1" >/dev/null 2>&1
-	check_match "--html: the page says it" "$(grep -o 'id="scope">This snapshot was [^<]*' "$TMP/$2.blind.html" | head -1)" "$msg"
 }
 
 # ---- 1. command scope: the stalled pipe read ----
@@ -78,20 +52,16 @@ check_ne "trigwork's marker" "$ps" ""
 [ -n "$F1" ] || t_fail "no snapshot 'stall' in $D1: $(ls "$D1" 2>&1 | tr '\n' ' ')"
 t_end
 
-if [ "$RINGS_MODE" = perf ] && [ -n "$F1" ]; then
-	# perf's per-task events are written only in a scoped task's own context:
-	# the file holds no scheduler record of another process, and says so
-	decode "$F1" text >"$TMP/scope.tsv"
-	t_begin "why: --rings perf, command scope: only the command's own context is recorded, and show says so"
-	P1=$(awk -F'\t' -v r="$RD" '$4 == r { print $3; exit }' "$TMP/scope.tsv")
-	check_ne "the reader's process" "$P1" ""
-	other=$(awk -F'\t' -v p="$P1" '$5 ~ /^sched:/ && $3 != p && $3 != -1 && $3 != 4294967295' "$TMP/scope.tsv" | wc -l)
-	check_eq "scheduler records written outside the command" "$other" 0
-	blind_says "$F1" scope
-	t_end
-elif [ -n "$F1" ]; then
+if [ -n "$F1" ]; then
 	decode "$F1" text >"$TMP/scope.tsv"
 	t_begin "why: command scope records the scoped tasks' switch-ins and wake-ups"
+	if json_load "${F1%.data}.json"; then
+		check_eq "sidecar scope" "$(j scope)" tasks
+		# only perf's rings need (and say) it: the BPF paths write both sides
+		check_eq "sidecar sched_scope" "$(j sched_scope)" "$([ "$RINGS_MODE" = perf ] && echo system)"
+	else
+		t_fail "no sidecar for $F1"
+	fi
 	# sched_wakeup of the reader after the writer's write: issued by the writer,
 	# or on the reader's CPU from its idle task (a queued remote wake-up)
 	wk=$(awk -F'\t' -v r="$RD" '$5 == "sched:sched_wakeup" && $8 ~ ("pid=" r " ")' "$TMP/scope.tsv" | tail -1)
@@ -116,8 +86,15 @@ elif [ -n "$F1" ]; then
 	t_begin "why: show does not give the sleeping writer its nanosleep on a CPU"
 	"$TRIGREC" show "$F1" >"$TMP/scope.show" 2>"$TMP/scope.show.err"
 	check_eq "show exit ($(log_tail "$TMP/scope.show.err"))" "$?" 0
-	row=$(sed -n '/^busiest tasks/,/^busiest events/p' "$TMP/scope.show" | awk -v t="$WR" 'split($4, a, "/") == 2 && a[2] == t')
-	check_ne "the writer's row" "$row" ""
+	busiest=$(sed -n '/^busiest tasks/,/^busiest events/p' "$TMP/scope.show")
+	row=$(awk -v t="$WR" 'split($4, a, "/") == 2 && a[2] == t' <<<"$busiest")
+	if [ -z "$row" ] && [ "$RINGS_MODE" = perf ]; then
+		# perf's rings record every task's switches here (sched_scope): the
+		# writer can rank below the listed tasks, each of which ran less
+		# than the 120 ms sleep if the writer is not given it
+		row=$(awk 'split($4, a, "/") == 2' <<<"$busiest" | tail -1)
+	fi
+	check_ne "the writer's row (or on perf's rings, the last listed)" "$row" ""
 	oncpu=$(awk '{ print $2, $3 }' <<<"$row")
 	check_match "its on-CPU time is in us or a few ms, not the 120 ms sleep ($row)" "$oncpu" '^([0-9.]+ (ns|us)|[0-9]\.[0-9]+ ms)$'
 	t_end
@@ -160,9 +137,6 @@ if [ -n "$F1" ] && [ -n "$ps" ]; then
 	t_begin "why: the stalled read is blocked (S) time, the rest running (default set, command scope)"
 	if ! why_json "$F1"; then
 		t_fail "show --json: $(log_tail "$TMP/why.err") $(j error)"
-	elif [ "$RINGS_MODE" = perf ]; then
-		check_eq "the reader's thread" "$(j why.tid)" "$RD"
-		blind_says "$F1" stall
 	else
 		span=$(j why.span_ns)
 		check_eq "the span is the latency" "$span" "$(($(j why.end_ns) - $(j why.start_ns)))"
@@ -189,13 +163,6 @@ if [ -n "$F1" ] && [ -n "$ps" ]; then
 	t_begin "why: --html draws the reader's lane (headless Chromium): blocked S as --json says"
 	if [ -z "$CHROMIUM" ]; then
 		t_skip "no chromium (Debian packages chromium, chromium-driver: make check installs them)"
-	elif [ "$RINGS_MODE" = perf ]; then
-		# the lane draws what --json says: unknown where no record ends a stretch
-		if ! why_json "$F1" || ! why_lane "$F1" stall; then
-			t_fail "show --json / --html / chromium: $(log_tail "$TMP/why.err") $(log_tail "$TMP/stall.html.err") $(log_tail "$TMP/stall.dom.err")"
-		else
-			lane_checks stall
-		fi
 	elif ! why_json "$F1" || ! why_lane "$F1" stall; then
 		t_fail "show --json / --html / chromium: $(log_tail "$TMP/why.err") $(log_tail "$TMP/stall.html.err") $(log_tail "$TMP/stall.dom.err")"
 	else
@@ -216,9 +183,7 @@ F2=$(snaps "$D2" stall | head -1)
 ps2=$(grep '^pipestall ' "$TMP/waking.marks" 2>/dev/null)
 t_begin "why: with sched_waking the waker is the writer, and it slept in nanosleep"
 check_eq "trigrec exit ($(log_tail "$TMP/waking.log"))" "$rc" 0
-if [ "$RINGS_MODE" = perf ] && [ -n "$F2" ]; then
-	blind_says "$F2" waking
-elif [ -z "$F2" ] || ! why_json "$F2"; then
+if [ -z "$F2" ] || ! why_json "$F2"; then
 	t_fail "no snapshot or no --json: $(ls "$D2" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
 else
 	WR2=$(mark writer "$ps2") WRT2=$(mark write "$ps2")
@@ -247,8 +212,6 @@ t_begin "why: runnable time, and the waker that ran instead on CPU 0"
 check_eq "trigrec exit ($(log_tail "$TMP/rq.log"))" "$rc" 0
 if [[ $rq == *error=* ]]; then
 	t_skip "trigwork rqlat could not run SCHED_FIFO: $rq"
-elif [ "$RINGS_MODE" = perf ] && [ -n "$F3" ]; then
-	blind_says "$F3" rq
 elif [ -z "$F3" ] || ! why_json "$F3"; then
 	t_fail "no snapshot or no --json: $(ls "$D3" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
 else
@@ -315,9 +278,7 @@ vf=$(grep '^vforkd ' "$TMP/vfork.marks" 2>/dev/null)
 t_begin "why: a vfork parent is blocked (D) for its child's life, woken by the child"
 check_eq "trigrec exit ($(log_tail "$TMP/vfork.log"))" "$rc" 0
 check_ne "trigwork's marker" "$vf" ""
-if [ "$RINGS_MODE" = perf ] && [ -n "$F6" ]; then
-	blind_says "$F6" vfork
-elif [ -z "$F6" ] || ! why_json "$F6"; then
+if [ -z "$F6" ] || ! why_json "$F6"; then
 	t_fail "no snapshot or no --json: $(ls "$D6" 2>&1 | tr '\n' ' ') $(log_tail "$TMP/why.err")"
 else
 	P=$(mark parent "$vf") C=$(mark child "$vf")
@@ -332,7 +293,9 @@ else
 	# in a run beside compilers), so the child's life + 5 % is no bound.
 	woke=$(j why.wakeups.0.time_ns)
 	check_le "blocked D ($d) <= from the parent's vfork to its wake-up" "$d" "$((woke - $(mark start "$vf")))"
-	check_le "blocked D ($d) <= the child's life ($life) + 5 % + its exit (woken $((woke - $(mark cend "$vf"))) ns after its last mark)" "$d" "$((life + tol + woke - $(mark cend "$vf")))"
+	# (Not "the child's life + 5 % + its exit" either: the child's start, from
+	# the vfork to its first mark, can wait behind a busy CPU too: 5.2 ms
+	# over that bound once, beside a CI run's fuzzers.)
 	check_le "blocked S is not where it went ($(j why.blocked_s_ns))" "$(j why.blocked_s_ns)" "$tol"
 	check_eq "one wake-up" "$(j why.wakeups_total)" 1
 	check_eq "of a D wait" "$(j why.wakeups.0.state)" D

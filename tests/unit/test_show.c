@@ -1756,10 +1756,12 @@ static const struct show_run *run_of(const struct show *s, uint32_t cpu, uint32_
 }
 
 /*
- * On perf's rings in task scope (or in a cgroup scope) the switch into a
- * scoped thread and others' wake-ups of it are not recorded: a blocked
- * stretch its own next record ends is unknown there, and the report, the
- * --json warnings and the page say why. On the ring sets it is blocked.
+ * On perf's rings in task scope without "sched_scope": "system" (files from
+ * before it), or in a cgroup scope, the switch into a scoped thread and
+ * others' wake-ups of it are not recorded: a blocked stretch its own next
+ * record ends is unknown there, and the report, the --json warnings and the
+ * page say why. On the ring sets, and on perf's rings with sched_scope, it
+ * is blocked.
  */
 TEST(blind_scope_says_so_and_leaves_gaps)
 {
@@ -1768,6 +1770,8 @@ TEST(blind_scope_says_so_and_leaves_gaps)
 		const char *scope, *rings;
 		int blind;
 	} c[] = { { "tasks", "perf", 1 },
+		  /* perf's scheduler events opened per CPU in task scope (recorder.c) */
+		  { "tasks\", \"sched_scope\": \"system", "perf", 0 },
 		  { "cgroup", "bpf", 1 },
 		  { "tasks", "bpf", 0 },
 		  { "system", "perf", 0 },
