@@ -364,6 +364,19 @@ static void near_miss_line(FILE *out, const struct status_trigger *t)
 	}
 }
 
+/* "since_start":[..],"since_snapshot":[..]: a trigger's near misses, or one key's. */
+static void nm_lists_json(FILE *out, const __u64 *all, const __u64 *last)
+{
+	for (int w = 0; w < 2; w++) {
+		const __u64 *a = w ? last : all;
+
+		fputs(w ? ",\"since_snapshot\":[" : "\"since_start\":[", out);
+		for (int j = 0; j < TRIGREC_NEAR_MISS && a[j]; j++)
+			fprintf(out, "%s%llu", j ? "," : "", ULL(a[j]));
+		fputc(']', out);
+	}
+}
+
 /* ,"keys":[{"key":"42","key_values":[42,0],"since_start":[..],"since_snapshot":[..]}] */
 static void keys_json(FILE *out, const struct status_trigger *t)
 {
@@ -375,15 +388,8 @@ static void keys_json(FILE *out, const struct status_trigger *t)
 		fprintf(out, "%s{\"key\":", i ? "," : "");
 		bpfctl__key_nm_text(&t->def->cfg, e->key, k, sizeof(k));
 		json_str(out, k, sizeof(k));
-		fprintf(out, ",\"key_values\":[%llu,%llu]", ULL(e->key[0]), ULL(e->key[1]));
-		for (int w = 0; w < 2; w++) {
-			const __u64 *a = w ? e->last : e->all;
-
-			fputs(w ? ",\"since_snapshot\":[" : ",\"since_start\":[", out);
-			for (int j = 0; j < TRIGREC_NEAR_MISS && a[j]; j++)
-				fprintf(out, "%s%llu", j ? "," : "", ULL(a[j]));
-			fputc(']', out);
-		}
+		fprintf(out, ",\"key_values\":[%llu,%llu],", ULL(e->key[0]), ULL(e->key[1]));
+		nm_lists_json(out, e->all, e->last);
 		fputc('}', out);
 	}
 	fputc(']', out);
@@ -566,14 +572,7 @@ static void render_json(struct status *st, const struct status_trigger *trigs, i
 					d->kind == TRIGREC_TRIG_LATENCY ? "ns" : "events",
 					ULL(d->cfg.threshold));
 			}
-			for (int w = 0; w < 2; w++) {
-				const __u64 *a = w ? nm->last : nm->all;
-
-				fputs(w ? ",\"since_snapshot\":[" : "\"since_start\":[", out);
-				for (int k = 0; k < TRIGREC_NEAR_MISS && a[k]; k++)
-					fprintf(out, "%s%llu", k ? "," : "", ULL(a[k]));
-				fputc(']', out);
-			}
+			nm_lists_json(out, nm->all, nm->last);
 			if (bpfctl__keyed_nm(&d->cfg))
 				keys_json(out, &trigs[i]);
 			fputc('}', out);
