@@ -23,8 +23,7 @@ const char *const lex_punct_text[] = {
 	[P_RBRACE] = "}",
 };
 
-static void __attribute__((format(printf, 3, 4)))
-lex_err(struct tl_error *err, struct tl_pos pos, const char *fmt, ...)
+void tl_set_err(struct tl_error *err, struct tl_pos pos, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -229,7 +228,7 @@ static int lex_string(struct lexer *lx, struct lex_tok *t, struct tl_error *err)
 		char c = lexer__char(lx);
 
 		if (!c || c == '\n') {
-			lex_err(err, t->pos, "unterminated string: add the closing %c", q);
+			tl_set_err(err, t->pos, "unterminated string: add the closing %c", q);
 			free(buf);
 			return -EINVAL;
 		}
@@ -241,10 +240,10 @@ static int lex_string(struct lexer *lx, struct lex_tok *t, struct tl_error *err)
 			char e = ahead(lx, 1);
 
 			if (e != '"' && e != '\'' && e != '\\') {
-				lex_err(err, lexer__pos(lx),
-					"unsupported escape '\\%c' in string: only \\\", \\' "
-					"and \\\\ are recognized",
-					e && e != '\n' ? e : ' ');
+				tl_set_err(err, lexer__pos(lx),
+					   "unsupported escape '\\%c' in string: only \\\", \\' "
+					   "and \\\\ are recognized",
+					   e && e != '\n' ? e : ' ');
 				free(buf);
 				return -EINVAL;
 			}
@@ -267,7 +266,7 @@ static int lex_string(struct lexer *lx, struct lex_tok *t, struct tl_error *err)
 	return 0;
 nomem:
 	free(buf);
-	lex_err(err, t->pos, "out of memory");
+	tl_set_err(err, t->pos, "out of memory");
 	return -ENOMEM;
 }
 
@@ -362,14 +361,14 @@ static int lex_punct(struct lexer *lx, struct lex_tok *t, struct tl_error *err)
 			p = P_OR, plen = 2;
 			break;
 		}
-		lex_err(err, t->pos, "'|' is not an operator: use || for \"or\"");
+		tl_set_err(err, t->pos, "'|' is not an operator: use || for \"or\"");
 		return -EINVAL;
 	case '=':
 		if (s[1] == '=') {
 			p = P_EQ, plen = 2;
 			break;
 		}
-		lex_err(err, t->pos, "'=' is not an operator: use == to compare");
+		tl_set_err(err, t->pos, "'=' is not an operator: use == to compare");
 		return -EINVAL;
 	case '<':
 		if (s[1] == '=')
@@ -389,17 +388,17 @@ static int lex_punct(struct lexer *lx, struct lex_tok *t, struct tl_error *err)
 		int k = utf8_char(s, &cp);
 
 		if (isprint(c))
-			lex_err(err, t->pos, "unexpected character '%c'", c);
+			tl_set_err(err, t->pos, "unexpected character '%c'", c);
 		else if (c < 0x80 || !k)
-			lex_err(err, t->pos, "unexpected byte 0x%02x", c);
+			tl_set_err(err, t->pos, "unexpected byte 0x%02x", c);
 		else if ((what = lookalike(cp, &fix)) && strstr(what, "space"))
-			lex_err(err, t->pos, "%s (U+%04X): %s", what, (unsigned)cp, fix);
+			tl_set_err(err, t->pos, "%s (U+%04X): %s", what, (unsigned)cp, fix);
 		else if (what)
-			lex_err(err, t->pos, "%s '%.*s' (U+%04X): %s", what, k, s, (unsigned)cp,
-				fix);
+			tl_set_err(err, t->pos, "%s '%.*s' (U+%04X): %s", what, k, s, (unsigned)cp,
+				   fix);
 		else
-			lex_err(err, t->pos, "unexpected character '%.*s' (U+%04X)", k, s,
-				(unsigned)cp);
+			tl_set_err(err, t->pos, "unexpected character '%.*s' (U+%04X)", k, s,
+				   (unsigned)cp);
 		return -EINVAL;
 	}
 	}
@@ -445,7 +444,7 @@ static int lex_script_word(struct lexer *lx, struct lex_tok *t, struct tl_error 
 	tok_end(lx, t, LX_WORD);
 	t->val = strndup(t->s, t->len);
 	if (!t->val) {
-		lex_err(err, t->pos, "out of memory");
+		tl_set_err(err, t->pos, "out of memory");
 		return -ENOMEM;
 	}
 	return 0;

@@ -115,6 +115,9 @@ void lexer__skip_line(struct lexer *lx);  /* past the next newline */
 void lex_tok_free(struct lex_tok *t);
 
 /* pos advanced over byte c: a newline starts the next line. */
+/* err (may be NULL) := pos and the message: the lexer's errors and both parsers'. */
+void __attribute__((format(printf, 3, 4)))
+tl_set_err(struct tl_error *err, struct tl_pos pos, const char *fmt, ...);
 void tl_pos_advance(struct tl_pos *p, char c);
 
 #endif /* TRIGREC_LEXER_H */

@@ -10,10 +10,6 @@
 #include "lang/lexer.h"
 #include "lang/trigger_lang.h"
 
-/* err (may be NULL) := pos and the message. */
-void __attribute__((format(printf, 3, 4)))
-tl_set_err(struct tl_error *err, struct tl_pos pos, const char *fmt, ...);
-
 enum nkind { N_CMP = 1, N_AND, N_OR, N_NOT };
 enum vkind { V_INT = 1, V_STR, V_WORD };
 

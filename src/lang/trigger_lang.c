@@ -6,27 +6,11 @@
  * lexer.c (tokens) -> trigger_parse.c (AST) -> trigger_compile.c (tables).
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "lang/trigger_int.h"
 #include "lang/trigger_lang.h"
 #include "util/util.h"
-
-/* ------------------------------------------------------------------ */
-/* Errors                                                               */
-
-void tl_set_err(struct tl_error *err, struct tl_pos pos, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!err)
-		return;
-	err->pos = pos;
-	va_start(ap, fmt);
-	vseterr(err->msg, sizeof(err->msg), fmt, ap);
-	va_end(ap);
-}
 
 int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err)
 {
