@@ -463,9 +463,6 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg_lea
 	struct bpfctl_key_nm keys[BPF_NM_KEYS];
 	int err, nk = 0;
 
-	/* Per-key near misses up to the firing: read before its post window adds more. */
-	if (m)
-		nk = bpfctl__key_near_miss(s->b, m->trigger_id, keys, 1);
 	/*
 	 * A post window (a trigger's, or a named manual snapshot's): returns at
 	 * once without one. With ring sets alone nothing is frozen meanwhile,
@@ -506,6 +503,13 @@ static struct job *take(struct sideband *s, const struct trigrec_trigger_msg_lea
 	if (err)
 		wlog("pausing or resuming the rings failed: %s; the snapshot may miss records",
 		     strerror(-err));
+	/*
+	 * Per-key near misses: a walk of the key_nm LRU (up to --max-keys
+	 * entries, two syscalls each), so only now, after the thaw and the
+	 * spare's hand-back, never while recording waits for it.
+	 */
+	if (m)
+		nk = bpfctl__key_near_miss(s->b, m->trigger_id, keys, 1);
 
 	j->has_msg = !!ml;
 	if (ml)
