@@ -383,6 +383,15 @@ __noinline int key_nm_note(__u32 id, __u64 k0, __u64 k1, __u64 epoch, __u64 v)
 	return 0;
 }
 
+/* A value that did not fire: the trigger's near misses, and its key's if it has one. */
+static __always_inline void near_miss_both(__u32 id, int keyed, const struct tkey *k, __u64 epoch,
+					   __u64 v)
+{
+	near_miss_note(id, v);
+	if (keyed)
+		key_nm_note(id, k->k[0], k->k[1], epoch, v);
+}
+
 /*
  * Learned thresholds (`latency ... > p99.9`). Per key a trigrec_learn
  * histogram (trigrec_hist.h); a span is judged against what the key had
@@ -1052,16 +1061,11 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 			s->lo.dur = now - v.ts;
 			s->lo.now = now;
 			if (!learn_sample(id, tc, &k, &s->lo)) {
-				near_miss_note(id, now - v.ts);
-				if (keyed)
-					key_nm_note(id, k.k[0], k.k[1], ts->fired_total,
-						    now - v.ts);
+				near_miss_both(id, keyed, &k, ts->fired_total, now - v.ts);
 				return 0;
 			}
 		} else if (now - v.ts <= tc->threshold) {
-			near_miss_note(id, now - v.ts);
-			if (keyed)
-				key_nm_note(id, k.k[0], k.k[1], ts->fired_total, now - v.ts);
+			near_miss_both(id, keyed, &k, ts->fired_total, now - v.ts);
 			return 0;
 		} else {
 			learn_none(&s->lo);
@@ -1112,10 +1116,7 @@ __noinline int run_trigger(struct scratch *s, __u32 entry)
 							    old);
 					rate_learn(id, tc, b, old, now - ws);
 				} else if (old <= tc->threshold) {
-					near_miss_note(id, old);
-					if (keyed)
-						key_nm_note(id, k.k[0], k.k[1], ts->fired_total,
-							    old);
+					near_miss_both(id, keyed, &k, ts->fired_total, old);
 				}
 			}
 			ws = b->win_start;
