@@ -441,13 +441,13 @@ uint64_t pdr_sample_ip(const struct pdr_file *f, int attr, const struct perf_eve
 	return ip;
 }
 
-/* From o on, a PERF_RECORD_COMPRESSED as the header chain reaches it (f->data in place). */
-static int compressed_from(const struct pdr_file *f, size_t o)
+/* From o on, a PERF_RECORD_COMPRESSED as the header chain of d (len bytes) reaches it. */
+static int has_compressed(const uint8_t *d, size_t len, size_t o)
 {
-	while (o + sizeof(struct perf_event_header) <= f->data_len) {
+	while (o + sizeof(struct perf_event_header) <= len) {
 		struct perf_event_header h;
 
-		memcpy(&h, f->data + o, sizeof(h));
+		memcpy(&h, d + o, sizeof(h));
 		if (h.type == REC_COMPRESSED)
 			return 1;
 		if (h.size < sizeof(h))
@@ -461,6 +461,47 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
 		      char *err, size_t errlen);
 
 /*
+ * One walk of f->data into the index (*cap: its allocated length). 1: a
+ * PERF_RECORD_COMPRESSED was met (or follows a record that is not valid)
+ * while reading the file in place: the caller decompresses and walks again.
+ */
+static int walk_index(struct pdr_file *f, size_t *cap, char *err, size_t errlen)
+{
+	for (size_t o = 0; f->data && o < f->data_len;) {
+		struct pdr_rec rec;
+		long n;
+
+		if (!f->plain && f->data_len - o >= sizeof(struct perf_event_header) &&
+		    ((const struct perf_event_header *)(f->data + o))->type == REC_COMPRESSED)
+			return 1;
+		/* a few records ahead: the file is read once, from memory, never from the cache */
+		__builtin_prefetch(f->data + o + 1024);
+		n = decode_one(f, f->data + o, f->data_len - o, f->data_base + o, &rec, err,
+			       errlen);
+		if (n < 0)
+			return !f->plain && has_compressed(f->data, f->data_len, o) ? 1 : (int)n;
+		if (!n) {
+			o += ((const struct perf_event_header *)(f->data + o))->size;
+			continue;
+		}
+		o += n;
+		if (f->nr_recs == *cap) {
+			size_t nc = *cap ? *cap * 2 : 4096;
+			struct pdr_rec *nr = realloc(f->recs, nc * sizeof(*nr));
+
+			if (!nr) {
+				snprintf(err, errlen, "out of memory for %zu records", nc);
+				return -ENOMEM;
+			}
+			f->recs = nr;
+			*cap = nc;
+		}
+		f->recs[f->nr_recs++] = rec;
+	}
+	return 0;
+}
+
+/*
  * The index of every record. The file is walked in place (aligned, see
  * pdr_open_mem_flags()) until a PERF_RECORD_COMPRESSED appears, or a
  * record that is not valid is followed by one: then the whole section is
@@ -470,45 +511,11 @@ static int decompress(struct pdr_file *f, const uint8_t *p, size_t len, size_t *
  */
 static int walk_records(struct pdr_file *f, char *err, size_t errlen)
 {
-	size_t cap = 0;
+	size_t cap = 0, plain_len = 0;
+	int r = walk_index(f, &cap, err, errlen);
 
-	for (size_t o = 0; f->data && o < f->data_len;) {
-		struct pdr_rec rec;
-		long n;
-
-		if (!f->plain && f->data_len - o >= sizeof(struct perf_event_header) &&
-		    ((const struct perf_event_header *)(f->data + o))->type == REC_COMPRESSED)
-			goto inflate;
-		/* a few records ahead: the file is read once, from memory, never from the cache */
-		__builtin_prefetch(f->data + o + 1024);
-		n = decode_one(f, f->data + o, f->data_len - o, f->data_base + o, &rec, err,
-			       errlen);
-		if (n < 0) {
-			if (!f->plain && compressed_from(f, o))
-				goto inflate;
-			return (int)n;
-		}
-		if (!n) {
-			o += ((const struct perf_event_header *)(f->data + o))->size;
-			continue;
-		}
-		o += n;
-		if (f->nr_recs == cap) {
-			size_t nc = cap ? cap * 2 : 4096;
-			struct pdr_rec *nr = realloc(f->recs, nc * sizeof(*nr));
-
-			if (!nr) {
-				snprintf(err, errlen, "out of memory for %zu records", nc);
-				return -ENOMEM;
-			}
-			f->recs = nr;
-			cap = nc;
-		}
-		f->recs[f->nr_recs++] = rec;
-		continue;
-inflate : {
-	size_t plain_len = 0;
-
+	if (r != 1)
+		return r;
 	f->compressed = 1;
 	f->nr_recs = 0;
 	if (decompress(f, f->sect, f->sect_len, &plain_len, err, errlen))
@@ -516,10 +523,7 @@ inflate : {
 	f->data = f->plain;
 	f->data_len = plain_len;
 	f->data_base = 0;
-	o = 0;
-}
-	}
-	return 0;
+	return walk_index(f, &cap, err, errlen); /* f->plain now: never 1 */
 }
 
 int pdr_next(struct pdr_file *f, size_t *off, struct pdr_rec *rec, char *err, size_t errlen)
@@ -838,20 +842,8 @@ struct pdr_file *pdr_open_mem_flags(const void *buf, size_t len, int flags, char
 	 * when it meets the first compressed record, and so does pdr_next()
 	 * when streaming: a plain file is read once, not twice.
 	 */
-	for (size_t o = 0; !(flags & PDR_STREAM) && (uintptr_t)data % 8 &&
-			   o + sizeof(struct perf_event_header) <= fh.data.size;) {
-		struct perf_event_header h;
-
-		memcpy(&h, data + o, sizeof(h));
-		if (h.type == REC_COMPRESSED) {
-			f->compressed = 1;
-			break;
-		}
-		if (h.size < sizeof(h))
-			break;
-		o += h.size;
-	}
 	if ((uintptr_t)data % 8) {
+		f->compressed = !(flags & PDR_STREAM) && has_compressed(data, fh.data.size, 0);
 		if (decompress(f, data, fh.data.size, &plain_len, err, errlen))
 			goto fail;
 		f->data = f->plain;
