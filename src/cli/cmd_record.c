@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli/cli.h"
+#include "script/events.h"
 #include "session/session.h"
 #include "util/log.h"
 #include "util/util.h"
@@ -98,7 +99,7 @@ SET(o_trigger)
 		elog("too many triggers: at most %d in one run", TRIGREC_MAX_TRIGGERS);
 		return -E2BIG;
 	}
-	if (trig_from_text(a, &t, &e)) {
+	if (trig_from_text_with(a, script_events(), &t, &e)) {
 		tl_error_format(&e, "--trigger", a, msg, sizeof(msg));
 		elog("%s", msg);
 		return -EINVAL;

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capture/probes.h"
+#include "capture/probe_spec.h"
 #include "lang/lexer.h"
 #include "util/util.h"
 

@@ -5,6 +5,9 @@
  * bpf/trigrec.bpf.c evaluates (filters as decision lists, keys, options).
  *
  * Every limit is checked here with a message that names it and what to do.
+ * It only reads: events come from a struct trig_events, and a dynamic
+ * probe's only from the caller's resolve_probe, since creating one writes
+ * kprobe_events/uprobe_events.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -12,23 +15,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "capture/probes.h"
+#include "capture/probe_spec.h"
 #include "capture/tracefs.h"
 #include "lang/trigger_int.h"
 #include "lang/trigger_lang.h"
 #include "util/util.h"
 
 /* ------------------------------------------------------------------ */
-/* Tracepoint lookup (tracefs, or formats injected by tests)            */
-
-static const struct tp_format *const *fake_fmts;
-static int nr_fake_fmts;
-
-void trig_set_formats(const struct tp_format *const *fmts, int n)
-{
-	fake_fmts = n > 0 ? fmts : NULL;
-	nr_fake_fmts = n > 0 ? n : 0;
-}
+/* Event lookups: tracefs (read only), or a table of formats            */
 
 static int split_event(const char *pattern, char *sys, size_t syslen, char *name, size_t namelen)
 {
@@ -43,21 +37,20 @@ static int split_event(const char *pattern, char *sys, size_t syslen, char *name
 	return 0;
 }
 
-static int tp_glob(const char *pattern, struct tp_name **out)
+static int fmts_glob(void *ctx, const char *pattern, struct tp_name **out)
 {
+	const struct trig_formats *tab = ctx;
 	char sys[64], name[128];
 	int n = 0;
 
-	if (!fake_fmts)
-		return probes__glob(pattern, out);
 	*out = NULL;
 	if (split_event(pattern, sys, sizeof(sys), name, sizeof(name)))
 		return -EINVAL;
-	*out = calloc((size_t)nr_fake_fmts + 1, sizeof(**out));
+	*out = calloc((size_t)tab->n + 1, sizeof(**out));
 	if (!*out)
 		return -ENOMEM;
-	for (int i = 0; i < nr_fake_fmts; i++) {
-		const struct tp_format *f = fake_fmts[i];
+	for (int i = 0; i < tab->n; i++) {
+		const struct tp_format *f = tab->fmts[i];
 
 		if (!fnmatch(sys, f->sys, 0) && !fnmatch(name, f->name, 0)) {
 			snprintf((*out)[n].sys, sizeof((*out)[n].sys), "%s", f->sys);
@@ -72,12 +65,12 @@ static int tp_glob(const char *pattern, struct tp_name **out)
 	return n;
 }
 
-static struct tp_format *tp_load(const char *sys, const char *name)
+static struct tp_format *fmts_format(void *ctx, const char *sys, const char *name)
 {
-	if (!fake_fmts)
-		return tp_format__load(sys, name);
-	for (int i = 0; i < nr_fake_fmts; i++) {
-		const struct tp_format *f = fake_fmts[i];
+	const struct trig_formats *tab = ctx;
+
+	for (int i = 0; i < tab->n; i++) {
+		const struct tp_format *f = tab->fmts[i];
 
 		if (!strcmp(f->sys, sys) && !strcmp(f->name, name))
 			return tp_format__parse(f->sys, f->name, f->text, f->text_len);
@@ -86,26 +79,80 @@ static struct tp_format *tp_load(const char *sys, const char *name)
 	return NULL;
 }
 
-static void tp_suggest(const char *bad, char *out, size_t len)
+static void fmts_suggest(void *ctx, const char *bad, char *out, size_t len)
 {
+	const struct trig_formats *tab = ctx;
 	int best = 4;
 
-	if (!fake_fmts) {
-		tracefs_suggest(bad, out, len, 3);
-		return;
-	}
 	out[0] = '\0';
-	for (int i = 0; i < nr_fake_fmts; i++) {
+	for (int i = 0; i < tab->n; i++) {
 		char full[200];
 		int d;
 
-		snprintf(full, sizeof(full), "%s:%s", fake_fmts[i]->sys, fake_fmts[i]->name);
+		snprintf(full, sizeof(full), "%s:%s", tab->fmts[i]->sys, tab->fmts[i]->name);
 		d = edit_distance(bad, full);
 		if (d < best) {
 			best = d;
 			snprintf(out, len, "%s", full);
 		}
 	}
+}
+
+void trig_events_formats(struct trig_events *ev, const struct trig_formats *tab)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->glob = fmts_glob;
+	ev->format = fmts_format;
+	ev->suggest = fmts_suggest;
+	ev->ctx = (void *)tab;
+}
+
+static int tracefs_glob_ev(void *ctx, const char *pattern, struct tp_name **out)
+{
+	(void)ctx;
+	return tracefs_glob(pattern, out);
+}
+
+static struct tp_format *tracefs_format_ev(void *ctx, const char *sys, const char *name)
+{
+	(void)ctx;
+	return tp_format__load(sys, name);
+}
+
+static void tracefs_suggest_ev(void *ctx, const char *bad, char *out, size_t len)
+{
+	(void)ctx;
+	tracefs_suggest(bad, out, len, 3);
+}
+
+static const char *tracefs_unusable_ev(void *ctx)
+{
+	(void)ctx;
+	return tracefs_root() ? NULL : tracefs_unusable();
+}
+
+static const struct trig_events tracefs_events = {
+	.glob = tracefs_glob_ev,
+	.format = tracefs_format_ev,
+	.suggest = tracefs_suggest_ev,
+	.unusable = tracefs_unusable_ev,
+};
+
+/* trig_set_formats(): the default while a test's or a recording's formats are set. */
+static struct trig_formats set_fmts;
+static struct trig_events set_events;
+
+void trig_set_formats(const struct tp_format *const *fmts, int n)
+{
+	set_fmts.fmts = n > 0 ? fmts : NULL;
+	set_fmts.n = n > 0 ? n : 0;
+	trig_events_formats(&set_events, &set_fmts);
+	set_events.probes_as_tracepoints = 1;
+}
+
+const struct trig_events *trig_events_default(void)
+{
+	return set_fmts.fmts ? &set_events : &tracefs_events;
 }
 
 /* ------------------------------------------------------------------ */
@@ -147,6 +194,7 @@ struct side_ctx {
 	int nmatch;
 	struct tp_format *fmt; /* when nmatch == 1 */
 	int uses_fields;       /* a filter or key named a field of the event */
+	const struct trig_events *ev;
 };
 
 /* A value a clause or key part reads. */
@@ -447,7 +495,8 @@ static int resolve(struct side_ctx *sc, const char *name, struct tl_pos pos, con
 	/* A glob matching several tracepoints: only pseudo-fields mean the same on all. */
 	if (pi > 0) {
 		for (int i = 0; i < sc->nmatch; i++) {
-			struct tp_format *f = tp_load(sc->matches[i].sys, sc->matches[i].name);
+			struct tp_format *f = sc->ev->format(sc->ev->ctx, sc->matches[i].sys,
+							     sc->matches[i].name);
 			int has = f && tp_format__field(f, name);
 
 			tp_format__free(f);
@@ -478,50 +527,74 @@ static int resolve(struct side_ctx *sc, const char *name, struct tl_pos pos, con
 	return -EINVAL;
 }
 
-static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_error *err)
+/*
+ * A dynamic probe's event(s), from the caller's resolve_probe: the compiler
+ * never creates one itself (it would write kprobe_events/uprobe_events).
+ */
+static int probe_open(struct side_ctx *sc, const struct tl_side *s, struct tl_error *err)
+{
+	struct tp_name *tps = NULL;
+	const char *why = NULL;
+	int n;
+
+	if (!sc->ev->resolve_probe) {
+		tl_set_err(err, sc->pos,
+			   "%s is a dynamic probe, and nothing here creates its event: the "
+			   "caller must resolve probes (trig_compile_with() with a resolve_probe)",
+			   s->event);
+		return -EINVAL;
+	}
+	n = sc->ev->resolve_probe(sc->ev->ctx, sc->pattern, &tps, &why);
+	if (n <= 0) {
+		tl_set_err(err, sc->pos, "%s", n ? (why ? why : strerror(-n)) : "no such probe");
+		free(tps);
+		return -EINVAL;
+	}
+	if (n == 1) {
+		/* Looked up below as the tracepoint it now is. */
+		snprintf(sc->pattern, sizeof(sc->pattern), "%s:%s", tps[0].sys, tps[0].name);
+		free(tps);
+		return 1;
+	}
+	/*
+	 * A glob, or USDT with several sites: like a tracepoint glob, and
+	 * stored as written (bpfctl resolves it to the same events).
+	 */
+	if (strlen(s->event) >= sizeof(sc->pattern)) {
+		tl_set_err(err, sc->pos,
+			   "%s matches %d events and is too long for a trigger "
+			   "(at most %zu bytes): shorten the path",
+			   s->event, n, sizeof(sc->pattern) - 1);
+		free(tps);
+		return -EINVAL;
+	}
+	sc->matches = tps;
+	sc->nmatch = n;
+	return 0;
+}
+
+static int side_open(struct side_ctx *sc, const struct tl_side *s, const struct trig_events *ev,
+		     struct tl_error *err)
 {
 	char sugg[400], *sep;
+	const char *why;
 
 	memset(sc, 0, sizeof(*sc));
+	sc->ev = ev;
 	sc->pos = s->event_pos;
 	snprintf(sc->pattern, sizeof(sc->pattern), "%s", s->event);
-	if (probe_kind_of(sc->pattern) && !fake_fmts) {
+	if (probe_kind_of(sc->pattern) && !ev->probes_as_tracepoints) {
 		/* kprobe:, uprobe:, usdt:...: its dynamic event(s) stand in for it. */
-		struct tp_name *tps = NULL;
-		int n = probes__resolve(sc->pattern, &tps);
+		int r = probe_open(sc, s, err);
 
-		if (n <= 0) {
-			tl_set_err(err, sc->pos, "%s", n ? probes__error() : "no such probe");
-			free(tps);
-			return -EINVAL;
-		}
-		if (n == 1) {
-			snprintf(sc->pattern, sizeof(sc->pattern), "%s:%s", tps[0].sys,
-				 tps[0].name);
-			free(tps);
-		} else {
-			/*
-			 * A glob, or USDT with several sites: like a tracepoint glob, and
-			 * stored as written (bpfctl resolves it to the same events).
-			 */
-			if (strlen(s->event) >= sizeof(sc->pattern)) {
-				tl_set_err(err, sc->pos,
-					   "%s matches %d events and is too long for a trigger "
-					   "(at most %zu bytes): shorten the path",
-					   s->event, n, sizeof(sc->pattern) - 1);
-				free(tps);
-				return -EINVAL;
-			}
-			sc->matches = tps;
-			sc->nmatch = n;
-			return 0;
-		}
+		if (r <= 0)
+			return r;
 	}
 	sep = strpbrk(sc->pattern, ":/");
 	if (!sep || sep == sc->pattern || !sep[1]) {
 		sugg[0] = '\0';
 		if (!has_glob(sc->pattern))
-			tp_suggest(sc->pattern, sugg, sizeof(sugg));
+			ev->suggest(ev->ctx, sc->pattern, sugg, sizeof(sugg));
 		tl_set_err(err, sc->pos, "'%s' is not a tracepoint: give it as SYS:NAME%s%s%s",
 			   sc->pattern,
 			   sugg[0] ? " (did you mean " :
@@ -536,11 +609,12 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 			   "'%s' is not a tracepoint: give it as SYS:NAME with one ':'", s->event);
 		return -EINVAL;
 	}
-	if (!fake_fmts && !tracefs_root()) {
-		tl_set_err(err, sc->pos, "cannot look up %s: %s", sc->pattern, tracefs_unusable());
+	why = ev->unusable ? ev->unusable(ev->ctx) : NULL;
+	if (why) {
+		tl_set_err(err, sc->pos, "cannot look up %s: %s", sc->pattern, why);
 		return -ENODEV;
 	}
-	sc->nmatch = tp_glob(sc->pattern, &sc->matches);
+	sc->nmatch = ev->glob(ev->ctx, sc->pattern, &sc->matches);
 	if (sc->nmatch < 0) {
 		tl_set_err(err, sc->pos, "cannot look up %s: %s", sc->pattern,
 			   strerror(-sc->nmatch));
@@ -553,7 +627,7 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 				   sc->pattern);
 			return -EINVAL;
 		}
-		tp_suggest(sc->pattern, sugg, sizeof(sugg));
+		ev->suggest(ev->ctx, sc->pattern, sugg, sizeof(sugg));
 		if (sugg[0])
 			tl_set_err(err, sc->pos, "unknown tracepoint %s (did you mean %s?)",
 				   sc->pattern, sugg);
@@ -565,7 +639,7 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, struct tl_err
 		return -EINVAL;
 	}
 	if (sc->nmatch == 1) {
-		sc->fmt = tp_load(sc->matches[0].sys, sc->matches[0].name);
+		sc->fmt = ev->format(ev->ctx, sc->matches[0].sys, sc->matches[0].name);
 		if (!sc->fmt) {
 			tl_set_err(err, sc->pos, "cannot read the format of %s:%s: %s",
 				   sc->matches[0].sys, sc->matches[0].name, strerror(errno));
@@ -1248,6 +1322,12 @@ static void keep_text(struct trig_def *out, const char *text)
 int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *out,
 		 struct tl_error *err)
 {
+	return trig_compile_with(a, text, NULL, out, err);
+}
+
+int trig_compile_with(const struct trig_ast *a, const char *text, const struct trig_events *ev,
+		      struct trig_def *out, struct tl_error *err)
+{
 	static const struct tl_key tid_key = { .given = 1, .n = 1, .name = { "TID" } };
 	struct side_ctx sc[2];
 	struct tl_error dummy;
@@ -1262,6 +1342,8 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 		tl_set_err(err, (struct tl_pos){ 1, 1 }, "no trigger");
 		return -EINVAL;
 	}
+	if (!ev)
+		ev = trig_events_default();
 	memset(out, 0, sizeof(*out));
 	if (a->manual) {
 		/* No kernel part: kind 0, only a name and a post window. */
@@ -1279,9 +1361,9 @@ int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *ou
 
 	/* Left to right: a latency's START first. */
 	if (a->kind == TRIGREC_TRIG_LATENCY &&
-	    side_open(&sc[TRIGREC_ROLE_START], &a->side[TRIGREC_ROLE_START], err))
+	    side_open(&sc[TRIGREC_ROLE_START], &a->side[TRIGREC_ROLE_START], ev, err))
 		goto out;
-	if (side_open(&sc[TRIGREC_ROLE_EVENT], &a->side[TRIGREC_ROLE_EVENT], err))
+	if (side_open(&sc[TRIGREC_ROLE_EVENT], &a->side[TRIGREC_ROLE_EVENT], ev, err))
 		goto out;
 
 	if (a->kind == TRIGREC_TRIG_LATENCY) {
@@ -1423,15 +1505,21 @@ out:
 
 int trig_event_glob(const char *pattern, struct tp_name **out)
 {
-	return tp_glob(pattern, out);
+	const struct trig_events *ev = trig_events_default();
+
+	return ev->glob(ev->ctx, pattern, out);
 }
 
 struct tp_format *trig_event_format(const char *sys, const char *name)
 {
-	return tp_load(sys, name);
+	const struct trig_events *ev = trig_events_default();
+
+	return ev->format(ev->ctx, sys, name);
 }
 
 void trig_event_suggest(const char *bad, char *out, size_t len)
 {
-	tp_suggest(bad, out, len);
+	const struct trig_events *ev = trig_events_default();
+
+	ev->suggest(ev->ctx, bad, out, len);
 }

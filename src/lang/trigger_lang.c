@@ -12,16 +12,22 @@
 #include "lang/trigger_lang.h"
 #include "util/util.h"
 
-int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err)
+int trig_from_text_with(const char *text, const struct trig_events *ev, struct trig_def *out,
+			struct tl_error *err)
 {
 	struct trig_ast *a = trig_parse(text, 1, 1, err);
 	int ret;
 
 	if (!a)
 		return -EINVAL;
-	ret = trig_compile(a, text, out, err);
+	ret = trig_compile_with(a, text, ev, out, err);
 	trig_ast_free(a);
 	return ret;
+}
+
+int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err)
+{
+	return trig_from_text_with(text, NULL, out, err);
 }
 
 /*

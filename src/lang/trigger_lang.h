@@ -94,31 +94,83 @@ struct trig_ast *trig_parse(const char *text, int first_line, int first_col, str
 void trig_ast_free(struct trig_ast *a);
 
 /*
- * Resolve events and fields against tracefs formats and fill *out. 0, or
- * -EINVAL with *err filled (unknown event with suggestions, unknown field
- * listing the valid ones, type mismatch, limit exceeded naming the limit).
+ * Where the compiler looks events up. The language layer only reads: its
+ * own lookups read tracefs (or a test's formats) and create nothing. A
+ * dynamic probe (kprobe:, kretprobe:, uprobe:, uretprobe:, usdt:) has no
+ * tracepoint until someone creates its event, which writes
+ * kprobe_events/uprobe_events; that is the caller's step, taken explicitly
+ * through resolve_probe (script/events.c gives the one trigrec uses).
+ *
+ * glob: "sys:name" or "sys/name" (globs) -> count (0 = none) with *out
+ *	malloc'ed, or -errno.
+ * format: one tracepoint's format, or NULL with errno.
+ * suggest: the closest existing name to a mistyped one ("" = none).
+ * unusable: why the lookup cannot answer at all (tracefs not mounted), or
+ *	NULL; may itself be NULL.
+ * resolve_probe: a probe name -> its events, as glob; on failure, <= 0 with
+ *	*why saying what to do. NULL: a probe name is an error that says the
+ *	caller must resolve it.
+ * probes_as_tracepoints: look a probe name up as SYS:NAME like any other
+ *	(formats from a recording: no kernel to create probes on).
  */
+struct tp_name;
+struct tp_format;
+struct trig_events {
+	int (*glob)(void *ctx, const char *pattern, struct tp_name **out);
+	struct tp_format *(*format)(void *ctx, const char *sys, const char *name);
+	void (*suggest)(void *ctx, const char *bad, char *out, size_t len);
+	const char *(*unusable)(void *ctx);
+	int (*resolve_probe)(void *ctx, const char *name, struct tp_name **out, const char **why);
+	int probes_as_tracepoints;
+	void *ctx;
+};
+
+/*
+ * The lookup trig_compile() uses: tracefs, read only, no resolve_probe; or
+ * the formats of trig_set_formats() while they are set.
+ */
+const struct trig_events *trig_events_default(void);
+
+/*
+ * Tracepoints from a table of formats (matched by sys and name, globs with
+ * fnmatch), no resolve_probe: fills *ev with tab as its ctx. tab and the
+ * formats must outlive *ev.
+ */
+struct trig_formats {
+	const struct tp_format *const *fmts;
+	int n;
+};
+void trig_events_formats(struct trig_events *ev, const struct trig_formats *tab);
+
+/*
+ * Resolve events and fields with ev's lookups (NULL: trig_events_default())
+ * and fill *out. 0, or -EINVAL with *err filled (unknown event with
+ * suggestions, unknown field listing the valid ones, type mismatch, limit
+ * exceeded naming the limit, a probe with no resolve_probe).
+ */
+int trig_compile_with(const struct trig_ast *a, const char *text, const struct trig_events *ev,
+		      struct trig_def *out, struct tl_error *err);
 int trig_compile(const struct trig_ast *a, const char *text, struct trig_def *out,
 		 struct tl_error *err);
 
 /*
- * Tests: resolve tracepoints against these formats (matched by sys and name,
- * globs with fnmatch) instead of tracefs. The array and the formats must stay
- * valid until trig_set_formats(NULL, 0) restores tracefs. Not thread-safe.
+ * Tests and `trigrec test`: make the default lookup these formats (as
+ * trig_events_formats(), with probes_as_tracepoints) instead of tracefs, for
+ * the callers that compile through layers which take no trig_events. The
+ * array and the formats must stay valid until trig_set_formats(NULL, 0)
+ * restores tracefs. Not thread-safe.
  */
-struct tp_format;
 void trig_set_formats(const struct tp_format *const *fmts, int n);
 
 /* 1 if the trigger text gave `name NAME` (and where, in *pos). */
 int trig_ast_name_pos(const struct trig_ast *a, struct tl_pos *pos);
 
 /*
- * The tracepoint lookups trig_compile uses (tracefs, or the formats of
- * trig_set_formats), for front ends that check other events the same way:
- * glob ("sys:name", "sys/name"; count, 0 = none, or -errno), one format
- * (NULL with errno), the closest existing names to a mistyped one.
+ * trig_events_default()'s lookups, for front ends that check other events
+ * the same way: glob ("sys:name", "sys/name"; count, 0 = none, or -errno),
+ * one format (NULL with errno), the closest existing name to a mistyped one.
+ * They read only: a probe name is not resolved (see struct trig_events).
  */
-struct tp_name;
 int trig_event_glob(const char *pattern, struct tp_name **out);
 struct tp_format *trig_event_format(const char *sys, const char *name);
 void trig_event_suggest(const char *bad, char *out, size_t len);
@@ -151,7 +203,9 @@ struct tl_synth_field {
 };
 int tl_synth_field(int i, struct tl_synth_field *out);
 
-/* Both steps. */
+/* Both steps (trig_from_text: with the default lookup). */
+int trig_from_text_with(const char *text, const struct trig_events *ev, struct trig_def *out,
+			struct tl_error *err);
 int trig_from_text(const char *text, struct trig_def *out, struct tl_error *err);
 
 /*

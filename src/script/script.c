@@ -25,6 +25,7 @@
 #include "capture/tracefs.h"
 #include "engine/cgsel.h"
 #include "lang/lexer.h"
+#include "script/events.h"
 #include "script/script.h"
 #include "session/settings.h"
 #include "service/hooks.h"
@@ -836,6 +837,14 @@ static struct hook_use *hook_use(struct sp *p, const char *sys, const char *name
 	return h;
 }
 
+/* An event pattern's tracepoints; a probe's are created (script/events.h). */
+static int script_glob(const char *pattern, struct tp_name **out)
+{
+	const struct trig_events *ev = script_events();
+
+	return ev->glob(ev->ctx, pattern, out);
+}
+
 /*
  * Count the tracepoints `pattern` attaches to; error at pos past the run's
  * limits. rec: a `record` item with this filter (the recorder records a
@@ -846,7 +855,7 @@ static int count_hooks(struct sp *p, const char *pattern, int trig, int rec, con
 		       struct tl_pos pos, const char *what)
 {
 	struct tp_name *tps = NULL;
-	int n = trig_event_glob(pattern, &tps), ret = 0;
+	int n = script_glob(pattern, &tps), ret = 0;
 
 	for (int i = 0; i < n && !ret; i++) {
 		int before = p->nr_hooks;
@@ -989,7 +998,7 @@ static int record_item(struct sp *p, const struct lex_tok *ev)
 		ret = -EINVAL;
 		goto out;
 	}
-	n = trig_event_glob(name, &tps);
+	n = script_glob(name, &tps);
 	if (n < 0 && probe_kind_of(name) &&
 	    absent_binary(p->s, ev->pos, "event", probes__error())) {
 		/* Counted as recorded: the script has a record line (no default set). */
@@ -1777,7 +1786,7 @@ body:
 		add_tl_err(p->s, &e);
 		goto out;
 	}
-	if (trig_compile(a, flat, &def, &e)) {
+	if (trig_compile_with(a, flat, script_events(), &def, &e)) {
 		if (!absent_binary(p->s, e.pos, "trigger", e.msg))
 			add_tl_err(p->s, &e);
 		goto out;

@@ -38,7 +38,8 @@ void script__free(struct script *s);
 
 /*
  * Parse into c, which the caller has config__init()ed; events and triggers
- * are resolved against tracefs (or the formats given to trig_set_formats).
+ * are resolved against tracefs (or the formats given to trig_set_formats),
+ * and the dynamic probes they name are created (script/events.h).
  * Returns the number of errors: 0 means c is complete and finalized.
  * With errors, c holds what parsed and must only be config__fini()ed.
  */

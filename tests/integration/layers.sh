@@ -49,6 +49,19 @@ check_match "names both headers" "$out" \
 check_nomatch "no include against the order" "$out" ': includes .* but '
 t_end
 
+t_begin "layers: lang/ including the code that creates probes fails, naming file and line"
+copy_tree lang || t_fail "cannot copy the tree into $TMP/lang"
+# capture/ is below lang/: the order allows it, the purity rule does not.
+printf '#include "capture/probes.h"\n' >>"$TMP/lang/src/lang/trigger_compile.c"
+line=$(wc -l <"$TMP/lang/src/lang/trigger_compile.c")
+out=$("$LAYERS" "$TMP/lang" 2>&1)
+rc=$?
+check_eq "exit status" "$rc" 1
+check_match "names the file, the line and the way" "$out" \
+	"^src/lang/trigger_compile.c:$line: includes capture/probes.h, but lang/ reads only capture/tracefs.h and capture/probe_spec.h"
+check_nomatch "no include against the order" "$out" ', but [a-z_]*/ is above '
+t_end
+
 t_begin "layers: a folder missing from the order fails, saying where to add it"
 copy_tree new || t_fail "cannot copy the tree into $TMP/new"
 mkdir -p "$TMP/new/src/newdir"

@@ -2637,6 +2637,173 @@ TEST(event_condition_near_miss)
 	return 0;
 }
 
+/* ------------------------------------------------------------------ */
+/* Dynamic probes: only the caller's resolve_probe creates their events */
+
+/* A kprobe's event as probes.c creates it: the group trigrec_<pid>, one fetch-arg. */
+static const char fmt_kprobe[] =
+	"name: p_vfs_read_0\nID: 9100\nformat:\n" COMMON
+	"\tfield:unsigned long __probe_ip;\toffset:8;\tsize:8;\tsigned:0;\n"
+	"\tfield:u64 fd;\toffset:16;\tsize:8;\tsigned:0;\n"
+	"\nprint fmt: \"(%lx) fd=0x%Lx\", REC->__probe_ip, REC->fd\n";
+
+/*
+ * A resolver that records its calls and answers nev events (0: fails,
+ * with why), over a table of formats: the lookups delegate to it.
+ */
+struct fake_world {
+	struct trig_events fmts;
+	int calls;
+	char name[256];
+	int nev;
+};
+
+static int world_glob(void *ctx, const char *pattern, struct tp_name **out)
+{
+	struct fake_world *w = ctx;
+
+	return w->fmts.glob(w->fmts.ctx, pattern, out);
+}
+
+static struct tp_format *world_format(void *ctx, const char *sys, const char *name)
+{
+	struct fake_world *w = ctx;
+
+	return w->fmts.format(w->fmts.ctx, sys, name);
+}
+
+static void world_suggest(void *ctx, const char *bad, char *out, size_t len)
+{
+	struct fake_world *w = ctx;
+
+	w->fmts.suggest(w->fmts.ctx, bad, out, len);
+}
+
+static int fake_resolve(void *ctx, const char *name, struct tp_name **out, const char **why)
+{
+	struct fake_world *w = ctx;
+
+	w->calls++;
+	snprintf(w->name, sizeof(w->name), "%s", name);
+	*out = NULL;
+	if (!w->nev) {
+		*why = "no kernel function vfs_raed (did you mean vfs_read?)";
+		return -ENOENT;
+	}
+	*out = calloc((size_t)w->nev, sizeof(**out));
+	if (!*out)
+		return -ENOMEM;
+	for (int i = 0; i < w->nev; i++) {
+		snprintf((*out)[i].sys, sizeof((*out)[i].sys), "trigrec_1");
+		snprintf((*out)[i].name, sizeof((*out)[i].name), "p_vfs_read_%d", i);
+	}
+	return w->nev;
+}
+
+/* Compile text with ev; the error (or "") in msg and its position in *pos. */
+static int compile_ev(const char *text, const struct trig_events *ev, struct trig_def *d, char *msg,
+		      size_t len, struct tl_pos *pos)
+{
+	struct tl_error e;
+	int r;
+
+	memset(&e, 0, sizeof(e));
+	r = trig_from_text_with(text, ev, d, &e);
+	snprintf(msg, len, "%s", r ? e.msg : "");
+	*pos = e.pos;
+	return r;
+}
+
+/*
+ * The compiler creates no probe: a probe name reaches an event only
+ * through the resolve_probe its caller gives, and without one (the default
+ * lookup, tracefs read only) it is an error that says so, before tracefs
+ * is read at all.
+ */
+TEST(probes_resolved_by_the_caller)
+{
+	struct tp_format *f[2] = {
+		tp_format__parse("trigrec_1", "p_vfs_read_0", fmt_kprobe, sizeof(fmt_kprobe) - 1),
+		tp_format__parse("trigrec_1", "p_vfs_read_1", fmt_kprobe, sizeof(fmt_kprobe) - 1),
+	};
+	struct trig_formats tab = { (const struct tp_format *const *)f, 2 };
+	struct fake_world w = { 0 };
+	struct trig_events ev;
+	struct trig_def d;
+	struct tl_pos pos;
+	char msg[512];
+
+	CHECK(f[0] && f[1]);
+	if (!f[0] || !f[1])
+		goto out;
+	fake_off();
+	CHECK(trig_events_default()->resolve_probe == NULL);
+	CHECK_EQ(
+		compile_ev("kprobe:vfs_read(fd=arg1) if fd == 3", NULL, &d, msg, sizeof(msg), &pos),
+		-EINVAL);
+	CHECK_STR(msg, "kprobe:vfs_read(fd=arg1) is a dynamic probe, and nothing here creates "
+		       "its event: the caller must resolve probes (trig_compile_with() with a "
+		       "resolve_probe)");
+	CHECK_EQ(pos.line, 1);
+	CHECK_EQ(pos.col, 1);
+	/* Latency: the start side is looked at first, and it is the probe here. */
+	trig_events_formats(&ev, &tab);
+	CHECK_EQ(compile_ev("latency uprobe:/x/app:f -> trigrec_1:p_vfs_read_0 > 1ms", &ev, &d, msg,
+			    sizeof(msg), &pos),
+		 -EINVAL);
+	CHECK(strstr(msg, "uprobe:/x/app:f is a dynamic probe") != NULL);
+	CHECK_EQ(pos.col, 9);
+
+	/* One event: the trigger reads its format, as any tracepoint's. */
+	w.fmts = ev;
+	ev = (struct trig_events){ .glob = world_glob,
+				   .format = world_format,
+				   .suggest = world_suggest,
+				   .resolve_probe = fake_resolve,
+				   .ctx = &w };
+	w.nev = 1;
+	CHECK_EQ(compile_ev("kprobe:vfs_read(fd=arg1) if fd == 3", &ev, &d, msg, sizeof(msg), &pos),
+		 0);
+	CHECK_STR(msg, "");
+	CHECK_EQ(w.calls, 1);
+	CHECK_STR(w.name, "kprobe:vfs_read(fd=arg1)");
+	CHECK_STR(d.event[TRIGREC_ROLE_EVENT], "trigrec_1:p_vfs_read_0");
+	CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.n, 1);
+	CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.c[0].src, TRIGREC_SRC_FIELD);
+	CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.c[0].offset, 16);
+	CHECK_EQ(d.cfg.side[TRIGREC_ROLE_EVENT].filter.c[0].imm, 3);
+	/* A field the probe's event lacks: the format's fields are listed, as for a tracepoint. */
+	CHECK_EQ(compile_ev("kprobe:vfs_read(fd=arg1) if count == 3", &ev, &d, msg, sizeof(msg),
+			    &pos),
+		 -EINVAL);
+	CHECK(strstr(msg, "unknown field 'count' for trigrec_1:p_vfs_read_0") != NULL);
+	CHECK_EQ(pos.col, 29);
+	/* Several events (a glob): stored as written, only pseudo-fields apply. */
+	w.nev = 2;
+	if (!compile_ev("kprobe:vfs_r* if pid == 7", &ev, &d, msg, sizeof(msg), &pos))
+		CHECK_STR(d.event[TRIGREC_ROLE_EVENT], "kprobe:vfs_r*");
+	else
+		CHECK_STR(msg, "");
+	CHECK_EQ(w.calls, 3);
+	/* The resolver's failure is the error, at the probe's name. */
+	w.nev = 0;
+	CHECK_EQ(compile_ev("latency trigrec_1:p_vfs_read_0 -> kprobe:vfs_raed > 1ms", &ev, &d, msg,
+			    sizeof(msg), &pos),
+		 -EINVAL);
+	CHECK_STR(msg, "no kernel function vfs_raed (did you mean vfs_read?)");
+	CHECK_EQ(pos.col, 35);
+	CHECK_EQ(w.calls, 4);
+	/* A recording's formats (trigrec test): probe names are SYS:NAME, nothing resolved. */
+	ev.probes_as_tracepoints = 1;
+	CHECK_EQ(compile_ev("kprobe:vfs_read", &ev, &d, msg, sizeof(msg), &pos), -EINVAL);
+	CHECK(strstr(msg, "unknown tracepoint kprobe:vfs_read") != NULL);
+	CHECK_EQ(w.calls, 4);
+out:
+	for (int i = 0; i < 2; i++)
+		tp_format__free(f[i]);
+	return 0;
+}
+
 RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer),
 	  T(eval_matches_direct_strings), T(eval_random_expressions), T(jump_layout),
 	  T(values_and_types), T(defaults_and_options), T(event_globs), T(syntax_errors),
@@ -2648,4 +2815,4 @@ RUN_TESTS(T(list_field_use_matches_the_compiler), T(eval_matches_direct_integer)
 	  T(live_openat_str), T(live_latency_syscall), T(live_latency_runqueue),
 	  T(live_latency_block), T(live_latency_offcpu), T(live_rate), T(live_errors),
 	  T(cgroup_paths), T(learned_thresholds), T(probe_names_lex), T(rate_baselines),
-	  T(event_condition_near_miss), T(zz_cleanup), )
+	  T(event_condition_near_miss), T(probes_resolved_by_the_caller), T(zz_cleanup), )
