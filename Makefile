@@ -92,9 +92,10 @@ HELPER_SRCS := $(wildcard tests/helpers/*.c)
 HELPER_BINS := $(patsubst tests/helpers/%.c,$(OUTPUT)/tests/%,$(HELPER_SRCS))
 BENCH_SRCS := $(wildcard bench/*.c)
 BENCH_BINS := $(patsubst bench/%.c,$(OUTPUT)/bench/%,$(BENCH_SRCS))
+BENCH_BPF_SRCS := $(wildcard bench/bpf/*.bpf.c)
 
 .DELETE_ON_ERROR:
-.SECONDARY: $(BPF_OBJS)
+.SECONDARY: $(BPF_OBJS) $(OUTPUT)/bench/floor.bpf.o
 .PHONY: all deps test-deps check check-unit check-integration demo install uninstall vmlinux clean help bench bench-scale \
 	fuzz fuzz-build fuzz-deps test-kernels lint lint-deps lint-sh lint-c lint-bpf lint-layers verifier-budget format \
 	format-check compile_commands.json man-settings
@@ -189,6 +190,17 @@ $(OUTPUT)/bench/%: bench/%.c
 	$(Q)$(CC) $(CFLAGS) $(LDFLAGS) $< $(BENCH_LIBS) -lpthread -o $@
 # bench/zsize decompresses perf.data files as perf does.
 $(OUTPUT)/bench/zsize: BENCH_LIBS := -lzstd
+# bench/floor (row 3f) loads its own small BPF object (bench/bpf/floor.bpf.c).
+$(OUTPUT)/bench/floor: BENCH_LIBS := $(LIBS)
+$(OUTPUT)/bench/floor: $(OUTPUT)/bench/floor.skel.h
+$(OUTPUT)/bench/%.bpf.o: bench/bpf/%.bpf.c $(VMLINUX) | $(OUTPUT)/.deps-ok
+	$(call msg,BPF,$@)
+	$(Q)mkdir -p $(@D)
+	$(Q)$(CLANG) $(BPF_CFLAGS) -MF $(@:.o=.d) -MT $@ -c $< -o $(@:.o=.unstripped.o)
+	$(Q)$(LLVM_STRIP) -g $(@:.o=.unstripped.o) -o $@
+$(OUTPUT)/bench/%.skel.h: $(OUTPUT)/bench/%.bpf.o
+	$(call msg,GEN-SKEL,$@)
+	$(Q)$(BPFTOOL) gen skeleton $< > $@
 # bench/scale drives the real snapshot writer: it links the library.
 $(OUTPUT)/bench/scale: bench/scale.c $(LIB_OBJS)
 	$(call msg,CC,$@)
@@ -239,7 +251,7 @@ FUZZ_SRCS := $(wildcard tests/fuzz/fuzz_*.c)
 USER_C    := $(LIB_SRCS) $(CLI_SRCS) $(UNIT_SRCS) $(HELPER_SRCS) $(BENCH_SRCS) $(TOOL_SRCS) $(FUZZ_SRCS)
 FORMAT_SRCS := $(filter-out tests/fuzz/kernel_formats.h, \
 	       $(sort $(USER_C) $(wildcard src/*/*.h include/*.h bpf/*.bpf.c bpf/*.h \
-		tests/unit/*.h tests/helpers/*.h tests/fuzz/*.h bench/*.h tools/*.h)))
+		tests/unit/*.h tests/helpers/*.h tests/fuzz/*.h bench/*.h bench/bpf/*.[ch] tools/*.h)))
 TIDY_SRCS := $(USER_C)
 CLANG_TIDY   ?= clang-tidy
 CLANG_FORMAT ?= clang-format
@@ -262,7 +274,7 @@ lint-layers:
 	$(Q)./tools/layers.sh
 
 # clang-tidy with .clang-tidy's checks, two files at a time (tools/clang-tidy.sh).
-lint-c: lint-deps compile_commands.json $(SKELS) $(OUTPUT)/syscall_names.h
+lint-c: lint-deps compile_commands.json $(SKELS) $(OUTPUT)/bench/floor.skel.h $(OUTPUT)/syscall_names.h
 	$(call msg,TIDY,$(words $(TIDY_SRCS)) files)
 	$(Q)CLANG_TIDY=$(CLANG_TIDY) ./tools/clang-tidy.sh $(TIDY_SRCS)
 
@@ -307,7 +319,7 @@ $(foreach s,$(LIB_SRCS) $(CLI_SRCS),$(call cdb_entry,$(s),$(OUTPUT)/$(s:.c=.o),$
 )$(foreach s,$(UNIT_SRCS) $(HELPER_SRCS),$(call cdb_entry,$(s),$(OUTPUT)/tests/$(notdir $(s:.c=)),$(CC) $(CFLAGS) -c $(s) -o $(OUTPUT)/tests/$(notdir $(s:.c=.o)))
 )$(foreach s,$(BENCH_SRCS) $(TOOL_SRCS),$(call cdb_entry,$(s),$(OUTPUT)/$(s:.c=),$(CC) $(CFLAGS) -c $(s) -o $(OUTPUT)/$(s:.c=.o))
 )$(foreach s,$(FUZZ_SRCS),$(call cdb_entry,$(s),$(FUZZ_OUT)/$(notdir $(s:.c=)),$(CLANG) $(FUZZ_CFLAGS) -fsanitize=fuzzer -c $(s) -o $(FUZZ_OUT)/$(notdir $(s:.c=.o)))
-)$(foreach s,$(BPF_SRCS),$(call cdb_entry,$(s),$(OUTPUT)/$(notdir $(s:.c=.o)),$(CLANG) $(BPF_CFLAGS) -c $(s) -o $(OUTPUT)/$(notdir $(s:.c=.o)))
+)$(foreach s,$(BPF_SRCS) $(BENCH_BPF_SRCS),$(call cdb_entry,$(s),$(OUTPUT)/$(notdir $(s:.c=.o)),$(CLANG) $(BPF_CFLAGS) -c $(s) -o $(OUTPUT)/$(notdir $(s:.c=.o)))
 )
 endef
 compile_commands.json: | $(OUTPUT)/.deps-ok

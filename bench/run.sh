@@ -6,7 +6,7 @@
 #
 # Environment: OUTPUT (build dir, default .output), RUNS (runs per
 # measurement, default 5), ROUNDS (rows 3-4, default 2 x RUNS - 1),
-# IDLE_SECS (default 30), ROWS (default "1 2 3 4 5 6 7 8 9 10"), MAX_WAIT (seconds
+# IDLE_SECS (default 30), ROWS (default "1 2 3 3f 4 5 6 7 8 9 10"), MAX_WAIT (seconds
 # to wait for other recorders to finish, in all; default 120), PERF
 # (default perf), TRACEFS (default /sys/kernel/tracing), QUICK=1 (3 runs,
 # 10 s idle: a smoke test, not for publishing), TRIGREC (the binary,
@@ -32,7 +32,7 @@ if [ "${QUICK:-0}" = 1 ]; then
 fi
 ROUNDS=${ROUNDS:-$((2 * RUNS - 1))} # rows 3-4: small differences, more (shorter) rounds
 B2B_RUNS=${B2B_RUNS:-$(((RUNS + 1) / 2))} # row 2: two triggers per run
-ROWS=${ROWS:-1 2 3 4 5 6 7 8 9 10}  # which rows to run
+ROWS=${ROWS:-1 2 3 3f 4 5 6 7 8 9 10}  # which rows to run
 want() { case " $ROWS " in *" $1 "*) return 0 ;; esac; return 1; }
 # One live-kernel suite at a time on this machine (tests take the same lock).
 . "$ROOT/tests/trace-lock.sh"
@@ -97,6 +97,9 @@ for b in syscall_loop ctxsw burn trigseq memcpy_bw ringonly dirwatch; do
 	[ -x "$BIN/$b" ] || die "$BIN/$b not built: run make bench"
 done
 [ -x "$SEQGEN" ] || die "$SEQGEN not built: run make bench"
+if want 3f; then
+	[ -x "$BIN/floor" ] || die "$BIN/floor not built: run make bench"
+fi
 
 rm -rf "$W"
 mkdir -p "$W"
@@ -574,6 +577,79 @@ if want 3; then
 			fi
 			unset ns
 		done
+	done
+fi
+
+# ======================================================================
+# 3f. The floor: row 3's getpgid loop under base, ftrace and trigrec (as
+#     row 3 runs them) and under bench/floor's programs: cnop/crec, a
+#     classic sys_enter/exit_getpgid pair doing nothing / writing a
+#     24-byte record into a BPF-written array ring; bnop/brec, the same
+#     from tp_btf/sys_enter+sys_exit (syscall number tested first);
+#     bother, brec recording getppid while the loop calls getpgid. What
+#     the kernel's dispatch into BPF costs beside ftrace's whole record.
+#     In the default ROWS: about 5 s a round (23 s at RUNS=3); ROWS=3f
+#     runs it alone.
+# ======================================================================
+FLOOR_VARIANTS="base ftrace trigrec cnop crec bnop brec bother"
+[ $FTRACE = 1 ] || FLOOR_VARIANTS=${FLOOR_VARIANTS/ ftrace/}
+FLOOR_N=200000
+# syscall_loop warms up with N/20 calls first: two records for each call.
+FLOOR_RECS=$((2 * (FLOOR_N + FLOOR_N / 20)))
+# The programs record system-wide, as ftrace and trigrec do: other
+# processes' getpgid (bash calls it at start) or getppid add a few.
+FLOOR_SLACK=${FLOOR_SLACK:-200}
+FLOOR_BAD=""
+floor_one() { # variant run -> CPU ns/op, nothing if its record count is wrong
+	local v=$1 d=$W/floor-$1-$2 n runs want=$FLOOR_RECS
+	local cmd=("$BIN/syscall_loop" -n "$FLOOR_N" -c "$LASTCPU")
+	case $v in
+	base | ftrace | trigrec) ovh_one syscall "$v" "f$2"; return ;;
+	esac
+	"$BIN/floor" "$v" -- "${cmd[@]}" > "$d.out" 2> "$d.err"
+	n=$(outval "$d.out" records)
+	runs=$(outval "$d.out" check_runs)
+	case $v in cnop | bnop | bother) want=0 ;; esac
+	if [ -z "$n" ] || [ "$n" -lt $want ] || [ "$n" -gt $((want + FLOOR_SLACK)) ] ||
+		[ -z "$runs" ] || [ "$runs" -lt 1000 ]; then
+		echo "bench: row 3f: $v wrote ${n:-no} records (want $want, at most $FLOOR_SLACK more from other processes) and ran ${runs:-no} times over 1000 getpgid (want >= 1000): $(tail -1 "$d.err")" >&2
+		return
+	fi
+	rec floor.extra "$v" $((n - want))
+	outval "$d.out" cpu_ns_per_op
+}
+if want 3f; then
+	say "3f. the floor, getpgid: $ROUNDS rounds x ($FLOOR_VARIANTS)"
+	for r in $(seq "$ROUNDS"); do
+		# shellcheck disable=SC2086 # the variants are a word list
+		set -- $FLOOR_VARIANTS
+		for _ in $(seq $(((r - 1) % $#))); do set -- "$@" "$1"; shift; done
+		declare -A ns=()
+		for v in "$@"; do
+			quiet_wait
+			ns[$v]=$(floor_one "$v" "$r")
+			[ -n "${ns[$v]}" ] && rec floor.ns "$v" "${ns[$v]}"
+		done
+		# floor_one ran in a subshell: its verdict is in the log.
+		for v in "$@"; do
+			[ -n "${ns[$v]}" ] || FLOOR_BAD="$FLOOR_BAD $v"
+		done
+		[ -n "${ns[base]}" ] || { unset ns; continue; }
+		for v in "$@"; do
+			[ "$v" != base ] && [ -n "${ns[$v]}" ] && rec floor.added "$v" "$(calc "${ns[$v]} - ${ns[base]}" 1)"
+		done
+		[ -n "${ns[trigrec]:-}" ] && [ -n "${ns[crec]:-}" ] &&
+			rec floor.own trigrec "$(calc "${ns[trigrec]} - ${ns[crec]}" 1)"
+		if [ -n "${ns[ftrace]:-}" ]; then
+			added_ft=$(calc "${ns[ftrace]} - ${ns[base]}" 3)
+			if awk "BEGIN { exit !($added_ft > 0) }"; then
+				for v in "$@"; do
+					case $v in base | ftrace) continue ;; esac
+					[ -n "${ns[$v]}" ] && rec floor.vsft "$v" "$(calc "(${ns[$v]} - ${ns[base]}) / $added_ft" 3)"
+				done
+			fi
+		fi
+		unset ns
 	done
 fi
 
@@ -1286,6 +1362,21 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			echo "| 3 | … same, without the freeze gates ($NOGATE_HOW); gate cost per op: $(mmm ovh.$wl.gate trigrec 0) ns | $(mmm ovh.$wl.ns nogate 0) | | | added cost $(mmm ovh.$wl.vsft nogate 2); best runs: $(best ovh.$wl.ns nogate base ftrace) | added cost $(mmm ovh.$wl.vsperf nogate 2); best runs: $(best ovh.$wl.ns nogate base perf) | |"
 		done
 	fi
+	if want 3f; then
+		echo "| 3f | The floor, getpgid (enter+exit), CPU ns per call with no recorder: $(mmm floor.ns base 0); added ns per call, ftrace · trigrec (default rings, tp_rec) | $(mmm floor.added trigrec 0) | $(mmm floor.added ftrace 0) | | $(mmm floor.vsft trigrec 2); best runs: $(best floor.ns trigrec base ftrace) | | ≤ 1.0 × ftrace (issue 32) |"
+		for v in cnop crec bnop brec bother; do
+			case $v in
+			cnop) what="classic sys_enter/exit_getpgid programs that return 1 (the classic dispatch floor)" ;;
+			crec) what="the same writing a 24-byte record (clock, plain stores, per-CPU array ring: the least classic-tp recorder)" ;;
+			bnop) what="tp_btf/sys_enter+sys_exit testing the syscall number only (the raw-tracepoint floor)" ;;
+			brec) what="the same writing crec's record" ;;
+			bother) what="brec recording getppid: its cost to a call it does not record" ;;
+			esac
+			echo "| 3f | … $v: $what; added ns per getpgid | $(mmm floor.added $v 0); fastest runs: $(mindiff floor.ns $v base) | | | $(mmm floor.vsft $v 2); best runs: $(best floor.ns $v base ftrace) | | |"
+		done
+		echo "| 3f | … trigrec above crec: its own program's cost per getpgid (ns, per round) | $(mmm floor.own trigrec 0); fastest runs: $(mindiff floor.ns trigrec crec) | | | | | |"
+		[ -z "$FLOOR_BAD" ] || echo "| 3f | FAILED: wrong record count or no figure from:$FLOOR_BAD (see the log) | | | | | | |"
+	fi
 	if want 4; then
 		if [ $TRIG_ENGINE = 1 ]; then
 			echo "| 4 | Trigger evaluation, 4-clause filter, never true: ns per evaluated event (ftrace: the filter on the event enabled in its instance; perf: the same filter on a recorded event); tp_hook on the per-call tracepoint | $(mmm eval.filter trigrec 0) | $(mmm eval.filter ftrace 0) | $(mmm eval.filter perf 0) | $(mmm eval.vsft filter 2); best runs: $(best eval.ns filter base ftrace) | $(mmm eval.filter ratio 2); best runs: $(best eval.ns filter base perf) | ≤ 1.0 × ftrace (issue 32) |"
@@ -1376,4 +1467,7 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 echo
 cat "$OUT/results.md"
 say "done in ${SECONDS} s; table in bench/out/results.md, raw numbers in bench/out/raw.tsv"
+# Not a noisy number: a floor program that did not record what it should
+# makes every figure of row 3f meaningless.
+[ -z "$FLOOR_BAD" ] || die "row 3f failed:$FLOOR_BAD"
 exit 0
