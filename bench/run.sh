@@ -1,5 +1,5 @@
 #!/bin/bash
-# trigrec against perf, and in rows 1, 3 and 4 against ftrace's own ring (a
+# trigrec against perf, and in rows 1, 3, 3f and 4 against ftrace's own ring (a
 # tracefs instance), side by side, same workloads, same machine, same run.
 # Run by `make bench` (as root); prints one markdown table and writes it to
 # bench/out/results.md. What each row measures: bench/README.md.
@@ -166,7 +166,7 @@ trigrec_tp() { # trigrec_tp DIR RINGBYTES ARGS...
 	"$TRIGREC" record -m "$((ring / 1024))K" -o "$d" "$@" > "$d.out" 2> "$d.err"
 }
 
-# ftrace's own ring, the third column of rows 1, 3 and 4: a tracefs instance
+# ftrace's own ring, the third column of rows 1, 3, 3f and 4: a tracefs instance
 # of this script's (trigrec-bench-PID), made afresh for each measurement with
 # the same events and the same memory per CPU (buffer_size_kb), removed after
 # it and by the EXIT trap (ft_rm), also when a measurement fails.
