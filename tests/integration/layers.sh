@@ -16,6 +16,17 @@ copy_tree() {
 		cp -r "$ROOT/src" "$TMP/$1/"
 }
 
+# added_include NAME FILE HEADER: the check on a copy of the tree in which
+# src/FILE ends with an include of HEADER; sets out, rc and line (FILE's
+# line of the include).
+added_include() {
+	copy_tree "$1" || t_fail "cannot copy the tree into $TMP/$1"
+	printf '#include "%s"\n' "$3" >>"$TMP/$1/src/$2"
+	line=$(wc -l <"$TMP/$1/src/$2")
+	out=$("$LAYERS" "$TMP/$1" 2>&1)
+	rc=$?
+}
+
 t_begin "layers: the tree includes only downward, with no cycle"
 out=$("$LAYERS" "$ROOT" 2>&1)
 rc=$?
@@ -24,12 +35,8 @@ check_match "says what it checked" "$out" '^layers: ok: [0-9]+ includes across f
 t_end
 
 t_begin "layers: an include of a higher folder fails, naming file and line"
-copy_tree up || t_fail "cannot copy the tree into $TMP/up"
 # util/ is the bottom layer: a header of cli/ (the top) is against the order.
-printf '#include "cli/cli.h"\n' >>"$TMP/up/src/util/log.h"
-line=$(wc -l <"$TMP/up/src/util/log.h")
-out=$("$LAYERS" "$TMP/up" 2>&1)
-rc=$?
+added_include up util/log.h cli/cli.h
 check_eq "exit status" "$rc" 1
 check_match "names the file, the line and the folders" "$out" \
 	"^src/util/log.h:$line: includes cli/cli.h, but cli/ is above util/ in the layer order"
@@ -50,12 +57,8 @@ check_nomatch "no include against the order" "$out" ': includes .* but '
 t_end
 
 t_begin "layers: lang/ including the code that creates probes fails, naming file and line"
-copy_tree lang || t_fail "cannot copy the tree into $TMP/lang"
 # capture/ is below lang/: the order allows it, the purity rule does not.
-printf '#include "capture/probes.h"\n' >>"$TMP/lang/src/lang/trigger_compile.c"
-line=$(wc -l <"$TMP/lang/src/lang/trigger_compile.c")
-out=$("$LAYERS" "$TMP/lang" 2>&1)
-rc=$?
+added_include lang lang/trigger_compile.c capture/probes.h
 check_eq "exit status" "$rc" 1
 check_match "names the file, the line and the way" "$out" \
 	"^src/lang/trigger_compile.c:$line: includes capture/probes.h, but lang/ reads only capture/tracefs.h and capture/probe_spec.h"
