@@ -485,6 +485,7 @@ fi
 #    freeze), "nogate" = trigrec's perf events without BPF, "nofp" =
 #    trigrec --no-fast-paths (ring sets, every record copied by tp_rec).
 # ======================================================================
+# shellcheck disable=SC2317 # called through measure_round
 ovh_one() { # workload variant run -> CPU ns/op
 	local work=$1 v=$2 d=$W/ovh-$1-$2-$3 ev cmd key
 	mkdir -p "$d"
@@ -517,14 +518,14 @@ ovh_one() { # workload variant run -> CPU ns/op
 	nofp) trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger "$NEVER" --no-final-snapshot \
 		--no-fast-paths -- "${cmd[@]}" ;;
 	nogate)
-		if [ $HAVE_NO_GATES = 1 ]; then
+		if [ "$HAVE_NO_GATES" = 1 ]; then
 			trigrec_tp "$d" $((1 << 20)) -q "${eargs[@]}" --trigger "$NEVER" --no-final-snapshot \
 				--no-gates -- "${cmd[@]}"
 		else
 			"$BIN/ringonly" "${eargs[@]}" -m $((1 << 20)) -- "${cmd[@]}" > "$d.out" 2> "$d.err"
 		fi ;;
 	esac
-	outval "$d.out" $key
+	outval "$d.out" "$key"
 }
 OVH_VARIANTS="base ftrace perf trigrec tgperf nogate"
 [ $FTRACE = 1 ] || OVH_VARIANTS="base perf trigrec tgperf nogate"
@@ -535,20 +536,29 @@ OVH_VARIANTS="base ftrace perf trigrec tgperf nogate"
 # (trigrec's perf events and rings, no BPF at all).
 HAVE_NO_GATES=0
 "$TRIGREC" record -h 2> /dev/null | grep -q -- --no-gates && HAVE_NO_GATES=1
+# measure_round ROUND KEY "VARIANTS" CMD...: one round of a cost row. Runs
+# `CMD... VARIANT ROUND` for each variant, on a quiet machine, in an order
+# rotated by ROUND so that drift in the machine's load spreads evenly;
+# each figure goes into the caller's ns[VARIANT] and the raw file as KEY.
+measure_round() {
+	local r=$1 key=$2 v k
+	local -a rot
+	read -r -a rot <<<"$3"
+	shift 3
+	k=$(((r - 1) % ${#rot[@]}))
+	rot=("${rot[@]:k}" "${rot[@]:0:k}")
+	for v in "${rot[@]}"; do
+		quiet_wait
+		ns[$v]=$("$@" "$v" "$r")
+		[ -n "${ns[$v]}" ] && rec "$key" "$v" "${ns[$v]}"
+	done
+}
 if want 3; then
 	for wl in syscall ctxsw; do
 		say "3. recording overhead, $wl workload: $ROUNDS rounds x ($OVH_VARIANTS)"
 		for r in $(seq "$ROUNDS"); do
-			# Rotate the order so drift in the machine's load spreads evenly.
-			# shellcheck disable=SC2086 # the variants are a word list
-			set -- $OVH_VARIANTS
-			for _ in $(seq $(((r - 1) % $#))); do set -- "$@" "$1"; shift; done
 			declare -A ns=()
-			for v in "$@"; do
-				quiet_wait
-				ns[$v]=$(ovh_one "$wl" "$v" "$r")
-				[ -n "${ns[$v]}" ] && rec "ovh.$wl.ns" "$v" "${ns[$v]}"
-			done
+			measure_round "$r" "ovh.$wl.ns" "$OVH_VARIANTS" ovh_one "$wl"
 			if [ -n "${ns[base]}" ] && [ -n "${ns[perf]}" ]; then
 				for v in perf trigrec tgperf nogate nofp; do
 					[ -n "${ns[$v]}" ] || continue
@@ -600,6 +610,7 @@ FLOOR_RECS=$((2 * (FLOOR_N + FLOOR_N / 20)))
 # processes' getpgid (bash calls it at start) or getppid add a few.
 FLOOR_SLACK=${FLOOR_SLACK:-200}
 FLOOR_BAD=""
+# shellcheck disable=SC2317 # called through measure_round
 floor_one() { # variant run -> CPU ns/op, nothing if its record count is wrong
 	local v=$1 d=$W/floor-$1-$2 n runs want=$FLOOR_RECS
 	local cmd=("$BIN/syscall_loop" -n "$FLOOR_N" -c "$LASTCPU")
@@ -610,7 +621,7 @@ floor_one() { # variant run -> CPU ns/op, nothing if its record count is wrong
 	n=$(outval "$d.out" records)
 	runs=$(outval "$d.out" check_runs)
 	case $v in cnop | bnop | bother) want=0 ;; esac
-	if [ -z "$n" ] || [ "$n" -lt $want ] || [ "$n" -gt $((want + FLOOR_SLACK)) ] ||
+	if [ -z "$n" ] || [ "$n" -lt "$want" ] || [ "$n" -gt $((want + FLOOR_SLACK)) ] ||
 		[ -z "$runs" ] || [ "$runs" -lt 1000 ]; then
 		echo "bench: row 3f: $v wrote ${n:-no} records (want $want, at most $FLOOR_SLACK more from other processes) and ran ${runs:-no} times over 1000 getpgid (want >= 1000): $(tail -1 "$d.err")" >&2
 		return
@@ -621,15 +632,10 @@ floor_one() { # variant run -> CPU ns/op, nothing if its record count is wrong
 if want 3f; then
 	say "3f. the floor, getpgid: $ROUNDS rounds x ($FLOOR_VARIANTS)"
 	for r in $(seq "$ROUNDS"); do
+		declare -A ns=()
+		measure_round "$r" floor.ns "$FLOOR_VARIANTS" floor_one
 		# shellcheck disable=SC2086 # the variants are a word list
 		set -- $FLOOR_VARIANTS
-		for _ in $(seq $(((r - 1) % $#))); do set -- "$@" "$1"; shift; done
-		declare -A ns=()
-		for v in "$@"; do
-			quiet_wait
-			ns[$v]=$(floor_one "$v" "$r")
-			[ -n "${ns[$v]}" ] && rec floor.ns "$v" "${ns[$v]}"
-		done
 		# floor_one ran in a subshell: its verdict is in the log.
 		for v in "$@"; do
 			[ -n "${ns[$v]}" ] || FLOOR_BAD="$FLOOR_BAD $v"
