@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli/cli.h"
+#include "script/events.h"
 #include "script/script.h"
 #include "capture/tracefs.h"
 #include "replay/replay.h"
@@ -167,7 +168,9 @@ int cmd_test(int argc, char **argv)
 
 		config__init(&hc);
 		trig_set_formats(NULL, 0);
+		script_events_read_only(1);
 		hs = tracefs_root() ? parse_script(script_path, &hc) : NULL;
+		script_events_read_only(0);
 		trig_set_formats(rp->fmts, rp->nr_fmts);
 		if (hs && !script__nr_errors(hs) &&
 		    replay_check(rp, hc.trigs, hc.nr_trigs, hc.trig_origin, err, sizeof(err))) {

@@ -573,6 +573,65 @@ static int probe_open(struct side_ctx *sc, const struct tl_side *s, struct tl_er
 	return 0;
 }
 
+int trig_probe_event_name(const char *probe, char *out, size_t len, char *why, size_t whylen)
+{
+	struct probe_spec ps;
+	char base[sizeof(ps.func) + sizeof(ps.provider) + 24];
+	int ret;
+
+	if (probe_spec_parse(probe, &ps, why, whylen))
+		return -EINVAL;
+	ret = ps.kind == PROBE_KRETPROBE || ps.kind == PROBE_URETPROBE;
+	if (ps.kind == PROBE_USDT)
+		snprintf(base, sizeof(base), "%s__%s", ps.provider[0] ? ps.provider : "*", ps.func);
+	else if (ps.offset)
+		snprintf(base, sizeof(base), "%s_%llx", ps.func, (unsigned long long)ps.offset);
+	else
+		snprintf(base, sizeof(base), "%s%s", ps.func, ret ? "__return" : "");
+	for (char *c = base; *c; c++)
+		if (!isalnum((unsigned char)*c) && !strchr("_*?[]", *c))
+			*c = '_';
+	if (isdigit((unsigned char)base[0]))
+		base[0] = '_';
+	snprintf(out, len, "trigrec_*:%s", base);
+	return 0;
+}
+
+/*
+ * A recording's formats (trigrec test): the probe's events, as
+ * trig_probe_event_name() names them, looked up below as any tracepoint.
+ * 0, or -EINVAL with the error set when the recording has none.
+ */
+static int probe_recorded(struct side_ctx *sc, const struct tl_side *s, struct tl_error *err)
+{
+	struct tp_name *tps = NULL;
+	char why[512];
+	int n;
+
+	if (trig_probe_event_name(s->event, sc->pattern, sizeof(sc->pattern), why, sizeof(why))) {
+		tl_set_err(err, sc->pos, "%s", why);
+		return -EINVAL;
+	}
+	n = sc->ev->glob(sc->ev->ctx, sc->pattern, &tps);
+	free(tps);
+	if (n > 0)
+		return 0;
+	tl_set_err(err, sc->pos, "%s", trig_probe_unrecorded(s->event, sc->pattern));
+	return -EINVAL;
+}
+
+const char *trig_probe_unrecorded(const char *probe, const char *pattern)
+{
+	static char msg[1024];
+
+	snprintf(msg, sizeof(msg),
+		 "%s has no event in this recording (trigrec records it as trigrec_PID:%s): "
+		 "record it too (-e %s) and test a snapshot of that run; "
+		 "`perf script -F event -i FILE` lists what a file has",
+		 probe, strchr(pattern, ':') ? strchr(pattern, ':') + 1 : pattern, probe);
+	return msg;
+}
+
 static int side_open(struct side_ctx *sc, const struct tl_side *s, const struct trig_events *ev,
 		     struct tl_error *err)
 {
@@ -589,6 +648,8 @@ static int side_open(struct side_ctx *sc, const struct tl_side *s, const struct 
 
 		if (r <= 0)
 			return r;
+	} else if (probe_kind_of(sc->pattern) && probe_recorded(sc, s, err)) {
+		return -EINVAL;
 	}
 	sep = strpbrk(sc->pattern, ":/");
 	if (!sep || sep == sc->pattern || !sep[1]) {

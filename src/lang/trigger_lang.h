@@ -126,6 +126,17 @@ struct trig_events {
 };
 
 /*
+ * A recording's formats: the events the recorder made for probe name probe
+ * (kprobe:FUNC, uretprobe:PATH:SYM, usdt:PATH:PROV:NAME...), as a glob
+ * "trigrec_*:NAME" in out, named as capture/probes.c names them. 0, or
+ * -EINVAL with why.
+ */
+int trig_probe_event_name(const char *probe, char *out, size_t len, char *why, size_t whylen);
+
+/* The error for a probe whose events (pattern) a recording lacks; a static buffer. */
+const char *trig_probe_unrecorded(const char *probe, const char *pattern);
+
+/*
  * The lookup trig_compile() uses: tracefs, read only, no resolve_probe; or
  * the formats of trig_set_formats() while they are set.
  */

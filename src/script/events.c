@@ -22,12 +22,19 @@ static int probe_resolve(void *ctx, const char *name, struct tp_name **out, cons
 	return n;
 }
 
+static int read_only;
+
+void script_events_read_only(int on)
+{
+	read_only = on;
+}
+
 const struct trig_events *script_events(void)
 {
 	static struct trig_events ev;
 	const struct trig_events *d = trig_events_default();
 
-	if (d->probes_as_tracepoints)
+	if (d->probes_as_tracepoints || read_only)
 		return d;
 	ev = *d;
 	ev.glob = probe_glob;

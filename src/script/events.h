@@ -18,4 +18,12 @@
  */
 const struct trig_events *script_events(void);
 
+/*
+ * 1: script_events() creates no probe either (lang/'s default alone: a
+ * probe name is an error). `trigrec test` checks a script against this
+ * host's tracepoints that way, to name an event its files did not record,
+ * without writing uprobe_events from a command that only reads files.
+ */
+void script_events_read_only(int on);
+
 #endif

@@ -841,7 +841,12 @@ static struct hook_use *hook_use(struct sp *p, const char *sys, const char *name
 static int script_glob(const char *pattern, struct tp_name **out)
 {
 	const struct trig_events *ev = script_events();
+	char name[512], why[512];
 
+	/* A recording's formats (trigrec test): a probe is the events its recorder made. */
+	if (ev->probes_as_tracepoints && probe_kind_of(pattern) &&
+	    !trig_probe_event_name(pattern, name, sizeof(name), why, sizeof(why)))
+		pattern = name;
 	return ev->glob(ev->ctx, pattern, out);
 }
 
@@ -1016,9 +1021,14 @@ static int record_item(struct sp *p, const struct lex_tok *ev)
 		goto out;
 	}
 	if (n == 0) {
-		if (!strpbrk(name, "*?["))
+		char pat[512], why[512];
+
+		if (!strpbrk(name, "*?[") && !probe_kind_of(name))
 			trig_event_suggest(name, sugg, sizeof(sugg));
-		if (sugg[0])
+		if (probe_kind_of(name) && script_events()->probes_as_tracepoints &&
+		    !trig_probe_event_name(name, pat, sizeof(pat), why, sizeof(why)))
+			add_err(p->s, ev->pos, "%s", trig_probe_unrecorded(name, pat));
+		else if (sugg[0])
 			add_err(p->s, ev->pos, "unknown tracepoint %s (did you mean %s?)", name,
 				sugg);
 		else if (!strpbrk(name, "*?["))

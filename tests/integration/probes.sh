@@ -7,8 +7,9 @@
 # rate on a uprobe; USDT with its semaphore raised; a kprobe filtered by an
 # argument (where the kernel has kprobe events); globs (uprobe and kprobe:
 # one event per match, caps, did-you-mean); scripts; the errors; and
-# cleanup: no trigrec_<pid> group left in uprobe_events after exit, and a
-# kill -9's leftovers removed at the next start while other groups stay.
+# `trigrec test` of a probe's snapshot; cleanup: no trigrec_<pid> group
+# left in uprobe_events after exit, and a kill -9's leftovers removed at
+# the next start while other groups stay.
 # tests/helpers/probework calls probework_call(i, ms, "call-<i>") (returns
 # i * 10) for i = 1..N, the USDT probe probework:tick(i, tag) before each;
 # with -g probework_a(i) and probework_b(i) after each (globs).
@@ -82,6 +83,23 @@ check_eq "snapshots of four" "$(nsnaps "$D" four)" 1
 S=$(snaps "$D" four | head -1)
 [ -n "$S" ] && check_eq "last record" "$(probe_lines "$S" | tail -1)" 'probework_call: id=4 ms=0 tag="call-4"'
 [ -n "$S" ] && check_eq "records" "$(probe_lines "$S" | grep -c .)" 4
+t_end
+
+t_begin "trigrec test on a probe's snapshot: the probe names are the recorded events"
+# $S: the snapshot of "four" above (probework_call records id=1..4).
+if [ -n "$S" ]; then
+	printf 'record %s\ntrigger two {\n  %s if id == 2 && tag == "call-2"\n}\n' "$CALL" "$CALL" >"$TMP/t.trig"
+	"$TRIGREC" test "$TMP/t.trig" "$S" >"$TMP/test.out" 2>"$TMP/test.err"
+	check_eq "exit ($(log_tail "$TMP/test.err"))" "$?" 0
+	check_match "the firing, on the recorded event" "$(cat "$TMP/test.out")" \
+		': [0-9.]+ cpu=[0-9]+ probework/[0-9]+ trigrec_[0-9]+:probework_call: trigger two fired'
+	check_match "counts" "$(cat "$TMP/test.out")" 'trigger two: fired 1; evaluated 4, matched 1'
+	printf 'trigger t {\n  %s\n}\n' "$TICK" >"$TMP/u.trig"
+	"$TRIGREC" test "$TMP/u.trig" "$S" >"$TMP/test.out" 2>"$TMP/test.err"
+	check_eq "not recorded: exit" "$?" 2
+	check_match "not recorded: named, with the event it would be" "$(cat "$TMP/test.err")" \
+		"u\.trig:2:3: $TICK has no event in this recording \(trigrec records it as trigrec_PID:probework__tick\): record it too \(-e $TICK\)"
+fi
 t_end
 
 t_begin "uretprobe trigger on the return value"

@@ -2793,10 +2793,30 @@ TEST(probes_resolved_by_the_caller)
 	CHECK_STR(msg, "no kernel function vfs_raed (did you mean vfs_read?)");
 	CHECK_EQ(pos.col, 35);
 	CHECK_EQ(w.calls, 4);
-	/* A recording's formats (trigrec test): probe names are SYS:NAME, nothing resolved. */
+	/*
+	 * A recording's formats (trigrec test): nothing resolved; a probe name
+	 * is the events its recorder made, trigrec_PID:NAME as probes.c names
+	 * them. The table has p_vfs_read_0 and _1: a kprobe on p_vfs_read_0
+	 * compiles against its format, a return probe on it (…__return) and a
+	 * USDT are not in the recording, and say so at the name.
+	 */
+	ev = (struct trig_events){ 0 };
+	trig_events_formats(&ev, &tab);
 	ev.probes_as_tracepoints = 1;
-	CHECK_EQ(compile_ev("kprobe:vfs_read", &ev, &d, msg, sizeof(msg), &pos), -EINVAL);
-	CHECK(strstr(msg, "unknown tracepoint kprobe:vfs_read") != NULL);
+	if (!compile_ev("kprobe:p_vfs_read_0 if fd == 3", &ev, &d, msg, sizeof(msg), &pos))
+		CHECK_STR(d.event[TRIGREC_ROLE_EVENT], "trigrec_1:p_vfs_read_0");
+	else
+		CHECK_STR(msg, "");
+	CHECK_EQ(compile_ev("latency kprobe:p_vfs_read_0 -> kretprobe:p_vfs_read_0 > 1ms", &ev, &d,
+			    msg, sizeof(msg), &pos),
+		 -EINVAL);
+	CHECK_STR(msg, "kretprobe:p_vfs_read_0 has no event in this recording (trigrec records it "
+		       "as trigrec_PID:p_vfs_read_0__return): record it too (-e "
+		       "kretprobe:p_vfs_read_0) and test a snapshot of that run; `perf script -F "
+		       "event -i FILE` lists what a file has");
+	CHECK_EQ(pos.col, 32);
+	CHECK_EQ(compile_ev("usdt:/x/app:prov:tick", &ev, &d, msg, sizeof(msg), &pos), -EINVAL);
+	CHECK(strstr(msg, "as trigrec_PID:prov__tick)") != NULL);
 	CHECK_EQ(w.calls, 4);
 out:
 	for (int i = 0; i < 2; i++)
