@@ -235,6 +235,7 @@ bench-scale: all $(OUTPUT)/bench/scale
 	$(Q)mkdir -p bench/out
 	$(Q)$(OUTPUT)/bench/scale -c 2,16,64,256 -m 1,4,16 -r $(or $(RUNS),3) | tee bench/out/scale-perf.md
 	$(Q)$(OUTPUT)/bench/scale -s -c 2,16,64,256 -m 1,4,16 -r $(or $(RUNS),3) | tee bench/out/scale-sets.md
+	$(Q)$(OUTPUT)/bench/scale -C -c 2,16,64,256 -m 1,4,16 -r $(or $(RUNS),3) | tee bench/out/scale-compact.md
 
 # ---- lint, format, compile database ----
 # Debian's clang-tidy 14 matches the clang that builds the BPF side.

@@ -1257,9 +1257,10 @@ elif want 10; then
 	say "10. the snapshot write path at scale: ${SCALE_CPUS:-2,16,64} CPUs x ${SCALE_MIBS:-1,4} MiB, $RUNS runs"
 	quiet_wait
 	others
-	for mode in sets perf; do
+	for mode in compact sets perf; do
 		sflag=()
 		[ $mode = sets ] && sflag=(-s)
+		[ $mode = compact ] && sflag=(-C)
 		"$SCALE" -c "${SCALE_CPUS:-2,16,64}" -m "${SCALE_MIBS:-1,4}" -r "$RUNS" \
 			"${sflag[@]}" > "$W/scale-$mode.md" 2> "$W/scale-$mode.err" ||
 			echo "bench: row 10 ($mode) failed: $(tail -1 "$W/scale-$mode.err")" >&2
@@ -1459,10 +1460,15 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 			echo "| 10 | … \`trigrec show --json\` of TRIGREC_BEFORE ($TRIGREC_BEFORE), in the same loop | $(mmm why.cpu_s before 2) | $(mmm why.cpu_s perf 2) | $([ -n "$b" ] && [ -n "$p" ] && calc "$b / $p" 2 || echo n/a) | |"
 		fi
 	fi
-	for mode in sets perf; do
+	for mode in compact sets perf; do
 		if ! want 10 || [ ! -s "$W/scale-$mode.md" ]; then continue; fi
+		case $mode in
+		compact) what="compact rings (the default path)" flag=" -C" ;;
+		sets) what="ring sets (rings=bpf)" flag=" -s" ;;
+		*) what="perf-written rings" flag="" ;;
+		esac
 		echo
-		echo "### 10. The snapshot write path at scale, $([ $mode = sets ] && echo "ring sets (the default path)" || echo "perf-written rings") (bench/scale.c$([ $mode = sets ] && echo " -s"); median of $RUNS runs after a warm-up)"
+		echo "### 10. The snapshot write path at scale, $what (bench/scale.c$flag; median of $RUNS runs after a warm-up)"
 		echo
 		cat "$W/scale-$mode.md"
 	done

@@ -19,7 +19,7 @@
  * least-squares fit of time against kept bytes, and time per byte by CPU
  * count (flat = linear in bytes).
  *
- * usage: scale [-c CPUS] [-m MIBS] [-r RUNS] [-o DIR] [-z LEVEL] [-s] [-w] [-k]
+ * usage: scale [-c CPUS] [-m MIBS] [-r RUNS] [-o DIR] [-z LEVEL] [-s | -C] [-w] [-k]
  *   -c 2,16,64      simulated CPU counts
  *   -m 1,4          MiB per CPU
  *   -r 3            runs per configuration (the median is shown)
@@ -30,6 +30,12 @@
  *                   BPF-output rings per CPU of M MiB each, both full, in
  *                   the layout trigrec.bpf.c writes, so the writer's
  *                   conversion (bpfrec.c) is timed too
+ *   -C              compact rings (rings=compact, the default recording
+ *                   path): per CPU one byte ring of M MiB, full (written past
+ *                   its end), each record encoded by cr_put() as
+ *                   bpf/records.bpf.h's cr_body() encodes it, plus its empty
+ *                   carry (the spare's 1/8), so the decoding, expansion and
+ *                   name filling (compact.c, bpfrec.c) are timed too
  *   -w              the sidecar's why analysis (show/why.c) as a trigger
  *                   snapshot has it, whatever the size: a triggering thread
  *                   (this program's, whose syscall loop is in the records)
@@ -56,6 +62,8 @@
 #include "capture/recorder.h"
 #include "trigrec_abi.h"
 #include "capture/ring_reader.h"
+#include "engine/crwords.h"
+#include "snapshot/compact.h"
 #include "snapshot/snapshot.h"
 #include "util/log.h"
 
@@ -342,8 +350,96 @@ static void build_images(const struct capture *c, struct recorder *fr, struct ha
 	}
 }
 
+/*
+ * rings=compact: per CPU its main byte ring, full, then its carry (the
+ * spare's copy, empty: no cut happened before), as recorder.c's
+ * add_compact() orders them; then a tracking ring per CPU as above. Each
+ * captured record goes through cr_put(), the encoder that writes as the
+ * BPF programs do, oldest first, until the ring has been written past its
+ * end by an eighth (so it wrapped and its oldest block is overwritten, as
+ * in a long run). The same streams and times as build_images(): a first
+ * pass counts the records that takes, the second writes them with the
+ * times ending at t_end.
+ */
+static void build_compact(const struct capture *c, struct recorder *fr, struct harvest *h, int ncpu,
+			  const struct cr_event *ce, uint64_t t_end)
+{
+	struct cr_layout l = cr_layout_of(fr->cr_shift, fr->cr_nseg);
+	uint64_t bytes = (uint64_t)fr->cr_nseg << fr->cr_shift, target = bytes + bytes / 8;
+
+	for (int i = 0; i < fr->nr_rings; i++) {
+		int main_ring = i < 2 * ncpu && i % 2 == 0, track = i >= 2 * ncpu;
+		int cpu = track ? i - 2 * ncpu : i / 2;
+
+		fr->rings[i] = (struct rec_ring){ .cpu = cpu,
+						  .fd = -1,
+						  .tracking = track,
+						  .size = h->rings[i].cap,
+						  .set = track ? -1 : i % 2,
+						  .compact = !track };
+		h->rings[i].wrapped = 0;
+		h->rings[i].len = track ? 0 : h->rings[i].cap;
+		if (!track)
+			memset(h->rings[i].buf, 0, h->rings[i].cap);
+		if (main_ring) {
+			uint8_t *ring = (uint8_t *)h->rings[i].buf + REC_CR_HDR;
+			uint64_t gap = 500 + 37 * (cpu % 11), n = 0;
+			struct cr_writer w;
+			struct rec_cr_hdr hdr = { 0 };
+
+			for (int pass = 0; pass < 2; pass++) {
+				size_t k = (size_t)cpu * 7919 % c->n;
+				uint64_t todo = n;
+
+				memset(&w, 0, sizeof(w));
+				if (pass)
+					memset(ring, 0, (size_t)l.nseg * l.elem);
+				while (pass ? todo > 0 : (w.head & TRIGREC_CR_POS_MASK) < target) {
+					const struct tmpl *tp = &c->recs[k];
+					const uint8_t *raw = (const uint8_t *)tp->h + 28;
+					uint32_t size;
+
+					/* The raw size counts perf's padding to 8 bytes: not the record's. */
+					memcpy(&size, (const uint8_t *)tp->h + 24, 4);
+					if (size >= ce[tp->ev].fixed && size - ce[tp->ev].fixed < 8)
+						size = ce[tp->ev].fixed;
+					k = k + 1 == c->n ? 0 : k + 1;
+					if (!pass) {
+						/* the same gaps: time deltas encode to the same widths */
+						n += !!cr_put(ring, &l, &w, tp->ev, raw, size,
+							      &ce[tp->ev], (n + 1) * gap);
+						continue;
+					}
+					if (cr_put(ring, &l, &w, tp->ev, raw, size, &ce[tp->ev],
+						   t_end - cpu % 7 - (todo - 1) * gap))
+						todo--;
+				}
+			}
+			hdr.head_before = hdr.head_after = w.head;
+			memcpy(h->rings[i].buf, &hdr, sizeof(hdr));
+		} else if (track && cpu == 0) {
+			uint64_t tt = t_end - 4000000000ull;
+			size_t pos = 0;
+			char *buf = h->rings[i].buf;
+
+			for (size_t j = 0;
+			     j < c->ntrk && pos + c->trk[j].h->size <= h->rings[i].cap; j++) {
+				memcpy(buf + pos, c->trk[j].h, c->trk[j].h->size);
+				memcpy(buf + pos + c->trk[j].time_off, &tt, 8);
+				pos += c->trk[j].h->size;
+				tt -= 1000;
+			}
+			if (pos + 8 <= h->rings[i].cap)
+				memset(buf + pos, 0, 8);
+			h->rings[i].len = pos;
+		}
+	}
+}
+
 /* -k: keep the last snapshot of each configuration; -w: a trigger snapshot's why, unbounded. */
 static int keep, why;
+/* -C: compact rings (sets is then 0). */
+static int compact;
 
 static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *dir, int zlevel,
 		   int runs, struct result *all)
@@ -358,7 +454,8 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 	size_t size = (size_t)mib << 20;
 	uint64_t t_end = now_ns(CLOCK_MONOTONIC) - 1000000000ull, t0, c0;
 	struct rec_event evs[16];
-	int *cpus = NULL, nmain = ncpu * (sets ? sets : 1);
+	int *cpus = NULL, nmain = ncpu * (sets ? sets : compact ? 2 : 1);
+	struct cr_event ce[16] = { 0 };
 	uint64_t *ids = NULL;
 	struct rusage ru0, ru1;
 	int err = 0;
@@ -372,7 +469,7 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 		err = -ENOMEM;
 		goto out;
 	}
-	if (sets) {
+	if (sets || compact) {
 		/* The recorded events as rings=bpf has them: written by BPF, ids of trigrec's own. */
 		cpus = calloc(ncpu, sizeof(*cpus));
 		ids = calloc((size_t)ncpu * c->r->nr_evs, sizeof(*ids));
@@ -397,8 +494,31 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 		fr.cpus = cpus;
 		fr.nr_cpus = ncpu;
 	}
+	if (compact) {
+		/* recorder.c's compact_layout(): 8 segments or more, of at most TRIGREC_CR_MAX_SEG */
+		size_t seg = size / TRIGREC_CR_SPARE_DIV < TRIGREC_CR_MAX_SEG ?
+				     size / TRIGREC_CR_SPARE_DIV :
+				     TRIGREC_CR_MAX_SEG;
+
+		fr.compact = 1;
+		fr.cr_shift = (uint32_t)__builtin_ctzll(seg);
+		fr.cr_nseg = (uint32_t)(size / seg);
+		fr.cr_elem = TRIGREC_CR_ELEM(seg);
+		fr.cr_mem = NULL;
+		for (int i = 0; i < c->r->nr_evs; i++)
+			if (evs[i].bpf_rec && evs[i].fmt)
+				ce[i] = (struct cr_event){ .fixed = evs[i].fmt->fixed_size,
+							   .tp_id = (uint16_t)evs[i].fmt->id,
+							   .skip = cr_skip_words(evs[i].fmt),
+							   .zz = cr_zz_words(evs[i].fmt) };
+	}
 	for (int i = 0; i < fr.nr_rings; i++) {
 		size_t cap = i >= nmain ? 64 << 10 : size;
+
+		if (compact && i < nmain)
+			cap = REC_CR_HDR +
+			      (size_t)(i % 2 ? fr.cr_nseg / TRIGREC_CR_SPARE_DIV : fr.cr_nseg) *
+				      fr.cr_elem;
 
 		h.rings[i] = (struct ring_copy){ .buf = malloc(cap), .cap = cap };
 		if (!h.rings[i].buf) {
@@ -406,7 +526,10 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 			goto out;
 		}
 	}
-	build_images(c, &fr, &h, ncpu, size, sets, t_end);
+	if (compact)
+		build_compact(c, &fr, &h, ncpu, ce, t_end);
+	else
+		build_images(c, &fr, &h, ncpu, size, sets, t_end);
 	t.freeze_at = t_end + 1;
 	if (why) {
 		/* fired by this program's thread at the cut: a why over the 100 ms before */
@@ -429,6 +552,9 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 		/* Ring sets are rewritten in place by the writer (bpfrec.c): fresh ones each run. */
 		if (sets && k)
 			build_images(c, &fr, &h, ncpu, size, sets, t_end);
+		/* Compact ring copies are only read, but the expansion lent them its length. */
+		for (int i = 0; compact && i < nmain; i++)
+			h.rings[i].len = h.rings[i].cap;
 		reset_hwm();
 		getrusage(RUSAGE_THREAD, &ru0);
 		t0 = now_ns(CLOCK_MONOTONIC);
@@ -447,6 +573,15 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 		res->why_cpu_ms = out.why_cpu_ns / 1e6;
 		res->file_bytes = out.data_bytes;
 		for (int i = 0; i < nmain; i++) {
+			/*
+			 * Compact: the main ring's data bytes are what it keeps
+			 * (the carry is empty); ring memory is main and spare.
+			 */
+			if (compact) {
+				res->kept_bytes += i % 2 ? 0 : size;
+				res->ring_bytes += i % 2 ? size / TRIGREC_CR_SPARE_DIV : size;
+				continue;
+			}
 			res->kept_bytes += h.rings[i].len;
 			res->ring_bytes += h.rings[i].cap;
 		}
@@ -457,6 +592,8 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 			unlink(out.sidecar);
 		}
 	}
+	for (int i = 0; compact && i < nmain; i++)
+		h.rings[i].len = h.rings[i].cap;
 	/*
 	 * The floor: the same bytes written to a new file in the same directory
 	 * with 4 MiB pwrite()s and an fsync, as the writer does, and nothing else.
@@ -480,6 +617,22 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 									     4 << 20;
 
 				if (pwrite(fd, (char *)h.rings[i].buf + o, n, off) != (ssize_t)n) {
+					err = -EIO;
+					break;
+				}
+				off += n;
+			}
+		/*
+		 * Compact rings expand into a file several times their size: the
+		 * floor writes as many bytes as the file's data, the ring copies'
+		 * bytes over again (after the ones above).
+		 */
+		for (uint64_t want = all[k].file_bytes; compact && off < want && !err;)
+			for (int i = 0; i < nmain && off < want; i++) {
+				size_t n = h.rings[i].len < (4u << 20) ? h.rings[i].len : 4 << 20;
+
+				n = want - off < n ? want - off : n;
+				if (pwrite(fd, h.rings[i].buf, n, off) != (ssize_t)n) {
 					err = -EIO;
 					break;
 				}
@@ -537,9 +690,10 @@ int main(int argc, char **argv)
 	int npts = 0;
 	char cmd[512];
 
-	while ((opt = getopt(argc, argv, "c:m:r:o:z:swk")) != -1) {
+	while ((opt = getopt(argc, argv, "c:m:r:o:z:sCwk")) != -1) {
 		switch (opt) {
 		case 's': sets = TRIGREC_RING_SETS; break;
+		case 'C': compact = 1; break;
 		case 'w': why = 1; break;
 		case 'k': keep = 1; break;
 		case 'c': ncpus = parse_list(optarg, cpus, MAX_CFG); break;
@@ -549,15 +703,15 @@ int main(int argc, char **argv)
 		case 'z': zlevel = atoi(optarg); break;
 		default:
 			fprintf(stderr,
-				"usage: %s [-c CPUS,..] [-m MIB,..] [-r RUNS] [-o DIR] [-z LEVEL] [-s] [-w] "
+				"usage: %s [-c CPUS,..] [-m MIB,..] [-r RUNS] [-o DIR] [-z LEVEL] [-s | -C] [-w] "
 				"[-k]\n",
 				argv[0]);
 			return 2;
 		}
 	}
-	if (ncpus <= 0 || nmibs <= 0 || runs <= 0 || runs > 15) {
+	if (ncpus <= 0 || nmibs <= 0 || runs <= 0 || runs > 15 || (sets && compact)) {
 		fprintf(stderr,
-			"scale: -c and -m take comma lists of positive numbers, -r 1..15\n");
+			"scale: -c and -m take comma lists of positive numbers, -r 1..15; -s or -C\n");
 		return 2;
 	}
 	log_level = LOG_QUIET; /* errors still print: they are what stops a run */
@@ -569,8 +723,10 @@ int main(int argc, char **argv)
 		return 1;
 	printf("captured %zu records (%zu bytes, %.0f bytes each) and %zu tracking records; %s\n\n",
 	       c.n, c.bytes, (double)c.bytes / c.n, c.ntrk,
-	       sets ? "ring sets: 2 BPF-output rings of MiB/CPU per CPU, both full" :
-		      "perf-written rings: one ring of MiB/CPU per CPU, full");
+	       sets    ? "ring sets: 2 BPF-output rings of MiB/CPU per CPU, both full" :
+	       compact ? "compact rings: one byte ring of MiB/CPU per CPU, full, and its "
+			 "spare's empty carry (MiB/CPU / 8)" :
+			 "perf-written rings: one ring of MiB/CPU per CPU, full");
 	printf("| CPUs | MiB/CPU | ring MiB | records kept | trigger-to-file ms | CPU ms (of it "
 	       "kernel) | page-cache floor ms | GB/s | ns/record | peak RSS MiB | RSS / rings | "
 	       "why ms (CPU) |\n");
