@@ -304,6 +304,13 @@ struct name_obs {
 struct names {
 	struct name_obs *o;
 	size_t n, cap;
+	/*
+	 * Per observation (sorted), the index of its thread's latest change
+	 * at or before it, NO_CHANGE if none: a lookup is then one bisection,
+	 * not a walk over every observation of the thread (a thread woken and
+	 * switched 10^5 times in a snapshot made that walk quadratic).
+	 */
+	uint32_t *lastc;
 	struct name_obs *now; /* /proc, read once per thread (time: found or not) */
 	size_t nnow, capnow;
 };
@@ -342,12 +349,56 @@ static int proc_comm(uint32_t tid, char comm[16])
 	return !procs__read_comm(tid, tid, comm) && comm[0];
 }
 
-/* Thread tid's name at time t into comm (16 bytes), by the rules above. */
+#define NO_CHANGE UINT32_MAX
+
+/* nm->lastc for the sorted observations. */
+static int last_changes(struct names *nm)
+{
+	uint32_t last = NO_CHANGE;
+
+	if (!nm->n)
+		return 0;
+	if (nm->n >= NO_CHANGE)
+		return -E2BIG;
+	nm->lastc = malloc(nm->n * sizeof(*nm->lastc));
+	if (!nm->lastc)
+		return -ENOMEM;
+	for (size_t i = 0; i < nm->n; i++) {
+		if (i && nm->o[i].tid != nm->o[i - 1].tid)
+			last = NO_CHANGE;
+		if (nm->o[i].change)
+			last = (uint32_t)i;
+		nm->lastc[i] = last;
+	}
+	return 0;
+}
+
+/* The first observation after thread tid's at or before time t (t = ~0: after all of tid's). */
+static size_t obs_after(const struct names *nm, uint32_t tid, uint64_t t)
+{
+	size_t lo = 0, hi = nm->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct name_obs *x = &nm->o[mid];
+
+		if (x->tid < tid || (x->tid == tid && x->time <= t))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/*
+ * Thread tid's name at time t into comm (16 bytes), by the rules above:
+ * its latest change at or before t; without one, a name seen before its
+ * first change (the span that holds t); without any observation, /proc.
+ */
 static int name_at(struct names *nm, const struct bpfrec_scratch *s, uint32_t tid, uint64_t t,
 		   int cpu, char comm[16])
 {
-	size_t lo = 0, hi = nm->n, first, i;
-	const struct name_obs *before = NULL, *after = NULL, *seen = NULL;
+	size_t first, i, at;
 	struct name_obs now = { .tid = tid };
 
 	memset(comm, 0, 16);
@@ -355,36 +406,17 @@ static int name_at(struct names *nm, const struct bpfrec_scratch *s, uint32_t ti
 		snprintf(comm, 16, "swapper/%d", cpu);
 		return 0;
 	}
-	while (lo < hi) { /* the thread's first observation */
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (nm->o[mid].tid < tid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	first = lo;
-	for (i = first; i < nm->n && nm->o[i].tid == tid; i++) {
-		const struct name_obs *x = &nm->o[i];
-
-		if (x->change && x->time <= t)
-			before = x, seen = NULL;
-		else if (x->change) {
-			after = x;
-			break;
-		} else if (!before && !seen) {
-			seen = x; /* a name seen in the span that holds t */
-		}
-	}
-	if (before) {
-		memcpy(comm, before->comm, 16);
+	first = obs_after(nm, tid - 1, UINT64_MAX); /* the thread's first observation */
+	at = obs_after(nm, tid, t);
+	if (at > first && nm->lastc[at - 1] != NO_CHANGE) {
+		memcpy(comm, nm->o[nm->lastc[at - 1]].comm, 16);
 		return 0;
 	}
-	if (seen) {
-		memcpy(comm, seen->comm, 16);
+	if (first < nm->n && nm->o[first].tid == tid && !nm->o[first].change) {
+		memcpy(comm, nm->o[first].comm, 16);
 		return 0;
 	}
-	if (!after) {
+	if (first == nm->n || nm->o[first].tid != tid) {
 		for (i = 0; i < nm->nnow; i++)
 			if (nm->now[i].tid == tid)
 				break;
@@ -527,6 +559,8 @@ static int fill_names(const struct recorder *r, const struct harvest *h, struct 
 			err = seen_names(r, &s->x[i], &nm);
 	if (!err && nm.n)
 		qsort(nm.o, nm.n, sizeof(*nm.o), obs_cmp);
+	if (!err)
+		err = last_changes(&nm);
 	for (int i = 0; i < r->nr_rings && i < s->nx && !err; i++) {
 		struct bpfrec_x *x = &s->x[i];
 
@@ -553,6 +587,7 @@ static int fill_names(const struct recorder *r, const struct harvest *h, struct 
 		}
 	}
 	free(nm.o);
+	free(nm.lastc);
 	free(nm.now);
 	return err;
 }
