@@ -1154,9 +1154,9 @@ TEST(record_size_classes)
 		if (!f)
 			continue;
 		CHECK_EQ(f->fixed_size, size);
-		if (size >= 12 && (size - 8) % 8 == 0 && size <= 8 + 8 * 8)
-			want = (int)(size - 8) / 4;
-		else if (size >= 12 && (size - 8) % 8 == 4 && size <= 8 + 8 * 7 + 4)
+		/* Whole words up to 8, or whole words up to 7 and a 4-byte tail. */
+		if (size >= 12 && (((size - 8) % 8 == 0 && size <= 8 + 8 * 8) ||
+				   ((size - 8) % 8 == 4 && size <= 8 + 8 * 7 + 4)))
 			want = (int)(size - 8) / 4;
 		c = bpfctl__rec_class(f, rec);
 		CHECK_EQ(c, want);
