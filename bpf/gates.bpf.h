@@ -112,6 +112,37 @@ int tp_rec(void *ctx)
 	return 1;
 }
 
+/*
+ * tp_rec for one record size: tp_rec_wN reads N 8-byte words, tp_rec_wNh
+ * four bytes more (record_words()). Loaded only when a hook uses it ("?":
+ * autoload off), chosen by bpfctl__rec_class() (src/engine/bpfctl.c, whose
+ * REC_WORDS and rec_prog() must match this list).
+ */
+#define TP_REC_W(name, nw, half)                                 \
+	SEC("?tracepoint")                                       \
+	int name(void *ctx)                                      \
+	{                                                        \
+		record_words(ctx, nw, half, bpf_ktime_get_ns()); \
+		return 1;                                        \
+	}
+
+TP_REC_W(tp_rec_w1, 1, 0)
+TP_REC_W(tp_rec_w2, 2, 0)
+TP_REC_W(tp_rec_w3, 3, 0)
+TP_REC_W(tp_rec_w4, 4, 0)
+TP_REC_W(tp_rec_w5, 5, 0)
+TP_REC_W(tp_rec_w6, 6, 0)
+TP_REC_W(tp_rec_w7, 7, 0)
+TP_REC_W(tp_rec_w8, 8, 0)
+TP_REC_W(tp_rec_w0h, 0, 1)
+TP_REC_W(tp_rec_w1h, 1, 1)
+TP_REC_W(tp_rec_w2h, 2, 1)
+TP_REC_W(tp_rec_w3h, 3, 1)
+TP_REC_W(tp_rec_w4h, 4, 1)
+TP_REC_W(tp_rec_w5h, 5, 1)
+TP_REC_W(tp_rec_w6h, 6, 1)
+TP_REC_W(tp_rec_w7h, 7, 1)
+
 /* Recorded tracepoints that carry no trigger: the gate alone, one load. */
 SEC("tracepoint")
 int tp_gate(void *ctx)

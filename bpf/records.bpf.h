@@ -483,6 +483,66 @@ static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, 
 }
 
 /*
+ * rings=bpf, the size-class programs (tp_rec_wN, gates.bpf.h): the record
+ * of a tracepoint whose fixed part is 8 + 8 * nw (+ 4 with half) bytes,
+ * with no __data_loc field and no --filter, read from ctx with plain loads
+ * instead of a bpf_probe_read_kernel() call. Each program reads exactly its
+ * class's bytes: the kernel refuses to attach a program whose furthest ctx
+ * load lies past the tracepoint's record (perf_event_set_bpf_prog(),
+ * max_ctx_offset), so one program cannot serve every size. Bytes 0-7 (the
+ * common fields) are not read: the encoder leaves them out and rec_emit()
+ * rebuilds them. A hook whose record is not this class's size is refused
+ * and counted (rec_failed): bpfctl never attaches one so. 0 = written.
+ */
+static __always_inline int record_words(void *ctx, __u32 nw, __u32 half, __u64 now)
+{
+	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), zero = 0, cpu = bpf_get_smp_processor_id(),
+	      sz = 8 + 8 * nw + 4 * half;
+	struct trigrec_hook_cfg *hc = bpf_map_lookup_elem(&hooks, &idx);
+	struct trigrec_stats *st;
+	struct rec_buf *b;
+
+	if (!hc || !rec_wanted(cpu))
+		return 1;
+	b = bpf_map_lookup_elem(&rec_buf_map, &zero);
+	if (!b)
+		return 1;
+	if (hc->rec_size != sz || (hc->flags & TRIGREC_HOOK_RECFILTER) || hc->dloc[0]) {
+		st = stat_slot(TRIGREC_MAX_TRIGGERS);
+		if (st)
+			st->rec_failed++;
+		return 1;
+	}
+	/*
+	 * Spelled out, not a loop: the verifier refuses a ctx load through a
+	 * pointer moved by a register (a loop clang keeps), so every load must
+	 * be ctx plus a constant. nw and half are constants here: the tests
+	 * fold away. Volatile keeps each load one 8-byte (4-byte) load.
+	 */
+#define RW(i)                                                              \
+	do {                                                               \
+		if (nw > i)                                                \
+			w[i] = *(volatile const __u64 *)(ctx + 8 + 8 * i); \
+	} while (0)
+	{
+		__u64 *w = (__u64 *)&b->d[8];
+
+		RW(0);
+		RW(1);
+		RW(2);
+		RW(3);
+		RW(4);
+		RW(5);
+		RW(6);
+		RW(7);
+		if (half)
+			*(__u32 *)&w[nw] = *(volatile const __u32 *)(ctx + 8 + 8 * nw);
+	}
+#undef RW
+	return rec_emit(ctx, b, hc, cpu, sz, now, TRIGREC_MAX_RECORD);
+}
+
+/*
  * A dynamic probe's record, rebuilt from registers (the kernel gives kprobe
  * programs pt_regs, never the record): each field at its format's offset.
  */

@@ -36,7 +36,7 @@ int main(int argc, char **argv)
 {
 	struct trigrec_bpf *skel;
 	struct bpf_program *prog;
-	char *logs[32] = {};
+	char *logs[64] = {};
 	int nprog = 0, err, ret = 1;
 
 	if (argc > 1) {

@@ -147,6 +147,62 @@ static int has_dataloc(const struct tp_format *f)
 	return 0;
 }
 
+/* The size-class programs: tp_rec_w1 .. tp_rec_w8, tp_rec_w0h .. tp_rec_w7h (gates.bpf.h). */
+#define REC_WORDS 8
+
+int bpfctl__rec_class(const struct tp_format *f, uint32_t flags)
+{
+	uint32_t n;
+
+	if (!(flags & TRIGREC_HOOK_BPFREC) || (flags & TRIGREC_HOOK_RECFILTER) || has_dataloc(f) ||
+	    f->fixed_size < 12)
+		return -1;
+	n = f->fixed_size - 8;
+	/*
+	 * A record of 8 * N + 4 bytes after the common fields ends in a 4-byte
+	 * load; other remainders (a trailing u8 or u16) stay on tp_rec rather
+	 * than read past the record, which the kernel would refuse at attach.
+	 */
+	if (n % 8 == 0 && n / 8 <= REC_WORDS)
+		return (int)(n / 8) * 2;
+	if (n % 8 == 4 && n / 8 < REC_WORDS)
+		return (int)(n / 8) * 2 + 1;
+	return -1;
+}
+
+struct bpf_program *bpfctl__rec_prog(struct bpfctl *b, int c)
+{
+	struct bpf_program *const p[] = {
+		NULL,
+		b->skel->progs.tp_rec_w0h,
+		b->skel->progs.tp_rec_w1,
+		b->skel->progs.tp_rec_w1h,
+		b->skel->progs.tp_rec_w2,
+		b->skel->progs.tp_rec_w2h,
+		b->skel->progs.tp_rec_w3,
+		b->skel->progs.tp_rec_w3h,
+		b->skel->progs.tp_rec_w4,
+		b->skel->progs.tp_rec_w4h,
+		b->skel->progs.tp_rec_w5,
+		b->skel->progs.tp_rec_w5h,
+		b->skel->progs.tp_rec_w6,
+		b->skel->progs.tp_rec_w6h,
+		b->skel->progs.tp_rec_w7,
+		b->skel->progs.tp_rec_w7h,
+		b->skel->progs.tp_rec_w8,
+	};
+
+	return c > 0 && c < (int)(sizeof(p) / sizeof(p[0])) ? p[c] : NULL;
+}
+
+/* The hook's own size-class program, if it records through one (else NULL: tp_rec). */
+static struct bpf_program *hook_rec_prog(struct bpfctl *b, const struct bpf_hook *h)
+{
+	if (h->fp >= 0 || h->cfg.ntrig || h->is_probe)
+		return NULL;
+	return bpfctl__rec_prog(b, h->rec_class);
+}
+
 /*
  * Which fast path serves hook h, if one can: a tracepoint recorded on ring
  * sets (without a --filter: tp_rec runs that on the kernel's record), or
@@ -470,6 +526,7 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 		if (plan_probe(h))
 			goto fail;
 		h->fp = b->opts.no_fast_paths ? -1 : fast_path_for(h);
+		h->rec_class = bpfctl__rec_class(h->fmt, h->cfg.flags);
 	}
 	return b;
 fail:
@@ -838,6 +895,10 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 	for (int i = 0; i < b->nr_hooks; i++)
 		if (b->hooks[i].fp >= 0)
 			bpf_program__set_autoload(fp_prog(b, b->hooks[i].fp), true);
+	/* Only the size classes in use: each costs load time and verifier work. */
+	for (int i = 0; i < b->nr_hooks; i++)
+		if (hook_rec_prog(b, &b->hooks[i]))
+			bpf_program__set_autoload(hook_rec_prog(b, &b->hooks[i]), true);
 	err = trigrec_bpf__load(b->skel);
 	if (err && quiet)
 		return err;
@@ -1015,6 +1076,12 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 			continue;
 		if (b->hooks[i].fp >= 0)
 			continue; /* its tp_btf program, attached once below */
+		if (hook_rec_prog(b, &b->hooks[i])) {
+			prog = hook_rec_prog(b, &b->hooks[i]);
+			vlog("%s:%s: recorded through %s (its %u-byte record read from ctx)",
+			     b->hooks[i].tp.sys, b->hooks[i].tp.name, bpf_program__name(prog),
+			     b->hooks[i].fmt->fixed_size);
+		}
 		l = bpf_program__attach_tracepoint_opts(prog, b->hooks[i].tp.sys,
 							b->hooks[i].tp.name, &o);
 

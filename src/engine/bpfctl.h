@@ -37,7 +37,20 @@ struct bpf_hook {
 	 */
 	int fp;
 	int sys_nr;
+	/*
+	 * rings=bpf without a trigger or fast path: the size-class program
+	 * that reads its record from ctx (bpfctl__rec_class()), -1 = tp_rec.
+	 */
+	int rec_class;
 };
+
+/*
+ * The size-class program (tp_rec_wN, 2 * N; tp_rec_wNh, 2 * N + 1) for a
+ * recorded tracepoint of format f and hook flags: its record has no
+ * __data_loc field, no --filter, and a fixed part of exactly 8 + 8 * N
+ * (+ 4) bytes, N <= 8 (+ 4: N <= 7). -1: the generic tp_rec.
+ */
+int bpfctl__rec_class(const struct tp_format *f, uint32_t flags);
 
 /*
  * A recorded tracepoint's --filter as the BPF programs test it: compiled as
@@ -102,6 +115,9 @@ struct bpfctl {
 	 */
 	struct bpfctl *heir;
 };
+
+/* Class c's program in b's (opened) skeleton; NULL for -1 or any other non-class. */
+struct bpf_program *bpfctl__rec_prog(struct bpfctl *b, int c);
 
 /*
  * What a reload carries from one object to the next, by trigger name: the

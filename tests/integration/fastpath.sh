@@ -469,6 +469,52 @@ else
 fi
 t_end
 
+# rec_prog EVENT: the size-class program (bpf/gates.bpf.h) for EVENT's
+# record as this kernel's format gives it (the end of its last field), or
+# tp_rec when none fits: worked out here from tracefs, not by trigrec.
+rec_prog() {
+	awk -F'[:;\t ]+' '/^\tfield:/ && !/common_/ {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "offset") o = $(i + 1)
+			if ($i == "size") s = $(i + 1)
+		}
+		if (o + s > end) end = o + s
+		if (/__data_loc/) dl = 1
+	} END {
+		n = end - 8
+		if (!dl && n >= 4 && n % 8 == 0 && n / 8 <= 8) print "tp_rec_w" n / 8
+		else if (!dl && n % 8 == 4 && int(n / 8) <= 7) print "tp_rec_w" int(n / 8) "h"
+		else print "tp_rec"
+	}' "$TFS/events/${1%%:*}/${1#*:}/format"
+}
+
+# The size-class programs read the record from ctx with plain loads, one
+# program per record size: the kernel refuses to attach one whose loads go
+# past the tracepoint's record, and one that stopped short would lose
+# words, which the comparison with perf's records would show.
+t_begin "fastpath: --no-fast-paths records through the size-class programs, equal to perf record's"
+B7=$((BASE + 600000))
+EV=sched:sched_switch,sched:sched_wakeup,syscalls:sys_enter_getpgid,syscalls:sys_exit_getpgid,syscalls:sys_enter_openat,irq:softirq_entry,irq:softirq_raise
+FP_ARGS=(--no-fast-paths)
+if fp_run cls "$EV" sched_work "$B7"; then
+	check_eq "trigrec exit code (log: $(log_tail "$TMP/cls.log"))" "$TR_RC" 0
+	for e in ${EV//,/ }; do
+		p=$(rec_prog "$e")
+		check_match "$e through $p" "$(cat "$TMP/cls.log")" "$e: recorded through $p \\("
+	done
+	check_nomatch "no fast path" "$(cat "$TMP/cls.log")" "through the tp_btf"
+	check_eq "perf record lost nothing (else there is no oracle)" "$PERF_LOST" 0
+	fp_check cls 300
+	decode "$(snaps "$TMP/cls" | head -1)" >"$TMP/cls.tsv"
+	# sched_work's seqgen calls getsid before every 50th getpgid: the first snapshot ends at 49.
+	check_eq "getpgid through tp_rec_w2: up to the first getsid, none missing, none out of order (last missing disorder)" \
+		"$(seq_check "$TMP/cls.tsv" "$B7" | cut -d' ' -f3-)" "49 0 0"
+else
+	t_fail "trigrec did not start: $(log_tail "$TMP/cls.log")"
+fi
+FP_ARGS=()
+t_end
+
 # (The raw_syscalls triggers keep the syscalls:* events on tp_btf: see the first case.)
 t_begin "fastpath: not for an event with a --filter, nor with --no-fast-paths; a trigger keeps it"
 B3=$((BASE + 200000))

@@ -1115,6 +1115,76 @@ TEST(zz_cleanup)
 	return cleanup();
 }
 
+/*
+ * The size-class programs (tp_rec_wN, gates.bpf.h): a format gets the class
+ * whose loads end exactly at its fixed part, never one that reads past it
+ * (the kernel would refuse the attach) or stops short (words would be
+ * lost), and the class's program in the object is the one of that size.
+ */
+static struct tp_format *fmt_of_size(uint32_t size, int dataloc)
+{
+	char text[2048];
+	int n = snprintf(text, sizeof(text), "name: sz\nID: 9100\nformat:\n" COMMON);
+
+	/* 4-byte fields up to size, then a trailing u16 when size is not a multiple of 4. */
+	for (uint32_t off = 8, i = 0; off + 4 <= size; off += 4, i++)
+		n += snprintf(text + n, sizeof(text) - (size_t)n,
+			      "\tfield:%s f%u;\toffset:%u;\tsize:4;\tsigned:0;\n",
+			      dataloc && off == 8 ? "__data_loc char[]" : "unsigned int", i, off);
+	if (size % 4)
+		n += snprintf(text + n, sizeof(text) - (size_t)n,
+			      "\tfield:unsigned short t;\toffset:%u;\tsize:2;\tsigned:0;\n",
+			      size - 2);
+	n += snprintf(text + n, sizeof(text) - (size_t)n, "\nprint fmt: \"x\"\n");
+	return tp_format__parse("test", "sz", text, (size_t)n);
+}
+
+TEST(record_size_classes)
+{
+	struct bpfctl b = { .skel = trigrec_bpf__open() };
+	const uint32_t rec = TRIGREC_HOOK_BPFREC;
+
+	CHECK(b.skel != NULL);
+	for (uint32_t size = 8; size <= 96; size += 2) {
+		struct tp_format *f = fmt_of_size(size, 0);
+		int c, want = -1;
+		char name[32];
+
+		CHECK(f != NULL);
+		if (!f)
+			continue;
+		CHECK_EQ(f->fixed_size, size);
+		/* Whole words up to 8, or whole words up to 7 and a 4-byte tail. */
+		if (size >= 12 && (((size - 8) % 8 == 0 && size <= 8 + 8 * 8) ||
+				   ((size - 8) % 8 == 4 && size <= 8 + 8 * 7 + 4)))
+			want = (int)(size - 8) / 4;
+		c = bpfctl__rec_class(f, rec);
+		CHECK_EQ(c, want);
+		if (c >= 0 && b.skel) {
+			/* Class c reads 4 * c bytes from offset 8: exactly the record. */
+			snprintf(name, sizeof(name), "tp_rec_w%d%s", c / 2, c % 2 ? "h" : "");
+			CHECK(bpfctl__rec_prog(&b, c) != NULL);
+			if (bpfctl__rec_prog(&b, c))
+				CHECK_STR(bpf_program__name(bpfctl__rec_prog(&b, c)), name);
+			CHECK_EQ(8 + 4 * c, size);
+		}
+		/* Not recorded by BPF, or with a --filter: tp_rec (or no program). */
+		CHECK_EQ(bpfctl__rec_class(f, 0), -1);
+		CHECK_EQ(bpfctl__rec_class(f, rec | TRIGREC_HOOK_RECFILTER), -1);
+		tp_format__free(f);
+		/* A __data_loc field: the record runs past its fixed part. */
+		f = fmt_of_size(size, 1);
+		if (f && size >= 12)
+			CHECK_EQ(bpfctl__rec_class(f, rec), -1);
+		tp_format__free(f);
+	}
+	CHECK(bpfctl__rec_prog(&b, -1) == NULL);
+	CHECK(bpfctl__rec_prog(&b, 0) == NULL);
+	CHECK(bpfctl__rec_prog(&b, 17) == NULL);
+	trigrec_bpf__destroy(b.skel);
+	return 0;
+}
+
 RUN_TESTS(T(event_conditions), T(count_at_least), T(latency_by_key), T(rate_by_key),
 	  T(latency_near_misses_per_key), T(rate_near_misses_per_key), T(learned_threshold),
 	  T(learned_all_keys), T(learned_all_keys_halving), T(learned_unkeyed),
@@ -1122,4 +1192,4 @@ RUN_TESTS(T(event_conditions), T(count_at_least), T(latency_by_key), T(rate_by_k
 	  T(replay_refuses), T(compact_reload_keeps_the_cut), T(compact_reload_with_the_spare_free),
 	  T(replay_open_builds_no_index), T(replay_merges_files_in_time_order),
 	  T(replay_counts_duplicates_once), T(replay_stops_at_a_damaged_record),
-	  T(replay_streams_compressed), T(zz_cleanup))
+	  T(replay_streams_compressed), T(record_size_classes), T(zz_cleanup))
