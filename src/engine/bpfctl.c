@@ -896,9 +896,12 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 		if (b->hooks[i].fp >= 0)
 			bpf_program__set_autoload(fp_prog(b, b->hooks[i].fp), true);
 	/* Only the size classes in use: each costs load time and verifier work. */
-	for (int i = 0; i < b->nr_hooks; i++)
-		if (hook_rec_prog(b, &b->hooks[i]))
-			bpf_program__set_autoload(hook_rec_prog(b, &b->hooks[i]), true);
+	for (int i = 0; i < b->nr_hooks; i++) {
+		struct bpf_program *cls = hook_rec_prog(b, &b->hooks[i]);
+
+		if (cls)
+			bpf_program__set_autoload(cls, true);
+	}
 	err = trigrec_bpf__load(b->skel);
 	if (err && quiet)
 		return err;
@@ -1062,10 +1065,12 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 		LIBBPF_OPTS(bpf_tracepoint_opts, o, .bpf_cookie = i);
 		int probe = b->hooks[i].is_probe;
 		int bpfrec = b->hooks[i].cfg.flags & TRIGREC_HOOK_BPFREC;
+		struct bpf_program *cls = hook_rec_prog(b, &b->hooks[i]);
 		struct bpf_program *prog =
 			b->hooks[i].cfg.ntrig ?
 				(probe ? b->skel->progs.probe_hook : b->skel->progs.tp_hook) :
 			probe  ? b->skel->progs.probe_gate :
+			cls    ? cls :
 			bpfrec ? b->skel->progs.tp_rec :
 				 b->skel->progs.tp_gate;
 		struct bpf_link *l;
@@ -1076,12 +1081,10 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 			continue;
 		if (b->hooks[i].fp >= 0)
 			continue; /* its tp_btf program, attached once below */
-		if (hook_rec_prog(b, &b->hooks[i])) {
-			prog = hook_rec_prog(b, &b->hooks[i]);
+		if (cls)
 			vlog("%s:%s: recorded through %s (its %u-byte record read from ctx)",
 			     b->hooks[i].tp.sys, b->hooks[i].tp.name, bpf_program__name(prog),
 			     b->hooks[i].fmt->fixed_size);
-		}
 		l = bpf_program__attach_tracepoint_opts(prog, b->hooks[i].tp.sys,
 							b->hooks[i].tp.name, &o);
 
