@@ -19,7 +19,7 @@
  * least-squares fit of time against kept bytes, and time per byte by CPU
  * count (flat = linear in bytes).
  *
- * usage: scale [-c CPUS] [-m MIBS] [-r RUNS] [-o DIR] [-z LEVEL] [-s | -C] [-w] [-k]
+ * usage: scale [-c CPUS] [-m MIBS] [-r RUNS] [-o DIR] [-z LEVEL] [-s | -C] [-w] [-k] [-K FILE]
  *   -c 2,16,64      simulated CPU counts
  *   -m 1,4          MiB per CPU
  *   -r 3            runs per configuration (the median is shown)
@@ -45,6 +45,11 @@
  *   -k              keep each configuration's last snapshot (and sidecar)
  *                   in DIR and name it on stderr: the input for timing
  *                   `trigrec show` and perf on a snapshot of that size
+ *   -K FILE         the capture from FILE if it exists, else captured and
+ *                   saved there, with the clock it was taken at: two builds
+ *                   then write their snapshots from the same records at the
+ *                   same times (with -k, `perf script` on both compares a
+ *                   change to the writer record for record)
  * Needs root (the one capture). Prints a markdown table.
  */
 #include <errno.h>
@@ -74,6 +79,7 @@ struct tmpl {
 	const struct perf_event_header *h;
 	uint32_t time_off; /* offset of the TIME field in the record */
 	int ev;		   /* index in the recorder's events */
+	uint32_t idj;	   /* which of the event's ids the record carries (-K) */
 };
 
 struct capture {
@@ -123,7 +129,7 @@ static uint32_t time_offset(const struct perf_event_header *h, const struct perf
 }
 
 static int add(struct tmpl **v, size_t *n, size_t *cap, const struct perf_event_header *h,
-	       uint32_t off, int ev)
+	       uint32_t off, int ev, uint32_t idj)
 {
 	if (*n == *cap) {
 		size_t nc = *cap ? *cap * 2 : 4096;
@@ -134,7 +140,7 @@ static int add(struct tmpl **v, size_t *n, size_t *cap, const struct perf_event_
 		*v = nv;
 		*cap = nc;
 	}
-	(*v)[(*n)++] = (struct tmpl){ h, off, ev };
+	(*v)[(*n)++] = (struct tmpl){ h, off, ev, idj };
 	return 0;
 }
 
@@ -143,7 +149,7 @@ static int collect(const struct perf_event_header *h, void *ctx)
 	struct capture *c = ctx;
 	int ev = -1;
 	uint64_t id;
-	uint32_t off;
+	uint32_t off, idj = 0;
 
 	if (h->size < 16)
 		return 0;
@@ -151,23 +157,117 @@ static int collect(const struct perf_event_header *h, void *ctx)
 					     *(const uint64_t *)((const char *)h + h->size - 8);
 	for (int i = 0; i < c->r->nr_evs && ev < 0; i++)
 		for (uint32_t j = 0; j < c->r->evs[i].pd.nr_ids; j++)
-			if (c->r->evs[i].pd.ids[j] == id)
+			if (c->r->evs[i].pd.ids[j] == id) {
 				ev = i;
+				idj = j;
+			}
 	if (ev < 0)
 		return 0;
 	off = time_offset(h, &c->r->evs[ev].pd.attr);
 	if (!off)
 		return 0;
 	if (c->tracking)
-		return add(&c->trk, &c->ntrk, &c->captrk, h, off, ev);
+		return add(&c->trk, &c->ntrk, &c->captrk, h, off, ev, idj);
 	if (h->type != PERF_RECORD_SAMPLE)
 		return 0;
 	c->bytes += h->size;
-	return add(&c->recs, &c->n, &c->cap, h, off, ev);
+	return add(&c->recs, &c->n, &c->cap, h, off, ev, idj);
 }
 
-/* Record what this machine does for a moment, into 1 MiB perf-written rings. */
-static int capture(struct capture *c)
+/* -K: the clock the capture was taken at, the simulated streams' end (0: now). */
+static uint64_t t_fixed;
+
+static int save_recs(FILE *f, const struct tmpl *v, size_t n)
+{
+	if (fwrite(&n, sizeof(n), 1, f) != 1)
+		return -EIO;
+	for (size_t i = 0; i < n; i++)
+		if (fwrite(&v[i].time_off, 4, 1, f) != 1 || fwrite(&v[i].ev, 4, 1, f) != 1 ||
+		    fwrite(&v[i].idj, 4, 1, f) != 1 || fwrite(v[i].h, v[i].h->size, 1, f) != 1)
+			return -EIO;
+	return 0;
+}
+
+/*
+ * The records of a saved capture, their ids made this run's: the recorder
+ * is opened anew, and its formats are this kernel's.
+ */
+static int load_recs(FILE *f, const struct recorder *r, struct tmpl **v, size_t *n, size_t *cap)
+{
+	if (fread(n, sizeof(*n), 1, f) != 1 || *n > (1u << 24))
+		return -EINVAL;
+	*v = calloc(*n ? *n : 1, sizeof(**v));
+	if (!*v)
+		return -ENOMEM;
+	*cap = *n;
+	for (size_t i = 0; i < *n; i++) {
+		struct tmpl *t = &(*v)[i];
+		struct perf_event_header ph;
+		uint8_t *b;
+		uint64_t id;
+
+		if (fread(&t->time_off, 4, 1, f) != 1 || fread(&t->ev, 4, 1, f) != 1 ||
+		    fread(&t->idj, 4, 1, f) != 1 || fread(&ph, sizeof(ph), 1, f) != 1 ||
+		    ph.size < 16 || t->ev < 0 || t->ev >= r->nr_evs ||
+		    t->idj >= r->evs[t->ev].pd.nr_ids)
+			return -EINVAL;
+		b = malloc(ph.size);
+		if (!b)
+			return -ENOMEM;
+		memcpy(b, &ph, sizeof(ph));
+		if (fread(b + sizeof(ph), ph.size - sizeof(ph), 1, f) != 1) {
+			free(b);
+			return -EINVAL;
+		}
+		id = r->evs[t->ev].pd.ids[t->idj];
+		memcpy(ph.type == PERF_RECORD_SAMPLE ? b + 8 : b + ph.size - 8, &id, 8);
+		t->h = (const struct perf_event_header *)b;
+	}
+	return 0;
+}
+
+/* -K FILE: 1 when the capture came from it, 0 when there is none yet, or an error. */
+static int capture_load(struct capture *c, const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	int err;
+
+	if (!f)
+		return errno == ENOENT ? 0 : -errno;
+	err = fread(&t_fixed, sizeof(t_fixed), 1, f) == 1 ? 0 : -EINVAL;
+	if (!err)
+		err = load_recs(f, c->r, &c->recs, &c->n, &c->cap);
+	if (!err)
+		err = load_recs(f, c->r, &c->trk, &c->ntrk, &c->captrk);
+	fclose(f);
+	for (size_t i = 0; !err && i < c->n; i++)
+		c->bytes += c->recs[i].h->size;
+	return err ? err : 1;
+}
+
+static int capture_save(const struct capture *c, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	int err;
+
+	if (!f)
+		return -errno;
+	t_fixed = now_ns(CLOCK_MONOTONIC);
+	err = fwrite(&t_fixed, sizeof(t_fixed), 1, f) == 1 ? 0 : -EIO;
+	if (!err)
+		err = save_recs(f, c->recs, c->n);
+	if (!err)
+		err = save_recs(f, c->trk, c->ntrk);
+	if (fclose(f) && !err)
+		err = -EIO;
+	return err;
+}
+
+/*
+ * Record what this machine does for a moment, into 1 MiB perf-written rings
+ * (or, with -K, read what an earlier run recorded).
+ */
+static int capture(struct capture *c, const char *path)
 {
 	static const struct rec_event_spec ev[] = {
 		{ "sched:sched_switch", NULL },
@@ -192,6 +292,15 @@ static int capture(struct capture *c)
 		fprintf(stderr, "scale: cannot open the capture's events: %s (run as root)\n",
 			strerror(-err));
 		return err;
+	}
+	if (path) {
+		err = capture_load(c, path);
+		if (err < 0) {
+			fprintf(stderr, "scale: %s: %s\n", path, strerror(-err));
+			return err;
+		}
+		if (err)
+			return 0;
 	}
 	/* Something to record: a child that forks, sleeps and calls getppid. */
 	kid = fork();
@@ -224,7 +333,12 @@ static int capture(struct capture *c)
 		fprintf(stderr, "scale: the capture holds only %zu records\n", c->n);
 		return -ENODATA;
 	}
-	return 0;
+	if (path) {
+		err = capture_save(c, path);
+		if (err)
+			fprintf(stderr, "scale: %s: %s\n", path, strerror(-err));
+	}
+	return err;
 }
 
 /* What a configuration measured, one run. */
@@ -452,7 +566,7 @@ static int run_one(struct capture *c, int ncpu, int mib, int sets, const char *d
 	struct snap_trigger t = { .name = "scale", .text = "scale benchmark", .id = -1 };
 	struct trigrec_trigger_msg m = { .tid = (uint32_t)getpid(), .pid = (uint32_t)getpid() };
 	size_t size = (size_t)mib << 20;
-	uint64_t t_end = now_ns(CLOCK_MONOTONIC) - 1000000000ull, t0, c0;
+	uint64_t t_end = (t_fixed ? t_fixed : now_ns(CLOCK_MONOTONIC)) - 1000000000ull, t0, c0;
 	struct rec_event evs[16];
 	int *cpus = NULL, nmain = ncpu * (sets ? sets : compact ? 2 : 1);
 	struct cr_event ce[16] = { 0 };
@@ -684,18 +798,19 @@ int main(int argc, char **argv)
 {
 	int cpus[MAX_CFG] = { 2, 16, 64 }, mibs[MAX_CFG] = { 1, 4 }, ncpus = 3, nmibs = 2;
 	int runs = 3, zlevel = 0, sets = 0, opt, err;
-	const char *dir = "/dev/shm/trigrec-scale";
+	const char *dir = "/dev/shm/trigrec-scale", *capfile = NULL;
 	struct capture c = { 0 };
 	double sx = 0, sy = 0, sxx = 0, sxy = 0, per_mib[MAX_CFG][MAX_CFG];
 	int npts = 0;
 	char cmd[512];
 
-	while ((opt = getopt(argc, argv, "c:m:r:o:z:sCwk")) != -1) {
+	while ((opt = getopt(argc, argv, "c:m:r:o:z:sCwkK:")) != -1) {
 		switch (opt) {
 		case 's': sets = TRIGREC_RING_SETS; break;
 		case 'C': compact = 1; break;
 		case 'w': why = 1; break;
 		case 'k': keep = 1; break;
+		case 'K': capfile = optarg; break;
 		case 'c': ncpus = parse_list(optarg, cpus, MAX_CFG); break;
 		case 'm': nmibs = parse_list(optarg, mibs, MAX_CFG); break;
 		case 'r': runs = atoi(optarg); break;
@@ -704,7 +819,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr,
 				"usage: %s [-c CPUS,..] [-m MIB,..] [-r RUNS] [-o DIR] [-z LEVEL] [-s | -C] [-w] "
-				"[-k]\n",
+				"[-k] [-K FILE]\n",
 				argv[0]);
 			return 2;
 		}
@@ -715,7 +830,7 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	log_level = LOG_QUIET; /* errors still print: they are what stops a run */
-	err = capture(&c);
+	err = capture(&c, capfile);
 	if (err)
 		return 1;
 	snprintf(cmd, sizeof(cmd), "mkdir -p '%s'", dir);
