@@ -124,6 +124,11 @@ struct ring_copy {
 	size_t cap;
 	size_t len;  /* valid bytes, newest record first */
 	int wrapped; /* the ring had overwritten records */
+	/*
+	 * The records are oldest first instead: a compact ring's expansion,
+	 * which snapshot/bpfrec.c lends the writer in the order it decodes.
+	 */
+	int oldest_first;
 };
 
 /*

@@ -29,18 +29,15 @@ struct bpfrec_scratch {
 	size_t cap;
 	/*
 	 * rings=compact: each compact ring's records expanded into the ring
-	 * sets' sample layout (x), lent to the harvest in place of its copy
-	 * (orig) until bpfrec__restore(); tmp and off are the decoder's.
+	 * sets' sample layout (x), oldest first as they decode, lent to the
+	 * harvest in place of its copy (orig) until bpfrec__restore(). Kept
+	 * from one snapshot to the next, so a steady state allocates nothing.
 	 */
 	struct bpfrec_x {
 		void *buf, *orig;
 		size_t cap, len, orig_len;
 	} * x;
 	int nx;
-	uint8_t *tmp;
-	size_t tmp_cap, tmp_len;
-	size_t *off;
-	size_t off_cap, noff;
 	/* A thread's name now (1), or 0 when it is gone; NULL: /proc/TID/comm (tests set it). */
 	int (*proc_comm)(uint32_t tid, char comm[16]);
 };

@@ -182,22 +182,28 @@ static int collect_one(const struct perf_event_header *h, void *ctx)
 	return 0;
 }
 
-/* Index order within a ring: time, then the older record (further in the copy) first. */
-static inline int rec_before(const struct snap_rec *x, const struct snap_rec *y)
+/*
+ * Index order within a ring: time, then the older record first: further in
+ * the copy, or nearer its start when the copy is oldest first.
+ */
+static inline int rec_before(const struct snap_rec *x, const struct snap_rec *y, int oldest_first)
 {
-	return x->time != y->time ? x->time < y->time : x->pos > y->pos;
+	if (x->time != y->time)
+		return x->time < y->time;
+	return oldest_first ? x->pos < y->pos : x->pos > y->pos;
 }
 
 /*
- * A ring's run, walked newest first, into oldest-first order. Records of
- * one ring are in time order but for the few a nested context (an interrupt
- * between perf stamping a record and reserving its space) put out of
- * place: the insertion sort fixes those in time linear in the run plus the
+ * A ring's run, walked newest first (or oldest first: a compact ring's
+ * expansion), into oldest-first order. Records of one ring are in time
+ * order but for the few a nested context (an interrupt between perf
+ * stamping a record and reserving its space) put out of place: the
+ * insertion sort fixes those in time linear in the run plus the
  * displacements.
  */
-static void order_run(struct snap_rec *v, size_t n)
+static void order_run(struct snap_rec *v, size_t n, int oldest_first)
 {
-	for (size_t i = 0, j = n ? n - 1 : 0; i < j; i++, j--) {
+	for (size_t i = 0, j = n ? n - 1 : 0; !oldest_first && i < j; i++, j--) {
 		struct snap_rec t = v[i];
 
 		v[i] = v[j];
@@ -207,9 +213,9 @@ static void order_run(struct snap_rec *v, size_t n)
 		struct snap_rec x = v[i];
 		size_t j = i;
 
-		if (!rec_before(&x, &v[i - 1]))
+		if (!rec_before(&x, &v[i - 1], oldest_first))
 			continue;
-		while (j > 0 && rec_before(&x, &v[j - 1])) {
+		while (j > 0 && rec_before(&x, &v[j - 1], oldest_first)) {
 			v[j] = v[j - 1];
 			j--;
 		}
@@ -1530,7 +1536,7 @@ static int job_index(struct snap_job *j)
 		}
 		j->runs[i].end = c->n;
 		order_run((struct snap_rec *)j->sc->idx + j->runs[i].begin,
-			  j->runs[i].end - j->runs[i].begin);
+			  j->runs[i].end - j->runs[i].begin, h->rings[i].oldest_first);
 	}
 	c->idx = j->sc->idx;
 	if (c->bad)
