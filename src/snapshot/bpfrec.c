@@ -235,11 +235,23 @@ static int64_t cr_join(const struct rec_cr_hdr *ch, int spare, uint32_t n)
 	return spare ? -1 : (int64_t)n; /* main records before the first cut */
 }
 
+/* Per event, the comm and pid fields of a record that carries its thread's name. */
+struct name_fields {
+	const struct tp_field *c, *p;
+};
+
+struct names;
+static int seen_name(struct names *nm, const struct name_fields *f, uint64_t time,
+		     const uint8_t *rec, uint32_t raw);
+
 struct expand_ctx {
 	struct bpfrec_x *x;	     /* the ring's expansion, appended to */
 	const struct rec_cr_hdr *ch; /* the CPU's carry header */
 	int spare;
 	uint64_t unplaced;
+	/* NULL when no event leaves a name out: else the names records carry, noted here */
+	struct names *nm;
+	const struct name_fields *nf; /* per event */
 };
 
 /*
@@ -278,6 +290,9 @@ static int expand_one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const
 	/* only the padding is not the record's: the file's bytes must not depend on old ones */
 	memset(p + REC_OFF + size, 0, ph.size - REC_OFF - size);
 	o->len += ph.size;
+	/* Its name, if it carries one, while the record is at hand: not in a pass of its own. */
+	if (x->nm && x->nf[ev].c)
+		return seen_name(x->nm, &x->nf[ev], time, p + REC_OFF, raw);
 	return 0;
 }
 
@@ -465,57 +480,39 @@ static int comm_pairs(const struct rec_event *e, struct comm_pair *p)
 	return n;
 }
 
-/* Names from records that carry them (sched_wakeup: comm and pid). */
-static int seen_names(const struct recorder *r, const struct bpfrec_x *x, struct names *nm)
+/* Per event, the fields of the records that carry a name (sched_wakeup: comm and pid). */
+static void name_fields(const struct recorder *r, uint32_t nev, struct name_fields *nf)
 {
-	/* Per event, its comm and pid fields, looked up once: by name per record cost 4.6 %. */
-	struct {
+	for (uint32_t i = 0; i < nev && (int)i < r->nr_evs; i++) {
+		const struct rec_event *e = &r->evs[i];
 		const struct tp_field *c, *p;
-		int known;
-	} *ef = calloc(r->nr_evs ? (size_t)r->nr_evs : 1, sizeof(*ef));
 
-	if (!ef)
-		return -ENOMEM;
-	for (size_t off = 0; off + REC_OFF < x->len;) {
-		const struct perf_event_header *ph = (const void *)((const uint8_t *)x->buf + off);
-		const uint8_t *rec = (const uint8_t *)ph + REC_OFF;
-		const struct rec_event *e;
-		const struct tp_field *c, *p;
-		struct trigrec_rec_hdr rh;
-		struct name_obs o = { 0 };
-		uint32_t raw;
-
-		if (ph->size < REC_OFF || off + ph->size > x->len)
-			break;
-		off += ph->size;
-		memcpy(&rh, (const uint8_t *)ph + HDR_OFF, sizeof(rh));
-		memcpy(&raw, (const uint8_t *)ph + RAW_OFF, 4);
-		if (rh.ev >= r->nr_evs)
+		nf[i] = (struct name_fields){ 0 };
+		if (!e->fmt || cr_skip_words(e->fmt))
 			continue;
-		if (!ef[rh.ev].known) {
-			e = &r->evs[rh.ev];
-			ef[rh.ev].known = 1;
-			if (e->fmt && !cr_skip_words(e->fmt)) {
-				ef[rh.ev].c = tp_format__field(e->fmt, "comm");
-				ef[rh.ev].p = tp_format__field(e->fmt, "pid");
-			}
-		}
-		c = ef[rh.ev].c;
-		p = ef[rh.ev].p;
-		if (!c || !p || c->size != 16 || p->size != 4 ||
-		    (size_t)c->offset + 16 + sizeof(rh) > raw ||
-		    (size_t)p->offset + 4 + sizeof(rh) > raw)
-			continue;
-		o.time = rh.time;
-		memcpy(&o.tid, rec + p->offset, 4);
-		memcpy(o.comm, rec + c->offset, 15);
-		if (obs_add(&nm->o, &nm->n, &nm->cap, &o)) {
-			free(ef);
-			return -ENOMEM;
-		}
+		c = tp_format__field(e->fmt, "comm");
+		p = tp_format__field(e->fmt, "pid");
+		if (c && p && c->size == 16 && p->size == 4)
+			nf[i] = (struct name_fields){ c, p };
 	}
-	free(ef);
-	return 0;
+}
+
+/*
+ * A name a record carries, as an observation: rec is the record in its
+ * sample (raw: the sample's raw size, trigrec_rec_hdr and padding
+ * included), so fields that reach into the padding read its zeros.
+ */
+static int seen_name(struct names *nm, const struct name_fields *f, uint64_t time,
+		     const uint8_t *rec, uint32_t raw)
+{
+	struct name_obs o = { .time = time };
+
+	if ((size_t)f->c->offset + 16 + sizeof(struct trigrec_rec_hdr) > raw ||
+	    (size_t)f->p->offset + 4 + sizeof(struct trigrec_rec_hdr) > raw)
+		return 0;
+	memcpy(&o.tid, rec + f->p->offset, 4);
+	memcpy(o.comm, rec + f->c->offset, 15);
+	return obs_add(&nm->o, &nm->n, &nm->cap, &o);
 }
 
 /* COMM records of the tracking rings: a thread's name from their time on. */
@@ -562,22 +559,30 @@ static int comm_records(const struct recorder *r, const struct harvest *h, struc
 	return 0;
 }
 
-/* rings=compact: every left-out name of every expanded record filled in. */
-static int fill_names(const struct recorder *r, const struct harvest *h, struct bpfrec_scratch *s)
+/* The comm fields each event leaves out (np[ev] of them): 0 when no event does. */
+static int left_out(const struct recorder *r, struct comm_pair (*pairs)[2], int *np)
 {
-	struct comm_pair pairs[TRIGREC_CR_MAX_EVS][2];
-	int np[TRIGREC_CR_MAX_EVS] = { 0 }, any = 0, err = 0;
-	struct names nm = { 0 };
+	int any = 0;
 
 	for (int i = 0; i < r->nr_evs && i < TRIGREC_CR_MAX_EVS; i++)
 		if (r->evs[i].bpf_rec && r->evs[i].fmt)
 			any |= np[i] = comm_pairs(&r->evs[i], pairs[i]);
-	if (!any)
-		return 0;
+	return any;
+}
+
+/*
+ * rings=compact: every left-out name of every expanded record filled in,
+ * from nm (the names the records carry, noted as they were expanded) and
+ * the tracking rings' COMM records.
+ */
+static int fill_names(const struct recorder *r, const struct harvest *h, struct bpfrec_scratch *s,
+		      struct names *nmp, struct comm_pair (*pairs)[2], const int *np)
+{
+	struct names nm = *nmp;
+	int err;
+
+	*nmp = (struct names){ 0 }; /* ours to free */
 	err = comm_records(r, h, &nm);
-	for (int i = 0; i < r->nr_rings && i < s->nx && !err; i++)
-		if (r->rings[i].compact && s->x[i].orig)
-			err = seen_names(r, &s->x[i], &nm);
 	if (!err && nm.n)
 		qsort(nm.o, nm.n, sizeof(*nm.o), obs_cmp);
 	if (!err)
@@ -613,6 +618,13 @@ static int fill_names(const struct recorder *r, const struct harvest *h, struct 
 	return err;
 }
 
+static void names_free(struct names *nm)
+{
+	free(nm->o);
+	free(nm->lastc);
+	free(nm->now);
+}
+
 /*
  * rings=compact: decode every compact ring copy of h and lend the harvest
  * the expanded samples, oldest first as they decode (ring_copy's
@@ -623,6 +635,10 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 {
 	struct cr_event evs[TRIGREC_CR_MAX_EVS] = { 0 };
 	uint32_t nev = r->nr_evs < TRIGREC_CR_MAX_EVS ? (uint32_t)r->nr_evs : TRIGREC_CR_MAX_EVS;
+	struct comm_pair pairs[TRIGREC_CR_MAX_EVS][2];
+	struct name_fields nf[TRIGREC_CR_MAX_EVS];
+	int np[TRIGREC_CR_MAX_EVS] = { 0 }, names = left_out(r, pairs, np);
+	struct names nm = { 0 };
 	int err;
 
 	for (uint32_t i = 0; i < nev; i++)
@@ -641,12 +657,16 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 		s->x = nx;
 		s->nx = h->nr_rings;
 	}
+	if (names)
+		name_fields(r, nev, nf);
 	for (int i = 0; i < r->nr_rings; i++) {
 		const struct rec_ring *ring = &r->rings[i];
 		struct bpfrec_x *x = &s->x[i];
 		struct cr_layout l;
 		struct cr_stats cs = { 0 };
-		struct expand_ctx ec = { .x = x, .spare = ring->set };
+		struct expand_ctx ec = {
+			.x = x, .spare = ring->set, .nm = names ? &nm : NULL, .nf = nf
+		};
 		uint64_t hb, ha;
 
 		if (!ring->compact || x->orig)
@@ -658,18 +678,22 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 							      r->cr_nseg);
 			memcpy(&hb, h->rings[i].buf, 8);
 			memcpy(&ha, (uint8_t *)h->rings[i].buf + 8, 8);
-			if (REC_CR_HDR + l.nseg * l.elem > h->rings[i].len)
-				return -EINVAL;
+			if (REC_CR_HDR + l.nseg * l.elem > h->rings[i].len) {
+				err = -EINVAL;
+				goto out;
+			}
 			/* This CPU's carry: the ring after its main ring (recorder.c, add_compact()). */
 			if (!ring->set && (i + 1 >= r->nr_rings || !r->rings[i + 1].compact ||
-					   r->rings[i + 1].cpu != ring->cpu))
-				return -EINVAL;
+					   r->rings[i + 1].cpu != ring->cpu)) {
+				err = -EINVAL;
+				goto out;
+			}
 			ec.ch = ring->set ? h->rings[i].buf : h->rings[i + 1].buf;
 			err = cr_decode((uint8_t *)h->rings[i].buf + REC_CR_HDR, &l, hb, ha, evs,
 					nev, expand_one, &ec, &cs);
 			st->dropped += ec.unplaced;
 			if (err && err != -EINVAL)
-				return err;
+				goto out;
 			vlog("compact: CPU %d %s: head %" PRIu64 "/%" PRIu64 " bytes, %" PRIu64
 			     " records, %" PRIu64 " torn, %" PRIu64 " bad, %" PRIu64
 			     " overwritten blocks",
@@ -680,14 +704,21 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 			st->cr_torn += cs.torn;
 			st->cr_bad += cs.bad + cs.bad_blocks;
 		}
-		if (!x->buf && grow(&x->buf, &x->cap, 8))
-			return -ENOMEM;
+		if (!x->buf && grow(&x->buf, &x->cap, 8)) {
+			err = -ENOMEM;
+			goto out;
+		}
 		x->orig = h->rings[i].buf;
 		h->rings[i].buf = x->buf;
 		h->rings[i].len = x->len;
 		h->rings[i].oldest_first = 1;
 	}
-	return fill_names(r, h, s);
+	if (names)
+		return fill_names(r, h, s, &nm, pairs, np);
+	err = 0;
+out:
+	names_free(&nm);
+	return err;
 }
 
 int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_scratch *s,
