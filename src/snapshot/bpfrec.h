@@ -35,7 +35,7 @@ struct bpfrec_scratch {
 	 */
 	struct bpfrec_x {
 		void *buf, *orig;
-		size_t cap, len, orig_len;
+		size_t cap, len;
 	} * x;
 	int nx;
 	/* A thread's name now (1), or 0 when it is gone; NULL: /proc/TID/comm (tests set it). */
