@@ -2,7 +2,8 @@
 /*
  * trigrec.bpf.c, part 5 of 6: the classic programs, attached once per
  * hook with the hook's index as BPF cookie: tp_hook and probe_hook (record,
- * gate and triggers), tp_rec (record only), tp_gate, probe_gate and
+ * gate and triggers), tp_trig_w* (gate and triggers, one record size
+ * each), tp_rec and tp_rec_w* (record only), tp_gate, probe_gate and
  * pe_gate (the freeze gates of perf-written events). A tracepoint program
  * that returns 0 drops the event for every perf user: only a gate during
  * a freeze ever does.
@@ -47,23 +48,40 @@ int probe_gate(struct pt_regs *ctx)
 	return gate_pass();
 }
 
-SEC("tracepoint")
-int tp_hook(void *ctx)
+/*
+ * Word i of a size class's record from ctx into the scratch slot: ctx plus
+ * a constant for each load, as in record_words() (nw is a constant).
+ */
+#define TW(i)                                                                                    \
+	do {                                                                                     \
+		if (nw > i)                                                                      \
+			*(__u64 *)&s->d[8 + 8 * i] = *(volatile const __u64 *)(ctx + 8 + 8 * i); \
+	} while (0)
+
+/*
+ * A tracepoint with triggers: recorded (rings=bpf) or gated first, then its
+ * record copied into the scratch slot and run through the hook's triggers.
+ * nw < 0: tp_hook, any record, copied with bpf_probe_read_kernel(). nw >= 0:
+ * tp_trig_wN/tp_trig_wNh, a hook BPF does not record whose record is exactly
+ * 8 + 8 * nw (+ 4 with half) bytes with no __data_loc field, read from ctx
+ * with plain loads as record_words() does (the call and its copy were ~12 of
+ * tp_hook's ~90 ns on a rejected record, docs/benchmarks.md).
+ */
+static __always_inline int tp_hook_run(void *ctx, int nw, int half)
 {
 	__u32 idx = (__u32)bpf_get_attach_cookie(ctx), zero = 0;
 	struct trigrec_hook_cfg *hc = bpf_map_lookup_elem(&hooks, &idx);
 	struct scratch *s;
 	int pass = 1, fired = 0;
-	__u32 sz;
-
 	__u64 now = 0;
+	__u32 sz;
 
 	if (!hc)
 		return 1;
 	if (hc->flags & TRIGREC_HOOK_GATED)
 		pass = gate_pass();
 	/* Recorded before the triggers run: a trigger's own record is the last before its cut. */
-	if (hc->flags & TRIGREC_HOOK_BPFREC) {
+	if (nw < 0 && (hc->flags & TRIGREC_HOOK_BPFREC)) {
 		now = bpf_ktime_get_ns();
 		record(ctx, hc, idx, now);
 	}
@@ -73,11 +91,28 @@ int tp_hook(void *ctx)
 	if (!s)
 		return pass;
 	s->now = now;
-	sz = hc->data_size;
-	if (sz > SCRATCH_BYTES)
-		sz = SCRATCH_BYTES;
-	if (sz < 8 || bpf_probe_read_kernel(s->d, sz, ctx))
-		return pass;
+	if (nw < 0) {
+		sz = hc->data_size;
+		if (sz > SCRATCH_BYTES)
+			sz = SCRATCH_BYTES;
+		if (sz < 8 || bpf_probe_read_kernel(s->d, sz, ctx))
+			return pass;
+	} else {
+		sz = 8 + 8 * nw + 4 * half;
+		/* Not this class's record (bpfctl__trig_class() never attaches one so). */
+		if (hc->data_size != sz)
+			return pass;
+		TW(0);
+		TW(1);
+		TW(2);
+		TW(3);
+		TW(4);
+		TW(5);
+		TW(6);
+		TW(7);
+		if (half)
+			*(__u32 *)&s->d[8 + 8 * nw] = *(volatile const __u32 *)(ctx + 8 + 8 * nw);
+	}
 	fix_common(s->d, hc);
 	s->size = sz;
 	s->hook = idx;
@@ -96,6 +131,43 @@ int tp_hook(void *ctx)
 	/* The trigger's own record is kept: it is the last one before the cut. */
 	return pass || fired;
 }
+#undef TW
+
+SEC("tracepoint")
+int tp_hook(void *ctx)
+{
+	return tp_hook_run(ctx, -1, 0);
+}
+
+/*
+ * tp_hook for one record size of a hook BPF does not record, as tp_rec_wN
+ * is tp_rec's: tp_trig_wN reads N 8-byte words, tp_trig_wNh four bytes
+ * more. Loaded only when a hook uses it, chosen by bpfctl__trig_class()
+ * (src/engine/bpfctl.c, whose bpfctl__trig_prog() must match this list).
+ */
+#define TP_TRIG_W(name, nw, half)                  \
+	SEC("?tracepoint")                         \
+	int name(void *ctx)                        \
+	{                                          \
+		return tp_hook_run(ctx, nw, half); \
+	}
+
+TP_TRIG_W(tp_trig_w1, 1, 0)
+TP_TRIG_W(tp_trig_w2, 2, 0)
+TP_TRIG_W(tp_trig_w3, 3, 0)
+TP_TRIG_W(tp_trig_w4, 4, 0)
+TP_TRIG_W(tp_trig_w5, 5, 0)
+TP_TRIG_W(tp_trig_w6, 6, 0)
+TP_TRIG_W(tp_trig_w7, 7, 0)
+TP_TRIG_W(tp_trig_w8, 8, 0)
+TP_TRIG_W(tp_trig_w0h, 0, 1)
+TP_TRIG_W(tp_trig_w1h, 1, 1)
+TP_TRIG_W(tp_trig_w2h, 2, 1)
+TP_TRIG_W(tp_trig_w3h, 3, 1)
+TP_TRIG_W(tp_trig_w4h, 4, 1)
+TP_TRIG_W(tp_trig_w5h, 5, 1)
+TP_TRIG_W(tp_trig_w6h, 6, 1)
+TP_TRIG_W(tp_trig_w7h, 7, 1)
 
 /*
  * rings=bpf, recorded tracepoints that carry no trigger. Never returns 0:

@@ -150,12 +150,12 @@ static int has_dataloc(const struct tp_format *f)
 /* The size-class programs: tp_rec_w1 .. tp_rec_w8, tp_rec_w0h .. tp_rec_w7h (gates.bpf.h). */
 #define REC_WORDS 8
 
-int bpfctl__rec_class(const struct tp_format *f, uint32_t flags)
+/* The size class of a record of format f (the rule of bpfctl__rec_class()), or -1. */
+static int size_class(const struct tp_format *f)
 {
 	uint32_t n;
 
-	if (!(flags & TRIGREC_HOOK_BPFREC) || (flags & TRIGREC_HOOK_RECFILTER) || has_dataloc(f) ||
-	    f->fixed_size < 12)
+	if (has_dataloc(f) || f->fixed_size < 12)
 		return -1;
 	n = f->fixed_size - 8;
 	/*
@@ -168,6 +168,21 @@ int bpfctl__rec_class(const struct tp_format *f, uint32_t flags)
 	if (n % 8 == 4 && n / 8 < REC_WORDS)
 		return (int)(n / 8) * 2 + 1;
 	return -1;
+}
+
+int bpfctl__rec_class(const struct tp_format *f, uint32_t flags)
+{
+	if (!(flags & TRIGREC_HOOK_BPFREC) || (flags & TRIGREC_HOOK_RECFILTER))
+		return -1;
+	return size_class(f);
+}
+
+int bpfctl__trig_class(const struct tp_format *f, uint32_t flags)
+{
+	/* tp_trig_w* never records: a hook BPF records keeps tp_hook's record(). */
+	if (flags & TRIGREC_HOOK_BPFREC)
+		return -1;
+	return size_class(f);
 }
 
 struct bpf_program *bpfctl__rec_prog(struct bpfctl *b, int c)
@@ -195,12 +210,45 @@ struct bpf_program *bpfctl__rec_prog(struct bpfctl *b, int c)
 	return c > 0 && c < (int)(sizeof(p) / sizeof(p[0])) ? p[c] : NULL;
 }
 
+struct bpf_program *bpfctl__trig_prog(struct bpfctl *b, int c)
+{
+	struct bpf_program *const p[] = {
+		NULL,
+		b->skel->progs.tp_trig_w0h,
+		b->skel->progs.tp_trig_w1,
+		b->skel->progs.tp_trig_w1h,
+		b->skel->progs.tp_trig_w2,
+		b->skel->progs.tp_trig_w2h,
+		b->skel->progs.tp_trig_w3,
+		b->skel->progs.tp_trig_w3h,
+		b->skel->progs.tp_trig_w4,
+		b->skel->progs.tp_trig_w4h,
+		b->skel->progs.tp_trig_w5,
+		b->skel->progs.tp_trig_w5h,
+		b->skel->progs.tp_trig_w6,
+		b->skel->progs.tp_trig_w6h,
+		b->skel->progs.tp_trig_w7,
+		b->skel->progs.tp_trig_w7h,
+		b->skel->progs.tp_trig_w8,
+	};
+
+	return c > 0 && c < (int)(sizeof(p) / sizeof(p[0])) ? p[c] : NULL;
+}
+
 /* The hook's own size-class program, if it records through one (else NULL: tp_rec). */
 static struct bpf_program *hook_rec_prog(struct bpfctl *b, const struct bpf_hook *h)
 {
 	if (h->fp >= 0 || h->cfg.ntrig || h->is_probe)
 		return NULL;
 	return bpfctl__rec_prog(b, h->rec_class);
+}
+
+/* The hook's trigger program by size class, if it has one (else NULL: tp_hook). */
+static struct bpf_program *hook_trig_prog(struct bpfctl *b, const struct bpf_hook *h)
+{
+	if (h->fp >= 0 || !h->cfg.ntrig || h->is_probe)
+		return NULL;
+	return bpfctl__trig_prog(b, h->trig_class);
 }
 
 /*
@@ -527,6 +575,7 @@ struct bpfctl *bpfctl__plan(const struct recorder *r, const struct trig_def *tri
 			goto fail;
 		h->fp = b->opts.no_fast_paths ? -1 : fast_path_for(h);
 		h->rec_class = bpfctl__rec_class(h->fmt, h->cfg.flags);
+		h->trig_class = bpfctl__trig_class(h->fmt, h->cfg.flags);
 	}
 	return b;
 fail:
@@ -622,6 +671,17 @@ static int fp_kernel_has(const struct btf *vmlinux, int k)
 	return t && btf_is_func_proto(t) && fp_of(k) && btf_vlen(t) == fp_of(k)->nargs + 1;
 }
 
+/* The classic program that serves hook h off its fast path, as -v names it. */
+static const char *classic_prog_name(const struct bpf_hook *h, char *buf, size_t n)
+{
+	int c = h->cfg.ntrig ? h->trig_class : h->rec_class;
+
+	if (c <= 0)
+		return h->cfg.ntrig ? "tp_hook" : "tp_rec";
+	snprintf(buf, n, "%s_w%d%s", h->cfg.ntrig ? "tp_trig" : "tp_rec", c / 2, c % 2 ? "h" : "");
+	return buf;
+}
+
 /*
  * A syscalls:sys_{enter,exit}_NAME event keeps its fast path only when the
  * direction's tp_btf program runs anyway (raw_syscalls:sys_enter/sys_exit
@@ -637,6 +697,7 @@ static int fp_kernel_has(const struct btf *vmlinux, int k)
 static void fp_keep_syscall_filter(struct bpfctl *b)
 {
 	int raw_enter = b->opts.syscall_fast_paths, raw_exit = raw_enter;
+	char name[32];
 
 	for (int i = 0; i < b->nr_hooks; i++) {
 		raw_enter |= b->hooks[i].fp == TRIGREC_FP_RAW_SYS_ENTER;
@@ -653,7 +714,7 @@ static void fp_keep_syscall_filter(struct bpfctl *b)
 		vlog("%s:%s: through %s, not tp_btf/%s: that program would run on every system "
 		     "call of the host (it does when raw_syscalls:%s is recorded or tested too, "
 		     "or with --syscall-fast-paths)",
-		     h->tp.sys, h->tp.name, h->cfg.ntrig ? "tp_hook" : "tp_rec",
+		     h->tp.sys, h->tp.name, classic_prog_name(h, name, sizeof(name)),
 		     fp_tracepoint(h->fp), fp_tracepoint(h->fp));
 		h->fp = -1;
 	}
@@ -664,6 +725,7 @@ static void fp_check_kernel(struct bpfctl *b)
 {
 	int has[TRIGREC_FP_NR], any = 0;
 	struct btf *vmlinux;
+	char name[32];
 
 	for (int i = 0; i < b->nr_hooks; i++)
 		any |= b->hooks[i].fp >= 0;
@@ -681,7 +743,7 @@ static void fp_check_kernel(struct bpfctl *b)
 			vlog("%s:%s: the kernel's %s tracepoint lacks what the tp_btf fast path "
 			     "reads: through %s",
 			     h->tp.sys, h->tp.name, fp_tracepoint(h->fp),
-			     h->cfg.ntrig ? "tp_hook" : "tp_rec");
+			     classic_prog_name(h, name, sizeof(name)));
 			h->fp = -1;
 		} else {
 			vlog("%s:%s: %s through the tp_btf fast path (tp_btf/%s)", h->tp.sys,
@@ -898,9 +960,12 @@ static int open_load(struct bpfctl *b, struct recorder *r, pid_t scope_tgid, int
 	/* Only the size classes in use: each costs load time and verifier work. */
 	for (int i = 0; i < b->nr_hooks; i++) {
 		struct bpf_program *cls = hook_rec_prog(b, &b->hooks[i]);
+		struct bpf_program *tcls = hook_trig_prog(b, &b->hooks[i]);
 
 		if (cls)
 			bpf_program__set_autoload(cls, true);
+		if (tcls)
+			bpf_program__set_autoload(tcls, true);
 	}
 	err = trigrec_bpf__load(b->skel);
 	if (err && quiet)
@@ -1066,13 +1131,15 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 		int probe = b->hooks[i].is_probe;
 		int bpfrec = b->hooks[i].cfg.flags & TRIGREC_HOOK_BPFREC;
 		struct bpf_program *cls = hook_rec_prog(b, &b->hooks[i]);
-		struct bpf_program *prog =
-			b->hooks[i].cfg.ntrig ?
-				(probe ? b->skel->progs.probe_hook : b->skel->progs.tp_hook) :
-			probe  ? b->skel->progs.probe_gate :
-			cls    ? cls :
-			bpfrec ? b->skel->progs.tp_rec :
-				 b->skel->progs.tp_gate;
+		struct bpf_program *tcls = hook_trig_prog(b, &b->hooks[i]);
+		struct bpf_program *trig = probe ? b->skel->progs.probe_hook :
+					   tcls	 ? tcls :
+						   b->skel->progs.tp_hook;
+		struct bpf_program *prog = b->hooks[i].cfg.ntrig ? trig :
+					   probe		 ? b->skel->progs.probe_gate :
+					   cls			 ? cls :
+					   bpfrec		 ? b->skel->progs.tp_rec :
+								   b->skel->progs.tp_gate;
 		struct bpf_link *l;
 
 		if (cancelled(b))
@@ -1081,10 +1148,10 @@ int bpfctl__attach(struct bpfctl *b, struct recorder *r, pid_t scope_tgid)
 			continue;
 		if (b->hooks[i].fp >= 0)
 			continue; /* its tp_btf program, attached once below */
-		if (cls)
-			vlog("%s:%s: recorded through %s (its %u-byte record read from ctx)",
-			     b->hooks[i].tp.sys, b->hooks[i].tp.name, bpf_program__name(prog),
-			     b->hooks[i].fmt->fixed_size);
+		if (cls || tcls)
+			vlog("%s:%s: %s through %s (its %u-byte record read from ctx)",
+			     b->hooks[i].tp.sys, b->hooks[i].tp.name, cls ? "recorded" : "tested",
+			     bpf_program__name(prog), b->hooks[i].fmt->fixed_size);
 		l = bpf_program__attach_tracepoint_opts(prog, b->hooks[i].tp.sys,
 							b->hooks[i].tp.name, &o);
 

@@ -42,6 +42,12 @@ struct bpf_hook {
 	 * that reads its record from ctx (bpfctl__rec_class()), -1 = tp_rec.
 	 */
 	int rec_class;
+	/*
+	 * A tracepoint with triggers that BPF does not record: the size-class
+	 * program that reads its record from ctx (bpfctl__trig_class()), -1 =
+	 * tp_hook.
+	 */
+	int trig_class;
 };
 
 /*
@@ -51,6 +57,14 @@ struct bpf_hook {
  * (+ 4) bytes, N <= 8 (+ 4: N <= 7). -1: the generic tp_rec.
  */
 int bpfctl__rec_class(const struct tp_format *f, uint32_t flags);
+
+/*
+ * The same size classes for a tracepoint's triggers (tp_trig_wN,
+ * tp_trig_wNh) when BPF does not record it (no TRIGREC_HOOK_BPFREC in
+ * flags): its record has no __data_loc field and a fixed part of 8 + 8 * N
+ * (+ 4) bytes. -1: the generic tp_hook.
+ */
+int bpfctl__trig_class(const struct tp_format *f, uint32_t flags);
 
 /*
  * A recorded tracepoint's --filter as the BPF programs test it: compiled as
@@ -118,6 +132,9 @@ struct bpfctl {
 
 /* Class c's program in b's (opened) skeleton; NULL for -1 or any other non-class. */
 struct bpf_program *bpfctl__rec_prog(struct bpfctl *b, int c);
+
+/* Trigger class c's program (tp_trig_w*) in b's (opened) skeleton; NULL as above. */
+struct bpf_program *bpfctl__trig_prog(struct bpfctl *b, int c);
 
 /*
  * What a reload carries from one object to the next, by trigger name: the

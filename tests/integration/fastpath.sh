@@ -32,6 +32,25 @@ print(" ".join("%s=%s" % kv for kv in t.get("fields", {}).items()))' "$1"
 }
 sidecar_latency() { python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["trigger"].get("latency", {}).get("duration_ns", 0))' "$1"; }
 
+# rec_prog EVENT: the size-class program (bpf/gates.bpf.h) for EVENT's
+# record as this kernel's format gives it (the end of its last field), or
+# tp_rec when none fits: worked out here from tracefs, not by trigrec.
+rec_prog() {
+	awk -F'[:;\t ]+' '/^\tfield:/ && !/common_/ {
+		for (i = 1; i <= NF; i++) {
+			if ($i == "offset") o = $(i + 1)
+			if ($i == "size") s = $(i + 1)
+		}
+		if (o + s > end) end = o + s
+		if (/__data_loc/) dl = 1
+	} END {
+		n = end - 8
+		if (!dl && n >= 4 && n % 8 == 0 && n / 8 <= 8) print "tp_rec_w" n / 8
+		else if (!dl && n % 8 == 4 && int(n / 8) <= 7) print "tp_rec_w" int(n / 8) "h"
+		else print "tp_rec"
+	}' "$TFS/events/${1%%:*}/${1#*:}/format"
+}
+
 # The per-call syscalls:* events keep their tp_btf fast path only beside a
 # raw_syscalls event of the same direction on its own (bpfctl.c,
 # fp_keep_syscall_filter()): the never-true raw_syscalls triggers below
@@ -125,12 +144,14 @@ else
 	tr_wait
 	check_eq "trigrec exit code (log: $(log_tail "$TMP/alone.log"))" "$TR_RC" 0
 	LOG=$(cat "$TMP/alone.log")
-	check_match "getsid: tested through tp_hook, and -v says why" "$LOG" \
-		"syscalls:sys_enter_getsid: through tp_hook, not tp_btf/sys_enter: that program would run on every system call"
+	check_match "getsid: tested through its size class, and -v says why" "$LOG" \
+		"syscalls:sys_enter_getsid: through $(rec_prog syscalls:sys_enter_getsid | sed 's/tp_rec/tp_trig/'), not tp_btf/sys_enter: that program would run on every system call"
+	check_match "getsid: its record read from ctx" "$LOG" \
+		"syscalls:sys_enter_getsid: tested through $(rec_prog syscalls:sys_enter_getsid | sed 's/tp_rec/tp_trig/') \\("
 	check_nomatch "nothing on tp_btf/sys_enter" "$LOG" "through the tp_btf fast path \(tp_btf/sys_enter\)"
 	[ "${TRIGREC_RINGS:-auto}" = perf ] ||
-		check_match "getpgid: recorded through tp_rec" "$LOG" \
-			"syscalls:sys_enter_getpgid: through tp_rec, not tp_btf/sys_enter"
+		check_match "getpgid: recorded through its size class" "$LOG" \
+			"syscalls:sys_enter_getpgid: through $(rec_prog syscalls:sys_enter_getpgid), not tp_btf/sys_enter"
 	check_match "getsid fired once" "$LOG" "trigger sid: evaluated [0-9]+, matched 1, fired 1,"
 	F=$(snaps "$TMP/alone" sid | head -1)
 	if [ -n "$F" ]; then
@@ -468,25 +489,6 @@ else
 	t_fail "trigrec did not start: $(log_tail "$TMP/sig.log")"
 fi
 t_end
-
-# rec_prog EVENT: the size-class program (bpf/gates.bpf.h) for EVENT's
-# record as this kernel's format gives it (the end of its last field), or
-# tp_rec when none fits: worked out here from tracefs, not by trigrec.
-rec_prog() {
-	awk -F'[:;\t ]+' '/^\tfield:/ && !/common_/ {
-		for (i = 1; i <= NF; i++) {
-			if ($i == "offset") o = $(i + 1)
-			if ($i == "size") s = $(i + 1)
-		}
-		if (o + s > end) end = o + s
-		if (/__data_loc/) dl = 1
-	} END {
-		n = end - 8
-		if (!dl && n >= 4 && n % 8 == 0 && n / 8 <= 8) print "tp_rec_w" n / 8
-		else if (!dl && n % 8 == 4 && int(n / 8) <= 7) print "tp_rec_w" int(n / 8) "h"
-		else print "tp_rec"
-	}' "$TFS/events/${1%%:*}/${1#*:}/format"
-}
 
 # The size-class programs read the record from ctx with plain loads, one
 # program per record size: the kernel refuses to attach one whose loads go

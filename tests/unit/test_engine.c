@@ -1171,16 +1171,32 @@ TEST(record_size_classes)
 		/* Not recorded by BPF, or with a --filter: tp_rec (or no program). */
 		CHECK_EQ(bpfctl__rec_class(f, 0), -1);
 		CHECK_EQ(bpfctl__rec_class(f, rec | TRIGREC_HOOK_RECFILTER), -1);
+		/* Triggers of a hook BPF does not record: the same classes, tp_trig_w*. */
+		c = bpfctl__trig_class(f, TRIGREC_HOOK_GATED);
+		CHECK_EQ(c, want);
+		if (c >= 0 && b.skel) {
+			snprintf(name, sizeof(name), "tp_trig_w%d%s", c / 2, c % 2 ? "h" : "");
+			CHECK(bpfctl__trig_prog(&b, c) != NULL);
+			if (bpfctl__trig_prog(&b, c))
+				CHECK_STR(bpf_program__name(bpfctl__trig_prog(&b, c)), name);
+		}
+		/* Recorded by BPF: tp_hook, whose record() copies it for the rings. */
+		CHECK_EQ(bpfctl__trig_class(f, rec), -1);
 		tp_format__free(f);
 		/* A __data_loc field: the record runs past its fixed part. */
 		f = fmt_of_size(size, 1);
-		if (f && size >= 12)
+		if (f && size >= 12) {
 			CHECK_EQ(bpfctl__rec_class(f, rec), -1);
+			CHECK_EQ(bpfctl__trig_class(f, 0), -1);
+		}
 		tp_format__free(f);
 	}
 	CHECK(bpfctl__rec_prog(&b, -1) == NULL);
 	CHECK(bpfctl__rec_prog(&b, 0) == NULL);
 	CHECK(bpfctl__rec_prog(&b, 17) == NULL);
+	CHECK(bpfctl__trig_prog(&b, -1) == NULL);
+	CHECK(bpfctl__trig_prog(&b, 0) == NULL);
+	CHECK(bpfctl__trig_prog(&b, 17) == NULL);
 	trigrec_bpf__destroy(b.skel);
 	return 0;
 }
