@@ -105,6 +105,12 @@ rm -rf "$W"
 mkdir -p "$W"
 : > "$RAW"
 BG_PIDS=""
+# kernel.bpf_stats_enabled times every BPF program run with two clock reads
+# (each an expensive kvm-clock read on this project's VM): left on by a
+# profiling session, it raised trigrec's and the floor rows' BPF costs but
+# not ftrace's or perf's. Off for the run, restored after, and said.
+BPF_STATS=$(cat /proc/sys/kernel/bpf_stats_enabled 2>/dev/null || echo 0)
+[ "$BPF_STATS" = 0 ] || echo 0 > /proc/sys/kernel/bpf_stats_enabled
 # shellcheck disable=SC2317 # run by the EXIT trap
 cleanup() {
 	for p in $BG_PIDS; do
@@ -112,6 +118,7 @@ cleanup() {
 	done
 	wait 2>/dev/null
 	declare -F ft_rm > /dev/null && ft_rm
+	[ "$BPF_STATS" = 0 ] || echo "$BPF_STATS" > /proc/sys/kernel/bpf_stats_enabled
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
@@ -1329,7 +1336,7 @@ us() { # KEY TOOL -> "median (min–max)" in µs from ns
 	echo "$(date -u '+%Y-%m-%d %H:%M UTC'); $NCPU CPUs, $MODEL; kernel $(uname -r);" \
 		"$("$PERF" --version); trigrec $(git -C "$ROOT" describe --always --dirty 2>/dev/null || echo '?')."
 	echo "Cells: median (min–max) of $RUNS runs ($ROUNDS rounds for rows 3-4) unless said otherwise; the tools ran in the same run, alternating. ftrace: its own tracefs instance, same events, same memory per CPU (rows 1, 3, 4$([ $FTRACE = 1 ] || echo "; not run: $FTRACE_WHY"))."
-	echo "1-min load average at the start of each row:$LOADS; other trigrec/perf processes seen at once: $OTHERS; measurements started while one ran: $DISTURBED$([ $DISTURBED -gt 0 ] && echo ' (disturbed: rerun on a quiet machine)')."
+	echo "1-min load average at the start of each row:$LOADS; other trigrec/perf processes seen at once: $OTHERS; measurements started while one ran: $DISTURBED$([ $DISTURBED -gt 0 ] && echo ' (disturbed: rerun on a quiet machine)')$([ "$BPF_STATS" = 0 ] || echo '; kernel.bpf_stats_enabled was on: off for this run, restored after')."
 	echo
 	echo "| # | Measurement | trigrec | ftrace | perf | trigrec ÷ ftrace | trigrec ÷ perf | Target |"
 	echo "|---|---|---|---|---|---|---|---|"
