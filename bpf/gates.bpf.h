@@ -49,22 +49,12 @@ int probe_gate(struct pt_regs *ctx)
 }
 
 /*
- * Word i of a size class's record from ctx into the scratch slot: ctx plus
- * a constant for each load, as in record_words() (nw is a constant).
- */
-#define TW(i)                                                                                    \
-	do {                                                                                     \
-		if (nw > i)                                                                      \
-			*(__u64 *)&s->d[8 + 8 * i] = *(volatile const __u64 *)(ctx + 8 + 8 * i); \
-	} while (0)
-
-/*
  * A tracepoint with triggers: recorded (rings=bpf) or gated first, then its
  * record copied into the scratch slot and run through the hook's triggers.
  * nw < 0: tp_hook, any record, copied with bpf_probe_read_kernel(). nw >= 0:
  * tp_trig_wN/tp_trig_wNh, a hook BPF does not record whose record is exactly
  * 8 + 8 * nw (+ 4 with half) bytes with no __data_loc field, read from ctx
- * with plain loads as record_words() does (the call and its copy were ~12 of
+ * with ctx_words(), as record_words() does (the call and its copy were ~12 of
  * tp_hook's ~90 ns on a rejected record, docs/benchmarks.md).
  */
 static __always_inline int tp_hook_run(void *ctx, int nw, int half)
@@ -102,16 +92,7 @@ static __always_inline int tp_hook_run(void *ctx, int nw, int half)
 		/* Not this class's record (bpfctl__trig_class() never attaches one so). */
 		if (hc->data_size != sz)
 			return pass;
-		TW(0);
-		TW(1);
-		TW(2);
-		TW(3);
-		TW(4);
-		TW(5);
-		TW(6);
-		TW(7);
-		if (half)
-			*(__u32 *)&s->d[8 + 8 * nw] = *(volatile const __u32 *)(ctx + 8 + 8 * nw);
+		ctx_words(s->d, ctx, nw, half);
 	}
 	fix_common(s->d, hc);
 	s->size = sz;
@@ -131,7 +112,6 @@ static __always_inline int tp_hook_run(void *ctx, int nw, int half)
 	/* The trigger's own record is kept: it is the last one before the cut. */
 	return pass || fired;
 }
-#undef TW
 
 SEC("tracepoint")
 int tp_hook(void *ctx)
@@ -143,7 +123,7 @@ int tp_hook(void *ctx)
  * tp_hook for one record size of a hook BPF does not record, as tp_rec_wN
  * is tp_rec's: tp_trig_wN reads N 8-byte words, tp_trig_wNh four bytes
  * more. Loaded only when a hook uses it, chosen by bpfctl__trig_class()
- * (src/engine/bpfctl.c, whose bpfctl__trig_prog() must match this list).
+ * (src/engine/bpfctl.c, whose class_prog() table must match this list).
  */
 #define TP_TRIG_W(name, nw, half)                  \
 	SEC("?tracepoint")                         \
@@ -188,7 +168,7 @@ int tp_rec(void *ctx)
  * tp_rec for one record size: tp_rec_wN reads N 8-byte words, tp_rec_wNh
  * four bytes more (record_words()). Loaded only when a hook uses it ("?":
  * autoload off), chosen by bpfctl__rec_class() (src/engine/bpfctl.c, whose
- * REC_WORDS and rec_prog() must match this list).
+ * REC_WORDS and class_prog() must match this list).
  */
 #define TP_REC_W(name, nw, half)                                 \
 	SEC("?tracepoint")                                       \

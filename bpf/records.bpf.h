@@ -573,6 +573,34 @@ static __always_inline int record(void *ctx, const struct trigrec_hook_cfg *hc, 
 }
 
 /*
+ * A size class's record from ctx into d: nw 8-byte words and, with half,
+ * 4 bytes more, from offset 8 (the common fields are fix_common()'s).
+ * Spelled out, not a loop: the verifier refuses a ctx load through a
+ * pointer moved by a register (a loop clang keeps), so every load must be
+ * ctx plus a constant. nw and half are constants at every caller: the
+ * tests fold away. Volatile keeps each load one 8-byte (4-byte) load.
+ */
+#define CTX_WORD(i)                                                                           \
+	do {                                                                                  \
+		if (nw > i)                                                                   \
+			*(__u64 *)&d[8 + 8 * i] = *(volatile const __u64 *)(ctx + 8 + 8 * i); \
+	} while (0)
+static __always_inline void ctx_words(__u8 *d, void *ctx, __u32 nw, __u32 half)
+{
+	CTX_WORD(0);
+	CTX_WORD(1);
+	CTX_WORD(2);
+	CTX_WORD(3);
+	CTX_WORD(4);
+	CTX_WORD(5);
+	CTX_WORD(6);
+	CTX_WORD(7);
+	if (half)
+		*(__u32 *)&d[8 + 8 * nw] = *(volatile const __u32 *)(ctx + 8 + 8 * nw);
+}
+#undef CTX_WORD
+
+/*
  * rings=bpf, the size-class programs (tp_rec_wN, gates.bpf.h): the record
  * of a tracepoint whose fixed part is 8 + 8 * nw (+ 4 with half) bytes,
  * with no __data_loc field and no --filter, read from ctx with plain loads
@@ -603,32 +631,7 @@ static __always_inline int record_words(void *ctx, __u32 nw, __u32 half, __u64 n
 			st->rec_failed++;
 		return 1;
 	}
-	/*
-	 * Spelled out, not a loop: the verifier refuses a ctx load through a
-	 * pointer moved by a register (a loop clang keeps), so every load must
-	 * be ctx plus a constant. nw and half are constants here: the tests
-	 * fold away. Volatile keeps each load one 8-byte (4-byte) load.
-	 */
-#define RW(i)                                                              \
-	do {                                                               \
-		if (nw > i)                                                \
-			w[i] = *(volatile const __u64 *)(ctx + 8 + 8 * i); \
-	} while (0)
-	{
-		__u64 *w = (__u64 *)&b->d[8];
-
-		RW(0);
-		RW(1);
-		RW(2);
-		RW(3);
-		RW(4);
-		RW(5);
-		RW(6);
-		RW(7);
-		if (half)
-			*(__u32 *)&w[nw] = *(volatile const __u32 *)(ctx + 8 + 8 * nw);
-	}
-#undef RW
+	ctx_words(b->d, ctx, nw, half);
 	if (compact) {
 		/* rec_emit()'s compact branch, with the class's own encoder. */
 		__u64 info = sz | (__u64)hc->rec_size << 16 | (__u64)(hc->rec_ev & 0xff) << 32 |

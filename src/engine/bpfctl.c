@@ -185,54 +185,43 @@ int bpfctl__trig_class(const struct tp_format *f, uint32_t flags)
 	return size_class(f);
 }
 
-struct bpf_program *bpfctl__rec_prog(struct bpfctl *b, int c)
+/*
+ * Size class c's program: tp_rec_w* (trig 0) or tp_trig_w* (trig 1), one
+ * table for both, indexed as bpfctl__rec_class() counts (4-byte units).
+ */
+static struct bpf_program *class_prog(struct bpfctl *b, int c, int trig)
 {
-	struct bpf_program *const p[] = {
-		NULL,
-		b->skel->progs.tp_rec_w0h,
-		b->skel->progs.tp_rec_w1,
-		b->skel->progs.tp_rec_w1h,
-		b->skel->progs.tp_rec_w2,
-		b->skel->progs.tp_rec_w2h,
-		b->skel->progs.tp_rec_w3,
-		b->skel->progs.tp_rec_w3h,
-		b->skel->progs.tp_rec_w4,
-		b->skel->progs.tp_rec_w4h,
-		b->skel->progs.tp_rec_w5,
-		b->skel->progs.tp_rec_w5h,
-		b->skel->progs.tp_rec_w6,
-		b->skel->progs.tp_rec_w6h,
-		b->skel->progs.tp_rec_w7,
-		b->skel->progs.tp_rec_w7h,
-		b->skel->progs.tp_rec_w8,
+	struct bpf_program *const p[][2] = {
+		{ NULL, NULL },
+		{ b->skel->progs.tp_rec_w0h, b->skel->progs.tp_trig_w0h },
+		{ b->skel->progs.tp_rec_w1, b->skel->progs.tp_trig_w1 },
+		{ b->skel->progs.tp_rec_w1h, b->skel->progs.tp_trig_w1h },
+		{ b->skel->progs.tp_rec_w2, b->skel->progs.tp_trig_w2 },
+		{ b->skel->progs.tp_rec_w2h, b->skel->progs.tp_trig_w2h },
+		{ b->skel->progs.tp_rec_w3, b->skel->progs.tp_trig_w3 },
+		{ b->skel->progs.tp_rec_w3h, b->skel->progs.tp_trig_w3h },
+		{ b->skel->progs.tp_rec_w4, b->skel->progs.tp_trig_w4 },
+		{ b->skel->progs.tp_rec_w4h, b->skel->progs.tp_trig_w4h },
+		{ b->skel->progs.tp_rec_w5, b->skel->progs.tp_trig_w5 },
+		{ b->skel->progs.tp_rec_w5h, b->skel->progs.tp_trig_w5h },
+		{ b->skel->progs.tp_rec_w6, b->skel->progs.tp_trig_w6 },
+		{ b->skel->progs.tp_rec_w6h, b->skel->progs.tp_trig_w6h },
+		{ b->skel->progs.tp_rec_w7, b->skel->progs.tp_trig_w7 },
+		{ b->skel->progs.tp_rec_w7h, b->skel->progs.tp_trig_w7h },
+		{ b->skel->progs.tp_rec_w8, b->skel->progs.tp_trig_w8 },
 	};
 
-	return c > 0 && c < (int)(sizeof(p) / sizeof(p[0])) ? p[c] : NULL;
+	return c > 0 && c < (int)(sizeof(p) / sizeof(p[0])) ? p[c][trig] : NULL;
+}
+
+struct bpf_program *bpfctl__rec_prog(struct bpfctl *b, int c)
+{
+	return class_prog(b, c, 0);
 }
 
 struct bpf_program *bpfctl__trig_prog(struct bpfctl *b, int c)
 {
-	struct bpf_program *const p[] = {
-		NULL,
-		b->skel->progs.tp_trig_w0h,
-		b->skel->progs.tp_trig_w1,
-		b->skel->progs.tp_trig_w1h,
-		b->skel->progs.tp_trig_w2,
-		b->skel->progs.tp_trig_w2h,
-		b->skel->progs.tp_trig_w3,
-		b->skel->progs.tp_trig_w3h,
-		b->skel->progs.tp_trig_w4,
-		b->skel->progs.tp_trig_w4h,
-		b->skel->progs.tp_trig_w5,
-		b->skel->progs.tp_trig_w5h,
-		b->skel->progs.tp_trig_w6,
-		b->skel->progs.tp_trig_w6h,
-		b->skel->progs.tp_trig_w7,
-		b->skel->progs.tp_trig_w7h,
-		b->skel->progs.tp_trig_w8,
-	};
-
-	return c > 0 && c < (int)(sizeof(p) / sizeof(p[0])) ? p[c] : NULL;
+	return class_prog(b, c, 1);
 }
 
 /* The hook's own size-class program, if it records through one (else NULL: tp_rec). */
