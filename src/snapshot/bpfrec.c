@@ -166,6 +166,9 @@ static int rewrite(const struct recorder *r, int cpu_idx, struct perf_event_head
 	return 0;
 }
 
+struct bpfrec_lazy;
+static void lazy_names_free(struct bpfrec_lazy *lz);
+
 void bpfrec_scratch__free(struct bpfrec_scratch *s)
 {
 	free(s->e);
@@ -176,10 +179,14 @@ void bpfrec_scratch__free(struct bpfrec_scratch *s)
 	free(s->x);
 	s->x = NULL;
 	s->nx = 0;
+	lazy_names_free(s->lz);
+	free(s->lz);
+	s->lz = NULL;
 }
 
 void bpfrec__restore(struct harvest *h, struct bpfrec_scratch *s)
 {
+	lazy_names_free(s->lz); /* the write that read them is done */
 	for (int i = 0; i < s->nx && i < h->nr_rings; i++) {
 		if (!s->x[i].orig)
 			continue;
@@ -245,7 +252,8 @@ static int seen_name(struct names *nm, const struct name_fields *f, uint64_t tim
 		     const uint8_t *rec, uint32_t raw);
 
 struct expand_ctx {
-	struct bpfrec_x *x;	     /* the ring's expansion, appended to */
+	struct bpfrec_x *x;	     /* the ring's stubs, appended to */
+	const uint8_t *copy;	     /* the ring's copy, where the offsets count from */
 	const struct rec_cr_hdr *ch; /* the CPU's carry header */
 	int spare;
 	uint64_t unplaced;
@@ -255,21 +263,32 @@ struct expand_ctx {
 };
 
 /*
- * A decoded record into the ring sets' sample layout, appended to the
- * ring's expansion: written once, where the index will find it, and not
- * built in a scratch buffer and copied again newest first (at 64 x 4 MiB
- * that copy and the memset of every sample were 17 % of the write).
+ * rings=compact: a decoded record's stub, appended to the ring's stubs: the
+ * ring sets' sample layout with only what the merge, the gap search and the
+ * index read (time, number, event, pid) and where the encoding lies, not
+ * the record (bpfrec__expand() decodes it again as it is written). Every
+ * CPU's records expanded at once were 2.2-2.7x the rings' memory at 64 x 4
+ * MiB (docs/benchmarks.md); a stub is 40 bytes, a sched_switch sample 96.
+ *
+ *	header | u32 raw size | trigrec_rec_hdr | u16 sample size, u16 ev,
+ *	u32 pid (common_pid's place) | u32 offset of the encoding in the copy
  */
+#define STUB_XSIZE (REC_OFF + 0)
+#define STUB_EV (REC_OFF + 2)
+#define STUB_PID (REC_OFF + 4)
+#define STUB_SRC (REC_OFF + 8)
+
 static int expand_one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
-		      uint32_t size)
+		      uint32_t size, const uint8_t *src)
 {
 	struct expand_ctx *x = ctx;
 	int64_t joined = cr_join(x->ch, x->spare, seq);
 	struct bpfrec_x *o = x->x;
 	struct trigrec_rec_hdr rh = { .time = time, .ev = (uint16_t)ev };
-	uint32_t raw = ((4 + sizeof(rh) + size + 7) & ~7u) - 4;
-	struct perf_event_header ph = { .type = PERF_RECORD_SAMPLE,
-					.size = (uint16_t)(8 + 4 + raw) };
+	uint32_t raw = ((4 + sizeof(rh) + size + 7) & ~7u) - 4, off = (uint32_t)(src - x->copy);
+	uint32_t sraw = BPFREC_STUB_SIZE - 12;
+	uint16_t xsize = (uint16_t)(8 + 4 + raw), ev16 = (uint16_t)ev;
+	struct perf_event_header ph = { .type = PERF_RECORD_SAMPLE, .size = BPFREC_STUB_SIZE };
 	uint8_t *p;
 
 	if (8 + 4 + raw > 65535)
@@ -284,15 +303,22 @@ static int expand_one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const
 		return -ENOMEM;
 	p = (uint8_t *)o->buf + o->len;
 	memcpy(p, &ph, sizeof(ph));
-	memcpy(p + RAW_OFF, &raw, 4);
+	memcpy(p + RAW_OFF, &sraw, 4);
 	memcpy(p + HDR_OFF, &rh, sizeof(rh));
-	memcpy(p + REC_OFF, rec, size);
-	/* only the padding is not the record's: the file's bytes must not depend on old ones */
-	memset(p + REC_OFF + size, 0, ph.size - REC_OFF - size);
+	memcpy(p + STUB_XSIZE, &xsize, 2);
+	memcpy(p + STUB_EV, &ev16, 2);
+	memcpy(p + STUB_PID, rec + 4, 4);
+	memcpy(p + STUB_SRC, &off, 4);
 	o->len += ph.size;
 	/* Its name, if it carries one, while the record is at hand: not in a pass of its own. */
-	if (x->nm && x->nf[ev].c)
-		return seen_name(x->nm, &x->nf[ev], time, p + REC_OFF, raw);
+	if (x->nm && x->nf[ev].c) {
+		/* as its sample holds it: fields that reach into the padding read zeros */
+		uint8_t r[TRIGREC_MAX_RECORD + 8];
+
+		memcpy(r, rec, size);
+		memset(r + size, 0, raw - sizeof(rh) - size);
+		return seen_name(x->nm, &x->nf[ev], time, r, raw);
+	}
 	return 0;
 }
 
@@ -570,83 +596,72 @@ static int left_out(const struct recorder *r, struct comm_pair (*pairs)[2], int 
 	return any;
 }
 
-/*
- * rings=compact: every left-out name of every expanded record filled in,
- * from nm (the names the records carry, noted as they were expanded) and
- * the tracking rings' COMM records.
- */
-static int fill_names(const struct recorder *r, const struct harvest *h, struct bpfrec_scratch *s,
-		      struct names *nmp, struct comm_pair (*pairs)[2], const int *np)
-{
-	struct names nm = *nmp;
-	int err;
-
-	*nmp = (struct names){ 0 }; /* ours to free */
-	err = comm_records(r, h, &nm);
-	if (!err && nm.n)
-		qsort(nm.o, nm.n, sizeof(*nm.o), obs_cmp);
-	if (!err)
-		err = last_changes(&nm);
-	for (int i = 0; i < r->nr_rings && i < s->nx && !err; i++) {
-		struct bpfrec_x *x = &s->x[i];
-
-		if (!r->rings[i].compact || !x->orig)
-			continue;
-		for (size_t off = 0; off + REC_OFF < x->len && !err;) {
-			struct perf_event_header *ph = (void *)((uint8_t *)x->buf + off);
-			uint8_t *rec = (uint8_t *)ph + REC_OFF;
-			struct trigrec_rec_hdr rh;
-
-			if (ph->size < REC_OFF || off + ph->size > x->len)
-				break;
-			off += ph->size;
-			memcpy(&rh, (uint8_t *)ph + HDR_OFF, sizeof(rh));
-			if (rh.ev >= TRIGREC_CR_MAX_EVS || (int)rh.ev >= r->nr_evs)
-				continue;
-			for (int k = 0; k < np[rh.ev] && !err; k++) {
-				uint32_t tid;
-
-				memcpy(&tid, rec + pairs[rh.ev][k].pid, 4);
-				err = name_at(&nm, s, tid, rh.time, r->rings[i].cpu,
-					      (char *)rec + pairs[rh.ev][k].comm);
-			}
-		}
-	}
-	free(nm.o);
-	free(nm.lastc);
-	free(nm.now);
-	return err;
-}
-
 static void names_free(struct names *nm)
 {
 	free(nm->o);
 	free(nm->lastc);
 	free(nm->now);
+	*nm = (struct names){ 0 };
+}
+
+/*
+ * rings=compact: what bpfrec__expand() needs of the recorder, set up once
+ * a snapshot, and the names: the observations the decode noted, with the
+ * tracking rings' COMM records, sorted for name_at().
+ */
+struct bpfrec_lazy {
+	struct cr_event evs[TRIGREC_CR_MAX_EVS];
+	uint32_t nev;
+	struct comm_pair pairs[TRIGREC_CR_MAX_EVS][2];
+	int np[TRIGREC_CR_MAX_EVS];
+	int names; /* some event leaves a name out */
+	struct names nm;
+};
+
+static void lazy_names_free(struct bpfrec_lazy *lz)
+{
+	if (lz)
+		names_free(&lz->nm);
+}
+
+static int names_ready(const struct recorder *r, const struct harvest *h, struct names *nm)
+{
+	int err = comm_records(r, h, nm);
+
+	if (!err && nm->n)
+		qsort(nm->o, nm->n, sizeof(*nm->o), obs_cmp);
+	if (!err)
+		err = last_changes(nm);
+	return err;
 }
 
 /*
  * rings=compact: decode every compact ring copy of h and lend the harvest
- * the expanded samples, oldest first as they decode (ring_copy's
- * oldest_first: bpfrec__convert() and the writer's index read them so).
+ * a stub per record (expand_one()), oldest first as they decode
+ * (ring_copy's oldest_first: bpfrec__convert() and the writer's index
+ * read them so).
  */
 static int expand_compact(const struct recorder *r, struct harvest *h, struct bpfrec_scratch *s,
 			  struct bpfrec_stats *st)
 {
-	struct cr_event evs[TRIGREC_CR_MAX_EVS] = { 0 };
-	uint32_t nev = r->nr_evs < TRIGREC_CR_MAX_EVS ? (uint32_t)r->nr_evs : TRIGREC_CR_MAX_EVS;
-	struct comm_pair pairs[TRIGREC_CR_MAX_EVS][2];
 	struct name_fields nf[TRIGREC_CR_MAX_EVS];
-	int np[TRIGREC_CR_MAX_EVS] = { 0 }, names = left_out(r, pairs, np);
-	struct names nm = { 0 };
+	struct bpfrec_lazy *lz = s->lz;
+	uint32_t nev = r->nr_evs < TRIGREC_CR_MAX_EVS ? (uint32_t)r->nr_evs : TRIGREC_CR_MAX_EVS;
 	int err;
 
+	if (!lz && !(lz = s->lz = calloc(1, sizeof(*lz))))
+		return -ENOMEM;
+	names_free(&lz->nm);
+	memset(lz->evs, 0, sizeof(lz->evs));
+	memset(lz->np, 0, sizeof(lz->np));
+	lz->nev = nev;
+	lz->names = left_out(r, lz->pairs, lz->np);
 	for (uint32_t i = 0; i < nev; i++)
 		if (r->evs[i].bpf_rec && r->evs[i].fmt) {
-			evs[i].fixed = r->evs[i].fmt->fixed_size;
-			evs[i].tp_id = (uint16_t)r->evs[i].fmt->id;
-			evs[i].skip = cr_skip_words(r->evs[i].fmt);
-			evs[i].zz = cr_zz_words(r->evs[i].fmt);
+			lz->evs[i].fixed = r->evs[i].fmt->fixed_size;
+			lz->evs[i].tp_id = (uint16_t)r->evs[i].fmt->id;
+			lz->evs[i].skip = cr_skip_words(r->evs[i].fmt);
+			lz->evs[i].zz = cr_zz_words(r->evs[i].fmt);
 		}
 	if (s->nx < h->nr_rings) {
 		struct bpfrec_x *nx = realloc(s->x, h->nr_rings * sizeof(*nx));
@@ -657,16 +672,18 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 		s->x = nx;
 		s->nx = h->nr_rings;
 	}
-	if (names)
+	if (lz->names)
 		name_fields(r, nev, nf);
 	for (int i = 0; i < r->nr_rings; i++) {
 		const struct rec_ring *ring = &r->rings[i];
 		struct bpfrec_x *x = &s->x[i];
 		struct cr_layout l;
 		struct cr_stats cs = { 0 };
-		struct expand_ctx ec = {
-			.x = x, .spare = ring->set, .nm = names ? &nm : NULL, .nf = nf
-		};
+		struct expand_ctx ec = { .x = x,
+					 .copy = h->rings[i].buf,
+					 .spare = ring->set,
+					 .nm = lz->names ? &lz->nm : NULL,
+					 .nf = nf };
 		uint64_t hb, ha;
 
 		if (!ring->compact || x->orig)
@@ -678,7 +695,9 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 							      r->cr_nseg);
 			memcpy(&hb, h->rings[i].buf, 8);
 			memcpy(&ha, (uint8_t *)h->rings[i].buf + 8, 8);
-			if (REC_CR_HDR + l.nseg * l.elem > h->rings[i].len) {
+			/* A stub holds its record's offset in the copy in 32 bits. */
+			if (REC_CR_HDR + l.nseg * l.elem > h->rings[i].len ||
+			    h->rings[i].len > UINT32_MAX) {
 				err = -EINVAL;
 				goto out;
 			}
@@ -689,8 +708,8 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 				goto out;
 			}
 			ec.ch = ring->set ? h->rings[i].buf : h->rings[i + 1].buf;
-			err = cr_decode((uint8_t *)h->rings[i].buf + REC_CR_HDR, &l, hb, ha, evs,
-					nev, expand_one, &ec, &cs);
+			err = cr_decode((uint8_t *)h->rings[i].buf + REC_CR_HDR, &l, hb, ha,
+					lz->evs, nev, expand_one, &ec, &cs);
 			st->dropped += ec.unplaced;
 			if (err && err != -EINVAL)
 				goto out;
@@ -713,12 +732,56 @@ static int expand_compact(const struct recorder *r, struct harvest *h, struct bp
 		h->rings[i].len = x->len;
 		h->rings[i].oldest_first = 1;
 	}
-	if (names)
-		return fill_names(r, h, s, &nm, pairs, np);
-	err = 0;
+	err = lz->names ? names_ready(r, h, &lz->nm) : 0;
 out:
-	names_free(&nm);
+	if (err)
+		names_free(&lz->nm);
 	return err;
+}
+
+int bpfrec__expand(const struct recorder *r, struct bpfrec_scratch *s, int ring,
+		   const struct perf_event_header *stub, int names, void *buf, size_t cap,
+		   const struct perf_event_header **out)
+{
+	const uint8_t *sp = (const uint8_t *)stub;
+	struct bpfrec_lazy *lz = s->lz;
+	uint8_t *p = buf, *rec = p + REC_OFF;
+	uint32_t off, pid, ev, size, raw;
+	struct perf_event_header ph = { .type = PERF_RECORD_SAMPLE,
+					.misc = PERF_RECORD_MISC_KERNEL };
+	uint64_t time;
+	int err;
+
+	if (!lz || ring < 0 || ring >= s->nx || !s->x[ring].orig ||
+	    stub->size != BPFREC_STUB_SIZE || cap < BPFREC_EXPAND_MAX)
+		return -EINVAL;
+	memcpy(&ph.size, sp + STUB_XSIZE, 2);
+	memcpy(&pid, sp + STUB_PID, 4);
+	memcpy(&off, sp + STUB_SRC, 4);
+	memcpy(&time, sp + 16, 8);
+	/* It decoded when the stub was made, from the same bytes: it decodes again. */
+	if (!cr_decode_at((const uint8_t *)s->x[ring].orig + off, pid, lz->evs, lz->nev, rec, &ev,
+			  &size) ||
+	    REC_OFF + size > ph.size)
+		return -EIO;
+	raw = ph.size - REC_OFF;
+	memset(rec + size, 0, raw - size);
+	memcpy(p, &ph, sizeof(ph));
+	memcpy(p + 8, sp + 8, 16); /* id and time, as rewrite() left them */
+	memcpy(p + 24, &raw, 4);
+	*out = buf;
+	if (!names || !lz->names || ev >= TRIGREC_CR_MAX_EVS || (int)ev >= r->nr_evs)
+		return 0;
+	for (int k = 0; k < lz->np[ev]; k++) {
+		uint32_t tid;
+
+		memcpy(&tid, rec + lz->pairs[ev][k].pid, 4);
+		err = name_at(&lz->nm, s, tid, time, r->rings[ring].cpu,
+			      (char *)rec + lz->pairs[ev][k].comm);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_scratch *s,

@@ -28,7 +28,7 @@ struct bpfrec_scratch {
 	struct bpfrec_ent *e;
 	size_t cap;
 	/*
-	 * rings=compact: each compact ring's records expanded into the ring
+	 * rings=compact: a stub per record of each compact ring, in the ring
 	 * sets' sample layout (x), oldest first as they decode, lent to the
 	 * harvest in place of its copy (orig) until bpfrec__restore(). Kept
 	 * from one snapshot to the next, so a steady state allocates nothing.
@@ -38,9 +38,18 @@ struct bpfrec_scratch {
 		size_t cap, len;
 	} * x;
 	int nx;
+	struct bpfrec_lazy *lz; /* rings=compact: what bpfrec__expand() reads */
 	/* A thread's name now (1), or 0 when it is gone; NULL: /proc/TID/comm (tests set it). */
 	int (*proc_comm)(uint32_t tid, char comm[16]);
 };
+
+/*
+ * rings=compact: the size of a compact record's stub in the harvest
+ * (bpfrec.c, expand_one()): a sample whose record is decoded again by
+ * bpfrec__expand(), into a buffer of BPFREC_EXPAND_MAX bytes or more.
+ */
+#define BPFREC_STUB_SIZE 40
+#define BPFREC_EXPAND_MAX (65536 + 16)
 
 /* rings=compact: a name left out of a record that nothing in the snapshot knows (as ftrace). */
 #define CR_COMM_UNKNOWN "<...>"
@@ -56,5 +65,23 @@ void bpfrec__restore(struct harvest *h, struct bpfrec_scratch *s);
  */
 int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_scratch *s,
 		    struct bpfrec_stats *st);
+
+/*
+ * rings=compact: the sample a compact ring's stub (ring: its ring, after
+ * bpfrec__convert(), before bpfrec__restore()) stands for, into buf (cap
+ * bytes) and *out; with names, the names the record leaves out filled in.
+ * 0 or -errno.
+ */
+int bpfrec__expand(const struct recorder *r, struct bpfrec_scratch *s, int ring,
+		   const struct perf_event_header *stub, int names, void *buf, size_t cap,
+		   const struct perf_event_header **out);
+/* rings=compact: the size of the sample a stub stands for. */
+static inline uint16_t bpfrec__stub_xsize(const struct perf_event_header *stub)
+{
+	uint16_t x;
+
+	__builtin_memcpy(&x, (const char *)stub + 28, 2);
+	return x;
+}
 
 #endif

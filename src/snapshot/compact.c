@@ -330,7 +330,7 @@ int cr_decode(const void *ring, const struct cr_layout *l, uint64_t head_before,
 				break;
 			}
 			t = prev;
-			ret = fn(ctx, seq & 0xffffff, t, ev, out, size);
+			ret = fn(ctx, seq & 0xffffff, t, ev, out, size, d);
 			if (ret)
 				return ret;
 			st->records++;
@@ -339,4 +339,13 @@ int cr_decode(const void *ring, const struct cr_layout *l, uint64_t head_before,
 		}
 	}
 	return 0;
+}
+
+uint32_t cr_decode_at(const uint8_t *src, uint32_t pid, const struct cr_event *evs, uint32_t nev,
+		      uint8_t *out, uint32_t *ev, uint32_t *size)
+{
+	uint64_t prev = 0; /* the time is not wanted: the caller has it */
+
+	/* It decoded with at most TRIGREC_CR_SLACK bytes readable, and reads only its own. */
+	return decode_one(src, TRIGREC_CR_SLACK, &prev, &pid, ev, evs, nev, out, size);
 }

@@ -31,9 +31,13 @@ struct cr_event {
 	uint8_t zz;    /* hook_cfg.cr_zz: bit i, word i is one signed field, zigzagged */
 };
 
-/* A record, rebuilt: common fields (type, flags and preempt_count 0, pid), then the rest. */
+/*
+ * A record, rebuilt: common fields (type, flags and preempt_count 0, pid),
+ * then the rest; src is where its encoding lies in the ring copy, for
+ * cr_decode_at().
+ */
 typedef int (*cr_rec_fn)(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
-			 uint32_t size);
+			 uint32_t size, const uint8_t *src);
 
 struct cr_stats {
 	uint64_t records;    /* decoded */
@@ -52,6 +56,15 @@ struct cr_stats {
 int cr_decode(const void *ring, const struct cr_layout *l, uint64_t head_before,
 	      uint64_t head_after, const struct cr_event *evs, uint32_t nev, cr_rec_fn fn,
 	      void *ctx, struct cr_stats *st);
+
+/*
+ * The record whose encoding cr_decode() found at src once more, into out
+ * (TRIGREC_MAX_RECORD + 8 bytes, zero-padded to 8), given its pid (a record
+ * may say "the previous record's pid"): its event in *ev, its size in *size.
+ * The encoding's length, or 0 if it does not decode.
+ */
+uint32_t cr_decode_at(const uint8_t *src, uint32_t pid, const struct cr_event *evs, uint32_t nev,
+		      uint8_t *out, uint32_t *ev, uint32_t *size);
 
 /* A ring's writer state, as rec_cpu holds it for BPF. Zeroed to start. */
 struct cr_writer {

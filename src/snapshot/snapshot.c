@@ -75,6 +75,7 @@ struct collect {
 	struct snap_rec *idx; /* sc->idx */
 	size_t n;
 	const char *base;
+	int stubs; /* the ring's records are compact stubs (bpfrec__expand()) */
 	unsigned long bad;
 };
 
@@ -172,7 +173,9 @@ static int collect_one(const struct perf_event_header *h, void *ctx)
 	s->time = info.time;
 	s->pos = (const char *)h - c->base;
 	s->event = info.event;
-	s->size = h->size | (h->type == PERF_RECORD_LOST ? SNAP_LOST_SIZE_BIT : 0);
+	/* a stub: the size of its sample, as the file will hold it */
+	s->size = c->stubs ? bpfrec__stub_xsize(h) :
+			     h->size | (h->type == PERF_RECORD_LOST ? SNAP_LOST_SIZE_BIT : 0);
 	if (c->r->evs[info.event].kind == REC_EV_TRACEPOINT && h->type == PERF_RECORD_SAMPLE &&
 	    !tp_raw(h, c->sc->kevs[info.event].attr.sample_type)) {
 		/* A tracepoint sample without its common fields: nothing to name it by. */
@@ -1498,7 +1501,8 @@ struct snap_job {
 
 /*
  * Phase 1: every ring into the index, one run per ring, oldest first (the
- * ring sets and compact rings are first expanded into samples). A ring
+ * ring sets are first rewritten into samples, the compact rings decoded
+ * into stubs that the write expands one at a time). A ring
  * holds at least 24 bytes per record, so reserving len / 64 up front makes
  * the growth inside the walk rare.
  */
@@ -1527,6 +1531,7 @@ static int job_index(struct snap_job *j)
 		j->runs[i].begin = c->n;
 		if (h->rings[i].len) {
 			c->base = h->rings[i].buf;
+			c->stubs = r->rings[i].compact;
 			err = idx_reserve(c, h->rings[i].len / 64);
 			if (!err)
 				err = ring_walk(h->rings[i].buf, h->rings[i].len, collect_one, c,
@@ -1729,6 +1734,7 @@ static int job_write_maps(struct snap_job *j)
  */
 static int job_write_comms(struct snap_job *j)
 {
+	static __thread uint8_t xbuf[BPFREC_EXPAND_MAX];
 	struct snapshot_ctx *sc = j->sc;
 	const struct rec_event *tev = j->tev;
 	const struct trigrec_trigger_msg *m = j->m;
@@ -1740,6 +1746,18 @@ static int job_write_comms(struct snap_job *j)
 			const struct perf_event_header *hd = rec_hdr(j->h, i, s);
 			uint32_t tids[5], pid;
 			int nt = 1;
+
+			/*
+			 * A stub has the record's common_pid, which rec_thread() reads; its
+			 * pid fields need the record, but not the names it leaves out.
+			 */
+			if (j->r->rings[i].compact && hd->type == PERF_RECORD_SAMPLE &&
+			    needs_completion(j->r, s) && sc->pid_fields[s->event].n) {
+				err = bpfrec__expand(j->r, &sc->bpfrec, i, hd, 0, xbuf,
+						     sizeof(xbuf), &hd);
+				if (err)
+					break;
+			}
 
 			if (hd->type == PERF_RECORD_FORK) {
 				/* perf names a child after its parent: the parent needs a COMM too. */
@@ -1802,7 +1820,7 @@ static int job_write_comms(struct snap_job *j)
  */
 static int job_write_records(struct snap_job *j)
 {
-	static __thread uint8_t rbuf[65536 + 16];
+	static __thread uint8_t rbuf[65536 + 16], xbuf[BPFREC_EXPAND_MAX];
 	struct recorder *r = j->r;
 	const struct trigrec_trigger_msg *m = j->m;
 	struct own_rec *own = j->own;
@@ -1812,6 +1830,14 @@ static int job_write_records(struct snap_job *j)
 
 	while (!err && (s = merge_next(&j->mg, &ring))) {
 		const struct perf_event_header *hd = rec_hdr(j->h, ring, s);
+
+		/* A compact ring's record, decoded again into one buffer as it is written. */
+		if (r->rings[ring].compact) {
+			err = bpfrec__expand(r, &j->sc->bpfrec, ring, hd, 1, xbuf, sizeof(xbuf),
+					     &hd);
+			if (err)
+				break;
+		}
 
 		/* The trigger's own record: the last one at its time. */
 		if (own->len && s->time > m->time_ns) {

@@ -77,7 +77,7 @@ struct again {
 };
 
 static int same(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
-		uint32_t size)
+		uint32_t size, const uint8_t *src)
 {
 	struct again *a = ctx;
 
@@ -89,7 +89,7 @@ static int same(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8
 }
 
 static int one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
-	       uint32_t size)
+	       uint32_t size, const uint8_t *src)
 {
 	struct check *c = ctx;
 	struct again a = { .time = time, .ev = ev, .size = size, .rec = rec };
@@ -145,15 +145,26 @@ static int proc_comm(uint32_t tid, char comm[16])
 	return 1;
 }
 
+/* Each kept stub, expanded as the writer expands it. */
+struct samples {
+	const struct recorder *r;
+	struct bpfrec_scratch *s;
+	int ring;
+	uint64_t n;
+};
+
 static int count_sample(const struct perf_event_header *h, void *ctx)
 {
-	uint64_t *n = ctx;
+	static uint8_t xbuf[BPFREC_EXPAND_MAX];
+	struct samples *n = ctx;
 	uint64_t id;
 	uint32_t raw;
 	uint16_t type;
 
 	if (h->type == BPFREC_SKIP_TYPE)
 		return 0;
+	REQUIRE(h->type == PERF_RECORD_SAMPLE && h->size == BPFREC_STUB_SIZE);
+	REQUIRE(bpfrec__expand(n->r, n->s, n->ring, h, 1, xbuf, sizeof(xbuf), &h) == 0);
 	REQUIRE(h->type == PERF_RECORD_SAMPLE && h->size >= 28 + 8);
 	memcpy(&id, (const uint8_t *)h + 8, 8);
 	memcpy(&raw, (const uint8_t *)h + 24, 4);
@@ -168,7 +179,7 @@ static int count_sample(const struct perf_event_header *h, void *ctx)
 
 		REQUIRE(memchr(prev, 0, 16) && memchr(next, 0, 16) && prev[0] && next[0]);
 	}
-	(*n)++;
+	n->n++;
 	return 0;
 }
 
@@ -198,7 +209,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct bpfrec_stats bst;
 	struct check c = { .l = cr_layout_of(SHIFT, 1) };
 	struct cr_stats st = { 0 };
-	uint64_t hb, ha, samples = 0;
+	uint64_t hb, ha;
 	/* Exactly the copies' sizes, so a read past either is seen. */
 	uint8_t *m = calloc(1, mlen), *sp = calloc(1, slen);
 
@@ -237,11 +248,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	copies[0] = (struct ring_copy){ .buf = m, .cap = mlen, .len = mlen };
 	copies[1] = (struct ring_copy){ .buf = sp, .cap = slen, .len = slen };
 	if (bpfrec__convert(&r, &h, &s, &bst) == 0) {
-		for (int i = 0; i < 2; i++)
+		struct samples ns = { .r = &r, .s = &s };
+
+		for (int i = 0; i < 2; i++) {
+			ns.ring = i;
 			if (h.rings[i].len)
-				REQUIRE(ring_walk(h.rings[i].buf, h.rings[i].len, count_sample,
-						  &samples, NULL) == 0);
-		REQUIRE(samples == bst.records);
+				REQUIRE(ring_walk(h.rings[i].buf, h.rings[i].len, count_sample, &ns,
+						  NULL) == 0);
+		}
+		REQUIRE(ns.n == bst.records);
 	}
 	bpfrec__restore(&h, &s);
 	REQUIRE(h.rings[0].buf == m && h.rings[1].buf == sp);

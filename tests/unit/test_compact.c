@@ -89,7 +89,7 @@ struct seen {
 };
 
 static int check_rec(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
-		     uint32_t size)
+		     uint32_t size, const uint8_t *src)
 {
 	struct seen *s = ctx;
 	uint8_t want[TRIGREC_MAX_RECORD];
@@ -311,7 +311,7 @@ struct jumps {
 };
 
 static int count_jumps(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
-		       uint32_t size)
+		       uint32_t size, const uint8_t *src)
 {
 	struct jumps *j = ctx;
 
@@ -584,6 +584,7 @@ TEST(names_by_time)
 		{ 6000, 400, 300, "late", CR_COMM_UNKNOWN },
 	};
 	uint8_t rec[64], trk[4 * 64], *buf;
+	static uint8_t xbuf[BPFREC_EXPAND_MAX];
 	size_t mlen, tl = 0, found = 0;
 	struct rec_cr_hdr hdr = { 0 };
 
@@ -634,12 +635,19 @@ TEST(names_by_time)
 	for (size_t off = 0; off < h.rings[0].len;) {
 		const struct perf_event_header *ph =
 			(const void *)((uint8_t *)h.rings[0].buf + off);
-		const uint8_t *d = (const uint8_t *)ph + 28;
+		const uint8_t *d;
 		uint64_t t;
 
 		off += ph->size;
-		if (ph->size < 8 || ph->type != PERF_RECORD_SAMPLE || d[0] != (316 & 0xff))
+		if (ph->size < 8 || ph->type != PERF_RECORD_SAMPLE)
 			continue;
+		/* The stub is the size the index counts, not the sample's. */
+		CHECK_EQ(ph->size, BPFREC_STUB_SIZE);
+		CHECK_EQ(bpfrec__expand(&r, &s, 0, ph, 1, xbuf, sizeof(xbuf), &ph), 0);
+		d = (const uint8_t *)ph + 28;
+		if (d[0] != (316 & 0xff))
+			continue;
+		CHECK_EQ(ph->size, 96); /* 8 + 8 id + 8 time + 4 + 64, padded to 8 */
 		memcpy(&t, (const uint8_t *)ph + 16, 8);
 		for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
 			if (want[i].t != t)
@@ -647,6 +655,8 @@ TEST(names_by_time)
 			found++;
 			CHECK_STR((const char *)d + 8, want[i].pname);
 			CHECK_STR((const char *)d + 40, want[i].nname);
+			CHECK(!memcmp(d + 24, &want[i].prev, 4) &&
+			      !memcmp(d + 56, &want[i].next, 4));
 		}
 	}
 	CHECK_EQ(found, 4);
