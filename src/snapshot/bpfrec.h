@@ -75,6 +75,15 @@ int bpfrec__convert(const struct recorder *r, struct harvest *h, struct bpfrec_s
 int bpfrec__expand(const struct recorder *r, struct bpfrec_scratch *s, int ring,
 		   const struct perf_event_header *stub, int names, void *buf, size_t cap,
 		   const struct perf_event_header **out);
+/* rings=compact: where in its ring's copy a stub's encoding lies (u32 at this offset). */
+#define BPFREC_STUB_SRC 36
+
+/* rings=compact: the copy ring's stubs point into, or NULL when it has none. */
+static inline const char *bpfrec__copy(const struct bpfrec_scratch *s, int ring)
+{
+	return ring < s->nx ? (const char *)s->x[ring].orig : NULL;
+}
+
 /* rings=compact: the size of the sample a stub stands for. */
 static inline uint16_t bpfrec__stub_xsize(const struct perf_event_header *stub)
 {

@@ -308,6 +308,7 @@ struct merge_node {
 struct merge {
 	const struct snap_rec *idx;
 	const char **bufs; /* each ring's copy */
+	const char **srcs; /* rings=compact: the copy its stubs point into, or NULL */
 	struct ring_run *runs;
 	struct merge_node *heap;
 	int n;
@@ -338,17 +339,19 @@ static void merge_down(struct merge *m, int i)
 }
 
 static int merge_init(struct merge *m, const struct snap_rec *idx, struct ring_run *runs, int nr,
-		      const struct harvest *h)
+		      const struct harvest *h, const struct bpfrec_scratch *bs)
 {
 	m->idx = idx;
 	m->runs = runs;
 	m->n = 0;
 	m->heap = malloc((nr ? nr : 1) * sizeof(*m->heap));
 	m->bufs = malloc((nr ? nr : 1) * sizeof(*m->bufs));
-	if (!m->heap || !m->bufs)
+	m->srcs = malloc((nr ? nr : 1) * sizeof(*m->srcs));
+	if (!m->heap || !m->bufs || !m->srcs)
 		return -ENOMEM;
 	for (int i = 0; i < nr; i++) {
 		m->bufs[i] = h->rings[i].buf;
+		m->srcs[i] = bpfrec__copy(bs, i);
 		/* The first records of every ring, before the merge wants them. */
 		for (size_t j = runs[i].lo; j < runs[i].hi && j < runs[i].lo + MERGE_PREFETCH; j++)
 			__builtin_prefetch(m->bufs[i] + idx[j].pos);
@@ -392,6 +395,16 @@ static const struct snap_rec *merge_next(struct merge *m, int *ring)
 
 			__builtin_prefetch(p);
 			__builtin_prefetch(p + 64);
+		}
+		/*
+		 * A compact ring's next record is decoded from its encoding in the
+		 * copy: its stub, asked for turns ago, says where that lies.
+		 */
+		if (m->srcs[top]) {
+			uint32_t off;
+
+			memcpy(&off, m->bufs[top] + m->idx[run->lo].pos + BPFREC_STUB_SRC, 4);
+			__builtin_prefetch(m->srcs[top] + off);
 		}
 	}
 	if (m->n)
@@ -1826,7 +1839,7 @@ static int job_write_records(struct snap_job *j)
 	struct own_rec *own = j->own;
 	uint32_t last_tid = 0, last_pid = 0;
 	const struct snap_rec *s;
-	int ring, err = merge_init(&j->mg, j->c.idx, j->runs, r->nr_rings, j->h);
+	int ring, err = merge_init(&j->mg, j->c.idx, j->runs, r->nr_rings, j->h, &j->sc->bpfrec);
 
 	while (!err && (s = merge_next(&j->mg, &ring))) {
 		const struct perf_event_header *hd = rec_hdr(j->h, ring, s);
@@ -2028,6 +2041,7 @@ out:
 	bid_set__free(j.bs);
 	free(j.mg.heap);
 	free(j.mg.bufs);
+	free(j.mg.srcs);
 	if (j.own) {
 		free(j.own->evs);
 		free(j.own->tracing_data);
