@@ -278,6 +278,7 @@ struct expand_ctx {
 #define STUB_PID (REC_OFF + 4)
 #define STUB_SRC (REC_OFF + 8)
 _Static_assert(STUB_SRC == BPFREC_STUB_SRC, "bpfrec.h says where a stub's offset is");
+_Static_assert(STUB_XSIZE == BPFREC_STUB_XSIZE, "bpfrec.h says where a stub's sample size is");
 
 static int expand_one(void *ctx, uint32_t seq, uint64_t time, uint32_t ev, const uint8_t *rec,
 		      uint32_t size, const uint8_t *src)

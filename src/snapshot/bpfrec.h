@@ -77,6 +77,8 @@ int bpfrec__expand(const struct recorder *r, struct bpfrec_scratch *s, int ring,
 		   const struct perf_event_header **out);
 /* rings=compact: where in its ring's copy a stub's encoding lies (u32 at this offset). */
 #define BPFREC_STUB_SRC 36
+/* rings=compact: the size of the sample a stub stands for (u16 at this offset). */
+#define BPFREC_STUB_XSIZE 28
 
 /* rings=compact: the copy ring's stubs point into, or NULL when it has none. */
 static inline const char *bpfrec__copy(const struct bpfrec_scratch *s, int ring)
@@ -89,7 +91,7 @@ static inline uint16_t bpfrec__stub_xsize(const struct perf_event_header *stub)
 {
 	uint16_t x;
 
-	__builtin_memcpy(&x, (const char *)stub + 28, 2);
+	__builtin_memcpy(&x, (const char *)stub + BPFREC_STUB_XSIZE, 2);
 	return x;
 }
 

@@ -1741,13 +1741,18 @@ static int job_write_maps(struct snap_job *j)
 }
 
 /*
+ * rings=compact: the one record bpfrec__expand() rebuilds at a time, for
+ * the COMM pass and the write alike (one after the other, on this thread).
+ */
+static __thread uint8_t xbuf[BPFREC_EXPAND_MAX];
+
+/*
  * Phase 6: a COMM for every thread the kept records name, ring by ring
  * (COMMs are at time 0: any order), with its maps under -g; then the
  * thread of the trigger's own record from its message.
  */
 static int job_write_comms(struct snap_job *j)
 {
-	static __thread uint8_t xbuf[BPFREC_EXPAND_MAX];
 	struct snapshot_ctx *sc = j->sc;
 	const struct rec_event *tev = j->tev;
 	const struct trigrec_trigger_msg *m = j->m;
@@ -1833,7 +1838,7 @@ static int job_write_comms(struct snap_job *j)
  */
 static int job_write_records(struct snap_job *j)
 {
-	static __thread uint8_t rbuf[65536 + 16], xbuf[BPFREC_EXPAND_MAX];
+	static __thread uint8_t rbuf[65536 + 16];
 	struct recorder *r = j->r;
 	const struct trigrec_trigger_msg *m = j->m;
 	struct own_rec *own = j->own;
